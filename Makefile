@@ -1,0 +1,34 @@
+# The two commands of the README, plus the sanitizer presets. Each target installs
+# missing Debian packages first (scripts/install-deps.sh says what it installs).
+.PHONY: run test deps dev release asan tsan bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+dev: deps
+	@cmake --preset dev >/dev/null
+	@cmake --build --preset dev
+
+release: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release
+
+# Main job: the race demonstrations through the memcgsim command.
+run: release
+	@build/release/memcgsim demo
+
+# The whole ctest suite (Debug, warnings as errors).
+test: dev
+	@ctest --preset dev
+
+asan: deps
+	@cmake --workflow --preset asan-ubsan
+
+tsan: deps
+	@cmake --workflow --preset tsan
+
+bench: release
+	@build/release/memcgsim bench --help
+
+clean:
+	rm -rf build

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * idr.h - an id allocator that hands out the lowest free id of a range and maps
+ * ids to pointers (the kernel's idr_alloc(..., 0, 0) and xa_alloc behaviour, as
+ * used by shrinker ids and memcg private ids). idr_find is RCU-safe.
+ */
+#ifndef MEMCGSIM_IDR_H
+#define MEMCGSIM_IDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <memcgsim/xarray.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct msim_idr {
+	struct msim_xarray xa;
+	unsigned long *free_hint;   /* bitmap of used ids, grown on demand */
+	unsigned long bitmap_bits;
+	struct msim_lock lock;
+};
+
+void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner);
+void msim_idr_destroy(struct msim_idr *idr);
+
+/*
+ * Allocate the lowest free id in [start, end] (inclusive) for ptr (non-NULL).
+ * Returns the id, or -ENOSPC when the range is full, -EINVAL for a bad range.
+ */
+long msim_idr_alloc(struct msim_idr *idr, void *ptr, unsigned long start, unsigned long end);
+
+/* The pointer at id, or NULL. RCU-safe. */
+void *msim_idr_find(struct msim_idr *idr, unsigned long id);
+
+/* Replace the pointer at an allocated id; returns the old one (NULL if not allocated). */
+void *msim_idr_replace(struct msim_idr *idr, void *ptr, unsigned long id);
+
+/* Free id; returns the pointer it held, or NULL if it was not allocated. */
+void *msim_idr_remove(struct msim_idr *idr, unsigned long id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_IDR_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kmem.h - the kernel-memory model: what the simulated kernel would allocate.
+ *
+ * Every model allocation that stands for a kernel allocation goes through here and
+ * is charged at the kernel's size (64-bit, 4 KiB pages, SLUB, x86_64; reference
+ * section 2.9):
+ *  - kmalloc size classes 8, 16, 32, 64, 96, 128, 192, 256, 512, 1k, 2k, 4k, 8k;
+ *    above 8 KiB the page allocator, 2^order pages;
+ *  - dedicated caches (kmem_cache_create) with SLUB slab packing: a slab of
+ *    2^order pages holds floor(slab_bytes / object_size) objects, and the cache is
+ *    charged for whole slabs;
+ *  - RCU-deferred frees (kfree_rcu / kvfree_rcu) leave the totals only when their
+ *    grace period ends;
+ *  - per-CPU allocations are counted apart (they are not slab).
+ *
+ * Totals are kept per cache and per owner (a static string naming what the memory
+ * is for, e.g. "shrinker_info"). The simulator's own RSS is a separate figure
+ * (msim_kmem_process_rss()).
+ */
+#ifndef MEMCGSIM_KMEM_H
+#define MEMCGSIM_KMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MSIM_PAGE_SIZE 4096UL
+#define MSIM_KMALLOC_MAX_CACHE_SIZE 8192UL
+
+/* The kmalloc class (bytes charged) of a request of size bytes; page allocator above 8 KiB. */
+size_t msim_kmalloc_size(size_t size);
+
+/* kmalloc / kzalloc: returns zeroed memory of at least size bytes, charged to owner. */
+void *msim_kmalloc(struct msim *m, size_t size, const char *owner);
+void msim_kfree(struct msim *m, const void *p);
+/* kvfree_rcu: the charge leaves the totals when a grace period has passed. */
+void msim_kfree_rcu(struct msim *m, const void *p);
+
+struct msim_kmem_cache;
+
+/* A dedicated cache of objects of size bytes (slab order chosen like SLUB for nr_cpus). */
+struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const char *name, size_t size);
+void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c);
+void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner);
+void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p);
+
+/* Slab geometry of a cache: objects per slab, slab bytes, and bytes per object charged. */
+struct msim_kmem_cache_info {
+	const char *name;
+	size_t object_size;
+	unsigned int order;
+	unsigned int objects_per_slab;
+	size_t slab_bytes;
+	uint64_t objects;        /* live objects */
+	uint64_t slabs;          /* slabs needed for them (packed) */
+	uint64_t bytes;          /* slabs * slab_bytes */
+};
+void msim_kmem_cache_info(const struct msim_kmem_cache *c, struct msim_kmem_cache_info *out);
+
+/* Totals. Bytes are the kernel's charged bytes, not the request sizes. */
+struct msim_kmem_totals {
+	uint64_t kmalloc_bytes;      /* kmalloc classes and page allocator */
+	uint64_t cache_bytes;        /* dedicated caches, whole slabs */
+	uint64_t percpu_bytes;
+	uint64_t rcu_pending_bytes;  /* freed with kfree_rcu, grace period not yet over */
+	uint64_t allocations;        /* live allocations */
+};
+void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out);
+
+/* Bytes currently charged to owner (kmalloc plus cache objects at their packed share). */
+uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner);
+
+/* Resident set size of this process, bytes (the simulator's own cost). */
+uint64_t msim_kmem_process_rss(void);
+
+/* per-CPU bytes are recorded by msim_alloc_percpu (sync.h) through these. */
+void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner);
+void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_KMEM_H */

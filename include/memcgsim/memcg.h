@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memcg.h - the memory-cgroup tree and its lifecycle.
+ *
+ * Lifecycle (kernel: kernel/cgroup/cgroup.c and mm/memcontrol.c):
+ *   mkdir   -> css_alloc hooks -> css_online hooks -> private id published (ONLINE)
+ *   rmdir   -> -EBUSY with live children; else CSS_DYING set (DYING), one RCU grace
+ *              period, css_offline hooks in ascending order (OFFLINE), the online
+ *              reference (css and private id) dropped
+ *   last css reference dropped -> css_released hooks (RELEASED)
+ *   one grace period later     -> css_free hooks, memory freed (FREED)
+ *
+ * Subsystems (rstat, shrinker, list_lru, ...) attach through msim_memcg_hooks;
+ * this layer knows none of them. Each registered hook set gets a private slot
+ * per memcg (msim_memcg_slot()) for its per-memcg data.
+ *
+ * Handles: a struct msim_memcg * stays valid while the caller holds a css
+ * reference or an RCU read-side section that began while the memcg was not yet
+ * freed. Debug builds poison freed memcgs and catch use through a freed handle.
+ */
+#ifndef MEMCGSIM_MEMCG_H
+#define MEMCGSIM_MEMCG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MSIM_MEM_CGROUP_ID_MAX 65535 /* private ids 1..65535 (MEM_CGROUP_ID_SHIFT 16) */
+#define MSIM_MEMCG_MAX_SLOTS 16
+
+struct msim_memcg;
+
+enum msim_memcg_state {
+	MSIM_MEMCG_ALLOCATED = 0,
+	MSIM_MEMCG_ONLINE,
+	MSIM_MEMCG_DYING,     /* rmdir'ed, offline not yet run */
+	MSIM_MEMCG_OFFLINE,   /* offline hooks done, references remain */
+	MSIM_MEMCG_RELEASED,  /* last reference dropped, free pending a grace period */
+	MSIM_MEMCG_FREED,
+};
+
+/*
+ * Hook order. css_online hooks run in ascending order, css_offline hooks in
+ * ascending order too, using the step numbers of the kernel's
+ * mem_cgroup_css_offline (reference 1.10) so that e.g. list_lru reparenting (4)
+ * runs before objcg/LRU reparenting (5) and shrinker deferred reparenting (6).
+ */
+enum msim_memcg_hook_order {
+	MSIM_HOOK_ORDER_RSTAT = 10,          /* alloc: vmstats, per-CPU stats */
+	MSIM_HOOK_ORDER_ZSWAP_CURSOR = 30,   /* offline step 3 */
+	MSIM_HOOK_ORDER_KMEM_LIST_LRU = 40,  /* online: kmemcg_id; offline step 4 */
+	MSIM_HOOK_ORDER_SHRINKER_INFO = 45,  /* online: alloc_shrinker_info */
+	MSIM_HOOK_ORDER_OBJCG_LRU = 50,      /* offline step 5 (and v1 local stats) */
+	MSIM_HOOK_ORDER_SHRINKER_DEFERRED = 60, /* offline step 6 */
+	MSIM_HOOK_ORDER_STOCK = 90,          /* offline step 9: drain_all_stock */
+};
+
+struct msim_memcg_hooks {
+	const char *name;
+	int order;
+	void *priv;
+	/* Each may be NULL. alloc/online may fail with a negative errno: mkdir unwinds. */
+	int (*css_alloc)(struct msim_memcg *memcg, void *priv);
+	int (*css_online)(struct msim_memcg *memcg, void *priv);
+	void (*css_offline)(struct msim_memcg *memcg, void *priv);
+	void (*css_released)(struct msim_memcg *memcg, void *priv);
+	void (*css_free)(struct msim_memcg *memcg, void *priv);
+	/* Undo css_alloc after a failed online (or a failed later alloc hook). */
+	void (*css_alloc_undo)(struct msim_memcg *memcg, void *priv);
+};
+
+/*
+ * Register hooks on a host before the first msim_memcg_create() of a child (the
+ * root is created at first use and runs hooks registered before that use; hooks
+ * registered later are run on the root at registration). Returns the slot index
+ * (>= 0) for msim_memcg_slot(), or -ENOSPC / -EINVAL.
+ */
+int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks);
+
+/* Per-memcg private data of the hook set that owns slot. */
+void **msim_memcg_slot(struct msim_memcg *memcg, int slot);
+
+/* The root memcg of the host (created on first call, online, id 1). */
+struct msim_memcg *msim_root_mem_cgroup(struct msim *m);
+
+/*
+ * mkdir: create and online a child of parent (which must be online). Returns 0 and
+ * *out (holding the online reference, not a caller reference), or -ENOSPC when
+ * private ids are exhausted, -EINVAL for a parent that is not online, or a hook's
+ * error. name may be NULL.
+ */
+int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_memcg **out);
+
+/*
+ * rmdir: -EBUSY if memcg has live (not yet offline) children, -EINVAL for root or
+ * a memcg already removed. Otherwise mark it dying, wait one grace period
+ * (msim_synchronize_rcu(): from a task this blocks it; from the driver in
+ * deterministic mode the scheduler's RCU engine completes it), run the offline
+ * hooks, and drop the online reference.
+ */
+int msim_memcg_rmdir(struct msim_memcg *memcg);
+
+/* css references. tryget fails once the memcg is released. */
+void msim_css_get(struct msim_memcg *memcg);
+bool msim_css_tryget(struct msim_memcg *memcg);
+bool msim_css_tryget_online(struct msim_memcg *memcg);
+void msim_css_put(struct msim_memcg *memcg);
+
+struct msim *msim_memcg_host(const struct msim_memcg *memcg);
+struct msim_memcg *msim_parent_mem_cgroup(const struct msim_memcg *memcg);
+bool msim_mem_cgroup_is_root(const struct msim_memcg *memcg);
+enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg);
+bool msim_css_is_dying(const struct msim_memcg *memcg);   /* rmdir'ed (dying or later) */
+bool msim_mem_cgroup_online(const struct msim_memcg *memcg);
+const char *msim_memcg_name(const struct msim_memcg *memcg);
+unsigned int msim_memcg_level(const struct msim_memcg *memcg); /* root 0 */
+/* Creation serial, unique per host, never reused (for array indexing in tests). */
+uint64_t msim_memcg_serial(const struct msim_memcg *memcg);
+
+/* Private id (1..65535) and its reference count (mem_cgroup_private_id_get/put). */
+unsigned short msim_mem_cgroup_private_id(const struct msim_memcg *memcg);
+void msim_mem_cgroup_private_id_get(struct msim_memcg *memcg);
+void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg);
+/* Under RCU: the memcg whose published private id is id, or NULL. */
+struct msim_memcg *msim_mem_cgroup_from_private_id(struct msim *m, unsigned short id);
+/* kmemcg_id: -1 for root, else the private id (set at online). */
+int msim_memcg_kmemcg_id(const struct msim_memcg *memcg);
+
+/*
+ * Pre-order iteration over root's subtree, root included (mem_cgroup_iter): pass
+ * prev = NULL to start. Returns the next memcg with a css reference held and
+ * drops prev's; NULL at the end. Safe against concurrent rmdir: it skips memcgs
+ * that are released, and an rmdir'ed memcg still in the tree is returned (as the
+ * kernel's iterator returns offline memcgs not yet freed). Call
+ * msim_mem_cgroup_iter_break() to stop early.
+ */
+struct msim_memcg *msim_mem_cgroup_iter(struct msim_memcg *root, struct msim_memcg *prev);
+void msim_mem_cgroup_iter_break(struct msim_memcg *root, struct msim_memcg *prev);
+
+/* Counts over the host (for tests and reports). */
+struct msim_memcg_counts {
+	unsigned long online, dying, offline, released, freed_total, created_total;
+};
+void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_MEMCG_H */

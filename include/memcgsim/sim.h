@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.h - the simulated host: configuration, CPUs, tasks, the virtual clock.
+ *
+ * One struct msim is one simulated machine. Several may live in one process (a
+ * bench runs two designs side by side), but tasks of one host never touch another.
+ *
+ * Every piece of simulated kernel work runs in a task pinned to a simulated CPU. A
+ * CPU runs its tasks one after the other, in creation order, each to completion:
+ * like a kernel path with preemption disabled, a task never migrates and never
+ * shares its CPU with another task while it runs. msim_this_cpu() is its CPU.
+ *
+ * Two run modes, same model code:
+ *  - MSIM_DETERMINISTIC: tasks are coroutines on the thread that calls msim_run();
+ *    exactly one runs at a time and control returns to the scheduler at every
+ *    yield point (sched.h). Sequentially consistent by construction.
+ *  - MSIM_CONCURRENT: one OS thread per simulated CPU that has tasks; yield points
+ *    cost one predictable branch. Used by stress tests (TSan) and benches.
+ */
+#ifndef MEMCGSIM_SIM_H
+#define MEMCGSIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/variants.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MSIM_MAX_CPUS 1024
+#define MSIM_MAX_NODES 64
+
+enum msim_run_mode {
+	MSIM_DETERMINISTIC = 0,
+	MSIM_CONCURRENT = 1,
+};
+
+enum msim_cgroup_version {
+	MSIM_CGROUP_V2 = 2, /* default hierarchy */
+	MSIM_CGROUP_V1 = 1, /* legacy hierarchy (CONFIG_MEMCG_V1) */
+};
+
+enum msim_lru_kind {
+	MSIM_LRU_CLASSIC = 0,
+	MSIM_LRU_MGLRU = 1,
+};
+
+struct msim_config {
+	unsigned int nr_cpus;   /* possible == online CPUs, 1..MSIM_MAX_CPUS */
+	unsigned int nr_nodes;  /* possible NUMA nodes, 1..MSIM_MAX_NODES */
+	enum msim_cgroup_version cgroup_version;
+	enum msim_lru_kind lru;
+	enum msim_run_mode mode;
+	unsigned int hz;        /* jiffies per second of the virtual clock */
+	struct msim_variants variants;
+	/* Deterministic mode: stack size of each task coroutine, bytes. */
+	size_t task_stack_size;
+};
+
+/* Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline. */
+void msim_config_init(struct msim_config *cfg);
+
+/*
+ * Check a configuration. Returns 0, or -EINVAL with a one-line reason written to
+ * err (if err is non-NULL) naming the bad field and its valid range.
+ */
+int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen);
+
+struct msim;
+struct msim_task;
+
+/*
+ * Create a host. Returns 0 and *out, or a negative errno (-EINVAL for a bad
+ * configuration, with the reason in err; -ENOMEM). Never aborts on bad input.
+ */
+int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
+
+/* Destroy a host: every task must have finished (or never been run). */
+void msim_destroy(struct msim *m);
+
+const struct msim_config *msim_config(const struct msim *m);
+unsigned int msim_nr_cpus(const struct msim *m);
+unsigned int msim_nr_nodes(const struct msim *m);
+unsigned int msim_num_online_cpus(const struct msim *m);
+
+typedef void (*msim_task_fn)(void *arg);
+
+/*
+ * Create a task that will run fn(arg) on CPU cpu when msim_run() (or a scripted
+ * step) starts it. Returns NULL with errno set on a bad CPU (EINVAL) or ENOMEM.
+ * The name appears in schedules, traces and deadlock reports.
+ */
+struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
+				   msim_task_fn fn, void *arg);
+
+const char *msim_task_name(const struct msim_task *t);
+unsigned int msim_task_cpu(const struct msim_task *t);
+bool msim_task_done(const struct msim_task *t);
+
+/*
+ * Run every task to completion. Deterministic mode: under the host's strategy
+ * (sched.h); returns 0, or -EDEADLK when every unfinished task is blocked (the
+ * report is in msim_deadlock_report()). Concurrent mode: one thread per CPU with
+ * tasks; returns 0.
+ */
+int msim_run(struct msim *m);
+
+/* The host and task the caller runs in; NULL outside a task. */
+struct msim *msim_current_host(void);
+struct msim_task *msim_current_task(void);
+
+/*
+ * The simulated CPU of the running task. Outside any task (setup code, the
+ * scenario driver, RCU callbacks in deterministic mode) it is CPU 0 of the host
+ * that is being driven.
+ */
+unsigned int msim_this_cpu(void);
+
+/*
+ * Kernel-style context for code that runs outside a task (test drivers, benches):
+ * the host to which msim_this_cpu() and the shims refer. msim_create() makes the
+ * new host current on the calling thread when none is.
+ */
+void msim_set_current_host(struct msim *m);
+
+/*
+ * Per-host data of the layers above sim (the memcg tree, rstat, shrinkers, ...).
+ * sim knows only slot numbers; each layer owns its slot and registers a
+ * destructor, run by msim_destroy() in reverse order of registration.
+ */
+enum msim_host_slot {
+	MSIM_SLOT_MEMCG = 0,
+	MSIM_SLOT_RSTAT,
+	MSIM_SLOT_CHARGE,
+	MSIM_SLOT_SHRINKER,
+	MSIM_SLOT_LIST_LRU,
+	MSIM_SLOT_WORKINGSET,
+	MSIM_SLOT_ZSWAP,
+	MSIM_SLOT_DAMON,
+	MSIM_SLOT_USER0,      /* free for experiments */
+	MSIM_SLOT_USER1,
+	MSIM_NR_HOST_SLOTS
+};
+
+void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
+/* Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away. */
+int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
+
+/* ---- virtual clock and delayed work ---- */
+
+uint64_t msim_jiffies(const struct msim *m);
+
+struct msim_delayed_work;
+typedef void (*msim_work_fn)(struct msim_delayed_work *dw);
+
+struct msim_delayed_work {
+	msim_work_fn fn;
+	void *data;
+	uint64_t deadline;      /* jiffies */
+	bool pending;
+	bool deferrable;        /* may slip on an idle system (R9); recorded only */
+	struct msim_delayed_work *next;
+};
+
+void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data);
+
+/* Queue dw to fire when jiffies passes now + delay. Returns false if already pending. */
+bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay);
+
+/* Cancel a pending work item. Returns true if it was pending. */
+bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
+
+/*
+ * Advance the clock by ticks jiffies. Works whose deadline is reached run in the
+ * caller's context, in deadline order, each at the jiffies value of its deadline.
+ * Simplification: the kernel runs them on a worker thread of some CPU; here the
+ * caller is that worker, which keeps replay exact.
+ */
+void msim_clock_advance(struct msim *m, uint64_t ticks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_SIM_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * variants.h - the design variants the threads argue about, as runtime settings.
+ *
+ * Each patch of a thread is one named variant that can be switched alone; each
+ * thread's series is a named preset. One table (msim_variant_table()) lists every
+ * variant with its values, meaning and thread, so the command line, the benches
+ * and the docs all read the same thing. Value 0 of every variant is mainline.
+ */
+#ifndef MEMCGSIM_VARIANTS_H
+#define MEMCGSIM_VARIANTS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* thread 004: memcg_rstat_updated at a flushable level. */
+enum msim_rstat_propagate {
+	MSIM_RSTAT_PROPAGATE_BREAK = 0,    /* mainline: stop the walk */
+	MSIM_RSTAT_PROPAGATE_CONTINUE = 1, /* thread 004: skip the level, keep walking */
+};
+
+/* thread 002 patch 2: where the root memcg's lruvec reads come from. */
+enum msim_root_lruvec_read {
+	MSIM_ROOT_LRUVEC_READ_RSTAT = 0,   /* mainline: flushed rstat aggregate */
+	MSIM_ROOT_LRUVEC_READ_NODE = 1,    /* thread 002: node counters (minus exclusions) */
+};
+
+/* thread 000 patches 2, 3: where stat updates to a dying memcg go. */
+enum msim_dying_redirect {
+	MSIM_DYING_REDIRECT_V1 = 0,        /* mainline: redirect on cgroup v1 only */
+	MSIM_DYING_REDIRECT_ALL = 1,       /* patch 2: all hierarchies, RCU always taken */
+	MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING = 2, /* patch 3: RCU only on the dying path */
+};
+
+/* thread 001: the per-memcg shrinker_info layout. */
+enum msim_shrinker_info_layout {
+	MSIM_SHRINKER_INFO_ARRAY = 0,            /* mainline: all units upfront, kmalloc-1k */
+	MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE = 1, /* thread's base: upfront, 520-byte cache */
+	MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND = 2,  /* v2 patch 2/2: on demand, pointer array */
+	MSIM_SHRINKER_INFO_XARRAY = 3,           /* thread's series: on demand, xarray */
+};
+
+/* Demonstration switches: remove a fix to show the race it closes. */
+enum msim_onoff {
+	MSIM_ON = 0,
+	MSIM_OFF = 1,
+};
+
+struct msim_variants {
+	enum msim_rstat_propagate rstat_propagate;
+	enum msim_root_lruvec_read root_lruvec_read;
+	enum msim_dying_redirect dying_redirect;
+	enum msim_shrinker_info_layout shrinker_info;
+	enum msim_onoff shrinker_recount;    /* shrink_slab_memcg's clear-barrier-recount */
+	enum msim_onoff on_demand_lock;      /* array-on-demand install vs expand lock */
+};
+
+struct msim_variant_desc {
+	const char *name;         /* command-line name, e.g. "rstat-propagate" */
+	const char *const *values; /* NULL-terminated; index = enum value; [0] is mainline */
+	const char *meaning;
+	const char *thread;       /* "004", "002 patch 2", "demo", ... */
+	size_t offset;            /* offset of the enum in struct msim_variants */
+};
+
+/* The table, terminated by an entry with name == NULL. */
+const struct msim_variant_desc *msim_variant_table(void);
+
+struct msim_preset_desc {
+	const char *name;         /* "mainline", "thread-004", ... */
+	const char *meaning;
+	const char *settings;     /* "rstat-propagate=continue,..." ("" for none) */
+};
+const struct msim_preset_desc *msim_preset_table(void);
+
+/* Every variant at its mainline value. */
+void msim_variants_init(struct msim_variants *v);
+
+/*
+ * Apply "NAME=VALUE" (or a preset by name). Returns 0, or -EINVAL writing a message
+ * that lists the valid names or values into err.
+ */
+int msim_variant_set(struct msim_variants *v, const char *assignment, char *err, size_t errlen);
+int msim_preset_apply(struct msim_variants *v, const char *preset, char *err, size_t errlen);
+
+/* Current value name of a variant ("break"), or NULL for an unknown variant. */
+const char *msim_variant_get(const struct msim_variants *v, const char *name);
+
+/* "rstat-propagate=break,..." for every variant; returns bytes that would be written. */
+size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_VARIANTS_H */

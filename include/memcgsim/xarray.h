@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xarray.h - a model of the kernel's xarray: a radix tree of 64-slot nodes
+ * (XA_CHUNK_SHIFT 6) indexed by unsigned long, with RCU-safe loads and ordered
+ * iteration. Writers serialise on the xarray's own lock (xa_lock); readers only
+ * need msim_rcu_read_lock(). Nodes are charged to the kernel-memory model as
+ * struct xa_node (576 bytes, from the radix_tree_node cache) and freed after a
+ * grace period, as the kernel does.
+ */
+#ifndef MEMCGSIM_XARRAY_H
+#define MEMCGSIM_XARRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/sim.h>
+#include <memcgsim/sync.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MSIM_XA_CHUNK_SHIFT 6
+#define MSIM_XA_CHUNK_SIZE (1UL << MSIM_XA_CHUNK_SHIFT)
+#define MSIM_XA_NODE_BYTES 576 /* sizeof(struct xa_node) on 64-bit */
+
+struct msim_xa_node;
+struct msim_xarray;
+
+/*
+ * Called with the xa lock held whenever a node's count of present entries
+ * changes (the workingset shadow-node tracker uses it, as xas_set_update()).
+ */
+typedef void (*msim_xa_update_fn)(struct msim_xarray *xa, struct msim_xa_node *node,
+				  unsigned int count, void *arg);
+
+struct msim_xarray {
+	struct msim *host;
+	struct msim_lock lock;
+	void *head;                 /* entry (index 0 only) or node; RCU-published */
+	unsigned long nr_nodes;
+	unsigned long nr_entries;
+	const char *owner;          /* kernel-memory owner of the nodes */
+	msim_xa_update_fn update;
+	void *update_arg;
+};
+
+void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner);
+/* Free every node (entries are the caller's). */
+void msim_xa_destroy(struct msim_xarray *xa);
+void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg);
+
+/* RCU-safe: call under msim_rcu_read_lock() or with the lock held. */
+void *msim_xa_load(struct msim_xarray *xa, unsigned long index);
+
+/*
+ * Store entry (non-NULL, pointer aligned to 4) at index; returns the old entry.
+ * Takes the xa lock. Returns NULL and sets *err = -ENOMEM only if the node
+ * allocation fails (never in this model, but the API keeps the kernel's shape).
+ */
+void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
+
+/* Store only if the slot is empty: returns 0, or -EBUSY if occupied. */
+int msim_xa_insert(struct msim_xarray *xa, unsigned long index, void *entry);
+
+/* Erase index; returns the old entry. Empty nodes are freed after a grace period. */
+void *msim_xa_erase(struct msim_xarray *xa, unsigned long index);
+
+/*
+ * Ordered iteration: the first present entry at an index >= *index, or NULL.
+ * On success *index is that entry's index. RCU-safe.
+ */
+void *msim_xa_find(struct msim_xarray *xa, unsigned long *index, unsigned long max);
+
+#define msim_xa_for_each(xa, idx, entry)                                        \
+	for ((idx) = 0, (entry) = msim_xa_find((xa), &(idx), ~0UL); (entry);     \
+	     (entry) = ((idx) == ~0UL ? NULL : ((idx)++, msim_xa_find((xa), &(idx), ~0UL))))
+
+unsigned long msim_xa_nr_nodes(const struct msim_xarray *xa);
+bool msim_xa_empty(const struct msim_xarray *xa);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_XARRAY_H */
