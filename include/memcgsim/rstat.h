@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat.h - memcg statistics: per-CPU counters, the rstat updated tree, flushing,
+ * thresholds, readers, node counters and the dying-memcg redirect.
+ *
+ * Model of mm/memcontrol.c (stat write paths, mem_cgroup_css_rstat_flush, the
+ * flush entry points, readers) and kernel/cgroup/rstat.c (the lockless per-CPU
+ * enqueue and the per-CPU updated tree), newest mainline (reference section 1).
+ *
+ * Units. Every item is stored in the kernel's internal unit: bytes for the *_B
+ * items, KiB for MSIM_NR_KERNEL_STACK_KB, pages otherwise (events are counts).
+ * msim_memcg_page_state_unit() says which. The value converted to pages
+ * (msim_memcg_state_val_in_pages()) feeds only the flush heuristic.
+ *
+ * Order of every write path (kernel: memcg_rstat_updated()), each step a yield
+ * point the deterministic scheduler can interleave:
+ *   1. per-CPU state write (this_cpu_add; lruvec per-CPU state too; node counter
+ *      for mod_lruvec_state)
+ *   2. rstat enqueue: lockless claim of this (memcg, CPU)'s llist node
+ *   3. the stats_updates walk up to the root with 64-batching and the threshold
+ *      test (MSIM_MEMCG_CHARGE_BATCH x online CPUs, strict >); at a flushable
+ *      level, variant rstat-propagate: break (mainline) or continue (thread 004).
+ *
+ * Named yield points (for msim_run_until):
+ *   "rstat.update.after_state"     per-CPU state written, enqueue not yet done
+ *   "rstat.update.after_enqueue"   enqueued, walk not yet started
+ *   "rstat.update.level"           before the threshold test of one level
+ *   "rstat.update.batch_push"      per-CPU count reached the batch, before the xchg
+ *   "rstat.update.atomic_add"      before the batch's atomic_add into the level
+ *   "rstat.update.done"            walk finished
+ *   "rstat.flush.cpu_start"        flusher about to lock for one CPU
+ *   "rstat.flush.memcg"            before folding one memcg on one CPU
+ *   "rstat.flush.reset_percpu"     before the remote per-CPU stats_updates reset
+ *   "rstat.flush.atomic_read"      before the read of the memcg's atomic
+ *   "rstat.flush.atomic_set"       read found non-zero, before the set to 0
+ *   "rstat.flush.after_memcg"      one memcg of one CPU done
+ *   "rstat.flush.cpu_done"         lock released after one CPU
+ *   "rstat.flush.last_time"        root flush: flush_last_time written, flush not begun
+ *   "rstat.flush.done"             the whole flush is done
+ *   "rstat.dying.checked"          redirect: dying test done (before the update)
+ *   "rstat.reparent.local"         offline: local stats read, before moving them
+ *
+ * Dying memcgs (reference 1.10): variant dying-redirect decides where updates to a
+ * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
+ * same hierarchies get local-stat reparenting at offline (a css_offline hook of
+ * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
+ * and the free hook flushes again (css_rstat_exit).
+ */
+#ifndef MEMCGSIM_RSTAT_H
+#define MEMCGSIM_RSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/sim.h>
+#include <memcgsim/memcg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* kernel: MEMCG_CHARGE_BATCH; the threshold is MSIM_MEMCG_CHARGE_BATCH * online CPUs. */
+#define MSIM_MEMCG_CHARGE_BATCH 64
+/* kernel: FLUSH_TIME = 2 * HZ (in jiffies of the host's clock). */
+#define MSIM_FLUSH_TIME_SECONDS 2
+
+/*
+ * Stat items: the memcg-tracked node items first (kernel: memcg_node_stat_items[],
+ * newest order, all options on), then the memcg-only items (enum memcg_stat_item).
+ * Node items exist per (memcg, node) as lruvec stats and per node as node
+ * counters; memcg-only items exist per memcg only.
+ */
+enum msim_stat_item {
+	MSIM_NR_INACTIVE_ANON = 0,   /* LRU lists, pages */
+	MSIM_NR_ACTIVE_ANON,
+	MSIM_NR_INACTIVE_FILE,
+	MSIM_NR_ACTIVE_FILE,
+	MSIM_NR_UNEVICTABLE,
+	MSIM_NR_SLAB_RECLAIMABLE_B,  /* bytes */
+	MSIM_NR_SLAB_UNRECLAIMABLE_B, /* bytes */
+	MSIM_WORKINGSET_REFAULT_ANON, /* counts (output unit 1) */
+	MSIM_WORKINGSET_REFAULT_FILE,
+	MSIM_WORKINGSET_ACTIVATE_ANON,
+	MSIM_WORKINGSET_ACTIVATE_FILE,
+	MSIM_WORKINGSET_RESTORE_ANON,
+	MSIM_WORKINGSET_RESTORE_FILE,
+	MSIM_WORKINGSET_NODERECLAIM,
+	MSIM_NR_ANON_MAPPED,         /* pages */
+	MSIM_NR_FILE_MAPPED,
+	MSIM_NR_FILE_PAGES,
+	MSIM_NR_FILE_DIRTY,
+	MSIM_NR_WRITEBACK,
+	MSIM_NR_SHMEM,
+	MSIM_NR_SHMEM_THPS,
+	MSIM_NR_FILE_THPS,
+	MSIM_NR_ANON_THPS,
+	MSIM_NR_VMALLOC,             /* pages (newest: a node item) */
+	MSIM_NR_KERNEL_STACK_KB,     /* KiB */
+	MSIM_NR_PAGETABLE,           /* pages */
+	MSIM_NR_SECONDARY_PAGETABLE,
+	MSIM_NR_SWAPCACHE,
+	MSIM_PGPROMOTE_SUCCESS,      /* counts */
+	MSIM_PGDEMOTE_KSWAPD,        /* counts */
+	MSIM_PGDEMOTE_DIRECT,
+	MSIM_PGDEMOTE_KHUGEPAGED,
+	MSIM_PGDEMOTE_PROACTIVE,
+	MSIM_PGSTEAL_KSWAPD,         /* pages (node items in newest) */
+	MSIM_PGSTEAL_DIRECT,
+	MSIM_PGSTEAL_KHUGEPAGED,
+	MSIM_PGSTEAL_PROACTIVE,
+	MSIM_PGSTEAL_ANON,
+	MSIM_PGSTEAL_FILE,
+	MSIM_PGSCAN_KSWAPD,
+	MSIM_PGSCAN_DIRECT,
+	MSIM_PGSCAN_KHUGEPAGED,
+	MSIM_PGSCAN_PROACTIVE,
+	MSIM_PGSCAN_ANON,
+	MSIM_PGSCAN_FILE,
+	MSIM_PGREFILL,
+	MSIM_NR_HUGETLB,             /* pages */
+	MSIM_NR_NODE_STAT_ITEMS,     /* 47, like the kernel with all options on */
+
+	/* memcg-only items (kernel: enum memcg_stat_item) */
+	MSIM_MEMCG_SWAP = MSIM_NR_NODE_STAT_ITEMS, /* pages */
+	MSIM_MEMCG_SOCK,             /* pages */
+	MSIM_MEMCG_PERCPU_B,         /* bytes */
+	MSIM_MEMCG_KMEM,             /* pages */
+	MSIM_MEMCG_ZSWAP_B,          /* bytes */
+	MSIM_MEMCG_ZSWAPPED,         /* entries (pages) */
+	MSIM_MEMCG_ZSWAP_INCOMP,     /* entries */
+	MSIM_MEMCG_NR_STAT           /* MEMCG_VMSTAT_SIZE */
+};
+
+/* Events (kernel: memcg_vm_event_stat[]); counts, no unit conversion. */
+enum msim_memcg_event {
+	MSIM_PGPGIN = 0,
+	MSIM_PGPGOUT,
+	MSIM_PSWPIN,
+	MSIM_PSWPOUT,
+	MSIM_PGFAULT,
+	MSIM_PGMAJFAULT,
+	MSIM_PGACTIVATE,
+	MSIM_PGDEACTIVATE,
+	MSIM_PGLAZYFREE,
+	MSIM_PGLAZYFREED,
+	MSIM_SWPIN_ZERO,
+	MSIM_SWPOUT_ZERO,
+	MSIM_ZSWPIN,
+	MSIM_ZSWPOUT,
+	MSIM_ZSWPWB,
+	MSIM_THP_FAULT_ALLOC,
+	MSIM_THP_COLLAPSE_ALLOC,
+	MSIM_THP_SWPOUT,
+	MSIM_THP_SWPOUT_FALLBACK,
+	MSIM_NR_MEMCG_EVENTS
+};
+
+/* kernel: memcg_page_state_unit(): 1 (bytes), 1024 (KiB) or MSIM_PAGE_SIZE. */
+long msim_memcg_page_state_unit(enum msim_stat_item idx);
+/* kernel: memcg_page_state_output_unit(): 1 for WORKINGSET_*, PGDEMOTE_*, PGPROMOTE_SUCCESS. */
+long msim_memcg_page_state_output_unit(enum msim_stat_item idx);
+/* kernel: memcg_state_val_in_pages() (newest): |val|*unit/PAGE_SIZE, at least 1, signed. */
+long msim_memcg_state_val_in_pages(enum msim_stat_item idx, long val);
+/* The kernel's vmstat name ("nr_inactive_anon", "memcg_swap" ...) / event name ("pgfault"). */
+const char *msim_stat_item_name(enum msim_stat_item idx);
+const char *msim_memcg_event_name(enum msim_memcg_event ev);
+/* True for the node items (MSIM_NR_INACTIVE_ANON .. MSIM_NR_HUGETLB). */
+bool msim_stat_item_is_node(enum msim_stat_item idx);
+/* Thread 002 patch 2 node_stat_includes_unaccounted(): node counter may exceed root's value. */
+bool msim_node_stat_includes_unaccounted(enum msim_stat_item idx);
+
+/* ---- per-host setup ---- */
+
+/*
+ * Tunables (reference section 0: configurable where a proposal changes them).
+ * Defaults: batch 64, threshold_per_cpu 64, flush_time 2*HZ, periodic on.
+ */
+struct msim_rstat_params {
+	long charge_batch;          /* MEMCG_CHARGE_BATCH for the stats_updates walk */
+	long threshold_per_cpu;     /* threshold = threshold_per_cpu * online CPUs */
+	uint64_t flush_time;        /* jiffies; 0 = 2 * hz */
+	bool periodic_flush;        /* queue the 2 s root flush (flush_memcg_stats_dwork) */
+};
+void msim_rstat_params_init(struct msim_rstat_params *p);
+
+/*
+ * Attach rstat to a host: registers the memcg hooks (per-memcg data, offline
+ * reparenting, release/free flushes), sets up node counters and queues the
+ * periodic flush. Idempotent. Call it from setup code, before creating child
+ * memcgs in concurrent mode; every rstat entry point also attaches lazily (from
+ * setup code or deterministic tasks), adopting memcgs created before.
+ * params may be NULL (defaults); on a host already attached it updates the
+ * tunables. Returns 0, -EINVAL for bad params, -ENOMEM.
+ */
+int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params);
+bool msim_rstat_attached(struct msim *m);
+
+/* kernel: MEMCG_CHARGE_BATCH * num_online_cpus(), read at call time. */
+long msim_memcg_flush_threshold(struct msim *m);
+
+/* ---- lruvecs (per memcg per node) ---- */
+
+struct msim_lruvec;
+
+/*
+ * kernel: mem_cgroup_lruvec(memcg, pgdat). memcg == NULL is the node's own lruvec
+ * (memcg disabled / untracked pages): updates reach only the node counters. nid
+ * must be < msim_nr_nodes(). The pointer stays valid while memcg is not freed.
+ */
+struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
+					   unsigned int nid);
+struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec);
+unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
+
+/* ---- write paths (call from a task, or from setup code as CPU 0) ---- */
+
+/*
+ * kernel: mod_memcg_state(). Memcg-level item (node items are accepted too: they
+ * update only the memcg-level arrays, as the kernel's index map allows).
+ * Applies the dying redirect of variant dying-redirect first. Returns 0, or
+ * -EINVAL for a bad item / NULL memcg (nothing is changed).
+ */
+int msim_mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
+/* kernel: __mod_memcg_state(): the same without the dying redirect. */
+int msim___mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
+
+/*
+ * kernel: mod_memcg_lruvec_state(): node item; updates the memcg's and the
+ * lruvec's per-CPU state, then one memcg_rstat_updated. Dying redirect first.
+ * Not the node counter (see msim_mod_lruvec_state). -EINVAL for a memcg-only item.
+ */
+int msim_mod_memcg_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
+
+/*
+ * kernel: mod_lruvec_state(): the node counter always, then the memcg lruvec
+ * state when the lruvec has a memcg. -EINVAL for a memcg-only item.
+ */
+int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
+
+/*
+ * kernel: lruvec_stat_mod_folio() / mod_lruvec_kmem_state(): a page owned by memcg
+ * (NULL: untracked, node counter only) on node nid.
+ */
+int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
+			      enum msim_stat_item idx, long val);
+
+/* kernel: mod_node_page_state(): the node counter only. */
+int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val);
+
+/* kernel: count_memcg_events(): per-CPU event add, then memcg_rstat_updated(count). */
+int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count);
+
+/*
+ * kernel: memcg_rstat_updated(memcg, val, cpu): enqueue, then the stats_updates
+ * walk (val in pages; 0 does nothing). Exposed for tests that drive the heuristic
+ * without a stat write. cpu must be the caller's CPU (msim_this_cpu()).
+ */
+void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int cpu);
+
+/* kernel: __css_rstat_updated(css, cpu): the lockless per-CPU llist enqueue. */
+void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu);
+
+/* ---- flushing ---- */
+
+/*
+ * kernel: __mem_cgroup_flush_stats(memcg, force): gated on this memcg's own
+ * atomic unless force; a root flush writes flush_last_time before flushing.
+ * NULL means root. Returns true if it flushed, false if it skipped.
+ */
+bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force);
+/* kernel: mem_cgroup_flush_stats(): threshold-gated. NULL means root. */
+bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg);
+/* Forced (obj_cgroup_may_zswap, reparent_state_local, bpf_mem_cgroup_flush_stats proposal). */
+bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg);
+/*
+ * kernel: mem_cgroup_flush_stats_ratelimited(): the threshold-gated flush only when
+ * jiffies > flush_last_time + 2 * FLUSH_TIME. Returns true if it flushed.
+ */
+bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg);
+/* kernel: css_rstat_flush(css): unconditional flush of memcg's subtree (BPF kfunc). */
+void msim_css_rstat_flush(struct msim_memcg *memcg);
+/*
+ * kernel: flush_memcg_stats_dwork(): forced root flush, then re-queue after
+ * FLUSH_TIME. Runs by itself on msim_clock_advance(); callable directly too.
+ */
+void msim_flush_memcg_stats_dwork(struct msim *m);
+/* Stop / restart the periodic work (a driver that wants no surprise flushes). */
+void msim_rstat_periodic_flush_enable(struct msim *m, bool on);
+/* kernel: flush_last_time (jiffies). */
+uint64_t msim_rstat_flush_last_time(struct msim *m);
+
+/* ---- readers (no flush, no lock; a torn read is possible, R6) ---- */
+
+/* kernel: memcg_page_state(): hierarchical, native unit, clamped at 0. */
+unsigned long msim_memcg_page_state(struct msim_memcg *memcg, enum msim_stat_item idx);
+/* kernel: memcg_page_state_local(): this memcg only, clamped at 0. */
+unsigned long msim_memcg_page_state_local(struct msim_memcg *memcg, enum msim_stat_item idx);
+/* kernel: memcg_page_state_output(): value times the output unit (bytes or counts). */
+unsigned long msim_memcg_page_state_output(struct msim_memcg *memcg, enum msim_stat_item idx);
+unsigned long msim_memcg_page_state_local_output(struct msim_memcg *memcg,
+						  enum msim_stat_item idx);
+/* kernel: memcg_events() / memcg_events_local(). */
+unsigned long msim_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev);
+unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_event ev);
+/*
+ * kernel: lruvec_page_state(): hierarchical per-node value, clamped at 0. For the
+ * node lruvec (memcg NULL) the node counter. Variant root-lruvec-read=node: for
+ * the root memcg, the node counter unless msim_node_stat_includes_unaccounted().
+ */
+unsigned long msim_lruvec_page_state(struct msim_lruvec *lruvec, enum msim_stat_item idx);
+/* kernel: lruvec_page_state_local(): this memcg on this node, clamped at 0. */
+unsigned long msim_lruvec_page_state_local(struct msim_lruvec *lruvec, enum msim_stat_item idx);
+/* kernel: node_page_state(): the node counter (clamped at 0). */
+unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx);
+
+/* ---- introspection (tests, scenarios, benches; raw, unclamped, no yield) ---- */
+
+/* The memcg's atomic stats_updates and its per-CPU stats_updates on cpu. */
+long msim_memcg_stats_updates(struct msim_memcg *memcg);
+long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu);
+/* kernel: memcg_vmstats_needs_flush(): atomic > threshold. */
+bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg);
+
+enum msim_stat_array {
+	MSIM_STAT_STATE = 0,  /* hierarchical */
+	MSIM_STAT_LOCAL,
+	MSIM_STAT_PENDING,
+};
+/* Raw memcg-level value of one array (native unit, may be negative). */
+long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
+			 enum msim_stat_item idx);
+long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
+			  enum msim_memcg_event ev);
+long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which,
+			  enum msim_stat_item idx);
+/* Per-CPU state of (memcg, cpu) and its state_prev. */
+long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_stat_item idx);
+long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
+			       enum msim_stat_item idx);
+/* Raw node counter (may be negative transiently). */
+long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx);
+
+/*
+ * Unflushed update volume of memcg's subtree as seen from memcg: for every memcg
+ * of the subtree and every CPU, |state - state_prev| and |events - events_prev|
+ * converted to pages, plus what sits in memcg's subtree's pending arrays, summed.
+ * This is the true amount a flush of memcg would fold; compare it with
+ * msim_memcg_stats_updates() (the heuristic's view). Driver context only.
+ */
+long msim_memcg_unflushed(struct msim_memcg *memcg);
+/* True when (memcg, cpu) is on that CPU's llist or updated tree. */
+bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu);
+
+struct msim_rstat_counters {
+	uint64_t updates;            /* memcg_rstat_updated calls with val != 0 */
+	uint64_t enqueues;           /* llist claims won */
+	uint64_t walk_breaks;        /* early exits (rstat-propagate=break) */
+	uint64_t walk_skips;         /* levels skipped (rstat-propagate=continue) */
+	uint64_t batches;            /* per-CPU batches pushed into an atomic */
+	uint64_t flushes;            /* css_rstat_flush runs */
+	uint64_t flush_skipped;      /* gated flushes skipped below the threshold */
+	uint64_t ratelimit_skipped;  /* ratelimited flushes skipped by the time test */
+	uint64_t forced_flushes;
+	uint64_t periodic_flushes;
+	uint64_t cpu_visits;         /* per-CPU passes of a flush */
+	uint64_t memcg_flushes;      /* mem_cgroup_css_rstat_flush(memcg, cpu) calls */
+	uint64_t atomic_resets;      /* atomic_set(stats_updates, 0) done by flushes */
+	uint64_t redirects;          /* updates moved off a dying memcg */
+	uint64_t reparents;          /* local-stat reparentings at offline */
+};
+void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out);
+void msim_rstat_counters_reset(struct msim *m);
+
+/* ---- dying memcgs ---- */
+
+/*
+ * kernel: get_non_dying_memcg_start() / _end() (newest, and thread 000 patches 2,
+ * 3 per variant dying-redirect): the memcg to which a stat update of memcg goes.
+ * *rcu_locked says whether an RCU read-side section was entered and must be left
+ * by _end(rcu_locked).
+ */
+struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool *rcu_locked);
+void msim_get_non_dying_memcg_end(bool rcu_locked);
+/* True when, under the host's variants, dying memcgs get redirect + local reparenting. */
+bool msim_rstat_dying_redirect_active(struct msim *m);
+
+/*
+ * kernel: reparent_state_local(): forced flush of memcg, move its local memcg and
+ * lruvec stats to the parent with paired __mod_* updates, forced flush of the
+ * parent. Called by the offline hook when the variant covers this hierarchy;
+ * exposed for tests.
+ */
+void msim_memcg_reparent_state_local(struct msim_memcg *memcg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_RSTAT_H */
