@@ -61,7 +61,7 @@ extern "C" {
 #endif
 
 /* kernel: MEMCG_CHARGE_BATCH; the threshold is MSIM_MEMCG_CHARGE_BATCH * online CPUs. */
-#define MSIM_MEMCG_CHARGE_BATCH 64
+#define MSIM_MEMCG_CHARGE_BATCH 64U
 /* kernel: FLUSH_TIME = 2 * HZ (in jiffies of the host's clock). */
 #define MSIM_FLUSH_TIME_SECONDS 2
 
