@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinker.h - the shrinker registry, the per-memcg shrinker_info in four layouts,
+ * set_shrinker_bit, shrink_slab / shrink_slab_memcg / do_shrink_slab, the
+ * drop_caches walk, and superblocks ("mounts") that own one memcg-aware shrinker
+ * each (kernel: mm/shrinker.c, include/linux/shrinker.h, mm/vmscan.c, fs/super.c;
+ * reference section 2).
+ *
+ * Per host, the layout is chosen by the variant shrinker-info
+ * (msim_config(m)->variants.shrinker_info):
+ *   array              every memcg gets every unit up front, units from kmalloc-1k,
+ *                      a pointer array sized for shrinker_nr_max (mainline);
+ *   array-unit-cache   the same, units from a dedicated 520-byte cache;
+ *   array-on-demand    pointer array, units installed when the memcg first gets a
+ *                      list on that shrinker's list_lru (install lock: on-demand-lock);
+ *   xarray             units on demand in one xarray per memcg and node, no container.
+ * The root memcg always has every unit (it holds the deferred counts of global
+ * reclaim); in the xarray layout it is the only memcg a registration visits.
+ *
+ * Setup: call msim_shrinker_init(m) before creating child memcgs (it registers
+ * the memcg hooks that allocate and free the per-memcg info). Every other entry
+ * point initialises lazily, but memcgs created before that have no shrinker_info
+ * (they are never shrunk per memcg; set_shrinker_bit is a no-op on them).
+ *
+ * Errors: bad input or misuse returns a negative errno (or NULL with errno set);
+ * nothing aborts in release builds.
+ */
+#ifndef MEMCGSIM_SHRINKER_H
+#define MEMCGSIM_SHRINKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/sim.h>
+#include <memcgsim/sync.h>
+#include <memcgsim/memcg.h>
+#include <memcgsim/variants.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- constants (include/linux/shrinker.h, mm/shrinker.c) ---- */
+
+#define MSIM_SHRINKER_UNIT_BITS 64             /* ids per shrinker_info_unit */
+#define MSIM_SHRINKER_UNIT_BYTES 520           /* 64 x atomic_long_t + 1 bitmap word */
+#define MSIM_SHRINKER_INFO_HEADER_BYTES 24     /* rcu_head + map_nr_max (+ pad) */
+#define MSIM_SHRINK_STOP (~0UL)
+#define MSIM_SHRINK_EMPTY (~0UL - 1)
+#define MSIM_SHRINK_BATCH 128
+#define MSIM_DEFAULT_SEEKS 2
+#define MSIM_DEF_PRIORITY 12
+/*
+ * Model limit on memcg-aware shrinker ids (the kernel's idr allows INT_MAX; the
+ * threads need 50112). An allocation past it fails with -ENOSPC.
+ */
+#define MSIM_SHRINKER_ID_LIMIT (1 << 20)
+
+/* shrinker flags (SHRINKER_*) */
+#define MSIM_SHRINKER_REGISTERED (1U << 0)
+#define MSIM_SHRINKER_ALLOCATED (1U << 1)
+#define MSIM_SHRINKER_NUMA_AWARE (1U << 2)
+#define MSIM_SHRINKER_MEMCG_AWARE (1U << 3)
+#define MSIM_SHRINKER_NONSLAB (1U << 4)
+
+/* struct shrink_control */
+struct msim_shrink_control {
+	unsigned int nid;             /* node being shrunk (0 if not NUMA-aware) */
+	struct msim_memcg *memcg;     /* memcg being shrunk; root or NULL: global */
+	unsigned long nr_to_scan;     /* scan_objects: how many to scan */
+	unsigned long nr_scanned;     /* scan_objects may lower it to what it scanned */
+};
+
+struct msim_shrinker;
+typedef unsigned long (*msim_shrinker_count_fn)(struct msim_shrinker *s,
+						struct msim_shrink_control *sc);
+typedef unsigned long (*msim_shrinker_scan_fn)(struct msim_shrinker *s,
+					       struct msim_shrink_control *sc);
+
+/*
+ * struct shrinker. The caller sets count_objects, scan_objects and (optionally)
+ * seeks, batch and private_data between msim_shrinker_alloc() and
+ * msim_shrinker_register(); the rest is the model's.
+ */
+struct msim_shrinker {
+	msim_shrinker_count_fn count_objects; /* SHRINK_EMPTY when it holds nothing */
+	msim_shrinker_scan_fn scan_objects;   /* freed count, or SHRINK_STOP */
+	long batch;                           /* 0: SHRINK_BATCH */
+	int seeks;                            /* DEFAULT_SEEKS */
+	void *private_data;
+
+	/* ---- model state: read-only for users ---- */
+	unsigned int flags;                   /* MSIM_SHRINKER_* */
+	int id;                               /* memcg-aware: idr id; else -1 */
+	char name[32];
+	struct msim *host;
+	msim_atomic_long_t *nr_deferred;      /* not memcg-aware: per node (or one slot) */
+	msim_atomic_long_t refcount;          /* 0: not registered, or being freed */
+	struct msim_shrinker *next, *prev;    /* shrinker_list (RCU; next is published) */
+	struct msim_rcu_head rcu;
+	uint64_t count_calls, scan_calls;     /* for tests and benches */
+};
+
+/* ---- setup ---- */
+
+/*
+ * Set up the host's shrinker state: the layout from the config's variants, the
+ * idr, shrinker_nr_max 0, and the memcg hooks (alloc_shrinker_info at online,
+ * reparent_shrinker_deferred at offline, free_shrinker_info at css_free).
+ * Idempotent. Returns 0, or -EBUSY when child memcgs already exist (they would
+ * have no shrinker_info), or -ENOMEM.
+ */
+int msim_shrinker_init(struct msim *m);
+
+enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m);
+const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
+/* True for the layouts that install units on demand. */
+bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);
+
+/* shrinker_nr_max: multiple of 64, never shrinks. */
+int msim_shrinker_nr_max(struct msim *m);
+
+/* ---- lifetime (kernel: mm/shrinker.c shrinker_alloc/register/free) ---- */
+
+/*
+ * shrinker_alloc(): flags among NUMA_AWARE, MEMCG_AWARE, NONSLAB. A memcg-aware
+ * shrinker takes the lowest free id, expanding every memcg's shrinker_info if it
+ * crosses shrinker_nr_max. Returns 0 and *out, -ENOSPC for ids past
+ * MSIM_SHRINKER_ID_LIMIT, -EINVAL for unknown flags, -ENOMEM.
+ */
+int msim_shrinker_alloc(struct msim *m, unsigned int flags, const char *name,
+			struct msim_shrinker **out);
+
+/*
+ * shrinker_register(): add to shrinker_list and allow try_get. Returns 0, -EBUSY
+ * if already registered, -EINVAL if count/scan are missing or s is not a live
+ * allocated shrinker.
+ */
+int msim_shrinker_register(struct msim_shrinker *s);
+
+/*
+ * shrinker_free(): drop the initial reference, wait for in-flight users, unlink,
+ * release the id, free after a grace period. Bits and deferred counts of the id
+ * stay in memcg units (S3). May be called on an allocated, unregistered shrinker
+ * (error path). Returns 0, or -EINVAL for a pointer that is not a live shrinker
+ * of any host (double free, never allocated).
+ */
+int msim_shrinker_free(struct msim_shrinker *s);
+
+/* shrinker_try_get / shrinker_put. */
+bool msim_shrinker_try_get(struct msim_shrinker *s);
+void msim_shrinker_put(struct msim_shrinker *s);
+
+/* ---- per-memcg shrinker_info (the layout ops) ---- */
+
+/*
+ * set_shrinker_bit(): no-op for id < 0, a NULL or root memcg, or a memcg without
+ * the unit (on-demand layouts: the install was never done or was lost).
+ */
+void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id);
+
+/*
+ * Install the unit that covers id in memcg's info on node nid (on-demand layouts;
+ * a no-op returning 0 in the upfront ones and for root). Called by
+ * msim_memcg_list_lru_alloc() when the memcg gets its first list on a list_lru
+ * whose shrinker is id. Returns 0 or -ENOMEM / -EINVAL.
+ */
+int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id);
+
+/* Inspection (tests, benches): bit, deferred count and units of a memcg. */
+bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id);
+long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id);
+/* A non-memcg-aware shrinker's own deferred count on nid. */
+long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid);
+bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id);
+unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid);
+/* Ids whose bit is set in memcg on nid, ascending, up to max; returns how many. */
+size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max);
+/*
+ * Bytes the kernel would hold for memcg's shrinker_info on all nodes: the
+ * container (header class, 0 in the xarray layout but its xa_nodes) and the units
+ * (class 1k, or the packed share of the unit cache).
+ */
+struct msim_shrinker_info_bytes {
+	uint64_t container;   /* headers (array) or xa_nodes (xarray) */
+	uint64_t units;
+	unsigned long nr_units;
+};
+void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out);
+
+/* ---- reclaim (kernel: mm/shrinker.c, mm/vmscan.c) ---- */
+
+/* do_shrink_slab(): one shrinker, the deferred arithmetic of reference 2.5. */
+unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_shrinker *s,
+				  int priority);
+
+/*
+ * shrink_slab(): memcg non-root → shrink_slab_memcg only; root or NULL → every
+ * registered shrinker on shrinker_list under RCU.
+ */
+unsigned long msim_shrink_slab(struct msim *m, unsigned int nid, struct msim_memcg *memcg,
+			       int priority);
+
+/* shrink_slab_memcg(): over present units and set bits; clear, barrier, recount. */
+unsigned long msim_shrink_slab_memcg(struct msim *m, unsigned int nid,
+				     struct msim_memcg *memcg, int priority);
+
+/* reparent_shrinker_deferred(): run by the offline hook; public for scenarios. */
+void msim_reparent_shrinker_deferred(struct msim_memcg *memcg);
+
+/*
+ * drop_caches (echo 2): drop_slab() → for every node, shrink_slab(nid, memcg, 0)
+ * for every memcg (mem_cgroup_iter from root, online ones are shrunk per memcg),
+ * repeated while a pass frees more than 10 objects, at most max_passes passes
+ * (0: the kernel's loop). Returns objects freed.
+ */
+struct msim_drop_slab_stats {
+	unsigned long passes;
+	unsigned long memcg_node_visits;   /* shrink_slab calls */
+	unsigned long freed;
+};
+unsigned long msim_drop_slab(struct msim *m, unsigned int max_passes,
+			     struct msim_drop_slab_stats *st);
+
+/* Host-wide counters (tests, benches). */
+struct msim_shrinker_stats {
+	uint64_t registered;          /* live registered shrinkers */
+	uint64_t allocated;           /* live allocated shrinkers */
+	uint64_t expansions;          /* expand_shrinker_info runs that grew nr_max */
+	uint64_t expand_memcg_visits; /* memcg x node headers reallocated by expansions */
+	uint64_t units_installed;     /* on-demand installs */
+	uint64_t units_lost;          /* installs found lost (freed by the model at teardown) */
+	uint64_t bits_cleared;        /* clear_bit in shrink_slab_memcg */
+	uint64_t bits_reset;          /* re-set after the recount */
+	uint64_t count_calls, scan_calls;
+	uint64_t misuse;              /* API misuse reports */
+};
+void msim_shrinker_stats(struct msim *m, struct msim_shrinker_stats *out);
+
+/* ---- superblocks (kernel: fs/super.c alloc_super / deactivate_locked_super) ---- */
+
+struct msim_super_block;
+struct msim_list_lru;
+
+enum msim_sb_object_kind {
+	MSIM_SB_DENTRY = 0,
+	MSIM_SB_INODE = 1,
+};
+
+/*
+ * Mount: allocate and register one memcg-aware, NUMA-aware shrinker "sb-NAME"
+ * (super_cache_count / super_cache_scan) with its dentry and inode list_lrus.
+ * Returns 0 and *out, or the shrinker's error.
+ */
+int msim_sb_mount(struct msim *m, const char *name, struct msim_super_block **out);
+
+/*
+ * Unmount: free the shrinker, evict every object, destroy the list_lrus. Returns 0
+ * or -EINVAL for a superblock already unmounted.
+ */
+int msim_sb_umount(struct msim_super_block *sb);
+
+/*
+ * Create n unreferenced objects on node nid, charged to memcg (NULL: root): the
+ * memcg's list on the lru is allocated first (memcg_list_lru_alloc, which installs
+ * the shrinker unit in on-demand layouts), then each object is added to it.
+ * Returns 0 or a negative errno.
+ */
+int msim_sb_alloc_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
+			  unsigned int nid, enum msim_sb_object_kind kind, unsigned long n);
+
+/* Free up to n of memcg's objects on nid (list_lru_del). Returns how many. */
+unsigned long msim_sb_free_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
+				   unsigned int nid, enum msim_sb_object_kind kind,
+				   unsigned long n);
+
+unsigned long msim_sb_nr_objects(const struct msim_super_block *sb);
+struct msim_shrinker *msim_sb_shrinker(struct msim_super_block *sb);
+struct msim_list_lru *msim_sb_lru(struct msim_super_block *sb, enum msim_sb_object_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_SHRINKER_H */
