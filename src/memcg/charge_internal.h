@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * charge_internal.h - state shared by page_counter.c, stock.c and charge.c.
+ * Nothing outside src/memcg/{stock,charge}.c includes it.
+ */
+#ifndef MSIM_MEMCG_CHARGE_INTERNAL_H
+#define MSIM_MEMCG_CHARGE_INTERNAL_H
+
+#include <memcgsim/charge.h>
+
+/*
+ * kernel: struct memcg_stock_pcp. One per simulated CPU. The kernel protects it
+ * with local_trylock (only this CPU and its interrupts touch it; remote drains
+ * are queued as work on the owning CPU). The model drains remote stocks directly,
+ * so lock is a real lock taken with trylock on the charge path (a failed trylock
+ * falls back exactly like the kernel's) and with lock by the drainers.
+ */
+struct msim_memcg_stock {
+	struct msim_lock lock;
+	struct msim_memcg *cached[MSIM_NR_MEMCG_STOCK];
+	uint8_t nr_pages[MSIM_NR_MEMCG_STOCK];
+	unsigned long flags;            /* bit 0: FLUSHING_CACHED_CHARGE */
+	uint64_t rng;                   /* slot-eviction PRNG state (seeded per host) */
+	/* current->memcg_nr_pages_over_high: tasks are pinned, so per CPU. */
+	unsigned long nr_pages_over_high;
+	/* Counters, written by the owning CPU (or a drainer holding lock). */
+	uint64_t hits, misses, refills, evictions, drains;
+	uint64_t counter_charges, counter_failures, batch_retries, reclaim_calls;
+	uint64_t forced, nomem, high_throttles, high_penalty_jiffies;
+};
+
+/* Per-memcg charge state (the kernel's memcg->memory and memory_events[]). */
+struct msim_memcg_charge {
+	struct msim_page_counter memory;
+	struct msim_memcg *memcg;
+	unsigned long memory_events[MSIM_MEMCG_NR_MEMORY_EVENTS];
+	unsigned long memory_events_local[MSIM_MEMCG_NR_MEMORY_EVENTS];
+};
+
+/* Per-host state (host slot MSIM_SLOT_CHARGE). */
+struct msim_charge_host {
+	struct msim *m;
+	int slot;                       /* memcg hook slot */
+	void *stocks;                   /* per-CPU struct msim_memcg_stock */
+	struct msim_lock percpu_charge_mutex;
+	uint64_t seed;
+	msim_reclaim_fn reclaim;
+	void *reclaim_arg;
+};
+
+struct msim_charge_host *msim__charge_host(struct msim *m);
+struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg);
+
+static inline struct msim_memcg_stock *msim__stock(struct msim_charge_host *ch, unsigned int cpu)
+{
+	return msim_per_cpu_ptr(ch->stocks, cpu);
+}
+
+/* Counter bump on per-CPU data: one writer at a time, readers after quiescence. */
+static inline void msim__stat_inc(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+}
+
+/* stock.c */
+int msim__stock_init(struct msim_charge_host *ch);
+void msim__stock_seed(struct msim_charge_host *ch);
+void msim__stock_drain_everything(struct msim_charge_host *ch);
+void msim__stock_fini(struct msim_charge_host *ch);
+
+#endif /* MSIM_MEMCG_CHARGE_INTERNAL_H */
