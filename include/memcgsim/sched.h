@@ -127,9 +127,8 @@ struct msim_explore_target {
 	bool (*check)(struct msim *m, void *state, char *why, size_t len);
 	void (*teardown)(struct msim *m, void *state);
 	void *arg;
-	/* A deadlock counts as a violation unless this is set (it is the finding). */
-	bool deadlock_is_expected;
 };
+/* A run that deadlocks counts as a violation (check() is not called for it). */
 
 struct msim_explore_opts {
 	enum msim_strategy strategy; /* RANDOM, PCT, DFS or REPLAY */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.c - the virtual clock (jiffies) and delayed work.
+ *
+ * Nothing in the model reads wall time. The workload or the driver advances the
+ * clock; a delayed work item whose deadline is reached runs in the caller's
+ * context at the jiffies value of its deadline, in deadline order (then queueing
+ * order). A work function may re-queue itself (the periodic stats flush does);
+ * a re-queued item with a deadline inside the advanced span runs again.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+uint64_t msim_jiffies(const struct msim *m)
+{
+	return __atomic_load_n(&m->jiffies, __ATOMIC_RELAXED);
+}
+
+void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data)
+{
+	dw->fn = fn;
+	dw->data = data;
+	dw->deadline = 0;
+	dw->pending = false;
+	dw->deferrable = false;
+	dw->next = NULL;
+}
+
+/* Insert keeping the list sorted by deadline, FIFO among equal deadlines. */
+static void insert_sorted(struct msim *m, struct msim_delayed_work *dw)
+{
+	struct msim_delayed_work **pp = &m->works;
+
+	while (*pp && (*pp)->deadline <= dw->deadline)
+		pp = &(*pp)->next;
+	dw->next = *pp;
+	*pp = dw;
+}
+
+bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay)
+{
+	bool queued = false;
+
+	pthread_mutex_lock(&m->works_lock);
+	if (!dw->pending) {
+		dw->pending = true;
+		dw->deadline = msim_jiffies(m) + delay;
+		insert_sorted(m, dw);
+		queued = true;
+	}
+	pthread_mutex_unlock(&m->works_lock);
+	return queued;
+}
+
+bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw)
+{
+	struct msim_delayed_work **pp;
+	bool was = false;
+
+	pthread_mutex_lock(&m->works_lock);
+	for (pp = &m->works; *pp; pp = &(*pp)->next) {
+		if (*pp == dw) {
+			*pp = dw->next;
+			dw->pending = false;
+			was = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->works_lock);
+	return was;
+}
+
+/* Pop the first work due at or before limit, or NULL. */
+static struct msim_delayed_work *pop_due(struct msim *m, uint64_t limit)
+{
+	struct msim_delayed_work *dw = NULL;
+
+	pthread_mutex_lock(&m->works_lock);
+	if (m->works && m->works->deadline <= limit) {
+		dw = m->works;
+		m->works = dw->next;
+		dw->next = NULL;
+		dw->pending = false;
+	}
+	pthread_mutex_unlock(&m->works_lock);
+	return dw;
+}
+
+void msim_clock_advance(struct msim *m, uint64_t ticks)
+{
+	uint64_t target = msim_jiffies(m) + ticks;
+	struct msim_delayed_work *dw;
+
+	while ((dw = pop_due(m, target))) {
+		if (dw->deadline > msim_jiffies(m))
+			__atomic_store_n(&m->jiffies, dw->deadline, __ATOMIC_RELAXED);
+		dw->fn(dw);
+	}
+	__atomic_store_n(&m->jiffies, target, __ATOMIC_RELAXED);
+}

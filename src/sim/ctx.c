@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctx.c - user-space context switches for deterministic tasks.
+ *
+ * swapcontext() saves and restores the signal mask with a system call on every
+ * switch (about 4 million switches a second on the reference VM). A deterministic
+ * run switches twice per yield point, so on x86_64 we switch stacks with a few
+ * instructions instead: push the callee-saved registers, swap stack pointers, pop.
+ * Other architectures use ucontext. The signal mask and FPU control words are
+ * never changed by model code, so they need no saving.
+ *
+ * Sanitizers must be told about each switch (ASan: the fake-stack handshake;
+ * TSan: fibers), or they report false stack overflows and races.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+#if defined(MSIM_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(MSIM_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+#if defined(MSIM_ASAN)
+/* Bounds of the driver's stack, learnt when a task is first switched to. */
+static __thread const void *asan_driver_bottom;
+static __thread size_t asan_driver_size;
+#endif
+
+#if defined(__x86_64__)
+void msim__ctx_swap(void **save_sp, void *new_sp);
+void msim__ctx_trampoline(void);
+__asm__(".text\n"
+	".globl msim__ctx_swap\n"
+	".type msim__ctx_swap,@function\n"
+	"msim__ctx_swap:\n"
+	"	pushq %rbp\n"
+	"	pushq %rbx\n"
+	"	pushq %r12\n"
+	"	pushq %r13\n"
+	"	pushq %r14\n"
+	"	pushq %r15\n"
+	"	movq %rsp, (%rdi)\n"
+	"	movq %rsi, %rsp\n"
+	"	popq %r15\n"
+	"	popq %r14\n"
+	"	popq %r13\n"
+	"	popq %r12\n"
+	"	popq %rbx\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size msim__ctx_swap, .-msim__ctx_swap\n"
+	".globl msim__ctx_trampoline\n"
+	".type msim__ctx_trampoline,@function\n"
+	"msim__ctx_trampoline:\n"
+	"	movq %r12, %rdi\n"
+	"	movq %r13, %rsi\n"
+	"	call msim__ctx_entry\n"
+	"	ud2\n"
+	".size msim__ctx_trampoline, .-msim__ctx_trampoline\n");
+#else
+#include <ucontext.h>
+#endif
+
+void msim__ctx_entry(void (*entry)(void *), void *arg);
+
+void msim__ctx_entry(void (*entry)(void *), void *arg)
+{
+#if defined(MSIM_ASAN)
+	__sanitizer_finish_switch_fiber(NULL, &asan_driver_bottom, &asan_driver_size);
+#endif
+	entry(arg);
+	abort(); /* entry never returns: a finished task switches away for good */
+}
+
+void msim__ctx_init_driver(struct msim_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+#if defined(MSIM_TSAN)
+	ctx->fiber = __tsan_get_current_fiber();
+#endif
+}
+
+int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *), void *arg)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	/* mmap keeps large stacks lazy: untouched pages cost no memory. */
+	void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return -ENOMEM;
+	ctx->stack = stack;
+	ctx->stack_size = stack_size;
+	ctx->asan_bottom = stack;
+	ctx->asan_size = stack_size;
+#if defined(__x86_64__)
+	uintptr_t top = ((uintptr_t)stack + stack_size) & ~(uintptr_t)15;
+	uint64_t *sp = (uint64_t *)(top - 72); /* so that rsp is 16-aligned at the call */
+	sp[0] = 0;                             /* r15 */
+	sp[1] = 0;                             /* r14 */
+	sp[2] = (uint64_t)(uintptr_t)arg;      /* r13 -> rsi */
+	sp[3] = (uint64_t)(uintptr_t)entry;    /* r12 -> rdi */
+	sp[4] = 0;                             /* rbx */
+	sp[5] = 0;                             /* rbp */
+	sp[6] = (uint64_t)(uintptr_t)msim__ctx_trampoline;
+	ctx->sp = sp;
+#else
+	ucontext_t *uc = calloc(1, sizeof(*uc));
+	if (!uc) {
+		munmap(stack, stack_size);
+		return -ENOMEM;
+	}
+	getcontext(uc);
+	uc->uc_stack.ss_sp = stack;
+	uc->uc_stack.ss_size = stack_size;
+	uc->uc_link = NULL;
+	makecontext(uc, (void (*)(void))msim__ctx_entry, 2, entry, arg);
+	ctx->sp = uc;
+#endif
+#if defined(MSIM_TSAN)
+	ctx->fiber = __tsan_create_fiber(0);
+#endif
+	return 0;
+}
+
+void msim__ctx_free(struct msim_ctx *ctx)
+{
+	if (!ctx->stack)
+		return;
+#if defined(MSIM_TSAN)
+	if (ctx->fiber)
+		__tsan_destroy_fiber(ctx->fiber);
+#endif
+#if !defined(__x86_64__)
+	free(ctx->sp);
+#endif
+	munmap(ctx->stack, ctx->stack_size);
+	ctx->stack = NULL;
+}
+
+void msim__ctx_switch(struct msim_ctx *from, struct msim_ctx *to)
+{
+#if defined(MSIM_ASAN)
+	void *fake = NULL;
+	const void *bottom = to->stack ? to->asan_bottom : asan_driver_bottom;
+	size_t size = to->stack ? to->asan_size : asan_driver_size;
+	__sanitizer_start_switch_fiber(&fake, bottom, size);
+#endif
+#if defined(MSIM_TSAN)
+	__tsan_switch_to_fiber(to->fiber, 0);
+#endif
+#if defined(__x86_64__)
+	msim__ctx_swap(&from->sp, to->sp);
+#else
+	if (!from->sp) {
+		from->sp = calloc(1, sizeof(ucontext_t));
+		if (!from->sp)
+			abort();
+	}
+	swapcontext((ucontext_t *)from->sp, (ucontext_t *)to->sp);
+#endif
+#if defined(MSIM_ASAN)
+	if (from->stack)
+		__sanitizer_finish_switch_fiber(fake, &asan_driver_bottom, &asan_driver_size);
+	else
+		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rcu_det.c - RCU in deterministic mode: the scheduler is the implementation.
+ *
+ * Grace periods are numbered. When one begins, every reader that is inside a
+ * read-side section at that moment (tasks, and the driver) is recorded with the
+ * number of its current section; the grace period may end once each recorded
+ * reader has left that section. Ending it is a scheduler step ('R'), so the
+ * explorer chooses when, anywhere from "as soon as the rules allow" to "after
+ * everything else". A waiter that asks while a grace period is already running
+ * needs the *next* one to end (it may have missed readers that began before it
+ * asked), which is the kernel's rule too.
+ *
+ * call_rcu callbacks run in the 'R' step that follows the end of their grace
+ * period, in the order they were queued, outside any task (like softirq context:
+ * they must not block; yield points inside them are not switch points).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static void snapshot_readers(struct msim *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr_tasks; i++) {
+		struct msim_task *t = m->task_vec[i];
+		t->gp_waited = t->rcu_nesting > 0;
+		t->gp_snapshot = t->rcu_section;
+	}
+	m->rcu.driver.gp_waited = m->rcu.driver.rcu_nesting > 0;
+	m->rcu.driver.gp_snapshot = m->rcu.driver.rcu_section;
+}
+
+static bool reader_done(int nesting, uint64_t section, bool waited, uint64_t snap)
+{
+	return !waited || nesting == 0 || section != snap;
+}
+
+static bool readers_done(struct msim *m)
+{
+	struct msim_driver_reader *d = &m->rcu.driver;
+	unsigned int i;
+
+	for (i = 0; i < m->nr_tasks; i++) {
+		struct msim_task *t = m->task_vec[i];
+		if (!reader_done(t->rcu_nesting, t->rcu_section, t->gp_waited, t->gp_snapshot))
+			return false;
+	}
+	return reader_done(d->rcu_nesting, d->rcu_section, d->gp_waited, d->gp_snapshot);
+}
+
+static void gp_start(struct msim *m)
+{
+	m->rcu.gp_in_progress = true;
+	snapshot_readers(m);
+}
+
+uint64_t msim__rcu_det_request_gp(struct msim *m)
+{
+	struct msim_rcu_det *r = &m->rcu;
+	uint64_t need = r->gp_completed + (r->gp_in_progress ? 2 : 1);
+
+	if (need > r->gp_target)
+		r->gp_target = need;
+	if (!r->gp_in_progress)
+		gp_start(m);
+	return need;
+}
+
+static bool callbacks_ready(struct msim *m)
+{
+	return m->rcu.cb_head && m->rcu.cb_head->gp_needed <= m->rcu.gp_completed;
+}
+
+bool msim__rcu_det_ready(struct msim *m)
+{
+	if (m->rcu.gp_in_progress && readers_done(m))
+		return true;
+	return callbacks_ready(m);
+}
+
+static void run_callbacks(struct msim *m)
+{
+	struct msim_rcu_det *r = &m->rcu;
+
+	/* Callbacks are queued in gp order, so the ready ones form a prefix. */
+	while (r->cb_head && r->cb_head->gp_needed <= r->gp_completed) {
+		struct msim_rcu_head *h = r->cb_head;
+		r->cb_head = h->next;
+		if (!r->cb_head)
+			r->cb_tail = &r->cb_head;
+		h->func(h);
+		r->cbs_done++;
+	}
+}
+
+bool msim__rcu_det_step(struct msim *m)
+{
+	struct msim_rcu_det *r = &m->rcu;
+	bool did = false;
+
+	if (r->gp_in_progress && readers_done(m)) {
+		r->gp_completed++;
+		r->gp_in_progress = false;
+		if (r->gp_target > r->gp_completed || r->cb_head)
+			gp_start(m);
+		did = true;
+	}
+	if (callbacks_ready(m)) {
+		run_callbacks(m);
+		did = true;
+	}
+	return did;
+}
+
+void msim__rcu_det_drain(struct msim *m)
+{
+	while (m->rcu.gp_in_progress || m->rcu.cb_head) {
+		if (!msim__rcu_det_step(m)) {
+			fprintf(stderr, "memcgsim: an RCU grace period cannot end: a reader is parked "
+					"inside a read-side section (step it out first)\n");
+			abort();
+		}
+	}
+}
+
+/* The calling reader left its outermost section: nothing to do but bookkeeping. */
+void msim__rcu_det_reader_exit(struct msim *m)
+{
+	(void)m;
+}

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched.c - the deterministic scheduler: tasks as coroutines, one step at a time.
+ *
+ * A step resumes one task until its next yield point, block or exit (or runs one
+ * RCU engine step, 'R'). Before each step the scheduler lists the enabled steps in
+ * a canonical order: the task that ran last (if it can go on), the other runnable
+ * tasks by index, then R. Option 0 is therefore "no preemption"; every strategy is
+ * a rule for choosing an index into that list, and the choice is recorded in the
+ * schedule string, which is all that replay needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+__thread int msim__det_active;
+
+#define MAX_OPTIONS 1025
+
+static void str_append(struct msim_sched *s, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (s->str_len + n + 1 > s->str_cap) {
+		size_t cap = s->str_cap ? s->str_cap * 2 : 256;
+		while (cap < s->str_len + n + 1)
+			cap *= 2;
+		char *p = realloc(s->str, cap);
+		if (!p)
+			abort();
+		s->str = p;
+		s->str_cap = cap;
+	}
+	memcpy(s->str + s->str_len, text, n + 1);
+	s->str_len += n;
+}
+
+/* One run of the schedule string: ".3*12" (no dot for the first). */
+static void format_token(char *tok, size_t len, int pick, uint64_t count, bool dot)
+{
+	int n = snprintf(tok, len, "%s", dot ? "." : "");
+
+	if (pick == MSIM_PICK_R)
+		n += snprintf(tok + n, len - n, "R");
+	else
+		n += snprintf(tok + n, len - n, "%d", pick);
+	if (count > 1)
+		snprintf(tok + n, len - n, "*%llu", (unsigned long long)count);
+}
+
+static void rle_flush(struct msim_sched *s)
+{
+	char tok[48];
+
+	if (!s->rle_count)
+		return;
+	format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
+	str_append(s, tok);
+	s->rle_count = 0;
+}
+
+void msim__sched_record(struct msim *m, int pick)
+{
+	struct msim_sched *s = &m->sched;
+
+	s->steps++;
+	if (pick != MSIM_PICK_R) {
+		if (s->current >= 0 && s->current != pick)
+			s->switches++;
+		s->current = pick;
+	}
+	if (s->rle_count && s->rle_pick == pick) {
+		s->rle_count++;
+	} else {
+		rle_flush(s);
+		s->rle_pick = pick;
+		s->rle_count = 1;
+	}
+	s->last_pick = pick;
+}
+
+const char *msim_schedule_string(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	char tok[48] = "";
+
+	if (s->rle_count)
+		format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
+	size_t len = s->str_len + strlen(tok) + 1;
+	char *copy = realloc(s->str_copy, len);
+	if (!copy)
+		abort();
+	memcpy(copy, s->str ? s->str : "", s->str_len);
+	memcpy(copy + s->str_len, tok, strlen(tok) + 1);
+	s->str_copy = copy;
+	return copy;
+}
+
+uint64_t msim_sched_steps(const struct msim *m)
+{
+	return m->sched.steps;
+}
+
+uint64_t msim_sched_switches(const struct msim *m)
+{
+	return m->sched.switches;
+}
+
+bool msim_sched_replay_diverged(const struct msim *m)
+{
+	return m->sched.diverged;
+}
+
+const char *msim_deadlock_report(const struct msim *m)
+{
+	return m->sched.deadlock;
+}
+
+void msim__sched_init(struct msim *m)
+{
+	memset(&m->sched, 0, sizeof(m->sched));
+	m->sched.opts.strategy = MSIM_STRAT_SCRIPT;
+	m->sched.last_pick = -2;
+	m->sched.current = -1;
+}
+
+void msim__sched_fini(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+
+	free(s->str);
+	free(s->str_copy);
+	free(s->replay);
+	free(s->prio);
+	free(s->change_points);
+	free(s->dfs);
+	free(s->cpu_head);
+}
+
+/* ---- tasks as coroutines ---- */
+
+static void task_entry(void *arg)
+{
+	struct msim_task *t = arg;
+	struct msim *m = t->host;
+
+	t->fn(t->arg);
+	if (t->rcu_nesting) {
+		fprintf(stderr, "memcgsim: task %s exited inside an RCU read-side section\n",
+			t->name);
+		abort();
+	}
+	t->state = MSIM_TASK_DONE;
+	t->parked_at = NULL;
+	msim__ctx_switch(&t->ctx, &m->driver_ctx);
+	abort();
+}
+
+void msim__task_park(struct msim_task *t, const char *why)
+{
+	t->parked_at = why;
+	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
+}
+
+void msim__yield_slow(const char *name)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (t)
+		msim__task_park(t, name);
+}
+
+void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
+{
+	t->state = MSIM_TASK_BLOCKED;
+	t->wait = w;
+	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
+}
+
+/* The first unfinished task of each CPU is the only one that may run there. */
+static void cpu_heads_refresh(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int i;
+
+	if (!s->cpu_head) {
+		s->cpu_head = malloc(m->cfg.nr_cpus * sizeof(*s->cpu_head));
+		if (!s->cpu_head)
+			abort();
+	}
+	for (i = 0; i < m->cfg.nr_cpus; i++)
+		s->cpu_head[i] = -1;
+	for (i = m->nr_tasks; i-- > 0;) {
+		struct msim_task *t = m->task_vec[i];
+		if (t->state != MSIM_TASK_DONE)
+			s->cpu_head[t->cpu] = (int)i;
+	}
+	s->heads_tasks = m->nr_tasks;
+}
+
+static bool wait_satisfied(struct msim *m, const struct msim_task *t)
+{
+	switch (t->wait) {
+	case MSIM_WAIT_LOCK:
+		return __atomic_load_n(&t->wait_lock->owner, __ATOMIC_RELAXED) == NULL;
+	case MSIM_WAIT_GP:
+		return m->rcu.gp_completed >= t->wait_seq;
+	case MSIM_WAIT_BARRIER:
+		return m->rcu.cbs_done >= t->wait_seq;
+	default:
+		return true;
+	}
+}
+
+bool msim__task_enabled(struct msim *m, struct msim_task *t)
+{
+	if (t->state == MSIM_TASK_DONE)
+		return false;
+	if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
+		cpu_heads_refresh(m);
+	if (m->sched.cpu_head[t->cpu] != (int)t->idx)
+		return false;
+	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
+}
+
+void msim__resume(struct msim *m, struct msim_task *t)
+{
+	if (t->state == MSIM_TASK_NEW) {
+		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
+			fprintf(stderr, "memcgsim: no memory for the stack of task %s\n", t->name);
+			abort();
+		}
+	}
+	t->state = MSIM_TASK_READY;
+	t->wait = MSIM_WAIT_NONE;
+	m->running = t;
+	msim__tls_task = t;
+	msim__det_active = 1;
+	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+	msim__det_active = 0;
+	msim__tls_task = NULL;
+	m->running = NULL;
+	if (t->state == MSIM_TASK_DONE) {
+		msim__ctx_free(&t->ctx);
+		cpu_heads_refresh(m);
+	}
+}
+
+/* ---- the option list and the strategies ---- */
+
+struct options {
+	int pick[MAX_OPTIONS];
+	unsigned int n;
+	bool current_enabled;
+	bool has_r;
+};
+
+static void build_options(struct msim *m, struct options *o)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int i;
+
+	o->n = 0;
+	o->current_enabled = false;
+	o->has_r = false;
+	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
+		o->pick[o->n++] = s->current;
+		o->current_enabled = true;
+	}
+	for (i = 0; i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
+		if ((int)i == s->current)
+			continue;
+		if (msim__task_enabled(m, m->task_vec[i]))
+			o->pick[o->n++] = (int)i;
+	}
+	if (msim__rcu_det_ready(m)) {
+		o->pick[o->n++] = MSIM_PICK_R;
+		o->has_r = true;
+	}
+}
+
+static unsigned int choose_pct(struct msim *m, const struct options *o)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int i, best = 0;
+	int best_prio = -1;
+
+	for (i = 0; i < s->nr_change_points; i++) {
+		if (s->change_points[i] == s->steps && s->current >= 0) {
+			/* Change point i: the running task drops below every initial priority. */
+			s->prio[s->current] = (int)i;
+		}
+	}
+	for (i = 0; i < o->n; i++) {
+		int p = o->pick[i] == MSIM_PICK_R ? s->prio[m->nr_tasks] : s->prio[o->pick[i]];
+		if (p > best_prio) {
+			best_prio = p;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static unsigned int choose_replay(struct msim *m, const struct options *o)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int i;
+
+	if (s->replay_pos >= s->replay_len)
+		return 0;
+	int want = s->replay[s->replay_pos++];
+	for (i = 0; i < o->n; i++)
+		if (o->pick[i] == want)
+			return i;
+	s->diverged = true;
+	return 0;
+}
+
+static unsigned int choose_dfs(struct msim *m, const struct options *o)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int chosen = 0;
+
+	if (s->dfs_len < s->dfs_prefix_len) {
+		chosen = s->dfs[s->dfs_len].chosen;
+		if (chosen >= o->n || s->dfs[s->dfs_len].nr_options != o->n) {
+			s->diverged = true;
+			chosen = 0;
+		}
+	}
+	if (s->dfs_len == s->dfs_cap) {
+		uint64_t cap = s->dfs_cap ? s->dfs_cap * 2 : 256;
+		struct msim_dfs_point *p = realloc(s->dfs, cap * sizeof(*p));
+		if (!p)
+			abort();
+		s->dfs = p;
+		s->dfs_cap = cap;
+	}
+	struct msim_dfs_point *pt = &s->dfs[s->dfs_len++];
+	pt->nr_options = (uint16_t)o->n;
+	pt->chosen = (uint16_t)chosen;
+	pt->preemptions = (uint16_t)s->preemptions;
+	pt->current_enabled = o->current_enabled;
+	pt->has_r = o->has_r;
+	if (o->current_enabled && chosen != 0 && o->pick[chosen] != MSIM_PICK_R)
+		s->preemptions++;
+	return chosen;
+}
+
+static unsigned int choose(struct msim *m, const struct options *o)
+{
+	struct msim_sched *s = &m->sched;
+
+	switch (s->opts.strategy) {
+	case MSIM_STRAT_RANDOM:
+		return (unsigned int)(msim__rand(&s->rng) % o->n);
+	case MSIM_STRAT_PCT:
+		return choose_pct(m, o);
+	case MSIM_STRAT_REPLAY:
+		return choose_replay(m, o);
+	case MSIM_STRAT_DFS:
+		return choose_dfs(m, o);
+	case MSIM_STRAT_SCRIPT:
+	default:
+		return 0;
+	}
+}
+
+static void do_pick(struct msim *m, int pick)
+{
+	msim__sched_record(m, pick);
+	if (pick == MSIM_PICK_R)
+		msim__rcu_det_step(m);
+	else
+		msim__resume(m, m->task_vec[pick]);
+}
+
+static void deadlock_report(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	size_t len = 0;
+	unsigned int i;
+
+	s->deadlock[0] = '\0';
+	for (i = 0; i < m->nr_tasks; i++) {
+		struct msim_task *t = m->task_vec[i];
+		char what[160];
+
+		if (t->state == MSIM_TASK_DONE)
+			continue;
+		if (t->state != MSIM_TASK_BLOCKED)
+			snprintf(what, sizeof(what), "waits for CPU %u (an earlier task there is blocked)",
+				 t->cpu);
+		else if (t->wait == MSIM_WAIT_LOCK)
+			snprintf(what, sizeof(what), "waits for lock %s held by %s",
+				 t->wait_lock->name ? t->wait_lock->name : "?",
+				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
+		else if (t->wait == MSIM_WAIT_GP)
+			snprintf(what, sizeof(what),
+				 "waits for an RCU grace period (a reader never leaves its section)");
+		else
+			snprintf(what, sizeof(what), "waits for rcu_barrier");
+		len += snprintf(s->deadlock + len, sizeof(s->deadlock) - len,
+				"deadlock: task %s (cpu %u) %s\n", t->name, t->cpu, what);
+		if (len >= sizeof(s->deadlock))
+			break;
+	}
+}
+
+static bool any_unfinished(struct msim *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr_tasks; i++)
+		if (m->task_vec[i]->state != MSIM_TASK_DONE)
+			return true;
+	return false;
+}
+
+static bool any_reader_parked(struct msim *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr_tasks; i++)
+		if (m->task_vec[i]->rcu_nesting)
+			return true;
+	return m->rcu.driver.rcu_nesting != 0;
+}
+
+int msim__run_det(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	uint64_t max = s->opts.max_steps ? s->opts.max_steps : 10000000ULL;
+	struct options o;
+
+	for (;;) {
+		if (s->steps >= max) {
+			s->cut = true;
+			return -E2BIG;
+		}
+		build_options(m, &o);
+		if (!o.n) {
+			if (any_unfinished(m)) {
+				deadlock_report(m);
+				return -EDEADLK;
+			}
+			break;
+		}
+		do_pick(m, o.pick[choose(m, &o)]);
+	}
+	if (!any_reader_parked(m))
+		msim__rcu_det_drain(m);
+	return 0;
+}
+
+/* ---- scripted control ---- */
+
+int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth)
+{
+	unsigned int hits = 0;
+
+	if (!msim__det(m) || !point || !nth)
+		return -EINVAL;
+	for (;;) {
+		if (t->state == MSIM_TASK_DONE)
+			return -ESRCH;
+		if (!msim__task_enabled(m, t))
+			return -EDEADLK;
+		do_pick(m, (int)t->idx);
+		if (t->state == MSIM_TASK_DONE)
+			return -ESRCH;
+		if (t->state == MSIM_TASK_READY && t->parked_at && !strcmp(t->parked_at, point) &&
+		    ++hits == nth)
+			return 0;
+	}
+}
+
+unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
+{
+	unsigned int n = 0;
+
+	while (n < k && t->state != MSIM_TASK_DONE && msim__task_enabled(m, t)) {
+		do_pick(m, (int)t->idx);
+		n++;
+	}
+	return n;
+}
+
+int msim_run_task(struct msim *m, struct msim_task *t)
+{
+	while (t->state != MSIM_TASK_DONE) {
+		if (!msim__task_enabled(m, t))
+			return -EDEADLK;
+		do_pick(m, (int)t->idx);
+	}
+	return 0;
+}
+
+bool msim_rcu_step(struct msim *m)
+{
+	if (!msim__det(m) || !msim__rcu_det_ready(m))
+		return false;
+	do_pick(m, MSIM_PICK_R);
+	return true;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * variants.c - the one table of design variants and the thread presets.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <memcgsim/variants.h>
+
+static const char *const v_propagate[] = { "break", "continue", NULL };
+static const char *const v_root_read[] = { "rstat", "node", NULL };
+static const char *const v_dying[] = { "v1", "all", "all-rcu-on-dying", NULL };
+static const char *const v_info[] = { "array", "array-unit-cache", "array-on-demand", "xarray",
+				      NULL };
+static const char *const v_onoff[] = { "on", "off", NULL };
+
+#define OFF(field) offsetof(struct msim_variants, field)
+
+static const struct msim_variant_desc table[] = {
+	{ "rstat-propagate", v_propagate,
+	  "memcg_rstat_updated at a flushable level: stop the walk (break) or skip the "
+	  "level and keep walking to the ancestors (continue)",
+	  "004", OFF(rstat_propagate) },
+	{ "root-lruvec-read", v_root_read,
+	  "root memcg lruvec reads: the flushed rstat aggregate, or the node counters "
+	  "(minus the stats the thread excludes)",
+	  "002 patch 2", OFF(root_lruvec_read) },
+	{ "dying-redirect", v_dying,
+	  "stat updates to a dying memcg go to its nearest live ancestor: on cgroup v1 only "
+	  "(v1), on every hierarchy with RCU always taken (all), or with RCU taken only on "
+	  "the dying path (all-rcu-on-dying)",
+	  "000 patches 2, 3", OFF(dying_redirect) },
+	{ "shrinker-info", v_info,
+	  "per-memcg shrinker units: upfront in a pointer array from kmalloc-1k (array), the "
+	  "same from a 520-byte cache (array-unit-cache), on demand in the pointer array "
+	  "(array-on-demand), on demand in an xarray (xarray)",
+	  "001", OFF(shrinker_info) },
+	{ "shrinker-recount", v_onoff,
+	  "shrink_slab_memcg clears a bit on SHRINK_EMPTY, then barrier, recount and re-set "
+	  "(on); off removes the recount to show the lost bit it prevents",
+	  "demo (S1)", OFF(shrinker_recount) },
+	{ "on-demand-lock", v_onoff,
+	  "array-on-demand: the lock that keeps a unit install from being lost in a "
+	  "concurrent expansion copy (on); off shows the loss",
+	  "demo (001)", OFF(on_demand_lock) },
+	{ NULL, NULL, NULL, NULL, 0 },
+};
+
+static const struct msim_preset_desc presets[] = {
+	{ "mainline", "every variant at its mainline value", "" },
+	{ "thread-000", "thread 000: dying-memcg redirect for all hierarchies, RCU only when dying",
+	  "dying-redirect=all-rcu-on-dying" },
+	{ "thread-001", "thread 001: shrinker units on demand in an xarray",
+	  "shrinker-info=xarray" },
+	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters",
+	  "root-lruvec-read=node" },
+	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
+	  "rstat-propagate=continue" },
+	{ NULL, NULL, NULL },
+};
+
+const struct msim_variant_desc *msim_variant_table(void)
+{
+	return table;
+}
+
+const struct msim_preset_desc *msim_preset_table(void)
+{
+	return presets;
+}
+
+void msim_variants_init(struct msim_variants *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+static int *field(struct msim_variants *v, const struct msim_variant_desc *d)
+{
+	return (int *)((char *)v + d->offset);
+}
+
+static const struct msim_variant_desc *find(const char *name, size_t len)
+{
+	const struct msim_variant_desc *d;
+
+	for (d = table; d->name; d++)
+		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+			return d;
+	return NULL;
+}
+
+static void list_names(char *err, size_t errlen, const char *what, size_t len)
+{
+	const struct msim_variant_desc *d;
+	size_t n = (size_t)snprintf(err, errlen, "unknown variant '%.*s'; valid variants:",
+				    (int)len, what);
+
+	for (d = table; d->name && n < errlen; d++)
+		n += (size_t)snprintf(err + n, errlen - n, " %s", d->name);
+}
+
+static void list_values(char *err, size_t errlen, const struct msim_variant_desc *d,
+			const char *value)
+{
+	size_t n = (size_t)snprintf(err, errlen, "unknown value '%s' for %s; valid values:",
+				    value, d->name);
+
+	for (const char *const *p = d->values; *p && n < errlen; p++)
+		n += (size_t)snprintf(err + n, errlen - n, " %s", *p);
+}
+
+int msim_variant_set(struct msim_variants *v, const char *assignment, char *err, size_t errlen)
+{
+	const char *eq = assignment ? strchr(assignment, '=') : NULL;
+	const struct msim_variant_desc *d;
+	int i;
+
+	if (!eq) {
+		if (err && errlen)
+			snprintf(err, errlen, "variant '%s' is not of the form NAME=VALUE",
+				 assignment ? assignment : "(null)");
+		return -EINVAL;
+	}
+	d = find(assignment, (size_t)(eq - assignment));
+	if (!d) {
+		if (err && errlen)
+			list_names(err, errlen, assignment, (size_t)(eq - assignment));
+		return -EINVAL;
+	}
+	for (i = 0; d->values[i]; i++) {
+		if (!strcmp(d->values[i], eq + 1)) {
+			*field(v, d) = i;
+			return 0;
+		}
+	}
+	if (err && errlen)
+		list_values(err, errlen, d, eq + 1);
+	return -EINVAL;
+}
+
+int msim_preset_apply(struct msim_variants *v, const char *preset, char *err, size_t errlen)
+{
+	const struct msim_preset_desc *p;
+	char buf[256], *tok, *save = NULL;
+
+	for (p = presets; p->name; p++) {
+		if (strcmp(p->name, preset ? preset : ""))
+			continue;
+		msim_variants_init(v);
+		snprintf(buf, sizeof(buf), "%s", p->settings);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			int ret = msim_variant_set(v, tok, err, errlen);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	if (err && errlen) {
+		size_t n = (size_t)snprintf(err, errlen, "unknown preset '%s'; valid presets:",
+					    preset ? preset : "(null)");
+		for (p = presets; p->name && n < errlen; p++)
+			n += (size_t)snprintf(err + n, errlen - n, " %s", p->name);
+	}
+	return -EINVAL;
+}
+
+const char *msim_variant_get(const struct msim_variants *v, const char *name)
+{
+	const struct msim_variant_desc *d = name ? find(name, strlen(name)) : NULL;
+	int val;
+
+	if (!d)
+		return NULL;
+	val = *field((struct msim_variants *)v, d);
+	for (int i = 0; d->values[i]; i++)
+		if (i == val)
+			return d->values[i];
+	return "?";
+}
+
+size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len)
+{
+	const struct msim_variant_desc *d;
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (d = table; d->name; d++) {
+		int w = snprintf(len > n ? buf + n : NULL, len > n ? len - n : 0, "%s%s=%s",
+				 n ? "," : "", d->name, msim_variant_get(v, d->name));
+		n += (size_t)w;
+	}
+	return n;
+}

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memcgsim - run the race scenarios and benches of libmemcgsim.
+ *
+ * Exit status: 0 when the scenario behaved as expected, 1 when it did not, 2 on
+ * a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: memcgsim [--help] [--version] COMMAND [ARGS]\n"
+	      "\n"
+	      "commands:\n"
+	      "  list [--variants] [--json]   the race scenarios and benches (or the variant table)\n"
+	      "  race NAME [OPTIONS]          run a race scenario (see 'memcgsim race --help')\n"
+	      "  bench NAME [ARGS]            run a bench (see 'memcgsim bench NAME --help')\n"
+	      "  demo                         run every race under its default exploration\n"
+	      "\n"
+	      "Deterministic runs print their schedule; '--schedule STR' (or MSIM_SCHEDULE=STR)\n"
+	      "replays it exactly.\n",
+	      f);
+}
+
+static void race_usage(FILE *f)
+{
+	fputs("usage: memcgsim race NAME [OPTIONS]\n"
+	      "  --strategy S      script | random | pct | dfs (default: script if the race has one,\n"
+	      "                    else pct)\n"
+	      "  --runs N          runs to explore (random, pct) or schedules at most (dfs)\n"
+	      "  --seed S          first seed (run i uses S+i)\n"
+	      "  --depth D         PCT bug depth\n"
+	      "  --preemptions P   DFS preemption bound\n"
+	      "  --schedule STR    replay this schedule (implies the replay strategy)\n"
+	      "  --cpus N          simulated CPUs\n"
+	      "  --preset NAME     variant preset (memcgsim list --variants)\n"
+	      "  --variant N=V     set one variant (repeatable, applied after --preset)\n"
+	      "  --first           stop at the first violation\n"
+	      "  --json            print one JSON object\n"
+	      "exit: 0 behaved as expected, 1 did not, 2 usage error\n",
+	      f);
+}
+
+static int print_list(bool variants, bool json)
+{
+	if (variants) {
+		const struct msim_variant_desc *d = msim_variant_table();
+		const struct msim_preset_desc *p = msim_preset_table();
+		if (json)
+			fputs("{\"variants\": [", stdout);
+		for (; d->name; d++) {
+			if (json) {
+				printf("%s{\"name\": ", d == msim_variant_table() ? "" : ", ");
+				msim_json_str(stdout, d->name);
+				fputs(", \"values\": [", stdout);
+				for (const char *const *v = d->values; *v; v++) {
+					printf("%s", v == d->values ? "" : ", ");
+					msim_json_str(stdout, *v);
+				}
+				fputs("], \"meaning\": ", stdout);
+				msim_json_str(stdout, d->meaning);
+				fputs(", \"thread\": ", stdout);
+				msim_json_str(stdout, d->thread);
+				fputs("}", stdout);
+				continue;
+			}
+			printf("%-18s ", d->name);
+			for (const char *const *v = d->values; *v; v++)
+				printf("%s%s", v == d->values ? "" : "|", *v);
+			printf("  (thread %s)\n    %s\n", d->thread, d->meaning);
+		}
+		if (json) {
+			fputs("], \"presets\": [", stdout);
+			for (; p->name; p++) {
+				printf("%s{\"name\": ", p == msim_preset_table() ? "" : ", ");
+				msim_json_str(stdout, p->name);
+				fputs(", \"settings\": ", stdout);
+				msim_json_str(stdout, p->settings);
+				fputs("}", stdout);
+			}
+			fputs("]}\n", stdout);
+			return 0;
+		}
+		puts("\npresets:");
+		for (; p->name; p++)
+			printf("  %-12s %s%s%s\n", p->name, p->meaning, *p->settings ? ": " : "",
+			       p->settings);
+		return 0;
+	}
+	const struct msim_scenario *s[64];
+	const struct msim_bench *b[32];
+	size_t ns = msim_scenario_list(s, 64), nb = msim_bench_list(b, 32);
+	if (json) {
+		fputs("{\"races\": [", stdout);
+		for (size_t i = 0; i < ns; i++) {
+			fputs(i ? ", " : "", stdout);
+			msim_json_str(stdout, s[i]->name);
+		}
+		fputs("], \"benches\": [", stdout);
+		for (size_t i = 0; i < nb; i++) {
+			fputs(i ? ", " : "", stdout);
+			msim_json_str(stdout, b[i]->name);
+		}
+		fputs("]}\n", stdout);
+		return 0;
+	}
+	puts("races:");
+	for (size_t i = 0; i < ns; i++)
+		printf("  %-28s [%s] %s\n", s[i]->name, s[i]->thread, s[i]->summary);
+	puts("benches:");
+	for (size_t i = 0; i < nb; i++)
+		printf("  %-28s %s\n", b[i]->name, b[i]->summary);
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || v > max || arg[0] == '-') {
+		fprintf(stderr, "memcgsim: %s needs a whole number up to %llu, not '%s'\n", opt, max,
+			arg);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+struct race_cli {
+	struct msim_race_opts o;
+	struct msim_config cfg;
+	bool json, strategy_set;
+};
+
+static int parse_race_opts(int argc, char **argv, struct race_cli *c)
+{
+	static const struct option longopts[] = {
+		{ "strategy", required_argument, NULL, 's' }, { "runs", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 'S' },     { "depth", required_argument, NULL, 'd' },
+		{ "preemptions", required_argument, NULL, 'p' },
+		{ "schedule", required_argument, NULL, 'x' }, { "cpus", required_argument, NULL, 'c' },
+		{ "preset", required_argument, NULL, 'P' },   { "variant", required_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },           { "first", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	};
+	char err[512];
+	unsigned long long v;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			if (msim_strategy_parse(optarg, &c->o.strategy) ||
+			    c->o.strategy == MSIM_STRAT_REPLAY) {
+				fprintf(stderr, "memcgsim: unknown strategy '%s' (script, random, pct, dfs)\n",
+					optarg);
+				return -EINVAL;
+			}
+			c->strategy_set = true;
+			break;
+		case 'r':
+			if (parse_uint("--runs", optarg, 100000000, &v))
+				return -EINVAL;
+			c->o.runs = (unsigned int)v;
+			break;
+		case 'S':
+			if (parse_uint("--seed", optarg, ~0ULL, &v))
+				return -EINVAL;
+			c->o.seed = v;
+			break;
+		case 'd':
+			if (parse_uint("--depth", optarg, 64, &v) || !v)
+				return -EINVAL;
+			c->o.depth = (unsigned int)v;
+			break;
+		case 'p':
+			if (parse_uint("--preemptions", optarg, 64, &v))
+				return -EINVAL;
+			c->o.preemptions = (unsigned int)v;
+			break;
+		case 'x':
+			c->o.schedule = optarg;
+			c->o.strategy = MSIM_STRAT_REPLAY;
+			c->strategy_set = true;
+			break;
+		case 'c':
+			if (parse_uint("--cpus", optarg, MSIM_MAX_CPUS, &v) || !v)
+				return -EINVAL;
+			c->o.cpus = (unsigned int)v;
+			break;
+		case 'P':
+			if (msim_preset_apply(&c->cfg.variants, optarg, err, sizeof(err))) {
+				fprintf(stderr, "memcgsim: %s\n", err);
+				return -EINVAL;
+			}
+			break;
+		case 'V':
+			if (msim_variant_set(&c->cfg.variants, optarg, err, sizeof(err))) {
+				fprintf(stderr, "memcgsim: %s\n", err);
+				return -EINVAL;
+			}
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'f':
+			c->o.stop_at_first = true;
+			break;
+		case 'h':
+			race_usage(stdout);
+			exit(0);
+		default:
+			race_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cmd_race(int argc, char **argv)
+{
+	struct race_cli c;
+	struct msim_race_result *res;
+	const struct msim_scenario *s;
+	char err[512] = "";
+
+	memset(&c, 0, sizeof(c));
+	c.o.preemptions = (unsigned int)-1;
+	msim_config_init(&c.cfg);
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			race_usage(stdout);
+			return 0;
+		}
+		race_usage(stderr);
+		return 2;
+	}
+	s = msim_scenario_find(argv[1]);
+	if (!s) {
+		fprintf(stderr, "memcgsim: no race named '%s' (memcgsim list)\n", argv[1]);
+		return 2;
+	}
+	if (parse_race_opts(argc - 1, argv + 1, &c))
+		return 2;
+	if (optind < argc - 1) {
+		fprintf(stderr, "memcgsim: unexpected argument '%s'\n", argv[optind + 1]);
+		return 2;
+	}
+	if (!c.strategy_set)
+		c.o.strategy = s->script ? MSIM_STRAT_SCRIPT : MSIM_STRAT_PCT;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return 1;
+	int ret = msim_race_run(s, &c.cfg, &c.o, res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
+		free(res);
+		return ret == -EINVAL ? 2 : 1;
+	}
+	if (c.json)
+		msim_race_print_json(stdout, res);
+	else
+		msim_race_print_text(stdout, res);
+	ret = res->behaved_as_expected ? 0 : 1;
+	free(res);
+	return ret;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		const struct msim_bench *b[32];
+		size_t n = msim_bench_list(b, 32);
+		fputs("usage: memcgsim bench NAME [ARGS]   (memcgsim bench NAME --help)\nbenches:\n",
+		      argc < 2 ? stderr : stdout);
+		for (size_t i = 0; i < n; i++)
+			fprintf(argc < 2 ? stderr : stdout, "  %-24s %s\n", b[i]->name, b[i]->summary);
+		return argc < 2 ? 2 : 0;
+	}
+	const struct msim_bench *b = msim_bench_find(argv[1]);
+	if (!b) {
+		fprintf(stderr, "memcgsim: no bench named '%s' (memcgsim bench --help)\n", argv[1]);
+		return 2;
+	}
+	return b->main(argc - 1, argv + 1);
+}
+
+/* `make run`: every race under its default strategy, then each explorer. */
+static int cmd_demo(int argc, char **argv)
+{
+	const struct msim_scenario *s[64];
+	size_t n = msim_scenario_list(s, 64);
+	int bad = 0;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: memcgsim demo\nRuns every race scenario: its scripted narrative (if it has "
+		     "one) and a PCT exploration, and says whether each behaved as expected.");
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		enum msim_strategy strat[2] = { MSIM_STRAT_SCRIPT, MSIM_STRAT_PCT };
+		for (int k = 0; k < 2; k++) {
+			if (strat[k] == MSIM_STRAT_SCRIPT && !s[i]->script)
+				continue;
+			struct msim_race_opts o = { .strategy = strat[k], .seed = 1,
+						    .preemptions = (unsigned int)-1 };
+			struct msim_race_result *res = calloc(1, sizeof(*res));
+			struct msim_config cfg;
+			char err[512] = "";
+			if (!res)
+				return 1;
+			msim_config_init(&cfg);
+			fprintf(stderr, "memcgsim demo: %s (%s)...\n", s[i]->name,
+				msim_strategy_name(strat[k]));
+			if (msim_race_run(s[i], &cfg, &o, res, err, sizeof(err))) {
+				fprintf(stdout, "race %s: %s\n", s[i]->name, err);
+				bad++;
+			} else {
+				msim_race_print_text(stdout, res);
+				bad += !res->behaved_as_expected;
+			}
+			putchar('\n');
+			free(res);
+		}
+	}
+	printf("demo: %zu races, %d not as expected\n", n, bad);
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		puts("memcgsim " MEMCGSIM_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(cmd, "list")) {
+		bool variants = false, json = false;
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--variants"))
+				variants = true;
+			else if (!strcmp(argv[i], "--json"))
+				json = true;
+			else if (!strcmp(argv[i], "--help")) {
+				puts("usage: memcgsim list [--variants] [--json]");
+				return 0;
+			} else {
+				fprintf(stderr, "memcgsim: list: unknown option '%s'\n", argv[i]);
+				return 2;
+			}
+		}
+		return print_list(variants, json);
+	}
+	if (!strcmp(cmd, "race"))
+		return cmd_race(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return cmd_demo(argc - 1, argv + 1);
+	fprintf(stderr, "memcgsim: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}
