@@ -83,6 +83,13 @@ struct msim_memcg_hooks {
  */
 int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks);
 
+/*
+ * The slot of the hook set registered under name, or -ENOENT. Lets a hook set that
+ * is registered after the root exists find its slot while its hooks run on the
+ * root during msim_memcg_register_hooks() (the slot is not returned yet then).
+ */
+int msim_memcg_hooks_slot(struct msim *m, const char *name);
+
 /* Per-memcg private data of the hook set that owns slot. */
 void **msim_memcg_slot(struct msim_memcg *memcg, int slot);
 
@@ -142,6 +149,13 @@ int msim_memcg_kmemcg_id(const struct msim_memcg *memcg);
  */
 struct msim_memcg *msim_mem_cgroup_iter(struct msim_memcg *root, struct msim_memcg *prev);
 void msim_mem_cgroup_iter_break(struct msim_memcg *root, struct msim_memcg *prev);
+
+/*
+ * Wait until every memcg whose last reference is gone has been released and freed
+ * (css_released and css_free hooks run, FREED): msim_rcu_barrier() until no release
+ * or free callback is in flight. Deterministic mode: from the driver, or a task.
+ */
+void msim_memcg_drain(struct msim *m);
 
 /* Counts over the host (for tests and reports). */
 struct msim_memcg_counts {

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memcg_internal.h - struct msim_memcg and the per-host tree state, shared by
+ * src/memcg/tree.c (lifecycle), css.c (references), id.c (private ids) and
+ * iter.c (mem_cgroup_iter). Layers above memcg use include/memcgsim/memcg.h only;
+ * tests may include this header for the debug checks (msim__memcg_check()).
+ *
+ * Locking (the model's cgroup_mutex):
+ *   The tree lock is a raw spinlock with no yield point inside any of its
+ *   critical sections. It protects the children lists (writers), the state
+ *   transitions that mkdir/rmdir decide on (ONLINE -> DYING, live-children
+ *   counts), the hook table and the host's list of all memcgs. Because no
+ *   critical section yields, in deterministic mode nobody can ever find it held
+ *   (asserted), and it may be taken from any context: tasks, the driver, and RCU
+ *   callbacks (release and free run there). Hooks always run with it dropped.
+ *   Simplification (kernel: cgroup_mutex is held across css_alloc/online/offline
+ *   /released): subsystems serialise their hooks with their own locks.
+ *
+ * Readers: the children lists are RCU lists (first_child / next_sibling are
+ * published with release stores and read with acquire loads under
+ * msim_rcu_read_lock()); a node keeps its next_sibling when unlinked, and the
+ * iterator falls back to the serial order for unlinked nodes, as the kernel's
+ * css_next_child() does for CSS_RELEASED ones.
+ */
+#ifndef MSIM_MEMCG_INTERNAL_H
+#define MSIM_MEMCG_INTERNAL_H
+
+#include <assert.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <memcgsim/idr.h>
+#include <memcgsim/kmem.h>
+#include <memcgsim/memcg.h>
+#include <memcgsim/sync.h>
+
+/*
+ * Debug builds keep freed memcgs poisoned in a quarantine (freed at
+ * msim_destroy()) so that a use through a stale handle is caught by the magic
+ * check instead of reading reused memory.
+ */
+#ifndef NDEBUG
+#define MSIM__MEMCG_QUARANTINE 1
+#else
+#define MSIM__MEMCG_QUARANTINE 0
+#endif
+
+#define MSIM__MEMCG_MAGIC 0x6d656d6367726f75ULL  /* "memcgrou" */
+#define MSIM__MEMCG_POISON 0x6b6b6b6b66726565ULL /* "kkkkfree" */
+
+/*
+ * Kernel struct sizes charged to the kernel-memory model (x86_64, SLUB, a
+ * distribution config; see docs/memcg.md): the kernel allocates struct mem_cgroup
+ * and struct mem_cgroup_per_node from dedicated caches ("mem_cgroup",
+ * "mem_cgroup_per_node", SLAB_HWCACHE_ALIGN) since the 2025 series
+ * "mm/memcg: use kmem_cache when alloc memcg" (commits 97e4fc4b35dc, 1b6a58e205ed),
+ * whose ftrace output gives bytes_req=2312 for struct mem_cgroup with one node
+ * (2304 + 8 per nodeinfo[] pointer) and 2896 for struct mem_cgroup_per_node.
+ * Objects are rounded up to a 64-byte cache line (2368 and 2944, as traced).
+ */
+#define MSIM__MEM_CGROUP_BASE_BYTES 2304
+#define MSIM__MEM_CGROUP_PER_NODE_PTR 8
+#define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
+#define MSIM__CACHE_LINE 64
+
+/* ---- the tree lock ---- */
+
+struct msim__rawlock {
+	int locked;
+	bool det;   /* deterministic host: contention is a bug (a yield inside) */
+};
+
+static inline void msim__raw_lock(struct msim__rawlock *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		/* No critical section yields, so one thread can never see it held. */
+		assert(!l->det && "memcg tree lock held across a yield point");
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			sched_yield();
+	}
+}
+
+static inline void msim__raw_unlock(struct msim__rawlock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- one memcg ---- */
+
+struct msim__memcg_host;
+
+struct msim_memcg {
+	uint64_t magic;                  /* MSIM__MEMCG_MAGIC while not freed */
+	struct msim__memcg_host *h;
+	struct msim_memcg *parent;       /* immutable; NULL for root */
+	/* RCU list of children (writers under the tree lock). */
+	struct msim_memcg *first_child;  /* acquire/release */
+	struct msim_memcg *next_sibling; /* acquire/release; kept when unlinked */
+	struct msim_memcg *prev_sibling; /* tree lock */
+	struct msim_memcg *last_child;   /* tree lock */
+	bool linked;                     /* on parent's list (tree lock; read atomically) */
+	/* Host list of every memcg not yet freed, in link order (tree lock). */
+	struct msim_memcg *all_next, *all_prev;
+	bool on_all;
+	bool counted;                    /* mkdir completed: in the state totals */
+
+	int state;                       /* enum msim_memcg_state, atomic */
+	long css_refcnt;                 /* atomic; 0 = released */
+	unsigned int nr_live_children;   /* children ONLINE or DYING (tree lock) */
+	unsigned short id;               /* private id, atomic; 0 once removed */
+	long id_ref;                     /* atomic */
+	int kmemcg_id;                   /* -1 root / before online */
+	unsigned int level;
+	uint64_t serial;
+	char *name;
+
+	/* Which hook sets ran css_alloc / css_online on this memcg (bit = slot). */
+	uint32_t alloc_mask, online_mask;
+	void *slots[MSIM_MEMCG_MAX_SLOTS];
+
+	/* Kernel memory this memcg stands for. */
+	void *kmem_memcg;                /* "mem_cgroup" cache object */
+	void **kmem_pn;                  /* per node, "mem_cgroup_per_node" objects */
+
+	struct msim_rcu_head release_rcu; /* css_release_work stand-in */
+	struct msim_rcu_head free_rcu;    /* css_free_rwork */
+	struct msim_memcg *quarantine_next;
+};
+
+/* ---- per host ---- */
+
+struct msim__memcg_host {
+	struct msim *m;
+	struct msim__rawlock lock;       /* the tree lock (see top) */
+	struct msim_lock root_lock;      /* first msim_root_mem_cgroup() only */
+	struct msim_memcg *root;         /* atomic */
+	struct msim_idr ids;             /* kernel: mem_cgroup_ids (xarray) */
+	struct msim_kmem_cache *memcg_cache, *pn_cache;
+
+	unsigned int nr_hooks;
+	struct msim_memcg_hooks hooks[MSIM_MEMCG_MAX_SLOTS];
+	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS]; /* slots by ascending order */
+
+	uint64_t next_serial;            /* tree lock */
+	struct msim_memcg *all_head, *all_tail;
+
+	/* Statistics (atomic). */
+	unsigned long nr_state[MSIM_MEMCG_FREED + 1];
+	unsigned long freed_total, created_total;
+	long rcu_pending;                /* release/free callbacks in flight */
+	struct msim_memcg *quarantine;   /* atomic push */
+	bool destroying;
+};
+
+/* A marker stored at a reserved private id until online publishes the memcg. */
+extern long msim__memcg_id_reserved;
+
+/* Debug check: memcg is a live (not freed) memcg handle. */
+bool msim__memcg_check(const struct msim_memcg *memcg);
+/* True when freed memcgs are quarantined (debug builds): stale handles are checkable. */
+bool msim__memcg_quarantine_enabled(void);
+
+#define MSIM__MEMCG_ASSERT(memcg) assert(msim__memcg_check(memcg) && "bad or freed memcg handle")
+
+/* tree.c */
+struct msim__memcg_host *msim__memcg_host_get(struct msim *m);
+void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s);
+void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine);
+void msim__memcg_all_list_del(struct msim_memcg *memcg);
+void msim__memcg_unlink(struct msim_memcg *memcg);
+/* css.c: the last reference went: queue release (css_release). */
+void msim__memcg_release(struct msim_memcg *memcg);
+/* css.c: css_released / css_free hooks, descending order, sets that allocated. */
+void msim__memcg_run_released(struct msim_memcg *memcg);
+void msim__memcg_run_free(struct msim_memcg *memcg);
+/* id.c */
+int msim__memcg_id_reserve(struct msim_memcg *memcg);
+void msim__memcg_id_publish(struct msim_memcg *memcg);
+void msim__memcg_id_unreserve(struct msim_memcg *memcg);
+
+static inline int msim__memcg_state_load(const struct msim_memcg *memcg)
+{
+	return __atomic_load_n(&memcg->state, __ATOMIC_ACQUIRE);
+}
+
+#endif /* MSIM_MEMCG_INTERNAL_H */
