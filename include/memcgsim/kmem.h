@@ -47,6 +47,31 @@ struct msim_kmem_cache;
 
 /* A dedicated cache of objects of size bytes (slab order chosen like SLUB for nr_cpus). */
 struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const char *name, size_t size);
+
+/*
+ * Cache flags that change the slot size the way SLUB's calculate_sizes() does:
+ *  - MSIM_SLAB_HWCACHE_ALIGN: objects aligned to a 64-byte cache line;
+ *  - MSIM_SLAB_FREEPTR_OUTSIDE: the cache has a constructor (or is
+ *    SLAB_TYPESAFE_BY_RCU), so the free pointer may not overlay the object and
+ *    SLUB adds a word after it (radix_tree_node: 576-byte object, 584-byte slot).
+ */
+#define MSIM_SLAB_HWCACHE_ALIGN 0x1u
+#define MSIM_SLAB_FREEPTR_OUTSIDE 0x2u
+struct msim_kmem_cache *msim_kmem_cache_create_flags(struct msim *m, const char *name,
+						     size_t size, unsigned int flags);
+/*
+ * The host's cache called name, created on first use (with size and flags). Returns
+ * NULL (errno EINVAL) if a cache of that name exists with another size or flags.
+ * Lets library code (the xarray's "radix_tree_node") share one cache per host.
+ */
+struct msim_kmem_cache *msim_kmem_cache_find_or_create(struct msim *m, const char *name,
+						       size_t size, unsigned int flags);
+
+/*
+ * SLUB's slab order for objects occupying slot_size bytes on a host with nr_cpus
+ * CPUs (kernel: mm/slub.c calculate_order()); docs/kmem.md derives the rule.
+ */
+unsigned int msim_slub_calculate_order(size_t slot_size, unsigned int nr_cpus);
 void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c);
 void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner);
 void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p);
@@ -55,6 +80,7 @@ void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void 
 struct msim_kmem_cache_info {
 	const char *name;
 	size_t object_size;
+	size_t slot_size;        /* object_size aligned, plus an outside free pointer */
 	unsigned int order;
 	unsigned int objects_per_slab;
 	size_t slab_bytes;
@@ -74,8 +100,13 @@ struct msim_kmem_totals {
 };
 void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out);
 
-/* Bytes currently charged to owner (kmalloc plus cache objects at their packed share). */
+/*
+ * Bytes currently charged to owner (kmalloc plus cache objects at their packed
+ * share, slab_bytes / objects_per_slab each, rounded to the nearest byte).
+ */
 uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner);
+/* Per-CPU bytes charged to owner (not part of msim_kmem_owner_bytes). */
+uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner);
 
 /* Resident set size of this process, bytes (the simulator's own cost). */
 uint64_t msim_kmem_process_rss(void);

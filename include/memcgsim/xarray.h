@@ -35,8 +35,11 @@ struct msim_xarray;
 typedef void (*msim_xa_update_fn)(struct msim_xarray *xa, struct msim_xa_node *node,
 				  unsigned int count, void *arg);
 
+struct msim_kmem_cache;
+
 struct msim_xarray {
 	struct msim *host;
+	struct msim_kmem_cache *node_cache; /* the host's "radix_tree_node" cache */
 	struct msim_lock lock;
 	void *head;                 /* entry (index 0 only) or node; RCU-published */
 	unsigned long nr_nodes;
@@ -63,6 +66,43 @@ void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, in
 
 /* Store only if the slot is empty: returns 0, or -EBUSY if occupied. */
 int msim_xa_insert(struct msim_xarray *xa, unsigned long index, void *entry);
+
+/*
+ * Entries: any pointer aligned to 4, or a value entry (kernel: xa_mk_value(),
+ * an integer shifted left with the low bit set, as shadow entries are). Entries
+ * whose low two bits are 10 are the xarray's own (internal) and are refused with
+ * -EINVAL. Storing NULL erases.
+ */
+static inline void *msim_xa_mk_value(unsigned long v)
+{
+	return (void *)((v << 1) | 1UL);
+}
+
+static inline bool msim_xa_is_value(const void *entry)
+{
+	return ((unsigned long)entry & 1UL) != 0;
+}
+
+static inline unsigned long msim_xa_to_value(const void *entry)
+{
+	return (unsigned long)entry >> 1;
+}
+
+/* __xa_store / __xa_erase / __xa_insert: the caller holds xa->lock. */
+void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
+void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index);
+int msim_xa_insert_locked(struct msim_xarray *xa, unsigned long index, void *entry);
+
+/*
+ * A node as the update hook sees it (xa lock held): present slots, value
+ * entries among them (the workingset's "only shadows" test, count == nr_values),
+ * the xarray it belongs to, its level, and the first index it covers.
+ */
+unsigned int msim_xa_node_count(const struct msim_xa_node *node);
+unsigned int msim_xa_node_nr_values(const struct msim_xa_node *node);
+struct msim_xarray *msim_xa_node_array(const struct msim_xa_node *node);
+unsigned int msim_xa_node_shift(const struct msim_xa_node *node);
+unsigned long msim_xa_node_index(const struct msim_xa_node *node);
 
 /* Erase index; returns the old entry. Empty nodes are freed after a grace period. */
 void *msim_xa_erase(struct msim_xarray *xa, unsigned long index);
