@@ -114,17 +114,20 @@ static int part_counter(void)
 	printf("cgroups: rmdir /a with a child: %s\n", ret == -EBUSY ? "-EBUSY" : "unexpected");
 	expect(ret == -EBUSY, "rmdir /a with a live child returns -EBUSY");
 
-	/* 8 tasks on 4 CPUs bump the counter under the PCT scheduler. */
+	/*
+	 * 8 tasks on 4 CPUs bump the counter under the PCT scheduler. The strategy is
+	 * set after the tasks exist: PCT gives every task its priority then.
+	 */
 	struct msim_sched_opts so = {
 		.strategy = MSIM_STRAT_PCT, .seed = EXPLORE_SEED, .pct_depth = 3,
 	};
-	ret = msim_sched_set(m, &so);
-	expect(ret == 0, "msim_sched_set(PCT)");
 	msim_atomic_long_set(&hits, 0);
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
 		for (int t = 0; t < TASKS_PER_CPU; t++)
 			if (!msim_task_create(m, "adder", cpu, add_hits, NULL))
 				expect(false, "msim_task_create");
+	ret = msim_sched_set(m, &so);
+	expect(ret == 0, "msim_sched_set(PCT)");
 	ret = msim_run(m);
 	long total = msim_atomic_long_read(&hits);
 	printf("tasks: %d on %d CPUs, atomic counter=%ld (expected %d)\n",
@@ -221,8 +224,12 @@ static int part_race(void)
 	ret = msim_explore(&target, &cfg, &eo, &res[0]);
 	expect(ret == 0, "msim_explore(RANDOM)");
 	expect(res[0].violations > 0, "the explorer finds a lost update");
-	printf("race: lost update %s within %d runs (seed %d)\n",
-	       res[0].violations ? "found" : "NOT found", EXPLORE_RUNS, EXPLORE_SEED);
+	if (res[0].violations)
+		printf("race: lost update found in run %d of at most %d (random, seed %d)\n",
+		       res[0].first_violation_run + 1, EXPLORE_RUNS, EXPLORE_SEED);
+	else
+		printf("race: lost update NOT found in %u runs (random, seed %d)\n",
+		       res[0].runs, EXPLORE_SEED);
 	if (res[0].violations)
 		printf("race: %s; schedule %s\n", res[0].why, res[0].schedule);
 
