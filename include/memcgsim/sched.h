@@ -66,7 +66,8 @@ struct msim_sched_opts {
 };
 
 /*
- * Set the strategy of a deterministic host before msim_run(). The environment
+ * Set the strategy of a deterministic host before msim_run(), after creating its
+ * tasks (PCT gives each task a priority). The environment
  * variable MSIM_SCHEDULE, when set, overrides any strategy with REPLAY of its
  * value (so a failing test can be replayed without editing it).
  */
@@ -78,6 +79,12 @@ const char *msim_schedule_string(struct msim *m);
 /* Number of steps taken (picks made) so far, and context switches between tasks. */
 uint64_t msim_sched_steps(const struct msim *m);
 uint64_t msim_sched_switches(const struct msim *m);
+
+/*
+ * A hash of the run's trace: every step's pick and the yield point (or exit) at
+ * which it stopped. Equal hashes mean the same trace (replay tests compare them).
+ */
+uint64_t msim_sched_trace_hash(const struct msim *m);
 
 /* True when a REPLAY run diverged from its string (a pick was not enabled). */
 bool msim_sched_replay_diverged(const struct msim *m);

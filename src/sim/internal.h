@@ -110,6 +110,7 @@ struct msim_sched {
 	struct msim_sched_opts opts;
 	uint64_t rng;
 	uint64_t steps, switches;
+	uint64_t trace_hash;      /* of every step's pick and stopping point */
 	int last_pick;            /* task idx or MSIM_PICK_R; -2 before the first pick */
 	int current;              /* the task that ran last (for preemption), -1 none */
 	/* Schedule string, run-length encoded as it is built. */

@@ -369,13 +369,34 @@ static unsigned int choose(struct msim *m, const struct options *o)
 	}
 }
 
+/* FNV-1a over (pick, the point the task stopped at): two runs with the same hash
+ * took the same steps and stopped at the same places. */
+static void trace_mix(struct msim_sched *s, int pick, const char *point)
+{
+	uint64_t h = s->trace_hash ? s->trace_hash : 0xcbf29ce484222325ULL;
+
+	h = (h ^ (uint64_t)(pick + 2)) * 0x100000001b3ULL;
+	for (; point && *point; point++)
+		h = (h ^ (unsigned char)*point) * 0x100000001b3ULL;
+	s->trace_hash = h;
+}
+
 static void do_pick(struct msim *m, int pick)
 {
 	msim__sched_record(m, pick);
-	if (pick == MSIM_PICK_R)
+	if (pick == MSIM_PICK_R) {
 		msim__rcu_det_step(m);
-	else
-		msim__resume(m, m->task_vec[pick]);
+		trace_mix(&m->sched, pick, "R");
+		return;
+	}
+	struct msim_task *t = m->task_vec[pick];
+	msim__resume(m, t);
+	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
+}
+
+uint64_t msim_sched_trace_hash(const struct msim *m)
+{
+	return m->sched.trace_hash;
 }
 
 static void deadlock_report(struct msim *m)

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * toy-rcu-reader: a reader parked inside a read-side section while a writer
+ * unpublishes the object and frees it after a grace period.
+ *
+ *   CPU 0 (reader)                  CPU 1 (writer)
+ *   --------------                  --------------
+ *   rcu_read_lock()
+ *   p = rcu_dereference(gp)
+ *                                   old = gp; rcu_assign_pointer(gp, new)
+ *                                   synchronize_rcu()    ... waits
+ *   use p->value (still valid)
+ *   rcu_read_unlock()
+ *                                   (grace period ends)  free(old)
+ *
+ * The invariant: the reader never sees a freed object. A second writer path
+ * frees with call_rcu, whose callback the explorer may run as early as the rules
+ * allow. The object is "freed" by poisoning it and moving it to a quarantine
+ * that teardown releases, so a violation is a checkable state rather than
+ * undefined behaviour (ASan builds also see real frees at teardown).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "scenario.h"
+
+#define LIVE 0x11feL
+#define POISON 0xdeadL
+
+struct obj {
+	long value;
+	struct msim_rcu_head rcu;
+	struct obj *quarantine;
+};
+
+struct toy_rcu {
+	void *gp;                   /* struct obj *, RCU-published */
+	struct obj *quarantine;
+	long seen[2];               /* what the readers read */
+	struct msim_lock update_lock; /* writers serialise, as kernel updaters do */
+	struct msim_task *tasks[4];
+};
+
+static struct toy_rcu *cb_state; /* one scenario at a time per process */
+
+static void obj_free(struct toy_rcu *s, struct obj *o)
+{
+	o->value = POISON;
+	o->quarantine = s->quarantine;
+	s->quarantine = o;
+}
+
+static void reader_fn(void *arg)
+{
+	struct toy_rcu *s = arg;
+	int me = msim_current_task() == s->tasks[0] ? 0 : 1;
+
+	msim_rcu_read_lock();
+	struct obj *p = msim_rcu_dereference(&s->gp);
+	msim_yield("toy.reader.inside");
+	s->seen[me] = p ? __atomic_load_n(&p->value, __ATOMIC_RELAXED) : LIVE;
+	msim_rcu_read_unlock();
+}
+
+static struct obj *obj_new(long v)
+{
+	struct obj *o = calloc(1, sizeof(*o));
+
+	if (o)
+		o->value = v;
+	return o;
+}
+
+static void writer_sync_fn(void *arg)
+{
+	struct toy_rcu *s = arg;
+	msim_lock(&s->update_lock);
+	struct obj *old = msim_rcu_dereference(&s->gp);
+	msim_rcu_assign_pointer(&s->gp, obj_new(LIVE));
+	msim_unlock(&s->update_lock);
+	msim_synchronize_rcu();
+	obj_free(s, old);
+}
+
+static void free_cb(struct msim_rcu_head *h)
+{
+	obj_free(cb_state, msim_container_of(h, struct obj, rcu));
+}
+
+static void writer_callrcu_fn(void *arg)
+{
+	struct toy_rcu *s = arg;
+	msim_lock(&s->update_lock);
+	struct obj *old = msim_rcu_dereference(&s->gp);
+	msim_rcu_assign_pointer(&s->gp, obj_new(LIVE));
+	msim_unlock(&s->update_lock);
+	msim_call_rcu(&old->rcu, free_cb);
+}
+
+static int rcu_setup(struct msim *m, void **state, void *arg)
+{
+	struct toy_rcu *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	cb_state = s;
+	msim_lock_init(&s->update_lock, "toy_update_lock");
+	s->gp = obj_new(LIVE);
+	s->tasks[0] = msim_task_create(m, "reader0", 0, reader_fn, s);
+	s->tasks[1] = msim_task_create(m, "writer-sync", 1, writer_sync_fn, s);
+	s->tasks[2] = msim_task_create(m, "reader1", 2 % msim_nr_cpus(m), reader_fn, s);
+	s->tasks[3] = msim_task_create(m, "writer-call-rcu", 3 % msim_nr_cpus(m),
+				       writer_callrcu_fn, s);
+	*state = s;
+	return s->gp && s->tasks[3] ? 0 : -ENOMEM;
+}
+
+static bool rcu_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct toy_rcu *s = state;
+
+	for (int i = 0; i < 2; i++) {
+		if (s->seen[i] != LIVE) {
+			snprintf(why, len, "reader%d read a freed object (value %#lx)", i, s->seen[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void rcu_teardown(struct msim *m, void *state)
+{
+	struct toy_rcu *s = state;
+
+	if (!s)
+		return;
+	while (s->quarantine) {
+		struct obj *o = s->quarantine;
+		s->quarantine = o->quarantine;
+		free(o);
+	}
+	free(s->gp);
+	msim_lock_destroy(&s->update_lock);
+	free(s);
+	cb_state = NULL;
+}
+
+static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	struct msim *m;
+	void *state;
+	char err[256];
+	int ret = msim_create(cfg, &m, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	msim_set_current_host(m);
+	ret = rcu_setup(m, &state, NULL);
+	struct toy_rcu *s = state;
+	/* Park reader0 inside its section, then let the writer try to free. */
+	if (!ret)
+		ret = msim_run_until(m, s->tasks[0], "toy.reader.inside", 1);
+	if (!ret) {
+		msim_step(m, s->tasks[1], 100);        /* runs until it blocks in synchronize_rcu */
+		bool blocked = !msim_task_done(s->tasks[1]);
+		bool gp_ended = msim_rcu_step(m);      /* must not end: reader0 is inside */
+		msim_scn_fig_bool(rep, "writer_blocked_while_reader_inside", blocked);
+		msim_scn_fig_bool(rep, "grace_period_ended_early", gp_ended);
+		ret = msim_run(m);
+		rep->violated = !blocked || gp_ended || rcu_check(m, s, err, sizeof(err));
+		msim_scn_trace(rep, "%s", rep->violated ? "a reader saw freed memory" :
+				"the free waited for the reader");
+		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
+	}
+	rcu_teardown(m, state);
+	msim_destroy(m);
+	return ret;
+}
+
+static bool rcu_expect(const struct msim_config *cfg)
+{
+	return false; /* RCU keeps the object alive in every schedule */
+}
+
+static const struct msim_scenario toy_rcu_reader = {
+	.name = "toy-rcu-reader",
+	.summary = "a reader parked in a read-side section while a writer unpublishes and frees",
+	.thread = "toy",
+	.default_runs = 500,
+	.default_depth = 3,
+	.default_preemptions = 2,
+	.default_dfs_runs = 5000,
+	.expect_violation = rcu_expect,
+	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
+		    .teardown = rcu_teardown },
+	.script = rcu_script,
+};
+MSIM_SCENARIO(toy_rcu_reader)
