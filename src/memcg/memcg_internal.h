@@ -57,12 +57,11 @@
  * "mm/memcg: use kmem_cache when alloc memcg" (commits 97e4fc4b35dc, 1b6a58e205ed),
  * whose ftrace output gives bytes_req=2312 for struct mem_cgroup with one node
  * (2304 + 8 per nodeinfo[] pointer) and 2896 for struct mem_cgroup_per_node.
- * Objects are rounded up to a 64-byte cache line (2368 and 2944, as traced).
+ * The caches are SLAB_HWCACHE_ALIGN, so slots are 2368 and 2944 bytes, as traced.
  */
 #define MSIM__MEM_CGROUP_BASE_BYTES 2304
 #define MSIM__MEM_CGROUP_PER_NODE_PTR 8
 #define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
-#define MSIM__CACHE_LINE 64
 
 /* ---- the tree lock ---- */
 

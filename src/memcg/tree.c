@@ -19,11 +19,6 @@
 
 static void memcg_host_destroy(struct msim *m, void *arg);
 
-static size_t round_up_line(size_t n)
-{
-	return (n + MSIM__CACHE_LINE - 1) & ~(size_t)(MSIM__CACHE_LINE - 1);
-}
-
 static struct msim__memcg_host *memcg_host_new(struct msim *m)
 {
 	struct msim__memcg_host *h = calloc(1, sizeof(*h));
@@ -38,9 +33,11 @@ static struct msim__memcg_host *memcg_host_new(struct msim *m)
 	/* kernel: mem_cgroup_init(): struct_size(memcg, nodeinfo, nr_node_ids). */
 	memcg_bytes = MSIM__MEM_CGROUP_BASE_BYTES +
 		      MSIM__MEM_CGROUP_PER_NODE_PTR * (size_t)msim_nr_nodes(m);
-	h->memcg_cache = msim_kmem_cache_create(m, "mem_cgroup", round_up_line(memcg_bytes));
-	h->pn_cache = msim_kmem_cache_create(m, "mem_cgroup_per_node",
-					     round_up_line(MSIM__MEM_CGROUP_PER_NODE_BYTES));
+	h->memcg_cache = msim_kmem_cache_create_flags(m, "mem_cgroup", memcg_bytes,
+						      MSIM_SLAB_HWCACHE_ALIGN);
+	h->pn_cache = msim_kmem_cache_create_flags(m, "mem_cgroup_per_node",
+						   MSIM__MEM_CGROUP_PER_NODE_BYTES,
+						   MSIM_SLAB_HWCACHE_ALIGN);
 	return h;
 }
 
