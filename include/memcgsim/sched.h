@@ -153,6 +153,7 @@ struct msim_explore_result {
 	int first_violation_run;          /* -1 if none */
 	uint64_t first_violation_seed;
 	char schedule[4096];              /* schedule of the first violation, else of the last run */
+	uint64_t trace_hash;              /* msim_sched_trace_hash() of that same run */
 	char why[512];                    /* check()'s reason, or the deadlock report head */
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
 	bool exhausted;                   /* DFS: the bounded space was fully explored */

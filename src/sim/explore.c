@@ -108,6 +108,7 @@ static void note_violation(struct msim_explore_result *res, struct msim *m, unsi
 	res->first_violation_seed = seed;
 	res->deadlocked = deadlocked;
 	snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
+	res->trace_hash = msim_sched_trace_hash(m);
 	snprintf(res->why, sizeof(res->why), "%s", why);
 }
 
@@ -160,8 +161,10 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 				 (unsigned long long)msim_sched_steps(m));
 			note_violation(res, m, run, seed, why, false);
 		}
-		if (res->first_violation_run < 0)
+		if (res->first_violation_run < 0) {
 			snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
+			res->trace_hash = msim_sched_trace_hash(m);
+		}
 		bool more = true;
 		if (o->strategy == MSIM_STRAT_DFS)
 			more = dfs_next(&d, &m->sched, o->preemptions);
