@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flush.c - the memcg flush callback and the flush entry points.
+ *
+ * kernel: mm/memcontrol.c mem_cgroup_css_rstat_flush(), mem_cgroup_stat_aggregate(),
+ * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats(),
+ * mem_cgroup_flush_stats_ratelimited(), flush_memcg_stats_dwork().
+ */
+#include <stdint.h>
+
+#include "rstat_internal.h"
+
+struct aggregate {
+	long *aggregate;       /* hierarchical state */
+	long *local;
+	long *pending;
+	long *ppending;        /* parent's pending, NULL at the root */
+	const long *cstat;     /* this CPU's per-CPU values */
+	long *cstat_prev;
+	unsigned int size;
+};
+
+/*
+ * kernel: mem_cgroup_stat_aggregate(). Pending child deltas are collected by the
+ * first CPU visit of a flush; this CPU's delta goes to local too; the sum goes
+ * to the aggregate and up into the parent's pending. Under rs->lock.
+ */
+static void stat_aggregate(const struct aggregate *ac)
+{
+	for (unsigned int i = 0; i < ac->size; i++) {
+		long delta = ac->pending[i], delta_cpu = 0, v;
+
+		if (delta)
+			ac->pending[i] = 0;
+		v = MSIM__LD(&ac->cstat[i]);
+		if (v != ac->cstat_prev[i]) {
+			delta_cpu = v - ac->cstat_prev[i];
+			delta += delta_cpu;
+			ac->cstat_prev[i] = v;
+		}
+		if (delta_cpu)
+			MSIM__ST(&ac->local[i], MSIM__LD(&ac->local[i]) + delta_cpu);
+		if (delta) {
+			MSIM__ST(&ac->aggregate[i], MSIM__LD(&ac->aggregate[i]) + delta);
+			if (ac->ppending)
+				ac->ppending[i] += delta;
+		}
+	}
+}
+
+static void aggregate_lruvecs(struct msim__memcg_stats *ms, unsigned int cpu)
+{
+	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++) {
+		struct msim_lruvec *lv = &ms->lruvec[nid];
+		struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(lv->pcpu, cpu);
+		struct aggregate ac = {
+			.aggregate = lv->state,
+			.local = lv->state_local,
+			.pending = lv->state_pending,
+			.ppending = ms->parent ? ms->parent->lruvec[nid].state_pending : NULL,
+			.cstat = lc->state,
+			.cstat_prev = lc->state_prev,
+			.size = MSIM__NN,
+		};
+
+		stat_aggregate(&ac);
+	}
+}
+
+/*
+ * kernel: mem_cgroup_css_rstat_flush(css, cpu), under rstat_ss_lock: fold, then
+ * the remote per-CPU reset (a plain store into cpu's slot: R1), then the
+ * read-then-set of the atomic (R2; repeated at every CPU visit that finds it
+ * non-zero: R3).
+ */
+void msim__memcg_rstat_flush_cpu(struct msim__memcg_stats *ms, unsigned int cpu)
+{
+	struct msim__rstat *rs = ms->rs;
+	struct msim__stats_pcpu *statc = msim__pcpu(ms, cpu);
+	struct msim__vmstats *vs = ms->vmstats, *pvs = ms->parent ? ms->parent->vmstats : NULL;
+	struct aggregate ac = {
+		.aggregate = vs->state,
+		.local = vs->state_local,
+		.pending = vs->state_pending,
+		.ppending = pvs ? pvs->state_pending : NULL,
+		.cstat = statc->state,
+		.cstat_prev = statc->state_prev,
+		.size = MSIM__NS,
+	};
+	struct aggregate ev = {
+		.aggregate = (long *)vs->events,
+		.local = (long *)vs->events_local,
+		.pending = (long *)vs->events_pending,
+		.ppending = pvs ? (long *)pvs->events_pending : NULL,
+		.cstat = (const long *)statc->events,
+		.cstat_prev = (long *)statc->events_prev,
+		.size = MSIM__NE,
+	};
+
+	/* One yield for the whole fold (simplification: the kernel reads each
+	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
+	 * races of reference 1.9 need). */
+	msim_yield("rstat.flush.memcg");
+	MSIM__CTR(rs, memcg_flushes);
+	stat_aggregate(&ac);
+	stat_aggregate(&ev);
+	aggregate_lruvecs(ms, cpu);
+
+	msim__st(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
+	if (msim__ld(&vs->stats_updates.counter, "rstat.flush.atomic_read")) {
+		msim__st(&vs->stats_updates.counter, 0, "rstat.flush.atomic_set");
+		MSIM__CTR(rs, atomic_resets);
+	}
+}
+
+/* kernel: memcg_vmstats_needs_flush(): the atomic, strictly above the threshold. */
+static bool needs_flush(struct msim__memcg_stats *ms, const char *point)
+{
+	return msim__ld(&ms->vmstats->stats_updates.counter, point) > msim__threshold(ms->rs);
+}
+
+static struct msim__memcg_stats *target_of(struct msim_memcg *memcg)
+{
+	if (!memcg) {
+		struct msim *m = msim_current_host();
+		struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
+
+		return rs ? rs->root_ms : NULL;
+	}
+	return msim__memcg_stats(memcg);
+}
+
+/*
+ * kernel: __mem_cgroup_flush_stats(memcg, force): only this memcg's own atomic
+ * gates the flush; a root flush publishes flush_last_time before flushing (R7).
+ */
+bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
+{
+	struct msim__memcg_stats *ms = target_of(memcg);
+	struct msim__rstat *rs;
+
+	if (!ms)
+		return false;
+	rs = ms->rs;
+	if (!needs_flush(ms, "rstat.flush.gate") && !force) {
+		MSIM__CTR(rs, flush_skipped);
+		return false;
+	}
+	if (force)
+		MSIM__CTR(rs, forced_flushes);
+	if (ms->is_root)
+		msim__st((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
+			 "rstat.flush.last_time");
+	msim__css_rstat_flush(ms);
+	return true;
+}
+
+bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg)
+{
+	return msim_do_mem_cgroup_flush_stats(memcg, false);
+}
+
+bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg)
+{
+	return msim_do_mem_cgroup_flush_stats(memcg, true);
+}
+
+/*
+ * kernel: mem_cgroup_flush_stats_ratelimited(): flush (still threshold-gated)
+ * only if the periodic flusher is a whole cycle late: now > last + 2*FLUSH_TIME.
+ */
+bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg)
+{
+	struct msim__memcg_stats *ms = target_of(memcg);
+	struct msim__rstat *rs;
+	uint64_t last;
+
+	if (!ms)
+		return false;
+	rs = ms->rs;
+	last = (uint64_t)msim__ld((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
+	if (msim_jiffies(rs->m) > last + 2 * rs->params.flush_time)
+		return msim_mem_cgroup_flush_stats(memcg);
+	MSIM__CTR(rs, ratelimit_skipped);
+	return false;
+}
+
+/* kernel: css_rstat_flush(): unconditional, no flush_last_time update. */
+void msim_css_rstat_flush(struct msim_memcg *memcg)
+{
+	struct msim__memcg_stats *ms = target_of(memcg);
+
+	if (ms)
+		msim__css_rstat_flush(ms);
+}
+
+/* kernel: flush_memcg_stats_dwork(): forced root flush, re-queued every FLUSH_TIME. */
+void msim_flush_memcg_stats_dwork(struct msim *m)
+{
+	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
+
+	if (!rs)
+		return;
+	MSIM__CTR(rs, periodic_flushes);
+	msim_set_current_host(m);
+	msim_do_mem_cgroup_flush_stats(rs->root_ms->memcg, true);
+}
+
+static void dwork_fn(struct msim_delayed_work *dw)
+{
+	struct msim__rstat *rs = dw->data;
+
+	msim_flush_memcg_stats_dwork(rs->m);
+	if (rs->periodic)
+		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
+}
+
+void msim__rstat_dwork_init(struct msim__rstat *rs)
+{
+	msim_init_delayed_work(&rs->dwork, dwork_fn, rs);
+	rs->dwork.deferrable = true; /* R9: recorded only */
+	if (rs->periodic)
+		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
+}
+
+void msim_rstat_periodic_flush_enable(struct msim *m, bool on)
+{
+	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
+
+	if (!rs)
+		return;
+	rs->periodic = on;
+	if (on)
+		msim_queue_delayed_work(m, &rs->dwork, rs->params.flush_time);
+	else
+		msim_cancel_delayed_work(m, &rs->dwork);
+}
+
+uint64_t msim_rstat_flush_last_time(struct msim *m)
+{
+	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
+
+	return rs ? (uint64_t)MSIM__LD(&rs->flush_last_time) : 0;
+}
