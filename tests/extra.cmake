@@ -1,0 +1,16 @@
+# Tests that are not cmocka programs (included at the end of tests/CMakeLists.txt).
+#
+# install/example: install this build into a temporary prefix, build examples/
+# against it with CMake (find_package) and with pkg-config, run every build and
+# check the output (tests/install/run.sh). Label `install`; the asan-ubsan preset
+# leaves it out, and sanitizer builds do not define it at all: a sanitized
+# libmemcgsim.so needs a sanitized executable, which is not what a user builds.
+if(NOT MSIM_ASAN AND NOT MSIM_TSAN)
+  add_test(NAME install/example
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/run.sh
+            ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_COMMAND})
+  set_tests_properties(install/example PROPERTIES
+    LABELS install
+    TIMEOUT 300
+    ENVIRONMENT "CC=${CMAKE_C_COMPILER};MSIM_EXPECT_VERSION=${PROJECT_VERSION}")
+endif()
