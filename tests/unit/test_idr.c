@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_idr.c - the id allocator hands out the lowest free id, like idr_alloc().
+ *
+ *   lowest_free_reused     0, 1, 2; remove 1; the next id is 1 again (shrinker ids)
+ *   range_and_enospc       [1, 65535] (memcg ids) fills, then -ENOSPC; -EINVAL for bad ranges
+ *   start_above_bitmap     a start far past the allocated ids
+ *   reserve_then_replace   a NULL reservation finds NULL until replaced (memcg's xa_alloc)
+ *   replace_and_remove     replace returns the old pointer; unknown ids give NULL
+ *   churn_65535            full range, remove every third id, refill in lowest-first order
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+
+#include <memcgsim/idr.h>
+#include <memcgsim/kmem.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/sync.h>
+
+static int setup(void **state)
+{
+	struct msim_config cfg;
+	struct msim *m = NULL;
+
+	msim_config_init(&cfg);
+	if (msim_create(&cfg, &m, NULL, 0))
+		return -1;
+	*state = m;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct msim *m = *state;
+	struct msim_kmem_totals t;
+
+	/* Every test destroys its idr: the nodes have left the totals. */
+	msim_rcu_barrier();
+	msim_kmem_totals(m, &t);
+	msim_destroy(m);
+	return t.allocations == 0 && t.cache_bytes == 0 ? 0 : -1;
+}
+
+static void *ptr(unsigned long id)
+{
+	return (void *)(0x10000UL + id * 16);
+}
+
+static void lowest_free_reused(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "shrinker_idr");
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 0, INT_MAX), 0);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(1), 0, INT_MAX), 1);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(2), 0, INT_MAX), 2);
+	assert_ptr_equal(msim_idr_remove(&idr, 1), ptr(1));
+	assert_null(msim_idr_find(&idr, 1));
+	assert_false(msim_idr_allocated(&idr, 1));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(9), 0, INT_MAX), 1);
+	assert_ptr_equal(msim_idr_find(&idr, 1), ptr(9));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(3), 0, INT_MAX), 3);
+	assert_int_equal(msim_idr_count(&idr), 4);
+	/* start above the lowest free id */
+	assert_ptr_equal(msim_idr_remove(&idr, 0), ptr(0));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(5), 2, INT_MAX), 4);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 0, INT_MAX), 0);
+	for (unsigned long id = 0; id <= 4; id++)
+		msim_idr_remove(&idr, id);
+	assert_int_equal(msim_idr_count(&idr), 0);
+	msim_idr_destroy(&idr);
+}
+
+static void range_and_enospc(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "mem_cgroup_idr");
+	for (long id = 1; id <= 65535; id++)
+		if (msim_idr_alloc(&idr, ptr((unsigned long)id), 1, 65535) != id)
+			fail_msg("id %ld not handed out in order", id);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 1, 65535), -ENOSPC);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 0, 0), 0);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 0, 0), -ENOSPC);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 5, 4), -EINVAL);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), (unsigned long)INT_MAX + 1, ~0UL), -EINVAL);
+	assert_ptr_equal(msim_idr_remove(&idr, 40000), ptr(40000));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(1), 1, 65535), 40000);
+	assert_int_equal(msim_idr_count(&idr), 65536);
+	msim_idr_destroy(&idr);
+}
+
+static void start_above_bitmap(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "idr");
+	assert_int_equal(msim_idr_alloc(&idr, ptr(1), 100000, 200000), 100000);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(2), 100000, 200000), 100001);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(3), 0, 10), 0);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(4), 150000, 150000), 150000);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(4), 150000, 150000), -ENOSPC);
+	assert_ptr_equal(msim_idr_find(&idr, 100001), ptr(2));
+	assert_ptr_equal(msim_idr_find(&idr, 150000), ptr(4));
+	msim_idr_destroy(&idr);
+}
+
+/* mem_cgroup_alloc(): xa_alloc(NULL) reserves the id, xa_store publishes it later. */
+static void reserve_then_replace(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "mem_cgroup_ids");
+	assert_int_equal(msim_idr_alloc(&idr, NULL, 1, 65535), 1);
+	assert_true(msim_idr_allocated(&idr, 1));
+	assert_null(msim_idr_find(&idr, 1));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(2), 1, 65535), 2);
+	assert_null(msim_idr_replace(&idr, ptr(1), 1));
+	assert_ptr_equal(msim_idr_find(&idr, 1), ptr(1));
+	assert_null(msim_idr_remove(&idr, 3));
+	assert_ptr_equal(msim_idr_remove(&idr, 1), ptr(1));
+	assert_ptr_equal(msim_idr_remove(&idr, 2), ptr(2));
+	msim_idr_destroy(&idr);
+}
+
+static void replace_and_remove(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "idr");
+	assert_null(msim_idr_replace(&idr, ptr(1), 7));   /* not allocated */
+	assert_false(msim_idr_allocated(&idr, 7));
+	assert_int_equal(msim_idr_alloc(&idr, ptr(1), 7, 7), 7);
+	assert_ptr_equal(msim_idr_replace(&idr, ptr(2), 7), ptr(1));
+	assert_ptr_equal(msim_idr_find(&idr, 7), ptr(2));
+	assert_null(msim_idr_remove(&idr, 6));
+	assert_ptr_equal(msim_idr_remove(&idr, 7), ptr(2));
+	assert_null(msim_idr_remove(&idr, 7));
+	assert_null(msim_idr_find(&idr, 7));
+	msim_idr_destroy(&idr);
+}
+
+/* Remove every third id of a full 16-bit range; refills come back lowest first. */
+static void churn_65535(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "idr");
+	for (unsigned long id = 0; id < 65535; id++)
+		msim_idr_alloc(&idr, ptr(id), 0, 65534);
+	for (unsigned long id = 2; id < 65535; id += 3)
+		assert_ptr_equal(msim_idr_remove(&idr, id), ptr(id));
+	for (unsigned long id = 2; id < 65535; id += 3)
+		if (msim_idr_alloc(&idr, ptr(id), 0, 65534) != (long)id)
+			fail_msg("refill did not return %lu", id);
+	assert_int_equal(msim_idr_alloc(&idr, ptr(0), 0, 65534), -ENOSPC);
+	assert_int_equal(msim_idr_count(&idr), 65535);
+	/* 65535 ids: 1024 leaves, 16 shift-6 nodes, 1 root */
+	assert_int_equal(msim_xa_nr_nodes(&idr.xa), 1024 + 16 + 1);
+	msim_idr_destroy(&idr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(lowest_free_reused, setup, teardown),
+		cmocka_unit_test_setup_teardown(range_and_enospc, setup, teardown),
+		cmocka_unit_test_setup_teardown(start_above_bitmap, setup, teardown),
+		cmocka_unit_test_setup_teardown(reserve_then_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(replace_and_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(churn_65535, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
