@@ -44,7 +44,8 @@ struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg)
 {
 	struct msim_charge_host *ch = msim__charge_host(msim_memcg_host(memcg));
 
-	return ch ? *(struct msim_memcg_charge **)msim_memcg_slot(memcg, ch->slot) : NULL;
+	return ch && ch->slot >= 0 ? *(struct msim_memcg_charge **)msim_memcg_slot(memcg, ch->slot)
+				   : NULL;
 }
 
 struct msim_page_counter *msim_memcg_page_counter(struct msim_memcg *memcg)
@@ -70,23 +71,50 @@ static int charge_css_alloc(struct msim_memcg *memcg, void *priv)
 
 	if (!mc)
 		return -ENOMEM;
+	/* Registered after the root existed: the root runs this before the slot is returned. */
+	if (ch->slot < 0)
+		ch->slot = msim_memcg_hooks_slot(ch->m, "charge");
+	if (ch->slot < 0) {
+		free(mc);
+		return -ENOENT;
+	}
 	/*
 	 * Not a kernel allocation of its own: these fields live inside struct
 	 * mem_cgroup, whose size the memcg layer accounts.
 	 */
 	mc->memcg = memcg;
+	__atomic_add_fetch(&ch->refs, 1, __ATOMIC_RELAXED);
 	msim_page_counter_init(&mc->memory, parent ? msim_memcg_page_counter(parent) : NULL);
 	*(struct msim_memcg_charge **)msim_memcg_slot(memcg, ch->slot) = mc;
 	return 0;
 }
 
+/*
+ * The host state outlives msim_destroy()'s call of charge_host_destroy(): the
+ * memcg layer frees its memcgs (running css_free) after that, so the last of
+ * charge_host_destroy() and the last css_free frees it.
+ */
+static void charge_host_put(struct msim_charge_host *ch)
+{
+	if (__atomic_sub_fetch(&ch->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		msim_lock_destroy(&ch->percpu_charge_mutex);
+		free(ch);
+	}
+}
+
 static void charge_css_free(struct msim_memcg *memcg, void *priv)
 {
 	struct msim_charge_host *ch = priv;
-	void **slot = msim_memcg_slot(memcg, ch->slot);
+	void **slot;
 
+	if (ch->slot < 0)
+		return;
+	slot = msim_memcg_slot(memcg, ch->slot);
+	if (!*slot)
+		return;
 	free(*slot);
 	*slot = NULL;
+	charge_host_put(ch);
 }
 
 /* kernel: mem_cgroup_css_offline() step 9, drain_all_stock(memcg). */
@@ -102,9 +130,8 @@ static void charge_host_destroy(struct msim *m, void *arg)
 
 	msim__stock_drain_everything(ch);
 	msim__stock_fini(ch);
-	msim_lock_destroy(&ch->percpu_charge_mutex);
 	*(struct msim_charge_host **)msim_host_slot(m, MSIM_SLOT_CHARGE) = NULL;
-	free(ch);
+	charge_host_put(ch);
 }
 
 int msim_charge_init(struct msim *m)
@@ -129,6 +156,8 @@ int msim_charge_init(struct msim *m)
 	if (!ch)
 		return -ENOMEM;
 	ch->m = m;
+	ch->refs = 1; /* dropped by charge_host_destroy() */
+	ch->slot = -1;
 	ch->seed = 1;
 	msim_lock_init(&ch->percpu_charge_mutex, "percpu_charge_mutex");
 	ret = msim__stock_init(ch);

@@ -41,6 +41,7 @@ struct msim_memcg_charge {
 struct msim_charge_host {
 	struct msim *m;
 	int slot;                       /* memcg hook slot */
+	unsigned long refs;             /* 1 for the host + 1 per memcg with charge data */
 	void *stocks;                   /* per-CPU struct msim_memcg_stock */
 	struct msim_lock percpu_charge_mutex;
 	uint64_t seed;

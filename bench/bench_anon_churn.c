@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_anon_churn.c - thread 000 w1-anon-churn: pages per second of an anon
+ * fault / charge / stat / uncharge loop in one memcg, for base, patches 1-2 and
+ * patches 1-3, classic LRU and MGLRU, shaped like the thread's table.
+ *
+ * One simulated fault, in the kernel's order (mm/memory.c do_anonymous_page):
+ *   count_memcg_events(PGFAULT, 1)            handle_mm_fault -> mm_account_fault
+ *   try_charge(memcg, 1 page)                 mem_cgroup_charge (stock, then counter)
+ *   mod_lruvec_state(NR_ANON_MAPPED, +1)      folio_add_new_anon_rmap
+ *   mod_lruvec_state(LRU item, +1)            folio_add_lru_vma -> update_lru_size
+ * and one MADV_DONTNEED of the region:
+ *   mod_lruvec_state(NR_ANON_MAPPED, -1)      zap_pte_range -> folio_remove_rmap
+ *   mod_lruvec_state(LRU item, -1)            folios_put -> lruvec_del_folio
+ *   memcg_uncharge(memcg, up to 31 pages)     mem_cgroup_uncharge_folios (per batch)
+ * Classic LRU adds new anon pages to the inactive list; MGLRU puts faulted pages in
+ * the youngest generation (counted as active). Patch 1 of the thread changes only
+ * count_shadow_nodes (not on this path); patch 2 (dying-redirect=all) adds an
+ * unconditional RCU read section and dying test to every memcg stat update;
+ * patch 3 (all-rcu-on-dying) tests dying first and takes RCU only when dying.
+ *
+ * What the time measures: the model's own work for those calls on this machine
+ * (C functions, atomics, RCU read sections of liburcu), single-threaded on the
+ * driver (CPU 0) of a concurrent-mode host with 10 simulated CPUs, cgroup v2.
+ * Not the kernel's page fault: no page allocation, zeroing, PTE or TLB work.
+ * The thread's absolute pages/s are therefore not comparable; the ratios are.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/charge.h>
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/rstat.h>
+
+#include "bench_util.h"
+#include "scenario.h"
+
+#define NDESIGNS 3
+#define NLRU 2
+#define UNCHARGE_BATCH 31   /* folio_batch size (PAGEVEC_SIZE) */
+
+static const char *const design_names[NDESIGNS] = { "base", "patches 1-2", "patches 1-3" };
+static const enum msim_dying_redirect design_variant[NDESIGNS] = {
+	MSIM_DYING_REDIRECT_V1, MSIM_DYING_REDIRECT_ALL, MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING,
+};
+static const char *const lru_names[NLRU] = { "classic LRU", "MGLRU" };
+
+/* Thread 000 w1-anon-churn (pages/s), 10-vCPU QEMU guest, 7 runs, medians. */
+static const double thread_pps[NDESIGNS][NLRU] = {
+	{ 4393028, 4377122 },
+	{ 4385996, 4352887 },
+	{ 4381832, 4377053 },
+};
+
+struct churn_host {
+	struct msim *m;
+	struct msim_memcg *memcg;
+	struct msim_lruvec *lruvec;
+	enum msim_stat_item lru_item;
+};
+
+struct churn {
+	unsigned int region;            /* pages faulted before each MADV_DONTNEED */
+	unsigned int rounds;            /* regions per sample */
+	unsigned int cpus;
+	unsigned int lru;               /* column being measured */
+	struct churn_host hosts[NDESIGNS][NLRU];
+	uint64_t pages_done[NDESIGNS][NLRU];
+};
+
+static int churn_opt(const char *name, const char *arg, void *ctx)
+{
+	struct churn *c = ctx;
+	unsigned long v;
+
+	if (!strcmp(name, "--region")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 20, &v))
+			return -EINVAL;
+		c->region = (unsigned int)v;
+	} else if (!strcmp(name, "--rounds")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 24, &v))
+			return -EINVAL;
+		c->rounds = (unsigned int)v;
+	} else if (!strcmp(name, "--cpus")) {
+		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
+			return -EINVAL;
+		c->cpus = (unsigned int)v;
+	}
+	return 0;
+}
+
+static int host_setup(struct churn *c, unsigned int d, unsigned int l, uint64_t seed)
+{
+	struct churn_host *h = &c->hosts[d][l];
+	struct msim_config cfg;
+	char err[256];
+	int ret;
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = c->cpus;
+	cfg.nr_nodes = 1;
+	cfg.cgroup_version = MSIM_CGROUP_V2;
+	cfg.lru = l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC;
+	cfg.mode = MSIM_CONCURRENT;
+	cfg.variants.dying_redirect = design_variant[d];
+	ret = msim_create(&cfg, &h->m, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "anon-churn: msim_create: %s\n", err);
+		return ret;
+	}
+	msim_set_current_host(h->m);
+	if ((ret = msim_rstat_init(h->m, NULL)) || (ret = msim_charge_init(h->m)))
+		return ret;
+	msim_charge_set_seed(h->m, seed);
+	ret = msim_memcg_create(msim_root_mem_cgroup(h->m), "w1", &h->memcg);
+	if (ret)
+		return ret;
+	h->lruvec = msim_mem_cgroup_lruvec(h->m, h->memcg, 0);
+	h->lru_item = l ? MSIM_NR_ACTIVE_ANON : MSIM_NR_INACTIVE_ANON;
+	return h->lruvec ? 0 : -ENOMEM;
+}
+
+/* One region: fault every page, then MADV_DONTNEED the region. */
+static int churn_region(struct churn_host *h, unsigned int region)
+{
+	for (unsigned int i = 0; i < region; i++) {
+		msim_count_memcg_events(h->memcg, MSIM_PGFAULT, 1);
+		if (msim_try_charge(h->memcg, MSIM_GFP_KERNEL, 1))
+			return -ENOMEM;
+		msim_mod_lruvec_state(h->lruvec, MSIM_NR_ANON_MAPPED, 1);
+		msim_mod_lruvec_state(h->lruvec, h->lru_item, 1);
+	}
+	for (unsigned int i = 0; i < region; i += UNCHARGE_BATCH) {
+		unsigned int n = region - i < UNCHARGE_BATCH ? region - i : UNCHARGE_BATCH;
+
+		for (unsigned int k = 0; k < n; k++) {
+			msim_mod_lruvec_state(h->lruvec, MSIM_NR_ANON_MAPPED, -1);
+			msim_mod_lruvec_state(h->lruvec, h->lru_item, -1);
+		}
+		msim_memcg_uncharge(h->memcg, n);
+	}
+	return 0;
+}
+
+static double churn_sample(unsigned int d, unsigned int rep, void *ctx)
+{
+	struct churn *c = ctx;
+	struct churn_host *h = &c->hosts[d][c->lru];
+	uint64_t t0, t1;
+
+	(void)rep;
+	msim_set_current_host(h->m);
+	t0 = msim_bench_now_ns();
+	for (unsigned int r = 0; r < c->rounds; r++)
+		if (churn_region(h, c->region))
+			return NAN;
+	t1 = msim_bench_now_ns();
+	c->pages_done[d][c->lru] += (uint64_t)c->rounds * c->region;
+	return (double)c->rounds * c->region / ((double)(t1 - t0) / 1e9);
+}
+
+/* Relative spread of a design's samples: median absolute deviation / median. */
+static double noise_pct(const double *v, size_t n)
+{
+	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
+
+	if (!dev || med == 0) {
+		free(dev);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	mad = msim_bench_median(dev, n);
+	free(dev);
+	return mad / med * 100.0;
+}
+
+struct churn_result {
+	double median[NDESIGNS][NLRU];
+	double noise[NLRU];
+	/* Deterministic figures per host after the run (checked by the smoke test). */
+	unsigned long pgfault[NDESIGNS][NLRU];
+	uint64_t current_bytes[NDESIGNS][NLRU];
+	struct msim_charge_stats cs[NDESIGNS][NLRU];
+	struct msim_rstat_counters rc[NDESIGNS][NLRU];
+};
+
+static const char *verdict(double ours, double noise, double thread)
+{
+	if (fabs(ours) <= noise)
+		return fabs(thread) <= 0.5 ? "holds (both within noise)" : "not reproduced (ours within noise)";
+	if ((ours < 0) == (thread < 0))
+		return "holds (same sign)";
+	return "does not hold (opposite sign)";
+}
+
+static void print_text(const struct churn *c, const struct churn_result *r,
+		       const struct msim_bench_args *a)
+{
+	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
+	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n\n",
+	       a->reps, c->rounds * c->region, c->cpus, c->region);
+	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
+	for (unsigned int d = 0; d < NDESIGNS; d++) {
+		printf("%-16s", design_names[d]);
+		for (unsigned int l = 0; l < NLRU; l++) {
+			char cell[64];
+
+			if (d)
+				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", r->median[d][l],
+					 msim_bench_pct(r->median[d][l], r->median[0][l]));
+			else
+				snprintf(cell, sizeof(cell), "%.0f", r->median[d][l]);
+			printf(" %-24s", cell);
+		}
+		printf("\n");
+	}
+	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
+	for (unsigned int d = 0; d < NDESIGNS; d++) {
+		printf("%-16s", design_names[d]);
+		for (unsigned int l = 0; l < NLRU; l++) {
+			char cell[64];
+
+			if (d)
+				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", thread_pps[d][l],
+					 msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
+			else
+				snprintf(cell, sizeof(cell), "%.0f", thread_pps[d][l]);
+			printf(" %-24s", cell);
+		}
+		printf("\n");
+	}
+	printf("\nrun-to-run noise of base (median absolute deviation): classic %.2f%%, MGLRU %.2f%%\n",
+	       r->noise[0], r->noise[1]);
+	printf("\nWhat the time measures: the model's own code for these calls (stock, page_counter\n"
+	       "atomics, per-CPU stat writes, the rstat enqueue and stats_updates walk, liburcu read\n"
+	       "sections), not a kernel page fault. Absolute pages/s are not comparable with the\n"
+	       "thread's; the relative columns are.\n\n");
+	printf("Comparisons with the thread:\n");
+	for (unsigned int l = 0; l < NLRU; l++) {
+		for (unsigned int d = 1; d < NDESIGNS; d++) {
+			double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
+			double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
+
+			printf("  %-11s %-12s vs base: ours %+.2f%%, thread %+.1f%%: %s\n", lru_names[l],
+			       design_names[d], ours, th, verdict(ours, r->noise[l], th));
+		}
+	}
+	printf("  \"most visible under MGLRU\": the model's classic and MGLRU paths differ only in\n"
+	       "  the LRU item updated (MGLRU's lru_gen bookkeeping is not modelled), so the model\n"
+	       "  can neither support nor refute it.\n");
+	printf("\nDeterministic figures (per host, after the run):\n");
+	for (unsigned int l = 0; l < NLRU; l++)
+		for (unsigned int d = 0; d < NDESIGNS; d++)
+			printf("  %-11s %-12s pgfault %lu, memory.current %llu B, counter charges %llu, "
+			       "stock hits %llu, rstat batches %llu\n",
+			       lru_names[l], design_names[d], r->pgfault[d][l],
+			       (unsigned long long)r->current_bytes[d][l],
+			       (unsigned long long)r->cs[d][l].counter_charges,
+			       (unsigned long long)r->cs[d][l].stock_hits,
+			       (unsigned long long)r->rc[d][l].batches);
+}
+
+static void print_json(const struct churn *c, const struct churn_result *r,
+		       const struct msim_bench_args *a)
+{
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "anon-churn");
+	msim_json_kstr(&j, "thread", "000 w1-anon-churn");
+	msim_json_kstr(&j, "measures", "model work per fault/uncharge on the driver, not kernel time");
+	msim_json_kbool(&j, "quick", a->quick);
+	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kuint(&j, "cpus", c->cpus);
+	msim_json_kuint(&j, "region_pages", c->region);
+	msim_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
+	msim_json_arr_begin(&j, "columns");
+	for (unsigned int l = 0; l < NLRU; l++) {
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "lru", lru_names[l]);
+		msim_json_kdbl(&j, "noise_pct", r->noise[l]);
+		msim_json_arr_begin(&j, "rows");
+		for (unsigned int d = 0; d < NDESIGNS; d++) {
+			msim_json_obj_begin(&j, NULL);
+			msim_json_kstr(&j, "design", design_names[d]);
+			msim_json_kstr(&j, "dying_redirect",
+				       msim_variant_get(&msim_config(c->hosts[d][l].m)->variants,
+							"dying-redirect"));
+			msim_json_kdbl(&j, "pages_per_s", r->median[d][l]);
+			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(r->median[d][l], r->median[0][l]));
+			msim_json_kdbl(&j, "thread_pages_per_s", thread_pps[d][l]);
+			msim_json_kdbl(&j, "thread_delta_pct",
+				       msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
+			msim_json_kuint(&j, "pgfault", r->pgfault[d][l]);
+			msim_json_kuint(&j, "memory_current_bytes", r->current_bytes[d][l]);
+			msim_json_kuint(&j, "counter_charges", r->cs[d][l].counter_charges);
+			msim_json_kuint(&j, "stock_hits", r->cs[d][l].stock_hits);
+			msim_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
+			msim_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
+			msim_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
+			if (d) {
+				double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
+				double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
+
+				msim_json_kstr(&j, "verdict", verdict(ours, r->noise[l], th));
+			}
+			msim_json_obj_end(&j);
+		}
+		msim_json_arr_end(&j);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static void collect(struct churn *c, struct churn_result *r)
+{
+	for (unsigned int d = 0; d < NDESIGNS; d++) {
+		for (unsigned int l = 0; l < NLRU; l++) {
+			struct churn_host *h = &c->hosts[d][l];
+
+			msim_set_current_host(h->m);
+			msim_mem_cgroup_flush_stats_forced(h->memcg);
+			r->pgfault[d][l] = msim_memcg_events(h->memcg, MSIM_PGFAULT);
+			r->current_bytes[d][l] = msim_memory_current_read(h->memcg);
+			msim_charge_stats(h->m, &r->cs[d][l]);
+			msim_rstat_counters(h->m, &r->rc[d][l]);
+		}
+	}
+}
+
+static int anon_churn_main(int argc, char **argv)
+{
+	static const struct msim_bench_option opts[] = {
+		{ "--region", "PAGES", "pages faulted before each MADV_DONTNEED (default 256)" },
+		{ "--rounds", "N", "regions per measurement (default 2000; quick 50)" },
+		{ "--cpus", "N", "simulated CPUs (default 10, the thread's vCPUs)" },
+		{ NULL, NULL, NULL },
+	};
+	struct churn *c = calloc(1, sizeof(*c));
+	struct churn_result *r = calloc(1, sizeof(*r));
+	struct msim_bench_spec spec = {
+		.name = "anon-churn",
+		.summary = "thread 000 w1-anon-churn: anon fault/charge/stat/uncharge pages per second,\n"
+			   "base vs patches 1-2 vs patches 1-3 (variant dying-redirect), classic and MGLRU.",
+		.description = "Runs one concurrent-mode host per design and LRU kind, all in this\n"
+			       "process, and alternates them within each repetition. Prints the\n"
+			       "thread's table beside the model's, and which comparisons hold.",
+		.default_reps = 7,
+		.quick_reps = 2,
+		.options = opts,
+		.on_option = churn_opt,
+		.ctx = c,
+	};
+	struct msim_bench_args a;
+	struct msim_bench_progress prog;
+	double *samples = NULL;
+	int ret = 1;
+
+	if (!c || !r)
+		goto out;
+	c->region = 256;
+	c->rounds = 0;
+	c->cpus = 10;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret) {
+		ret = ret == 1 ? 0 : 2;
+		goto out;
+	}
+	ret = 1;
+	if (!c->rounds)
+		c->rounds = a.quick ? 50 : 2000;
+	for (unsigned int d = 0; d < NDESIGNS; d++)
+		for (unsigned int l = 0; l < NLRU; l++)
+			if (host_setup(c, d, l, a.seed)) {
+				fprintf(stderr, "anon-churn: host setup failed\n");
+				goto out_hosts;
+			}
+	samples = calloc((size_t)NDESIGNS * a.reps, sizeof(*samples));
+	if (!samples)
+		goto out_hosts;
+	msim_bench_progress_init(&prog, "anon-churn", true);
+	for (c->lru = 0; c->lru < NLRU; c->lru++) {
+		msim_bench_alternate(NDESIGNS, a.reps, churn_sample, c, samples, &prog);
+		for (unsigned int d = 0; d < NDESIGNS; d++)
+			r->median[d][c->lru] = msim_bench_median(samples + d * a.reps, a.reps);
+		r->noise[c->lru] = noise_pct(samples, a.reps);
+	}
+	msim_bench_progress_done(&prog);
+	collect(c, r);
+	if (a.json)
+		print_json(c, r, &a);
+	else
+		print_text(c, r, &a);
+	ret = 0;
+out_hosts:
+	for (unsigned int d = 0; d < NDESIGNS; d++)
+		for (unsigned int l = 0; l < NLRU; l++)
+			if (c->hosts[d][l].m) {
+				msim_set_current_host(c->hosts[d][l].m);
+				msim_destroy(c->hosts[d][l].m);
+			}
+out:
+	free(samples);
+	free(r);
+	free(c);
+	return ret;
+}
+
+static const struct msim_bench anon_churn_bench = {
+	.name = "anon-churn",
+	.summary = "thread 000 w1-anon-churn: pages/s of a fault-charge-stat-uncharge loop",
+	.main = anon_churn_main,
+};
+MSIM_BENCH(anon_churn_bench);

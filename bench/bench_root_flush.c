@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_root_flush.c - thread 002: the cost of a root memcg flush with 0 and with
+ * 128 actively updating memcgs on 80 simulated CPUs, against reading the node
+ * counters (what patch 2, variant root-lruvec-read=node, reads instead).
+ *
+ * Thread 002 (80-CPU machine, proactive reclaim on the root cgroup, wall time
+ * including waiting for the rstat lock): a root flush took 69 us with little
+ * cgroup activity and about 0.9 ms with 128 memcgs repeatedly allocating and
+ * freeing; reading a node counter took the same time as reading the rstat counter
+ * (about 150 ns, bpftrace overhead included).
+ *
+ * Per repetition and per host (root-lruvec-read=rstat, then =node; alternated):
+ *  - idle flush: a forced root flush (css_rstat_flush of the root: the flush a
+ *    reader gets once the threshold lets it through) with no update since the
+ *    last one, averaged over --idle-flushes flushes;
+ *  - active flush: 80 tasks, one per CPU, each update every one of the 128 memcgs
+ *    (anon +2 then -1 on the memcg's lruvec, one PGFAULT event: a small
+ *    allocate/free step), run to completion by the deterministic scheduler; then
+ *    the driver times one forced root flush. Repeated --active-rounds times.
+ *  - reads: msim_lruvec_page_state(root lruvec, NR_ACTIVE_ANON) (rstat aggregate
+ *    or node counter depending on the host's variant), memcg_page_state(root) and
+ *    node_page_state, each averaged over --reads reads.
+ *
+ * What the time measures: the model's flush (its per-CPU lock, the llist drain,
+ * the updated-tree walk and the per-item aggregation, in C on this machine, one
+ * thread, no contention) and the model's reads. There is no lock waiting, no
+ * cache-line transfer between real CPUs and no bpftrace: only the shapes of the
+ * comparisons carry over, not the microseconds.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/rstat.h>
+
+#include "bench_util.h"
+#include "scenario.h"
+
+#define NHOSTS 2
+
+static const char *const host_names[NHOSTS] = { "mainline (rstat)", "thread-002 (node)" };
+
+struct rf_host {
+	struct msim *m;
+	struct msim_memcg **memcgs;
+	struct msim_lruvec **lruvecs;
+	struct msim_lruvec *root_lruvec;
+};
+
+struct rf {
+	unsigned int cpus, nmemcgs, idle_flushes, active_rounds;
+	unsigned long reads;
+	struct rf_host hosts[NHOSTS];
+	unsigned int cur;                 /* host of the dirtying tasks */
+	/* samples [host][rep] */
+	double *idle_us, *active_us, *lruvec_read_ns, *memcg_read_ns, *node_read_ns;
+	/* Deterministic figures of the last active flush on host 0. */
+	struct msim_rstat_counters active_counts, idle_counts;
+	unsigned long root_anon_rstat, root_anon_node, root_anon_lruvec[NHOSTS];
+	unsigned long sink;
+};
+
+static int rf_opt(const char *name, const char *arg, void *ctx)
+{
+	struct rf *r = ctx;
+	unsigned long v;
+
+	if (!strcmp(name, "--cpus")) {
+		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
+			return -EINVAL;
+		r->cpus = (unsigned int)v;
+	} else if (!strcmp(name, "--memcgs")) {
+		if (msim_bench_parse_uint(name, arg, 0, 60000, &v))
+			return -EINVAL;
+		r->nmemcgs = (unsigned int)v;
+	} else if (!strcmp(name, "--reads")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 30, &v))
+			return -EINVAL;
+		r->reads = v;
+	}
+	return 0;
+}
+
+static int host_setup(struct rf *r, unsigned int h)
+{
+	struct rf_host *hh = &r->hosts[h];
+	struct msim_config cfg;
+	char err[256], name[32];
+	int ret;
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = r->cpus;
+	cfg.nr_nodes = 1;
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.variants.root_lruvec_read = h ? MSIM_ROOT_LRUVEC_READ_NODE : MSIM_ROOT_LRUVEC_READ_RSTAT;
+	ret = msim_create(&cfg, &hh->m, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "root-flush: msim_create: %s\n", err);
+		return ret;
+	}
+	msim_set_current_host(hh->m);
+	ret = msim_rstat_init(hh->m, NULL);
+	if (ret)
+		return ret;
+	/* No surprise periodic flush inside a timed region. */
+	msim_rstat_periodic_flush_enable(hh->m, false);
+	hh->memcgs = calloc(r->nmemcgs + 1, sizeof(*hh->memcgs));
+	hh->lruvecs = calloc(r->nmemcgs + 1, sizeof(*hh->lruvecs));
+	if (!hh->memcgs || !hh->lruvecs)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < r->nmemcgs; i++) {
+		snprintf(name, sizeof(name), "job%u", i);
+		ret = msim_memcg_create(msim_root_mem_cgroup(hh->m), name, &hh->memcgs[i]);
+		if (ret)
+			return ret;
+		hh->lruvecs[i] = msim_mem_cgroup_lruvec(hh->m, hh->memcgs[i], 0);
+	}
+	hh->root_lruvec = msim_mem_cgroup_lruvec(hh->m, msim_root_mem_cgroup(hh->m), 0);
+	return 0;
+}
+
+/* One CPU's share of the activity: every memcg allocates 2 pages, frees 1, faults once. */
+static void dirty_task(void *arg)
+{
+	struct rf *r = arg;
+	struct rf_host *hh = &r->hosts[r->cur];
+
+	for (unsigned int i = 0; i < r->nmemcgs; i++) {
+		msim_mod_lruvec_state(hh->lruvecs[i], MSIM_NR_ACTIVE_ANON, 2);
+		msim_mod_lruvec_state(hh->lruvecs[i], MSIM_NR_ACTIVE_ANON, -1);
+		msim_count_memcg_events(hh->memcgs[i], MSIM_PGFAULT, 1);
+	}
+}
+
+static int dirty_all_cpus(struct rf *r, unsigned int h)
+{
+	struct rf_host *hh = &r->hosts[h];
+
+	r->cur = h;
+	for (unsigned int cpu = 0; cpu < r->cpus; cpu++)
+		if (!msim_task_create(hh->m, "dirty", cpu, dirty_task, r))
+			return -ENOMEM;
+	return msim_run(hh->m);
+}
+
+static double time_reads(struct rf *r, unsigned int h, int which)
+{
+	struct rf_host *hh = &r->hosts[h];
+	struct msim_memcg *root = msim_root_mem_cgroup(hh->m);
+	unsigned long sum = 0;
+	uint64_t t0 = msim_bench_now_ns();
+
+	for (unsigned long i = 0; i < r->reads; i++) {
+		if (which == 0)
+			sum += msim_lruvec_page_state(hh->root_lruvec, MSIM_NR_ACTIVE_ANON);
+		else if (which == 1)
+			sum += msim_memcg_page_state(root, MSIM_NR_ACTIVE_ANON);
+		else
+			sum += msim_node_page_state(hh->m, 0, MSIM_NR_ACTIVE_ANON);
+	}
+	r->sink += sum;
+	return (double)(msim_bench_now_ns() - t0) / (double)r->reads;
+}
+
+static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
+{
+	struct rf *r = ctx;
+	struct rf_host *hh = &r->hosts[h];
+	struct msim_memcg *root = msim_root_mem_cgroup(hh->m);
+	uint64_t t0, active_ns = 0;
+
+	msim_set_current_host(hh->m);
+	/* Active: dirty on every CPU, then one timed forced root flush, per round. */
+	for (unsigned int a = 0; a < r->active_rounds; a++) {
+		if (dirty_all_cpus(r, h))
+			return NAN;
+		if (h == 0 && rep == 0 && a == 0)
+			msim_rstat_counters_reset(hh->m);
+		t0 = msim_bench_now_ns();
+		msim_mem_cgroup_flush_stats_forced(root);
+		active_ns += msim_bench_now_ns() - t0;
+		if (h == 0 && rep == 0 && a == 0)
+			msim_rstat_counters(hh->m, &r->active_counts);
+	}
+	/* Idle: nothing updated since the flush above. */
+	if (h == 0 && rep == 0)
+		msim_rstat_counters_reset(hh->m);
+	t0 = msim_bench_now_ns();
+	for (unsigned int i = 0; i < r->idle_flushes; i++)
+		msim_mem_cgroup_flush_stats_forced(root);
+	r->idle_us[h * 1000 + rep] = (double)(msim_bench_now_ns() - t0) / r->idle_flushes / 1e3;
+	if (h == 0 && rep == 0)
+		msim_rstat_counters(hh->m, &r->idle_counts);
+	r->active_us[h * 1000 + rep] = (double)active_ns / r->active_rounds / 1e3;
+	r->lruvec_read_ns[h * 1000 + rep] = time_reads(r, h, 0);
+	r->memcg_read_ns[h * 1000 + rep] = time_reads(r, h, 1);
+	r->node_read_ns[h * 1000 + rep] = time_reads(r, h, 2);
+	r->root_anon_lruvec[h] = msim_lruvec_page_state(hh->root_lruvec, MSIM_NR_ACTIVE_ANON);
+	if (h == 0) {
+		r->root_anon_rstat = msim_memcg_page_state(root, MSIM_NR_ACTIVE_ANON);
+		r->root_anon_node = msim_node_page_state(hh->m, 0, MSIM_NR_ACTIVE_ANON);
+	}
+	return r->active_us[h * 1000 + rep];
+}
+
+struct rf_summary {
+	double idle_us[NHOSTS], active_us[NHOSTS], lruvec_ns[NHOSTS], memcg_ns[NHOSTS],
+		node_ns[NHOSTS];
+};
+
+static void summarise(const struct rf *r, unsigned int reps, struct rf_summary *s)
+{
+	for (unsigned int h = 0; h < NHOSTS; h++) {
+		s->idle_us[h] = msim_bench_median(r->idle_us + h * 1000, reps);
+		s->active_us[h] = msim_bench_median(r->active_us + h * 1000, reps);
+		s->lruvec_ns[h] = msim_bench_median(r->lruvec_read_ns + h * 1000, reps);
+		s->memcg_ns[h] = msim_bench_median(r->memcg_read_ns + h * 1000, reps);
+		s->node_ns[h] = msim_bench_median(r->node_read_ns + h * 1000, reps);
+	}
+}
+
+/* The thread's three comparisons, judged on the mainline host's figures. */
+static const char *cmp_active_vs_idle(const struct rf_summary *s)
+{
+	return s->active_us[0] > 2 * s->idle_us[0] ? "holds (active flush much dearer than idle)"
+						    : "does not hold";
+}
+
+static const char *cmp_node_vs_rstat(const struct rf_summary *s)
+{
+	double q = msim_bench_ratio(s->node_ns[0], s->memcg_ns[0]);
+
+	return q > 0.5 && q < 2 ? "holds (same order: node read ~ rstat read)"
+				: "does not hold (node and rstat reads differ by more than 2x)";
+}
+
+static const char *cmp_flush_vs_read(const struct rf_summary *s)
+{
+	return s->idle_us[0] * 1e3 > 10 * s->node_ns[0]
+		       ? "holds (even an idle root flush costs far more than a node read)"
+		       : "does not hold";
+}
+
+static void print_text(const struct rf *r, const struct rf_summary *s,
+		       const struct msim_bench_args *a)
+{
+	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
+	       "median of %u repetitions, hosts alternated\n\n", r->cpus, r->nmemcgs, a->reps);
+	printf("%-34s %-18s %-18s %-12s\n", "", host_names[0], host_names[1], "thread 002");
+	printf("%-34s %-18.1f %-18.1f %-12s\n", "root flush, idle (us)", s->idle_us[0],
+	       s->idle_us[1], "69");
+	printf("%-34s %-18.1f %-18.1f %-12s\n", "root flush, 128 active memcgs (us)",
+	       s->active_us[0], s->active_us[1], "~900");
+	printf("%-34s %-18.2f %-18.2f %-12s\n", "active / idle",
+	       msim_bench_ratio(s->active_us[0], s->idle_us[0]),
+	       msim_bench_ratio(s->active_us[1], s->idle_us[1]), "~13");
+	printf("%-34s %-18.2f %-18.2f %-12s\n", "read root lruvec NR_ACTIVE_ANON (ns)",
+	       s->lruvec_ns[0], s->lruvec_ns[1], "~150");
+	printf("%-34s %-18.2f %-18.2f %-12s\n", "read memcg_page_state(root) (ns)",
+	       s->memcg_ns[0], s->memcg_ns[1], "~150");
+	printf("%-34s %-18.2f %-18.2f %-12s\n", "read node_page_state (ns)", s->node_ns[0],
+	       s->node_ns[1], "~150");
+	printf("\nWhat the time measures: the model's own flush and reads in C on this machine,\n"
+	       "single-threaded (no rstat lock waiting, no cross-CPU cache misses, no bpftrace).\n"
+	       "The thread's microseconds are kernel wall time on 80 real CPUs.\n\n");
+	printf("Comparisons with the thread:\n");
+	printf("  flush with 128 active memcgs vs idle: ours %.1fx, thread ~13x: %s\n",
+	       msim_bench_ratio(s->active_us[0], s->idle_us[0]), cmp_active_vs_idle(s));
+	printf("  node counter read vs rstat read: ours %.2fx, thread ~1x: %s\n",
+	       msim_bench_ratio(s->node_ns[0], s->memcg_ns[0]), cmp_node_vs_rstat(s));
+	printf("  idle root flush vs node read: ours %.0fx, thread ~460x: %s\n",
+	       msim_bench_ratio(s->idle_us[0] * 1e3, s->node_ns[0]), cmp_flush_vs_read(s));
+	printf("\nDeterministic figures (mainline host, first repetition):\n");
+	printf("  active flush: cpu visits %llu, memcg flushes %llu, atomic resets %llu\n",
+	       (unsigned long long)r->active_counts.cpu_visits,
+	       (unsigned long long)r->active_counts.memcg_flushes,
+	       (unsigned long long)r->active_counts.atomic_resets);
+	printf("  idle flushes (%u): cpu visits %llu, memcg flushes %llu\n", r->idle_flushes,
+	       (unsigned long long)r->idle_counts.cpu_visits,
+	       (unsigned long long)r->idle_counts.memcg_flushes);
+	printf("  root NR_ACTIVE_ANON after the runs: rstat %lu, node %lu; root lruvec read: "
+	       "mainline %lu, thread-002 %lu (pages)\n", r->root_anon_rstat, r->root_anon_node,
+	       r->root_anon_lruvec[0], r->root_anon_lruvec[1]);
+}
+
+static void print_json(const struct rf *r, const struct rf_summary *s,
+		       const struct msim_bench_args *a)
+{
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "root-flush");
+	msim_json_kstr(&j, "thread", "002");
+	msim_json_kstr(&j, "measures", "model flush and read work, single thread, not kernel wall time");
+	msim_json_kbool(&j, "quick", a->quick);
+	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kuint(&j, "cpus", r->cpus);
+	msim_json_kuint(&j, "memcgs", r->nmemcgs);
+	msim_json_arr_begin(&j, "hosts");
+	for (unsigned int h = 0; h < NHOSTS; h++) {
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "root_lruvec_read", h ? "node" : "rstat");
+		msim_json_kdbl(&j, "idle_flush_us", s->idle_us[h]);
+		msim_json_kdbl(&j, "active_flush_us", s->active_us[h]);
+		msim_json_kdbl(&j, "root_lruvec_read_ns", s->lruvec_ns[h]);
+		msim_json_kdbl(&j, "memcg_page_state_read_ns", s->memcg_ns[h]);
+		msim_json_kdbl(&j, "node_page_state_read_ns", s->node_ns[h]);
+		msim_json_kuint(&j, "root_lruvec_active_anon", r->root_anon_lruvec[h]);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_json_obj_begin(&j, "thread_figures");
+	msim_json_kdbl(&j, "idle_flush_us", 69);
+	msim_json_kdbl(&j, "active_flush_us", 900);
+	msim_json_kdbl(&j, "read_ns", 150);
+	msim_json_obj_end(&j);
+	msim_json_obj_begin(&j, "counts");
+	msim_json_kuint(&j, "active_cpu_visits", r->active_counts.cpu_visits);
+	msim_json_kuint(&j, "active_memcg_flushes", r->active_counts.memcg_flushes);
+	msim_json_kuint(&j, "active_atomic_resets", r->active_counts.atomic_resets);
+	msim_json_kuint(&j, "idle_flushes", r->idle_flushes);
+	msim_json_kuint(&j, "idle_cpu_visits", r->idle_counts.cpu_visits);
+	msim_json_kuint(&j, "idle_memcg_flushes", r->idle_counts.memcg_flushes);
+	msim_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
+	msim_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
+	msim_json_obj_end(&j);
+	msim_json_obj_begin(&j, "verdicts");
+	msim_json_kstr(&j, "active_vs_idle", cmp_active_vs_idle(s));
+	msim_json_kstr(&j, "node_vs_rstat_read", cmp_node_vs_rstat(s));
+	msim_json_kstr(&j, "flush_vs_read", cmp_flush_vs_read(s));
+	msim_json_obj_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static int root_flush_main(int argc, char **argv)
+{
+	static const struct msim_bench_option opts[] = {
+		{ "--cpus", "N", "simulated CPUs (default 80, the thread's machine)" },
+		{ "--memcgs", "N", "memcgs under root, all active in the active case (default 128)" },
+		{ "--reads", "N", "reads per read timing (default 1000000; quick 20000)" },
+		{ NULL, NULL, NULL },
+	};
+	struct rf *r = calloc(1, sizeof(*r));
+	struct msim_bench_spec spec = {
+		.name = "root-flush",
+		.summary = "thread 002: root flush with 0 and 128 active memcgs on 80 CPUs, against\n"
+			   "reading node counters (variant root-lruvec-read).",
+		.description = "Two hosts (root-lruvec-read=rstat and =node), alternated in each\n"
+			       "repetition. Activity comes from one deterministic task per CPU; only\n"
+			       "the flush itself is timed, on the driver.",
+		.default_reps = 5,
+		.quick_reps = 1,
+		.options = opts,
+		.on_option = rf_opt,
+		.ctx = r,
+	};
+	struct msim_bench_args a;
+	struct msim_bench_progress prog;
+	struct rf_summary s;
+	double *dummy = NULL;
+	int ret = 1;
+
+	if (!r)
+		return 1;
+	r->cpus = 80;
+	r->nmemcgs = 128;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return ret == 1 ? 0 : 2;
+	}
+	ret = 1;
+	if (a.reps > 1000)
+		a.reps = 1000;
+	if (!r->reads)
+		r->reads = a.quick ? 20000 : 1000000;
+	r->idle_flushes = a.quick ? 5 : 50;
+	r->active_rounds = a.quick ? 1 : 3;
+	r->idle_us = calloc(NHOSTS * 1000, sizeof(double));
+	r->active_us = calloc(NHOSTS * 1000, sizeof(double));
+	r->lruvec_read_ns = calloc(NHOSTS * 1000, sizeof(double));
+	r->memcg_read_ns = calloc(NHOSTS * 1000, sizeof(double));
+	r->node_read_ns = calloc(NHOSTS * 1000, sizeof(double));
+	dummy = calloc((size_t)NHOSTS * a.reps, sizeof(double));
+	if (!r->idle_us || !r->active_us || !r->lruvec_read_ns || !r->memcg_read_ns ||
+	    !r->node_read_ns || !dummy)
+		goto out;
+	for (unsigned int h = 0; h < NHOSTS; h++)
+		if (host_setup(r, h)) {
+			fprintf(stderr, "root-flush: host setup failed\n");
+			goto out;
+		}
+	msim_bench_progress_init(&prog, "root-flush", true);
+	msim_bench_alternate(NHOSTS, a.reps, rf_sample, r, dummy, &prog);
+	msim_bench_progress_done(&prog);
+	summarise(r, a.reps, &s);
+	if (a.json)
+		print_json(r, &s, &a);
+	else
+		print_text(r, &s, &a);
+	ret = 0;
+out:
+	for (unsigned int h = 0; h < NHOSTS; h++) {
+		if (r->hosts[h].m) {
+			msim_set_current_host(r->hosts[h].m);
+			msim_destroy(r->hosts[h].m);
+		}
+		free(r->hosts[h].memcgs);
+		free(r->hosts[h].lruvecs);
+	}
+	free(r->idle_us);
+	free(r->active_us);
+	free(r->lruvec_read_ns);
+	free(r->memcg_read_ns);
+	free(r->node_read_ns);
+	free(dummy);
+	free(r);
+	return ret;
+}
+
+static const struct msim_bench root_flush_bench = {
+	.name = "root-flush",
+	.summary = "thread 002: root flush (0 / 128 active memcgs, 80 CPUs) vs node counter reads",
+	.main = root_flush_main,
+};
+MSIM_BENCH(root_flush_bench);

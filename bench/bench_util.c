@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_util.c - shared bench helpers (see bench_util.h). Generic: nothing here
+ * knows a subsystem.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "scenario.h"
+
+/* ---- arguments ---- */
+
+void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
+{
+	fprintf(f, "usage: %s [--json] [--quick] [--reps N] [--seed N]", spec->name);
+	for (const struct msim_bench_option *o = spec->options; o && o->name; o++)
+		fprintf(f, o->arg ? " [%s %s]" : " [%s]", o->name, o->arg);
+	fprintf(f, "\n\n%s\n", spec->summary);
+	if (spec->description)
+		fprintf(f, "\n%s\n", spec->description);
+	fprintf(f, "\noptions:\n");
+	fprintf(f, "  %-22s %s\n", "--help, -h", "this text");
+	fprintf(f, "  %-22s %s\n", "--json", "one JSON object on stdout instead of the table");
+	fprintf(f, "  %-22s %s (%u repetitions)\n", "--quick",
+		"small sizes for smoke tests", spec->quick_reps);
+	fprintf(f, "  %-22s repetitions per design (default %u)\n", "--reps N", spec->default_reps);
+	fprintf(f, "  %-22s %s\n", "--seed N", "seed of every seeded choice (default 1)");
+	for (const struct msim_bench_option *o = spec->options; o && o->name; o++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-22s %s\n", left, o->help);
+	}
+}
+
+int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
+			  unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!arg || !*arg || *arg == '-')
+		goto bad;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fprintf(stderr, "%s: expected an integer in [%lu, %lu], got '%s'\n", name, min, max,
+		arg ? arg : "");
+	return -EINVAL;
+}
+
+static const struct msim_bench_option *find_option(const struct msim_bench_spec *spec,
+						   const char *name)
+{
+	for (const struct msim_bench_option *o = spec->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
+			  struct msim_bench_args *out)
+{
+	unsigned long v;
+	bool reps_set = false;
+
+	memset(out, 0, sizeof(*out));
+	out->seed = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct msim_bench_option *o;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			msim_bench_usage(spec, stdout);
+			return 1;
+		} else if (!strcmp(a, "--json")) {
+			out->json = true;
+		} else if (!strcmp(a, "--quick")) {
+			out->quick = true;
+		} else if (!strcmp(a, "--reps") || !strcmp(a, "--seed")) {
+			if (i + 1 >= argc ||
+			    msim_bench_parse_uint(a, argv[i + 1], a[2] == 'r' ? 1 : 0,
+						  a[2] == 'r' ? 100000 : ~0UL, &v))
+				goto usage;
+			i++;
+			if (a[2] == 'r') {
+				out->reps = (unsigned int)v;
+				reps_set = true;
+			} else {
+				out->seed = v;
+			}
+		} else if ((o = find_option(spec, a))) {
+			const char *arg = NULL;
+
+			if (o->arg) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "%s: %s needs a value (%s)\n", spec->name, a, o->arg);
+					goto usage;
+				}
+				arg = argv[++i];
+			}
+			if (!spec->on_option || spec->on_option(o->name, arg, spec->ctx))
+				goto usage;
+		} else {
+			fprintf(stderr, "%s: unknown option '%s'\n", spec->name, a);
+			goto usage;
+		}
+	}
+	if (!reps_set)
+		out->reps = out->quick ? spec->quick_reps : spec->default_reps;
+	if (!out->reps)
+		out->reps = 1;
+	return 0;
+usage:
+	msim_bench_usage(spec, stderr);
+	return 2;
+}
+
+/* ---- time and statistics ---- */
+
+uint64_t msim_bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double msim_bench_median(const double *v, size_t n)
+{
+	double *t, m;
+
+	if (!n)
+		return 0;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return v[0];
+	memcpy(t, v, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), cmp_double);
+	m = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	free(t);
+	return m;
+}
+
+double msim_bench_min(const double *v, size_t n)
+{
+	double m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+double msim_bench_max(const double *v, size_t n)
+{
+	double m = n ? v[0] : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+double msim_bench_pct(double value, double base)
+{
+	return base != 0 ? (value - base) / base * 100.0 : 0;
+}
+
+double msim_bench_ratio(double value, double base)
+{
+	return base != 0 ? value / base : 0;
+}
+
+/* ---- alternation ---- */
+
+void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_sample_fn fn,
+			  void *ctx, double *samples, struct msim_bench_progress *progress)
+{
+	for (unsigned int r = 0; r < reps; r++) {
+		for (unsigned int k = 0; k < ndesigns; k++) {
+			unsigned int d = (r + k) % ndesigns;
+
+			samples[d * reps + r] = fn(d, r, ctx);
+		}
+		if (progress)
+			msim_bench_progress(progress, "repetition %u/%u done", r + 1, reps);
+	}
+}
+
+/* ---- progress ---- */
+
+void msim_bench_progress_init(struct msim_bench_progress *p, const char *name, bool enabled)
+{
+	p->name = name;
+	p->start_ns = p->last_ns = msim_bench_now_ns();
+	p->enabled = enabled;
+	p->printed = false;
+}
+
+void msim_bench_progress(struct msim_bench_progress *p, const char *fmt, ...)
+{
+	uint64_t now = msim_bench_now_ns();
+	va_list ap;
+
+	if (!p || !p->enabled || now - p->start_ns < 1000000000ULL ||
+	    (p->printed && now - p->last_ns < 500000000ULL))
+		return;
+	p->last_ns = now;
+	p->printed = true;
+	fprintf(stderr, "[%s] ", p->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (%.1f s)\n", (double)(now - p->start_ns) / 1e9);
+}
+
+void msim_bench_progress_done(struct msim_bench_progress *p)
+{
+	if (p && p->enabled && p->printed)
+		fprintf(stderr, "[%s] done in %.1f s\n", p->name,
+			(double)(msim_bench_now_ns() - p->start_ns) / 1e9);
+}
+
+/* ---- JSON ---- */
+
+void msim_json_init(struct msim_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+}
+
+static void json_key(struct msim_json *j, const char *key)
+{
+	if (j->depth > 0 && j->need_comma[j->depth])
+		fputc(',', j->f);
+	if (j->depth > 0)
+		j->need_comma[j->depth] = true;
+	if (key) {
+		msim_json_str(j->f, key);
+		fputc(':', j->f);
+	}
+}
+
+static void json_open(struct msim_json *j, const char *key, char c)
+{
+	json_key(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < MSIM_JSON_MAX_DEPTH)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void json_close(struct msim_json *j, char c)
+{
+	fputc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void msim_json_obj_begin(struct msim_json *j, const char *key) { json_open(j, key, '{'); }
+void msim_json_obj_end(struct msim_json *j) { json_close(j, '}'); }
+void msim_json_arr_begin(struct msim_json *j, const char *key) { json_open(j, key, '['); }
+void msim_json_arr_end(struct msim_json *j) { json_close(j, ']'); }
+
+void msim_json_kstr(struct msim_json *j, const char *key, const char *v)
+{
+	json_key(j, key);
+	if (v)
+		msim_json_str(j->f, v);
+	else
+		fputs("null", j->f);
+}
+
+void msim_json_kint(struct msim_json *j, const char *key, long long v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void msim_json_kuint(struct msim_json *j, const char *key, unsigned long long v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", v);
+}
+
+void msim_json_kdbl(struct msim_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.10g", v);
+	else
+		fputs("null", j->f);
+}
+
+void msim_json_kbool(struct msim_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void msim_json_finish(struct msim_json *j)
+{
+	fputc('\n', j->f);
+	fflush(j->f);
+}

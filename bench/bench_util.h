@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_util.h - helpers shared by the bench engines (bench/bench_*.c): argument
+ * parsing (--help, --json, --quick, --reps, --seed, engine options), wall-clock
+ * timing, medians and ratios, designs alternated in one process, progress lines
+ * on stderr, and a small JSON writer.
+ *
+ * Benches are programs, not tests (DESIGN.md section 5): timings are printed,
+ * never asserted. What the timings measure is the model's own work on this
+ * machine, not the kernel's: every engine says so in its output.
+ */
+#ifndef MSIM_BENCH_UTIL_H
+#define MSIM_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- arguments ---- */
+
+struct msim_bench_option {
+	const char *name;      /* "--cpus" */
+	const char *arg;       /* "N" (NULL: a flag) */
+	const char *help;
+};
+
+/* Engine option callback: 0 = accepted, -EINVAL = bad value (message printed by it). */
+typedef int (*msim_bench_option_fn)(const char *name, const char *arg, void *ctx);
+
+struct msim_bench_spec {
+	const char *name;               /* "rstat-propagate" */
+	const char *summary;            /* one line */
+	const char *description;        /* paragraphs printed by --help (may be NULL) */
+	unsigned int default_reps;
+	unsigned int quick_reps;
+	const struct msim_bench_option *options; /* engine options, {NULL}-terminated or NULL */
+	msim_bench_option_fn on_option;
+	void *ctx;
+};
+
+struct msim_bench_args {
+	bool json;
+	bool quick;
+	unsigned int reps;
+	uint64_t seed;
+};
+
+/*
+ * Parse argv (argv[0] is the bench name). Returns 0 to run, 1 when --help was
+ * printed (exit 0), 2 on a usage error (message and usage on stderr; exit 2).
+ */
+int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
+			  struct msim_bench_args *out);
+void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f);
+
+/* Parse an unsigned decimal option value within [min, max]; 0 or -EINVAL. */
+int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
+			  unsigned long max, unsigned long *out);
+
+/* ---- time and statistics ---- */
+
+uint64_t msim_bench_now_ns(void);           /* CLOCK_MONOTONIC */
+double msim_bench_median(const double *v, size_t n);
+double msim_bench_min(const double *v, size_t n);
+double msim_bench_max(const double *v, size_t n);
+/* (value - base) / base * 100; 0 when base is 0. */
+double msim_bench_pct(double value, double base);
+/* value / base; 0 when base is 0. */
+double msim_bench_ratio(double value, double base);
+
+/* ---- designs alternated in one process ---- */
+
+/*
+ * One measurement of design d in repetition rep; returns the figure (e.g.
+ * operations per second). Called reps x ndesigns times; repetition r runs the
+ * designs in rotated order (r, r+1, ... mod ndesigns) so no design always runs
+ * first or last. samples[d * reps + rep] receives each figure.
+ */
+typedef double (*msim_bench_sample_fn)(unsigned int design, unsigned int rep, void *ctx);
+
+struct msim_bench_progress;
+void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_sample_fn fn,
+			  void *ctx, double *samples, struct msim_bench_progress *progress);
+
+/* ---- progress on stderr ---- */
+
+/*
+ * Prints "[name] message (elapsed s)" on stderr, but only once the run has
+ * taken more than a second, and at most twice a second, so quick runs stay
+ * silent. Disabled entirely when enabled is false.
+ */
+struct msim_bench_progress {
+	const char *name;
+	uint64_t start_ns;
+	uint64_t last_ns;
+	bool enabled;
+	bool printed;
+};
+void msim_bench_progress_init(struct msim_bench_progress *p, const char *name, bool enabled);
+void msim_bench_progress(struct msim_bench_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void msim_bench_progress_done(struct msim_bench_progress *p);
+
+/* ---- JSON writer ---- */
+
+#define MSIM_JSON_MAX_DEPTH 32
+struct msim_json {
+	FILE *f;
+	int depth;
+	bool need_comma[MSIM_JSON_MAX_DEPTH];
+};
+
+/* Containers: key is NULL inside arrays and for the top-level value. */
+void msim_json_init(struct msim_json *j, FILE *f);
+void msim_json_obj_begin(struct msim_json *j, const char *key);
+void msim_json_obj_end(struct msim_json *j);
+void msim_json_arr_begin(struct msim_json *j, const char *key);
+void msim_json_arr_end(struct msim_json *j);
+void msim_json_kstr(struct msim_json *j, const char *key, const char *v);
+void msim_json_kint(struct msim_json *j, const char *key, long long v);
+void msim_json_kuint(struct msim_json *j, const char *key, unsigned long long v);
+/* Non-finite doubles are written as null. */
+void msim_json_kdbl(struct msim_json *j, const char *key, double v);
+void msim_json_kbool(struct msim_json *j, const char *key, bool v);
+/* Ends the top-level value with a newline. */
+void msim_json_finish(struct msim_json *j);
+
+#endif /* MSIM_BENCH_UTIL_H */
