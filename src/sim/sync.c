@@ -264,6 +264,8 @@ static void urcu_trampoline(struct rcu_head *impl)
 {
 	struct msim_rcu_head *h = msim_container_of((void *)impl, struct msim_rcu_head, impl);
 
+	/* liburcu's call_rcu thread is registered already: callbacks may use RCU. */
+	urcu_registered = true;
 	TSAN_ACQUIRE();
 	h->func(h);
 	TSAN_RELEASE();
