@@ -256,8 +256,9 @@ enum msim_sb_object_kind {
 int msim_sb_mount(struct msim *m, const char *name, struct msim_super_block **out);
 
 /*
- * Unmount: free the shrinker, evict every object, destroy the list_lrus. Returns 0
- * or -EINVAL for a superblock already unmounted.
+ * Unmount: free the shrinker (waiting for in-flight shrinks), evict every object,
+ * destroy the list_lrus, free sb. Returns 0, or -EINVAL for NULL. sb must not be
+ * used afterwards.
  */
 int msim_sb_umount(struct msim_super_block *sb);
 
