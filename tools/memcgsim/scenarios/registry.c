@@ -244,7 +244,10 @@ int msim_race_run(const struct msim_scenario *s, const struct msim_config *base,
 		struct msim_explore_target t = s->target;
 		explore_opts(s, o, &eo);
 		ret = msim_explore(&t, &cfg, &eo, &res->ex);
-		if (ret)
+		if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
+			snprintf(err, errlen, "race %s: '%s' is not a schedule string (picks like "
+				 "0*3.1.R separated by dots)", s->name, o->schedule ? o->schedule : "");
+		else if (ret)
 			snprintf(err, errlen, "race %s: exploration failed (%s)", s->name,
 				 strerror(-ret));
 	}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memcgsim command: exit codes (0 as expected, 1 not, 2 usage), --help on
+ * every command, the --json keys the issue names, replay of a printed schedule.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define CLI MSIM_BINARY_DIR "/memcgsim"
+
+/* Run the command; return its exit status and its stdout (and stderr) in out. */
+static int run(const char *args, char *out, size_t len)
+{
+	char cmd[1024];
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", CLI, args);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n + 1 < len) {
+		size_t r = fread(out + n, 1, len - n - 1, p);
+		if (!r)
+			break;
+		n += r;
+	}
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char buf[1 << 16];
+
+static void help_everywhere(void **st)
+{
+	assert_int_equal(run("--help", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "usage: memcgsim"));
+	assert_int_equal(run("race --help", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "--strategy"));
+	assert_int_equal(run("bench --help", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "sched-switch"));
+	assert_int_equal(run("list --help", buf, sizeof(buf)), 0);
+	assert_int_equal(run("demo --help", buf, sizeof(buf)), 0);
+	assert_int_equal(run("bench sched-switch --help", buf, sizeof(buf)), 0);
+}
+
+static void usage_errors_exit_2(void **st)
+{
+	assert_int_equal(run("", buf, sizeof(buf)), 2);
+	assert_int_equal(run("frobnicate", buf, sizeof(buf)), 2);
+	assert_int_equal(run("race no-such-race", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "no race named"));
+	assert_int_equal(run("race toy-percpu-reset --strategy bogus", buf, sizeof(buf)), 2);
+	assert_int_equal(run("race toy-percpu-reset --runs -3", buf, sizeof(buf)), 2);
+	assert_int_equal(run("race toy-percpu-reset --cpus 0", buf, sizeof(buf)), 2);
+	assert_int_equal(run("race toy-percpu-reset --cpus 1", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "at least 2 CPUs"));
+	assert_int_equal(run("race toy-percpu-reset --variant nope=1", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "rstat-propagate"));
+	assert_int_equal(run("race toy-percpu-reset --variant shrinker-info=list", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "xarray"));
+	assert_int_equal(run("race toy-percpu-reset --preset thread-9", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "thread-004"));
+	assert_int_equal(run("race toy-percpu-reset --schedule 'x.y'", buf, sizeof(buf)), 2);
+	assert_int_equal(run("bench no-such-bench", buf, sizeof(buf)), 2);
+	assert_int_equal(run("list --frob", buf, sizeof(buf)), 2);
+}
+
+static void json_has_the_keys_and_replays(void **st)
+{
+	const char *keys[] = { "\"race\": \"toy-percpu-reset\"", "\"strategy\": \"pct\"",
+			       "\"runs\": ", "\"violations\": ", "\"first_violation_run\": ",
+			       "\"seed\": 5", "\"schedule\": \"", "\"outcome\": " };
+
+	assert_int_equal(run("race toy-percpu-reset --strategy pct --seed 5 --json", buf,
+			     sizeof(buf)), 0);
+	for (unsigned int i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_non_null(strstr(buf, keys[i]));
+	/* Replay the printed schedule: the same verdict. */
+	char *s = strstr(buf, "\"schedule\": \"") + strlen("\"schedule\": \"");
+	char sched[1024];
+	size_t n = strcspn(s, "\"");
+	assert_true(n < sizeof(sched));
+	memcpy(sched, s, n);
+	sched[n] = '\0';
+	char args[1200];
+	snprintf(args, sizeof(args), "race toy-percpu-reset --schedule '%s' --json", sched);
+	assert_int_equal(run(args, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\"violations\": 1"));
+	assert_non_null(strstr(buf, sched));
+}
+
+static void list_prints_races_and_variants(void **st)
+{
+	assert_int_equal(run("list", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "toy-abba-deadlock"));
+	assert_non_null(strstr(buf, "toy-rcu-reader"));
+	assert_int_equal(run("list --variants", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "shrinker-info"));
+	assert_non_null(strstr(buf, "thread-004"));
+	assert_int_equal(run("list --variants --json", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\"presets\""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(help_everywhere),
+		cmocka_unit_test(usage_errors_exit_2),
+		cmocka_unit_test(json_has_the_keys_and_replays),
+		cmocka_unit_test(list_prints_races_and_variants),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
