@@ -246,6 +246,7 @@ bool msim__css_rstat_exit(struct msim__memcg_stats *ms, bool may_defer)
 		/* Off every list: nobody updates a freed memcg, so it stays off. */
 		assert(MSIM__LD(&rc->lnode_next) == self_of(rc));
 		assert(!rc->updated_next && rc->updated_children == rc);
+		(void)rc; /* only the asserts read it: release builds define NDEBUG */
 		msim_unlock(&rs->lock);
 	}
 	return true;
