@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_rstat_propagate.c - thread 004: memcg_rstat_updated() at a flushable
+ * level, `break` (mainline) against `continue` (the patch), on a 2-level
+ * (root -> leaf) and a 4-level (root -> a -> b -> leaf) tree.
+ *
+ * Part 1, update throughput (timed): on the driver (CPU 0) of a concurrent-mode
+ * host, --updates stat updates to the leaf per measurement, alternating
+ * mod_memcg_state(MEMCG_SOCK, +1) and (-1) (socket memory charge and uncharge, the
+ * netperf path of the thread); every --read-every updates a reader does the
+ * threshold-gated mem_cgroup_flush_stats(root); every --tick-every updates the
+ * virtual clock advances one jiffy, so the 2 s periodic root flush runs on its
+ * own. The four hosts are alternated within each repetition.
+ *
+ * Part 2, flush counts under concurrent flushing (deterministic, not timed): a
+ * 4-CPU host (threshold 256, the thread's narrative), three updater tasks on CPUs
+ * 1-3 adding one page of NR_FILE_PAGES to the leaf --per-task times each ("page
+ * cache grows"), and a reader task on CPU 0 doing gated root flushes until the
+ * updaters finish, under the seeded random scheduler, for --seeds seeds. After
+ * each run the driver reads the root's unflushed volume and its atomic: a run
+ * ends "stuck" when the subtree holds more than the threshold of unflushed
+ * updates while root's atomic is not above it (reference R4), so a gated root
+ * flush keeps skipping until the periodic flush.
+ *
+ * What the time measures: the model's update path (per-CPU write, rstat enqueue,
+ * the stats_updates walk with its per-level threshold test) on this machine, one
+ * thread. The thread's 1.9% is netperf throughput on a real kernel, where the
+ * update path is a small share of the work: the model's percentage is the cost
+ * of the walk change relative to the model's update path alone.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/rstat.h>
+
+#include "bench_util.h"
+#include "scenario.h"
+
+#define NPROP 2
+#define NDEPTH 2
+#define NUPDATERS 3
+
+static const char *const prop_names[NPROP] = { "break", "continue" };
+static const unsigned int depths[NDEPTH] = { 2, 4 };
+
+struct rp_host {
+	struct msim *m;
+	struct msim_memcg *leaf;
+	struct msim_rstat_counters before, total;
+};
+
+struct rp_part2 {
+	uint64_t flushes, skipped, runs_stuck, steps;
+	double gap_pages_sum;          /* root's reported NR_FILE_PAGES below the truth */
+	long max_unflushed;
+};
+
+struct rp {
+	unsigned int cpus;
+	unsigned long updates, read_every, tick_every;
+	unsigned int seeds, per_task;
+	struct rp_host hosts[NPROP][NDEPTH];
+	struct rp_part2 p2[NPROP][NDEPTH];
+	unsigned int cur_depth;        /* depth index of the current part-1 column */
+};
+
+static int rp_opt(const char *name, const char *arg, void *ctx)
+{
+	struct rp *r = ctx;
+	unsigned long v;
+
+	if (!strcmp(name, "--cpus")) {
+		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
+			return -EINVAL;
+		r->cpus = (unsigned int)v;
+	} else if (!strcmp(name, "--updates")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->updates))
+			return -EINVAL;
+	} else if (!strcmp(name, "--read-every")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->read_every))
+			return -EINVAL;
+	} else if (!strcmp(name, "--tick-every")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->tick_every))
+			return -EINVAL;
+	} else if (!strcmp(name, "--seeds")) {
+		if (msim_bench_parse_uint(name, arg, 1, 100000, &v))
+			return -EINVAL;
+		r->seeds = (unsigned int)v;
+	} else if (!strcmp(name, "--per-task")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1000000, &v))
+			return -EINVAL;
+		r->per_task = (unsigned int)v;
+	}
+	return 0;
+}
+
+/* A host with a chain of depth levels (root first); returns the leaf. */
+static int make_host(unsigned int cpus, enum msim_run_mode mode, unsigned int p, unsigned int depth,
+		     struct msim **out, struct msim_memcg **leaf)
+{
+	struct msim_config cfg;
+	struct msim_memcg *pos;
+	char err[256];
+	int ret;
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = cpus;
+	cfg.mode = mode;
+	cfg.variants.rstat_propagate = p ? MSIM_RSTAT_PROPAGATE_CONTINUE : MSIM_RSTAT_PROPAGATE_BREAK;
+	ret = msim_create(&cfg, out, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "rstat-propagate: msim_create: %s\n", err);
+		return ret;
+	}
+	msim_set_current_host(*out);
+	ret = msim_rstat_init(*out, NULL);
+	if (ret)
+		return ret;
+	pos = msim_root_mem_cgroup(*out);
+	for (unsigned int lvl = 1; lvl < depth; lvl++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "l%u", lvl);
+		ret = msim_memcg_create(pos, name, &pos);
+		if (ret)
+			return ret;
+	}
+	*leaf = pos;
+	return 0;
+}
+
+/* ---- part 1: throughput ---- */
+
+static double rp_sample(unsigned int p, unsigned int rep, void *ctx)
+{
+	struct rp *r = ctx;
+	struct rp_host *h = &r->hosts[p][r->cur_depth];
+	struct msim_memcg *root;
+	uint64_t t0, t1;
+
+	(void)rep;
+	msim_set_current_host(h->m);
+	root = msim_root_mem_cgroup(h->m);
+	t0 = msim_bench_now_ns();
+	for (unsigned long i = 1; i <= r->updates; i++) {
+		msim_mod_memcg_state(h->leaf, MSIM_MEMCG_SOCK, (i & 1) ? 1 : -1);
+		if (i % r->read_every == 0)
+			msim_mem_cgroup_flush_stats(root);
+		if (i % r->tick_every == 0)
+			msim_clock_advance(h->m, 1);
+	}
+	t1 = msim_bench_now_ns();
+	return (double)r->updates / ((double)(t1 - t0) / 1e9);
+}
+
+static void counters_sub(struct msim_rstat_counters *d, const struct msim_rstat_counters *a,
+			 const struct msim_rstat_counters *b)
+{
+	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
+	uint64_t *pd = (uint64_t *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		pd[i] = pa[i] - pb[i];
+}
+
+/* ---- part 2: flush counts under a concurrent reader ---- */
+
+struct p2_run {
+	struct msim_memcg *leaf, *root;
+	unsigned int per_task;
+	int done;
+};
+
+static void updater_task(void *arg)
+{
+	struct p2_run *run = arg;
+
+	for (unsigned int i = 0; i < run->per_task; i++)
+		msim_mod_memcg_state(run->leaf, MSIM_NR_FILE_PAGES, 1);
+	msim_yield("bench.updater.done");
+	__atomic_add_fetch(&run->done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void reader_task(void *arg)
+{
+	struct p2_run *run = arg;
+
+	for (;;) {
+		msim_yield("bench.reader.poll");
+		if (__atomic_load_n(&run->done, __ATOMIC_SEQ_CST) == NUPDATERS)
+			break;
+		msim_mem_cgroup_flush_stats(run->root);
+	}
+}
+
+static int part2_run(struct rp *r, unsigned int p, unsigned int d, uint64_t seed)
+{
+	struct rp_part2 *out = &r->p2[p][d];
+	struct msim_sched_opts so = { .strategy = MSIM_STRAT_RANDOM, .seed = seed };
+	struct msim_rstat_counters c;
+	struct p2_run run = { .per_task = r->per_task };
+	struct msim *m = NULL;
+	long thr, unflushed, root_atomic, truth;
+	int ret;
+
+	ret = make_host(4, MSIM_DETERMINISTIC, p, depths[d], &m, &run.leaf);
+	if (ret)
+		goto out;
+	run.root = msim_root_mem_cgroup(m);
+	/* The periodic flush would hide the stuck state this part counts. */
+	msim_rstat_periodic_flush_enable(m, false);
+	msim_rstat_counters_reset(m);
+	if (!msim_task_create(m, "reader", 0, reader_task, &run)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int cpu = 1; cpu <= NUPDATERS; cpu++)
+		if (!msim_task_create(m, "updater", cpu, updater_task, &run)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	ret = msim_sched_set(m, &so);
+	if (!ret)
+		ret = msim_run(m);
+	if (ret)
+		goto out;
+	msim_rstat_counters(m, &c);
+	thr = msim_memcg_flush_threshold(m);
+	unflushed = msim_memcg_unflushed(run.root);
+	root_atomic = msim_memcg_stats_updates(run.root);
+	truth = (long)NUPDATERS * r->per_task;
+	out->flushes += c.flushes;
+	out->skipped += c.flush_skipped;
+	out->steps += msim_sched_steps(m);
+	if (unflushed > thr && root_atomic <= thr)
+		out->runs_stuck++;
+	if (unflushed > out->max_unflushed)
+		out->max_unflushed = unflushed;
+	out->gap_pages_sum += (double)(truth - (long)msim_memcg_page_state(run.root, MSIM_NR_FILE_PAGES));
+out:
+	if (m) {
+		msim_set_current_host(m);
+		msim_destroy(m);
+	}
+	return ret;
+}
+
+/* ---- output ---- */
+
+struct rp_result {
+	double median[NPROP][NDEPTH];
+	double noise[NDEPTH];
+};
+
+static double noise_pct(const double *v, size_t n)
+{
+	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
+
+	if (!dev || med == 0) {
+		free(dev);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	mad = msim_bench_median(dev, n);
+	free(dev);
+	return mad / med * 100.0;
+}
+
+static const char *verdict_cost(double pct, double noise)
+{
+	if (pct < -noise)
+		return "holds in direction (continue costs throughput)";
+	if (pct > noise)
+		return "does not hold (continue faster)";
+	return "within noise (no measurable cost)";
+}
+
+static const char *verdict_stuck(const struct rp *r, unsigned int d)
+{
+	if (r->p2[0][d].runs_stuck > 0 && r->p2[1][d].runs_stuck == 0)
+		return "holds (break leaves root stuck below its threshold; continue never)";
+	if (r->p2[0][d].runs_stuck == 0 && r->p2[1][d].runs_stuck == 0)
+		return "not reproduced at this size (no stuck run under either)";
+	return "does not hold";
+}
+
+static void print_text(const struct rp *r, const struct rp_result *res,
+		       const struct msim_bench_args *a)
+{
+	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
+	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
+	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n\n",
+	       r->cpus, r->cpus * 64, r->updates, r->read_every, r->tick_every, a->reps);
+	printf("%-10s %-26s %-26s\n", "", "2-level (root->leaf)", "4-level (root->a->b->leaf)");
+	for (unsigned int p = 0; p < NPROP; p++) {
+		printf("%-10s", prop_names[p]);
+		for (unsigned int d = 0; d < NDEPTH; d++) {
+			char cell[64];
+
+			if (p)
+				snprintf(cell, sizeof(cell), "%.0f/s (%+.2f%%)", res->median[p][d],
+					 msim_bench_pct(res->median[p][d], res->median[0][d]));
+			else
+				snprintf(cell, sizeof(cell), "%.0f/s", res->median[p][d]);
+			printf(" %-26s", cell);
+		}
+		printf("\n");
+	}
+	printf("%-10s %-26s %-26s\n", "thread", "107.26 -> 105.23 Gbit/s", "(not measured)");
+	printf("%-10s %-26s\n", "", "netperf, -1.9%");
+	printf("noise (MAD of break): 2-level %.2f%%, 4-level %.2f%%\n\n", res->noise[0], res->noise[1]);
+	printf("part 1 counts (whole run, per host):\n");
+	printf("%-10s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "design", "depth", "updates",
+	       "batches", "breaks", "skips", "flushes", "skipped", "periodic");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+
+			printf("%-10s %-6u %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
+			       prop_names[p], depths[d], (unsigned long long)c->updates,
+			       (unsigned long long)c->batches, (unsigned long long)c->walk_breaks,
+			       (unsigned long long)c->walk_skips, (unsigned long long)c->flushes,
+			       (unsigned long long)c->flush_skipped,
+			       (unsigned long long)c->periodic_flushes);
+		}
+	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
+	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
+	       r->seeds, r->per_task);
+	printf("%-10s %-6s %10s %10s %12s %14s %16s\n", "design", "depth", "flushes", "skipped",
+	       "stuck runs", "max unflushed", "mean gap (pages)");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct rp_part2 *q = &r->p2[p][d];
+
+			printf("%-10s %-6u %10llu %10llu %12llu %14ld %16.1f\n", prop_names[p], depths[d],
+			       (unsigned long long)q->flushes, (unsigned long long)q->skipped,
+			       (unsigned long long)q->runs_stuck, q->max_unflushed,
+			       q->gap_pages_sum / r->seeds);
+		}
+	printf("\nWhat the time measures: the model's update path on this machine, one thread (no\n"
+	       "network stack): the percentage is the walk change against the model's update alone,\n"
+	       "an upper bound for a workload whose updates are a small share of its work.\n\n");
+	printf("Comparisons with the thread:\n");
+	for (unsigned int d = 0; d < NDEPTH; d++) {
+		double pct = msim_bench_pct(res->median[1][d], res->median[0][d]);
+
+		printf("  %u-level: continue vs break throughput: ours %+.2f%%, thread -1.9%% (netperf, "
+		       "2-level): %s\n", depths[d], pct, verdict_cost(pct, res->noise[d]));
+		printf("  %u-level: root stuck below threshold with unflushed updates: %s\n", depths[d],
+		       verdict_stuck(r, d));
+	}
+}
+
+static void print_json(const struct rp *r, const struct rp_result *res,
+		       const struct msim_bench_args *a)
+{
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "rstat-propagate");
+	msim_json_kstr(&j, "thread", "004");
+	msim_json_kstr(&j, "measures", "model update path on the driver, not kernel throughput");
+	msim_json_kbool(&j, "quick", a->quick);
+	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kuint(&j, "cpus", r->cpus);
+	msim_json_kuint(&j, "updates", r->updates);
+	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
+	msim_json_arr_begin(&j, "throughput");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+
+			msim_json_obj_begin(&j, NULL);
+			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(&j, "depth", depths[d]);
+			msim_json_kdbl(&j, "updates_per_s", res->median[p][d]);
+			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
+			msim_json_kdbl(&j, "noise_pct", res->noise[d]);
+			msim_json_kuint(&j, "updates", c->updates);
+			msim_json_kuint(&j, "batches", c->batches);
+			msim_json_kuint(&j, "walk_breaks", c->walk_breaks);
+			msim_json_kuint(&j, "walk_skips", c->walk_skips);
+			msim_json_kuint(&j, "flushes", c->flushes);
+			msim_json_kuint(&j, "flush_skipped", c->flush_skipped);
+			msim_json_kuint(&j, "periodic_flushes", c->periodic_flushes);
+			if (p)
+				msim_json_kstr(&j, "verdict",
+					       verdict_cost(msim_bench_pct(res->median[1][d], res->median[0][d]),
+							    res->noise[d]));
+			msim_json_obj_end(&j);
+		}
+	msim_json_arr_end(&j);
+	msim_json_arr_begin(&j, "concurrent_flushes");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct rp_part2 *q = &r->p2[p][d];
+
+			msim_json_obj_begin(&j, NULL);
+			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(&j, "depth", depths[d]);
+			msim_json_kuint(&j, "seeds", r->seeds);
+			msim_json_kuint(&j, "per_task", r->per_task);
+			msim_json_kuint(&j, "flushes", q->flushes);
+			msim_json_kuint(&j, "flush_skipped", q->skipped);
+			msim_json_kuint(&j, "runs_stuck", q->runs_stuck);
+			msim_json_kint(&j, "max_unflushed", q->max_unflushed);
+			msim_json_kdbl(&j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
+			msim_json_kuint(&j, "sched_steps", q->steps);
+			if (p)
+				msim_json_kstr(&j, "verdict", verdict_stuck(r, d));
+			msim_json_obj_end(&j);
+		}
+	msim_json_arr_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static int rstat_propagate_main(int argc, char **argv)
+{
+	static const struct msim_bench_option opts[] = {
+		{ "--cpus", "N", "simulated CPUs of the throughput hosts (default 8)" },
+		{ "--updates", "N", "updates per measurement (default 2000000; quick 50000)" },
+		{ "--read-every", "N", "gated root flush every N updates (default 10000)" },
+		{ "--tick-every", "N", "one jiffy of virtual time every N updates (default 1000)" },
+		{ "--seeds", "N", "part 2: seeded schedules per design (default 20; quick 3)" },
+		{ "--per-task", "N", "part 2: updates per updater task (default 2000; quick 600)" },
+		{ NULL, NULL, NULL },
+	};
+	struct rp *r = calloc(1, sizeof(*r));
+	struct msim_bench_spec spec = {
+		.name = "rstat-propagate",
+		.summary = "thread 004: update throughput and flush counts, rstat-propagate=break vs\n"
+			   "continue, on a 2-level and a 4-level memcg tree.",
+		.description = "Part 1 times the model's update path (hosts alternated per repetition).\n"
+			       "Part 2 counts gated root flushes done and skipped, and runs that end\n"
+			       "with the root stuck below its threshold, under seeded random schedules.",
+		.default_reps = 7,
+		.quick_reps = 2,
+		.options = opts,
+		.on_option = rp_opt,
+		.ctx = r,
+	};
+	struct msim_bench_args a;
+	struct msim_bench_progress prog;
+	struct rp_result res;
+	double *samples = NULL;
+	int ret;
+
+	if (!r)
+		return 1;
+	r->cpus = 8;
+	r->read_every = 10000;
+	r->tick_every = 1000;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return ret == 1 ? 0 : 2;
+	}
+	ret = 1;
+	if (!r->updates)
+		r->updates = a.quick ? 50000 : 2000000;
+	if (!r->seeds)
+		r->seeds = a.quick ? 3 : 20;
+	if (!r->per_task)
+		r->per_task = a.quick ? 600 : 2000;
+	samples = calloc((size_t)NPROP * a.reps, sizeof(*samples));
+	if (!samples)
+		goto out;
+	for (unsigned int p = 0; p < NPROP; p++)
+		for (unsigned int d = 0; d < NDEPTH; d++) {
+			if (make_host(r->cpus, MSIM_CONCURRENT, p, depths[d], &r->hosts[p][d].m,
+				      &r->hosts[p][d].leaf))
+				goto out;
+			msim_rstat_counters(r->hosts[p][d].m, &r->hosts[p][d].before);
+		}
+	msim_bench_progress_init(&prog, "rstat-propagate", true);
+	for (r->cur_depth = 0; r->cur_depth < NDEPTH; r->cur_depth++) {
+		msim_bench_alternate(NPROP, a.reps, rp_sample, r, samples, &prog);
+		for (unsigned int p = 0; p < NPROP; p++)
+			res.median[p][r->cur_depth] = msim_bench_median(samples + p * a.reps, a.reps);
+		res.noise[r->cur_depth] = noise_pct(samples, a.reps);
+	}
+	for (unsigned int p = 0; p < NPROP; p++)
+		for (unsigned int d = 0; d < NDEPTH; d++) {
+			struct rp_host *h = &r->hosts[p][d];
+			struct msim_rstat_counters now;
+
+			msim_rstat_counters(h->m, &now);
+			counters_sub(&h->total, &now, &h->before);
+		}
+	for (unsigned int s = 0; s < r->seeds; s++) {
+		for (unsigned int d = 0; d < NDEPTH; d++)
+			for (unsigned int p = 0; p < NPROP; p++)
+				if (part2_run(r, p, d, a.seed + s)) {
+					fprintf(stderr, "rstat-propagate: part 2 run failed (seed %llu)\n",
+						(unsigned long long)(a.seed + s));
+					goto out;
+				}
+		msim_bench_progress(&prog, "part 2: seed %u/%u", s + 1, r->seeds);
+	}
+	msim_bench_progress_done(&prog);
+	if (a.json)
+		print_json(r, &res, &a);
+	else
+		print_text(r, &res, &a);
+	ret = 0;
+out:
+	for (unsigned int p = 0; p < NPROP; p++)
+		for (unsigned int d = 0; d < NDEPTH; d++)
+			if (r->hosts[p][d].m) {
+				msim_set_current_host(r->hosts[p][d].m);
+				msim_destroy(r->hosts[p][d].m);
+			}
+	free(samples);
+	free(r);
+	return ret;
+}
+
+static const struct msim_bench rstat_propagate_bench = {
+	.name = "rstat-propagate",
+	.summary = "thread 004: break vs continue, update throughput and flush counts",
+	.main = rstat_propagate_main,
+};
+MSIM_BENCH(rstat_propagate_bench);
