@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat-early-exit (thread 004; R3 and R4): a concurrent root flush resets root
+ * after the leaf's reset and a batch in between, then the early exit at the
+ * flushable leaf keeps root from ever crossing the threshold.
+ *
+ * 4 CPUs, threshold 256; before: leaf = root = 256; root queued on CPU 3.
+ *
+ *   CPU 0 (root flush)                 CPU 1 (leaf updates)
+ *   ------------------                 --------------------
+ *   visit CPU 0, CPU 1:
+ *     clear leaf->stats_updates
+ *     clear root->stats_updates
+ *                                      add 64 to leaf and root
+ *   visit CPU 3 (root queued there):
+ *     clear root->stats_updates
+ *   finish flush
+ *                                      leaf = 64, root = 0
+ *                                      4 more batches of 64:
+ *                                        leaf = 320, root = 256
+ *                                      next update:
+ *                                        leaf > threshold
+ *                                        break; root is not updated
+ *
+ * break (mainline): mem_cgroup_flush_stats(root) skips with 384 unflushed pages,
+ * and still skips 256 updates later (640 unflushed); the periodic flush restores.
+ * continue (thread 004): the next 64 updates skip the leaf and reach root (320),
+ * and the gated root flush runs.
+ *
+ * Explorer budgets (stated): PCT 1000 runs depth 2 from seed 1; DFS 5000
+ * schedules with preemption bound 1 (the bounded space is exhausted within it).
+ */
+#include <errno.h>
+
+#include "race_util.h"
+
+static long long fig(const struct msim_race_result *r, const char *key)
+{
+	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
+		if (!strcmp(r->rep.figs[i].key, key))
+			return r->rep.figs[i].i;
+	fail_msg("figure %s missing", key);
+	return -1;
+}
+
+static void script_break(void **st)
+{
+	struct msim_race_result *r = race_run("rstat-early-exit", MSIM_STRAT_SCRIPT, 0, 0,
+					      "rstat-propagate=break", NULL);
+
+	assert_true(r->rep.violated);
+	assert_true(r->behaved_as_expected);
+	assert_int_equal(fig(r, "threshold"), 256);
+	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(fig(r, "leaf_atomic_after_batches"), 320);
+	assert_int_equal(fig(r, "root_atomic_after_batches"), 256);
+	assert_int_equal(fig(r, "next_batch_walk_breaks"), 64);
+	assert_int_equal(fig(r, "next_batch_walk_skips"), 0);
+	assert_int_equal(fig(r, "leaf_atomic"), 320);
+	assert_int_equal(fig(r, "root_atomic"), 256);
+	assert_int_equal(fig(r, "root_flush_skipped"), 1);
+	assert_int_equal(fig(r, "root_unflushed"), 384);
+	assert_int_equal(fig(r, "root_reported_pages"), 257);
+	assert_int_equal(fig(r, "true_pages"), 641);
+	assert_int_equal(fig(r, "root_flush_skipped_later"), 1);
+	assert_int_equal(fig(r, "root_unflushed_later"), 640);
+	assert_int_equal(fig(r, "root_atomic_later"), 256);
+	/* the periodic flush restores progress */
+	assert_int_equal(fig(r, "root_pages_after_periodic"), fig(r, "true_pages_at_periodic"));
+	assert_int_equal(fig(r, "root_unflushed_after_periodic"), 0);
+	free(r);
+}
+
+static void script_continue(void **st)
+{
+	struct msim_race_result *r = race_run("rstat-early-exit", MSIM_STRAT_SCRIPT, 0, 0,
+					      "rstat-propagate=continue", NULL);
+
+	assert_false(r->rep.violated);
+	assert_true(r->behaved_as_expected);
+	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(fig(r, "leaf_atomic_after_batches"), 320);
+	assert_int_equal(fig(r, "root_atomic_after_batches"), 256);
+	assert_int_equal(fig(r, "next_batch_walk_breaks"), 0);
+	assert_int_equal(fig(r, "next_batch_walk_skips"), 64);
+	assert_int_equal(fig(r, "root_atomic"), 320);
+	assert_int_equal(fig(r, "root_flush_skipped"), 0);
+	assert_int_equal(fig(r, "root_reported_pages"), fig(r, "true_pages"));
+	free(r);
+}
+
+/* --cpus 8: threshold 512, the same shape with 8 batches. */
+static void script_scales_with_cpus(void **st)
+{
+	const struct msim_scenario *s = msim_scenario_find("rstat-early-exit");
+	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = 8,
+				    .preemptions = (unsigned int)-1 };
+	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_config cfg;
+	char err[256];
+
+	msim_config_init(&cfg);
+	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
+	assert_true(r->rep.violated);
+	assert_int_equal(fig(r, "threshold"), 512);
+	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(fig(r, "leaf_atomic"), 576);
+	assert_int_equal(fig(r, "root_atomic"), 512);
+	assert_int_equal(fig(r, "root_unflushed"), 640);
+	assert_int_equal(fig(r, "root_flush_skipped"), 1);
+	/* fewer than 3 CPUs is a usage error */
+	o.cpus = 2;
+	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), -EINVAL);
+	free(r);
+}
+
+static void explore(enum msim_strategy strat, unsigned int budget, const char *variant,
+		    bool expect)
+{
+	struct msim_race_result *r = race_run("rstat-early-exit", strat, budget, 1, variant, NULL);
+
+	assert_true(r->behaved_as_expected);
+	if (expect) {
+		assert_true(r->ex.violations > 0);
+		assert_true(r->ex.first_violation_run >= 0);
+		assert_true((unsigned int)r->ex.first_violation_run < budget);
+		assert_replays("rstat-early-exit", r, variant);
+	} else {
+		assert_int_equal(r->ex.violations, 0);
+		assert_int_equal(r->ex.first_violation_run, -1);
+		if (strat == MSIM_STRAT_DFS)
+			assert_true(r->ex.exhausted);
+	}
+	free(r);
+}
+
+static void pct_break_finds(void **st) { explore(MSIM_STRAT_PCT, 1000, "rstat-propagate=break", true); }
+static void pct_continue_none(void **st) { explore(MSIM_STRAT_PCT, 1000, "rstat-propagate=continue", false); }
+static void dfs_break_finds(void **st) { explore(MSIM_STRAT_DFS, 5000, "rstat-propagate=break", true); }
+static void dfs_continue_none(void **st) { explore(MSIM_STRAT_DFS, 5000, "rstat-propagate=continue", false); }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(script_break),
+		cmocka_unit_test(script_continue),
+		cmocka_unit_test(script_scales_with_cpus),
+		cmocka_unit_test(pct_break_finds),
+		cmocka_unit_test(pct_continue_none),
+		cmocka_unit_test(dfs_break_finds),
+		cmocka_unit_test(dfs_continue_none),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
