@@ -118,6 +118,12 @@ const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
 /* True for the layouts that install units on demand. */
 bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);
 
+/*
+ * Lower the id limit of this host (tests of the -ENOSPC path). limit in
+ * 1..MSIM_SHRINKER_ID_LIMIT; returns 0 or -EINVAL.
+ */
+int msim_shrinker_set_id_limit(struct msim *m, int limit);
+
 /* shrinker_nr_max: multiple of 64, never shrinks. */
 int msim_shrinker_nr_max(struct msim *m);
 

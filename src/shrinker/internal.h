@@ -119,6 +119,7 @@ struct msim__shr_host {
 	struct msim_lock info_lock;      /* array-on-demand: install vs expansion copy */
 	struct msim_idr idr;             /* shrinker_idr */
 	int nr_max;                      /* shrinker_nr_max (atomic loads) */
+	int id_limit;                    /* ids < id_limit */
 	struct msim_shrinker list;       /* shrinker_list head (sentinel) */
 	struct msim_kmem_cache *unit_cache; /* NULL: units from kmalloc-1k */
 	struct msim_kmem_cache *obj_cache[2]; /* superblock dentry / inode objects */

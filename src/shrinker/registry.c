@@ -159,6 +159,7 @@ static struct msim__shr_host *shr_host_create(struct msim *m)
 	h->install_lock = cfg->variants.on_demand_lock == MSIM_ON;
 	h->nr_nodes = msim_nr_nodes(m);
 	h->memcg_slot = -1;
+	h->id_limit = MSIM_SHRINKER_ID_LIMIT;
 	msim_lock_init(&h->mutex, "shrinker_mutex");
 	msim_lock_init(&h->info_lock, "shrinker_info_lock");
 	pthread_mutex_init(&h->track_lock, NULL);
@@ -430,6 +431,16 @@ done:
 	return 0;
 }
 
+int msim_shrinker_set_id_limit(struct msim *m, int limit)
+{
+	struct msim__shr_host *h = m ? msim__shr_host(m) : NULL;
+
+	if (!h || limit < 1 || limit > MSIM_SHRINKER_ID_LIMIT)
+		return -EINVAL;
+	h->id_limit = limit;
+	return 0;
+}
+
 int msim_shrinker_nr_max(struct msim *m)
 {
 	struct msim__shr_host *h = msim__shr_host(m);
@@ -465,7 +476,7 @@ int msim_shrinker_alloc(struct msim *m, unsigned int flags, const char *name,
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "shrinker");
 	if (flags & MSIM_SHRINKER_MEMCG_AWARE) {
 		msim_mutex_lock(&h->mutex);
-		id = msim_idr_alloc(&h->idr, s, 0, MSIM_SHRINKER_ID_LIMIT - 1);
+		id = msim_idr_alloc(&h->idr, s, 0, (unsigned long)h->id_limit - 1);
 		if (id >= 0 && id >= msim__nr_max_read(h)) {
 			r = expand_shrinker_info(h, (int)id);
 			if (r)
