@@ -4,7 +4,8 @@
 # The ctest test install/example: what a user of the installed package does.
 #  1. cmake --install BUILD_DIR into a fresh temporary prefix (a prefix other than
 #     the configured one, so it also checks that the package is relocatable);
-#  2. check the installed layout (libraries, headers, CMake package, .pc);
+#  2. check the installed layout (libraries, headers, CMake package, .pc, the
+#     command), and that every installed header compiles on its own;
 #  3. copy examples/ out of the source tree and build it there with CMake
 #     (find_package, shared and static) and with make + pkg-config (shared and
 #     static), each with -Werror so the public headers compile cleanly;
@@ -51,6 +52,19 @@ if find "$PREFIX/include" -name '*.h' ! -path '*/memcgsim/*' | grep -q .; then
   fail "headers installed outside include/memcgsim"
 fi
 echo "ok: $(find "$PREFIX" -type f | wc -l) files"
+"$PREFIX/bin/memcgsim" --version >/dev/null || fail "installed memcgsim --version"
+
+step "each installed header compiles alone (C, -Werror; C++ for the umbrella)"
+for h in "$PREFIX"/include/memcgsim/*.h; do
+  echo "#include <memcgsim/$(basename "$h")>" |
+    "${CC:-cc}" -x c -std=gnu11 -Wall -Wextra -Wstrict-prototypes -Werror -fsyntax-only \
+      -I"$PREFIX/include" - || fail "$(basename "$h") does not compile on its own"
+done
+if command -v c++ >/dev/null; then
+  echo '#include <memcgsim/memcgsim.h>' |
+    c++ -x c++ -Wall -Wextra -Werror -fsyntax-only -I"$PREFIX/include" - ||
+    fail "memcgsim.h does not compile as C++"
+fi
 
 step "pkg-config"
 export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
