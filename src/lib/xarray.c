@@ -26,6 +26,7 @@
  * keeps walking it, which still returns a value that was current during its
  * section); allocation failure returns -ENOMEM without retrying.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -383,6 +384,7 @@ void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index)
 	unsigned int off;
 	void *old;
 
+	assert(msim_lock_held_by_me(&xa->lock));
 	if (!msim__xa_is_node(xa->head)) {
 		old = xa->head;
 		if (index != 0 || !old)
@@ -414,6 +416,7 @@ void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *en
 	unsigned int off;
 	void *old;
 
+	assert(msim_lock_held_by_me(&xa->lock));
 	if (err)
 		*err = 0;
 	if (!entry)
