@@ -283,6 +283,7 @@ static void rmdir_ebusy_einval(void **state)
 {
 	struct msim *m = host_new(4, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *p, *ch, *x = NULL;
+	struct msim_memcg_counts c;
 
 	p = mkdir_ok(root, "p");
 	ch = mkdir_ok(p, "ch");
@@ -304,7 +305,10 @@ static void rmdir_ebusy_einval(void **state)
 	assert_int_equal(msim_memcg_state(p), MSIM_MEMCG_OFFLINE);
 	msim_css_put(p);
 	msim_memcg_drain(m);
-	assert_int_equal(msim_memcg_state(p), MSIM_MEMCG_FREED);
+	/* p is freed now (its handle is checked only in freed_handle_caught). */
+	msim_memcg_counts(m, &c);
+	assert_int_equal(c.freed_total, 2);
+	assert_int_equal(c.offline + c.released, 0);
 	msim_destroy(m);
 }
 
