@@ -108,6 +108,17 @@ uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner);
 /* Per-CPU bytes charged to owner (not part of msim_kmem_owner_bytes). */
 uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner);
 
+/* For reports: every owner that holds a charge now, and every cache of the host. */
+struct msim_kmem_owner_info {
+	const char *owner;
+	uint64_t bytes;          /* as msim_kmem_owner_bytes() */
+	uint64_t percpu_bytes;
+};
+/* Fills up to max entries (owners with a nonzero charge); returns how many there are. */
+size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_info *out, size_t max);
+/* Fills up to max entries, newest cache first; returns how many caches there are. */
+size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max);
+
 /* Resident set size of this process, bytes (the simulator's own cost). */
 uint64_t msim_kmem_process_rss(void);
 

@@ -701,31 +701,71 @@ void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out)
 	out->allocations = LOAD(&k->allocations);
 }
 
-uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner)
+static uint64_t owner_bytes(const struct kmem_owner *o)
 {
-	struct msim_kmem *k = kmem_of(m);
-	struct kmem_owner *o;
-	int rec;
-
-	if (!k || !owner)
-		return 0;
-	rec = owner_record_find(k, owner);
-	if (rec < 0)
-		return 0;
-	o = &k->owners[rec];
 	return LOAD(&o->kmalloc_bytes) +
 	       ((LOAD(&o->cache_share_fp) + (1u << (KMEM_FP_SHIFT - 1))) >> KMEM_FP_SHIFT);
 }
 
-uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner)
+/* The record of owner's text, or NULL. */
+static const struct kmem_owner *owner_find(const struct msim *m, const char *owner)
 {
 	struct msim_kmem *k = kmem_of(m);
-	int rec;
+	int rec = k && owner ? owner_record_find(k, owner) : -1;
 
-	if (!k || !owner)
+	return rec < 0 ? NULL : &k->owners[rec];
+}
+
+uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner)
+{
+	const struct kmem_owner *o = owner_find(m, owner);
+
+	return o ? owner_bytes(o) : 0;
+}
+
+uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner)
+{
+	const struct kmem_owner *o = owner_find(m, owner);
+
+	return o ? LOAD(&o->percpu_bytes) : 0;
+}
+
+size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_info *out, size_t max)
+{
+	struct msim_kmem *k = kmem_of(m);
+	unsigned int n;
+	size_t found = 0;
+
+	if (!k)
 		return 0;
-	rec = owner_record_find(k, owner);
-	return rec < 0 ? 0 : LOAD(&k->owners[rec].percpu_bytes);
+	n = __atomic_load_n(&k->nr_owners, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct kmem_owner *o = &k->owners[i];
+		uint64_t bytes = owner_bytes(o), pc = LOAD(&o->percpu_bytes);
+
+		if (!bytes && !pc)
+			continue;
+		if (found < max)
+			out[found] = (struct msim_kmem_owner_info){ o->name, bytes, pc };
+		found++;
+	}
+	return found;
+}
+
+size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max)
+{
+	struct msim_kmem *k = kmem_of(m);
+	struct msim_kmem_cache *c;
+	size_t n = 0;
+
+	if (!k)
+		return 0;
+	pthread_mutex_lock(&k->lock);
+	for (c = k->caches; c; c = c->next, n++)
+		if (n < max)
+			msim_kmem_cache_info(c, &out[n]);
+	pthread_mutex_unlock(&k->lock);
+	return n;
 }
 
 /* kernel: mm/percpu.c pcpu_alloc_noprof() accounting, as the caller sizes it. */

@@ -8,6 +8,7 @@
  *   reserve_then_replace   a NULL reservation finds NULL until replaced (memcg's xa_alloc)
  *   replace_and_remove     replace returns the old pointer; unknown ids give NULL
  *   churn_65535            full range, remove every third id, refill in lowest-first order
+ *   rcu_find_vs_churn      RCU readers find while a writer reserves, publishes, removes
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <limits.h>
 
 #include <memcgsim/idr.h>
+#include <memcgsim/sched.h>
 #include <memcgsim/kmem.h>
 #include <memcgsim/sim.h>
 #include <memcgsim/sync.h>
@@ -166,6 +168,110 @@ static void churn_65535(void **state)
 	msim_idr_destroy(&idr);
 }
 
+/*
+ * idr_find() under RCU against the memcg-id life cycle (reserve with NULL,
+ * publish with replace, remove):
+ *
+ *   CPU 1 (reader)                 | CPU 0 (writer)
+ *   rcu_read_lock()                | id = idr_alloc(NULL)      find: NULL
+ *   p = idr_find(id)               | idr_replace(ptr(id), id)  find: ptr(id)
+ *     NULL or ptr(id), never other | idr_remove(id)            leaf may be freed
+ *   rcu_read_unlock()              |   (after the reader's grace period)
+ *
+ * 30 seeded random schedules; afterwards every node has left the totals.
+ */
+struct idr_shared {
+	struct msim_idr idr;
+	int done;
+	unsigned long errors[2], hits[2];
+};
+
+static void idr_writer(void *arg)
+{
+	struct idr_shared *sh = arg;
+	long held[64];
+	unsigned int n = 0;
+
+	for (unsigned int op = 0; op < 400; op++) {
+		if (n < 64 && (op % 5 != 4 || n == 0)) {
+			long id = msim_idr_alloc(&sh->idr, NULL, 0, 200);
+
+			if (id < 0)
+				continue;
+			msim_idr_replace(&sh->idr, ptr((unsigned long)id), (unsigned long)id);
+			held[n++] = id;
+		} else {
+			unsigned int victim = op % n;
+
+			msim_idr_remove(&sh->idr, (unsigned long)held[victim]);
+			held[victim] = held[--n];
+		}
+	}
+	while (n)
+		msim_idr_remove(&sh->idr, (unsigned long)held[--n]);
+	__atomic_store_n(&sh->done, 1, __ATOMIC_RELEASE);
+}
+
+struct idr_reader_arg {
+	struct idr_shared *sh;
+	unsigned int who;
+};
+
+static void idr_reader(void *arg)
+{
+	struct idr_reader_arg *ra = arg;
+	struct idr_shared *sh = ra->sh;
+
+	for (unsigned long round = 0; round < 3000; round++) {
+		unsigned long id = (round * 37 + ra->who) % 70;
+		void *p;
+
+		msim_rcu_read_lock();
+		p = msim_idr_find(&sh->idr, id);
+		if (p && p != ptr(id))
+			sh->errors[ra->who]++;
+		sh->hits[ra->who] += p != NULL;
+		msim_rcu_read_unlock();
+		if (__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE) && round > 200)
+			break;
+	}
+}
+
+static void rcu_find_vs_churn(void **state)
+{
+	unsigned long hits = 0;
+
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		struct msim_config cfg;
+		struct msim *m = NULL;
+		struct idr_shared sh = { 0 };
+		struct idr_reader_arg ra[2] = { { &sh, 0 }, { &sh, 1 } };
+		struct msim_sched_opts opts = { .strategy = MSIM_STRAT_RANDOM, .seed = seed };
+		struct msim_kmem_totals t;
+
+		msim_config_init(&cfg);
+		cfg.nr_cpus = 3;
+		assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+		assert_int_equal(msim_sched_set(m, &opts), 0);
+		msim_idr_init(m, &sh.idr, "idr_rcu");
+		assert_non_null(msim_task_create(m, "writer", 0, idr_writer, &sh));
+		assert_non_null(msim_task_create(m, "reader0", 1, idr_reader, &ra[0]));
+		assert_non_null(msim_task_create(m, "reader1", 2, idr_reader, &ra[1]));
+		assert_int_equal(msim_run(m), 0);
+		if (sh.errors[0] || sh.errors[1])
+			fail_msg("seed %llu: wrong pointer found (schedule %s)",
+				 (unsigned long long)seed, msim_schedule_string(m));
+		hits += sh.hits[0] + sh.hits[1];
+		assert_int_equal(msim_idr_count(&sh.idr), 0);
+		msim_idr_destroy(&sh.idr);
+		msim_rcu_barrier();
+		msim_kmem_totals(m, &t);
+		assert_int_equal(t.allocations, 0);
+		msim_destroy(m);
+	}
+	assert_true(hits > 0); /* the readers did see published ids */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(reserve_then_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(replace_and_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(churn_65535, setup, teardown),
+		cmocka_unit_test(rcu_find_vs_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

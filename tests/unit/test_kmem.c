@@ -9,6 +9,7 @@
  *   unit_cache_vs_kmalloc    a 520-byte unit from its own cache (packed) vs kmalloc-1k
  *   radix_tree_node_cache    576-byte object, 584-byte slot, 28 per order-2 slab on 4 CPUs
  *   owner_by_text            two pointers with the same text are one owner
+ *   report_lists             owners with a charge and every cache, for bench reports
  *   kfree_rcu_pending        the charge stays until the grace period ends, not before
  *   percpu_apart             per-CPU bytes are counted apart from slab
  *   bad_free_caught          double free, foreign pointer, wrong cache: abort in debug builds
@@ -251,6 +252,35 @@ static void owner_by_text(void **state)
 	msim_destroy(m);
 }
 
+static void report_lists(void **state)
+{
+	struct msim *m = host(4, MSIM_DETERMINISTIC);
+	struct msim_kmem_cache *c = msim_kmem_cache_create(m, "unit", 520);
+	struct msim_kmem_owner_info oi[8];
+	struct msim_kmem_cache_info ci[4];
+	void *a = msim_kmalloc(m, 24, "info"), *u = msim_kmem_cache_alloc(m, c, "units");
+	void *z = msim_kmalloc(m, 8, "gone");
+
+	msim_kfree(m, z);
+	assert_int_equal(msim_kmem_owners(m, oi, 8), 2);    /* "gone" holds nothing */
+	assert_string_equal(oi[0].owner, "info");
+	assert_int_equal(oi[0].bytes, 32);
+	assert_string_equal(oi[1].owner, "units");
+	assert_int_equal(oi[1].bytes, 529);
+	assert_int_equal(msim_kmem_owners(m, oi, 1), 2);    /* count beyond max */
+	msim_kmem_cache_find_or_create(m, "radix_tree_node", 576, MSIM_SLAB_FREEPTR_OUTSIDE);
+	assert_int_equal(msim_kmem_caches(m, ci, 4), 2);
+	assert_string_equal(ci[0].name, "radix_tree_node"); /* newest first */
+	assert_string_equal(ci[1].name, "unit");
+	assert_int_equal(ci[1].objects, 1);
+	assert_int_equal(ci[1].bytes, 16384);
+	msim_kfree(m, a);
+	msim_kmem_cache_free(m, c, u);
+	assert_int_equal(msim_kmem_owners(m, oi, 8), 0);
+	assert_empty(m);
+	msim_destroy(m);
+}
+
 /*
  * kvfree_rcu: the memory (and its charge) stays until a grace period has passed.
  *
@@ -454,6 +484,7 @@ int main(void)
 		cmocka_unit_test(unit_cache_vs_kmalloc),
 		cmocka_unit_test(radix_tree_node_cache),
 		cmocka_unit_test(owner_by_text),
+		cmocka_unit_test(report_lists),
 		cmocka_unit_test(kfree_rcu_pending),
 		cmocka_unit_test(percpu_apart),
 		cmocka_unit_test(bad_free_caught),
