@@ -104,6 +104,43 @@ static const struct memory_stat memory_stats[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * kernel: memcg_page_state_output_unit() (newest): besides WORKINGSET_*, PGDEMOTE_*
+ * and PGPROMOTE_SUCCESS, the reclaim items that became node stats (PGSTEAL_*,
+ * PGSCAN_* except _ANON/_FILE, PGREFILL) are printed as raw counts too.
+ * rstat.h's msim_memcg_page_state_output_unit() predates that move, so the
+ * rendering uses its own table for them.
+ */
+static uint64_t output_unit(enum msim_stat_item idx)
+{
+	switch (idx) {
+	case MSIM_PGSTEAL_KSWAPD:
+	case MSIM_PGSTEAL_DIRECT:
+	case MSIM_PGSTEAL_KHUGEPAGED:
+	case MSIM_PGSTEAL_PROACTIVE:
+	case MSIM_PGSCAN_KSWAPD:
+	case MSIM_PGSCAN_DIRECT:
+	case MSIM_PGSCAN_KHUGEPAGED:
+	case MSIM_PGSCAN_PROACTIVE:
+	case MSIM_PGREFILL:
+		return 1;
+	default:
+		return (uint64_t)msim_memcg_page_state_output_unit(idx);
+	}
+}
+
+/* kernel: memcg_page_state_output() */
+static uint64_t state_output(struct msim_memcg *memcg, enum msim_stat_item idx)
+{
+	return (uint64_t)msim_memcg_page_state(memcg, idx) * output_unit(idx);
+}
+
+/* kernel: memcg_page_state_local_output() */
+static uint64_t state_local_output(struct msim_memcg *memcg, enum msim_stat_item idx)
+{
+	return (uint64_t)msim_memcg_page_state_local(memcg, idx) * output_unit(idx);
+}
+
 /* kernel: memcg_accounts_hugetlb(): the memory_hugetlb_accounting mount option, off. */
 static bool memcg_accounts_hugetlb(void)
 {
@@ -120,10 +157,10 @@ static void memcg_stat_format(struct msim_memcg *memcg, struct sbuf *s)
 
 		if (memory_stats[i].idx == MSIM_NR_HUGETLB && !memcg_accounts_hugetlb())
 			continue;
-		size = msim_memcg_page_state_output(memcg, memory_stats[i].idx);
+		size = state_output(memcg, memory_stats[i].idx);
 		sbuf_printf(s, "%s %" PRIu64 "\n", memory_stats[i].name, size);
 		if (memory_stats[i].idx == MSIM_NR_SLAB_UNRECLAIMABLE_B) {
-			size += msim_memcg_page_state_output(memcg, MSIM_NR_SLAB_RECLAIMABLE_B);
+			size += state_output(memcg, MSIM_NR_SLAB_RECLAIMABLE_B);
 			sbuf_printf(s, "slab %" PRIu64 "\n", size);
 		}
 	}
@@ -199,8 +236,8 @@ static void memcg1_stat_format(struct msim_memcg *memcg, struct sbuf *s)
 	msim_mem_cgroup_flush_stats(memcg);
 
 	for (i = 0; i < ARRAY_SIZE(memcg1_stats); i++)
-		sbuf_printf(s, "%s %lu\n", memcg1_stats[i].name,
-			    msim_memcg_page_state_local_output(memcg, memcg1_stats[i].idx));
+		sbuf_printf(s, "%s %" PRIu64 "\n", memcg1_stats[i].name,
+			    state_local_output(memcg, memcg1_stats[i].idx));
 	for (i = 0; i < ARRAY_SIZE(memcg1_events); i++)
 		sbuf_printf(s, "%s %lu\n", msim_memcg_event_name(memcg1_events[i]),
 			    msim_memcg_events_local(memcg, memcg1_events[i]));
@@ -214,8 +251,8 @@ static void memcg1_stat_format(struct msim_memcg *memcg, struct sbuf *s)
 		    (uint64_t)MSIM_PAGE_COUNTER_MAX * MSIM_PAGE_SIZE);
 
 	for (i = 0; i < ARRAY_SIZE(memcg1_stats); i++)
-		sbuf_printf(s, "total_%s %lu\n", memcg1_stats[i].name,
-			    msim_memcg_page_state_output(memcg, memcg1_stats[i].idx));
+		sbuf_printf(s, "total_%s %" PRIu64 "\n", memcg1_stats[i].name,
+			    state_output(memcg, memcg1_stats[i].idx));
 	for (i = 0; i < ARRAY_SIZE(memcg1_events); i++)
 		sbuf_printf(s, "total_%s %lu\n", msim_memcg_event_name(memcg1_events[i]),
 			    msim_memcg_events(memcg, memcg1_events[i]));
@@ -258,7 +295,7 @@ static void memory_numa_stat(struct msim_memcg *memcg, struct sbuf *s)
 		for (unsigned int nid = 0; nid < msim_nr_nodes(m); nid++) {
 			struct msim_lruvec *lruvec = msim_mem_cgroup_lruvec(m, memcg, nid);
 			uint64_t size = (uint64_t)msim_lruvec_page_state(lruvec, idx) *
-					(uint64_t)msim_memcg_page_state_output_unit(idx);
+					output_unit(idx);
 
 			sbuf_printf(s, " N%u=%" PRIu64, nid, size);
 		}
