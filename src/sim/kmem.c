@@ -348,12 +348,6 @@ static void *hdr_new(size_t size)
 	return h;
 }
 
-static void hdr_free(struct msim__kmem_hdr *h)
-{
-	h->magic = MSIM__KMEM_MAGIC_FREED;
-	free(h);
-}
-
 /* ---- kmalloc ---- */
 
 /* kernel: mm/slub.c __kmalloc_noprof() (with __GFP_ZERO: kzalloc) */
@@ -535,7 +529,8 @@ static void kmem_release(struct msim_kmem *k, struct msim__kmem_hdr *h)
 		kmalloc_uncharge(k, h);
 	else
 		cache_uncharge(k, h->cache, h->owner);
-	hdr_free(h);
+	h->magic = MSIM__KMEM_MAGIC_FREED;
+	free(h);
 }
 
 static struct msim__kmem_hdr *free_check(struct msim_kmem *k, const void *p, const char *what)
@@ -658,10 +653,7 @@ void msim_kfree_rcu(struct msim *m, const void *p)
 		kfree_rcu_finish(k, h, bytes);
 		return;
 	}
-	memset(w, 0, sizeof(*w));
-	w->k = k;
-	w->h = h;
-	w->bytes = bytes;
+	*w = (struct kfree_rcu_work){ .k = k, .h = h, .bytes = bytes };
 	w->head.host = m;
 	msim_call_rcu(&w->head, kfree_rcu_cb);
 }
