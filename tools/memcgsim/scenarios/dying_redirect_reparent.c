@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dying-redirect-reparent: a stat update to a memcg that is going offline races
+ * with the reparenting of its local stats (reference 1.10; thread 000 patches 2
+ * and 3, variant dying-redirect).
+ *
+ * p -> c on cgroup v2 (the host's cgroup version; v1 hosts too). c holds 100 file
+ * pages of local stats; an updater on CPU 1 holds a stashed reference to c's
+ * lruvec and adds 10 more; CPU 0 removes c.
+ *
+ *   CPU 0 (rmdir c)                    CPU 1 (stat update through c's lruvec)
+ *   ---------------                    --------------------------------------
+ *                                      get_non_dying_memcg_start(c):
+ *                                        c is not dying
+ *   set CSS_DYING
+ *   synchronize_rcu()                  (all: the updater is inside RCU, so this
+ *                                       waits for it; all-rcu-on-dying: it took
+ *                                       no RCU, so this does not wait)
+ *   offline: reparent_state_local(c)
+ *     move c.local 100 -> p.local
+ *                                      this_cpu_add(c, +10)   <- after the move
+ *
+ * After the release of c and a forced root flush, per variant:
+ *   v1 on v2 (mainline):  no redirect, no local reparenting: p.local 0, the 110
+ *                         local pages stay with the dead c (lost to p's local view)
+ *   v1 on a v1 host:      redirect and reparenting under RCU: p.local 110, exact
+ *   all (patch 2):        RCU always: rmdir waits for the updater; p.local 110
+ *   all-rcu-on-dying (3): the window above: 10 pages land on c after the move;
+ *                         p.local 100, c.local 10 stranded
+ * Nothing is double counted in any variant: p's and root's hierarchical values
+ * are 110 (the release flush pushes c's remainder into p).
+ *
+ * Violation: after offline, c's local stats did not all reach p's local.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+struct dr {
+	struct msim *m;
+	struct msim_memcg *root, *p, *c;
+	struct msim_task *rmdir, *updater;
+	struct msim_lruvec *stashed;
+	long applied;
+	int rmdir_ret;
+	bool flushed;
+	long p_local, c_local, p_state, root_state;
+};
+
+static void updater_fn(void *arg)
+{
+	struct dr *s = arg;
+
+	s->applied += 10;
+	msim_mod_lruvec_state(s->stashed, MSIM_NR_FILE_PAGES, 10);
+}
+
+static void rmdir_fn(void *arg)
+{
+	struct dr *s = arg;
+
+	s->rmdir_ret = msim_memcg_rmdir(s->c);
+}
+
+static int dr_setup(struct msim *m, void **state, void *arg)
+{
+	struct dr *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	*state = s;
+	s->m = m;
+	if ((ret = msim_rstat_init(m, NULL)))
+		return ret;
+	msim_rstat_periodic_flush_enable(m, false);
+	s->root = msim_root_mem_cgroup(m);
+	if ((ret = msim_memcg_create(s->root, "p", &s->p)) ||
+	    (ret = msim_memcg_create(s->p, "c", &s->c)))
+		return ret;
+	msim_css_get(s->c);   /* the updater's stashed reference */
+	s->stashed = msim_mem_cgroup_lruvec(m, s->c, 0);
+	s->applied = 100;
+	msim_mod_lruvec_state(s->stashed, MSIM_NR_FILE_PAGES, 100);
+	s->updater = msim_task_create(m, "updater", 1, updater_fn, s);
+	s->rmdir = msim_task_create(m, "rmdir", 0, rmdir_fn, s);
+	return s->updater && s->rmdir ? 0 : -ENOMEM;
+}
+
+/* Final state: forced root flush (c still referenced), then c's release. */
+static void dr_settle(struct dr *s)
+{
+	if (s->flushed)
+		return;
+	s->flushed = true;
+	msim_mem_cgroup_flush_stats_forced(s->root);
+	s->c_local = msim_memcg_stat_raw(s->c, MSIM_STAT_LOCAL, MSIM_NR_FILE_PAGES);
+	msim_css_put(s->c);
+	msim_memcg_drain(s->m);
+	msim_mem_cgroup_flush_stats_forced(s->root);
+	s->p_local = msim_memcg_stat_raw(s->p, MSIM_STAT_LOCAL, MSIM_NR_FILE_PAGES);
+	s->p_state = msim_memcg_stat_raw(s->p, MSIM_STAT_STATE, MSIM_NR_FILE_PAGES);
+	s->root_state = msim_memcg_stat_raw(s->root, MSIM_STAT_STATE, MSIM_NR_FILE_PAGES);
+}
+
+static bool dr_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct dr *s = state;
+
+	dr_settle(s);
+	if (s->p_state != s->applied || s->root_state != s->applied) {
+		snprintf(why, len, "hierarchical mismatch: p %ld, root %ld, applied %ld",
+			 s->p_state, s->root_state, s->applied);
+		return true;
+	}
+	if (s->p_local == s->applied)
+		return false;
+	snprintf(why, len, "local stats lost at offline: p.local %ld of %ld, %ld left on the "
+		 "dead c", s->p_local, s->applied, s->c_local);
+	return true;
+}
+
+static void dr_teardown(struct msim *m, void *state)
+{
+	free(state);
+}
+
+/* Run t, letting grace periods end whenever it waits for one. */
+static int run_with_rcu(struct msim *m, struct msim_task *t)
+{
+	int ret;
+
+	while ((ret = msim_run_task(m, t)) == -EDEADLK)
+		if (!msim_rcu_step(m))
+			return -EDEADLK;
+	return ret;
+}
+
+static int dr_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	struct msim *m;
+	void *state = NULL;
+	struct dr *s;
+	char why[256] = "";
+	bool waited = false;
+	int ret = msim_create(cfg, &m, why, sizeof(why));
+
+	if (ret)
+		return ret;
+	msim_set_current_host(m);
+	ret = dr_setup(m, &state, NULL);
+	s = state;
+	/* the updater has decided where its update goes, and stops there */
+	if (!ret)
+		ret = msim_run_until(m, s->updater, "rstat.dying.checked", 1);
+	if (!ret) {
+		ret = run_with_rcu(m, s->rmdir);
+		if (ret == -EDEADLK) {   /* rmdir waits for the updater's RCU section */
+			waited = true;
+			ret = msim_run_task(m, s->updater);
+			if (!ret)
+				ret = run_with_rcu(m, s->rmdir);
+		}
+	}
+	if (!ret)
+		ret = run_with_rcu(m, s->updater);
+	if (!ret) {
+		rep->violated = dr_check(m, s, why, sizeof(why));
+		msim_scn_trace(rep, "%s", rep->violated ? why : "every local page reached p");
+		msim_scn_fig_bool(rep, "redirect_active", msim_rstat_dying_redirect_active(m));
+		msim_scn_fig_bool(rep, "rmdir_waited_for_updater", waited);
+		msim_scn_fig_int(rep, "applied", s->applied);
+		msim_scn_fig_int(rep, "p_local", s->p_local);
+		msim_scn_fig_int(rep, "c_local_left", s->c_local);
+		msim_scn_fig_int(rep, "lost_from_p_local", s->applied - s->p_local);
+		msim_scn_fig_int(rep, "p_state", s->p_state);
+		msim_scn_fig_int(rep, "root_state", s->root_state);
+		msim_scn_fig_bool(rep, "double_counted", s->p_state > s->applied ||
+				  s->root_state > s->applied);
+		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
+	}
+	dr_teardown(m, state);
+	msim_destroy(m);
+	return ret;
+}
+
+static bool dr_expect(const struct msim_config *cfg)
+{
+	switch (cfg->variants.dying_redirect) {
+	case MSIM_DYING_REDIRECT_V1:
+		return cfg->cgroup_version != MSIM_CGROUP_V1;
+	case MSIM_DYING_REDIRECT_ALL:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static const struct msim_scenario dying_redirect_reparent = {
+	.name = "dying-redirect-reparent",
+	.summary = "a stat update to a memcg going offline races with the reparenting of its "
+		   "local stats (thread 000 patches 2, 3)",
+	.thread = "000",
+	.default_runs = 500,
+	.default_depth = 3,
+	.default_preemptions = 2,
+	.default_dfs_runs = 5000,
+	.configure = NULL,
+	.expect_violation = dr_expect,
+	.target = { .name = "dying-redirect-reparent", .setup = dr_setup, .check = dr_check,
+		    .teardown = dr_teardown },
+	.script = dr_script,
+};
+MSIM_SCENARIO(dying_redirect_reparent)

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat-lost-batch: races R2 and R3 (reference 1.9). A batch pushed into a
+ * memcg's atomic stats_updates is wiped by a flusher that did not fold the
+ * per-CPU deltas behind it, so the heuristic under-counts pending work until a
+ * forced or periodic flush. Stat values are never lost: that is the invariant
+ * that holds.
+ *
+ * R2, the atomic reset is read-then-set (root -> leaf, 4 CPUs, threshold 256;
+ * leaf has 256 pages on CPU 1; a forced flush of leaf):
+ *
+ *   CPU 0 (flush leaf)                 CPU 1 (leaf updates)
+ *   ------------------                 --------------------
+ *   visit CPU 1: fold 256 pages
+ *   atomic_read(leaf) = 256
+ *                                      64 updates: push 64, leaf = 320
+ *   atomic_set(leaf, 0)                (the 64 pages were not folded)
+ *
+ * R3, resets continue after the CPUs already walked (leaf queued on CPUs 1, 3):
+ *
+ *   CPU 0 (flush leaf)                 CPU 1 (leaf updates)
+ *   ------------------                 --------------------
+ *   visit CPU 0, CPU 1: leaf = 0
+ *                                      64 updates: push 64, leaf = 64
+ *   visit CPU 3: fold CPU 3's pages
+ *   atomic_set(leaf, 0)                (CPU 1's 64 pages not folded)
+ *
+ * Both end with leaf's whole count (atomic plus per-CPU counts) at 0 while 64
+ * pages are unflushed. The explorer's check: after the run, the count is below
+ * the unflushed volume (a batch was lost); the state values are then checked
+ * exact after a forced flush.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+struct lb {
+	struct msim *m;
+	struct msim_memcg *root, *leaf;
+	struct msim_task *flusher, *updater, *other;
+	long upd_val;
+	int upd_calls;
+	long applied;
+	bool forced;
+};
+
+static void updater_fn(void *arg)
+{
+	struct lb *s = arg;
+
+	for (int i = 0; i < s->upd_calls; i++) {
+		s->applied += s->upd_val;
+		msim_mod_memcg_state(s->leaf, MSIM_NR_FILE_PAGES, s->upd_val);
+	}
+}
+
+/* A few pages on the last CPU, so leaf is queued there too (R3). */
+static void other_fn(void *arg)
+{
+	struct lb *s = arg;
+
+	s->applied += 3;
+	msim_mod_memcg_state(s->leaf, MSIM_NR_FILE_PAGES, 3);
+}
+
+static void flusher_fn(void *arg)
+{
+	struct lb *s = arg;
+
+	if (s->forced)
+		msim_mem_cgroup_flush_stats_forced(s->leaf);
+	else
+		msim_mem_cgroup_flush_stats(s->leaf);
+}
+
+static int lb_build(struct msim *m, struct lb *s, long val, int calls)
+{
+	int ret;
+
+	s->m = m;
+	s->upd_val = val;
+	s->upd_calls = calls;
+	if ((ret = msim_rstat_init(m, NULL)))
+		return ret;
+	msim_rstat_periodic_flush_enable(m, false);
+	s->root = msim_root_mem_cgroup(m);
+	if ((ret = msim_memcg_create(s->root, "leaf", &s->leaf)))
+		return ret;
+	s->other = msim_task_create(m, "other", msim_nr_cpus(m) - 1, other_fn, s);
+	s->updater = msim_task_create(m, "updater", 1, updater_fn, s);
+	s->flusher = msim_task_create(m, "flusher", 0, flusher_fn, s);
+	return s->other && s->updater && s->flusher ? 0 : -ENOMEM;
+}
+
+/* leaf's whole heuristic count: atomic plus per-CPU counts. */
+static long leaf_count(struct lb *s)
+{
+	long sum = msim_memcg_stats_updates(s->leaf);
+
+	for (unsigned int c = 0; c < msim_nr_cpus(s->m); c++)
+		sum += msim_memcg_stats_updates_cpu(s->leaf, c);
+	return sum;
+}
+
+static bool lb_lost(struct lb *s, char *why, size_t len)
+{
+	long count = leaf_count(s), unflushed = msim_memcg_unflushed(s->leaf);
+
+	if (count >= unflushed)
+		return false;
+	snprintf(why, len, "lost batch: leaf counts %ld pending updates but %ld pages are "
+		 "unflushed", count, unflushed);
+	return true;
+}
+
+/* The invariant that holds: a forced flush makes leaf's state exact. */
+static bool lb_state_exact(struct lb *s)
+{
+	msim_mem_cgroup_flush_stats_forced(s->leaf);
+	return (long)msim_memcg_page_state(s->leaf, MSIM_NR_FILE_PAGES) == s->applied;
+}
+
+static int lb_setup(struct msim *m, void **state, void *arg)
+{
+	struct lb *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*state = s;
+	s->forced = true;
+	return lb_build(m, s, 64, 3);
+}
+
+static bool lb_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct lb *s = state;
+	bool lost = lb_lost(s, why, len);
+
+	if (!lb_state_exact(s)) {
+		snprintf(why, len, "stat value lost: leaf reports %lu of %ld pages",
+			 msim_memcg_page_state(s->leaf, MSIM_NR_FILE_PAGES), s->applied);
+		return true;
+	}
+	return lost;
+}
+
+static void lb_teardown(struct msim *m, void *state)
+{
+	free(state);
+}
+
+static int new_host(const struct msim_config *cfg, struct msim **m, struct lb *s, long val,
+		    int calls)
+{
+	char err[256];
+	int ret = msim_create(cfg, m, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	msim_set_current_host(*m);
+	memset(s, 0, sizeof(*s));
+	return lb_build(*m, s, val, calls);
+}
+
+/*
+ * R2: 4 batches on CPU 1 (256: at the threshold, so the updater still counts at
+ * leaf); the forced leaf flush parked between its read and its set.
+ */
+static int script_r2(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	struct msim *m;
+	struct lb s;
+	char why[256] = "";
+	int ret = new_host(cfg, &m, &s, 1, 5 * MSIM_MEMCG_CHARGE_BATCH);
+
+	s.forced = true;
+	if (!ret)
+		ret = msim_run_until(m, s.updater, "rstat.update.done", 4 * MSIM_MEMCG_CHARGE_BATCH);
+	if (!ret)
+		ret = msim_run_until(m, s.flusher, "rstat.flush.atomic_set", 1);
+	if (!ret) {
+		msim_scn_fig_int(rep, "r2_atomic_read_by_flusher", msim_memcg_stats_updates(s.leaf));
+		ret = msim_run_until(m, s.updater, "rstat.update.done", MSIM_MEMCG_CHARGE_BATCH);
+	}
+	if (!ret) {
+		msim_scn_fig_int(rep, "r2_atomic_before_set", msim_memcg_stats_updates(s.leaf));
+		ret = msim_run_task(m, s.flusher);
+	}
+	if (!ret) {
+		bool lost = lb_lost(&s, why, sizeof(why));
+
+		msim_scn_fig_int(rep, "r2_leaf_atomic", msim_memcg_stats_updates(s.leaf));
+		msim_scn_fig_int(rep, "r2_leaf_count", leaf_count(&s));
+		msim_scn_fig_int(rep, "r2_unflushed", msim_memcg_unflushed(s.leaf));
+		msim_scn_fig_bool(rep, "r2_lost", lost);
+		msim_scn_trace(rep, "R2: %s", lost ? why : "no batch lost");
+		rep->violated |= lost;
+		ret = msim_run(m);
+	}
+	if (!ret)
+		msim_scn_fig_bool(rep, "r2_state_exact_after_forced", lb_state_exact(&s));
+	msim_destroy(m);
+	return ret;
+}
+
+/* R3: leaf queued on CPU 1 and CPU N-1; a batch pushed after CPU 1's visit. */
+static int script_r3(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	struct msim *m;
+	struct lb s;
+	char why[256] = "";
+	int ret = new_host(cfg, &m, &s, 1, 2 * MSIM_MEMCG_CHARGE_BATCH);
+
+	s.forced = true;
+	if (!ret)
+		ret = msim_run_task(m, s.other);
+	if (!ret)
+		ret = msim_run_until(m, s.updater, "rstat.update.done", MSIM_MEMCG_CHARGE_BATCH);
+	if (!ret)
+		ret = msim_run_until(m, s.flusher, "rstat.flush.cpu_start", 3);
+	if (!ret) {
+		msim_scn_fig_int(rep, "r3_atomic_after_cpu1", msim_memcg_stats_updates(s.leaf));
+		ret = msim_run_until(m, s.updater, "rstat.update.done", MSIM_MEMCG_CHARGE_BATCH);
+	}
+	if (!ret) {
+		msim_scn_fig_int(rep, "r3_atomic_after_push", msim_memcg_stats_updates(s.leaf));
+		ret = msim_run_task(m, s.flusher);
+	}
+	if (!ret) {
+		bool lost = lb_lost(&s, why, sizeof(why));
+
+		msim_scn_fig_int(rep, "r3_leaf_atomic", msim_memcg_stats_updates(s.leaf));
+		msim_scn_fig_int(rep, "r3_leaf_count", leaf_count(&s));
+		msim_scn_fig_int(rep, "r3_unflushed", msim_memcg_unflushed(s.leaf));
+		msim_scn_fig_bool(rep, "r3_lost", lost);
+		msim_scn_trace(rep, "R3: %s", lost ? why : "no batch lost");
+		rep->violated |= lost;
+		ret = msim_run(m);
+	}
+	if (!ret)
+		msim_scn_fig_bool(rep, "r3_state_exact_after_forced", lb_state_exact(&s));
+	/* the R3 host's schedule (the R2 host's is not kept) */
+	snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
+	msim_destroy(m);
+	return ret;
+}
+
+static int lb_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	int ret = script_r2(cfg, rep);
+
+	if (!ret)
+		ret = script_r3(cfg, rep);
+	return ret;
+}
+
+static int lb_configure(struct msim_config *cfg, char *err, size_t len)
+{
+	if (cfg->nr_cpus < 3) {
+		snprintf(err, len, "rstat-lost-batch needs at least 3 CPUs");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool lb_expect(const struct msim_config *cfg)
+{
+	return true; /* no variant closes R2/R3: the heuristic is lossy by design */
+}
+
+static const struct msim_scenario rstat_lost_batch = {
+	.name = "rstat-lost-batch",
+	.summary = "a batch pushed into stats_updates is wiped by a flusher's read-then-set "
+		   "(R2) or by its reset at a later CPU (R3); stat values stay exact",
+	.thread = "R2, R3",
+	.default_runs = 1000,
+	.default_depth = 2,
+	.default_preemptions = 1,
+	.default_dfs_runs = 5000,
+	.configure = lb_configure,
+	.expect_violation = lb_expect,
+	.target = { .name = "rstat-lost-batch", .setup = lb_setup, .check = lb_check,
+		    .teardown = lb_teardown },
+	.script = lb_script,
+};
+MSIM_SCENARIO(rstat_lost_batch)
