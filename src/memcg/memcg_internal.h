@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memcg_internal.h - struct msim_memcg and the per-host tree state, shared by
- * src/memcg/tree.c (lifecycle), css.c (references), id.c (private ids) and
- * iter.c (mem_cgroup_iter). Layers above memcg use include/memcgsim/memcg.h only;
+ * src/memcg/tree.c (lifecycle), hooks.c (hook registry), css.c (references),
+ * id.c (private ids) and iter.c (mem_cgroup_iter). Layers above memcg use include/memcgsim/memcg.h only;
  * tests may include this header for the debug checks (msim__memcg_check()).
  *
  * Locking (the model's cgroup_mutex):
@@ -170,7 +170,11 @@ void msim__memcg_all_list_del(struct msim_memcg *memcg);
 void msim__memcg_unlink(struct msim_memcg *memcg);
 /* css.c: the last reference went: queue release (css_release). */
 void msim__memcg_release(struct msim_memcg *memcg);
-/* css.c: css_released / css_free hooks, descending order, sets that allocated. */
+/* hooks.c: run the hook sets (see there for the order). */
+int msim__memcg_run_alloc(struct msim_memcg *memcg);      /* undoes itself on failure */
+int msim__memcg_run_online(struct msim_memcg *memcg);     /* the caller undoes */
+void msim__memcg_run_offline(struct msim_memcg *memcg);
+void msim__memcg_run_alloc_undo(struct msim_memcg *memcg);
 void msim__memcg_run_released(struct msim_memcg *memcg);
 void msim__memcg_run_free(struct msim_memcg *memcg);
 /* id.c */

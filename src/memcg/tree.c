@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tree.c - the memcg tree: per-host state, hook registry, mkdir, rmdir, root,
- * teardown at msim_destroy().
+ * tree.c - the memcg tree: per-host state, mkdir, rmdir, root, teardown at
+ * msim_destroy(). The hook registry is in hooks.c.
  *
  * kernel: kernel/cgroup/cgroup.c (cgroup_mkdir, css_create, online_css,
  * cgroup_rmdir, kill_css, css_killed_work_fn, offline_css) and mm/memcontrol.c
@@ -81,243 +81,6 @@ void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 	if (old != MSIM_MEMCG_ALLOCATED)
 		__atomic_fetch_sub(&h->nr_state[old], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&h->nr_state[s], 1, __ATOMIC_RELAXED);
-}
-
-/* ---- hooks ---- */
-
-int msim_memcg_hooks_slot(struct msim *m, const char *name)
-{
-	struct msim__memcg_host *h;
-	unsigned int i, n;
-
-	if (!m || !name || !(h = msim__memcg_host_get(m)))
-		return -EINVAL;
-	n = __atomic_load_n(&h->nr_hooks, __ATOMIC_ACQUIRE);
-	for (i = 0; i < n; i++)
-		if (h->hooks[i].name && strcmp(h->hooks[i].name, name) == 0)
-			return (int)i;
-	return -ENOENT;
-}
-
-/* Snapshot of the hook slots in ascending order (registration may append). */
-static unsigned int hooks_sorted(struct msim__memcg_host *h, unsigned char *out)
-{
-	unsigned int n;
-
-	msim__raw_lock(&h->lock);
-	n = h->nr_hooks;
-	memcpy(out, h->sorted, n);
-	msim__raw_unlock(&h->lock);
-	return n;
-}
-
-static void run_alloc_undo(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if (!(memcg->alloc_mask & (1u << s)))
-			continue;
-		memcg->alloc_mask &= ~(1u << s);
-		if (h->hooks[s].css_alloc_undo)
-			h->hooks[s].css_alloc_undo(memcg, h->hooks[s].priv);
-	}
-}
-
-/* Offline hooks in ascending order, for the sets whose online ran (offline_css). */
-static void run_offline(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(h, sorted);
-
-	for (i = 0; i < n; i++) {
-		unsigned int s = sorted[i];
-
-		if (!(memcg->online_mask & (1u << s)))
-			continue;
-		memcg->online_mask &= ~(1u << s);
-		if (h->hooks[s].css_offline)
-			h->hooks[s].css_offline(memcg, h->hooks[s].priv);
-	}
-}
-
-/*
- * css_released and css_free run in descending order (teardown mirrors setup:
- * the set that allocated first frees last), for the sets whose css_alloc ran.
- */
-void msim__memcg_run_released(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if ((memcg->alloc_mask & (1u << s)) && h->hooks[s].css_released)
-			h->hooks[s].css_released(memcg, h->hooks[s].priv);
-	}
-}
-
-void msim__memcg_run_free(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if (!(memcg->alloc_mask & (1u << s)))
-			continue;
-		memcg->alloc_mask &= ~(1u << s);
-		if (h->hooks[s].css_free)
-			h->hooks[s].css_free(memcg, h->hooks[s].priv);
-	}
-}
-
-/* css_alloc of one hook set; marks it in alloc_mask on success. */
-static int run_one_alloc(struct msim_memcg *memcg, unsigned int s)
-{
-	const struct msim_memcg_hooks *hk = &memcg->h->hooks[s];
-	int ret = hk->css_alloc ? hk->css_alloc(memcg, hk->priv) : 0;
-
-	if (ret == 0)
-		memcg->alloc_mask |= 1u << s;
-	return ret;
-}
-
-static int run_one_online(struct msim_memcg *memcg, unsigned int s)
-{
-	const struct msim_memcg_hooks *hk = &memcg->h->hooks[s];
-	int ret = hk->css_online ? hk->css_online(memcg, hk->priv) : 0;
-
-	if (ret == 0)
-		memcg->online_mask |= 1u << s;
-	return ret;
-}
-
-/* kernel: css_create() -> ss->css_alloc(); ascending order. Undoes itself on failure. */
-static int run_alloc(struct msim_memcg *memcg)
-{
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(memcg->h, sorted);
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = run_one_alloc(memcg, sorted[i]);
-		if (ret) {
-			run_alloc_undo(memcg);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* kernel: online_css() -> ss->css_online(); ascending. The caller undoes on failure. */
-static int run_online(struct msim_memcg *memcg)
-{
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(memcg->h, sorted);
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = run_one_online(memcg, sorted[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Hooks registered after the root exists run css_alloc and css_online on the
- * root now (memcgs created before registration never see this hook set). A
- * failure marks the set unused and returns the error.
- */
-static int hooks_run_on_root(struct msim__memcg_host *h, struct msim_memcg *root, unsigned int s)
-{
-	int ret = run_one_alloc(root, s);
-
-	if (ret == 0) {
-		ret = run_one_online(root, s);
-		if (ret) {
-			root->alloc_mask &= ~(1u << s);
-			if (h->hooks[s].css_alloc_undo)
-				h->hooks[s].css_alloc_undo(root, h->hooks[s].priv);
-		}
-	}
-	return ret;
-}
-
-static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
-{
-	unsigned int i = h->nr_hooks;
-
-	/* Stable: after every set of equal or lower order. */
-	while (i > 0 && h->hooks[h->sorted[i - 1]].order > h->hooks[s].order) {
-		h->sorted[i] = h->sorted[i - 1];
-		i--;
-	}
-	h->sorted[i] = (unsigned char)s;
-}
-
-/*
- * A set whose root hooks failed never runs: its callbacks are cleared (its slot
- * number stays taken). Registration is a setup-time operation, not concurrent
- * with mkdir/rmdir.
- */
-static void hooks_disable(struct msim__memcg_host *h, unsigned int s)
-{
-	msim__raw_lock(&h->lock);
-	h->hooks[s].css_alloc = NULL;
-	h->hooks[s].css_online = NULL;
-	h->hooks[s].css_offline = NULL;
-	h->hooks[s].css_released = NULL;
-	h->hooks[s].css_free = NULL;
-	h->hooks[s].css_alloc_undo = NULL;
-	msim__raw_unlock(&h->lock);
-}
-
-int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks)
-{
-	struct msim__memcg_host *h;
-	struct msim_memcg *root;
-	unsigned int s;
-	int ret;
-
-	if (!m || !hooks || !(h = msim__memcg_host_get(m)))
-		return -EINVAL;
-	/* Serialised with root creation, so the root runs the set exactly once. */
-	msim_lock(&h->root_lock);
-	msim__raw_lock(&h->lock);
-	if (h->nr_hooks >= MSIM_MEMCG_MAX_SLOTS) {
-		msim__raw_unlock(&h->lock);
-		msim_unlock(&h->root_lock);
-		return -ENOSPC;
-	}
-	s = h->nr_hooks;
-	h->hooks[s] = *hooks;
-	hooks_insert_sorted(h, s);
-	__atomic_store_n(&h->nr_hooks, s + 1, __ATOMIC_RELEASE);
-	root = h->root;
-	msim__raw_unlock(&h->lock);
-	ret = root ? hooks_run_on_root(h, root, s) : 0;
-	if (ret)
-		hooks_disable(h, s);
-	msim_unlock(&h->root_lock);
-	return ret ? ret : (int)s;
-}
-
-void **msim_memcg_slot(struct msim_memcg *memcg, int slot)
-{
-	MSIM__MEMCG_ASSERT(memcg);
-	assert(slot >= 0 && slot < MSIM_MEMCG_MAX_SLOTS);
-	return &memcg->slots[slot];
 }
 
 /* ---- allocation (kernel: mem_cgroup_alloc / __mem_cgroup_free) ---- */
@@ -477,13 +240,13 @@ static void online_failed(struct msim_memcg *memcg)
 {
 	struct msim__memcg_host *h = memcg->h;
 
-	run_offline(memcg);
+	msim__memcg_run_offline(memcg);
 	msim__raw_lock(&h->lock);
 	msim__memcg_unlink(memcg);
 	if (memcg->parent)
 		memcg->parent->nr_live_children--;
 	msim__raw_unlock(&h->lock);
-	run_alloc_undo(memcg);
+	msim__memcg_run_alloc_undo(memcg);
 	msim__memcg_id_unreserve(memcg);
 	__atomic_store_n(&memcg->kmemcg_id, -1, __ATOMIC_RELAXED);
 	msim_css_put(memcg);
@@ -536,7 +299,7 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	ret = msim__memcg_id_reserve(memcg);
 	if (ret)
 		goto unreserve;
-	ret = run_alloc(memcg);
+	ret = msim__memcg_run_alloc(memcg);
 	if (ret)
 		goto unreserve_id;
 	msim_yield("memcg.mkdir.link");
@@ -547,7 +310,7 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	msim__raw_unlock(&h->lock);
 	/* kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). */
 	__atomic_store_n(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, __ATOMIC_RELAXED);
-	ret = run_online(memcg);
+	ret = msim__memcg_run_online(memcg);
 	if (ret) {
 		online_failed(memcg);
 		return ret;
@@ -633,7 +396,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 		return ret;
 	msim_yield("memcg.rmdir.dying");
 	msim_synchronize_rcu();
-	run_offline(memcg);
+	msim__memcg_run_offline(memcg);
 	msim_mem_cgroup_private_id_put(memcg);
 	msim__raw_lock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
