@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinker_scn.h - helpers shared by the shrinker race scenarios
+ * (tools/memcgsim/scenarios/shrinker_*.c).
+ */
+#ifndef MSIM_SHRINKER_SCN_H
+#define MSIM_SHRINKER_SCN_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+/* A host for a scripted run: created, made current, shrinkers initialised. */
+static inline int shr_scn_host(const struct msim_config *cfg, struct msim **out)
+{
+	char err[256];
+	int ret = msim_create(cfg, out, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	msim_set_current_host(*out);
+	return msim_shrinker_init(*out);
+}
+
+/*
+ * Scripted control that lets grace periods end: a task blocked in
+ * synchronize_rcu (rmdir) makes msim_run_until/msim_run_task return -EDEADLK
+ * until the driver steps the RCU engine.
+ */
+static inline int shr_scn_until(struct msim *m, struct msim_task *t, const char *point,
+				unsigned int nth)
+{
+	int r = msim_run_until(m, t, point, nth);
+
+	while (r == -EDEADLK && msim_rcu_step(m))
+		r = msim_run_until(m, t, point, nth);
+	return r;
+}
+
+static inline int shr_scn_finish(struct msim *m, struct msim_task *t)
+{
+	int r = msim_run_task(m, t);
+
+	while (r == -EDEADLK && msim_rcu_step(m))
+		r = msim_run_task(m, t);
+	return r;
+}
+
+/* A memcg-aware shrinker with a fixed count whose scan always stops. */
+struct shr_scn_fake {
+	unsigned long count;
+	unsigned long count_calls;
+};
+
+static inline unsigned long shr_scn_fake_count(struct msim_shrinker *s,
+					       struct msim_shrink_control *sc)
+{
+	struct shr_scn_fake *f = s->private_data;
+
+	f->count_calls++;
+	return f->count;
+}
+
+static inline unsigned long shr_scn_fake_scan(struct msim_shrinker *s,
+					      struct msim_shrink_control *sc)
+{
+	return MSIM_SHRINK_STOP;
+}
+
+static inline int shr_scn_fake_new(struct msim *m, struct shr_scn_fake *f,
+				   struct msim_shrinker **out)
+{
+	int r = msim_shrinker_alloc(m, MSIM_SHRINKER_MEMCG_AWARE, "fake", out);
+
+	if (r)
+		return r;
+	(*out)->count_objects = shr_scn_fake_count;
+	(*out)->scan_objects = shr_scn_fake_scan;
+	(*out)->private_data = f;
+	return msim_shrinker_register(*out);
+}
+
+#endif
