@@ -90,7 +90,7 @@ static void memcg_free_work(struct msim_rcu_head *head)
 	msim__memcg_all_list_del(memcg);
 	msim__raw_unlock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
-	if (memcg->counted)
+	if (__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&h->freed_total, 1, __ATOMIC_RELAXED);
 	msim__memcg_free_struct(memcg, true);
 	/* The parent put may release it: its callbacks count as pending first. */
@@ -169,12 +169,14 @@ enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg)
 /* kernel: css_is_dying(): CSS_DYING is set at rmdir and never cleared. */
 bool msim_css_is_dying(const struct msim_memcg *memcg)
 {
+	bool created;
 	int s;
 
 	MSIM__MEMCG_ASSERT(memcg);
 	s = msim__memcg_state_load(memcg);
+	created = __atomic_load_n(&memcg->counted, __ATOMIC_RELAXED);
 	/* A memcg whose mkdir failed is released without ever dying. */
-	return s >= MSIM_MEMCG_DYING && (memcg->counted || s < MSIM_MEMCG_RELEASED);
+	return s >= MSIM_MEMCG_DYING && (created || s < MSIM_MEMCG_RELEASED);
 }
 
 /* kernel: mem_cgroup_online() -> CSS_ONLINE. */

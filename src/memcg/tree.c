@@ -76,7 +76,7 @@ void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 	struct msim__memcg_host *h = memcg->h;
 	int old = __atomic_exchange_n(&memcg->state, (int)s, __ATOMIC_ACQ_REL);
 
-	if (!memcg->counted)
+	if (!__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
 		return;
 	if (old != MSIM_MEMCG_ALLOCATED)
 		__atomic_fetch_sub(&h->nr_state[old], 1, __ATOMIC_RELAXED);
@@ -318,7 +318,7 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	__atomic_store_n(&memcg->id_ref, 1, __ATOMIC_RELAXED);
 	msim_css_get(memcg);         /* the private id pins the css */
 	msim__memcg_id_publish(memcg);
-	memcg->counted = true;
+	__atomic_store_n(&memcg->counted, true, __ATOMIC_RELAXED);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_ONLINE);
 	__atomic_fetch_add(&h->created_total, 1, __ATOMIC_RELAXED);
 	*out = memcg;
