@@ -88,6 +88,14 @@ static void iterate(void *arg)
 		bool s1 = false, s3 = false;
 
 		while ((pos = msim_mem_cgroup_iter(c->p, pos))) {
+			int kid = msim_memcg_kmemcg_id(pos);
+
+			/* Racy readers too: kmemcg_id is set between link and online. */
+			if (msim_css_is_dying(pos) && msim_mem_cgroup_online(pos))
+				c->iter_bad++;
+			if (kid != -1 && kid != msim_mem_cgroup_private_id(pos) &&
+			    msim_mem_cgroup_private_id(pos) != 0)
+				c->iter_bad++;
 			if (!pinned_ok(pos) || msim_memcg_level(pos) < 1) {
 				c->iter_bad++;
 				continue;
