@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinker-bit-recount (S1): a memcg's list gains its first object while
+ * shrink_slab_memcg clears the bit after counting the list empty.
+ *
+ *   CPU 0 (shrink_slab_memcg(C))        CPU 1 (create a dentry in C)
+ *   ----------------------------        ---------------------------
+ *   count = SHRINK_EMPTY
+ *                                       list_lru_add: nr_items 0 -> 1
+ *                                       smp_mb; set_bit (already set)
+ *   clear_bit
+ *   [recount on]  smp_mb; count = 1: set_shrinker_bit again      -> bit set
+ *   [recount off] return                                          -> 1 item, bit clear
+ *
+ * Bug side (shrinker-recount=off): the script reaches "1 item, bit clear"; random,
+ * PCT and DFS (1 preemption) find it within the scenario's budgets, and the printed
+ * schedule replays. Fix side (mainline): no violation in the same budgets, and DFS
+ * with 1 preemption exhausts its space.
+ */
+#include "race_util.h"
+
+static long long fig(const struct msim_race_result *r, const char *key)
+{
+	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
+		if (!strcmp(r->rep.figs[i].key, key))
+			return r->rep.figs[i].i;
+	fail_msg("no figure %s", key);
+	return -1;
+}
+
+static void script_both_sides(void **st)
+{
+	struct msim_race_result *r = race_run("shrinker-bit-recount", MSIM_STRAT_SCRIPT, 0, 0,
+					      "shrinker-recount=off", NULL);
+
+	assert_true(r->rep.violated);
+	assert_int_equal(fig(r, "list_items"), 1);
+	assert_int_equal(fig(r, "bit_set"), 0);
+	assert_true(r->behaved_as_expected);
+	free(r);
+	r = race_run("shrinker-bit-recount", MSIM_STRAT_SCRIPT, 0, 0, NULL, NULL);
+	assert_false(r->rep.violated);
+	assert_int_equal(fig(r, "list_items"), 1);
+	assert_int_equal(fig(r, "bit_set"), 1);
+	assert_true(r->behaved_as_expected);
+	free(r);
+}
+
+static void explorers(enum msim_strategy s, unsigned int budget)
+{
+	struct msim_race_result *r =
+		race_run("shrinker-bit-recount", s, budget, 1, "shrinker-recount=off", NULL);
+
+	assert_true(r->ex.violations > 0);
+	assert_true(r->behaved_as_expected);
+	assert_replays("shrinker-bit-recount", r, "shrinker-recount=off");
+	free(r);
+	r = race_run("shrinker-bit-recount", s, budget, 1, NULL, NULL);
+	assert_int_equal(r->ex.violations, 0);
+	assert_true(r->behaved_as_expected);
+	if (s == MSIM_STRAT_DFS)
+		assert_true(r->ex.exhausted);
+	free(r);
+}
+
+static void random_both_sides(void **st) { explorers(MSIM_STRAT_RANDOM, 300); }
+static void pct_both_sides(void **st) { explorers(MSIM_STRAT_PCT, 300); }
+static void dfs_both_sides(void **st) { explorers(MSIM_STRAT_DFS, 5000); }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(script_both_sides),
+		cmocka_unit_test(random_both_sides),
+		cmocka_unit_test(pct_both_sides),
+		cmocka_unit_test(dfs_both_sides),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

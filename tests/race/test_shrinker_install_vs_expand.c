@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinker-install-vs-expand (thread 001): array-on-demand installs a unit into
+ * the memcg's pointer array while a mount crossing a unit boundary copies it.
+ *
+ *   CPU 1 (first dentry of A in C)      CPU 0 (mount: shrinker id 64)
+ *   ------------------------------      -----------------------------
+ *   unit install:
+ *     [lock on: spin_lock(info_lock)]
+ *     info = C's array (64 ids)
+ *                                       expand_shrinker_info:
+ *                                         [lock on: waits for info_lock]
+ *                                         new = copy of info (unit[0] NULL)
+ *                                         publish new; kvfree_rcu(info)
+ *     info->unit[0] = unit              <- into the old copy: lost
+ *   list_lru_add 0 -> 1: set_shrinker_bit finds no unit
+ *   => [lock off] 1 dentry on C's list, no unit, no bit: never shrunk
+ *   => [lock on] the copy happens after the install; [xarray] no copy at all
+ *
+ * Bug side (array-on-demand, on-demand-lock=off): the script reaches the state
+ * (unit lost, counted when C is freed); random and PCT find it within 300 runs
+ * and the schedule replays. Fix sides (lock on; xarray): no violation in random,
+ * PCT and DFS budgets; xarray's DFS space (1 preemption) is exhausted.
+ * (DFS does not reach the bug side within 5000 schedules: every position of the
+ * grace-period steps after the expansion's kvfree_rcu is a free choice, and the
+ * bug needs the earliest preemption point, explored last.)
+ */
+#include "race_util.h"
+
+static long long fig(const struct msim_race_result *r, const char *key)
+{
+	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
+		if (!strcmp(r->rep.figs[i].key, key))
+			return r->rep.figs[i].i;
+	fail_msg("no figure %s", key);
+	return -1;
+}
+
+static void script_lock_off_loses_install(void **st)
+{
+	struct msim_race_result *r = race_run("shrinker-install-vs-expand", MSIM_STRAT_SCRIPT, 0,
+					      0, "on-demand-lock=off", NULL);
+
+	assert_true(r->rep.violated);
+	assert_int_equal(fig(r, "shrinker_nr_max"), 128);
+	assert_int_equal(fig(r, "unit_present"), 0);
+	assert_int_equal(fig(r, "bit_set"), 0);
+	assert_int_equal(fig(r, "list_items"), 1);
+	assert_int_equal(fig(r, "units_lost"), 1);
+	assert_true(r->behaved_as_expected);
+	free(r);
+}
+
+static void script_fixed_sides(void **st)
+{
+	struct msim_race_result *r = race_run("shrinker-install-vs-expand", MSIM_STRAT_SCRIPT, 0,
+					      0, NULL, NULL);
+
+	assert_false(r->rep.violated);
+	assert_int_equal(fig(r, "expansion_waited_for_lock"), 1);
+	assert_int_equal(fig(r, "unit_present"), 1);
+	assert_int_equal(fig(r, "bit_set"), 1);
+	assert_int_equal(fig(r, "units_lost"), 0);
+	free(r);
+	r = race_run("shrinker-install-vs-expand", MSIM_STRAT_SCRIPT, 0, 0, "shrinker-info=xarray",
+		     NULL);
+	assert_false(r->rep.violated);
+	assert_int_equal(fig(r, "unit_present"), 1);
+	assert_int_equal(fig(r, "bit_set"), 1);
+	free(r);
+}
+
+static void explorers_find_loss(enum msim_strategy s)
+{
+	struct msim_race_result *r = race_run("shrinker-install-vs-expand", s, 300, 1,
+					      "on-demand-lock=off", NULL);
+
+	assert_true(r->ex.violations > 0);
+	assert_true(r->behaved_as_expected);
+	assert_replays("shrinker-install-vs-expand", r, "on-demand-lock=off");
+	free(r);
+}
+
+static void random_finds_loss(void **st) { explorers_find_loss(MSIM_STRAT_RANDOM); }
+static void pct_finds_loss(void **st) { explorers_find_loss(MSIM_STRAT_PCT); }
+
+static void fixed_sides_clean(void **st)
+{
+	const char *fixed[] = { "on-demand-lock=on", "shrinker-info=xarray" };
+	enum msim_strategy strat[] = { MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS };
+
+	for (int v = 0; v < 2; v++) {
+		for (int k = 0; k < 3; k++) {
+			struct msim_race_result *r = race_run("shrinker-install-vs-expand", strat[k],
+							      k == 2 ? 3000 : 300, 1, fixed[v], NULL);
+			assert_int_equal(r->ex.violations, 0);
+			assert_true(r->behaved_as_expected);
+			if (v == 1 && k == 2)
+				assert_true(r->ex.exhausted);
+			free(r);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(script_lock_off_loses_install),
+		cmocka_unit_test(script_fixed_sides),
+		cmocka_unit_test(random_finds_loss),
+		cmocka_unit_test(pct_finds_loss),
+		cmocka_unit_test(fixed_sides_clean),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
