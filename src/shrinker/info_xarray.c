@@ -97,7 +97,10 @@ static int xa_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsi
 	struct msim__unit *u;
 	int r;
 
-	if (msim_xa_load(&pn->xa, index))
+	msim_rcu_read_lock();
+	u = msim_xa_load(&pn->xa, index);
+	msim_rcu_read_unlock();
+	if (u)
 		return 0;
 	u = msim__unit_alloc(h);
 	if (!u)

@@ -168,7 +168,9 @@ static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 		return;
 	msim_mutex_lock(&lh->mutex);
 	for (lru = lh->head.lnext; lru != &lh->head; lru = lru->lnext) {
+		msim_rcu_read_lock(); /* erases are ours (mutex held): mlru stays */
 		mlru = msim_xa_load(&lru->xa, (unsigned long)idx);
+		msim_rcu_read_unlock();
 		if (!mlru)
 			continue;
 		for (nid = 0; nid < lru->nr_nodes; nid++)
@@ -324,8 +326,14 @@ static void mlru_free_now(struct msim_list_lru *lru, struct msim__mlru *mlru)
 bool msim_memcg_list_lru_allocated(struct msim_memcg *memcg, struct msim_list_lru *lru)
 {
 	int idx = memcg ? msim_memcg_kmemcg_id(memcg) : -1;
+	bool r;
 
-	return idx < 0 || msim_xa_load(&lru->xa, (unsigned long)idx) != NULL;
+	if (idx < 0)
+		return true;
+	msim_rcu_read_lock();
+	r = msim_xa_load(&lru->xa, (unsigned long)idx) != NULL;
+	msim_rcu_read_unlock();
+	return r;
 }
 
 /*
@@ -361,8 +369,7 @@ int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lr
 		if (!mlru)
 			return -ENOMEM;
 		msim_spin_lock(&lru->alloc_lock);
-		if (!msim_xa_load(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos)) &&
-		    !msim_css_is_dying(pos)) {
+		if (!msim_memcg_list_lru_allocated(pos, lru) && !msim_css_is_dying(pos)) {
 			if (msim_xa_insert(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos),
 					   mlru) == 0)
 				mlru = NULL;
@@ -585,14 +592,16 @@ unsigned long msim_list_lru_walk_node(struct msim_list_lru *lru, unsigned int ni
 	isolated = msim_list_lru_walk_one(lru, nid, NULL, isolate, cb_arg, nr_to_walk);
 	if (!lru->memcg_aware)
 		return isolated;
-	msim_xa_for_each(&lru->xa, idx, mlru) {
-		if (!*nr_to_walk)
-			break;
+	for (idx = 0; *nr_to_walk; idx++) {
 		msim_rcu_read_lock();
-		memcg = msim_mem_cgroup_from_private_id(lru->host, (unsigned short)idx);
+		mlru = msim_xa_find(&lru->xa, &idx, ~0UL);
+		memcg = mlru ? msim_mem_cgroup_from_private_id(lru->host, (unsigned short)idx)
+			     : NULL;
 		if (memcg && !msim_css_tryget(memcg))
 			memcg = NULL;
 		msim_rcu_read_unlock();
+		if (!mlru)
+			break;
 		if (!memcg)
 			continue;
 		isolated += msim_list_lru_walk_one(lru, nid, memcg, isolate, cb_arg, nr_to_walk);
@@ -618,13 +627,12 @@ unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len)
 	if (!lh)
 		return 0;
 	msim_mutex_lock(&lh->mutex);
+	msim_rcu_read_lock();
 	for (lru = lh->head.lnext; lru != &lh->head; lru = lru->lnext) {
 		if (lru->shrinker_id < 0)
 			continue;
 		msim_xa_for_each(&lru->xa, idx, mlru) {
-			msim_rcu_read_lock();
 			memcg = msim_mem_cgroup_from_private_id(m, (unsigned short)idx);
-			msim_rcu_read_unlock();
 			if (!memcg || !msim_mem_cgroup_online(memcg))
 				continue;
 			for (nid = 0; nid < mlru->nr_nodes; nid++) {
@@ -641,6 +649,7 @@ unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len)
 			}
 		}
 	}
+	msim_rcu_read_unlock();
 	msim_mutex_unlock(&lh->mutex);
 	return bad;
 }

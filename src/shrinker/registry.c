@@ -579,8 +579,10 @@ int msim_shrinker_free(struct msim_shrinker *s)
 	if (was_registered) {
 		msim_shrinker_put(s);
 		/* wait_for_completion(&done): in-flight shrinks hold references. */
-		while (msim_atomic_long_read(&s->refcount) != 0) {
+		for (;;) { /* acquire: the users' last accesses happen before ours */
 			msim_yield("shrinker_free.wait_done");
+			if (__atomic_load_n(&s->refcount.counter, __ATOMIC_ACQUIRE) == 0)
+				break;
 			if (!msim__det_active)
 				sched_yield();
 		}
