@@ -61,6 +61,11 @@ int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
 /* ---- time and statistics ---- */
 
 uint64_t msim_bench_now_ns(void);           /* CLOCK_MONOTONIC */
+/*
+ * CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): for single-threaded
+ * measurements on a shared machine, it leaves out the time other processes run.
+ */
+uint64_t msim_bench_cpu_ns(void);
 double msim_bench_median(const double *v, size_t n);
 double msim_bench_min(const double *v, size_t n);
 double msim_bench_max(const double *v, size_t n);

@@ -300,7 +300,8 @@ static void limit_enomem_events(void **state)
 	assert_int_equal(msim_try_charge(a, MSIM_GFP_NOWAIT, 1), -ENOMEM);
 	assert_int_equal(msim_memory_events(a, MSIM_MEMCG_MAX), 0);
 	assert_int_equal(msim_try_charge(a, MSIM_GFP_KERNEL, 1), -ENOMEM);
-	assert_int_equal(msim_memory_events(a, MSIM_MEMCG_MAX), 18);  /* first try + 1 drain + 16 retries */
+	/* first try, the drain retry, then 16 retries */
+	assert_int_equal(msim_memory_events(a, MSIM_MEMCG_MAX), 18);
 	assert_int_equal(msim_memory_events(a, MSIM_MEMCG_OOM), 1);
 	/* memory.events is hierarchical up to (not including) the root. */
 	assert_int_equal(msim_memory_events(p, MSIM_MEMCG_MAX), 18);
