@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_shrinker_units.c - thread 001: per-memcg shrinker units in a pointer
+ * array or in an xarray allocated on demand. `memcgsim bench shrinker-units`
+ * (and the program shrinker_units) reproduces the thread's two tables: slab per
+ * empty cgroup, the per-cgroup container, shrink_slab_memcg on an empty and on a
+ * busy cgroup, 640 mounts crossing 10 unit boundaries with and without cgroups,
+ * and the drop_caches walk, for the four shrinker-info layouts:
+ *   array             mainline: every unit up front, units from kmalloc-1k
+ *   array-unit-cache  the thread's "base": the same, units from a 520-byte cache
+ *   array-on-demand   the thread's "old array on demand"
+ *   xarray            the thread's series
+ * Measuring is in bench_shrinker_units_run.c; this file parses the options and
+ * prints the tables (ours beside the thread's), the verdicts and the JSON.
+ * docs/shrinker-bench.md explains every figure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_shrinker_units.h"
+#include "bench_util.h"
+#include "scenario.h"
+
+enum { R_SLAB, R_CONT, R_EMPTY, R_BUSY, R_REG, R_REG_NONE, R_WALK, R_VISIT, NROWS };
+
+static const char *const row_name[NROWS] = {
+	"slab per empty cgroup (KiB)",
+	"  of it, the per-cgroup container (KiB)",
+	"shrink_slab_memcg(), empty cgroup (us)",
+	"same, cgroup with objects on 100 sb (us)",
+	"640 mounts, cgroups alive (s)",
+	"the same 640 mounts, no cgroups (s)",
+	"drop_caches walk, one pass (s)",
+	"  per cgroup and node (us)",
+};
+
+/*
+ * The thread's published figures in the units of row_name (KiB read as the
+ * thread's KB), per table and layout; NAN where the thread has none (mainline
+ * array is not one of its kernels; table 1 has no registration or walk rows).
+ */
+#define N NAN
+static const double thread_fig[2][NROWS][MSIM_SHU_NLAYOUTS] = {
+	/* array, array-unit-cache (base), array-on-demand, xarray */
+	{
+		{ N, 185, 22, 18 },
+		{ N, N, N, N },
+		{ N, 1.6, 1.6, 0.2 },
+		{ N, 1.9, 1.7, 0.9 },
+		{ N, N, N, N },
+		{ N, N, N, N },
+		{ N, N, N, N },
+		{ N, N, N, N },
+	},
+	{
+		{ N, 1.6 * 1024, 65, 34 },
+		{ N, 32, 32, 0 },
+		{ N, N, N, N },
+		{ N, N, N, N },
+		{ N, 1.41, 1.31, 0.10 },
+		{ N, 0.08, 0.08, 0.07 },
+		{ N, 23, 11.3, 1.3 },
+		{ N, 22.8, 10.7, 0.5 },
+	},
+};
+#undef N
+
+static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
+	"array (mainline)", "array-unit-cache (base)", "array-on-demand (old)", "xarray (series)",
+};
+
+#define MEASURES "the model's work on this machine (one thread, deterministic host, no tasks), " \
+		 "not the kernel's: compare ratios and orders of magnitude only"
+
+struct shu_opts {
+	bool custom;
+	struct msim_shu_config c;
+	unsigned long rss_mb;
+	int only_scale;       /* -1: both */
+	unsigned int mask;    /* 0: all */
+};
+
+static double fig(const struct msim_shu_layout_result *lr, int row, bool full)
+{
+	switch (row) {
+	case R_SLAB: return (double)lr->slab_per_cgroup / 1024;
+	case R_CONT: return (double)lr->container_bytes / 1024;
+	case R_EMPTY: return lr->empty_ns / 1e3;
+	case R_BUSY: return lr->busy_ns / 1e3;
+	case R_REG: return full ? lr->reg_s_full : lr->reg_s;
+	case R_REG_NONE: return lr->reg_none_s;
+	case R_WALK: return full ? lr->walk_s_full : lr->walk_s;
+	case R_VISIT: return lr->walk_visit_us;
+	default: return NAN;
+	}
+}
+
+static int layout_of(const char *v)
+{
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (!strcmp(v, msim_shrinker_layout_name(l)))
+			return (int)l;
+	return -1;
+}
+
+static int shu_opt(const char *name, const char *arg, void *ctx)
+{
+	struct shu_opts *o = ctx;
+	unsigned long v;
+	int l;
+
+	if (!strcmp(name, "--layout")) {
+		l = layout_of(arg);
+		if (l < 0) {
+			fprintf(stderr, "--layout: one of array, array-unit-cache, "
+					"array-on-demand, xarray (got '%s')\n", arg);
+			return -EINVAL;
+		}
+		o->mask |= 1u << l;
+		return 0;
+	}
+	if (!strcmp(name, "--rss-budget-mb"))
+		return msim_bench_parse_uint(name, arg, 64, 1UL << 20, &o->rss_mb);
+	if (!strcmp(name, "--table")) {
+		if (msim_bench_parse_uint(name, arg, 1, 2, &v))
+			return -EINVAL;
+		o->only_scale = (int)v - 1;
+		return 0;
+	}
+	if (msim_bench_parse_uint(name, arg, (!strcmp(name, "--cgroups") || !strcmp(name, "--boot-mounts")) ? 0 : 1,
+				  !strcmp(name, "--nodes") ? MSIM_MAX_NODES :
+				  !strcmp(name, "--cpus")  ? MSIM_MAX_CPUS : 1000000, &v))
+		return -EINVAL;
+	o->custom = true;
+	if (!strcmp(name, "--mounts"))
+		o->c.mounts = (unsigned int)v;
+	else if (!strcmp(name, "--cgroups"))
+		o->c.cgroups = (unsigned int)v;
+	else if (!strcmp(name, "--nodes"))
+		o->c.nodes = (unsigned int)v;
+	else if (!strcmp(name, "--cpus"))
+		o->c.cpus = (unsigned int)v;
+	else if (!strcmp(name, "--boot-mounts"))
+		o->c.boot_mounts = (unsigned int)v;
+	else if (!strcmp(name, "--upfront-cap"))
+		o->c.upfront_cap = (unsigned int)v;
+	return 0;
+}
+
+/* ---- the thread's comparisons, judged on our figures ---- */
+
+enum verdict_kind { V_DISAGREES = 0, V_SUPPORTED = 1, V_NOT_COMPARABLE = 2 };
+
+static const char *const verdict_name[3] = { "DISAGREES", "supported", "not comparable" };
+
+struct verdict {
+	const char *claim;
+	char thread[96], ours[200];
+	int holds;              /* enum verdict_kind */
+	const char *why;
+};
+
+#define A MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE
+#define O MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND
+#define X MSIM_SHRINKER_INFO_XARRAY
+
+static bool have(const struct msim_shu_result *r)
+{
+	return r && r->lay[A].ran && r->lay[O].ran && r->lay[X].ran;
+}
+
+static size_t verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
+		       struct verdict *v)
+{
+	size_t n = 0;
+
+	if (have(t1)) {
+		const struct msim_shu_layout_result *a = &t1->lay[A], *o = &t1->lay[O],
+						    *x = &t1->lay[X];
+		double ro = msim_bench_ratio(o->slab_per_cgroup, a->slab_per_cgroup);
+		double rx = msim_bench_ratio(x->slab_per_cgroup, a->slab_per_cgroup);
+
+		v[n].claim = "table 1: both on-demand designs drop most of an empty cgroup's slab";
+		snprintf(v[n].thread, sizeof(v[n].thread), "on demand %.2f, xarray %.2f of base",
+			 22.0 / 185, 18.0 / 185);
+		snprintf(v[n].ours, sizeof(v[n].ours), "on demand %.2f, xarray %.2f of base", ro, rx);
+		v[n].holds = ro < 0.25 && rx < 0.25;
+		v[n].why = v[n].holds ? "exact shrinker bytes; the rest is our smaller estimate of "
+					"the memcg structures (see rest owners)"
+				      : "the rest-of-cgroup estimate dominates";
+		n++;
+
+		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, xarray far cheaper than base";
+		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray = %.1f", 1.6 / 0.2);
+		snprintf(v[n].ours, sizeof(v[n].ours), "base / xarray = %.1f",
+			 msim_bench_ratio(a->empty_ns, x->empty_ns));
+		v[n].holds = a->empty_ns > 2 * x->empty_ns;
+		v[n].why = "base visits every one of nr_max/64 units and reads its map word; the "
+			   "xarray walk finds no entry";
+		n++;
+
+		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, old array on demand ~ base";
+		snprintf(v[n].thread, sizeof(v[n].thread), "on demand / base = %.2f", 1.6 / 1.6);
+		snprintf(v[n].ours, sizeof(v[n].ours), "on demand / base = %.2f",
+			 msim_bench_ratio(o->empty_ns, a->empty_ns));
+		v[n].holds = o->empty_ns > 0.5 * a->empty_ns;
+		v[n].why = v[n].holds
+				   ? "both walk nr_max/64 indexes"
+				   : "the model's on-demand walk skips empty slots in a tight loop of "
+				     "pointer loads (one RCU section, info read once), where the kernel "
+				     "takes RCU and re-reads the info per index; base pays a unit map "
+				     "read per index in both";
+		n++;
+
+		v[n].claim = "table 1: 100 busy superblocks, xarray still cheapest";
+		snprintf(v[n].thread, sizeof(v[n].thread), "base %.1f, on demand %.1f, xarray %.1f us",
+			 1.9, 1.7, 0.9);
+		snprintf(v[n].ours, sizeof(v[n].ours), "base %.2f, on demand %.2f, xarray %.2f us",
+			 a->busy_ns / 1e3, o->busy_ns / 1e3, x->busy_ns / 1e3);
+		v[n].holds = x->busy_ns < a->busy_ns && x->busy_ns < o->busy_ns;
+		v[n].why = v[n].holds
+				   ? "the 100 count calls cost the same in every layout; only the walk "
+				     "differs"
+				   : "the 100 count calls (do_shrink_slab, two list_lru counts each) "
+				     "dominate in the model and cost the same in every layout; the "
+				     "xarray's 100 ordered finds are not cheaper than the on-demand "
+				     "array's tight pointer scan, which the model makes cheaper than "
+				     "the kernel's (see the empty-cgroup row)";
+		n++;
+
+		v[n].claim = "table 1: mkdir/rmdir the cgroups and 4000 more mounts with them alive: "
+			     "same within noise";
+		snprintf(v[n].thread, sizeof(v[n].thread), "same within noise (whole operations)");
+		snprintf(v[n].ours, sizeof(v[n].ours), "shrinker part only: a boundary costs base "
+			 "%.1f ms, on demand %.1f ms, xarray %.2f ms (2000 cgroups, 1 node)",
+			 (a->reg_s - a->reg_none_s) * 100, (o->reg_s - o->reg_none_s) * 100,
+			 (x->reg_s - x->reg_none_s) * 100);
+		v[n].holds = V_NOT_COMPARABLE;
+		v[n].why = "the model times the shrinker registration alone, not the VFS mount or "
+			   "the cgroup mkdir around it; at 2000 cgroups on one node the arrays' "
+			   "header copies are milliseconds per boundary, which whole mounts and "
+			   "mkdirs in the kernel can hide";
+		n++;
+	}
+	if (have(t2)) {
+		const struct msim_shu_layout_result *a = &t2->lay[A], *o = &t2->lay[O],
+						    *x = &t2->lay[X];
+		uint64_t want = (uint64_t)t2->cfg.nodes *
+				msim_kmalloc_size(MSIM_SHRINKER_INFO_HEADER_BYTES +
+						  8 * (size_t)(o->nr_max / 64));
+
+		v[n].claim = "table 2: the on-demand array keeps a container per cgroup and node, "
+			     "the xarray none";
+		snprintf(v[n].thread, sizeof(v[n].thread), "32 KB / 32 KB / 0");
+		snprintf(v[n].ours, sizeof(v[n].ours), "%.1f / %.1f / %.1f KiB (%u x kmalloc of "
+			 "24 + 8 x %d: %llu B)", a->container_bytes / 1024.0,
+			 o->container_bytes / 1024.0, x->container_bytes / 1024.0, t2->cfg.nodes,
+			 o->nr_max / 64,
+			 (unsigned long long)want);
+		v[n].holds = o->container_bytes == want && a->container_bytes == want &&
+			     x->container_bytes == 0;
+		v[n].why = "exact kmalloc arithmetic: the header of 24 + 8 bytes per unit in its "
+			   "kmalloc class, per node (table 2: 6288 B -> kmalloc-8k)";
+		n++;
+
+		v[n].claim = "table 2: base needs ~1.6 MB per empty cgroup, 25x the on-demand array";
+		snprintf(v[n].thread, sizeof(v[n].thread), "1.6 MB / 65 KB / 34 KB");
+		snprintf(v[n].ours, sizeof(v[n].ours), "%.0f / %.1f / %.1f KiB (base with %u cgroups)",
+			 a->slab_per_cgroup / 1024.0, o->slab_per_cgroup / 1024.0,
+			 x->slab_per_cgroup / 1024.0, a->cgroups_used);
+		v[n].holds = a->slab_per_cgroup > 10 * o->slab_per_cgroup &&
+			     o->slab_per_cgroup > x->slab_per_cgroup;
+		v[n].why = "units and headers are exact per cgroup (4 nodes x 783 units); the "
+			   "rest of the cgroup is our estimate, about half the thread's (we model "
+			   "mem_cgroup, its per-node info and vmstats, not struct cgroup, kernfs or "
+			   "objcg)";
+		n++;
+
+		v[n].claim = "table 2: 640 mounts with 20000 cgroups alive: the arrays pay ~1.2-1.3 s "
+			     "of header copies (~120 ms per boundary), the xarray nothing";
+		snprintf(v[n].thread, sizeof(v[n].thread), "over the no-cgroup case: base +%.2f s, on "
+			 "demand +%.2f s, xarray +%.2f s", 1.41 - 0.08, 1.31 - 0.08, 0.10 - 0.07);
+		snprintf(v[n].ours, sizeof(v[n].ours), "base +%.2f s (extrapolated from %u cgroups), on "
+			 "demand +%.2f s, xarray +%.4f s", a->reg_s_full - a->reg_none_s,
+			 a->cgroups_used, o->reg_s_full - o->reg_none_s, x->reg_s_full - x->reg_none_s);
+		v[n].holds = o->reg_s_full - o->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s) &&
+			     a->reg_s_full - a->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s);
+		v[n].why = "the arrays copy every cgroup's header on every node per boundary "
+			   "(header copies counted below the table); the xarray grows only root. "
+			   "Compare the excess over the no-cgroup row: our mount is the shrinker "
+			   "and list_lru registration only, not the VFS work of the kernel's 0.07 s";
+		n++;
+
+		v[n].claim = "table 2: without cgroups the 640 mounts cost the same in all designs";
+		snprintf(v[n].thread, sizeof(v[n].thread), "0.08 / 0.08 / 0.07 s");
+		snprintf(v[n].ours, sizeof(v[n].ours), "%.3f / %.3f / %.3f s", a->reg_none_s,
+			 o->reg_none_s, x->reg_none_s);
+		v[n].holds = fmax(fmax(a->reg_none_s, o->reg_none_s), x->reg_none_s) <
+			     2 * fmin(fmin(a->reg_none_s, o->reg_none_s), x->reg_none_s);
+		v[n].why = "no cgroup to visit: the registration is the same code in every layout "
+			   "(root's units only)";
+		n++;
+
+		v[n].claim = "table 2: shrink_slab_memcg per cgroup and node: base > on demand >> "
+			     "xarray";
+		snprintf(v[n].thread, sizeof(v[n].thread), "22.8 / 10.7 / 0.5 us");
+		snprintf(v[n].ours, sizeof(v[n].ours), "%.2f / %.2f / %.3f us", a->walk_visit_us,
+			 o->walk_visit_us, x->walk_visit_us);
+		v[n].holds = a->walk_visit_us > o->walk_visit_us &&
+			     o->walk_visit_us > 5 * x->walk_visit_us;
+		v[n].why = "the arrays walk nr_max/64 indexes per cgroup and node; base also reads "
+			   "783 unit maps, cold in a walk over thousands of cgroups, which keeps it "
+			   "within 2x of the kernel's figure; the on-demand array is much cheaper than "
+			   "the kernel's because the model scans the pointer array in one RCU "
+			   "section instead of taking RCU and re-reading the info per index";
+		n++;
+
+		v[n].claim = "table 2: the drop_caches walk totals (23 / 11.3 / 1.3 s)";
+		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray %.0f", 23 / 1.3);
+		snprintf(v[n].ours, sizeof(v[n].ours), "one pass: %.3f / %.3f / %.3f s, base / "
+			 "xarray %.0f", a->walk_s_full, o->walk_s_full, x->walk_s_full,
+			 msim_bench_ratio(a->walk_s_full, x->walk_s_full));
+		v[n].holds = a->walk_s_full > o->walk_s_full && o->walk_s_full > x->walk_s_full;
+		v[n].why = "the thread's totals are ~1M shrink_slab_memcg calls (23 s / 22.8 us), "
+			   "about 13 passes over 80000 cgroup-nodes; ours is one pass, and root's "
+			   "walk over every shrinker is a larger share of the xarray's total";
+		n++;
+	}
+	return n;
+}
+
+#undef A
+#undef O
+#undef X
+
+/* ---- text ---- */
+
+static void print_cell(double ours, double thr, bool star)
+{
+	char b[40];
+
+	if (isnan(ours))
+		snprintf(b, sizeof(b), "-");
+	else if (isnan(thr))
+		snprintf(b, sizeof(b), "%.3g%s", ours, star ? "*" : "");
+	else
+		snprintf(b, sizeof(b), "%.3g%s (%.3g)", ours, star ? "*" : "", thr);
+	printf(" %-23s", b);
+}
+
+static void print_table(const struct msim_shu_result *r, int scale)
+{
+	const struct msim_shu_config *c = &r->cfg;
+
+	int nr_max = 0;
+
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			nr_max = r->lay[l].nr_max;
+	printf("\n%s: %u mounts + %u host filesystems (shrinker_nr_max %d), %u cgroups, "
+	       "%u node(s), %u CPUs\n", c->name, c->mounts, c->boot_mounts, nr_max, c->cgroups,
+	       c->nodes, c->cpus);
+	printf("ours (thread's figure in brackets; * = extrapolated to %u cgroups, see "
+	       "counts below)\n", c->cgroups);
+	printf("%-42s", "");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23s", col_name[l]);
+	printf("\n");
+	for (int row = 0; row < NROWS; row++) {
+		printf("%-42s", row_name[row]);
+		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
+			const struct msim_shu_layout_result *lr = &r->lay[l];
+			bool star = lr->capped && (row == R_REG || row == R_WALK);
+
+			if (!lr->ran)
+				continue;
+			print_cell(fig(lr, row, true), scale >= 0 ? thread_fig[scale][row][l] : NAN,
+				   star);
+		}
+		printf("\n");
+	}
+	printf("%-42s", "cgroups actually created (empty)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23u", r->lay[l].cgroups_used);
+	printf("\n%-42s", "shrinker bytes per cgroup (exact)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23llu", (unsigned long long)r->lay[l].shrinker_bytes);
+	printf("\n%-42s", "units per cgroup (all nodes)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23llu", (unsigned long long)r->lay[l].units);
+	printf("\n%-42s", "640 mounts, measured cgroups alive (s)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23.3g", r->lay[l].reg_s);
+	printf("\n%-42s", "walk, measured cgroups (s)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23.3g", r->lay[l].walk_s);
+	printf("\n%-42s", "header copies by the 640-mount rounds");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran)
+			printf(" %-23llu", (unsigned long long)r->lay[l].expand_visits);
+	printf("\n%-42s", "simulator: host setup (s) / RSS (MiB)");
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		if (r->lay[l].ran) {
+			char b[40];
+
+			snprintf(b, sizeof(b), "%.2f / %.0f", r->lay[l].setup_s,
+				 r->lay[l].rss_bytes / 1048576.0);
+			printf(" %-23s", b);
+		}
+	printf("\nrest of a cgroup (estimate, per cgroup, from %u cgroups with the memcg and rstat "
+	       "layers): mem_cgroup %llu + mem_cgroup_per_node %llu + memcg_vmstats %llu + other "
+	       "slab %llu = %llu B; per-CPU (not slab, not counted) %llu B\n",
+	       r->rest.cgroups, (unsigned long long)r->rest.mem_cgroup,
+	       (unsigned long long)r->rest.mem_cgroup_per_node,
+	       (unsigned long long)r->rest.memcg_vmstats, (unsigned long long)r->rest.other_slab,
+	       (unsigned long long)r->rest.slab, (unsigned long long)r->rest.percpu);
+	printf("520-byte unit cache: %llu B per unit (slab share); kmalloc-1k: 1024 B\n",
+	       (unsigned long long)r->unit_slot_share);
+}
+
+static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
+		       const struct verdict *v, size_t nv, double wall, uint64_t peak)
+{
+	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
+	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
+	       "shrinker_info_unit, shrinker_info_xa); the rest of a cgroup is an estimate.\n");
+	printf("Time: %s; medians of %u repetitions, layouts alternated.\n", MEASURES,
+	       nres ? res[0].cfg.reps : 0);
+	for (size_t i = 0; i < nres; i++)
+		print_table(&res[i], scale[i]);
+	if (nv)
+		printf("\nThe thread's comparisons against our figures:\n");
+	for (size_t i = 0; i < nv; i++)
+		printf("  [%s] %s\n      thread: %s\n      ours:   %s\n      why: %s\n",
+		       verdict_name[v[i].holds], v[i].claim, v[i].thread, v[i].ours, v[i].why);
+	printf("\nwhole run: %.1f s, peak RSS %.0f MiB\n", wall, peak / 1048576.0);
+}
+
+/* ---- JSON ---- */
+
+static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
+			const struct msim_shu_layout_result *lr, int scale)
+{
+	msim_json_obj_begin(j, NULL);
+	msim_json_kstr(j, "layout", msim_shrinker_layout_name(lr->layout));
+	msim_json_kuint(j, "mounts", r->cfg.mounts);
+	msim_json_kuint(j, "boot_mounts", r->cfg.boot_mounts);
+	msim_json_kuint(j, "cgroups", r->cfg.cgroups);
+	msim_json_kuint(j, "cgroups_used", lr->cgroups_used);
+	msim_json_kbool(j, "capped", lr->capped);
+	msim_json_kuint(j, "nodes", r->cfg.nodes);
+	msim_json_kuint(j, "cpus", r->cfg.cpus);
+	msim_json_kint(j, "shrinker_nr_max", lr->nr_max);
+	msim_json_kuint(j, "slab_bytes_per_empty_cgroup", lr->slab_per_cgroup);
+	msim_json_kuint(j, "shrinker_bytes_per_cgroup", lr->shrinker_bytes);
+	msim_json_kuint(j, "container_bytes_per_cgroup", lr->container_bytes);
+	msim_json_kuint(j, "unit_bytes_per_cgroup", lr->unit_bytes);
+	msim_json_kuint(j, "units_per_cgroup", lr->units);
+	msim_json_kuint(j, "rest_bytes_per_cgroup", r->rest.slab);
+	msim_json_kbool(j, "info_bytes_agree", lr->info_bytes_agree);
+	msim_json_kdbl(j, "shrink_slab_memcg_empty_ns", lr->empty_ns);
+	msim_json_kdbl(j, "shrink_slab_memcg_100sb_ns", lr->busy_ns);
+	msim_json_kdbl(j, "register_640_mounts_s", lr->reg_s_full);
+	msim_json_kdbl(j, "register_640_mounts_measured_s", lr->reg_s);
+	msim_json_kdbl(j, "register_640_mounts_no_cgroups_s", lr->reg_none_s);
+	msim_json_kdbl(j, "drop_caches_walk_s", lr->walk_s_full);
+	msim_json_kdbl(j, "drop_caches_walk_measured_s", lr->walk_s);
+	msim_json_kuint(j, "drop_caches_walk_visits", lr->walk_visits);
+	msim_json_kdbl(j, "shrink_slab_memcg_per_cgroup_node_us", lr->walk_visit_us);
+	msim_json_kint(j, "shrinker_nr_max_after", lr->nr_max_after);
+	msim_json_kuint(j, "expand_header_copies", lr->expand_visits);
+	msim_json_kdbl(j, "sim_setup_s", lr->setup_s);
+	msim_json_kuint(j, "sim_rss_bytes", lr->rss_bytes);
+	if (scale >= 0) {
+		msim_json_obj_begin(j, "thread");
+		for (int row = 0; row < NROWS; row++) {
+			static const char *const key[NROWS] = {
+				"slab_kb_per_empty_cgroup", "container_kb_per_cgroup",
+				"shrink_slab_memcg_empty_us", "shrink_slab_memcg_100sb_us",
+				"register_640_mounts_s", "register_640_mounts_no_cgroups_s",
+				"drop_caches_walk_s", "shrink_slab_memcg_per_cgroup_node_us",
+			};
+			double t = thread_fig[scale][row][lr->layout];
+
+			if (!isnan(t))
+				msim_json_kdbl(j, key[row], t);
+		}
+		msim_json_obj_end(j);
+	}
+	msim_json_obj_end(j);
+}
+
+static void print_json(const struct msim_shu_result *res, const int *scale, size_t nres,
+		       const struct verdict *v, size_t nv, bool quick, double wall, uint64_t peak)
+{
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "shrinker-units");
+	msim_json_kstr(&j, "thread", "001");
+	msim_json_kstr(&j, "measures", MEASURES);
+	msim_json_kbool(&j, "quick", quick);
+	msim_json_kdbl(&j, "sim_wall_s", wall);
+	msim_json_kuint(&j, "sim_peak_rss_bytes", peak);
+	msim_json_arr_begin(&j, "scales");
+	for (size_t i = 0; i < nres; i++) {
+		const struct msim_shu_result *r = &res[i];
+
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "name", r->cfg.name);
+		msim_json_kuint(&j, "reps", r->cfg.reps);
+		msim_json_kuint(&j, "unit_cache_bytes_per_unit", r->unit_slot_share);
+		msim_json_obj_begin(&j, "rest_per_cgroup");
+		msim_json_kuint(&j, "mem_cgroup", r->rest.mem_cgroup);
+		msim_json_kuint(&j, "mem_cgroup_per_node", r->rest.mem_cgroup_per_node);
+		msim_json_kuint(&j, "memcg_vmstats", r->rest.memcg_vmstats);
+		msim_json_kuint(&j, "other_slab", r->rest.other_slab);
+		msim_json_kuint(&j, "slab", r->rest.slab);
+		msim_json_kuint(&j, "percpu_not_counted", r->rest.percpu);
+		msim_json_kuint(&j, "cgroups", r->rest.cgroups);
+		msim_json_obj_end(&j);
+		msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
+		msim_json_kuint(&j, "sim_rss_after_build_bytes", r->rss_after_build);
+		msim_json_arr_begin(&j, "layouts");
+		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+			if (r->lay[l].ran)
+				json_layout(&j, r, &r->lay[l], scale[i]);
+		msim_json_arr_end(&j);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_json_arr_begin(&j, "verdicts");
+	for (size_t i = 0; i < nv; i++) {
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "claim", v[i].claim);
+		msim_json_kstr(&j, "thread", v[i].thread);
+		msim_json_kstr(&j, "ours", v[i].ours);
+		msim_json_kstr(&j, "verdict", verdict_name[v[i].holds]);
+		msim_json_kstr(&j, "why", v[i].why);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+/* ---- main ---- */
+
+static int run(struct shu_opts *o, const struct msim_bench_args *a)
+{
+	struct msim_shu_result *res = calloc(2, sizeof(*res));
+	struct verdict v[16];
+	int scale[2] = { -1, -1 };
+	size_t nres = 0, nv = 0;
+	uint64_t t0 = msim_bench_now_ns();
+	int ret = 0;
+
+	if (!res)
+		return 1;
+	for (int s = 0; s < 2 && !ret; s++) {
+		struct msim_shu_config c;
+
+		if (o->only_scale >= 0 && o->only_scale != s)
+			continue;
+		if (o->custom && s > 0)
+			break;
+		msim_shu_config_thread(&c, o->custom ? 0 : (unsigned int)s, a->quick);
+		if (o->custom) {
+			c.name = "custom";
+			c.mounts = o->c.mounts ? o->c.mounts : c.mounts;
+			c.cgroups = o->c.cgroups != ~0u ? o->c.cgroups : c.cgroups;
+			c.nodes = o->c.nodes ? o->c.nodes : c.nodes;
+			c.cpus = o->c.cpus ? o->c.cpus : c.cpus;
+		}
+		if (o->c.boot_mounts != ~0u)
+			c.boot_mounts = o->c.boot_mounts;
+		if (o->c.upfront_cap)
+			c.upfront_cap = o->c.upfront_cap;
+		if (o->mask)
+			c.layout_mask = o->mask;
+		if (o->rss_mb)
+			c.rss_budget = (uint64_t)o->rss_mb << 20;
+		c.reps = a->reps;
+		c.progress = true;
+		ret = msim_shu_run(&c, &res[nres]);
+		scale[nres] = o->custom ? -1 : s;
+		nres++;
+	}
+	if (ret) {
+		fprintf(stderr, "shrinker-units: failed: %s\n", strerror(-ret));
+		free(res);
+		return 1;
+	}
+	for (size_t i = 0; i < nres; i++)
+		if (scale[i] >= 0)
+			nv = verdicts(scale[i] == 0 ? &res[i] : NULL, scale[i] == 1 ? &res[i] : NULL,
+				      v + nv) + nv;
+	if (a->json)
+		print_json(res, scale, nres, v, nv, a->quick,
+			   (double)(msim_bench_now_ns() - t0) / 1e9, msim_shu_peak_rss());
+	else
+		print_text(res, scale, nres, v, nv, (double)(msim_bench_now_ns() - t0) / 1e9,
+			   msim_shu_peak_rss());
+	free(res);
+	return 0;
+}
+
+static int shrinker_units_main(int argc, char **argv)
+{
+	static const struct msim_bench_option opts[] = {
+		{ "--mounts", "N", "one configuration: tmpfs superblocks (default 20000)" },
+		{ "--cgroups", "N", "one configuration: empty cgroups (default 2000)" },
+		{ "--nodes", "N", "one configuration: NUMA nodes (default 1)" },
+		{ "--cpus", "N", "one configuration: CPUs (default 4)" },
+		{ "--layout", "L", "array, array-unit-cache, array-on-demand or xarray (repeatable; "
+				   "default all four)" },
+		{ "--table", "N", "only the thread's table 1 or 2" },
+		{ "--boot-mounts", "N", "host filesystems mounted first (default 64: nr_max 20096 "
+					"and 50112 as in the thread)" },
+		{ "--rss-budget-mb", "N", "process RSS the upfront layouts may fill (default 6144)" },
+		{ "--upfront-cap", "N", "at most N cgroups in the upfront layouts" },
+		{ NULL, NULL, NULL },
+	};
+	struct shu_opts o;
+	struct msim_bench_spec spec = {
+		.name = "shrinker-units",
+		.summary = "thread 001: shrinker units in a pointer array or an xarray on demand:\n"
+			   "slab per empty cgroup, shrink_slab_memcg, 640 mounts, drop_caches walk.",
+		.description = "With no option, both of the thread's scales: 20000 mounts, 2000\n"
+			       "cgroups, 1 node, 4 CPUs; and 50000 mounts, 20000 cgroups, 4 nodes,\n"
+			       "48 CPUs (the upfront layouts with as many cgroups as fit in the RSS\n"
+			       "budget, per-cgroup figures from those). --mounts/--cgroups/--nodes/\n"
+			       "--cpus run one configuration. Layouts are the variant shrinker-info.\n"
+			       "Times are " MEASURES ".",
+		.default_reps = 5,
+		.quick_reps = 1,
+		.options = opts,
+		.on_option = shu_opt,
+		.ctx = &o,
+	};
+	struct msim_bench_args a;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.only_scale = -1;
+	o.c.cgroups = ~0u;
+	o.c.boot_mounts = ~0u;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	return run(&o, &a);
+}
+
+static const struct msim_bench shrinker_units_bench = {
+	.name = "shrinker-units",
+	.summary = "thread 001: shrinker units, array vs xarray on demand (memory, shrink, "
+		   "mounts, drop_caches)",
+	.main = shrinker_units_main,
+};
+MSIM_BENCH(shrinker_units_bench);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_shrinker_units.h - the engine of `memcgsim bench shrinker-units` (thread
+ * 001's two tables), split so that the bench-smoke test can run one scale and
+ * check its byte figures without parsing the printed output.
+ *
+ * bench_shrinker_units_run.c builds the simulated hosts and measures;
+ * bench_shrinker_units.c parses the options and prints the tables and the JSON.
+ * docs/shrinker-bench.md describes what is measured and how.
+ */
+#ifndef MSIM_BENCH_SHRINKER_UNITS_H
+#define MSIM_BENCH_SHRINKER_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memcgsim/memcgsim.h>
+
+#include "bench_util.h"
+
+#define MSIM_SHU_NLAYOUTS 4          /* enum msim_shrinker_info_layout values */
+#define MSIM_SHU_REG_MOUNTS 640      /* the thread's "640 mounts crossing 10 unit boundaries" */
+#define MSIM_SHU_BUSY_SBS 100        /* "a cgroup with objects on 100 superblocks" */
+#define MSIM_SHU_MAX_REPS 64
+
+/* One configuration (one of the thread's scales, or the user's). */
+struct msim_shu_config {
+	const char *name;            /* "thread-table-1", "custom", ... */
+	unsigned int mounts;         /* tmpfs superblocks */
+	unsigned int boot_mounts;    /* the host's own filesystems, mounted first */
+	unsigned int cgroups;        /* empty cgroups under root */
+	unsigned int nodes, cpus;
+	unsigned int layout_mask;    /* 1 << layout */
+	unsigned int reps;           /* repetitions of every timed row */
+	unsigned int shrink_calls;   /* shrink_slab_memcg calls per timing */
+	uint64_t rss_budget;         /* process RSS the upfront hosts may grow to, bytes */
+	unsigned int upfront_cap;    /* 0: none; else at most this many cgroups upfront */
+	unsigned int rest_cgroups;   /* cgroups of the footprint host (memcg + rstat) */
+	bool progress;               /* progress lines on stderr */
+};
+
+/* The memcg and rstat layers' per-cgroup charges (the non-shrinker estimate). */
+struct msim_shu_rest {
+	uint64_t mem_cgroup, mem_cgroup_per_node, memcg_vmstats; /* slab, per cgroup */
+	uint64_t other_slab;         /* slab charged to no owner named above, per cgroup */
+	uint64_t slab;               /* sum: the estimate used in slab_per_empty_cgroup */
+	uint64_t percpu;             /* per-CPU bytes per cgroup (not slab; reported apart) */
+	unsigned int cgroups;        /* how many were created to measure it */
+};
+
+struct msim_shu_layout_result {
+	enum msim_shrinker_info_layout layout;
+	bool ran;
+	/* ---- memory (exact, read from the kernel-memory model) ---- */
+	int nr_max;                  /* shrinker_nr_max when the cgroups were made */
+	unsigned int cgroups_used;   /* empty cgroups actually created */
+	bool capped;                 /* fewer than asked: RSS budget or upfront cap */
+	uint64_t shrinker_bytes;     /* per cgroup: container + units */
+	uint64_t container_bytes;    /* per cgroup: headers (array) or xa_nodes (xarray) */
+	uint64_t unit_bytes;         /* per cgroup */
+	uint64_t units;              /* per cgroup, all nodes */
+	uint64_t slab_per_cgroup;    /* shrinker_bytes + rest.slab */
+	bool info_bytes_agree;       /* msim_shrinker_info_bytes() of one cgroup agrees */
+	/* ---- time (medians; the model's work on this machine) ---- */
+	double empty_ns;             /* shrink_slab_memcg, empty cgroup, node 0 */
+	double busy_ns;              /* same, cgroup with objects on 100 superblocks */
+	double walk_s;               /* drop_caches: one drop_slab pass, measured */
+	double walk_visit_us;        /* shrink_slab_memcg per online cgroup and node */
+	double walk_s_full;          /* walk_s extrapolated to the asked cgroups */
+	double reg_s;                /* 640 mounts, cgroups alive (cgroups_used) */
+	double reg_s_full;           /* extrapolated to the asked cgroups */
+	double reg_none_s;           /* 640 mounts, no cgroups */
+	unsigned long walk_visits;   /* shrink_slab calls in one drop_slab pass */
+	int nr_max_after;            /* shrinker_nr_max after the registrations */
+	uint64_t expand_visits;      /* memcg x node headers reallocated by them */
+	/* ---- the simulator's own cost ---- */
+	double setup_s;              /* building the host (mounts and cgroups) */
+	uint64_t rss_bytes;          /* process RSS the host added */
+};
+
+struct msim_shu_result {
+	struct msim_shu_config cfg;
+	struct msim_shu_rest rest;
+	uint64_t unit_slot_share;    /* 520-byte cache: bytes per unit (slab share) */
+	struct msim_shu_layout_result lay[MSIM_SHU_NLAYOUTS];
+	double wall_s;
+	uint64_t rss_after_build;    /* process RSS with every host of the scale built */
+};
+
+/* The thread's two scales (which = 0, 1), at full size or quick. */
+void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool quick);
+
+/* Build, measure and tear down one scale. 0 or a negative errno (message on stderr). */
+int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r);
+
+/* Peak RSS of the process so far, bytes (getrusage). */
+uint64_t msim_shu_peak_rss(void);
+
+#endif /* MSIM_BENCH_SHRINKER_UNITS_H */

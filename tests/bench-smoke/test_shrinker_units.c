@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_shrinker_units.c - the shrinker-units bench (thread 001's tables) in its
+ * quick mode: runs the engine's two quick scales and checks the figures that are
+ * deterministic, exactly as the kernel's arithmetic gives them (reference 2.9).
+ * Times are printed by the bench, never asserted here.
+ *
+ *   layout             bytes per empty cgroup (shrinker part), U = nr_max / 64
+ *   array              nodes x (kmalloc(24 + 8U) + U x 1024)
+ *   array-unit-cache   nodes x (kmalloc(24 + 8U) + U x slab / objects_per_slab)
+ *   array-on-demand    nodes x kmalloc(24 + 8U)
+ *   xarray             0 (no container, no unit until a list is made)
+ *
+ *   quick table 1: 1000 + 64 mounts -> nr_max 1088 (U 17), 50 cgroups, 1 node, 4 CPUs
+ *   quick table 2: 2000 + 64 mounts -> nr_max 2112 (U 33), 100 cgroups (upfront
+ *                  layouts capped at 40), 4 nodes, 48 CPUs
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/kmem.h>
+#include <memcgsim/shrinker.h>
+
+#include "bench_shrinker_units.h"
+
+static struct msim_shu_result results[2];
+
+static void run_quick(unsigned int which)
+{
+	struct msim_shu_config c;
+
+	msim_shu_config_thread(&c, which, true);
+	c.progress = false;
+	assert_int_equal(msim_shu_run(&c, &results[which]), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	run_quick(0);
+	run_quick(1);
+	return 0;
+}
+
+/* Per-unit bytes of the 520-byte cache: the slab divided among its objects. */
+static double unit_cache_share(unsigned int cpus)
+{
+	uint64_t slab = MSIM_PAGE_SIZE << msim_slub_calculate_order(MSIM_SHRINKER_UNIT_BYTES, cpus);
+
+	return (double)slab / (double)(slab / MSIM_SHRINKER_UNIT_BYTES);
+}
+
+static void check_scale(const struct msim_shu_result *r, int nr_max, unsigned int capped_to)
+{
+	const struct msim_shu_config *c = &r->cfg;
+	uint64_t u = (uint64_t)nr_max / 64, nodes = c->nodes;
+	uint64_t header = msim_kmalloc_size(24 + 8 * u);
+	double share = unit_cache_share(c->cpus);
+
+	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
+		const struct msim_shu_layout_result *lr = &r->lay[l];
+		bool upfront = l == MSIM_SHRINKER_INFO_ARRAY ||
+			       l == MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE;
+		unsigned int used = upfront && capped_to ? capped_to : c->cgroups;
+
+		assert_true(lr->ran);
+		assert_int_equal(lr->nr_max, nr_max);
+		assert_int_equal(lr->cgroups_used, used);
+		assert_int_equal(lr->capped, used < c->cgroups);
+		assert_true(lr->info_bytes_agree);
+		/* The 640 mounts grow nr_max by exactly 10 units of 64 ids. */
+		assert_int_equal(lr->nr_max_after, nr_max + MSIM_SHU_REG_MOUNTS);
+		switch (l) {
+		case MSIM_SHRINKER_INFO_ARRAY:
+			assert_int_equal(lr->container_bytes, nodes * header);
+			assert_int_equal(lr->unit_bytes, nodes * u * 1024);
+			assert_int_equal(lr->units, nodes * u);
+			break;
+		case MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE: {
+			/* the fractional slab share, divided per cgroup: within one byte */
+			uint64_t want = (uint64_t)((double)(nodes * u) * share);
+
+			assert_int_equal(lr->container_bytes, nodes * header);
+			assert_true(lr->unit_bytes + 1 >= want && lr->unit_bytes <= want + 1);
+			assert_int_equal(lr->units, nodes * u);
+			break;
+		}
+		case MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND:
+			assert_int_equal(lr->container_bytes, nodes * header);
+			assert_int_equal(lr->unit_bytes, 0);
+			assert_int_equal(lr->units, 0);
+			break;
+		default: /* xarray */
+			assert_int_equal(lr->container_bytes, 0);
+			assert_int_equal(lr->unit_bytes, 0);
+			assert_int_equal(lr->units, 0);
+			break;
+		}
+		assert_int_equal(lr->shrinker_bytes, lr->container_bytes + lr->unit_bytes);
+		assert_int_equal(lr->slab_per_cgroup, lr->shrinker_bytes + r->rest.slab);
+		/*
+		 * Header copies: root grew alone while the mounts were made (one visit
+		 * per unit and node), then each of the 10 boundaries of the 640 mounts
+		 * copied the header of root, every empty cgroup and the busy one, on
+		 * every node. The xarray layout copies nothing.
+		 */
+		if (l == MSIM_SHRINKER_INFO_XARRAY)
+			assert_int_equal(lr->expand_visits, 0);
+		else
+			assert_int_equal(lr->expand_visits,
+					 nodes * u + 10 * c->reps * nodes * (used + 2));
+		/* one drop_slab pass: root, the empty cgroups and the busy one, per node */
+		assert_int_equal(lr->walk_visits, nodes * (used + 2));
+	}
+	assert_int_equal(r->rest.slab, r->rest.mem_cgroup + r->rest.mem_cgroup_per_node +
+					       r->rest.memcg_vmstats + r->rest.other_slab);
+	assert_true(r->rest.mem_cgroup > 0 && r->rest.mem_cgroup_per_node > 0);
+}
+
+/* 1000 + 64 mounts: ids 0..1063, nr_max round_up(1064, 64) = 1088, 17 units. */
+static void test_table1_quick_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(results[0].cfg.nodes, 1);
+	check_scale(&results[0], 1088, 0);
+	/* mainline, 1 node: kmalloc(24 + 136 = 160) = 192, plus 17 KiB of units */
+	assert_int_equal(results[0].lay[MSIM_SHRINKER_INFO_ARRAY].shrinker_bytes, 192 + 17 * 1024);
+}
+
+/* 2000 + 64 mounts: nr_max 2112, 33 units per node; 4 nodes; upfront capped at 40. */
+static void test_table2_quick_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(results[1].cfg.nodes, 4);
+	check_scale(&results[1], 2112, 40);
+	/* the container: 4 x kmalloc(24 + 264 = 288) = 4 x 512 */
+	assert_int_equal(results[1].lay[MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND].container_bytes,
+			 4 * 512);
+}
+
+/* The full scales' arithmetic, without running them: table 2's 32 KB container. */
+static void test_thread_scale_arithmetic(void **state)
+{
+	(void)state;
+	/* 50112 / 64 = 783 units: 24 + 6264 = 6288 -> kmalloc-8k, 4 nodes: 32 KiB */
+	assert_int_equal(4 * msim_kmalloc_size(24 + 8 * 783), 32768);
+	/* 20096 / 64 = 314 units: 24 + 2512 = 2536 -> kmalloc-4k */
+	assert_int_equal(msim_kmalloc_size(24 + 8 * 314), 4096);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table1_quick_bytes),
+		cmocka_unit_test(test_table2_quick_bytes),
+		cmocka_unit_test(test_thread_scale_arithmetic),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
