@@ -23,6 +23,7 @@
 /* struct list_lru_memcg */
 struct msim__mlru {
 	struct msim_rcu_head rcu;
+	struct msim *host;
 	void *charge;
 	unsigned int nr_nodes;
 	struct msim_list_lru_one node[];
@@ -109,7 +110,7 @@ static void mlru_free_rcu(struct msim_rcu_head *head)
 
 	for (nid = 0; nid < mlru->nr_nodes; nid++)
 		msim_lock_destroy(&mlru->node[nid].lock);
-	msim_kfree(head->host, mlru->charge);
+	msim_kfree(mlru->host, mlru->charge);
 	free(mlru);
 }
 
@@ -308,6 +309,7 @@ static struct msim__mlru *mlru_alloc(struct msim_list_lru *lru)
 	mlru->charge = msim_kmalloc(lru->host, 16 + 32 * (size_t)lru->nr_nodes,
 				    "list_lru_memcg");
 	mlru->nr_nodes = lru->nr_nodes;
+	mlru->host = lru->host;
 	for (nid = 0; nid < lru->nr_nodes; nid++)
 		init_one_lru(&mlru->node[nid]);
 	return mlru;
