@@ -21,24 +21,30 @@
  *      test (MSIM_MEMCG_CHARGE_BATCH x online CPUs, strict >); at a flushable
  *      level, variant rstat-propagate: break (mainline) or continue (thread 004).
  *
- * Named yield points (for msim_run_until):
- *   "rstat.update.after_state"     per-CPU state written, enqueue not yet done
- *   "rstat.update.after_enqueue"   enqueued, walk not yet started
- *   "rstat.update.level"           before the threshold test of one level
- *   "rstat.update.batch_push"      per-CPU count reached the batch, before the xchg
- *   "rstat.update.atomic_add"      before the batch's atomic_add into the level
- *   "rstat.update.done"            walk finished
- *   "rstat.flush.cpu_start"        flusher about to lock for one CPU
- *   "rstat.flush.memcg"            before folding one memcg on one CPU
- *   "rstat.flush.reset_percpu"     before the remote per-CPU stats_updates reset
- *   "rstat.flush.atomic_read"      before the read of the memcg's atomic
- *   "rstat.flush.atomic_set"       read found non-zero, before the set to 0
- *   "rstat.flush.after_memcg"      one memcg of one CPU done
+ * Named yield points (for msim_run_until); a task parked at one has not yet done
+ * the operation named:
+ *   "rstat.update.after_state"     per-CPU state written; the enqueue's on-list test
+ *   "rstat.enqueue.claim"          the cmpxchg that claims the llist node
+ *   "rstat.enqueue.head" / ".add"  llist_add: read the head / swing it
+ *   "rstat.update.level"           the threshold test of one level of the walk
+ *   "this_cpu_rmw.load" / ".store" this_cpu_add_return's load / store (R1 window)
+ *   "rstat.update.batch_push"      per-CPU count reached the batch: the xchg's load
+ *   "rstat.update.atomic_add"      the batch's atomic_add into the level
+ *   "rstat.update.done"            the walk is finished (the update is complete)
+ *   "rstat.flush.gate"             __mem_cgroup_flush_stats reads the memcg's atomic
+ *   "rstat.flush.last_time"        a root flush writes flush_last_time
+ *   "rstat.flush.cpu_start"        about to lock for the next CPU (nth = CPU index + 1)
+ *   "rstat.flush.pop" / ".node_init"  draining the CPU's llist
+ *   "rstat.flush.memcg"            folding one memcg on one CPU
+ *   "rstat.flush.reset_percpu"     the remote per-CPU stats_updates reset
+ *   "rstat.flush.atomic_read"      the read of the memcg's atomic
+ *   "rstat.flush.atomic_set"       the read found non-zero: the set to 0 (R2 window)
  *   "rstat.flush.cpu_done"         lock released after one CPU
- *   "rstat.flush.last_time"        root flush: flush_last_time written, flush not begun
  *   "rstat.flush.done"             the whole flush is done
- *   "rstat.dying.checked"          redirect: dying test done (before the update)
- *   "rstat.reparent.local"         offline: local stats read, before moving them
+ *   "rstat.flush.ratelimit"        the ratelimited flush reads flush_last_time
+ *   "rstat.node_stat"              a node counter update
+ *   "rstat.dying.checked"          the dying redirect decided the target memcg
+ *   "rstat.reparent.local"         offline: local stats about to be moved
  *
  * Dying memcgs (reference 1.10): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
