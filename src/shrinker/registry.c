@@ -532,7 +532,9 @@ int msim_shrinker_register(struct msim_shrinker *s)
 	s->flags |= MSIM_SHRINKER_REGISTERED;
 	msim_mutex_unlock(&h->mutex);
 	/* init_completion + refcount_set: only now can try_get succeed. */
-	msim_atomic_long_set(&s->refcount, 1);
+	msim_yield("shrinker_register.refcount_set");
+	/* release: a try_get that succeeds sees the callbacks set before register */
+	__atomic_store_n(&s->refcount.counter, 1, __ATOMIC_RELEASE);
 	msim__stat_inc(&h->registered);
 	return 0;
 }
