@@ -284,7 +284,7 @@ static size_t verdicts(const struct msim_shu_result *t1, const struct msim_shu_r
 		snprintf(v[n].thread, sizeof(v[n].thread), "over the no-cgroup case: base +%.2f s, on "
 			 "demand +%.2f s, xarray +%.2f s", 1.41 - 0.08, 1.31 - 0.08, 0.10 - 0.07);
 		snprintf(v[n].ours, sizeof(v[n].ours), "base +%.2f s (extrapolated from %u cgroups), on "
-			 "demand +%.2f s, xarray +%.4f s", a->reg_s_full - a->reg_none_s,
+			 "demand +%.2f s, xarray %+.2g s", a->reg_s_full - a->reg_none_s,
 			 a->cgroups_used, o->reg_s_full - o->reg_none_s, x->reg_s_full - x->reg_none_s);
 		v[n].holds = o->reg_s_full - o->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s) &&
 			     a->reg_s_full - a->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s);
@@ -407,7 +407,7 @@ static void print_table(const struct msim_shu_result *r, int scale)
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			printf(" %-23llu", (unsigned long long)r->lay[l].expand_visits);
-	printf("\n%-42s", "simulator: host setup (s) / RSS (MiB)");
+	printf("\n%-42s", "simulator: host setup (s) / RSS added (MiB)");
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran) {
 			char b[40];
