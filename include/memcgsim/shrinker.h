@@ -24,6 +24,18 @@
  *
  * Errors: bad input or misuse returns a negative errno (or NULL with errno set);
  * nothing aborts in release builds.
+ *
+ * Named yield points (reference 2.10 windows), for scripted schedules:
+ *   S1 "shrink_slab_memcg.clear_bit"      counted SHRINK_EMPTY, bit not yet cleared
+ *      "list_lru_add.before_set_bit"      list went 0 -> 1, bit not yet set
+ *   S2 "shrinker.expand.copied"           expansion copied a header, not published
+ *      "shrinker.install.loaded_info"     on-demand install read the header
+ *      "shrinker.install.store"           ... about to store the unit pointer
+ *   S3 "shrinker_free.idr_remove"         free about to release the id
+ *      "shrinker_free.wait_done"          free waits for in-flight users
+ *   S4 "do_shrink_slab.add_deferred"      about to add the remainder back
+ *   S5 "list_lru.reparent.before_erase"   lists marked dead, not yet erased
+ *   S6 "list_lru.alloc.before_store"      memcg_list_lru_alloc before its dying check
  */
 #ifndef MEMCGSIM_SHRINKER_H
 #define MEMCGSIM_SHRINKER_H

@@ -370,6 +370,7 @@ int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lr
 			mlru = mlru_alloc(lru);
 		if (!mlru)
 			return -ENOMEM;
+		msim_yield("list_lru.alloc.before_store"); /* S6: offline may start here */
 		msim_spin_lock(&lru->alloc_lock);
 		if (!msim_memcg_list_lru_allocated(pos, lru) && !msim_css_is_dying(pos)) {
 			if (msim_xa_insert(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos),
