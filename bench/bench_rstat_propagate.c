@@ -431,7 +431,7 @@ static int rstat_propagate_main(int argc, char **argv)
 		{ "--read-every", "N", "gated root flush every N updates (default 10000)" },
 		{ "--tick-every", "N", "one jiffy of virtual time every N updates (default 1000)" },
 		{ "--seeds", "N", "part 2: seeded schedules per design (default 20; quick 3)" },
-		{ "--per-task", "N", "part 2: updates per updater task (default 2000; quick 600)" },
+		{ "--per-task", "N", "part 2: updates per updater task (default 2000; quick 1500)" },
 		{ NULL, NULL, NULL },
 	};
 	struct rp *r = calloc(1, sizeof(*r));
@@ -470,7 +470,7 @@ static int rstat_propagate_main(int argc, char **argv)
 	if (!r->seeds)
 		r->seeds = a.quick ? 3 : 20;
 	if (!r->per_task)
-		r->per_task = a.quick ? 600 : 2000;
+		r->per_task = a.quick ? 1500 : 2000;
 	samples = calloc((size_t)NPROP * a.reps, sizeof(*samples));
 	if (!samples)
 		goto out;
