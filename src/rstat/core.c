@@ -98,7 +98,7 @@ static void process_update_tree(struct msim__rstat *rs, unsigned int cpu)
 	long *head = lhead_of(rs, cpu);
 
 	for (;;) {
-		long first = msim__ld(head, "rstat.flush.pop");
+		long first = msim__ld_acquire(head, "rstat.flush.pop");
 		struct msim__rstat_cpu *rc;
 
 		if (!first)

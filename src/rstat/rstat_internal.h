@@ -139,6 +139,13 @@ static inline long msim__ld(const long *p, const char *point)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* Acquire: a popped llist node was initialised by the CPU that enqueued it. */
+static inline long msim__ld_acquire(const long *p, const char *point)
+{
+	msim_yield(point);
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
 static inline void msim__st(long *p, long v, const char *point)
 {
 	msim_yield(point);

@@ -234,8 +234,8 @@ void msim__exit_list_process(struct msim__rstat *rs)
 	if (!__atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED))
 		return;
 	exit_lock(rs);
-	list = rs->exit_list;
-	rs->exit_list = NULL;
+	list = __atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED);
+	__atomic_store_n(&rs->exit_list, NULL, __ATOMIC_RELAXED);
 	exit_unlock(rs);
 	/* list is newest first: reverse to try children before parents */
 	struct msim__memcg_stats *rev = NULL;
@@ -246,8 +246,10 @@ void msim__exit_list_process(struct msim__rstat *rs)
 		rev = ms;
 	}
 	for (pp = &rev; (ms = *pp);) {
-		if (try_exit(ms))
-			*pp = ms->exit_next;
+		struct msim__memcg_stats *next = ms->exit_next;
+
+		if (try_exit(ms))   /* frees ms */
+			*pp = next;
 		else
 			pp = &ms->exit_next;
 	}
@@ -257,7 +259,7 @@ void msim__exit_list_process(struct msim__rstat *rs)
 		rev = ms->exit_next;
 		exit_lock(rs);
 		ms->exit_next = rs->exit_list;
-		rs->exit_list = ms;
+		__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
 		exit_unlock(rs);
 	}
 }
@@ -284,7 +286,7 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		return;
 	exit_lock(rs);
 	ms->exit_next = rs->exit_list;
-	rs->exit_list = ms;
+	__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
 	exit_unlock(rs);
 }
 
