@@ -15,6 +15,9 @@
  *   ratelimited           flushes only when now > last + 4 s; periodic flush at 2 s
  *   rmdir_release         a removed memcg's deltas reach its parent on release
  *   dying_redirect_v1     cgroup v1: updates after rmdir go to the parent
+ *   deferred_exit         a memcg freed (driver-context RCU callback) while a parked
+ *                         task holds the rstat lock: exit deferred, then done by
+ *                         the next flush, nothing lost
  *   bad_input             -EINVAL, no change
  */
 #include <stdarg.h>
@@ -385,6 +388,41 @@ static void dying_redirect_v1(void **st)
 	msim_destroy(m);
 }
 
+static void flush_root_fn(void *arg)
+{
+	msim_css_rstat_flush(arg);
+}
+
+static void deferred_exit(void **st)
+{
+	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = mkdir_(root, "p");
+	struct msim_memcg *c = mkdir_(p, "c");
+	struct upd u = { c, MSIM_NR_FILE_PAGES, 7, 3 };
+	struct msim_memcg_counts n;
+	struct msim_task *f;
+
+	on_cpu(m, 1, upd_fn, &u);
+	msim_mod_memcg_state(p, MSIM_NR_FILE_PAGES, 2);
+	/* a flusher parked inside its CPU 0 pass, holding the rstat lock */
+	f = msim_task_create(m, "flusher", 0, flush_root_fn, root);
+	assert_non_null(f);
+	assert_int_equal(msim_run_until(m, f, "rstat.flush.memcg", 1), 0);
+	assert_int_equal(msim_memcg_rmdir(c), 0);
+	msim_memcg_drain(m);
+	msim_memcg_counts(m, &n);
+	assert_int_equal(n.freed_total, 1);     /* the memcg is gone, its stats wait */
+	uint64_t vmstats3 = msim_kmem_owner_bytes(m, "memcg_vmstats");
+	assert_int_equal(msim_run_task(m, f), 0);
+	msim_css_rstat_flush(root);             /* runs the deferred exit first */
+	assert_int_equal(msim_kmem_owner_bytes(m, "memcg_vmstats") * 3, vmstats3 * 2);
+	msim_css_rstat_flush(root);
+	assert_int_equal(msim_memcg_page_state(p, MSIM_NR_FILE_PAGES), 23);
+	assert_int_equal(msim_memcg_page_state(root, MSIM_NR_FILE_PAGES), 23);
+	assert_int_equal(msim_memcg_page_state_local(p, MSIM_NR_FILE_PAGES), 2);
+	msim_destroy(m);
+}
+
 static void bad_input(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
@@ -417,6 +455,7 @@ int main(void)
 		cmocka_unit_test(ratelimited),
 		cmocka_unit_test(rmdir_release),
 		cmocka_unit_test(dying_redirect_v1),
+		cmocka_unit_test(deferred_exit),
 		cmocka_unit_test(bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
