@@ -429,7 +429,7 @@ static void print_table(const struct msim_shu_result *r, int scale)
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			printf(" %-23llu", (unsigned long long)r->lay[l].expand_visits);
-	printf("\n%-42s", "simulator: host setup (s) / RSS added (MiB)");
+	printf("\n%-42s", "simulator: setup (s) / RSS added (MiB)");
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran) {
 			char b[40];
