@@ -38,6 +38,7 @@ static int xa_fill(struct msim__shr_host *h, struct msim__shr_pn *pn, unsigned l
 	return 0;
 }
 
+/* kernel (thread 001 patch 1): alloc_shrinker_info(), xa_init per node */
 static int xa_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
 			 int nr_max)
 {
@@ -50,6 +51,7 @@ static int xa_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, u
 	return xa_fill(h, pn, 0, (unsigned long)nr_max / MSIM_SHRINKER_UNIT_BITS);
 }
 
+/* kernel (thread 001 patch 1): free_shrinker_info(), units then xa_destroy */
 static void xa_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid)
 {
 	struct msim__shr_pn *pn = &sm->pn[nid];
@@ -61,7 +63,8 @@ static void xa_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, u
 	msim_xa_destroy(&pn->xa);
 }
 
-/* Registration: only root grows (the caller skips every other memcg). */
+/* kernel (thread 001 patch 2): expand_shrinker_info(), root only.
+ * Registration: only root grows (the caller skips every other memcg). */
 static int xa_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
 			  int new_nr_max)
 {
@@ -89,7 +92,8 @@ static struct msim__unit *xa_next_unit(struct msim__shr_host *h, struct msim__sh
 	return msim_xa_find(&sm->pn[nid].xa, index, ~0UL);
 }
 
-/* Insert the unit where it belongs; a racing install of the same index wins. */
+/* kernel (thread 001 patch 2): the unit install at list allocation.
+ * Insert the unit where it belongs; a racing install of the same index wins. */
 static int xa_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
 		      unsigned long index)
 {

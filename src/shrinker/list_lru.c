@@ -114,6 +114,7 @@ static void mlru_free_rcu(struct msim_rcu_head *head)
 	free(mlru);
 }
 
+/* kernel: mm/list_lru.c list_lru_from_memcg_idx() */
 static struct msim_list_lru_one *lru_from_memcg(struct msim_list_lru *lru, unsigned int nid,
 						struct msim_memcg *memcg)
 {
@@ -325,6 +326,7 @@ static void mlru_free_now(struct msim_list_lru *lru, struct msim__mlru *mlru)
 	free(mlru);
 }
 
+/* kernel: mm/list_lru.c memcg_list_lru_allocated() */
 bool msim_memcg_list_lru_allocated(struct msim_memcg *memcg, struct msim_list_lru *lru)
 {
 	int idx = memcg ? msim_memcg_kmemcg_id(memcg) : -1;
@@ -463,12 +465,14 @@ bool msim_list_lru_del(struct msim_list_lru *lru, struct msim_list_head *item,
 	return true;
 }
 
+/* kernel: mm/list_lru.c list_lru_isolate() */
 void msim_list_lru_isolate(struct msim_list_lru_one *list, struct msim_list_head *item)
 {
 	list_del_init(item);
 	msim_write_once(&list->nr_items, msim_read_once(&list->nr_items) - 1);
 }
 
+/* kernel: mm/list_lru.c list_lru_isolate_move() */
 void msim_list_lru_isolate_move(struct msim_list_lru_one *list, struct msim_list_head *item,
 				struct msim_list_head *head)
 {
@@ -496,6 +500,7 @@ unsigned long msim_list_lru_count_one(struct msim_list_lru *lru, unsigned int ni
 	return count > 0 ? (unsigned long)count : 0;
 }
 
+/* kernel: include/linux/list_lru.h list_lru_count_node() */
 unsigned long msim_list_lru_count_node(struct msim_list_lru *lru, unsigned int nid)
 {
 	long n;
@@ -506,6 +511,7 @@ unsigned long msim_list_lru_count_node(struct msim_list_lru *lru, unsigned int n
 	return n > 0 ? (unsigned long)n : 0;
 }
 
+/* kernel: include/linux/list_lru.h list_lru_shrink_count() */
 unsigned long msim_list_lru_shrink_count(struct msim_list_lru *lru,
 					 struct msim_shrink_control *sc)
 {
@@ -574,6 +580,7 @@ restart:
 	return isolated;
 }
 
+/* kernel: include/linux/list_lru.h list_lru_shrink_walk() */
 unsigned long msim_list_lru_shrink_walk(struct msim_list_lru *lru,
 					struct msim_shrink_control *sc,
 					msim_list_lru_walk_cb isolate, void *cb_arg)

@@ -229,6 +229,7 @@ struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_me
 
 /* ---- units ---- */
 
+/* kernel: mm/shrinker.c shrinker_unit_alloc() (one unit; thread 001 patch 1/2 cache) */
 struct msim__unit *msim__unit_alloc(struct msim__shr_host *h)
 {
 	if (h->unit_cache)
@@ -539,6 +540,7 @@ int msim_shrinker_register(struct msim_shrinker *s)
 	return 0;
 }
 
+/* kernel: include/linux/shrinker.h shrinker_try_get() (refcount_inc_not_zero) */
 bool msim_shrinker_try_get(struct msim_shrinker *s)
 {
 	long old = msim_atomic_long_read(&s->refcount);
@@ -549,12 +551,14 @@ bool msim_shrinker_try_get(struct msim_shrinker *s)
 	return false;
 }
 
+/* kernel: include/linux/shrinker.h shrinker_put() */
 void msim_shrinker_put(struct msim_shrinker *s)
 {
 	/* The last put completes s->done; shrinker_free polls the count instead. */
 	msim_atomic_long_add_return(&s->refcount, -1);
 }
 
+/* kernel: mm/shrinker.c shrinker_free_rcu_cb() */
 static void shrinker_free_rcu_cb(struct msim_rcu_head *head)
 {
 	struct msim_shrinker *s = msim_container_of(head, struct msim_shrinker, rcu);
