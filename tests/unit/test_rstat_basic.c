@@ -18,6 +18,8 @@
  *   deferred_exit         a memcg freed (driver-context RCU callback) while a parked
  *                         task holds the rstat lock: exit deferred, then done by
  *                         the next flush, nothing lost
+ *   lazy_attach           memcgs made before rstat attached are adopted on first use
+ *   params                tunable batch and threshold; bad params rejected
  *   bad_input             -EINVAL, no change
  */
 #include <stdarg.h>
@@ -423,6 +425,55 @@ static void deferred_exit(void **st)
 	msim_destroy(m);
 }
 
+static void lazy_attach(void **st)
+{
+	struct msim_config cfg;
+	struct msim *m;
+	struct msim_memcg *a, *b;
+	char err[256];
+
+	msim_config_init(&cfg);
+	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
+	msim_set_current_host(m);
+	assert_int_equal(msim_memcg_create(msim_root_mem_cgroup(m), "a", &a), 0);
+	assert_int_equal(msim_memcg_create(a, "b", &b), 0);
+	assert_false(msim_rstat_attached(m));
+	assert_int_equal(msim_mod_memcg_state(b, MSIM_NR_SHMEM, 4), 0);   /* attaches */
+	assert_true(msim_rstat_attached(m));
+	msim_css_rstat_flush(NULL);
+	assert_int_equal(msim_memcg_page_state(a, MSIM_NR_SHMEM), 4);
+	assert_int_equal(msim_memcg_page_state(msim_root_mem_cgroup(m), MSIM_NR_SHMEM), 4);
+	/* adopted memcgs never saw the hook set: rmdir and free leave their data
+	 * (and what it folded) in place until the host goes */
+	assert_int_equal(msim_memcg_rmdir(b), 0);
+	msim_memcg_drain(m);
+	msim_css_rstat_flush(NULL);
+	assert_int_equal(msim_memcg_page_state(a, MSIM_NR_SHMEM), 4);
+	msim_destroy(m);
+}
+
+static void params(void **st)
+{
+	struct msim *m = host(4, 1, NULL, MSIM_CGROUP_V2);
+	struct msim_memcg *a = mkdir_(msim_root_mem_cgroup(m), "a");
+	struct msim_rstat_params p;
+
+	msim_rstat_params_init(&p);
+	p.charge_batch = 8;
+	p.threshold_per_cpu = 16;
+	assert_int_equal(msim_rstat_init(m, &p), 0);        /* re-tune an attached host */
+	assert_int_equal(msim_memcg_flush_threshold(m), 64);
+	for (int i = 0; i < 7; i++)
+		msim_mod_memcg_state(a, MSIM_NR_FILE_PAGES, 1);
+	assert_int_equal(msim_memcg_stats_updates(a), 0);
+	msim_mod_memcg_state(a, MSIM_NR_FILE_PAGES, 1);
+	assert_int_equal(msim_memcg_stats_updates(a), 8);
+	p.charge_batch = 0;
+	assert_int_equal(msim_rstat_init(m, &p), -EINVAL);
+	assert_int_equal(msim_memcg_flush_threshold(m), 64);  /* unchanged */
+	msim_destroy(m);
+}
+
 static void bad_input(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
@@ -456,6 +507,8 @@ int main(void)
 		cmocka_unit_test(rmdir_release),
 		cmocka_unit_test(dying_redirect_v1),
 		cmocka_unit_test(deferred_exit),
+		cmocka_unit_test(lazy_attach),
+		cmocka_unit_test(params),
 		cmocka_unit_test(bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
