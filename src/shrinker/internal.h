@@ -91,7 +91,12 @@ struct msim__info_ops {
 	/* The unit at index, or NULL (RCU). */
 	struct msim__unit *(*unit)(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 				   unsigned int nid, unsigned long index);
-	/* The first present unit at an index >= *index, re-reading the info (RCU). */
+	/*
+	 * The first present unit at an index >= *index, re-reading the info (RCU),
+	 * or NULL at the end. The array layouts look at one index per call, as the
+	 * kernel's loop takes and drops RCU per index: an absent unit there is
+	 * MSIM__UNIT_HOLE (the caller moves to the next index).
+	 */
 	struct msim__unit *(*next_unit)(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 					unsigned int nid, unsigned long *index);
 	/* Install the unit at index (on-demand layouts). 0 or -errno. */
@@ -158,6 +163,8 @@ static inline int msim__nr_max_read(struct msim__shr_host *h)
 {
 	return __atomic_load_n(&h->nr_max, __ATOMIC_ACQUIRE);
 }
+
+#define MSIM__UNIT_HOLE ((struct msim__unit *)1)
 
 #define MSIM__UNIT_INDEX(id) ((unsigned long)(id) / MSIM_SHRINKER_UNIT_BITS)
 #define MSIM__UNIT_OFFSET(id) ((unsigned int)(id) % MSIM_SHRINKER_UNIT_BITS)

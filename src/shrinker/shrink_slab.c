@@ -74,6 +74,17 @@ int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int i
 	return h->ops->install(h, sm, nid, MSIM__UNIT_INDEX(id));
 }
 
+/* The next present unit at or after *index (RCU held), skipping holes. */
+static struct msim__unit *next_present(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				       unsigned int nid, unsigned long *index)
+{
+	struct msim__unit *u;
+
+	while ((u = h->ops->next_unit(h, sm, nid, index)) == MSIM__UNIT_HOLE)
+		(*index)++;
+	return u;
+}
+
 /* ---- inspection ---- */
 
 static struct msim__unit *unit_of(struct msim_memcg *memcg, unsigned int nid, int id)
@@ -138,7 +149,7 @@ size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *i
 	if (!sm || nid >= sm->nr_nodes)
 		return 0;
 	msim_rcu_read_lock();
-	while ((u = h->ops->next_unit(h, sm, nid, &index)) != NULL) {
+	while ((u = next_present(h, sm, nid, &index)) != NULL) {
 		w = __atomic_load_n(&u->map[0], __ATOMIC_RELAXED);
 		while (w && n < max) {
 			ids[n++] = (int)(index * MSIM_SHRINKER_UNIT_BITS) + __builtin_ctzl(w);
@@ -328,6 +339,10 @@ unsigned long msim_shrink_slab_memcg(struct msim *m, unsigned int nid, struct ms
 		msim_rcu_read_unlock();
 		if (!unit)
 			break;
+		if (unit == MSIM__UNIT_HOLE) { /* array on demand: no unit at this index */
+			index++;
+			continue;
+		}
 		for (offset = 0; offset < MSIM_SHRINKER_UNIT_BITS; offset++) {
 			msim_yield("shrink_slab_memcg.find_bit");
 			w = __atomic_load_n(&unit->map[0], __ATOMIC_ACQUIRE) & (~0UL << offset);
@@ -399,7 +414,7 @@ void msim_reparent_shrinker_deferred(struct msim_memcg *memcg)
 	for (nid = 0; nid < sm->nr_nodes; nid++) {
 		for (index = 0;; index++) {
 			msim_rcu_read_lock();
-			cu = h->ops->next_unit(h, sm, nid, &index);
+			cu = next_present(h, sm, nid, &index);
 			pu = cu ? h->ops->unit(h, psm, nid, index) : NULL;
 			msim_rcu_read_unlock();
 			if (!cu)
