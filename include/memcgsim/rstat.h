@@ -193,9 +193,11 @@ void msim_rstat_params_init(struct msim_rstat_params *p);
 /*
  * Attach rstat to a host: registers the memcg hooks (per-memcg data, offline
  * reparenting, release/free flushes), sets up node counters and queues the
- * periodic flush. Idempotent. Call it from setup code, before creating child
- * memcgs in concurrent mode; every rstat entry point also attaches lazily (from
- * setup code or deterministic tasks), adopting memcgs created before.
+ * periodic flush. Idempotent. Call it from setup code before creating child
+ * memcgs. Every rstat entry point also attaches lazily (from setup code or
+ * deterministic tasks); memcgs created before are then adopted: they get stats,
+ * but the memcg layer never runs this hook set's offline/release/free on them, so
+ * their data (and the dying-memcg reparenting) stays until msim_destroy().
  * params may be NULL (defaults); on a host already attached it updates the
  * tunables. Returns 0, -EINVAL for bad params, -ENOMEM.
  */
