@@ -3,9 +3,9 @@
  * shrinker-install-vs-expand (thread 001): array-on-demand installs a unit into
  * the memcg's pointer array while a mount crossing a unit boundary copies it.
  *
- *   CPU 1 (first dentry of A in C)      CPU 0 (mount: shrinker id 64)
- *   ------------------------------      -----------------------------
- *   unit install:
+ *   CPU 1 (C gets its lists on A)       CPU 0 (mount: shrinker id 64)
+ *   -----------------------------       -----------------------------
+ *   memcg_list_lru_alloc -> unit install:
  *     [lock on: spin_lock(info_lock)]
  *     info = C's array (64 ids)
  *                                       expand_shrinker_info:
@@ -13,7 +13,8 @@
  *                                         new = copy of info (unit[0] NULL)
  *                                         publish new; kvfree_rcu(info)
  *     info->unit[0] = unit              <- into the old copy: lost
- *   list_lru_add 0 -> 1: set_shrinker_bit finds no unit
+ *   lists published
+ *   (script, later) first dentry: list_lru_add 0 -> 1: set_shrinker_bit finds no unit
  *   => [lock off] 1 dentry on C's list, no unit, no bit: never shrunk
  *   => [lock on] the copy happens after the install; [xarray] no copy at all
  *

@@ -8,8 +8,8 @@
  * Setup: superblock A (shrinker id 0) and 63 more memcg-aware shrinkers, so
  * shrinker_nr_max is 64; memcg C, empty (no unit: on demand).
  *
- *   CPU 0 (mount: shrinker id 64)       CPU 1 (first dentry of A in C)
- *   -----------------------------       ------------------------------
+ *   CPU 0 (mount: shrinker id 64)       CPU 1 (C gets its lists on A)
+ *   -----------------------------       ----------------------------
  *                                       memcg_list_lru_alloc -> unit install:
  *                                         [lock on: spin_lock(info_lock)]
  *                                         info = C's array (64 ids)
@@ -19,11 +19,16 @@
  *     copy unit[0] = NULL
  *     publish new; kvfree_rcu(old)
  *                                         old->unit[0] = unit      <- lost
- *                                       list_lru_add: 0 -> 1
+ *                                       lists published
+ *                                       (later) list_lru_add: 0 -> 1
  *                                         set_shrinker_bit: new->unit[0] is NULL
- *   [lock off]: C has one dentry on A's list and no unit (so no bit): no
+ *   [lock off]: C has its lists on A's lru but no unit; the script then adds a
+ *               dentry: one object on C's list and no bit, so no
  *               shrink_slab_memcg will ever visit it. [lock on]: the expansion
  *               copies after the install; [xarray]: an insert, nothing to copy.
+ *
+ * Invariant checked by the explorers: a memcg with lists on a shrinker's lru has
+ * that shrinker's unit (and every non-empty list has its bit).
  *
  * Configuration: the layout stays as given unless it is the mainline `array`
  * (which installs nothing); then array-on-demand is used.
@@ -48,11 +53,12 @@ static void expand_fn(void *arg)
 			    &s->mount);
 }
 
+/* The slab hook's memcg_list_lru_alloc: installs the unit, publishes the lists. */
 static void install_fn(void *arg)
 {
 	struct s2 *s = arg;
 
-	msim_sb_alloc_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1);
+	msim_memcg_list_lru_alloc(s->c, msim_sb_lru(s->sb, MSIM_SB_DENTRY));
 }
 
 static int s2_setup(struct msim *m, void **state, void *arg)
@@ -76,9 +82,19 @@ static int s2_setup(struct msim *m, void **state, void *arg)
 	return s->expand && s->install ? 0 : -ENOMEM;
 }
 
+/*
+ * Violated when C has its lists on A's lru but no unit for A: the first object's
+ * set_shrinker_bit will find nothing (the script adds it and shows the lost bit).
+ */
 static bool s2_check(struct msim *m, void *state, char *why, size_t len)
 {
-	return msim_list_lru_check_bits(m, why, len) > 0;
+	struct s2 *s = state;
+
+	if (!msim_memcg_list_lru_allocated(s->c, msim_sb_lru(s->sb, MSIM_SB_DENTRY)) ||
+	    msim_shrinker_has_unit(s->c, 0, 0))
+		return msim_list_lru_check_bits(m, why, len) > 0;
+	snprintf(why, len, "memcg C has its list on shrinker 0's lru but no unit (install lost)");
+	return true;
 }
 
 static void s2_teardown(struct msim *m, void *state)
@@ -114,7 +130,7 @@ static int s2_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	if (!ret && msim_shrinker_layout(m) == MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND)
 		ret = shr_scn_until(m, s->install, "shrinker.install.store", 1);
 	else if (!ret)
-		ret = shr_scn_until(m, s->install, "list_lru_add.before_set_bit", 1);
+		ret = shr_scn_until(m, s->install, "xa_load", 1);
 	if (!ret) {
 		ret = shr_scn_finish(m, s->expand);
 		if (ret == -EDEADLK) { /* the expansion waits for the install lock */
@@ -129,6 +145,8 @@ static int s2_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	if (!ret) {
 		msim_shrinker_stats(m, &st);
 		rep->violated = s2_check(m, s, why, sizeof(why));
+		/* the first dentry of A in C: its set_shrinker_bit finds the unit, or not */
+		msim_sb_alloc_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1);
 		msim_scn_trace(rep, "%s", rep->violated ? why : "install kept: the unit and bit are there");
 		msim_scn_fig_str(rep, "layout", msim_shrinker_layout_name(msim_shrinker_layout(m)));
 		msim_scn_fig_int(rep, "shrinker_nr_max", msim_shrinker_nr_max(m));
