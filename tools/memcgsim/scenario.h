@@ -68,6 +68,13 @@ struct msim_scenario {
 	 * schedule, violated). Returns 0, or a negative errno if it could not run.
 	 */
 	int (*script)(const struct msim_config *cfg, struct msim_scn_report *rep);
+	/*
+	 * True when the script's tasks are exactly those target.setup() creates, so
+	 * the script's schedule string replays on the explorer target. Scenarios
+	 * whose narrative needs a longer workload than the explorer's leave it false,
+	 * and the command then prints the scripted schedule without a replay hint.
+	 */
+	bool script_replays;
 	/* Optional: scenario's own concurrent-mode run (stress flavour). */
 	int (*concurrent)(const struct msim_config *cfg, struct msim_scn_report *rep);
 };
@@ -125,6 +132,7 @@ struct msim_race_result {
 	struct msim_scn_report rep;        /* script figures */
 	bool expected_violation;
 	bool behaved_as_expected;
+	bool script_replays;               /* the scenario's flag of the same name */
 	char outcome[256];                 /* one line */
 	uint64_t seed;
 	char variants[512];

@@ -238,6 +238,7 @@ int msim_race_run(const struct msim_scenario *s, const struct msim_config *base,
 		return ret;
 	msim_variants_format(&cfg.variants, res->variants, sizeof(res->variants));
 	res->expected_violation = s->expect_violation ? s->expect_violation(&cfg) : true;
+	res->script_replays = s->script_replays;
 	if (o->strategy == MSIM_STRAT_SCRIPT) {
 		ret = run_script(s, &cfg, res, err, errlen);
 	} else {
@@ -345,7 +346,12 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		if (r->ex.why[0] && r->strategy != MSIM_STRAT_SCRIPT)
 			fprintf(f, "  %s%s", r->ex.why,
 				r->ex.why[strlen(r->ex.why) - 1] == '\n' ? "" : "\n");
-		fprintf(f, "  replay: memcgsim race %s --schedule '%s'\n", r->race, r->ex.schedule);
+		if (r->strategy != MSIM_STRAT_SCRIPT || r->script_replays)
+			fprintf(f, "  replay: memcgsim race %s --schedule '%s'\n", r->race,
+				r->ex.schedule);
+		else
+			fprintf(f, "  scripted schedule: %s (the script's own tasks; replay a "
+				   "schedule from --strategy pct or dfs instead)\n", r->ex.schedule);
 	}
 	fprintf(f, "  outcome: %s -> %s\n", r->outcome,
 		r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");

@@ -124,5 +124,6 @@ static const struct msim_scenario toy_abba_deadlock = {
 	.expect_violation = abba_expect,
 	.target = { .name = "toy-abba-deadlock", .setup = abba_setup, .teardown = abba_teardown },
 	.script = abba_script,
+	.script_replays = true,
 };
 MSIM_SCENARIO(toy_abba_deadlock)

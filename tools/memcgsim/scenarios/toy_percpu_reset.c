@@ -156,5 +156,6 @@ static const struct msim_scenario toy_percpu_reset = {
 	.target = { .name = "toy-percpu-reset", .setup = toy_setup, .check = toy_check,
 		    .teardown = toy_teardown },
 	.script = toy_script,
+	.script_replays = true,
 };
 MSIM_SCENARIO(toy_percpu_reset)

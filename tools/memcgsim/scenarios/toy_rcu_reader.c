@@ -195,5 +195,6 @@ static const struct msim_scenario toy_rcu_reader = {
 	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
 		    .teardown = rcu_teardown },
 	.script = rcu_script,
+	.script_replays = true,
 };
 MSIM_SCENARIO(toy_rcu_reader)
