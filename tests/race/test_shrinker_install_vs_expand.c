@@ -24,7 +24,8 @@
  * PCT and DFS budgets; xarray's DFS space (1 preemption) is exhausted.
  * (DFS does not reach the bug side within 5000 schedules: every position of the
  * grace-period steps after the expansion's kvfree_rcu is a free choice, and the
- * bug needs the earliest preemption point, explored last.)
+ * bug needs the earliest preemption point, explored last; it gets there at
+ * schedule 700452, too long for a test.)
  */
 #include "race_util.h"
 
