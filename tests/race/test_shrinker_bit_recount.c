@@ -46,6 +46,45 @@ static void script_both_sides(void **st)
 	free(r);
 }
 
+/* Script under the layout given and recount on or off. */
+static struct msim_race_result *script_in(const char *layout, bool recount)
+{
+	const struct msim_scenario *sc = msim_scenario_find("shrinker-bit-recount");
+	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .preemptions = (unsigned int)-1 };
+	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_config cfg;
+	char err[256];
+
+	msim_config_init(&cfg);
+	assert_int_equal(msim_variant_set(&cfg.variants, layout, err, sizeof(err)), 0);
+	if (!recount)
+		assert_int_equal(msim_variant_set(&cfg.variants, "shrinker-recount=off", err,
+						  sizeof(err)), 0);
+	assert_int_equal(msim_race_run(sc, &cfg, &o, r, err, sizeof(err)), 0);
+	return r;
+}
+
+/* The window is the same in every layout (units exist once the list does). */
+static void script_every_layout(void **st)
+{
+	const char *l[] = { "shrinker-info=array-unit-cache", "shrinker-info=array-on-demand",
+			    "shrinker-info=xarray" };
+
+	for (int i = 0; i < 3; i++) {
+		struct msim_race_result *r = script_in(l[i], false);
+
+		assert_true(r->rep.violated);
+		assert_int_equal(fig(r, "bit_set"), 0);
+		assert_true(r->behaved_as_expected);
+		free(r);
+		r = script_in(l[i], true);
+		assert_false(r->rep.violated);
+		assert_int_equal(fig(r, "bit_set"), 1);
+		assert_true(r->behaved_as_expected);
+		free(r);
+	}
+}
+
 static void explorers(enum msim_strategy s, unsigned int budget)
 {
 	struct msim_race_result *r =
@@ -71,6 +110,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(script_both_sides),
+		cmocka_unit_test(script_every_layout),
 		cmocka_unit_test(random_both_sides),
 		cmocka_unit_test(pct_both_sides),
 		cmocka_unit_test(dfs_both_sides),
