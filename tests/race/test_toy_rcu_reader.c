@@ -18,7 +18,9 @@
  * including those where the grace period ends as early as the rules allow, and
  * nothing deadlocks. The bad side is shown with a writer that skips the grace
  * period: the explorer catches the reader reading freed memory, so the check can
- * fail. Concurrent side: the same pattern on liburcu threads (TSan, ASan).
+ * fail. Concurrent side: the scenario's own tasks on real threads and liburcu
+ * (`memcgsim race toy-rcu-reader --concurrent`), plus a longer reader loop
+ * against a freeing writer; both run under TSan and ASan.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -173,6 +175,27 @@ static void concurrent_liburcu_reader_vs_free(void **st)
 	msim_destroy(m);
 }
 
+/* The scenario itself, its four tasks on real threads and liburcu (TSan, ASan). */
+static void concurrent_flavour_of_the_scenario(void **st)
+{
+	const struct msim_scenario *s = msim_scenario_find("toy-rcu-reader");
+	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .concurrent = true,
+				    .preemptions = (unsigned int)-1 };
+	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_config cfg;
+	char err[256];
+
+	msim_config_init(&cfg);
+	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
+	assert_true(r->concurrent);
+	assert_int_equal(r->ex.violations, 0);
+	assert_true(r->behaved_as_expected);
+	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
+		if (!strcmp(r->rep.figs[i].key, "concurrent_runs"))
+			assert_int_equal(r->rep.figs[i].i, 100);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +203,7 @@ int main(void)
 		cmocka_unit_test(explorers_never_see_freed_memory),
 		cmocka_unit_test(missing_grace_period_is_caught),
 		cmocka_unit_test(concurrent_liburcu_reader_vs_free),
+		cmocka_unit_test(concurrent_flavour_of_the_scenario),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@ static void race_usage(FILE *f)
 	      "  --preset NAME     variant preset (memcgsim list --variants)\n"
 	      "  --variant N=V     set one variant (repeatable, applied after --preset)\n"
 	      "  --first           stop at the first violation\n"
+	      "  --concurrent      run the race's concurrent flavour (real threads, liburcu)\n"
 	      "  --json            print one JSON object\n"
 	      "exit: 0 behaved as expected, 1 did not, 2 usage error\n",
 	      f);
@@ -150,6 +151,7 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 		{ "schedule", required_argument, NULL, 'x' }, { "cpus", required_argument, NULL, 'c' },
 		{ "preset", required_argument, NULL, 'P' },   { "variant", required_argument, NULL, 'V' },
 		{ "json", no_argument, NULL, 'j' },           { "first", no_argument, NULL, 'f' },
+		{ "concurrent", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
 	};
 	char err[512];
@@ -215,6 +217,9 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 			break;
 		case 'f':
 			c->o.stop_at_first = true;
+			break;
+		case 'C':
+			c->o.concurrent = true;
 			break;
 		case 'h':
 			race_usage(stdout);

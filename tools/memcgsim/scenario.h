@@ -123,6 +123,7 @@ struct msim_race_opts {
 	const char *schedule;          /* REPLAY */
 	unsigned int cpus;             /* 0: scenario/config default */
 	bool stop_at_first;
+	bool concurrent;               /* run the scenario's concurrent flavour instead */
 };
 
 struct msim_race_result {
@@ -133,6 +134,7 @@ struct msim_race_result {
 	bool expected_violation;
 	bool behaved_as_expected;
 	bool script_replays;               /* the scenario's flag of the same name */
+	bool concurrent;                   /* ran the concurrent flavour */
 	char outcome[256];                 /* one line */
 	uint64_t seed;
 	char variants[512];

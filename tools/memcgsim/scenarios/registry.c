@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scenario.h"
 
@@ -181,6 +182,34 @@ static int run_script(const struct msim_scenario *s, const struct msim_config *c
 	return 0;
 }
 
+/* The scenario's concurrent-mode flavour: real threads, liburcu, no schedule. */
+static int run_concurrent(const struct msim_scenario *s, const struct msim_config *cfg,
+			  struct msim_race_result *res, char *err, size_t errlen)
+{
+	if (!s->concurrent) {
+		snprintf(err, errlen, "race %s has no concurrent flavour", s->name);
+		return -EINVAL;
+	}
+	struct timespec t0, t1;
+
+	res->concurrent = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = s->concurrent(cfg, &res->rep);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->ex.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (ret) {
+		snprintf(err, errlen, "race %s: the concurrent run failed (%s)", s->name,
+			 strerror(-ret));
+		return ret;
+	}
+	res->ex.runs = 1;
+	res->ex.violations = res->rep.violated ? 1 : 0;
+	res->ex.first_violation_run = res->rep.violated ? 0 : -1;
+	snprintf(res->ex.why, sizeof(res->ex.why), "%.*s",
+		 (int)strcspn(res->rep.trace, "\n"), res->rep.trace);
+	return 0;
+}
+
 static void explore_opts(const struct msim_scenario *s, const struct msim_race_opts *o,
 			 struct msim_explore_opts *eo)
 {
@@ -239,7 +268,9 @@ int msim_race_run(const struct msim_scenario *s, const struct msim_config *base,
 	msim_variants_format(&cfg.variants, res->variants, sizeof(res->variants));
 	res->expected_violation = s->expect_violation ? s->expect_violation(&cfg) : true;
 	res->script_replays = s->script_replays;
-	if (o->strategy == MSIM_STRAT_SCRIPT) {
+	if (o->concurrent) {
+		ret = run_concurrent(s, &cfg, res, err, errlen);
+	} else if (o->strategy == MSIM_STRAT_SCRIPT) {
 		ret = run_script(s, &cfg, res, err, errlen);
 	} else {
 		struct msim_explore_target t = s->target;
@@ -300,7 +331,8 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 	msim_json_str(f, r->race);
 	fprintf(f, ", \"strategy\": \"%s\", \"runs\": %u, \"violations\": %u, "
 		   "\"first_violation_run\": %d, \"seed\": %llu, \"schedule\": ",
-		msim_strategy_name(r->strategy), r->ex.runs, r->ex.violations,
+		r->concurrent ? "concurrent" : msim_strategy_name(r->strategy), r->ex.runs,
+		r->ex.violations,
 		r->ex.first_violation_run, (unsigned long long)r->seed);
 	msim_json_str(f, r->ex.schedule);
 	fputs(", \"outcome\": ", f);
@@ -322,7 +354,8 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 {
 	fprintf(f, "race %s, strategy %s, variants %s\n", r->race,
-		msim_strategy_name(r->strategy), r->variants);
+		r->concurrent ? "concurrent (real threads, liburcu)" : msim_strategy_name(r->strategy),
+		r->variants);
 	if (r->rep.trace[0])
 		fprintf(f, "%s", r->rep.trace);
 	for (unsigned int i = 0; i < r->rep.nr_figs; i++) {
@@ -338,7 +371,7 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	}
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
-	if (r->ex.first_violation_run >= 0) {
+	if (r->ex.first_violation_run >= 0 && !r->concurrent) {
 		if (r->strategy == MSIM_STRAT_RANDOM || r->strategy == MSIM_STRAT_PCT)
 			fprintf(f, "  first violation: run %d, seed %llu\n",
 				r->ex.first_violation_run,

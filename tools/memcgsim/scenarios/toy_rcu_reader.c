@@ -44,11 +44,17 @@ struct toy_rcu {
 
 static struct toy_rcu *cb_state; /* one scenario at a time per process */
 
+/*
+ * Poison and push onto the quarantine. In concurrent mode the writer's task and
+ * liburcu's callback thread push at the same time, hence the lock-free push.
+ */
 static void obj_free(struct toy_rcu *s, struct obj *o)
 {
-	o->value = POISON;
-	o->quarantine = s->quarantine;
-	s->quarantine = o;
+	__atomic_store_n(&o->value, POISON, __ATOMIC_RELAXED);
+	o->quarantine = __atomic_load_n(&s->quarantine, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&s->quarantine, &o->quarantine, o, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 }
 
 static void reader_fn(void *arg)
@@ -59,7 +65,8 @@ static void reader_fn(void *arg)
 	msim_rcu_read_lock();
 	struct obj *p = msim_rcu_dereference(&s->gp);
 	msim_yield("toy.reader.inside");
-	s->seen[me] = p ? __atomic_load_n(&p->value, __ATOMIC_RELAXED) : LIVE;
+	__atomic_store_n(&s->seen[me], p ? __atomic_load_n(&p->value, __ATOMIC_RELAXED) : LIVE,
+			 __ATOMIC_RELAXED);
 	msim_rcu_read_unlock();
 }
 
@@ -178,6 +185,43 @@ static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep
 	return ret;
 }
 
+/*
+ * The same scenario in concurrent mode: the same four tasks on real threads and
+ * liburcu, run many times (each a fresh host). rcu_barrier() before the check so
+ * every call_rcu free has happened.
+ */
+static int rcu_concurrent(const struct msim_config *base, struct msim_scn_report *rep)
+{
+	struct msim_config cfg = *base;
+	long runs = 0, bad = 0;
+	int ret = 0;
+
+	cfg.mode = MSIM_CONCURRENT;
+	for (; runs < 100 && !ret; runs++) {
+		struct msim *m;
+		void *state = NULL;
+		char why[128];
+
+		if ((ret = msim_create(&cfg, &m, why, sizeof(why))))
+			break;
+		msim_set_current_host(m);
+		ret = rcu_setup(m, &state, NULL);
+		if (!ret)
+			ret = msim_run(m);
+		msim_rcu_barrier();
+		if (!ret && rcu_check(m, state, why, sizeof(why))) {
+			bad++;
+			msim_scn_trace(rep, "%s", why);
+		}
+		rcu_teardown(m, state);
+		msim_destroy(m);
+	}
+	msim_scn_fig_int(rep, "concurrent_runs", runs);
+	msim_scn_fig_int(rep, "freed_object_reads", bad);
+	rep->violated = bad > 0;
+	return ret;
+}
+
 static bool rcu_expect(const struct msim_config *cfg)
 {
 	return false; /* RCU keeps the object alive in every schedule */
@@ -195,6 +239,7 @@ static const struct msim_scenario toy_rcu_reader = {
 	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
 		    .teardown = rcu_teardown },
 	.script = rcu_script,
+	.concurrent = rcu_concurrent,
 	.script_replays = true,
 };
 MSIM_SCENARIO(toy_rcu_reader)
