@@ -70,6 +70,7 @@ struct churn {
 	unsigned int rounds;            /* regions per sample */
 	unsigned int cpus;
 	unsigned int lru;               /* column being measured */
+	struct msim_variants base;      /* --preset/--variant; dying-redirect set per design */
 	struct churn_host hosts[NDESIGNS][NLRU];
 	uint64_t pages_done[NDESIGNS][NLRU];
 };
@@ -108,6 +109,7 @@ static int host_setup(struct churn *c, unsigned int d, unsigned int l, uint64_t 
 	cfg.cgroup_version = MSIM_CGROUP_V2;
 	cfg.lru = l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC;
 	cfg.mode = MSIM_CONCURRENT;
+	cfg.variants = c->base;
 	cfg.variants.dying_redirect = design_variant[d];
 	ret = msim_create(&cfg, &h->m, err, sizeof(err));
 	if (ret) {
@@ -233,9 +235,13 @@ static const char *claim_patch3(const struct churn_result *r)
 static void print_text(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
+	char vbuf[512];
+
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
-	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n\n",
+	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
 	       a->reps, c->rounds * c->region, c->cpus, c->region);
+	printf("base variants (dying-redirect set per design): %s\n\n",
+	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
 	for (unsigned int d = 0; d < NDESIGNS; d++) {
 		printf("%-16s", design_names[d]);
@@ -306,6 +312,7 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
+	char vbuf[512];
 
 	msim_json_init(&j, stdout);
 	msim_json_obj_begin(&j, NULL);
@@ -314,6 +321,7 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 	msim_json_kstr(&j, "measures", "model work per fault/uncharge on the driver, not kernel time");
 	msim_json_kbool(&j, "quick", a->quick);
 	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	msim_json_kuint(&j, "cpus", c->cpus);
 	msim_json_kuint(&j, "region_pages", c->region);
 	msim_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
@@ -417,6 +425,7 @@ static int anon_churn_main(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
+	c->base = a.variants;
 	if (!c->rounds)
 		c->rounds = a.quick ? 50 : 2000;
 	for (unsigned int d = 0; d < NDESIGNS; d++)

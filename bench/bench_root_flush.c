@@ -57,6 +57,7 @@ struct rf {
 	unsigned long reads;
 	struct rf_host hosts[NHOSTS];
 	unsigned int cur;                 /* host of the dirtying tasks */
+	struct msim_variants base;        /* --preset/--variant; root-lruvec-read per host */
 	/* samples [host][rep] */
 	double *idle_us, *active_us, *lruvec_read_ns, *memcg_read_ns, *node_read_ns;
 	/* Deterministic figures of the last active flush on host 0. */
@@ -97,6 +98,7 @@ static int host_setup(struct rf *r, unsigned int h)
 	cfg.nr_cpus = r->cpus;
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.variants = r->base;
 	cfg.variants.root_lruvec_read = h ? MSIM_ROOT_LRUVEC_READ_NODE : MSIM_ROOT_LRUVEC_READ_RSTAT;
 	ret = msim_create(&cfg, &hh->m, err, sizeof(err));
 	if (ret) {
@@ -251,8 +253,12 @@ static const char *cmp_flush_vs_read(const struct rf_summary *s)
 static void print_text(const struct rf *r, const struct rf_summary *s,
 		       const struct msim_bench_args *a)
 {
+	char vbuf[512];
+
 	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
-	       "median of %u repetitions, hosts alternated\n\n", r->cpus, r->nmemcgs, a->reps);
+	       "median of %u repetitions, hosts alternated\n", r->cpus, r->nmemcgs, a->reps);
+	printf("base variants (root-lruvec-read set per host): %s\n\n",
+	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	printf("%-38s %-18s %-18s %-12s\n", "", host_names[0], host_names[1], "thread 002");
 	printf("%-38s %-18.1f %-18.1f %-12s\n", "root flush, idle (us)", s->idle_us[0],
 	       s->idle_us[1], "69");
@@ -295,6 +301,7 @@ static void print_json(const struct rf *r, const struct rf_summary *s,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
+	char vbuf[512];
 
 	msim_json_init(&j, stdout);
 	msim_json_obj_begin(&j, NULL);
@@ -303,6 +310,7 @@ static void print_json(const struct rf *r, const struct rf_summary *s,
 	msim_json_kstr(&j, "measures", "model flush and read work, single thread, not kernel wall time");
 	msim_json_kbool(&j, "quick", a->quick);
 	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "memcgs", r->nmemcgs);
 	msim_json_arr_begin(&j, "hosts");
@@ -380,6 +388,7 @@ static int root_flush_main(int argc, char **argv)
 		return ret == 1 ? 0 : 2;
 	}
 	ret = 1;
+	r->base = a.variants;
 	if (a.reps > 1000)
 		a.reps = 1000;
 	if (!r->reads)

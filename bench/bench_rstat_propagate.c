@@ -67,6 +67,7 @@ struct rp {
 	struct rp_host hosts[NPROP][NDEPTH];
 	struct rp_part2 p2[NPROP][NDEPTH];
 	unsigned int cur_depth;        /* depth index of the current part-1 column */
+	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };
 
 static int rp_opt(const char *name, const char *arg, void *ctx)
@@ -99,8 +100,11 @@ static int rp_opt(const char *name, const char *arg, void *ctx)
 	return 0;
 }
 
-/* A host with a chain of depth levels (root first); returns the leaf. */
-static int make_host(unsigned int cpus, enum msim_run_mode mode, unsigned int p, unsigned int depth,
+/*
+ * A host with a chain of depth levels (root first); returns the leaf. Its
+ * variants are base with rstat-propagate set to design p.
+ */
+static int make_host(const struct msim_variants *base, unsigned int cpus, enum msim_run_mode mode, unsigned int p, unsigned int depth,
 		     struct msim **out, struct msim_memcg **leaf)
 {
 	struct msim_config cfg;
@@ -111,6 +115,7 @@ static int make_host(unsigned int cpus, enum msim_run_mode mode, unsigned int p,
 	msim_config_init(&cfg);
 	cfg.nr_cpus = cpus;
 	cfg.mode = mode;
+	cfg.variants = *base;
 	cfg.variants.rstat_propagate = p ? MSIM_RSTAT_PROPAGATE_CONTINUE : MSIM_RSTAT_PROPAGATE_BREAK;
 	ret = msim_create(&cfg, out, err, sizeof(err));
 	if (ret) {
@@ -208,7 +213,7 @@ static int part2_run(struct rp *r, unsigned int p, unsigned int d, uint64_t seed
 	long thr, unflushed, root_atomic, truth;
 	int ret;
 
-	ret = make_host(4, MSIM_DETERMINISTIC, p, depths[d], &m, &run.leaf);
+	ret = make_host(&r->base, 4, MSIM_DETERMINISTIC, p, depths[d], &m, &run.leaf);
 	if (ret)
 		goto out;
 	run.root = msim_root_mem_cgroup(m);
@@ -293,10 +298,14 @@ static const char *verdict_stuck(const struct rp *r, unsigned int d)
 static void print_text(const struct rp *r, const struct rp_result *res,
 		       const struct msim_bench_args *a)
 {
+	char vbuf[512];
+
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
-	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n\n",
+	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->cpus * 64, r->updates, r->read_every, r->tick_every, a->reps);
+	printf("base variants (rstat-propagate set per design): %s\n\n",
+	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	printf("%-10s %-26s %-26s\n", "", "2-level (root->leaf)", "4-level (root->a->b->leaf)");
 	for (unsigned int p = 0; p < NPROP; p++) {
 		printf("%-10s", prop_names[p]);
@@ -362,6 +371,7 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
+	char vbuf[512];
 
 	msim_json_init(&j, stdout);
 	msim_json_obj_begin(&j, NULL);
@@ -370,6 +380,7 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	msim_json_kstr(&j, "measures", "model update path on the driver, not kernel throughput");
 	msim_json_kbool(&j, "quick", a->quick);
 	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "updates", r->updates);
 	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
@@ -465,6 +476,7 @@ static int rstat_propagate_main(int argc, char **argv)
 		return ret == 1 ? 0 : 2;
 	}
 	ret = 1;
+	r->base = a.variants;
 	if (!r->updates)
 		r->updates = a.quick ? 50000 : 2000000;
 	if (!r->seeds)
@@ -476,7 +488,7 @@ static int rstat_propagate_main(int argc, char **argv)
 		goto out;
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
-			if (make_host(r->cpus, MSIM_CONCURRENT, p, depths[d], &r->hosts[p][d].m,
+			if (make_host(&r->base, r->cpus, MSIM_CONCURRENT, p, depths[d], &r->hosts[p][d].m,
 				      &r->hosts[p][d].leaf))
 				goto out;
 			msim_rstat_counters(r->hosts[p][d].m, &r->hosts[p][d].before);

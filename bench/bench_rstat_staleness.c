@@ -27,6 +27,7 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "bench_util.h"
 #include "scenario.h"
 
 struct st_opts {
@@ -36,6 +37,7 @@ struct st_opts {
 	long folio_pages;
 	unsigned int sample_ms;
 	bool csv, json;
+	struct msim_variants base;   /* --preset/--variant; rstat-propagate per design */
 };
 
 struct st_series {
@@ -115,6 +117,7 @@ static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 
 	msim_config_init(&cfg);
 	cfg.nr_cpus = o->cpus;
+	cfg.variants = o->base;
 	cfg.variants.rstat_propagate = design;
 	if ((ret = msim_create(&cfg, &m, err, sizeof(err)))) {
 		fprintf(stderr, "rstat-staleness: %s\n", err);
@@ -167,48 +170,88 @@ out:
 	return ret;
 }
 
-static int st_usage(void)
+/* A positive decimal within (0, max]; 0 or -EINVAL (message printed). */
+static int st_parse_double(const char *name, const char *arg, double max, double *out)
 {
-	fprintf(stderr, "usage: memcgsim bench rstat-staleness [--cpus N] [--seconds S] "
-			"[--rate-gib R] [--folio-pages P] [--sample-ms MS] [--csv] [--json]\n");
-	return 2;
-}
+	char *end;
+	double v;
 
-static int st_parse(int argc, char **argv, struct st_opts *o)
-{
-	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .folio_pages = 16,
-			       .sample_ms = 10 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--csv"))
-			o->csv = true;
-		else if (!strcmp(a, "--json"))
-			o->json = true;
-		else if (v && !strcmp(a, "--cpus") && (i++, 1))
-			o->cpus = (unsigned int)strtoul(v, NULL, 10);
-		else if (v && !strcmp(a, "--seconds") && (i++, 1))
-			o->seconds = strtod(v, NULL);
-		else if (v && !strcmp(a, "--rate-gib") && (i++, 1))
-			o->rate_gib = strtod(v, NULL);
-		else if (v && !strcmp(a, "--folio-pages") && (i++, 1))
-			o->folio_pages = strtol(v, NULL, 10);
-		else if (v && !strcmp(a, "--sample-ms") && (i++, 1))
-			o->sample_ms = (unsigned int)strtoul(v, NULL, 10);
-		else
-			return -EINVAL;
-	}
-	if (o->cpus < 3 || o->cpus > MSIM_MAX_CPUS || o->seconds <= 0 || o->seconds > 60 ||
-	    o->rate_gib <= 0 || o->folio_pages < 1 || o->sample_ms < 1)
+	errno = 0;
+	v = arg ? strtod(arg, &end) : 0;
+	if (!arg || errno || end == arg || *end || !(v > 0) || v > max) {
+		fprintf(stderr, "%s: expected a number in (0, %g], got '%s'\n", name, max,
+			arg ? arg : "");
 		return -EINVAL;
+	}
+	*out = v;
 	return 0;
 }
 
-static void st_print_json(const struct st_opts *o, struct st_series *s, int n)
+static int st_opt(const char *name, const char *arg, void *ctx)
 {
-	printf("{\"bench\": \"rstat-staleness\", \"cpus\": %u, \"seconds\": %g, \"rate_gib_s\": %g, "
-	       "\"folio_pages\": %ld, \"sample_ms\": %u, \"designs\": [", o->cpus, o->seconds,
-	       o->rate_gib, o->folio_pages, o->sample_ms);
+	struct st_opts *o = ctx;
+	unsigned long v;
+
+	if (!strcmp(name, "--csv")) {
+		o->csv = true;
+	} else if (!strcmp(name, "--cpus")) {
+		if (msim_bench_parse_uint(name, arg, 3, MSIM_MAX_CPUS, &v))
+			return -EINVAL;
+		o->cpus = (unsigned int)v;
+	} else if (!strcmp(name, "--seconds")) {
+		return st_parse_double(name, arg, 60, &o->seconds);
+	} else if (!strcmp(name, "--rate-gib")) {
+		return st_parse_double(name, arg, 1024, &o->rate_gib);
+	} else if (!strcmp(name, "--folio-pages")) {
+		if (msim_bench_parse_uint(name, arg, 1, 1UL << 18, &v))
+			return -EINVAL;
+		o->folio_pages = (long)v;
+	} else if (!strcmp(name, "--sample-ms")) {
+		if (msim_bench_parse_uint(name, arg, 1, 60000, &v))
+			return -EINVAL;
+		o->sample_ms = (unsigned int)v;
+	}
+	return 0;
+}
+
+/* Returns 0 to run, 1 after --help, 2 on a usage error (bench_util's convention). */
+static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_args *a)
+{
+	static const struct msim_bench_option opts[] = {
+		{ "--cpus", "N", "simulated CPUs, at least 3 (default 4; threshold 64 x N)" },
+		{ "--seconds", "S", "virtual seconds of growth (default 4, at most 60)" },
+		{ "--rate-gib", "R", "page cache growth in GiB/s (default 1)" },
+		{ "--folio-pages", "P", "pages per NR_FILE_PAGES update (default 16)" },
+		{ "--sample-ms", "MS", "reader period in virtual ms (default 10)" },
+		{ "--csv", NULL, "the time series as CSV instead of the table" },
+		{ NULL, NULL, NULL },
+	};
+	const struct msim_bench_spec spec = {
+		.name = "rstat-staleness",
+		.summary = "thread 004: root's reported NR_FILE_PAGES vs the truth while page cache "
+			   "grows, rstat-propagate break vs continue (virtual time, exact)",
+		.description = "Deterministic: no wall time is measured, --reps and --seed have no\n"
+			       "effect. The designs set rstat-propagate; every other variant comes\n"
+			       "from --preset/--variant.",
+		.default_reps = 1,
+		.quick_reps = 1,
+		.options = opts,
+		.on_option = st_opt,
+		.ctx = o,
+	};
+
+	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .folio_pages = 16,
+			       .sample_ms = 10 };
+	return msim_bench_parse_args(&spec, argc, argv, a);
+}
+
+static void st_print_json(const struct st_opts *o, const char *variants, struct st_series *s,
+			  int n)
+{
+	printf("{\"bench\": \"rstat-staleness\", \"base_variants\": \"%s\", \"cpus\": %u, "
+	       "\"seconds\": %g, \"rate_gib_s\": %g, \"folio_pages\": %ld, \"sample_ms\": %u, "
+	       "\"designs\": [", variants, o->cpus, o->seconds, o->rate_gib, o->folio_pages,
+	       o->sample_ms);
 	for (int d = 0; d < n; d++) {
 		printf("%s{\"design\": \"%s\", \"max_gap_bytes\": %lld, \"mean_gap_bytes\": %lld, "
 		       "\"gated_flushes_skipped\": %llu, \"flushes\": %llu, \"periodic_flushes\": %llu, "
@@ -228,11 +271,17 @@ static int st_main(int argc, char **argv)
 							      MSIM_RSTAT_PROPAGATE_CONTINUE };
 	struct st_series s[2];
 	struct st_opts o;
+	struct msim_bench_args a;
 	unsigned int cap;
-	int ret = 0;
+	char vbuf[512];
+	int ret;
 
-	if (st_parse(argc, argv, &o))
-		return st_usage();
+	ret = st_parse(argc, argv, &o, &a);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	o.json = a.json;
+	o.base = a.variants;
+	msim_variants_format(&o.base, vbuf, sizeof(vbuf));
 	cap = (unsigned int)(o.seconds * 1000 / o.sample_ms) + 2;
 	memset(s, 0, sizeof(s));
 	for (int d = 0; d < 2 && !ret; d++) {
@@ -244,7 +293,7 @@ static int st_main(int argc, char **argv)
 								  : -ENOMEM;
 	}
 	if (!ret && o.json) {
-		st_print_json(&o, s, 2);
+		st_print_json(&o, vbuf, s, 2);
 	} else if (!ret && o.csv) {
 		printf("design,t_ms,true_bytes,reported_bytes,gap_bytes\n");
 		for (int d = 0; d < 2; d++)
@@ -256,6 +305,7 @@ static int st_main(int argc, char **argv)
 		printf("rstat-staleness: page cache of leaf grows %.2f GiB/s for %.1f s of virtual "
 		       "time, %u CPUs (threshold %u), after the early-exit race\n", o.rate_gib,
 		       o.seconds, o.cpus, o.cpus * MSIM_MEMCG_CHARGE_BATCH);
+		printf("base variants (rstat-propagate set per design): %s\n", vbuf);
 		printf("%-10s %14s %14s %10s %8s %9s\n", "design", "max gap MiB", "mean gap MiB",
 		       "skipped", "flushes", "periodic");
 		for (int d = 0; d < 2; d++)

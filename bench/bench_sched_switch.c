@@ -63,13 +63,15 @@ static void yielder(void *arg)
 		msim_yield("bench");
 }
 
-static double sched_steps_per_s(unsigned int per_task, uint64_t seed)
+static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
+				const struct msim_variants *base)
 {
 	struct msim_config cfg;
 	struct msim *m;
 	struct msim_sched_opts o = { .strategy = MSIM_STRAT_RANDOM, .seed = seed };
 
 	msim_config_init(&cfg);
+	cfg.variants = *base;
 	cfg.nr_cpus = 2;
 	if (msim_create(&cfg, &m, NULL, 0))
 		return 0;
@@ -84,7 +86,7 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed)
 	return steps / ((double)dt / 1e9);
 }
 
-static double schedules_per_s(unsigned int runs, uint64_t seed)
+static double schedules_per_s(unsigned int runs, uint64_t seed, const struct msim_variants *base)
 {
 	const struct msim_scenario *s = msim_scenario_find("toy-percpu-reset");
 	struct msim_explore_opts o = { .strategy = MSIM_STRAT_RANDOM, .seed = seed, .runs = runs };
@@ -97,6 +99,7 @@ static double schedules_per_s(unsigned int runs, uint64_t seed)
 		return 0;
 	}
 	msim_config_init(&cfg);
+	cfg.variants = *base;
 	if (!msim_explore(&s->target, &cfg, &o, r) && r->seconds > 0)
 		v = r->runs / r->seconds;
 	free(r);
@@ -106,6 +109,7 @@ static double schedules_per_s(unsigned int runs, uint64_t seed)
 struct ctx {
 	unsigned int per_task, runs;
 	uint64_t seed;
+	struct msim_variants base;   /* --preset/--variant (no variant is compared here) */
 };
 
 static double sample(unsigned int design, unsigned int rep, void *arg)
@@ -116,9 +120,9 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 	case 0:
 		return bare_swapcontext_per_s(c->per_task);
 	case 1:
-		return sched_steps_per_s(c->per_task, c->seed + rep);
+		return sched_steps_per_s(c->per_task, c->seed + rep, &c->base);
 	default:
-		return schedules_per_s(c->runs, c->seed + rep);
+		return schedules_per_s(c->runs, c->seed + rep, &c->base);
 	}
 }
 
@@ -139,9 +143,10 @@ static int sched_switch_main(int argc, char **argv)
 	if (ret)
 		return ret == 1 ? 0 : 2;
 	struct ctx c = { .per_task = a.quick ? 20000 : YIELDS_PER_TASK,
-			 .runs = a.quick ? 200 : 5000, .seed = a.seed };
+			 .runs = a.quick ? 200 : 5000, .seed = a.seed, .base = a.variants };
 	double *samples = calloc(3 * (size_t)a.reps, sizeof(double));
 	struct msim_bench_progress pr;
+	char vbuf[512];
 
 	if (!samples)
 		return 1;
@@ -157,6 +162,7 @@ static int sched_switch_main(int argc, char **argv)
 		msim_json_obj_begin(&j, NULL);
 		msim_json_kstr(&j, "bench", spec.name);
 		msim_json_kuint(&j, "reps", a.reps);
+		msim_json_kstr(&j, "base_variants", msim_bench_variants_str(&a, vbuf, sizeof(vbuf)));
 		msim_json_kdbl(&j, "bare_swapcontext_per_s", bare);
 		msim_json_kdbl(&j, "switches_per_s", steps);
 		msim_json_kdbl(&j, "context_switches_per_s", 2 * steps);
@@ -166,7 +172,8 @@ static int sched_switch_main(int argc, char **argv)
 		msim_json_obj_end(&j);
 		msim_json_finish(&j);
 	} else {
-		printf("sched-switch (median of %u, this machine)\n", a.reps);
+		printf("sched-switch (median of %u, this machine; variants %s)\n", a.reps,
+		       msim_bench_variants_str(&a, vbuf, sizeof(vbuf)));
 		printf("  bare swapcontext calls        %12.0f /s\n", bare);
 		printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare; goal 1,000,000: %s)\n",
 		       steps, msim_bench_ratio(steps, bare), steps >= 1e6 ? "met" : "NOT met");

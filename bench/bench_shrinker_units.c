@@ -613,6 +613,7 @@ static int run(struct shu_opts *o, const struct msim_bench_args *a)
 		if (o->rss_mb)
 			c.rss_budget = (uint64_t)o->rss_mb << 20;
 		c.reps = a->reps;
+		c.base = a->variants;
 		c.progress = true;
 		ret = msim_shu_run(&c, &res[nres]);
 		scale[nres] = o->custom ? -1 : s;

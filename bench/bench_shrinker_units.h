@@ -38,6 +38,7 @@ struct msim_shu_config {
 	unsigned int upfront_cap;    /* 0: none; else at most this many cgroups upfront */
 	unsigned int rest_cgroups;   /* cgroups of the footprint host (memcg + rstat) */
 	bool progress;               /* progress lines on stderr */
+	struct msim_variants base;   /* --preset/--variant; shrinker-info set per layout */
 };
 
 /* The memcg and rstat layers' per-cgroup charges (the non-shrinker estimate). */

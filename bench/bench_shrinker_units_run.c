@@ -77,6 +77,7 @@ void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool 
 	 * 64 superblocks of the host's own filesystems and memcg-aware mm shrinkers,
 	 * so that shrinker_nr_max is the thread's: 20064 ids -> 20096, 50064 -> 50112.
 	 */
+	msim_variants_init(&c->base);
 	c->boot_mounts = 64;
 	c->layout_mask = (1u << MSIM_SHU_NLAYOUTS) - 1;
 	c->rss_budget = 6ULL << 30;
@@ -114,6 +115,7 @@ static int host_create(const struct msim_shu_config *c, enum msim_shrinker_info_
 	cfg.nr_cpus = c->cpus;
 	cfg.nr_nodes = c->nodes;
 	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.variants = c->base;
 	cfg.variants.shrinker_info = l;
 	ret = msim_create(&cfg, out, err, sizeof(err));
 	if (ret) {

@@ -15,9 +15,56 @@
 
 /* ---- arguments ---- */
 
+/* The one variant table and the presets (memcgsim list --variants has meanings). */
+static void usage_variants(FILE *f)
+{
+	fprintf(f, "\nvariants (value 0 is mainline; memcgsim list --variants):\n");
+	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+		fprintf(f, "  %-22s", d->name);
+		for (int i = 0; d->values[i]; i++)
+			fprintf(f, "%s%s", i ? " | " : " ", d->values[i]);
+		fputc('\n', f);
+	}
+	fprintf(f, "presets:");
+	for (const struct msim_preset_desc *p = msim_preset_table(); p->name; p++)
+		fprintf(f, " %s", p->name);
+	fputc('\n', f);
+}
+
+const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len)
+{
+	msim_variants_format(&a->variants, buf, len);
+	return buf;
+}
+
+/*
+ * --preset first (it resets every variant), then the --variant assignments in
+ * order, so "--variant X=Y --preset P" keeps X=Y. The messages listing the valid
+ * names come from msim_preset_apply / msim_variant_set.
+ */
+static int apply_variants(const struct msim_bench_spec *spec, const char *preset,
+			  char **assign, int nassign, struct msim_variants *v)
+{
+	char err[512];
+
+	msim_variants_init(v);
+	if (preset && msim_preset_apply(v, preset, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", spec->name, err);
+		return -EINVAL;
+	}
+	for (int i = 0; i < nassign; i++) {
+		if (msim_variant_set(v, assign[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", spec->name, err);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
 {
-	fprintf(f, "usage: %s [--json] [--quick] [--reps N] [--seed N]", spec->name);
+	fprintf(f, "usage: %s [--json] [--quick] [--reps N] [--seed N] [--preset NAME] "
+		"[--variant NAME=VALUE]...", spec->name);
 	for (const struct msim_bench_option *o = spec->options; o && o->name; o++)
 		fprintf(f, o->arg ? " [%s %s]" : " [%s]", o->name, o->arg);
 	fprintf(f, "\n\n%s\n", spec->summary);
@@ -30,12 +77,18 @@ void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
 		"small sizes for smoke tests", spec->quick_reps);
 	fprintf(f, "  %-22s repetitions per design (default %u)\n", "--reps N", spec->default_reps);
 	fprintf(f, "  %-22s %s\n", "--seed N", "seed of every seeded choice (default 1)");
+	fprintf(f, "  %-22s %s\n", "--preset NAME",
+		"start every host from this variant preset (default mainline)");
+	fprintf(f, "  %-22s %s\n", "--variant NAME=VALUE",
+		"set one variant of every host (repeatable, applied after --preset);");
+	fprintf(f, "  %-22s %s\n", "", "the variant a bench compares is set per design");
 	for (const struct msim_bench_option *o = spec->options; o && o->name; o++) {
 		char left[64];
 
 		snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(f, "  %-22s %s\n", left, o->help);
 	}
+	usage_variants(f);
 }
 
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
@@ -72,16 +125,33 @@ int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **a
 {
 	unsigned long v;
 	bool reps_set = false;
+	const char *preset = NULL;
+	char **assign = calloc((size_t)argc + 1, sizeof(*assign));
+	int nassign = 0, ret = 2;
 
 	memset(out, 0, sizeof(*out));
+	msim_variants_init(&out->variants);
 	out->seed = 1;
+	if (!assign)
+		return 2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const struct msim_bench_option *o;
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			msim_bench_usage(spec, stdout);
-			return 1;
+			ret = 1;
+			goto out;
+		} else if (!strcmp(a, "--preset") || !strcmp(a, "--variant")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: %s needs a value (%s)\n", spec->name, a,
+					a[2] == 'p' ? "NAME" : "NAME=VALUE");
+				goto usage;
+			}
+			if (a[2] == 'p')
+				preset = argv[++i];
+			else
+				assign[nassign++] = argv[++i];
 		} else if (!strcmp(a, "--json")) {
 			out->json = true;
 		} else if (!strcmp(a, "--quick")) {
@@ -115,14 +185,19 @@ int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **a
 			goto usage;
 		}
 	}
+	if (apply_variants(spec, preset, assign, nassign, &out->variants))
+		goto usage;
 	if (!reps_set)
 		out->reps = out->quick ? spec->quick_reps : spec->default_reps;
 	if (!out->reps)
 		out->reps = 1;
-	return 0;
+	ret = 0;
+	goto out;
 usage:
 	msim_bench_usage(spec, stderr);
-	return 2;
+out:
+	free(assign);
+	return ret;
 }
 
 /* ---- time and statistics ---- */

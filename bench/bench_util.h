@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_util.h - helpers shared by the bench engines (bench/bench_*.c): argument
- * parsing (--help, --json, --quick, --reps, --seed, engine options), wall-clock
+ * parsing (--help, --json, --quick, --reps, --seed, --preset, --variant, engine
+ * options), wall-clock
  * timing, medians and ratios, designs alternated in one process, progress lines
  * on stderr, and a small JSON writer.
  *
@@ -16,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <memcgsim/variants.h>
 
 /* ---- arguments ---- */
 
@@ -44,15 +47,27 @@ struct msim_bench_args {
 	bool quick;
 	unsigned int reps;
 	uint64_t seed;
+	/*
+	 * The base every host config of the bench starts from (cfg.variants =
+	 * variants): mainline, then --preset NAME, then each --variant NAME=VALUE in
+	 * command-line order, wherever the --preset stands. An engine overrides only
+	 * the variant its designs compare.
+	 */
+	struct msim_variants variants;
 };
 
 /*
  * Parse argv (argv[0] is the bench name). Returns 0 to run, 1 when --help was
  * printed (exit 0), 2 on a usage error (message and usage on stderr; exit 2).
+ * An unknown preset, variant or value is a usage error whose message (written by
+ * msim_preset_apply / msim_variant_set) lists the valid names.
  */
 int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
 			  struct msim_bench_args *out);
 void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f);
+
+/* "rstat-propagate=break,..." of a bench's base variants, for its output. */
+const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len);
 
 /* Parse an unsigned decimal option value within [min, max]; 0 or -EINVAL. */
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,

@@ -14,7 +14,14 @@
  *   rstat_propagate  100000 updates per host; break never skips, continue never
  *                    breaks; 2-level: 180 batches, 4-level: 360; under seeded
  *                    concurrent schedules continue never ends stuck, break does
- *   usage            --help exits 0, an unknown option exits 2
+ *   rstat_staleness  2 s of 1 GiB/s growth after the early-exit race: break's root
+ *                    skips all 200 gated flushes and falls 2138046464 bytes behind,
+ *                    continue flushes 199 times and stays within 1114112 bytes
+ *   usage            --help exits 0 and lists --preset/--variant and the variant
+ *                    table; an unknown option exits 2; a bad --variant or --preset
+ *                    exits 2 naming the valid variants, values or presets
+ *   variants         --preset/--variant set every host's base config; the variant
+ *                    a bench compares is still set per design
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,22 +36,23 @@
 
 #include "scenario.h"
 
-/* Run a bench engine with argv, its stdout captured into a malloc'ed string. */
-static char *run_bench(const char *name, int *rc, int argc, char **argv)
+/* Run a bench engine with argv, output fd (1 or 2) captured into a malloc'ed string. */
+static char *run_bench_fd(const char *name, int *rc, int argc, char **argv, int fd)
 {
 	FILE *tmp = tmpfile();
+	FILE *stream = fd == 1 ? stdout : stderr;
 	int saved;
 	long len;
 	char *out;
 
 	assert_non_null(tmp);
-	fflush(stdout);
-	saved = dup(1);
+	fflush(stream);
+	saved = dup(fd);
 	assert_true(saved >= 0);
-	assert_true(dup2(fileno(tmp), 1) >= 0);
+	assert_true(dup2(fileno(tmp), fd) >= 0);
 	*rc = msim_bench_main(name, argc, argv);
-	fflush(stdout);
-	assert_true(dup2(saved, 1) >= 0);
+	fflush(stream);
+	assert_true(dup2(saved, fd) >= 0);
 	close(saved);
 	len = ftell(tmp);
 	assert_true(len >= 0);
@@ -54,6 +62,11 @@ static char *run_bench(const char *name, int *rc, int argc, char **argv)
 	assert_int_equal(fread(out, 1, (size_t)len, tmp), (size_t)len);
 	fclose(tmp);
 	return out;
+}
+
+static char *run_bench(const char *name, int *rc, int argc, char **argv)
+{
+	return run_bench_fd(name, rc, argc, argv, 1);
 }
 
 static unsigned int count(const char *hay, const char *needle)
@@ -173,11 +186,110 @@ static void usage(void **state)
 	out = run_bench("anon-churn", &rc, 2, help);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "usage: anon-churn"));
+	assert_non_null(strstr(out, "[--preset NAME] [--variant NAME=VALUE]..."));
+	assert_non_null(strstr(out, "dying-redirect         v1 | all | all-rcu-on-dying"));
+	assert_non_null(strstr(out, "presets: mainline thread-000"));
 	free(out);
 	free(run_bench("root-flush", &rc, 2, bad));
 	assert_int_equal(rc, 2);
 	free(run_bench("rstat-propagate", &rc, 3, badval));
 	assert_int_equal(rc, 2);
+}
+
+/* Every bench engine: a bad --variant or --preset is a usage error naming the valid ones. */
+static void bad_variant(void **state)
+{
+	static const char *const benches[] = { "anon-churn", "root-flush", "rstat-propagate",
+					       "rstat-staleness", "sched-switch", "shrinker-units" };
+	int rc;
+	char *err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+		char *name_bad[] = { (char *)benches[i], "--variant", "no-such=1", NULL };
+		char *value_bad[] = { (char *)benches[i], "--variant", "rstat-propagate=maybe", NULL };
+		char *form_bad[] = { (char *)benches[i], "--variant", "rstat-propagate", NULL };
+		char *preset_bad[] = { (char *)benches[i], "--preset", "thread-999", NULL };
+		char *missing[] = { (char *)benches[i], "--variant", NULL };
+
+		err = run_bench_fd(benches[i], &rc, 3, name_bad, 2);
+		assert_int_equal(rc, 2);
+		assert_non_null(strstr(err, "unknown variant 'no-such'; valid variants: "
+					    "rstat-propagate root-lruvec-read dying-redirect "
+					    "shrinker-info shrinker-recount on-demand-lock"));
+		free(err);
+		err = run_bench_fd(benches[i], &rc, 3, value_bad, 2);
+		assert_int_equal(rc, 2);
+		assert_non_null(strstr(err, "unknown value 'maybe' for rstat-propagate; "
+					    "valid values: break continue"));
+		free(err);
+		err = run_bench_fd(benches[i], &rc, 3, form_bad, 2);
+		assert_int_equal(rc, 2);
+		assert_non_null(strstr(err, "not of the form NAME=VALUE"));
+		free(err);
+		err = run_bench_fd(benches[i], &rc, 3, preset_bad, 2);
+		assert_int_equal(rc, 2);
+		assert_non_null(strstr(err, "unknown preset 'thread-999'; valid presets: mainline "
+					    "thread-000 thread-001 thread-002 thread-004"));
+		free(err);
+		free(run_bench_fd(benches[i], &rc, 2, missing, 2));
+		assert_int_equal(rc, 2);
+	}
+}
+
+/*
+ * The base variants reach every host: thread-002's preset (root-lruvec-read=node)
+ * plus a --variant; anon-churn still sets dying-redirect per design, so its rows
+ * keep their three values. Later --variant wins over the preset, wherever the
+ * --preset stands.
+ */
+static void variants_base(void **state)
+{
+	char *argv[] = { "anon-churn", "--quick", "--json", "--reps", "1", "--rounds", "2",
+			 "--variant", "rstat-propagate=continue", "--preset", "thread-002",
+			 "--variant", "dying-redirect=all", NULL };
+	char *st[] = { "rstat-staleness", "--json", "--seconds", "1", "--preset", "thread-004",
+		       NULL };
+	int rc;
+	char *out = run_bench("anon-churn", &rc, 13, argv);
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"base_variants\":\"rstat-propagate=continue,"
+				    "root-lruvec-read=node,dying-redirect=all,"));
+	assert_int_equal(count(out, "\"dying_redirect\":\"v1\""), 2);
+	assert_int_equal(count(out, "\"dying_redirect\":\"all\""), 2);
+	assert_int_equal(count(out, "\"dying_redirect\":\"all-rcu-on-dying\""), 2);
+	free(out);
+	/* thread-004 sets rstat-propagate=continue, which the staleness designs override */
+	out = run_bench("rstat-staleness", &rc, 6, st);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"base_variants\": \"rstat-propagate=continue,"));
+	assert_non_null(strstr(out, "\"design\": \"break\", \"max_gap_bytes\": 1075052544,"));
+	free(out);
+}
+
+static void rstat_staleness(void **state)
+{
+	char *argv[] = { "rstat-staleness", "--json", "--seconds", "2", NULL };
+	int rc;
+	char *out = run_bench("rstat-staleness", &rc, 4, argv);
+	const char *p;
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	p = strstr(out, "\"design\": \"break\"");
+	assert_non_null(p);
+	assert_int_equal(value_after(p, "max_gap_bytes"), 2138046464);
+	assert_int_equal(value_after(p, "gated_flushes_skipped"), 200);
+	assert_int_equal(value_after(p, "flushes"), 0);
+	assert_int_equal(value_after(p, "periodic_flushes"), 1);
+	p = strstr(p, "\"design\": \"continue\"");
+	assert_non_null(p);
+	assert_int_equal(value_after(p, "max_gap_bytes"), 1114112);
+	assert_int_equal(value_after(p, "gated_flushes_skipped"), 1);
+	assert_int_equal(value_after(p, "flushes"), 199);
+	free(out);
 }
 
 int main(void)
@@ -186,7 +298,10 @@ int main(void)
 		cmocka_unit_test(anon_churn),
 		cmocka_unit_test(root_flush),
 		cmocka_unit_test(rstat_propagate),
+		cmocka_unit_test(rstat_staleness),
 		cmocka_unit_test(usage),
+		cmocka_unit_test(bad_variant),
+		cmocka_unit_test(variants_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
