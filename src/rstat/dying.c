@@ -94,21 +94,29 @@ static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_s
  * Simplification: every stat item moves (the kernel moves the v1 list), raw
  * values are moved (the kernel reads the clamped local value), and memcg-level
  * node items not covered by the per-node values move as a memcg-level residue.
+ *
+ * Every memcg-level local value is read once, before the first move: the moves
+ * are per-CPU writes to the child that any concurrent flush (another task's root
+ * flush) may fold into its local values at once, so a value read after the
+ * lruvec moves could already include them and the residue would move them twice
+ * (found by the concurrent stress test under cgroup v1).
  */
 void msim_memcg_reparent_state_local(struct msim_memcg *memcg)
 {
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg), *pms;
-	long moved[MSIM__NS] = { 0 };
+	long moved[MSIM__NS] = { 0 }, local[MSIM__NS];
 
 	if (!ms || !ms->parent)
 		return;
 	pms = ms->parent;
 	msim_do_mem_cgroup_flush_stats(memcg, true);
 	msim_yield("rstat.reparent.local");
+	for (unsigned int i = 0; i < MSIM__NS; i++)
+		local[i] = MSIM__LD(&ms->vmstats->state_local[i]);
 	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
 		move_lruvec_local(ms, pms, nid, moved);
 	for (unsigned int i = 0; i < MSIM__NS; i++) {
-		long v = MSIM__LD(&ms->vmstats->state_local[i]) - moved[i];
+		long v = local[i] - moved[i];
 
 		if (!v)
 			continue;
