@@ -75,7 +75,6 @@ struct msim_list_lru {
 	bool memcg_aware;
 	unsigned int magic;                 /* live / destroyed (misuse detection) */
 	struct msim_xarray xa;              /* kmemcg_id -> list_lru_memcg */
-	struct msim_lock alloc_lock;        /* the xas lock of memcg_list_lru_alloc's store */
 	void *node_charge;                  /* kernel-memory charge of node[] */
 	struct msim_list_lru *lnext, *lprev; /* memcg_list_lrus (list_lrus_mutex) */
 };

@@ -243,7 +243,6 @@ int msim_list_lru_init(struct msim *m, struct msim_list_lru *lru, bool memcg_awa
 	for (nid = 0; nid < lru->nr_nodes; nid++)
 		init_one_lru(&lru->node[nid].lru);
 	msim_xa_init(m, &lru->xa, "list_lru_xa");
-	msim_lock_init(&lru->alloc_lock, "list_lru_alloc");
 	lru->magic = LRU_LIVE;
 	if (memcg_aware) {
 		msim_mutex_lock(&lh->mutex);
@@ -282,7 +281,6 @@ void msim_list_lru_destroy(struct msim_list_lru *lru)
 	msim_xa_destroy(&lru->xa);
 	for (nid = 0; nid < lru->nr_nodes; nid++)
 		msim_lock_destroy(&lru->node[nid].lru.lock);
-	msim_lock_destroy(&lru->alloc_lock);
 	free(lru->node);
 	lru->node = NULL;
 	msim_kfree(lru->host, lru->node_charge);
@@ -373,13 +371,13 @@ int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lr
 		if (!mlru)
 			return -ENOMEM;
 		msim_yield("list_lru.alloc.before_store"); /* S6: offline may start here */
-		msim_spin_lock(&lru->alloc_lock);
-		if (!msim_memcg_list_lru_allocated(pos, lru) && !msim_css_is_dying(pos)) {
-			if (msim_xa_insert(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos),
-					   mlru) == 0)
-				mlru = NULL;
-		}
-		msim_spin_unlock(&lru->alloc_lock);
+		/* xas_lock; store only into an empty slot (xas_load) of a live memcg */
+		msim_lock(&lru->xa.lock);
+		if (!msim_css_is_dying(pos) &&
+		    msim_xa_insert_locked(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos),
+					  mlru) == 0)
+			mlru = NULL;
+		msim_unlock(&lru->xa.lock);
 	} while (pos != memcg && !msim_css_is_dying(pos));
 	if (mlru)
 		mlru_free_now(lru, mlru);

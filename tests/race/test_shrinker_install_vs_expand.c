@@ -19,13 +19,12 @@
  *   => [lock on] the copy happens after the install; [xarray] no copy at all
  *
  * Bug side (array-on-demand, on-demand-lock=off): the script reaches the state
- * (unit lost, counted when C is freed); random and PCT find it within 300 runs
- * and the schedule replays. Fix sides (lock on; xarray): no violation in random,
- * PCT and DFS budgets; xarray's DFS space (1 preemption) is exhausted.
- * (DFS does not reach the bug side within 5000 schedules: every position of the
- * grace-period steps after the expansion's kvfree_rcu is a free choice, and the
- * bug needs the earliest preemption point, explored last; it gets there at
- * schedule 700452, too long for a test.)
+ * (unit lost, counted when C is freed); random and PCT find it within 300 runs,
+ * DFS (1 preemption) at schedule 531 (the schedule '0*11.1*24.0*5.R*2' above:
+ * installer to its store, the whole expansion, the store), and each schedule
+ * replays. Fix sides (lock on; xarray): no violation in random and PCT budgets,
+ * and DFS with the same 1-preemption budget (12000) exhausts the whole bounded
+ * space without one: 10539 schedules with the lock, 21 in xarray.
  */
 #include "race_util.h"
 
@@ -84,6 +83,20 @@ static void explorers_find_loss(enum msim_strategy s)
 }
 
 static void random_finds_loss(void **st) { explorers_find_loss(MSIM_STRAT_RANDOM); }
+
+/* DFS, the scenario's budget (12000, 1 preemption): the loss at schedule 531. */
+static void dfs_finds_loss(void **st)
+{
+	struct msim_race_result *r = race_run("shrinker-install-vs-expand", MSIM_STRAT_DFS, 0, 0,
+					      "on-demand-lock=off", NULL);
+
+	assert_true(r->ex.violations > 0);
+	assert_int_equal(r->ex.first_violation_run, 530);
+	assert_string_equal(r->ex.schedule, "0*11.1*24.0*5.R*2");
+	assert_true(r->behaved_as_expected);
+	assert_replays("shrinker-install-vs-expand", r, "on-demand-lock=off");
+	free(r);
+}
 static void pct_finds_loss(void **st) { explorers_find_loss(MSIM_STRAT_PCT); }
 
 static void fixed_sides_clean(void **st)
@@ -93,12 +106,15 @@ static void fixed_sides_clean(void **st)
 
 	for (int v = 0; v < 2; v++) {
 		for (int k = 0; k < 3; k++) {
+			/* DFS: the budget that finds the loss (scenario default, 12000) */
 			struct msim_race_result *r = race_run("shrinker-install-vs-expand", strat[k],
-							      k == 2 ? 3000 : 300, 1, fixed[v], NULL);
+							      k == 2 ? 0 : 300, 1, fixed[v], NULL);
 			assert_int_equal(r->ex.violations, 0);
 			assert_true(r->behaved_as_expected);
-			if (v == 1 && k == 2)
+			if (k == 2) { /* the whole bounded space, no violation in it */
 				assert_true(r->ex.exhausted);
+				assert_int_equal(r->ex.runs, v == 0 ? 10539 : 21);
+			}
 			free(r);
 		}
 	}
@@ -111,6 +127,7 @@ int main(void)
 		cmocka_unit_test(script_fixed_sides),
 		cmocka_unit_test(random_finds_loss),
 		cmocka_unit_test(pct_finds_loss),
+		cmocka_unit_test(dfs_finds_loss),
 		cmocka_unit_test(fixed_sides_clean),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,20 @@
  *
  * Configuration: the layout stays as given unless it is the mainline `array`
  * (which installs nothing); then array-on-demand is used.
+ *
+ * Shaped for DFS (1 preemption): the loss needs one preemption, in the
+ * installer between its header load and its store, and DFS tries the deepest
+ * alternatives first, so everything the installer does after the window and
+ * every free 'R' step multiplies what DFS explores before it gets there. The run
+ * has two memcgs (root and C), one node, the installer's tail is the kernel's
+ * (rcu_read_unlock, xas_lock, insert-if-empty, xas_unlock: no second lock or
+ * extra load), no grace period is left running from setup, and the RCU engine is
+ * lazy (msim_rcu_set_lazy: no idle period after the last callback). The only R
+ * steps are then the two the expansion's kvfree_rcu calls need. DFS finds the
+ * loss at schedule 531; with the lock on it exhausts the whole bounded space
+ * (10539 schedules) and in xarray 21, both without a violation. (Before: an idle
+ * grace period from setup, another after the last callback and a longer
+ * installer tail put it at schedule 700452.)
  */
 #include "shrinker_scn.h"
 
@@ -69,6 +83,7 @@ static int s2_setup(struct msim *m, void **state, void *arg)
 	if (!s)
 		return -ENOMEM;
 	*state = s;
+	msim_rcu_set_lazy(m, true); /* see the DFS note at the top */
 	if ((r = msim_shrinker_init(m)) || (r = msim_sb_mount(m, "A", &s->sb)))
 		return r;
 	for (i = 0; i < S2_PRE; i++)
@@ -76,7 +91,7 @@ static int s2_setup(struct msim *m, void **state, void *arg)
 			return r;
 	if ((r = msim_memcg_create(msim_root_mem_cgroup(m), "C", &s->c)))
 		return r;
-	msim_rcu_barrier(); /* no callback pending: R steps only for the run's own */
+	shr_scn_rcu_quiesce(); /* R steps only for the run's own grace periods */
 	s->install = msim_task_create(m, "install", 1, install_fn, s);
 	s->expand = msim_task_create(m, "expand", 0, expand_fn, s);
 	return s->expand && s->install ? 0 : -ENOMEM;
@@ -191,7 +206,7 @@ static const struct msim_scenario shrinker_install_vs_expand = {
 	.default_runs = 300,
 	.default_depth = 2,
 	.default_preemptions = 1,
-	.default_dfs_runs = 5000,
+	.default_dfs_runs = 12000, /* lock on: the bounded space is 10539 */
 	.configure = s2_configure,
 	.expect_violation = s2_expect,
 	.target = { .name = "shrinker-install-vs-expand", .setup = s2_setup, .check = s2_check,

@@ -49,6 +49,22 @@ static inline int shr_scn_finish(struct msim *m, struct msim_task *t)
 	return r;
 }
 
+/*
+ * Before the tasks of an explored run are created: run every pending callback
+ * and end every grace period still in progress. rcu_barrier() alone can leave an
+ * idle grace period running (one a callback queued during the previous period
+ * asked for); each such period is one more free 'R' step the explorer places at
+ * every position of the run, which multiplies the DFS space without modelling
+ * anything the race depends on.
+ */
+static inline void shr_scn_rcu_quiesce(void)
+{
+	msim_rcu_barrier();
+	/* Ends the idle period and the one it asks for, then starts no other (and,
+	 * unlike msim_rcu_step, records nothing in the run's schedule). */
+	msim_synchronize_rcu();
+}
+
 /* A memcg-aware shrinker with a fixed count whose scan always stops. */
 struct shr_scn_fake {
 	unsigned long count;
