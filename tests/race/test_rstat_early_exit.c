@@ -117,6 +117,52 @@ static void script_scales_with_cpus(void **st)
 	free(r);
 }
 
+/*
+ * `memcgsim race rstat-early-exit --json` (msim_race_print_json): the key figures
+ * join the object under their names: the leaf's and root's atomic stats_updates
+ * after the script, the threshold, whether the gated root flush was skipped and
+ * root's unflushed pages at that moment; --cpus 8 scales them.
+ */
+static void json_figures(unsigned int cpus, const char *const *want)
+{
+	const struct msim_scenario *s = msim_scenario_find("rstat-early-exit");
+	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = cpus,
+				    .preemptions = (unsigned int)-1 };
+	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_config cfg;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(r);
+	assert_non_null(f);
+	msim_config_init(&cfg);
+	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
+	msim_race_print_json(f, r);
+	fclose(f);
+	for (const char *const *w = want; *w; w++)
+		if (!strstr(buf, *w))
+			fail_msg("'%s' missing from %s", *w, buf);
+	free(buf);
+	free(r);
+}
+
+static void json_key_figures(void **st)
+{
+	static const char *const four[] = {
+		"\"race\": \"rstat-early-exit\"", "\"threshold\": 256,",
+		"\"leaf_atomic\": 320,", "\"root_atomic\": 256,",
+		"\"root_flush_skipped\": true,", "\"root_unflushed\": 384,", NULL
+	};
+	static const char *const eight[] = {
+		"\"threshold\": 512,", "\"leaf_atomic\": 576,", "\"root_atomic\": 512,",
+		"\"root_flush_skipped\": true,", "\"root_unflushed\": 640,", NULL
+	};
+
+	json_figures(0, four);
+	json_figures(8, eight);
+}
+
 static void explore(enum msim_strategy strat, unsigned int budget, const char *variant,
 		    bool expect)
 {
@@ -148,6 +194,7 @@ int main(void)
 		cmocka_unit_test(script_break),
 		cmocka_unit_test(script_continue),
 		cmocka_unit_test(script_scales_with_cpus),
+		cmocka_unit_test(json_key_figures),
 		cmocka_unit_test(pct_break_finds),
 		cmocka_unit_test(pct_continue_none),
 		cmocka_unit_test(dfs_break_finds),

@@ -37,6 +37,9 @@
 
 #include "scenario.h"
 
+/* Address used as the explorer target's arg: check stat values only. */
+const int msim_rstat_lost_batch_values_only = 1;
+
 struct lb {
 	struct msim *m;
 	struct msim_memcg *root, *leaf;
@@ -45,6 +48,7 @@ struct lb {
 	int upd_calls;
 	long applied;
 	bool forced;
+	bool values_only;       /* check only the invariant that holds (target arg) */
 };
 
 static void updater_fn(void *arg)
@@ -131,13 +135,19 @@ static int lb_setup(struct msim *m, void **state, void *arg)
 		return -ENOMEM;
 	*state = s;
 	s->forced = true;
+	/*
+	 * Target arg &msim_rstat_lost_batch_values_only: the run's check is only
+	 * the invariant that holds (stat values exact after a forced flush), so
+	 * the same exploration budget shows no schedule loses a value.
+	 */
+	s->values_only = arg == &msim_rstat_lost_batch_values_only;
 	return lb_build(m, s, 64, 3);
 }
 
 static bool lb_check(struct msim *m, void *state, char *why, size_t len)
 {
 	struct lb *s = state;
-	bool lost = lb_lost(s, why, len);
+	bool lost = !s->values_only && lb_lost(s, why, len);
 
 	if (!lb_state_exact(s)) {
 		snprintf(why, len, "stat value lost: leaf reports %lu of %ld pages",
