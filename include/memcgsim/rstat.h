@@ -187,6 +187,17 @@ struct msim_rstat_params {
 	long threshold_per_cpu;     /* threshold = threshold_per_cpu * online CPUs */
 	uint64_t flush_time;        /* jiffies; 0 = 2 * hz */
 	bool periodic_flush;        /* queue the 2 s root flush (flush_memcg_stats_dwork) */
+	/*
+	 * R5 (reference 1.5, 1.9): the kernel has no smp_mb() between a write
+	 * path's per-CPU state store and the enqueue's llist_on_list() test, so
+	 * on x86-TSO the store can still sit in the CPU's store buffer when the
+	 * test reads "on-list". false (default): sequentially consistent, as if
+	 * the barrier pair were there. true: the store is buffered; it drains at
+	 * the claim's locked cmpxchg or, when the node was found on-list, at the
+	 * yield point "rstat.update.store_drain" right after the test, so a
+	 * flusher that pops the node in between folds the old value.
+	 */
+	bool store_buffer;
 };
 void msim_rstat_params_init(struct msim_rstat_params *p);
 

@@ -45,16 +45,24 @@ void msim__rstat_cpu_init(struct msim__memcg_stats *ms)
  * (cmpxchg of the node's next from self to NULL) that only one caller wins, then
  * llist_add onto the CPU's list. The tree is not touched here.
  */
-void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu)
+void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu,
+			     struct msim__pending_store *ps)
 {
 	struct msim__rstat *rs = ms->rs;
 	struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
 	long *head = lhead_of(rs, cpu);
 	long self = self_of(rc), first;
 
-	/* llist_on_list(): racy, an updater that loses R5 returns here. */
+	/*
+	 * llist_on_list(): racy, and not ordered after the caller's state store
+	 * (no smp_mb: R5). An updater that finds the node on-list returns here;
+	 * under params.store_buffer its store may still be buffered (the caller
+	 * drains it), otherwise (SC) a flusher that pops the node later sees it.
+	 */
 	if (msim__ld(&rc->lnode_next, "rstat.update.after_state") != self)
 		return;
+	/* the claim's cmpxchg is a locked instruction: the store buffer drains */
+	msim__store_drain(ps);
 	if (!msim__cmpxchg(&rc->lnode_next, &self, 0, "rstat.enqueue.claim"))
 		return;
 	MSIM__CTR(rs, enqueues);

@@ -189,9 +189,36 @@ static inline long msim__threshold(const struct msim__rstat *rs)
 	return rs->params.threshold_per_cpu * (long)msim_num_online_cpus(rs->m);
 }
 
+/*
+ * A write path's per-CPU state store still in its CPU's store buffer (params
+ * store_buffer, R5): up to two slots (memcg and lruvec) get val added when it
+ * drains. Only the owning CPU writes these slots, so the drain is a plain
+ * read-add-store.
+ */
+struct msim__pending_store {
+	long *slot[2];
+	long val;
+};
+
+static inline void msim__store_drain(struct msim__pending_store *ps)
+{
+	for (int i = 0; ps && i < 2; i++) {
+		if (ps->slot[i])
+			MSIM__ST(ps->slot[i], MSIM__LD(ps->slot[i]) + ps->val);
+		ps->slot[i] = NULL;
+	}
+}
+
+static inline bool msim__store_pending(const struct msim__pending_store *ps)
+{
+	return ps && (ps->slot[0] || ps->slot[1]);
+}
+
 /* core.c: the rstat core */
 void msim__rstat_cpu_init(struct msim__memcg_stats *ms);
-void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu);
+/* ps: the caller's buffered state store (NULL: none), drained before the claim */
+void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu,
+			     struct msim__pending_store *ps);
 void msim__css_rstat_flush(struct msim__memcg_stats *ms);
 /* Exit: flush ms on every CPU and unlink it; false if the lock was unavailable. */
 bool msim__css_rstat_exit(struct msim__memcg_stats *ms, bool may_defer);
@@ -205,7 +232,8 @@ void msim__rstat_dwork_init(struct msim__rstat *rs);
 void msim__rstat_offline(struct msim_memcg *memcg, void *priv);
 
 /* stats.c */
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu);
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu,
+			       struct msim__pending_store *ps);
 int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx, long val);
 int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 				 enum msim_stat_item idx, long val);

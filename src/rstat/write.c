@@ -9,6 +9,9 @@
  *
  * Order (reference 1.3, 1.4), each step its own yield point: the per-CPU write;
  * the rstat enqueue; the walk up with 64-batching and the threshold test.
+ * With params.store_buffer (R5) the per-CPU state write is issued in that order
+ * but becomes visible only at the enqueue's claim or right after its on-list
+ * test (struct msim__pending_store).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,7 +43,8 @@ static long pcpu_xchg_zero(long *slot)
  * above the threshold; else add |val| to this CPU's count and, once it reaches
  * the batch, move the whole count into the level's atomic.
  */
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu,
+			       struct msim__pending_store *ps)
 {
 	struct msim__rstat *rs = ms->rs;
 	const bool cont = msim_config(rs->m)->variants.rstat_propagate ==
@@ -48,10 +52,17 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 	const long threshold = msim__threshold(rs);
 	struct msim__stats_pcpu *statc_pcpu, *statc;
 
-	if (!val)
+	if (!val) {
+		msim__store_drain(ps);
 		return;
+	}
 	MSIM__CTR(rs, updates);
-	msim__css_rstat_updated(ms, cpu);
+	msim__css_rstat_updated(ms, cpu, ps);
+	if (msim__store_pending(ps)) {
+		/* R5: the node was on-list; a flusher may pop it before this drains */
+		msim_yield("rstat.update.store_drain");
+		msim__store_drain(ps);
+	}
 
 	for (statc_pcpu = ms->pcpu; statc_pcpu; statc_pcpu = statc->parent_pcpu) {
 		struct msim__vmstats *vs;
@@ -85,7 +96,7 @@ void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int c
 
 	if (!ms || cpu >= ms->rs->nr_cpus)
 		return;
-	msim__memcg_rstat_updated(ms, val, cpu);
+	msim__memcg_rstat_updated(ms, val, cpu, NULL);
 }
 
 void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
@@ -93,7 +104,25 @@ void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
 	if (ms && cpu < ms->rs->nr_cpus)
-		msim__css_rstat_updated(ms, cpu);
+		msim__css_rstat_updated(ms, cpu, NULL);
+}
+
+/*
+ * this_cpu_add of a write path: visible at once (SC), or, with
+ * params.store_buffer, buffered in ps until memcg_rstat_updated drains it.
+ */
+static struct msim__pending_store *state_add(struct msim__rstat *rs, struct msim__pending_store *ps,
+					     long *slot, long *slot2, long val)
+{
+	if (!rs->params.store_buffer) {
+		msim_this_cpu_add(slot, val);
+		if (slot2)
+			msim_this_cpu_add(slot2, val);
+		return NULL;
+	}
+	msim_yield("this_cpu_add");
+	*ps = (struct msim__pending_store){ .slot = { slot, slot2 }, .val = val };
+	return ps;
 }
 
 /* kernel: __mod_memcg_state(): this_cpu_add, then memcg_rstat_updated in pages. */
@@ -101,9 +130,10 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 {
 	unsigned int cpu = msim_this_cpu();
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
+	struct msim__pending_store buf, *ps;
 
-	msim_this_cpu_add(&pc->state[idx], val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
+	ps = state_add(ms->rs, &buf, &pc->state[idx], NULL, val);
+	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu, ps);
 	return 0;
 }
 
@@ -144,10 +174,10 @@ int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 	unsigned int cpu = msim_this_cpu();
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
 	struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(ms->lruvec[nid].pcpu, cpu);
+	struct msim__pending_store buf, *ps;
 
-	msim_this_cpu_add(&pc->state[idx], val);
-	msim_this_cpu_add(&lc->state[idx], val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
+	ps = state_add(ms->rs, &buf, &pc->state[idx], &lc->state[idx], val);
+	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu, ps);
 	return 0;
 }
 
@@ -218,13 +248,14 @@ int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned
 int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count)
 {
 	struct msim__memcg_stats *ms;
+	struct msim__pending_store buf, *ps;
 	unsigned int cpu;
 
 	if ((unsigned int)ev >= MSIM_NR_MEMCG_EVENTS || !(ms = msim__memcg_stats(memcg)))
 		return -EINVAL;
 	cpu = msim_this_cpu();
-	msim_this_cpu_add((long *)&msim__pcpu(ms, cpu)->events[ev], count);
-	msim__memcg_rstat_updated(ms, count, cpu);
+	ps = state_add(ms->rs, &buf, (long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
+	msim__memcg_rstat_updated(ms, count, cpu, ps);
 	return 0;
 }
 

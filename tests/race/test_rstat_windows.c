@@ -24,10 +24,23 @@
  *                                      memcg_page_state(leaf) = 0 (raw -5, clamped)
  *   fold CPU 1: state -5 + 10 = 5
  *
- * R5 (a skipped enqueue racing with the pop) needs the missing barrier's
- * reordering: deterministic mode is sequentially consistent, so the flusher
- * always sees the state the updater wrote before it found the node on-list.
- * The test shows that consequence: the delta is flushed, nothing is stranded.
+ * R5, a skipped enqueue racing with the pop (2 CPUs, leaf queued on CPU 1 by
+ * a first update of 3 pages; the second update of 3 pages):
+ *
+ *   CPU 0 (flush leaf)                 CPU 1 (update leaf)
+ *   ------------------                 -------------------
+ *                                      state += 3     (in the store buffer)
+ *                                      llist_on_list(): on-list, return
+ *   pop leaf (off-list again)
+ *   fold CPU 1: reads 3 (old)
+ *                                      store drains: state 6
+ *
+ *   bad state (rstat params store_buffer: x86-TSO without the smp_mb pair):
+ *   leaf reports 3 of 6, 3 pages unflushed and leaf on no list, so another
+ *   forced flush still reports 3; the next update on CPU 1 re-enqueues it.
+ *   What holds with the barriers (default, sequentially consistent; the same
+ *   schedule): the flusher reads 6, nothing is stranded.
+ *   r5_sequentially_consistent also parks the updater right at the on-list test.
  */
 #include <errno.h>
 
@@ -163,12 +176,67 @@ static void r5_sequentially_consistent(void **st)
 	msim_destroy(m);
 }
 
+/* The R5 schedule above, with or without the store buffer. */
+static void r5_schedule(bool store_buffer)
+{
+	struct w s = { .idx = MSIM_NR_FILE_PAGES, .val = 3, .times = 2 };
+	struct msim_rstat_params p;
+	struct msim_config cfg;
+	struct msim_task *u, *f;
+	char err[256];
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = 2;
+	assert_int_equal(msim_create(&cfg, &s.m, err, sizeof(err)), 0);
+	msim_set_current_host(s.m);
+	msim_rstat_params_init(&p);
+	p.periodic_flush = false;
+	p.store_buffer = store_buffer;
+	assert_int_equal(msim_rstat_init(s.m, &p), 0);
+	s.root = msim_root_mem_cgroup(s.m);
+	assert_int_equal(msim_memcg_create(s.root, "leaf", &s.leaf), 0);
+	u = msim_task_create(s.m, "updater", 1, upd_fn, &s);
+	f = msim_task_create(s.m, "flusher", 0, flush_leaf_fn, &s);
+	assert_int_equal(msim_run_until(s.m, u, "rstat.update.done", 1), 0);
+	assert_true(msim_memcg_rstat_queued(s.leaf, 1));
+	/* second update: past the on-list test (the store buffered or not) */
+	assert_int_equal(msim_run_until(s.m, u, store_buffer ? "rstat.update.store_drain"
+							      : "rstat.update.level", 1), 0);
+	assert_int_equal(msim_run_task(s.m, f), 0);     /* pops, folds CPU 1 */
+	assert_int_equal(msim_run_task(s.m, u), 0);
+	assert_int_equal(msim_run(s.m), 0);
+	if (store_buffer) {
+		assert_int_equal(msim_memcg_page_state(s.leaf, MSIM_NR_FILE_PAGES), 3);
+		assert_int_equal(msim_memcg_unflushed(s.leaf), 3);
+		assert_false(msim_memcg_rstat_queued(s.leaf, 1));
+		/* stranded: a forced flush does not see it */
+		msim_mem_cgroup_flush_stats_forced(s.leaf);
+		assert_int_equal(msim_memcg_page_state(s.leaf, MSIM_NR_FILE_PAGES), 3);
+		/* the next update on CPU 1 enqueues leaf again */
+		s.times = 1;
+		s.val = 1;
+		assert_non_null(msim_task_create(s.m, "updater2", 1, upd_fn, &s));
+		assert_int_equal(msim_run(s.m), 0);
+		msim_mem_cgroup_flush_stats_forced(s.leaf);
+		assert_int_equal(msim_memcg_page_state(s.leaf, MSIM_NR_FILE_PAGES), 7);
+	} else {
+		assert_int_equal(msim_memcg_page_state(s.leaf, MSIM_NR_FILE_PAGES), 6);
+		assert_int_equal(msim_memcg_unflushed(s.leaf), 0);
+	}
+	msim_destroy(s.m);
+}
+
+static void r5_store_buffer_strands(void **st) { r5_schedule(true); }
+static void r5_barriers_nothing_stranded(void **st) { r5_schedule(false); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(r1_remote_reset_lost),
 		cmocka_unit_test(r6_torn_read_clamped),
 		cmocka_unit_test(r5_sequentially_consistent),
+		cmocka_unit_test(r5_store_buffer_strands),
+		cmocka_unit_test(r5_barriers_nothing_stranded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
