@@ -26,6 +26,8 @@
  *   "rstat.update.after_state"     per-CPU state written; the enqueue's on-list test
  *   "rstat.enqueue.claim"          the cmpxchg that claims the llist node
  *   "rstat.enqueue.head" / ".add"  llist_add: read the head / swing it
+ *   "rstat.update.store_drain"     params.store_buffer only: the node was on-list and
+ *                                  the per-CPU state store is still buffered (R5)
  *   "rstat.update.level"           the threshold test of one level of the walk
  *   "this_cpu_rmw.load" / ".store" this_cpu_add_return's load / store (R1 window)
  *   "rstat.update.batch_push"      per-CPU count reached the batch: the xchg's load
