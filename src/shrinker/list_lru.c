@@ -6,8 +6,6 @@
  *  - the list_lru_memcg is a host allocation bigger than the kernel's (our lock
  *    is larger than a spinlock); the kernel-memory model is charged the kernel's
  *    kmalloc_class(16 + 32 * nr_nodes) through a separate charge token;
- *  - the "xas lock" of memcg_list_lru_alloc's check-and-store is a per-lru lock
- *    (our xarray takes its own lock inside msim_xa_insert);
  *  - no irq variants; list_lru_one locks are the model's locks (yield points).
  */
 #include <errno.h>
