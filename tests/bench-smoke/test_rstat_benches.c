@@ -289,6 +289,9 @@ static void rstat_staleness(void **state)
 	assert_int_equal(value_after(p, "max_gap_bytes"), 1114112);
 	assert_int_equal(value_after(p, "gated_flushes_skipped"), 1);
 	assert_int_equal(value_after(p, "flushes"), 199);
+	assert_non_null(strstr(out, "\"verdicts\": [\"break: max gap 2039 MiB against the "
+				    "thread's ~2048 MiB (rate x 2 s): holds\", \"continue: max gap "
+				    "272 pages, threshold 256 + one update of 16: holds\"]"));
 	free(out);
 }
 
