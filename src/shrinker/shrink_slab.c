@@ -251,7 +251,12 @@ unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_sh
 		next_deferred = 0;
 	if ((unsigned long)next_deferred > 2 * freeable)
 		next_deferred = (long)(2 * freeable);
-	/* add_nr_deferred: S4 window, offline may have read the child's counts already. */
+	/*
+	 * add_nr_deferred: S4 window, offline may have read the child's counts already.
+	 * The kernel re-reads the info to find the unit; we add through the slot taken
+	 * at the xchg. Same unit: units are shared by old and new headers and live as
+	 * long as the memcg (and the memcg-aware paths only reach present units).
+	 */
 	msim_yield("do_shrink_slab.add_deferred");
 	if (slot)
 		msim_atomic_long_add_return(slot, next_deferred);
