@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * info_array.c - the three pointer-array shrinker_info layouts:
- *   array             (mainline) every unit up front, units from kmalloc-1k;
- *   array-unit-cache  (thread 001's base) the same, units from the 520-byte cache;
- *   array-on-demand   (thread 001 v2 patch 2/2) units installed when the memcg first
- *                     gets a list on the shrinker's list_lru, with the spinlock that
- *                     keeps an install from being lost in an expansion copy.
+ * info_array.c - the pointer-array shrinker_info machinery shared by the three
+ * array layouts, and the mainline `array` layout's ops (every unit up front,
+ * units from kmalloc-1k). `array-unit-cache` (info_array_unit_cache.c) differs
+ * only in where units come from; `array-on-demand` (info_array_on_demand.c)
+ * installs units on demand and guards the expansion copy with a lock.
  * kernel: mm/shrinker.c alloc_shrinker_info, expand_one_shrinker_info,
  * free_shrinker_info, shrinker_unit_alloc.
  *
@@ -30,7 +29,7 @@ static struct msim__info_array *info_alloc(struct msim__shr_host *h, int nr_max)
 	return info;
 }
 
-static inline unsigned long info_units(const struct msim__info_array *info)
+unsigned long msim__info_units(const struct msim__info_array *info)
 {
 	return (unsigned long)info->map_nr_max / MSIM_SHRINKER_UNIT_BITS;
 }
@@ -56,8 +55,8 @@ static bool upfront(struct msim__shr_host *h, struct msim__shr_memcg *sm)
 }
 
 /* kernel: alloc_shrinker_info() for one node (shrinker_mutex held) */
-static int array_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-			    unsigned int nid, int nr_max)
+int msim__array_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			   unsigned int nid, int nr_max)
 {
 	struct msim__shr_pn *pn = &sm->pn[nid];
 	struct msim__info_array *info = info_alloc(h, nr_max);
@@ -66,41 +65,21 @@ static int array_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm
 		return -ENOMEM;
 	pn->info = info; /* freed by free_node even on a partial fill */
 	if (upfront(h, sm))
-		return units_fill(h, pn, info, 0, info_units(info));
+		return units_fill(h, pn, info, 0, msim__info_units(info));
 	return 0;
 }
 
-/* The lock-off demo: units installed into a header that was then replaced. */
-static void free_lost_installs(struct msim__shr_host *h, struct msim__shr_pn *pn,
-			       struct msim__info_array *info)
-{
-	size_t i;
-
-	for (i = 0; i < pn->ntrack; i++) {
-		struct msim__install_rec *r = &pn->track[i];
-
-		if (info && r->index < info_units(info) && info->unit[r->index] == r->unit)
-			continue;
-		__atomic_fetch_add(&h->units_lost, 1, __ATOMIC_RELAXED);
-		msim__unit_free(h, r->unit);
-	}
-	free(pn->track);
-	pn->track = NULL;
-	pn->ntrack = pn->captrack = 0;
-}
-
 /* kernel: free_shrinker_info() for one node */
-static void array_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-			    unsigned int nid)
+void msim__array_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			   unsigned int nid)
 {
 	struct msim__shr_pn *pn = &sm->pn[nid];
 	struct msim__info_array *info = pn->info;
 	unsigned long i;
 
-	free_lost_installs(h, pn, info);
 	if (!info)
 		return;
-	for (i = 0; i < info_units(info); i++)
+	for (i = 0; i < msim__info_units(info); i++)
 		msim__unit_free(h, info->unit[i]);
 	pn->info = NULL;
 	msim_kfree(h->m, info);
@@ -111,8 +90,8 @@ static void array_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm
  * header, the unit pointers copied (units shared), extra units for the upfront
  * layouts, publish, free the old header after a grace period.
  */
-static int array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-			     unsigned int nid, int new_nr_max)
+int msim__array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			    unsigned int nid, int new_nr_max)
 {
 	struct msim__shr_pn *pn = &sm->pn[nid];
 	struct msim__info_array *old = pn->info, *new;
@@ -127,16 +106,16 @@ static int array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *s
 	new = info_alloc(h, new_nr_max);
 	if (!new)
 		return -ENOMEM;
-	old_units = info_units(old);
+	old_units = msim__info_units(old);
 	if (lock)
 		msim_spin_lock(&h->info_lock);
 	for (i = 0; i < old_units; i++)
 		new->unit[i] = __atomic_load_n(&old->unit[i], __ATOMIC_ACQUIRE);
 	/* Window: an install into old after this copy is lost without the lock. */
 	msim_yield("shrinker.expand.copied");
-	r = upfront(h, sm) ? units_fill(h, pn, new, old_units, info_units(new)) : 0;
+	r = upfront(h, sm) ? units_fill(h, pn, new, old_units, msim__info_units(new)) : 0;
 	if (r) {
-		for (i = old_units; i < info_units(new); i++)
+		for (i = old_units; i < msim__info_units(new); i++)
 			msim__unit_free(h, new->unit[i]);
 		if (lock)
 			msim_spin_unlock(&h->info_lock);
@@ -150,12 +129,12 @@ static int array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *s
 	return 1;
 }
 
-static struct msim__unit *array_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-				     unsigned int nid, unsigned long index)
+struct msim__unit *msim__array_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				    unsigned int nid, unsigned long index)
 {
 	struct msim__info_array *info = msim_rcu_dereference((void *const *)&sm->pn[nid].info);
 
-	if (!info || index >= info_units(info))
+	if (!info || index >= msim__info_units(info))
 		return NULL;
 	return msim_rcu_dereference((void *const *)&info->unit[index]);
 }
@@ -165,95 +144,20 @@ static struct msim__unit *array_unit(struct msim__shr_host *h, struct msim__shr_
  * unit load per index below map_nr_max / 64). On demand an absent unit is a hole:
  * the walk still costs every index, as thread 001 measured (1.6 us either way).
  */
-static struct msim__unit *array_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-					  unsigned int nid, unsigned long *index)
+struct msim__unit *msim__array_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+					 unsigned int nid, unsigned long *index)
 {
 	struct msim__info_array *info = msim_rcu_dereference((void *const *)&sm->pn[nid].info);
 	struct msim__unit *u;
 
-	if (!info || *index >= info_units(info))
+	if (!info || *index >= msim__info_units(info))
 		return NULL;
 	u = __atomic_load_n(&info->unit[*index], __ATOMIC_ACQUIRE);
 	return u ? u : MSIM__UNIT_HOLE;
 }
 
-static void track_install(struct msim__shr_host *h, struct msim__shr_pn *pn,
-			  unsigned long index, struct msim__unit *u)
-{
-	pthread_mutex_lock(&h->track_lock);
-	if (pn->ntrack == pn->captrack) {
-		size_t cap = pn->captrack ? pn->captrack * 2 : 8;
-		void *t = realloc(pn->track, cap * sizeof(*pn->track));
-
-		if (!t) {
-			pthread_mutex_unlock(&h->track_lock);
-			return;
-		}
-		pn->track = t;
-		pn->captrack = cap;
-	}
-	pn->track[pn->ntrack++] = (struct msim__install_rec){ index, u };
-	pthread_mutex_unlock(&h->track_lock);
-}
-
-/*
- * array-on-demand install (thread 001 v2 patch 2/2): store a new unit in the
- * current header's slot. With the lock, the expansion copy cannot run between
- * the header load and the store; without it (on-demand-lock=off) the store can
- * land in a header that was already copied and is about to be freed: the unit
- * is lost, and set_shrinker_bit then finds no unit through the new header.
- */
-static int array_install(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-			 unsigned int nid, unsigned long index)
-{
-	struct msim__shr_pn *pn = &sm->pn[nid];
-	struct msim__info_array *info;
-	struct msim__unit *u, *expect = NULL;
-	bool installed = false;
-	int r = 0;
-
-	msim_rcu_read_lock();
-	u = array_unit(h, sm, nid, index);
-	msim_rcu_read_unlock();
-	if (u)
-		return 0;
-	u = msim__unit_alloc(h);
-	if (!u)
-		return -ENOMEM;
-	if (h->install_lock)
-		msim_spin_lock(&h->info_lock);
-	msim_rcu_read_lock();
-	info = msim_rcu_dereference((void *const *)&pn->info);
-	msim_yield("shrinker.install.loaded_info");
-	if (!info || index >= info_units(info)) {
-		r = -EINVAL;
-	} else {
-		msim_yield("shrinker.install.store");
-		installed = __atomic_compare_exchange_n(&info->unit[index], &expect, u, false,
-							__ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	}
-	msim_rcu_read_unlock();
-	if (h->install_lock)
-		msim_spin_unlock(&h->info_lock);
-	if (!installed) {
-		msim__unit_free(h, u);
-		return r;
-	}
-	__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
-	msim__stat_inc(&h->units_installed);
-	if (!h->install_lock)
-		track_install(h, pn, index, u);
-	return 0;
-}
-
-static int no_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
-		      unsigned long index)
-{
-	return 0;
-}
-
-static uint64_t array_container_bytes(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-				      unsigned int nid)
+uint64_t msim__array_container_bytes(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				     unsigned int nid)
 {
 	struct msim__info_array *info = __atomic_load_n(&sm->pn[nid].info, __ATOMIC_ACQUIRE);
 
@@ -263,35 +167,19 @@ static uint64_t array_container_bytes(struct msim__shr_host *h, struct msim__shr
 const struct msim__info_ops msim__info_array_ops = {
 	.name = "array",
 	.on_demand = false,
-	.alloc_node = array_alloc_node,
-	.free_node = array_free_node,
-	.expand_node = array_expand_node,
-	.unit = array_unit,
-	.next_unit = array_next_unit,
-	.install = no_install,
-	.container_bytes = array_container_bytes,
+	.unit_cache = false, /* mainline: kmalloc-1k */
+	.alloc_node = msim__array_alloc_node,
+	.free_node = msim__array_free_node,
+	.expand_node = msim__array_expand_node,
+	.unit = msim__array_unit,
+	.next_unit = msim__array_next_unit,
+	.install = msim__no_install,
+	.container_bytes = msim__array_container_bytes,
 };
 
-const struct msim__info_ops msim__info_array_unit_cache_ops = {
-	.name = "array-unit-cache",
-	.on_demand = false,
-	.alloc_node = array_alloc_node,
-	.free_node = array_free_node,
-	.expand_node = array_expand_node,
-	.unit = array_unit,
-	.next_unit = array_next_unit,
-	.install = no_install,
-	.container_bytes = array_container_bytes,
-};
-
-const struct msim__info_ops msim__info_array_on_demand_ops = {
-	.name = "array-on-demand",
-	.on_demand = true,
-	.alloc_node = array_alloc_node,
-	.free_node = array_free_node,
-	.expand_node = array_expand_node,
-	.unit = array_unit,
-	.next_unit = array_next_unit,
-	.install = array_install,
-	.container_bytes = array_container_bytes,
-};
+/* Upfront layouts install nothing: every unit exists from online on. */
+int msim__no_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
+		     unsigned long index)
+{
+	return 0;
+}

@@ -129,6 +129,7 @@ const struct msim__info_ops msim__info_xarray_ops = {
 	.name = "xarray",
 	.on_demand = true,
 	.expand_root_only = true,
+	.unit_cache = true,
 	.alloc_node = xa_alloc_node,
 	.free_node = xa_free_node,
 	.expand_node = xa_expand_node,

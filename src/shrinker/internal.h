@@ -77,6 +77,8 @@ struct msim__info_ops {
 	bool on_demand;
 	/* Registration visits only root (xarray) instead of every memcg. */
 	bool expand_root_only;
+	/* Units from the 520-byte cache (thread 001's kernels), else kmalloc-1k. */
+	bool unit_cache;
 	/* alloc_shrinker_info for one node at nr_max (shrinker_mutex held). */
 	int (*alloc_node)(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
 			  int nr_max);
@@ -149,6 +151,23 @@ uint64_t msim__unit_bytes(struct msim__shr_host *h, unsigned long nr_units);
 
 /* Array-layout header helpers shared by the three array flavours. */
 size_t msim__info_array_size(int nr_max);
+
+/* info_array.c: the pointer-array ops the three array layouts share. */
+unsigned long msim__info_units(const struct msim__info_array *info);
+int msim__array_alloc_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			   unsigned int nid, int nr_max);
+void msim__array_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			   unsigned int nid);
+int msim__array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+			    unsigned int nid, int new_nr_max);
+struct msim__unit *msim__array_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				    unsigned int nid, unsigned long index);
+struct msim__unit *msim__array_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+					 unsigned int nid, unsigned long *index);
+uint64_t msim__array_container_bytes(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				     unsigned int nid);
+int msim__no_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
+		     unsigned long index);
 
 /* Process-wide misuse counter (list_lru after destroy, double free, ...). */
 void msim__shrinker_misuse(const char *what);

@@ -166,7 +166,7 @@ static struct msim__shr_host *shr_host_create(struct msim *m)
 	msim_idr_init(m, &h->idr, "shrinker_idr");
 	h->list.next = h->list.prev = &h->list;
 	/* The thread's three kernels all sit on the kmem_cache patch; mainline does not. */
-	if (h->layout != MSIM_SHRINKER_INFO_ARRAY)
+	if (h->ops->unit_cache)
 		h->unit_cache = msim_kmem_cache_create(m, "shrinker_info_unit",
 						       MSIM_SHRINKER_UNIT_BYTES);
 	return h;
