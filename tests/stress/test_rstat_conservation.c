@@ -251,6 +251,10 @@ static void check_memcg(struct world *w, struct msim_memcg *memcg, bool exact_lo
 	assert_int_equal(msim_lruvec_stat_raw(msim_mem_cgroup_lruvec(w->m, memcg, 0),
 					      MSIM_STAT_STATE, MSIM_NR_FILE_PAGES),
 			 subtree_truth(w, ser, 0, false));
+	if (exact_local)
+		assert_int_equal(msim_lruvec_stat_raw(msim_mem_cgroup_lruvec(w->m, memcg, 0),
+						      MSIM_STAT_LOCAL, MSIM_NR_FILE_PAGES),
+				 subtree_truth(w, ser, 0, true));
 }
 
 static void conservation_run(enum msim_cgroup_version version, const char *variant, int iters,
