@@ -96,6 +96,17 @@ static void json_has_the_keys_and_replays(void **st)
 	assert_non_null(strstr(buf, sched));
 }
 
+/* --preset resets every variant, so it applies before any --variant. */
+static void preset_applies_before_variants(void **st)
+{
+	assert_int_equal(run("race toy-percpu-reset --variant rstat-propagate=break "
+			     "--preset thread-004 --json", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "rstat-propagate=break"));
+	assert_int_equal(run("race toy-percpu-reset --preset thread-004 --json", buf,
+			     sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "rstat-propagate=continue"));
+}
+
 static void list_prints_races_and_variants(void **st)
 {
 	assert_int_equal(run("list", buf, sizeof(buf)), 0);
@@ -114,6 +125,7 @@ int main(void)
 		cmocka_unit_test(help_everywhere),
 		cmocka_unit_test(usage_errors_exit_2),
 		cmocka_unit_test(json_has_the_keys_and_replays),
+		cmocka_unit_test(preset_applies_before_variants),
 		cmocka_unit_test(list_prints_races_and_variants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

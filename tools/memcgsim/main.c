@@ -136,11 +136,34 @@ static int parse_uint(const char *opt, const char *arg, unsigned long long max,
 	return 0;
 }
 
+#define MAX_VARIANT_ARGS 32
+
 struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
 	bool json, strategy_set;
+	const char *preset;                      /* applied first, */
+	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
+	unsigned int nr_variants;
 };
+
+/* The preset resets every variant, so it goes first whatever the argument order. */
+static int apply_variants(struct race_cli *c)
+{
+	char err[512];
+
+	if (c->preset && msim_preset_apply(&c->cfg.variants, c->preset, err, sizeof(err))) {
+		fprintf(stderr, "memcgsim: %s\n", err);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < c->nr_variants; i++) {
+		if (msim_variant_set(&c->cfg.variants, c->variants[i], err, sizeof(err))) {
+			fprintf(stderr, "memcgsim: %s\n", err);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 {
@@ -154,7 +177,6 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 		{ "concurrent", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
 	};
-	char err[512];
 	unsigned long long v;
 	int opt;
 
@@ -201,16 +223,15 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 			c->o.cpus = (unsigned int)v;
 			break;
 		case 'P':
-			if (msim_preset_apply(&c->cfg.variants, optarg, err, sizeof(err))) {
-				fprintf(stderr, "memcgsim: %s\n", err);
-				return -EINVAL;
-			}
+			c->preset = optarg;
 			break;
 		case 'V':
-			if (msim_variant_set(&c->cfg.variants, optarg, err, sizeof(err))) {
-				fprintf(stderr, "memcgsim: %s\n", err);
+			if (c->nr_variants == MAX_VARIANT_ARGS) {
+				fprintf(stderr, "memcgsim: at most %d --variant options\n",
+					MAX_VARIANT_ARGS);
 				return -EINVAL;
 			}
+			c->variants[c->nr_variants++] = optarg;
 			break;
 		case 'j':
 			c->json = true;
@@ -229,7 +250,7 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return apply_variants(c);
 }
 
 static int cmd_race(int argc, char **argv)
