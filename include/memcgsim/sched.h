@@ -112,16 +112,6 @@ int msim_run_task(struct msim *m, struct msim_task *t);
  */
 bool msim_rcu_step(struct msim *m);
 
-/*
- * Deterministic RCU, opt-in: start a grace period only when a waiter or a queued
- * callback needs one. By default the engine also starts one whenever callbacks
- * are still queued as a period ends, which leaves an idle period after the last
- * callback: one more free 'R' step that DFS places at every position of a run.
- * A scenario whose DFS space matters sets it in setup(); default off keeps every
- * recorded schedule as it was.
- */
-void msim_rcu_set_lazy(struct msim *m, bool lazy);
-
 /* Name of the yield point at which task t is parked, or NULL (not started/done). */
 const char *msim_task_parked_at(const struct msim_task *t);
 

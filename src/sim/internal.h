@@ -84,7 +84,6 @@ struct msim_rcu_det {
 	struct msim_rcu_head *cb_head, **cb_tail;
 	uint64_t cbs_queued, cbs_done;
 	struct msim_driver_reader driver;
-	bool lazy;                /* msim_rcu_set_lazy(): no grace period nobody needs */
 };
 
 bool msim__rcu_det_ready(struct msim *m);

@@ -104,9 +104,10 @@ bool msim__rcu_det_step(struct msim *m)
 	if (r->gp_in_progress && readers_done(m)) {
 		r->gp_completed++;
 		r->gp_in_progress = false;
-		/* call_rcu raised gp_target for every queued callback: lazy skips the
-		 * idle period the cb_head test would start after the last one. */
-		if (r->gp_target > r->gp_completed || (r->cb_head && !r->lazy))
+		/* call_rcu raised gp_target for every queued callback, so the target
+		 * alone says whether anyone needs another grace period; starting one
+		 * nobody needs would only add a free R step to every explored run. */
+		if (r->gp_target > r->gp_completed)
 			gp_start(m);
 		did = true;
 	}
@@ -132,9 +133,4 @@ void msim__rcu_det_drain(struct msim *m)
 void msim__rcu_det_reader_exit(struct msim *m)
 {
 	(void)m;
-}
-
-void msim_rcu_set_lazy(struct msim *m, bool lazy)
-{
-	m->rcu.lazy = lazy;
 }

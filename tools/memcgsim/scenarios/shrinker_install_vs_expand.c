@@ -39,8 +39,8 @@
  * every free 'R' step multiplies what DFS explores before it gets there. The run
  * has two memcgs (root and C), one node, the installer's tail is the kernel's
  * (rcu_read_unlock, xas_lock, insert-if-empty, xas_unlock: no second lock or
- * extra load), no grace period is left running from setup, and the RCU engine is
- * lazy (msim_rcu_set_lazy: no idle period after the last callback). The only R
+ * extra load), no grace period is left running from setup, and the RCU engine
+ * starts no grace period that nobody waits for. The only R
  * steps are then the two the expansion's kvfree_rcu calls need. DFS finds the
  * loss at schedule 531; with the lock on it exhausts the whole bounded space
  * (10539 schedules) and in xarray 21, both without a violation. (Before: an idle
@@ -83,7 +83,6 @@ static int s2_setup(struct msim *m, void **state, void *arg)
 	if (!s)
 		return -ENOMEM;
 	*state = s;
-	msim_rcu_set_lazy(m, true); /* see the DFS note at the top */
 	if ((r = msim_shrinker_init(m)) || (r = msim_sb_mount(m, "A", &s->sb)))
 		return r;
 	for (i = 0; i < S2_PRE; i++)
