@@ -13,46 +13,22 @@
  *                      plus hugetlb
  *   reference 1.1      units: bytes, KiB, pages; memcg_state_val_in_pages()
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
-
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
+#include "race/race_util.h"
 
 static void thread004_root_at_6144(void **st)
 {
-	const struct msim_scenario *s = msim_scenario_find("rstat-early-exit");
-	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = 96,
-				    .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
-	struct msim_config cfg;
-	char err[256];
+	struct msim_race_result *r = race_script_cpus("rstat-early-exit", 96);
 
-	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "threshold"), 6144);
-	assert_int_equal(fig(r, "root_atomic"), 6144);
-	assert_int_equal(fig(r, "root_atomic_later"), 6144);
-	assert_int_equal(fig(r, "leaf_atomic"), 6144 + 64);
-	assert_int_equal(fig(r, "next_batch_walk_breaks"), 64);
-	assert_int_equal(fig(r, "root_flush_skipped"), 1);
-	assert_int_equal(fig(r, "root_flush_skipped_later"), 1);
+	assert_int_equal(race_fig(r, "threshold"), 6144);
+	assert_int_equal(race_fig(r, "root_atomic"), 6144);
+	assert_int_equal(race_fig(r, "root_atomic_later"), 6144);
+	assert_int_equal(race_fig(r, "leaf_atomic"), 6144 + 64);
+	assert_int_equal(race_fig(r, "next_batch_walk_breaks"), 64);
+	assert_int_equal(race_fig(r, "root_flush_skipped"), 1);
+	assert_int_equal(race_fig(r, "root_flush_skipped_later"), 1);
 	/* 64 (race) + 96 batches + 64 + 96 more batches of one page */
-	assert_int_equal(fig(r, "root_unflushed_later"), 64 * (96 + 2) + 64 * 96);
+	assert_int_equal(race_fig(r, "root_unflushed_later"), 64 * (96 + 2) + 64 * 96);
 	free(r);
 }
 

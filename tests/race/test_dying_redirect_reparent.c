@@ -24,30 +24,19 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
-
 static struct msim_race_result *run(enum msim_strategy strat, unsigned int runs,
 				    const char *variant, enum msim_cgroup_version v)
 {
-	const struct msim_scenario *s = msim_scenario_find("dying-redirect-reparent");
 	struct msim_race_opts o = { .strategy = strat, .runs = runs, .seed = 1,
 				    .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_race_result *r;
 	struct msim_config cfg;
 	char err[256];
 
-	assert_non_null(s);
 	msim_config_init(&cfg);
 	cfg.cgroup_version = v;
 	assert_int_equal(msim_variant_set(&cfg.variants, variant, err, sizeof(err)), 0);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
+	r = race_run_cfg("dying-redirect-reparent", &cfg, &o);
 	assert_true(r->behaved_as_expected);
 	return r;
 }
@@ -58,14 +47,14 @@ static void script(const char *variant, enum msim_cgroup_version v, long p_local
 	struct msim_race_result *r = run(MSIM_STRAT_SCRIPT, 0, variant, v);
 
 	assert_int_equal(r->rep.violated, p_local != 110);
-	assert_int_equal(fig(r, "applied"), 110);
-	assert_int_equal(fig(r, "p_local"), p_local);
-	assert_int_equal(fig(r, "c_local_left"), c_left);
-	assert_int_equal(fig(r, "lost_from_p_local"), 110 - p_local);
-	assert_int_equal(fig(r, "rmdir_waited_for_updater"), waited);
-	assert_int_equal(fig(r, "p_state"), 110);
-	assert_int_equal(fig(r, "root_state"), 110);
-	assert_int_equal(fig(r, "double_counted"), 0);
+	assert_int_equal(race_fig(r, "applied"), 110);
+	assert_int_equal(race_fig(r, "p_local"), p_local);
+	assert_int_equal(race_fig(r, "c_local_left"), c_left);
+	assert_int_equal(race_fig(r, "lost_from_p_local"), 110 - p_local);
+	assert_int_equal(race_fig(r, "rmdir_waited_for_updater"), waited);
+	assert_int_equal(race_fig(r, "p_state"), 110);
+	assert_int_equal(race_fig(r, "root_state"), 110);
+	assert_int_equal(race_fig(r, "double_counted"), 0);
 	free(r);
 }
 

@@ -34,15 +34,6 @@
 
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
-
 static void script_break(void **st)
 {
 	struct msim_race_result *r = race_run("rstat-early-exit", MSIM_STRAT_SCRIPT, 0, 0,
@@ -50,25 +41,25 @@ static void script_break(void **st)
 
 	assert_true(r->rep.violated);
 	assert_true(r->behaved_as_expected);
-	assert_int_equal(fig(r, "threshold"), 256);
-	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
-	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
-	assert_int_equal(fig(r, "leaf_atomic_after_batches"), 320);
-	assert_int_equal(fig(r, "root_atomic_after_batches"), 256);
-	assert_int_equal(fig(r, "next_batch_walk_breaks"), 64);
-	assert_int_equal(fig(r, "next_batch_walk_skips"), 0);
-	assert_int_equal(fig(r, "leaf_atomic"), 320);
-	assert_int_equal(fig(r, "root_atomic"), 256);
-	assert_int_equal(fig(r, "root_flush_skipped"), 1);
-	assert_int_equal(fig(r, "root_unflushed"), 384);
-	assert_int_equal(fig(r, "root_reported_pages"), 257);
-	assert_int_equal(fig(r, "true_pages"), 641);
-	assert_int_equal(fig(r, "root_flush_skipped_later"), 1);
-	assert_int_equal(fig(r, "root_unflushed_later"), 640);
-	assert_int_equal(fig(r, "root_atomic_later"), 256);
+	assert_int_equal(race_fig(r, "threshold"), 256);
+	assert_int_equal(race_fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(race_fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(race_fig(r, "leaf_atomic_after_batches"), 320);
+	assert_int_equal(race_fig(r, "root_atomic_after_batches"), 256);
+	assert_int_equal(race_fig(r, "next_batch_walk_breaks"), 64);
+	assert_int_equal(race_fig(r, "next_batch_walk_skips"), 0);
+	assert_int_equal(race_fig(r, "leaf_atomic"), 320);
+	assert_int_equal(race_fig(r, "root_atomic"), 256);
+	assert_int_equal(race_fig(r, "root_flush_skipped"), 1);
+	assert_int_equal(race_fig(r, "root_unflushed"), 384);
+	assert_int_equal(race_fig(r, "root_reported_pages"), 257);
+	assert_int_equal(race_fig(r, "true_pages"), 641);
+	assert_int_equal(race_fig(r, "root_flush_skipped_later"), 1);
+	assert_int_equal(race_fig(r, "root_unflushed_later"), 640);
+	assert_int_equal(race_fig(r, "root_atomic_later"), 256);
 	/* the periodic flush restores progress */
-	assert_int_equal(fig(r, "root_pages_after_periodic"), fig(r, "true_pages_at_periodic"));
-	assert_int_equal(fig(r, "root_unflushed_after_periodic"), 0);
+	assert_int_equal(race_fig(r, "root_pages_after_periodic"), race_fig(r, "true_pages_at_periodic"));
+	assert_int_equal(race_fig(r, "root_unflushed_after_periodic"), 0);
 	free(r);
 }
 
@@ -79,15 +70,15 @@ static void script_continue(void **st)
 
 	assert_false(r->rep.violated);
 	assert_true(r->behaved_as_expected);
-	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
-	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
-	assert_int_equal(fig(r, "leaf_atomic_after_batches"), 320);
-	assert_int_equal(fig(r, "root_atomic_after_batches"), 256);
-	assert_int_equal(fig(r, "next_batch_walk_breaks"), 0);
-	assert_int_equal(fig(r, "next_batch_walk_skips"), 64);
-	assert_int_equal(fig(r, "root_atomic"), 320);
-	assert_int_equal(fig(r, "root_flush_skipped"), 0);
-	assert_int_equal(fig(r, "root_reported_pages"), fig(r, "true_pages"));
+	assert_int_equal(race_fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(race_fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(race_fig(r, "leaf_atomic_after_batches"), 320);
+	assert_int_equal(race_fig(r, "root_atomic_after_batches"), 256);
+	assert_int_equal(race_fig(r, "next_batch_walk_breaks"), 0);
+	assert_int_equal(race_fig(r, "next_batch_walk_skips"), 64);
+	assert_int_equal(race_fig(r, "root_atomic"), 320);
+	assert_int_equal(race_fig(r, "root_flush_skipped"), 0);
+	assert_int_equal(race_fig(r, "root_reported_pages"), race_fig(r, "true_pages"));
 	free(r);
 }
 
@@ -95,24 +86,22 @@ static void script_continue(void **st)
 static void script_scales_with_cpus(void **st)
 {
 	const struct msim_scenario *s = msim_scenario_find("rstat-early-exit");
-	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = 8,
+	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = 2,
 				    .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_race_result *r = race_script_cpus("rstat-early-exit", 8);
 	struct msim_config cfg;
 	char err[256];
 
-	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "threshold"), 512);
-	assert_int_equal(fig(r, "leaf_atomic_after_race"), 64);
-	assert_int_equal(fig(r, "root_atomic_after_race"), 0);
-	assert_int_equal(fig(r, "leaf_atomic"), 576);
-	assert_int_equal(fig(r, "root_atomic"), 512);
-	assert_int_equal(fig(r, "root_unflushed"), 640);
-	assert_int_equal(fig(r, "root_flush_skipped"), 1);
+	assert_int_equal(race_fig(r, "threshold"), 512);
+	assert_int_equal(race_fig(r, "leaf_atomic_after_race"), 64);
+	assert_int_equal(race_fig(r, "root_atomic_after_race"), 0);
+	assert_int_equal(race_fig(r, "leaf_atomic"), 576);
+	assert_int_equal(race_fig(r, "root_atomic"), 512);
+	assert_int_equal(race_fig(r, "root_unflushed"), 640);
+	assert_int_equal(race_fig(r, "root_flush_skipped"), 1);
 	/* fewer than 3 CPUs is a usage error */
-	o.cpus = 2;
+	msim_config_init(&cfg);
 	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), -EINVAL);
 	free(r);
 }
@@ -125,19 +114,12 @@ static void script_scales_with_cpus(void **st)
  */
 static void json_figures(unsigned int cpus, const char *const *want)
 {
-	const struct msim_scenario *s = msim_scenario_find("rstat-early-exit");
-	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .cpus = cpus,
-				    .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
-	struct msim_config cfg;
-	char err[256], *buf = NULL;
+	struct msim_race_result *r = race_script_cpus("rstat-early-exit", cpus);
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	assert_non_null(r);
 	assert_non_null(f);
-	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
 	msim_race_print_json(f, r);
 	fclose(f);
 	for (const char *const *w = want; *w; w++)

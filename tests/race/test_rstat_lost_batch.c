@@ -31,35 +31,26 @@
 
 extern const int msim_rstat_lost_batch_values_only;
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
-
 static void script(void **st)
 {
 	struct msim_race_result *r = race_run("rstat-lost-batch", MSIM_STRAT_SCRIPT, 0, 0, NULL, NULL);
 
 	assert_true(r->rep.violated);
 	assert_true(r->behaved_as_expected);
-	assert_int_equal(fig(r, "r2_atomic_read_by_flusher"), 256);
-	assert_int_equal(fig(r, "r2_atomic_before_set"), 320);
-	assert_int_equal(fig(r, "r2_leaf_atomic"), 0);
-	assert_int_equal(fig(r, "r2_leaf_count"), 0);
-	assert_int_equal(fig(r, "r2_unflushed"), 64);
-	assert_int_equal(fig(r, "r2_lost"), 1);
-	assert_int_equal(fig(r, "r2_state_exact_after_forced"), 1);
-	assert_int_equal(fig(r, "r3_atomic_after_cpu1"), 0);
-	assert_int_equal(fig(r, "r3_atomic_after_push"), 64);
-	assert_int_equal(fig(r, "r3_leaf_atomic"), 0);
-	assert_int_equal(fig(r, "r3_leaf_count"), 0);
-	assert_int_equal(fig(r, "r3_unflushed"), 64);
-	assert_int_equal(fig(r, "r3_lost"), 1);
-	assert_int_equal(fig(r, "r3_state_exact_after_forced"), 1);
+	assert_int_equal(race_fig(r, "r2_atomic_read_by_flusher"), 256);
+	assert_int_equal(race_fig(r, "r2_atomic_before_set"), 320);
+	assert_int_equal(race_fig(r, "r2_leaf_atomic"), 0);
+	assert_int_equal(race_fig(r, "r2_leaf_count"), 0);
+	assert_int_equal(race_fig(r, "r2_unflushed"), 64);
+	assert_int_equal(race_fig(r, "r2_lost"), 1);
+	assert_int_equal(race_fig(r, "r2_state_exact_after_forced"), 1);
+	assert_int_equal(race_fig(r, "r3_atomic_after_cpu1"), 0);
+	assert_int_equal(race_fig(r, "r3_atomic_after_push"), 64);
+	assert_int_equal(race_fig(r, "r3_leaf_atomic"), 0);
+	assert_int_equal(race_fig(r, "r3_leaf_count"), 0);
+	assert_int_equal(race_fig(r, "r3_unflushed"), 64);
+	assert_int_equal(race_fig(r, "r3_lost"), 1);
+	assert_int_equal(race_fig(r, "r3_state_exact_after_forced"), 1);
 	free(r);
 }
 

@@ -18,15 +18,6 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
-
 static void script(const char *variant, bool bad)
 {
 	struct msim_race_result *r = race_run("rstat-ratelimit-window", MSIM_STRAT_SCRIPT, 0, 0,
@@ -34,15 +25,15 @@ static void script(const char *variant, bool bad)
 
 	assert_true(r->behaved_as_expected);
 	assert_int_equal(r->rep.violated, bad);
-	assert_int_equal(fig(r, "reader_first_flushed"), 1);
-	assert_int_equal(fig(r, "reader_first_value"), 400);
-	assert_int_equal(fig(r, "flush_last_time"), 5000);
-	assert_int_equal(fig(r, "jiffies"), 5000);
-	assert_int_equal(fig(r, "reader_flushed"), 0);
-	assert_int_equal(fig(r, "reader_value"), bad ? 100 : 400);
-	assert_int_equal(fig(r, "root_memcg_state_in_window"), 100);
-	assert_int_equal(fig(r, "true_pages"), 400);
-	assert_int_equal(fig(r, "root_after_flush"), 400);
+	assert_int_equal(race_fig(r, "reader_first_flushed"), 1);
+	assert_int_equal(race_fig(r, "reader_first_value"), 400);
+	assert_int_equal(race_fig(r, "flush_last_time"), 5000);
+	assert_int_equal(race_fig(r, "jiffies"), 5000);
+	assert_int_equal(race_fig(r, "reader_flushed"), 0);
+	assert_int_equal(race_fig(r, "reader_value"), bad ? 100 : 400);
+	assert_int_equal(race_fig(r, "root_memcg_state_in_window"), 100);
+	assert_int_equal(race_fig(r, "true_pages"), 400);
+	assert_int_equal(race_fig(r, "root_after_flush"), 400);
 	free(r);
 }
 

@@ -19,15 +19,6 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("figure %s missing", key);
-	return -1;
-}
-
 static void script(const char *variant, bool bad)
 {
 	struct msim_race_result *r = race_run("rstat-stale-parent", MSIM_STRAT_SCRIPT, 0, 0,
@@ -35,14 +26,14 @@ static void script(const char *variant, bool bad)
 
 	assert_true(r->behaved_as_expected);
 	assert_int_equal(r->rep.violated, bad);
-	assert_int_equal(fig(r, "c_after_c_flush"), 100);
-	assert_int_equal(fig(r, "p_after_c_flush"), 0);
-	assert_int_equal(fig(r, "p_pending_after_c_flush"), 100);
-	assert_int_equal(fig(r, "root_lruvec_after_c_flush"), bad ? 0 : 100);
-	assert_int_equal(fig(r, "node_counter"), 100);
-	assert_int_equal(fig(r, "p_after_p_flush"), 100);
-	assert_int_equal(fig(r, "root_after_p_flush"), 0);
-	assert_int_equal(fig(r, "root_after_root_flush"), 100);
+	assert_int_equal(race_fig(r, "c_after_c_flush"), 100);
+	assert_int_equal(race_fig(r, "p_after_c_flush"), 0);
+	assert_int_equal(race_fig(r, "p_pending_after_c_flush"), 100);
+	assert_int_equal(race_fig(r, "root_lruvec_after_c_flush"), bad ? 0 : 100);
+	assert_int_equal(race_fig(r, "node_counter"), 100);
+	assert_int_equal(race_fig(r, "p_after_p_flush"), 100);
+	assert_int_equal(race_fig(r, "root_after_p_flush"), 0);
+	assert_int_equal(race_fig(r, "root_after_root_flush"), 100);
 	free(r);
 }
 

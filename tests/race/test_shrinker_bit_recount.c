@@ -19,29 +19,20 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("no figure %s", key);
-	return -1;
-}
-
 static void script_both_sides(void **st)
 {
 	struct msim_race_result *r = race_run("shrinker-bit-recount", MSIM_STRAT_SCRIPT, 0, 0,
 					      "shrinker-recount=off", NULL);
 
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "list_items"), 1);
-	assert_int_equal(fig(r, "bit_set"), 0);
+	assert_int_equal(race_fig(r, "list_items"), 1);
+	assert_int_equal(race_fig(r, "bit_set"), 0);
 	assert_true(r->behaved_as_expected);
 	free(r);
 	r = race_run("shrinker-bit-recount", MSIM_STRAT_SCRIPT, 0, 0, NULL, NULL);
 	assert_false(r->rep.violated);
-	assert_int_equal(fig(r, "list_items"), 1);
-	assert_int_equal(fig(r, "bit_set"), 1);
+	assert_int_equal(race_fig(r, "list_items"), 1);
+	assert_int_equal(race_fig(r, "bit_set"), 1);
 	assert_true(r->behaved_as_expected);
 	free(r);
 }
@@ -49,9 +40,7 @@ static void script_both_sides(void **st)
 /* Script under the layout given and recount on or off. */
 static struct msim_race_result *script_in(const char *layout, bool recount)
 {
-	const struct msim_scenario *sc = msim_scenario_find("shrinker-bit-recount");
 	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
 	struct msim_config cfg;
 	char err[256];
 
@@ -60,8 +49,7 @@ static struct msim_race_result *script_in(const char *layout, bool recount)
 	if (!recount)
 		assert_int_equal(msim_variant_set(&cfg.variants, "shrinker-recount=off", err,
 						  sizeof(err)), 0);
-	assert_int_equal(msim_race_run(sc, &cfg, &o, r, err, sizeof(err)), 0);
-	return r;
+	return race_run_cfg("shrinker-bit-recount", &cfg, &o);
 }
 
 /* The window is the same in every layout (units exist once the list does). */
@@ -74,12 +62,12 @@ static void script_every_layout(void **st)
 		struct msim_race_result *r = script_in(l[i], false);
 
 		assert_true(r->rep.violated);
-		assert_int_equal(fig(r, "bit_set"), 0);
+		assert_int_equal(race_fig(r, "bit_set"), 0);
 		assert_true(r->behaved_as_expected);
 		free(r);
 		r = script_in(l[i], true);
 		assert_false(r->rep.violated);
-		assert_int_equal(fig(r, "bit_set"), 1);
+		assert_int_equal(race_fig(r, "bit_set"), 1);
 		assert_true(r->behaved_as_expected);
 		free(r);
 	}

@@ -18,26 +18,17 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("no figure %s", key);
-	return -1;
-}
-
 static void script_inherits(void **st)
 {
 	struct msim_race_result *r = race_run("shrinker-id-reuse", MSIM_STRAT_SCRIPT, 0, 0, NULL,
 					      NULL);
 
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "new_id"), 0);
-	assert_int_equal(fig(r, "inherited_bit"), 1);
-	assert_int_equal(fig(r, "inherited_deferred"), 2000);
-	assert_int_equal(fig(r, "b_count_calls_on_c"), 1);
-	assert_int_equal(fig(r, "bit_after_b_shrink"), 1); /* B counts 0: the bit stays */
+	assert_int_equal(race_fig(r, "new_id"), 0);
+	assert_int_equal(race_fig(r, "inherited_bit"), 1);
+	assert_int_equal(race_fig(r, "inherited_deferred"), 2000);
+	assert_int_equal(race_fig(r, "b_count_calls_on_c"), 1);
+	assert_int_equal(race_fig(r, "bit_after_b_shrink"), 1); /* B counts 0: the bit stays */
 	free(r);
 }
 
@@ -66,7 +57,7 @@ static void every_layout(void **st)
 		struct msim_race_result *r = race_run("shrinker-id-reuse", MSIM_STRAT_SCRIPT, 0, 0,
 						      l[i], NULL);
 		assert_true(r->rep.violated);
-		assert_int_equal(fig(r, "inherited_deferred"), 2000);
+		assert_int_equal(race_fig(r, "inherited_deferred"), 2000);
 		free(r);
 	}
 }

@@ -28,26 +28,17 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("no figure %s", key);
-	return -1;
-}
-
 static void script_lock_off_loses_install(void **st)
 {
 	struct msim_race_result *r = race_run("shrinker-install-vs-expand", MSIM_STRAT_SCRIPT, 0,
 					      0, "on-demand-lock=off", NULL);
 
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "shrinker_nr_max"), 128);
-	assert_int_equal(fig(r, "unit_present"), 0);
-	assert_int_equal(fig(r, "bit_set"), 0);
-	assert_int_equal(fig(r, "list_items"), 1);
-	assert_int_equal(fig(r, "units_lost"), 1);
+	assert_int_equal(race_fig(r, "shrinker_nr_max"), 128);
+	assert_int_equal(race_fig(r, "unit_present"), 0);
+	assert_int_equal(race_fig(r, "bit_set"), 0);
+	assert_int_equal(race_fig(r, "list_items"), 1);
+	assert_int_equal(race_fig(r, "units_lost"), 1);
 	assert_true(r->behaved_as_expected);
 	free(r);
 }
@@ -58,16 +49,16 @@ static void script_fixed_sides(void **st)
 					      0, NULL, NULL);
 
 	assert_false(r->rep.violated);
-	assert_int_equal(fig(r, "expansion_waited_for_lock"), 1);
-	assert_int_equal(fig(r, "unit_present"), 1);
-	assert_int_equal(fig(r, "bit_set"), 1);
-	assert_int_equal(fig(r, "units_lost"), 0);
+	assert_int_equal(race_fig(r, "expansion_waited_for_lock"), 1);
+	assert_int_equal(race_fig(r, "unit_present"), 1);
+	assert_int_equal(race_fig(r, "bit_set"), 1);
+	assert_int_equal(race_fig(r, "units_lost"), 0);
 	free(r);
 	r = race_run("shrinker-install-vs-expand", MSIM_STRAT_SCRIPT, 0, 0, "shrinker-info=xarray",
 		     NULL);
 	assert_false(r->rep.violated);
-	assert_int_equal(fig(r, "unit_present"), 1);
-	assert_int_equal(fig(r, "bit_set"), 1);
+	assert_int_equal(race_fig(r, "unit_present"), 1);
+	assert_int_equal(race_fig(r, "bit_set"), 1);
 	free(r);
 }
 

@@ -19,24 +19,15 @@
  */
 #include "race_util.h"
 
-static long long fig(const struct msim_race_result *r, const char *key)
-{
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, key))
-			return r->rep.figs[i].i;
-	fail_msg("no figure %s", key);
-	return -1;
-}
-
 static void script_loses_work(void **st)
 {
 	struct msim_race_result *r = race_run("shrinker-offline-deferred", MSIM_STRAT_SCRIPT, 0, 0,
 					      NULL, NULL);
 
 	assert_true(r->rep.violated);
-	assert_int_equal(fig(r, "parent_nr_deferred"), 0);
-	assert_int_equal(fig(r, "child_nr_deferred"), 2000);
-	assert_int_equal(fig(r, "child_online"), 0);
+	assert_int_equal(race_fig(r, "parent_nr_deferred"), 0);
+	assert_int_equal(race_fig(r, "child_nr_deferred"), 2000);
+	assert_int_equal(race_fig(r, "child_online"), 0);
 	assert_true(r->behaved_as_expected);
 	free(r);
 }

@@ -42,17 +42,7 @@ static void explorers_find_deadlock(void **st)
 /* Serial orders complete: DFS with no preemption explores exactly those two. */
 static void serial_orders_complete(void **st)
 {
-	const struct msim_scenario *s = msim_scenario_find("toy-abba-deadlock");
-	struct msim_race_opts o = { .strategy = MSIM_STRAT_DFS, .runs = 100, .preemptions = 0 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
-	struct msim_config cfg;
-	char err[256];
-
-	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
-	assert_int_equal(r->ex.violations, 0);
-	assert_true(r->ex.exhausted);
-	free(r);
+	race_dfs_serial_clean("toy-abba-deadlock");
 }
 
 int main(void)

@@ -23,20 +23,11 @@
 static void script_loses_an_update(void **st)
 {
 	struct msim_race_result *r = race_run("toy-percpu-reset", MSIM_STRAT_SCRIPT, 0, 0, NULL, NULL);
-	long long inc = -1, total = -1, slot = -1;
 
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++) {
-		if (!strcmp(r->rep.figs[i].key, "increments"))
-			inc = r->rep.figs[i].i;
-		if (!strcmp(r->rep.figs[i].key, "total"))
-			total = r->rep.figs[i].i;
-		if (!strcmp(r->rep.figs[i].key, "slot"))
-			slot = r->rep.figs[i].i;
-	}
 	assert_true(r->rep.violated);
-	assert_int_equal(inc, 5);
-	assert_int_equal(total, 3);
-	assert_int_equal(slot, 1);
+	assert_int_equal(race_fig(r, "increments"), 5);
+	assert_int_equal(race_fig(r, "total"), 3);
+	assert_int_equal(race_fig(r, "slot"), 1);
 	assert_true(r->behaved_as_expected);
 	/* The script's schedule replays to the same verdict. */
 	struct msim_race_result *again =
@@ -67,18 +58,8 @@ static void dfs_finds_loss(void **st) { explorer_finds_loss(MSIM_STRAT_DFS, 2000
 /* DFS with no preemption allowed runs each task to the end: no loss is possible. */
 static void dfs_without_preemption_is_clean(void **st)
 {
-	const struct msim_scenario *s = msim_scenario_find("toy-percpu-reset");
-	struct msim_race_opts o = { .strategy = MSIM_STRAT_DFS, .runs = 100, .preemptions = 0 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
-	struct msim_config cfg;
-	char err[256];
-
-	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
-	assert_int_equal(r->ex.violations, 0);
-	assert_true(r->ex.exhausted);
-	assert_int_equal(r->ex.runs, 2); /* flusher first, or updater first */
-	free(r);
+	/* flusher first, or updater first */
+	assert_int_equal(race_dfs_serial_clean("toy-percpu-reset"), 2);
 }
 
 int main(void)

@@ -32,12 +32,8 @@ static void script_free_waits_for_reader(void **st)
 	struct msim_race_result *r = race_run("toy-rcu-reader", MSIM_STRAT_SCRIPT, 0, 0, NULL, NULL);
 
 	assert_false(r->rep.violated);
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++) {
-		if (!strcmp(r->rep.figs[i].key, "writer_blocked_while_reader_inside"))
-			assert_true(r->rep.figs[i].i);
-		if (!strcmp(r->rep.figs[i].key, "grace_period_ended_early"))
-			assert_false(r->rep.figs[i].i);
-	}
+	assert_true(race_fig(r, "writer_blocked_while_reader_inside"));
+	assert_false(race_fig(r, "grace_period_ended_early"));
 	free(r);
 }
 
@@ -178,21 +174,17 @@ static void concurrent_liburcu_reader_vs_free(void **st)
 /* The scenario itself, its four tasks on real threads and liburcu (TSan, ASan). */
 static void concurrent_flavour_of_the_scenario(void **st)
 {
-	const struct msim_scenario *s = msim_scenario_find("toy-rcu-reader");
 	struct msim_race_opts o = { .strategy = MSIM_STRAT_SCRIPT, .concurrent = true,
 				    .preemptions = (unsigned int)-1 };
-	struct msim_race_result *r = calloc(1, sizeof(*r));
 	struct msim_config cfg;
-	char err[256];
+	struct msim_race_result *r;
 
 	msim_config_init(&cfg);
-	assert_int_equal(msim_race_run(s, &cfg, &o, r, err, sizeof(err)), 0);
+	r = race_run_cfg("toy-rcu-reader", &cfg, &o);
 	assert_true(r->concurrent);
 	assert_int_equal(r->ex.violations, 0);
 	assert_true(r->behaved_as_expected);
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		if (!strcmp(r->rep.figs[i].key, "concurrent_runs"))
-			assert_int_equal(r->rep.figs[i].i, 100);
+	assert_int_equal(race_fig(r, "concurrent_runs"), 100);
 	free(r);
 }
 
