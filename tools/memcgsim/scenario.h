@@ -79,6 +79,23 @@ struct msim_scenario {
 	int (*concurrent)(const struct msim_config *cfg, struct msim_scn_report *rep);
 };
 
+/* ---- helpers for a scenario's script ---- */
+
+/* A host for a scripted run: created from cfg and made the current host. */
+int msim_scn_host_new(const struct msim_config *cfg, struct msim **out);
+
+/* A script's narrative on the host and state s->target.setup() made. */
+typedef int (*msim_scn_body_fn)(struct msim *m, void *state, struct msim_scn_report *rep);
+
+/*
+ * The usual script: a host (msim_scn_host_new), s->target.setup(m, &state,
+ * NULL), body, the host's schedule string into rep->schedule (when body returned
+ * 0), s->target.teardown, msim_destroy. Returns 0, or the first negative errno of
+ * the host, setup or body.
+ */
+int msim_scn_script_run(const struct msim_scenario *s, const struct msim_config *cfg,
+			msim_scn_body_fn body, struct msim_scn_report *rep);
+
 void msim_scenario_register(const struct msim_scenario *s);
 const struct msim_scenario *msim_scenario_find(const char *name);
 /* Registered scenarios in name order; returns the count. */

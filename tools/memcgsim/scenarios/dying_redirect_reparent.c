@@ -32,12 +32,7 @@
  *
  * Violation: after offline, c's local stats did not all reach p's local.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "rstat_scn.h"
 
 struct dr {
 	struct msim *m;
@@ -74,12 +69,7 @@ static int dr_setup(struct msim *m, void **state, void *arg)
 		return -ENOMEM;
 	*state = s;
 	s->m = m;
-	if ((ret = msim_rstat_init(m, NULL)))
-		return ret;
-	msim_rstat_periodic_flush_enable(m, false);
-	s->root = msim_root_mem_cgroup(m);
-	if ((ret = msim_memcg_create(s->root, "p", &s->p)) ||
-	    (ret = msim_memcg_create(s->p, "c", &s->c)))
+	if ((ret = rstat_scn_tree(m, &s->root, &s->p, &s->c)))
 		return ret;
 	msim_css_get(s->c);   /* the updater's stashed reference */
 	s->stashed = msim_mem_cgroup_lruvec(m, s->c, 0);
@@ -139,23 +129,14 @@ static int run_with_rcu(struct msim *m, struct msim_task *t)
 	return ret;
 }
 
-static int dr_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int dr_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state = NULL;
-	struct dr *s;
+	struct dr *s = state;
 	char why[256] = "";
 	bool waited = false;
-	int ret = msim_create(cfg, &m, why, sizeof(why));
-
-	if (ret)
-		return ret;
-	msim_set_current_host(m);
-	ret = dr_setup(m, &state, NULL);
-	s = state;
 	/* the updater has decided where its update goes, and stops there */
-	if (!ret)
-		ret = msim_run_until(m, s->updater, "rstat.dying.checked", 1);
+	int ret = msim_run_until(m, s->updater, "rstat.dying.checked", 1);
+
 	if (!ret) {
 		ret = run_with_rcu(m, s->rmdir);
 		if (ret == -EDEADLK) {   /* rmdir waits for the updater's RCU section */
@@ -180,11 +161,15 @@ static int dr_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 		msim_scn_fig_int(rep, "root_state", s->root_state);
 		msim_scn_fig_bool(rep, "double_counted", s->p_state > s->applied ||
 				  s->root_state > s->applied);
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	dr_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario dying_redirect_reparent;
+
+static int dr_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&dying_redirect_reparent, cfg, dr_body, rep);
 }
 
 static bool dr_expect(const struct msim_config *cfg)

@@ -157,6 +157,38 @@ void msim_scn_trace(struct msim_scn_report *r, const char *fmt, ...)
 	r->trace[len + 1] = '\0';
 }
 
+/* ---- scripts ---- */
+
+int msim_scn_host_new(const struct msim_config *cfg, struct msim **out)
+{
+	char err[256];
+	int ret = msim_create(cfg, out, err, sizeof(err));
+
+	if (!ret)
+		msim_set_current_host(*out);
+	return ret;
+}
+
+int msim_scn_script_run(const struct msim_scenario *s, const struct msim_config *cfg,
+			msim_scn_body_fn body, struct msim_scn_report *rep)
+{
+	struct msim *m;
+	void *state = NULL;
+	int ret = msim_scn_host_new(cfg, &m);
+
+	if (ret)
+		return ret;
+	ret = s->target.setup(m, &state, NULL);
+	if (!ret)
+		ret = body(m, state, rep);
+	if (!ret)
+		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
+	if (s->target.teardown)
+		s->target.teardown(m, state);
+	msim_destroy(m);
+	return ret;
+}
+
 /* ---- running a race ---- */
 
 static int run_script(const struct msim_scenario *s, const struct msim_config *cfg,

@@ -253,17 +253,15 @@ static int ee_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 {
 	struct msim *m;
 	struct ee *s = calloc(1, sizeof(*s));
-	char err[256];
 	int ret;
 
 	if (!s)
 		return -ENOMEM;
-	ret = msim_create(cfg, &m, err, sizeof(err));
+	ret = msim_scn_host_new(cfg, &m);
 	if (ret) {
 		free(s);
 		return ret;
 	}
-	msim_set_current_host(m);
 	/* leaf updates of one page: (3N + 3) batches in all */
 	ret = ee_build(m, s, 1, (int)(3 * cfg->nr_cpus + 3) * MSIM_MEMCG_CHARGE_BATCH);
 	if (!ret)

@@ -30,12 +30,7 @@
  * the unflushed volume (a batch was lost); the state values are then checked
  * exact after a forced flush.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "rstat_scn.h"
 
 /* Address used as the explorer target's arg: check stat values only. */
 const int msim_rstat_lost_batch_values_only = 1;
@@ -87,9 +82,8 @@ static int lb_build(struct msim *m, struct lb *s, long val, int calls)
 	s->m = m;
 	s->upd_val = val;
 	s->upd_calls = calls;
-	if ((ret = msim_rstat_init(m, NULL)))
+	if ((ret = rstat_scn_init(m)))
 		return ret;
-	msim_rstat_periodic_flush_enable(m, false);
 	s->root = msim_root_mem_cgroup(m);
 	if ((ret = msim_memcg_create(s->root, "leaf", &s->leaf)))
 		return ret;
@@ -165,12 +159,10 @@ static void lb_teardown(struct msim *m, void *state)
 static int new_host(const struct msim_config *cfg, struct msim **m, struct lb *s, long val,
 		    int calls)
 {
-	char err[256];
-	int ret = msim_create(cfg, m, err, sizeof(err));
+	int ret = msim_scn_host_new(cfg, m);
 
 	if (ret)
 		return ret;
-	msim_set_current_host(*m);
 	memset(s, 0, sizeof(*s));
 	return lb_build(*m, s, val, calls);
 }

@@ -25,12 +25,7 @@
  * The explorer's runs keep the pages on CPU 0 (set up from the driver): a reader
  * between the timestamp write and CPU 0's visit reads 0 of 400.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "rstat_scn.h"
 
 #define RW_PAGES 100
 
@@ -75,9 +70,8 @@ static int rw_build(struct msim *m, struct rw *s, bool updaters)
 	int ret;
 
 	s->m = m;
-	if ((ret = msim_rstat_init(m, NULL)))
+	if ((ret = rstat_scn_init(m)))
 		return ret;
-	msim_rstat_periodic_flush_enable(m, false);
 	msim_clock_advance(m, 5ULL * msim_config(m)->hz);
 	s->root = msim_root_mem_cgroup(m);
 	if ((ret = msim_memcg_create(s->root, "a", &s->a)))
@@ -123,12 +117,10 @@ static void rw_teardown(struct msim *m, void *state)
 
 static int rw_host(const struct msim_config *cfg, struct msim **m, struct rw *s)
 {
-	char err[256];
-	int ret = msim_create(cfg, m, err, sizeof(err));
+	int ret = msim_scn_host_new(cfg, m);
 
 	if (ret)
 		return ret;
-	msim_set_current_host(*m);
 	memset(s, 0, sizeof(*s));
 	ret = rw_build(*m, s, true);
 	for (unsigned int c = 0; !ret && c < msim_nr_cpus(*m); c++)

@@ -24,12 +24,7 @@
  * the pages charged under it. Expected under rstat, not under node. p's staleness
  * is reported as a figure in both (no variant changes it).
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "rstat_scn.h"
 
 struct sp {
 	struct msim *m;
@@ -69,12 +64,7 @@ static int sp_setup(struct msim *m, void **state, void *arg)
 		return -ENOMEM;
 	*state = s;
 	s->m = m;
-	if ((ret = msim_rstat_init(m, NULL)))
-		return ret;
-	msim_rstat_periodic_flush_enable(m, false);
-	s->root = msim_root_mem_cgroup(m);
-	if ((ret = msim_memcg_create(s->root, "p", &s->p)) ||
-	    (ret = msim_memcg_create(s->p, "c", &s->c)))
+	if ((ret = rstat_scn_tree(m, &s->root, &s->p, &s->c)))
 		return ret;
 	s->updater = msim_task_create(m, "c-updater", 1, updater_fn, s);
 	s->reader = msim_task_create(m, "reader", 0, reader_fn, s);
@@ -98,21 +88,12 @@ static void sp_teardown(struct msim *m, void *state)
 	free(state);
 }
 
-static int sp_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int sp_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state = NULL;
-	struct sp *s;
+	struct sp *s = state;
 	char why[256] = "";
-	int ret = msim_create(cfg, &m, why, sizeof(why));
+	int ret = msim_run_task(m, s->updater);
 
-	if (ret)
-		return ret;
-	msim_set_current_host(m);
-	ret = sp_setup(m, &state, NULL);
-	s = state;
-	if (!ret)
-		ret = msim_run_task(m, s->updater);
 	if (!ret)
 		ret = msim_run_task(m, s->reader);
 	if (!ret) {
@@ -137,11 +118,15 @@ static int sp_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 				 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));
 		msim_scn_trace(rep, "p reads %ld after c's flush (%ld pending), %lu after its own",
 			       s->read_p, pending, msim_memcg_page_state(s->p, MSIM_NR_FILE_PAGES));
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	sp_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario rstat_stale_parent;
+
+static int sp_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&rstat_stale_parent, cfg, sp_body, rep);
 }
 
 static bool sp_expect(const struct msim_config *cfg)

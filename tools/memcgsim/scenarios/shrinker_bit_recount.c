@@ -81,19 +81,13 @@ static void s1_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int s1_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int s1_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state = NULL;
-	struct s1 *s;
+	const struct msim_config *cfg = msim_config(m);
+	struct s1 *s = state;
 	char why[256] = "";
-	int id, ret = shr_scn_host(cfg, &m);
+	int id, ret = shr_scn_until(m, s->shrink, "shrink_slab_memcg.clear_bit", 1);
 
-	if (!ret)
-		ret = s1_setup(m, &state, NULL);
-	s = state;
-	if (!ret)
-		ret = shr_scn_until(m, s->shrink, "shrink_slab_memcg.clear_bit", 1);
 	if (!ret)
 		ret = shr_scn_finish(m, s->add);
 	if (!ret)
@@ -108,11 +102,15 @@ static int s1_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 				 msim_sb_lru(s->sb, MSIM_SB_DENTRY), 0, s->c));
 		msim_scn_fig_bool(rep, "bit_set", msim_shrinker_test_bit(s->c, 0, id));
 		msim_scn_fig_bool(rep, "recount", cfg->variants.shrinker_recount == MSIM_ON);
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	s1_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario shrinker_bit_recount;
+
+static int s1_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&shrinker_bit_recount, cfg, s1_body, rep);
 }
 
 static int s1_configure(struct msim_config *cfg, char *err, size_t len)

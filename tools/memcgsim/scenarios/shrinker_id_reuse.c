@@ -100,20 +100,13 @@ static void s3_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int s3_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int s3_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state = NULL;
-	struct s3 *s;
+	struct s3 *s = state;
 	char why[256] = "";
 	unsigned long before;
-	int ret = shr_scn_host(cfg, &m);
+	int ret = shr_scn_finish(m, s->freer);
 
-	if (!ret)
-		ret = s3_setup(m, &state, NULL);
-	s = state;
-	if (!ret)
-		ret = shr_scn_finish(m, s->freer);
 	if (!ret)
 		ret = shr_scn_finish(m, s->alloc);
 	if (!ret)
@@ -129,11 +122,15 @@ static int s3_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 		msim_shrink_slab(m, 0, s->c, MSIM_DEF_PRIORITY);
 		msim_scn_fig_int(rep, "b_count_calls_on_c", (long long)(s->fb.count_calls - before));
 		msim_scn_fig_bool(rep, "bit_after_b_shrink", msim_shrinker_test_bit(s->c, 0, 0));
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	s3_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario shrinker_id_reuse;
+
+static int s3_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&shrinker_id_reuse, cfg, s3_body, rep);
 }
 
 static int s3_configure(struct msim_config *cfg, char *err, size_t len)

@@ -102,19 +102,12 @@ static void s4_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int s4_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int s4_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state = NULL;
-	struct s4 *s;
+	struct s4 *s = state;
 	char why[256] = "";
-	int ret = shr_scn_host(cfg, &m);
+	int ret = shr_scn_until(m, s->shrink, "do_shrink_slab.add_deferred", 1);
 
-	if (!ret)
-		ret = s4_setup(m, &state, NULL);
-	s = state;
-	if (!ret)
-		ret = shr_scn_until(m, s->shrink, "do_shrink_slab.add_deferred", 1);
 	if (!ret)
 		ret = shr_scn_finish(m, s->rmdir);
 	if (!ret)
@@ -129,11 +122,15 @@ static int s4_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 		msim_scn_fig_int(rep, "child_nr_deferred",
 				 msim_shrinker_memcg_nr_deferred(s->c, 0, s->s->id));
 		msim_scn_fig_bool(rep, "child_online", msim_mem_cgroup_online(s->c));
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	s4_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario shrinker_offline_deferred;
+
+static int s4_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&shrinker_offline_deferred, cfg, s4_body, rep);
 }
 
 static int s4_configure(struct msim_config *cfg, char *err, size_t len)

@@ -16,13 +16,9 @@
 /* A host for a scripted run: created, made current, shrinkers initialised. */
 static inline int shr_scn_host(const struct msim_config *cfg, struct msim **out)
 {
-	char err[256];
-	int ret = msim_create(cfg, out, err, sizeof(err));
+	int ret = msim_scn_host_new(cfg, out);
 
-	if (ret)
-		return ret;
-	msim_set_current_host(*out);
-	return msim_shrinker_init(*out);
+	return ret ? ret : msim_shrinker_init(*out);
 }
 
 /*

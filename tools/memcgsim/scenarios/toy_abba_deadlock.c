@@ -69,21 +69,12 @@ static void abba_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int abba_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int abba_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state;
-	char err[256];
-	int ret = msim_create(cfg, &m, err, sizeof(err));
-
-	if (ret)
-		return ret;
-	msim_set_current_host(m);
-	ret = abba_setup(m, &state, NULL);
 	struct toy_abba *s = state;
 	/* Each task takes its first lock and stops before its second. */
-	if (!ret)
-		ret = msim_run_until(m, s->t0, "lock", 2);
+	int ret = msim_run_until(m, s->t0, "lock", 2);
+
 	if (!ret)
 		ret = msim_run_until(m, s->t1, "lock", 2);
 	if (!ret) {
@@ -91,11 +82,15 @@ static int abba_script(const struct msim_config *cfg, struct msim_scn_report *re
 		rep->violated = rc == -EDEADLK;
 		msim_scn_trace(rep, "%s", rep->violated ? msim_deadlock_report(m) : "no deadlock");
 		msim_scn_fig_bool(rep, "deadlocked", rep->violated);
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	abba_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario toy_abba_deadlock;
+
+static int abba_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&toy_abba_deadlock, cfg, abba_body, rep);
 }
 
 static int abba_configure(struct msim_config *cfg, char *err, size_t len)

@@ -94,20 +94,12 @@ static void toy_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int toy_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int toy_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state;
-	char why[256];
-	int ret = msim_create(cfg, &m, why, sizeof(why));
-
-	if (ret)
-		return ret;
-	msim_set_current_host(m);
-	ret = toy_setup(m, &state, NULL);
 	struct toy_percpu *s = state;
-	if (!ret)
-		ret = msim_run_until(m, s->updater, "this_cpu_rmw.load", 4);
+	char why[256];
+	int ret = msim_run_until(m, s->updater, "this_cpu_rmw.load", 4);
+
 	if (!ret)
 		ret = msim_run_until(m, s->flusher, "write_once", 1);
 	if (!ret)
@@ -122,11 +114,15 @@ static int toy_script(const struct msim_config *cfg, struct msim_scn_report *rep
 		msim_scn_fig_int(rep, "increments", s->increments);
 		msim_scn_fig_int(rep, "total", s->total);
 		msim_scn_fig_int(rep, "slot", toy_slot(s));
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	toy_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario toy_percpu_reset;
+
+static int toy_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&toy_percpu_reset, cfg, toy_body, rep);
 }
 
 static int toy_configure(struct msim_config *cfg, char *err, size_t len)

@@ -153,21 +153,13 @@ static void rcu_teardown(struct msim *m, void *state)
 	cb_state = NULL;
 }
 
-static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int rcu_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
-	struct msim *m;
-	void *state;
-	char err[256];
-	int ret = msim_create(cfg, &m, err, sizeof(err));
-
-	if (ret)
-		return ret;
-	msim_set_current_host(m);
-	ret = rcu_setup(m, &state, NULL);
 	struct toy_rcu *s = state;
+	char err[256];
 	/* Park reader0 inside its section, then let the writer try to free. */
-	if (!ret)
-		ret = msim_run_until(m, s->tasks[0], "toy.reader.inside", 1);
+	int ret = msim_run_until(m, s->tasks[0], "toy.reader.inside", 1);
+
 	if (!ret) {
 		msim_step(m, s->tasks[1], 100);        /* runs until it blocks in synchronize_rcu */
 		bool blocked = !msim_task_done(s->tasks[1]);
@@ -178,11 +170,15 @@ static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep
 		rep->violated = !blocked || gp_ended || rcu_check(m, s, err, sizeof(err));
 		msim_scn_trace(rep, "%s", rep->violated ? "a reader saw freed memory" :
 				"the free waited for the reader");
-		snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	}
-	rcu_teardown(m, state);
-	msim_destroy(m);
 	return ret;
+}
+
+static const struct msim_scenario toy_rcu_reader;
+
+static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+{
+	return msim_scn_script_run(&toy_rcu_reader, cfg, rcu_body, rep);
 }
 
 /*
