@@ -167,22 +167,6 @@ static double churn_sample(unsigned int d, unsigned int rep, void *ctx)
 	return (double)c->rounds * c->region / ((double)(t1 - t0) / 1e9);
 }
 
-/* Relative spread of a design's samples: median absolute deviation / median. */
-static double noise_pct(const double *v, size_t n)
-{
-	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
-
-	if (!dev || med == 0) {
-		free(dev);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(v[i] - med);
-	mad = msim_bench_median(dev, n);
-	free(dev);
-	return mad / med * 100.0;
-}
-
 struct churn_result {
 	double median[NDESIGNS][NLRU];
 	double noise[NLRU];
@@ -235,13 +219,10 @@ static const char *claim_patch3(const struct churn_result *r)
 static void print_text(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
-	char vbuf[512];
-
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
 	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
 	       a->reps, c->rounds * c->region, c->cpus, c->region);
-	printf("base variants (dying-redirect set per design): %s\n\n",
-	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_print_base_variants(a, "dying-redirect set per design");
 	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
 	for (unsigned int d = 0; d < NDESIGNS; d++) {
 		printf("%-16s", design_names[d]);
@@ -312,16 +293,9 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
-	char vbuf[512];
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "anon-churn");
-	msim_json_kstr(&j, "thread", "000 w1-anon-churn");
-	msim_json_kstr(&j, "measures", "model work per fault/uncharge on the driver, not kernel time");
-	msim_json_kbool(&j, "quick", a->quick);
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
+			      "model work per fault/uncharge on the driver, not kernel time", a);
 	msim_json_kuint(&j, "cpus", c->cpus);
 	msim_json_kuint(&j, "region_pages", c->region);
 	msim_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
@@ -442,7 +416,7 @@ static int anon_churn_main(int argc, char **argv)
 		msim_bench_alternate(NDESIGNS, a.reps, churn_sample, c, samples, &prog);
 		for (unsigned int d = 0; d < NDESIGNS; d++)
 			r->median[d][c->lru] = msim_bench_median(samples + d * a.reps, a.reps);
-		r->noise[c->lru] = noise_pct(samples, a.reps);
+		r->noise[c->lru] = msim_bench_noise_pct(samples, a.reps);
 	}
 	msim_bench_progress_done(&prog);
 	collect(c, r);

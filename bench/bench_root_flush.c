@@ -253,12 +253,9 @@ static const char *cmp_flush_vs_read(const struct rf_summary *s)
 static void print_text(const struct rf *r, const struct rf_summary *s,
 		       const struct msim_bench_args *a)
 {
-	char vbuf[512];
-
 	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
 	       "median of %u repetitions, hosts alternated\n", r->cpus, r->nmemcgs, a->reps);
-	printf("base variants (root-lruvec-read set per host): %s\n\n",
-	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_print_base_variants(a, "root-lruvec-read set per host");
 	printf("%-38s %-18s %-18s %-12s\n", "", host_names[0], host_names[1], "thread 002");
 	printf("%-38s %-18.1f %-18.1f %-12s\n", "root flush, idle (us)", s->idle_us[0],
 	       s->idle_us[1], "69");
@@ -301,16 +298,9 @@ static void print_json(const struct rf *r, const struct rf_summary *s,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
-	char vbuf[512];
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "root-flush");
-	msim_json_kstr(&j, "thread", "002");
-	msim_json_kstr(&j, "measures", "model flush and read work, single thread, not kernel wall time");
-	msim_json_kbool(&j, "quick", a->quick);
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_json_begin(&j, stdout, "root-flush", "002",
+			      "model flush and read work, single thread, not kernel wall time", a);
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "memcgs", r->nmemcgs);
 	msim_json_arr_begin(&j, "hosts");

@@ -262,21 +262,6 @@ struct rp_result {
 	double noise[NDEPTH];
 };
 
-static double noise_pct(const double *v, size_t n)
-{
-	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
-
-	if (!dev || med == 0) {
-		free(dev);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(v[i] - med);
-	mad = msim_bench_median(dev, n);
-	free(dev);
-	return mad / med * 100.0;
-}
-
 static const char *verdict_cost(double pct, double noise)
 {
 	if (pct < -noise)
@@ -298,14 +283,11 @@ static const char *verdict_stuck(const struct rp *r, unsigned int d)
 static void print_text(const struct rp *r, const struct rp_result *res,
 		       const struct msim_bench_args *a)
 {
-	char vbuf[512];
-
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
 	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->cpus * 64, r->updates, r->read_every, r->tick_every, a->reps);
-	printf("base variants (rstat-propagate set per design): %s\n\n",
-	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_print_base_variants(a, "rstat-propagate set per design");
 	printf("%-10s %-26s %-26s\n", "", "2-level (root->leaf)", "4-level (root->a->b->leaf)");
 	for (unsigned int p = 0; p < NPROP; p++) {
 		printf("%-10s", prop_names[p]);
@@ -371,16 +353,9 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 		       const struct msim_bench_args *a)
 {
 	struct msim_json j;
-	char vbuf[512];
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "rstat-propagate");
-	msim_json_kstr(&j, "thread", "004");
-	msim_json_kstr(&j, "measures", "model update path on the driver, not kernel throughput");
-	msim_json_kbool(&j, "quick", a->quick);
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_bench_json_begin(&j, stdout, "rstat-propagate", "004",
+			      "model update path on the driver, not kernel throughput", a);
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "updates", r->updates);
 	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
@@ -498,7 +473,7 @@ static int rstat_propagate_main(int argc, char **argv)
 		msim_bench_alternate(NPROP, a.reps, rp_sample, r, samples, &prog);
 		for (unsigned int p = 0; p < NPROP; p++)
 			res.median[p][r->cur_depth] = msim_bench_median(samples + p * a.reps, a.reps);
-		res.noise[r->cur_depth] = noise_pct(samples, a.reps);
+		res.noise[r->cur_depth] = msim_bench_noise_pct(samples, a.reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {

@@ -91,6 +91,13 @@ void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
 	usage_variants(f);
 }
 
+void msim_bench_print_base_variants(const struct msim_bench_args *a, const char *note)
+{
+	char vbuf[512];
+
+	printf("base variants (%s): %s\n\n", note, msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+}
+
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
 			  unsigned long max, unsigned long *out)
 {
@@ -271,6 +278,21 @@ double msim_bench_ratio(double value, double base)
 	return base != 0 ? value / base : 0;
 }
 
+double msim_bench_noise_pct(const double *v, size_t n)
+{
+	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
+
+	if (!dev || med == 0) {
+		free(dev);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	mad = msim_bench_median(dev, n);
+	free(dev);
+	return mad / med * 100.0;
+}
+
 /* ---- alternation ---- */
 
 void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_sample_fn fn,
@@ -402,4 +424,19 @@ void msim_json_finish(struct msim_json *j)
 {
 	fputc('\n', j->f);
 	fflush(j->f);
+}
+
+void msim_bench_json_begin(struct msim_json *j, FILE *f, const char *bench, const char *thread,
+			   const char *measures, const struct msim_bench_args *a)
+{
+	char vbuf[512];
+
+	msim_json_init(j, f);
+	msim_json_obj_begin(j, NULL);
+	msim_json_kstr(j, "bench", bench);
+	msim_json_kstr(j, "thread", thread);
+	msim_json_kstr(j, "measures", measures);
+	msim_json_kbool(j, "quick", a->quick);
+	msim_json_kuint(j, "reps", a->reps);
+	msim_json_kstr(j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 }

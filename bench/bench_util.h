@@ -69,6 +69,12 @@ void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f);
 /* "rstat-propagate=break,..." of a bench's base variants, for its output. */
 const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len);
 
+/*
+ * Text output: "base variants (note): rstat-propagate=break,...", then a blank
+ * line; note says which variant the engine sets per design.
+ */
+void msim_bench_print_base_variants(const struct msim_bench_args *a, const char *note);
+
 /* Parse an unsigned decimal option value within [min, max]; 0 or -EINVAL. */
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
 			  unsigned long max, unsigned long *out);
@@ -88,6 +94,8 @@ double msim_bench_max(const double *v, size_t n);
 double msim_bench_pct(double value, double base);
 /* value / base; 0 when base is 0. */
 double msim_bench_ratio(double value, double base);
+/* Relative spread of samples: median absolute deviation / median, in percent. */
+double msim_bench_noise_pct(const double *v, size_t n);
 
 /* ---- designs alternated in one process ---- */
 
@@ -145,5 +153,14 @@ void msim_json_kdbl(struct msim_json *j, const char *key, double v);
 void msim_json_kbool(struct msim_json *j, const char *key, bool v);
 /* Ends the top-level value with a newline. */
 void msim_json_finish(struct msim_json *j);
+
+struct msim_bench_args;
+/*
+ * Opens a bench's top-level JSON object on f with the keys every engine starts
+ * with: bench, thread, measures (what the timings are), quick, reps and
+ * base_variants.
+ */
+void msim_bench_json_begin(struct msim_json *j, FILE *f, const char *bench, const char *thread,
+			   const char *measures, const struct msim_bench_args *a);
 
 #endif /* MSIM_BENCH_UTIL_H */
