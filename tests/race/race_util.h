@@ -105,4 +105,29 @@ static inline void assert_replays(const char *name, const struct msim_race_resul
 	free(again);
 }
 
+/*
+ * Explore race name under variant (seed 1) with budget runs (0: the scenario's
+ * budget): it behaves as the scenario expects; bad, a violation found within the
+ * budget whose schedule replays; otherwise none. The caller frees the result.
+ */
+static inline struct msim_race_result *race_explore(const char *name, enum msim_strategy s,
+						    unsigned int budget, const char *variant,
+						    bool bad)
+{
+	struct msim_race_result *r = race_run(name, s, budget, 1, variant, NULL);
+
+	assert_true(r->behaved_as_expected);
+	if (bad) {
+		assert_true(r->ex.violations > 0);
+		assert_true(r->ex.first_violation_run >= 0);
+		if (budget)
+			assert_true((unsigned int)r->ex.first_violation_run < budget);
+		assert_replays(name, r, variant);
+	} else {
+		assert_int_equal(r->ex.violations, 0);
+		assert_int_equal(r->ex.first_violation_run, -1);
+	}
+	return r;
+}
+
 #endif

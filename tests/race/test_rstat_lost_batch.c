@@ -56,13 +56,9 @@ static void script(void **st)
 
 static void explore(enum msim_strategy s, unsigned int budget)
 {
-	struct msim_race_result *r = race_run("rstat-lost-batch", s, budget, 1, NULL, NULL);
+	struct msim_race_result *r = race_explore("rstat-lost-batch", s, budget, NULL, true);
 
-	assert_true(r->behaved_as_expected);
-	assert_true(r->ex.violations > 0);
-	assert_true((unsigned int)r->ex.first_violation_run < budget);
 	assert_non_null(strstr(r->ex.why, "lost batch"));
-	assert_replays("rstat-lost-batch", r, NULL);
 	free(r);
 }
 

@@ -42,17 +42,7 @@ static void script_node(void **st) { script("root-lruvec-read=node", false); }
 
 static void explore(enum msim_strategy s, unsigned int budget, const char *variant, bool bad)
 {
-	struct msim_race_result *r = race_run("rstat-ratelimit-window", s, budget, 1, variant, NULL);
-
-	assert_true(r->behaved_as_expected);
-	if (bad) {
-		assert_true(r->ex.violations > 0);
-		assert_true((unsigned int)r->ex.first_violation_run < budget);
-		assert_replays("rstat-ratelimit-window", r, variant);
-	} else {
-		assert_int_equal(r->ex.violations, 0);
-	}
-	free(r);
+	free(race_explore("rstat-ratelimit-window", s, budget, variant, bad));
 }
 
 static void pct_rstat(void **st) { explore(MSIM_STRAT_PCT, 500, "root-lruvec-read=rstat", true); }

@@ -42,16 +42,7 @@ static void script_node(void **st) { script("root-lruvec-read=node", false); }
 
 static void explore(enum msim_strategy s, unsigned int budget, const char *variant, bool bad)
 {
-	struct msim_race_result *r = race_run("rstat-stale-parent", s, budget, 1, variant, NULL);
-
-	assert_true(r->behaved_as_expected);
-	if (bad) {
-		assert_true(r->ex.violations > 0);
-		assert_replays("rstat-stale-parent", r, variant);
-	} else {
-		assert_int_equal(r->ex.violations, 0);
-	}
-	free(r);
+	free(race_explore("rstat-stale-parent", s, budget, variant, bad));
 }
 
 static void pct_rstat(void **st) { explore(MSIM_STRAT_PCT, 200, "root-lruvec-read=rstat", true); }
