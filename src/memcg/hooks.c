@@ -43,78 +43,77 @@ static unsigned int hooks_sorted(struct msim__memcg_host *h, unsigned char *out)
 	return n;
 }
 
+/* The teardown callbacks, each run over the sets marked in one per-memcg mask. */
+enum hooks_teardown { HOOKS_OFFLINE, HOOKS_RELEASED, HOOKS_FREE, HOOKS_ALLOC_UNDO };
+
+typedef void (*hooks_teardown_fn)(struct msim_memcg *memcg, void *priv);
+
+static hooks_teardown_fn teardown_fn(const struct msim_memcg_hooks *hk, enum hooks_teardown k)
+{
+	switch (k) {
+	case HOOKS_OFFLINE:
+		return hk->css_offline;
+	case HOOKS_RELEASED:
+		return hk->css_released;
+	case HOOKS_FREE:
+		return hk->css_free;
+	default:
+		return hk->css_alloc_undo;
+	}
+}
+
+/*
+ * Run callback k for the sets whose online (offline) or css_alloc (the others)
+ * ran: css_offline ascending, the rest descending (teardown mirrors setup: the
+ * set that allocated first frees last). Every kind but css_released, which the
+ * css_free that follows it still needs, unmarks the set before its callback.
+ */
+static void hooks_teardown(struct msim_memcg *memcg, enum hooks_teardown k)
+{
+	struct msim__memcg_host *h = memcg->h;
+	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
+	unsigned int i, n = hooks_sorted(h, sorted);
+	uint32_t *mask = k == HOOKS_OFFLINE ? &memcg->online_mask : &memcg->alloc_mask;
+
+	for (i = 0; i < n; i++) {
+		unsigned int s = sorted[k == HOOKS_OFFLINE ? i : n - 1 - i];
+		hooks_teardown_fn fn;
+
+		if (!(*mask & (1u << s)))
+			continue;
+		if (k != HOOKS_RELEASED)
+			*mask &= ~(1u << s);
+		fn = teardown_fn(&h->hooks[s], k);
+		if (fn)
+			fn(memcg, h->hooks[s].priv);
+	}
+}
+
 /*
  * Undo css_alloc for the sets that allocated, descending (kernel: css_create()'s
  * error path calls ss->css_free on the half-made css).
  */
 void msim__memcg_run_alloc_undo(struct msim_memcg *memcg)
 {
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if (!(memcg->alloc_mask & (1u << s)))
-			continue;
-		memcg->alloc_mask &= ~(1u << s);
-		if (h->hooks[s].css_alloc_undo)
-			h->hooks[s].css_alloc_undo(memcg, h->hooks[s].priv);
-	}
+	hooks_teardown(memcg, HOOKS_ALLOC_UNDO);
 }
 
 /* Offline hooks in ascending order, for the sets whose online ran (offline_css). */
 void msim__memcg_run_offline(struct msim_memcg *memcg)
 {
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(h, sorted);
-
-	for (i = 0; i < n; i++) {
-		unsigned int s = sorted[i];
-
-		if (!(memcg->online_mask & (1u << s)))
-			continue;
-		memcg->online_mask &= ~(1u << s);
-		if (h->hooks[s].css_offline)
-			h->hooks[s].css_offline(memcg, h->hooks[s].priv);
-	}
+	hooks_teardown(memcg, HOOKS_OFFLINE);
 }
 
-/*
- * css_released and css_free run in descending order (teardown mirrors setup:
- * the set that allocated first frees last), for the sets whose css_alloc ran.
- */
+/* kernel: css_release_work_fn() -> ss->css_released(); descending. */
 void msim__memcg_run_released(struct msim_memcg *memcg)
 {
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if ((memcg->alloc_mask & (1u << s)) && h->hooks[s].css_released)
-			h->hooks[s].css_released(memcg, h->hooks[s].priv);
-	}
+	hooks_teardown(memcg, HOOKS_RELEASED);
 }
 
+/* kernel: css_free_rwork_fn() -> ss->css_free(); descending. */
 void msim__memcg_run_free(struct msim_memcg *memcg)
 {
-	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int n = hooks_sorted(h, sorted);
-
-	while (n--) {
-		unsigned int s = sorted[n];
-
-		if (!(memcg->alloc_mask & (1u << s)))
-			continue;
-		memcg->alloc_mask &= ~(1u << s);
-		if (h->hooks[s].css_free)
-			h->hooks[s].css_free(memcg, h->hooks[s].priv);
-	}
+	hooks_teardown(memcg, HOOKS_FREE);
 }
 
 /* css_alloc of one hook set; marks it in alloc_mask on success. */
