@@ -228,38 +228,41 @@ static uint64_t hierarchical_limit(struct msim_memcg *memcg)
 	return (uint64_t)memory * MSIM_PAGE_SIZE;
 }
 
+/*
+ * One block of memcg1_stat_format(): the memcg's own values, or (total) the
+ * hierarchical ones under "total_" names; the kernel writes the two blocks as
+ * two copies of the same three loops.
+ */
+static void memcg1_stat_block(struct msim_memcg *memcg, struct sbuf *s, bool total)
+{
+	const char *pre = total ? "total_" : "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(memcg1_stats); i++)
+		sbuf_printf(s, "%s%s %" PRIu64 "\n", pre, memcg1_stats[i].name,
+			    total ? state_output(memcg, memcg1_stats[i].idx)
+				  : state_local_output(memcg, memcg1_stats[i].idx));
+	for (i = 0; i < ARRAY_SIZE(memcg1_events); i++)
+		sbuf_printf(s, "%s%s %lu\n", pre, msim_memcg_event_name(memcg1_events[i]),
+			    total ? msim_memcg_events(memcg, memcg1_events[i])
+				  : msim_memcg_events_local(memcg, memcg1_events[i]));
+	for (i = 0; i < ARRAY_SIZE(lru_lists); i++)
+		sbuf_printf(s, "%s%s %" PRIu64 "\n", pre, lru_lists[i].name,
+			    (uint64_t)(total ? msim_memcg_page_state(memcg, lru_lists[i].idx)
+					     : msim_memcg_page_state_local(memcg, lru_lists[i].idx)) *
+				    MSIM_PAGE_SIZE);
+}
+
 /* kernel: mm/memcontrol-v1.c memcg1_stat_format(). */
 static void memcg1_stat_format(struct msim_memcg *memcg, struct sbuf *s)
 {
-	size_t i;
-
 	msim_mem_cgroup_flush_stats(memcg);
 
-	for (i = 0; i < ARRAY_SIZE(memcg1_stats); i++)
-		sbuf_printf(s, "%s %" PRIu64 "\n", memcg1_stats[i].name,
-			    state_local_output(memcg, memcg1_stats[i].idx));
-	for (i = 0; i < ARRAY_SIZE(memcg1_events); i++)
-		sbuf_printf(s, "%s %lu\n", msim_memcg_event_name(memcg1_events[i]),
-			    msim_memcg_events_local(memcg, memcg1_events[i]));
-	for (i = 0; i < ARRAY_SIZE(lru_lists); i++)
-		sbuf_printf(s, "%s %" PRIu64 "\n", lru_lists[i].name,
-			    (uint64_t)msim_memcg_page_state_local(memcg, lru_lists[i].idx) *
-				    MSIM_PAGE_SIZE);
-
+	memcg1_stat_block(memcg, s, false);
 	sbuf_printf(s, "hierarchical_memory_limit %" PRIu64 "\n", hierarchical_limit(memcg));
 	sbuf_printf(s, "hierarchical_memsw_limit %" PRIu64 "\n",
 		    (uint64_t)MSIM_PAGE_COUNTER_MAX * MSIM_PAGE_SIZE);
-
-	for (i = 0; i < ARRAY_SIZE(memcg1_stats); i++)
-		sbuf_printf(s, "total_%s %" PRIu64 "\n", memcg1_stats[i].name,
-			    state_output(memcg, memcg1_stats[i].idx));
-	for (i = 0; i < ARRAY_SIZE(memcg1_events); i++)
-		sbuf_printf(s, "total_%s %lu\n", msim_memcg_event_name(memcg1_events[i]),
-			    msim_memcg_events(memcg, memcg1_events[i]));
-	for (i = 0; i < ARRAY_SIZE(lru_lists); i++)
-		sbuf_printf(s, "total_%s %" PRIu64 "\n", lru_lists[i].name,
-			    (uint64_t)msim_memcg_page_state(memcg, lru_lists[i].idx) *
-				    MSIM_PAGE_SIZE);
+	memcg1_stat_block(memcg, s, true);
 }
 
 /* kernel: mm/memcontrol.c memory_stat_show() -> memory_stat_format(). */
