@@ -84,6 +84,13 @@ struct msim_scenario {
 /* A host for a scripted run: created from cfg and made the current host. */
 int msim_scn_host_new(const struct msim_config *cfg, struct msim **out);
 
+/*
+ * For a configure hook: 0 when cfg has at least n CPUs, else -EINVAL and
+ * "NAME needs at least n CPUs" in err.
+ */
+int msim_scn_need_cpus(const struct msim_config *cfg, unsigned int n, const char *name,
+		       char *err, size_t errlen);
+
 /* A script's narrative on the host and state s->target.setup() made. */
 typedef int (*msim_scn_body_fn)(struct msim *m, void *state, struct msim_scn_report *rep);
 

@@ -169,6 +169,15 @@ int msim_scn_host_new(const struct msim_config *cfg, struct msim **out)
 	return ret;
 }
 
+int msim_scn_need_cpus(const struct msim_config *cfg, unsigned int n, const char *name,
+		       char *err, size_t errlen)
+{
+	if (cfg->nr_cpus >= n)
+		return 0;
+	snprintf(err, errlen, "%s needs at least %u CPUs", name, n);
+	return -EINVAL;
+}
+
 int msim_scn_script_run(const struct msim_scenario *s, const struct msim_config *cfg,
 			msim_scn_body_fn body, struct msim_scn_report *rep)
 {

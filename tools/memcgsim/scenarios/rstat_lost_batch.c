@@ -261,11 +261,7 @@ static int lb_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 
 static int lb_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	if (cfg->nr_cpus < 3) {
-		snprintf(err, len, "rstat-lost-batch needs at least 3 CPUs");
-		return -EINVAL;
-	}
-	return 0;
+	return msim_scn_need_cpus(cfg, 3, "rstat-lost-batch", err, len);
 }
 
 static bool lb_expect(const struct msim_config *cfg)

@@ -178,11 +178,7 @@ out:
 
 static int rw_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	if (cfg->nr_cpus < 3) {
-		snprintf(err, len, "rstat-ratelimit-window needs at least 3 CPUs");
-		return -EINVAL;
-	}
-	return 0;
+	return msim_scn_need_cpus(cfg, 3, "rstat-ratelimit-window", err, len);
 }
 
 static bool rw_expect(const struct msim_config *cfg)

@@ -113,13 +113,6 @@ static int s1_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	return msim_scn_script_run(&shrinker_bit_recount, cfg, s1_body, rep);
 }
 
-static int s1_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	if (cfg->nr_cpus < 2)
-		cfg->nr_cpus = 2;
-	return 0;
-}
-
 static bool s1_expect(const struct msim_config *cfg)
 {
 	return cfg->variants.shrinker_recount == MSIM_OFF;
@@ -133,7 +126,7 @@ static const struct msim_scenario shrinker_bit_recount = {
 	.default_depth = 2,
 	.default_preemptions = 1,
 	.default_dfs_runs = 5000,
-	.configure = s1_configure,
+	.configure = shr_scn_configure,
 	.expect_violation = s1_expect,
 	.target = { .name = "shrinker-bit-recount", .setup = s1_setup, .check = s1_check,
 		    .teardown = s1_teardown },

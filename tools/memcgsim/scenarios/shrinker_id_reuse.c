@@ -133,13 +133,6 @@ static int s3_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	return msim_scn_script_run(&shrinker_id_reuse, cfg, s3_body, rep);
 }
 
-static int s3_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	if (cfg->nr_cpus < 2)
-		cfg->nr_cpus = 2;
-	return 0;
-}
-
 static bool s3_expect(const struct msim_config *cfg)
 {
 	return true; /* the kernel's behaviour, in every layout */
@@ -153,7 +146,7 @@ static const struct msim_scenario shrinker_id_reuse = {
 	.default_depth = 2,
 	.default_preemptions = 1,
 	.default_dfs_runs = 2000,
-	.configure = s3_configure,
+	.configure = shr_scn_configure,
 	.expect_violation = s3_expect,
 	.target = { .name = "shrinker-id-reuse", .setup = s3_setup, .check = s3_check,
 		    .teardown = s3_teardown },

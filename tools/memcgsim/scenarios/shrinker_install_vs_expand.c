@@ -184,8 +184,7 @@ static int s2_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 
 static int s2_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	if (cfg->nr_cpus < 2)
-		cfg->nr_cpus = 2;
+	shr_scn_configure(cfg, err, len);
 	cfg->nr_nodes = 1;
 	if (cfg->variants.shrinker_info == MSIM_SHRINKER_INFO_ARRAY)
 		cfg->variants.shrinker_info = MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND;

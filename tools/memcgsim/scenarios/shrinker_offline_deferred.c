@@ -133,13 +133,6 @@ static int s4_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	return msim_scn_script_run(&shrinker_offline_deferred, cfg, s4_body, rep);
 }
 
-static int s4_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	if (cfg->nr_cpus < 2)
-		cfg->nr_cpus = 2;
-	return 0;
-}
-
 static bool s4_expect(const struct msim_config *cfg)
 {
 	return true;
@@ -153,7 +146,7 @@ static const struct msim_scenario shrinker_offline_deferred = {
 	.default_depth = 2,
 	.default_preemptions = 1,
 	.default_dfs_runs = 3000,
-	.configure = s4_configure,
+	.configure = shr_scn_configure,
 	.expect_violation = s4_expect,
 	.target = { .name = "shrinker-offline-deferred", .setup = s4_setup,
 		    .check = s4_check, .teardown = s4_teardown },

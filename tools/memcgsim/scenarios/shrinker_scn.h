@@ -61,6 +61,14 @@ static inline void shr_scn_rcu_quiesce(void)
 	msim_synchronize_rcu();
 }
 
+/* configure: two CPUs at least (the race's two tasks run on CPUs 0 and 1). */
+static inline int shr_scn_configure(struct msim_config *cfg, char *err, size_t len)
+{
+	if (cfg->nr_cpus < 2)
+		cfg->nr_cpus = 2;
+	return 0;
+}
+
 /* A memcg-aware shrinker with a fixed count whose scan always stops. */
 struct shr_scn_fake {
 	unsigned long count;

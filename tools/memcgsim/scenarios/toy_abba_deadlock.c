@@ -95,11 +95,7 @@ static int abba_script(const struct msim_config *cfg, struct msim_scn_report *re
 
 static int abba_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	if (cfg->nr_cpus < 2) {
-		snprintf(err, len, "toy-abba-deadlock needs at least 2 CPUs");
-		return -EINVAL;
-	}
-	return 0;
+	return msim_scn_need_cpus(cfg, 2, "toy-abba-deadlock", err, len);
 }
 
 static bool abba_expect(const struct msim_config *cfg)

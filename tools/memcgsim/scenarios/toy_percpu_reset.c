@@ -127,11 +127,7 @@ static int toy_script(const struct msim_config *cfg, struct msim_scn_report *rep
 
 static int toy_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	if (cfg->nr_cpus < 2) {
-		snprintf(err, len, "toy-percpu-reset needs at least 2 CPUs");
-		return -EINVAL;
-	}
-	return 0;
+	return msim_scn_need_cpus(cfg, 2, "toy-percpu-reset", err, len);
 }
 
 static bool toy_expect(const struct msim_config *cfg)
