@@ -22,27 +22,12 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "unit_util.h"
+
 struct obj {
 	struct msim_list_head lru;
 	int id;
 };
-
-static struct msim *host_new(unsigned int nodes)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = 4;
-	cfg.nr_nodes = nodes;
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.variants.shrinker_info = MSIM_SHRINKER_INFO_XARRAY;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	assert_int_equal(msim_shrinker_init(m), 0);
-	return m;
-}
 
 static unsigned long noop_count(struct msim_shrinker *s, struct msim_shrink_control *sc)
 {
@@ -103,7 +88,7 @@ static enum msim_lru_status scripted(struct msim_list_head *item, struct msim_li
 
 static void walk_results(void **state)
 {
-	struct msim *m = host_new(1);
+	struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, 1);
 	struct msim_list_lru lru = { 0 };
 	struct obj o[6];
 	struct script sc = { .res = { MSIM_LRU_SKIP, MSIM_LRU_REMOVED, MSIM_LRU_ROTATE,
@@ -165,7 +150,7 @@ static enum msim_lru_status remove_all(struct msim_list_head *item, struct msim_
 
 static void walk_node_budget(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, 2);
 	struct msim_shrinker *s = aware_shrinker(m);
 	struct msim_list_lru lru = { 0 };
 	struct msim_memcg *a, *b;
@@ -201,7 +186,7 @@ static void walk_node_budget(void **state)
 
 static void first_add_sets_bit(void **state)
 {
-	struct msim *m = host_new(1);
+	struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, 1);
 	struct msim_shrinker *s = aware_shrinker(m);
 	struct msim_list_lru lru = { 0 };
 	struct msim_memcg *c;
@@ -235,7 +220,7 @@ static void first_add_sets_bit(void **state)
 static void lazy_lists(void **state)
 {
 	for (unsigned int nodes = 1; nodes <= 4; nodes *= 2) {
-		struct msim *m = host_new(nodes);
+		struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, nodes);
 		struct msim_shrinker *s = aware_shrinker(m);
 		struct msim_list_lru lru = { 0 };
 		struct msim_memcg *p, *c;
@@ -271,7 +256,7 @@ static void lazy_lists(void **state)
 
 static void not_memcg_aware(void **state)
 {
-	struct msim *m = host_new(1);
+	struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, 1);
 	struct msim_shrinker *s = aware_shrinker(m);
 	struct msim_list_lru lru = { 0 };
 	struct msim_memcg *c;

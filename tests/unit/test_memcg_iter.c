@@ -26,27 +26,7 @@
 
 #include "memcg/memcg_internal.h"
 
-static struct msim *host_new(unsigned int cpus)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	cfg.mode = MSIM_DETERMINISTIC;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	return m;
-}
-
-static struct msim_memcg *mkdir_ok(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *memcg = NULL;
-
-	assert_int_equal(msim_memcg_create(parent, name, &memcg), 0);
-	return memcg;
-}
+#include "unit_util.h"
 
 /* Names of a full walk from root, space separated. */
 static const char *walk(struct msim_memcg *root)
@@ -70,16 +50,16 @@ struct tree {
 static void tree_build(struct msim *m, struct tree *t)
 {
 	t->root = msim_root_mem_cgroup(m);
-	t->a = mkdir_ok(t->root, "a");
-	t->b = mkdir_ok(t->root, "b");
-	t->a1 = mkdir_ok(t->a, "a1");
-	t->b1 = mkdir_ok(t->b, "b1");
-	t->a2 = mkdir_ok(t->a, "a2");
+	t->a = unit_mkdir(t->root, "a");
+	t->b = unit_mkdir(t->root, "b");
+	t->a1 = unit_mkdir(t->a, "a1");
+	t->b1 = unit_mkdir(t->b, "b1");
+	t->a2 = unit_mkdir(t->a, "a2");
 }
 
 static void preorder(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct tree t;
 
 	tree_build(m, &t);
@@ -91,7 +71,7 @@ static void preorder(void **state)
 
 static void rmdired_visible_until_released(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct tree t;
 
 	tree_build(m, &t);
@@ -110,7 +90,7 @@ static void rmdired_visible_until_released(void **state)
 
 static void stand_on_rmdired(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *pos;
 	struct tree t;
 
@@ -167,13 +147,13 @@ static int pin_then_fail(struct msim_memcg *memcg, void *priv)
  */
 static void stand_on_unlinked(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *x = NULL, *y, *pos;
 	struct msim_memcg_hooks hk = { .name = "pin", .order = 1, .css_online = pin_then_fail };
 
 	hk.priv = root;
 	assert_int_equal(msim_memcg_register_hooks(m, &hk), 0); /* runs on the root */
-	mkdir_ok(root, "a");
+	unit_mkdir(root, "a");
 	pin_enabled = true;
 	assert_int_equal(msim_memcg_create(root, "x", &x), -EIO);
 	assert_non_null(pinned);
@@ -182,7 +162,7 @@ static void stand_on_unlinked(void **state)
 	/* Bad side: the unlinked node's own next pointer leads nowhere. */
 	assert_null(__atomic_load_n(&pinned->next_sibling, __ATOMIC_ACQUIRE));
 	pin_enabled = false;
-	y = mkdir_ok(root, "y");
+	y = unit_mkdir(root, "y");
 	/* Fixed side: the serial order gives y. */
 	pos = msim_mem_cgroup_iter(root, pinned);
 	assert_ptr_equal(pos, y);
@@ -194,7 +174,7 @@ static void stand_on_unlinked(void **state)
 
 static void iter_break_drops_ref(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg_counts c;
 	struct msim_memcg *pos;
 	struct tree t;
@@ -216,14 +196,14 @@ static void iter_break_drops_ref(void **state)
 
 static void many_cgroups(void **state)
 {
-	struct msim *m = host_new(2);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *pos = NULL, *parent = root;
 	uint64_t expect = 0;
 	unsigned int i, n = 0;
 
 	/* 40 parents with 49 children each: 2000 memcgs below the root. */
 	for (i = 0; i < 2000; i++) {
-		struct msim_memcg *x = mkdir_ok(i % 50 ? parent : root, NULL);
+		struct msim_memcg *x = unit_mkdir(i % 50 ? parent : root, NULL);
 
 		if (i % 50 == 0)
 			parent = x;

@@ -32,31 +32,9 @@
 
 #include "memcg/memcg_internal.h"
 
+#include "unit_util.h"
+
 /* ---- helpers ---- */
-
-static struct msim *host_new(unsigned int cpus, unsigned int nodes)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	cfg.nr_nodes = nodes;
-	cfg.mode = MSIM_DETERMINISTIC;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	return m;
-}
-
-static struct msim_memcg *mkdir_ok(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *memcg = NULL;
-
-	assert_int_equal(msim_memcg_create(parent, name, &memcg), 0);
-	assert_non_null(memcg);
-	return memcg;
-}
 
 /* ---- a fake subsystem that records its calls ---- */
 
@@ -116,7 +94,7 @@ static int register_fake(struct msim *m, const char *name, int order)
 /* Sets registered out of order, two with the same order (kept in registration order). */
 static struct msim *host_with_fakes(void)
 {
-	struct msim *m = host_new(4, 1);
+	struct msim *m = unit_host(4, 1);
 
 	assert_int_equal(register_fake(m, "c50", 50), 0);
 	assert_int_equal(register_fake(m, "a10", 10), 1);
@@ -135,7 +113,7 @@ static void hook_order(void **state)
 	assert_string_equal(hook_log, "a10:alloc b30:alloc d30:alloc c50:alloc "
 				      "a10:online b30:online d30:online c50:online");
 	hook_log[0] = 0;
-	a = mkdir_ok(root, "a");
+	a = unit_mkdir(root, "a");
 	assert_string_equal(hook_log, "a10:alloc b30:alloc d30:alloc c50:alloc "
 				      "a10:online b30:online d30:online c50:online");
 	hook_log[0] = 0;
@@ -175,7 +153,7 @@ static void online_failure_undo(void **state)
 	assert_int_equal(c.freed_total, 0);
 	/* The reserved id went back: the next mkdir gets 2. */
 	fail_online_of = 0;
-	x = mkdir_ok(root, "y");
+	x = unit_mkdir(root, "y");
 	assert_int_equal(msim_mem_cgroup_private_id(x), 2);
 	msim_destroy(m);
 }
@@ -190,7 +168,7 @@ static void alloc_failure_undo(void **state)
 	assert_int_equal(msim_memcg_create(root, "x", &x), -ENOMEM);
 	assert_string_equal(hook_log, "a10:alloc b30:alloc! a10:undo");
 	fail_alloc_of = 0;
-	x = mkdir_ok(root, "y");
+	x = unit_mkdir(root, "y");
 	assert_int_equal(msim_mem_cgroup_private_id(x), 2);
 	assert_int_equal(msim_memcg_serial(x), 1);
 	msim_destroy(m);
@@ -207,7 +185,7 @@ static int late_alloc(struct msim_memcg *memcg, void *priv)
 
 static void late_hooks_run_on_root(void **state)
 {
-	struct msim *m = host_new(2, 1);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m);
 	static char data[] = "late data";
 	struct msim_memcg_hooks hk = { .name = "late", .order = 1, .priv = data,
@@ -222,15 +200,15 @@ static void late_hooks_run_on_root(void **state)
 
 static void private_id_reuse(void **state)
 {
-	struct msim *m = host_new(4, 1);
+	struct msim *m = unit_host(4, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a, *b, *c, *d;
 
 	assert_int_equal(msim_mem_cgroup_private_id(root), 1);
 	assert_int_equal(msim_memcg_kmemcg_id(root), -1);
 	assert_true(msim_mem_cgroup_is_root(root));
-	a = mkdir_ok(root, "a");
-	b = mkdir_ok(root, "b");
-	c = mkdir_ok(root, "c");
+	a = unit_mkdir(root, "a");
+	b = unit_mkdir(root, "b");
+	c = unit_mkdir(root, "c");
 	assert_int_equal(msim_mem_cgroup_private_id(a), 2);
 	assert_int_equal(msim_mem_cgroup_private_id(b), 3);
 	assert_int_equal(msim_mem_cgroup_private_id(c), 4);
@@ -243,7 +221,7 @@ static void private_id_reuse(void **state)
 	msim_rcu_read_lock();
 	assert_null(msim_mem_cgroup_from_private_id(m, 3));
 	msim_rcu_read_unlock();
-	d = mkdir_ok(root, "d");
+	d = unit_mkdir(root, "d");
 	assert_int_equal(msim_mem_cgroup_private_id(d), 3);
 	assert_int_equal(msim_memcg_kmemcg_id(d), 3);
 	assert_int_equal(msim_memcg_serial(d), 4); /* serials are never reused */
@@ -255,11 +233,11 @@ static void private_id_reuse(void **state)
 
 static void private_id_ref(void **state)
 {
-	struct msim *m = host_new(4, 1);
+	struct msim *m = unit_host(4, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a, *b;
 	struct msim_memcg_counts c;
 
-	a = mkdir_ok(root, "a");
+	a = unit_mkdir(root, "a");
 	msim_mem_cgroup_private_id_get(a); /* a swap entry records a's id */
 	assert_int_equal(msim_memcg_rmdir(a), 0);
 	assert_int_equal(msim_memcg_state(a), MSIM_MEMCG_OFFLINE);
@@ -267,7 +245,7 @@ static void private_id_ref(void **state)
 	msim_rcu_read_lock();
 	assert_ptr_equal(msim_mem_cgroup_from_private_id(m, 2), a);
 	msim_rcu_read_unlock();
-	b = mkdir_ok(root, "b");
+	b = unit_mkdir(root, "b");
 	assert_int_equal(msim_mem_cgroup_private_id(b), 3);
 	msim_mem_cgroup_private_id_put(a); /* the swap entry goes */
 	assert_int_equal(msim_mem_cgroup_private_id(a), 0);
@@ -281,12 +259,12 @@ static void private_id_ref(void **state)
 
 static void rmdir_ebusy_einval(void **state)
 {
-	struct msim *m = host_new(4, 1);
+	struct msim *m = unit_host(4, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *p, *ch, *x = NULL;
 	struct msim_memcg_counts c;
 
-	p = mkdir_ok(root, "p");
-	ch = mkdir_ok(p, "ch");
+	p = unit_mkdir(root, "p");
+	ch = unit_mkdir(p, "ch");
 	assert_int_equal(msim_memcg_rmdir(p), -EBUSY);
 	assert_false(msim_css_is_dying(p));
 	assert_int_equal(msim_memcg_rmdir(root), -EINVAL);
@@ -314,11 +292,11 @@ static void rmdir_ebusy_einval(void **state)
 
 static void states_and_refs(void **state)
 {
-	struct msim *m = host_new(4, 1);
+	struct msim *m = unit_host(4, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a;
 	struct msim_memcg_counts c;
 
-	a = mkdir_ok(root, "a");
+	a = unit_mkdir(root, "a");
 	assert_int_equal(msim_memcg_state(a), MSIM_MEMCG_ONLINE);
 	assert_true(msim_mem_cgroup_online(a));
 	assert_true(msim_css_tryget_online(a));
@@ -352,7 +330,7 @@ static void states_and_refs(void **state)
 /* Root holds id 1; 65534 children take 2..65535; the next mkdir finds no id. */
 static void enospc_at_65535(void **state)
 {
-	struct msim *m = host_new(2, 1);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *x = NULL, *victim = NULL;
 	struct msim_memcg_counts c;
 	unsigned int i;
@@ -375,14 +353,14 @@ static void enospc_at_65535(void **state)
 
 static void freed_handle_caught(void **state)
 {
-	struct msim *m = host_new(2, 1);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a;
 
 	if (!msim__memcg_quarantine_enabled()) {
 		msim_destroy(m);
 		skip(); /* NDEBUG build: freed memcgs go back to malloc */
 	}
-	a = mkdir_ok(root, "a");
+	a = unit_mkdir(root, "a");
 	assert_true(msim__memcg_check(a));
 	assert_int_equal(msim_memcg_rmdir(a), 0);
 	assert_true(msim__memcg_check(a)); /* released, free pending a grace period */
@@ -399,13 +377,13 @@ static void freed_handle_caught(void **state)
  */
 static void kmem_charged(void **state)
 {
-	struct msim *m = host_new(4, 2);
+	struct msim *m = unit_host(4, 2);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a;
 	struct msim__memcg_host *h = root->h;
 	struct msim_kmem_cache_info ci, pi;
 
-	a = mkdir_ok(root, "a");
-	mkdir_ok(a, "b");
+	a = unit_mkdir(root, "a");
+	unit_mkdir(a, "b");
 	msim_kmem_cache_info(h->memcg_cache, &ci);
 	msim_kmem_cache_info(h->pn_cache, &pi);
 	assert_int_equal(ci.object_size, 2320);
@@ -466,7 +444,7 @@ static void task_rmdir_waits_gp(void **state)
 	struct reader_arg r = { .m = m };
 	struct msim_task *tr, *tw;
 
-	a = mkdir_ok(root, "a");
+	a = unit_mkdir(root, "a");
 	r.id = msim_mem_cgroup_private_id(a);
 	tr = msim_task_create(m, "reader", 0, reader_fn, &r);
 	tw = msim_task_create(m, "rmdir", 1, rmdir_fn, a);
@@ -490,12 +468,12 @@ static void task_rmdir_waits_gp(void **state)
 
 static void driver_rmdir(void **state)
 {
-	struct msim *m = host_new(2, 1);
+	struct msim *m = unit_host(2, 1);
 	struct msim_memcg *root = msim_root_mem_cgroup(m), *a, *b;
 	struct msim_memcg_counts c;
 
-	a = mkdir_ok(root, "a");
-	b = mkdir_ok(a, "b");
+	a = unit_mkdir(root, "a");
+	b = unit_mkdir(a, "b");
 	assert_int_equal(msim_memcg_level(b), 2);
 	assert_int_equal(msim_memcg_rmdir(b), 0);
 	assert_int_equal(msim_memcg_rmdir(a), 0);

@@ -34,35 +34,23 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "unit_util.h"
+
 static char text[16384];
 
 static struct msim *host_new(unsigned int cpus, unsigned int nodes, enum msim_cgroup_version v,
 			     enum msim_root_lruvec_read rl)
 {
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
+	struct msim_config cfg = unit_config(cpus, nodes);
+	struct msim *m;
 
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	cfg.nr_nodes = nodes;
 	cfg.cgroup_version = v;
 	cfg.variants.root_lruvec_read = rl;
-	cfg.mode = MSIM_DETERMINISTIC;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
+	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(m, NULL), 0);
 	assert_int_equal(msim_charge_init(m), 0);
 	msim_rstat_periodic_flush_enable(m, false);
 	return m;
-}
-
-static struct msim_memcg *mkdir_ok(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *memcg = NULL;
-
-	assert_int_equal(msim_memcg_create(parent, name, &memcg), 0);
-	return memcg;
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -120,7 +108,7 @@ static const char *const v2_keys[] = {
 static void v2_keys_in_order(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	char *line, *save = NULL;
 	size_t i = 0;
 	int len;
@@ -164,7 +152,7 @@ static void check_populated_v2(void)
 static void v2_units(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	uint64_t v;
 
 	(void)state;
@@ -180,8 +168,8 @@ static void v2_units(void **state)
 static void v2_hierarchical(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-	struct msim_memcg *c = mkdir_ok(p, "c");
+	struct msim_memcg *p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 
 	(void)state;
 	populate(m, c);
@@ -195,7 +183,7 @@ static void v2_hierarchical(void **state)
 static void v2_gated_staleness(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_lruvec *l = msim_mem_cgroup_lruvec(m, a, 0);
 
 	(void)state;
@@ -217,7 +205,7 @@ static void v2_gated_staleness(void **state)
 static void v2_numa_stat(void **state)
 {
 	struct msim *m = host_new(4, 2, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	int len;
 
 	(void)state;
@@ -242,7 +230,7 @@ static void v2_numa_stat(void **state)
 static void root_numa(enum msim_root_lruvec_read rl, const char *anon_line, const char *slab_line)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, rl);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 
 	populate(m, a);
 	/* Untracked memory: the node counters only (no memcg owns it). */
@@ -267,8 +255,8 @@ static void root_numa_stat_node(void **state)
 static void v1_stat(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V1, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-	struct msim_memcg *c = mkdir_ok(p, "c");
+	struct msim_memcg *p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 
 	(void)state;
 	assert_int_equal(msim_memory_max_write(p, "1G"), 0);
@@ -295,8 +283,8 @@ static void v1_stat(void **state)
 static void v1_numa_stat(void **state)
 {
 	struct msim *m = host_new(4, 2, MSIM_CGROUP_V1, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-	struct msim_memcg *c = mkdir_ok(p, "c");
+	struct msim_memcg *p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 
 	(void)state;
 	populate(m, c);
@@ -313,7 +301,7 @@ static void v1_numa_stat(void **state)
 static void truncation(void **state)
 {
 	struct msim *m = host_new(4, 1, MSIM_CGROUP_V2, MSIM_ROOT_LRUVEC_READ_RSTAT);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	char small[16];
 	int full, len;
 	uint64_t v;

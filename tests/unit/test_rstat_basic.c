@@ -32,31 +32,21 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "unit_util.h"
+
 static struct msim *host(unsigned int cpus, unsigned int nodes, const char *variant,
 			 enum msim_cgroup_version v)
 {
-	struct msim_config cfg;
+	struct msim_config cfg = unit_config(cpus, nodes);
 	struct msim *m;
 	char err[256];
 
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	cfg.nr_nodes = nodes;
 	cfg.cgroup_version = v;
 	if (variant)
 		assert_int_equal(msim_variant_set(&cfg.variants, variant, err, sizeof(err)), 0);
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
+	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(m, NULL), 0);
 	return m;
-}
-
-static struct msim_memcg *mkdir_(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *c;
-
-	assert_int_equal(msim_memcg_create(parent, name, &c), 0);
-	return c;
 }
 
 /* Run fn on CPU cpu in a task (deterministic, alone). */
@@ -110,7 +100,7 @@ static void units(void **st)
 static void batching(void **st)
 {
 	struct msim *m = host(4, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 	struct upd u = { a, MSIM_NR_FILE_PAGES, 1, 63 };
 
 	on_cpu(m, 1, upd_fn, &u);
@@ -135,7 +125,7 @@ static void batching(void **st)
 static void threshold(void **st)
 {
 	struct msim *m = host(4, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 	struct upd u = { a, MSIM_NR_FILE_PAGES, 64, 4 };
 
 	assert_int_equal(msim_memcg_flush_threshold(m), 256);
@@ -178,8 +168,9 @@ static void conservation(void **st)
 {
 	struct msim *m = host(4, 1, NULL, MSIM_CGROUP_V2);
 	struct msim_memcg *root = msim_root_mem_cgroup(m);
-	struct msim_memcg *a = mkdir_(root, "a"), *b = mkdir_(root, "b");
-	struct msim_memcg *a1 = mkdir_(a, "a1"), *a2 = mkdir_(a, "a2"), *a11 = mkdir_(a1, "a11");
+	struct msim_memcg *a = unit_mkdir(root, "a"), *b = unit_mkdir(root, "b");
+	struct msim_memcg *a1 = unit_mkdir(a, "a1"), *a2 = unit_mkdir(a, "a2");
+	struct msim_memcg *a11 = unit_mkdir(a1, "a11");
 	struct mix x[4];
 	/* sum over CPUs of (cpu+1) is 10 */
 	long self[6];
@@ -219,7 +210,7 @@ static void subtree_flush(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
 	struct msim_memcg *root = msim_root_mem_cgroup(m);
-	struct msim_memcg *p = mkdir_(root, "p"), *c = mkdir_(p, "c");
+	struct msim_memcg *p = unit_mkdir(root, "p"), *c = unit_mkdir(p, "c");
 	struct upd u = { c, MSIM_NR_ANON_MAPPED, 5, 3 };
 
 	on_cpu(m, 1, upd_fn, &u);
@@ -240,7 +231,7 @@ static void subtree_flush(void **st)
 static void lruvec_and_node(void **st)
 {
 	struct msim *m = host(2, 2, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 	struct msim_lruvec *l0 = msim_mem_cgroup_lruvec(m, a, 0);
 	struct msim_lruvec *l1 = msim_mem_cgroup_lruvec(m, a, 1);
 
@@ -271,7 +262,7 @@ static void lruvec_and_node(void **st)
 static void root_lruvec_node(void **st)
 {
 	struct msim *m = host(2, 1, "root-lruvec-read=node", MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 	struct msim_lruvec *la = msim_mem_cgroup_lruvec(m, a, 0);
 	struct msim_lruvec *lr = msim_mem_cgroup_lruvec(m, root, 0);
 
@@ -289,7 +280,7 @@ static void root_lruvec_node(void **st)
 static void clamp(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 
 	msim_mod_memcg_state(a, MSIM_NR_SHMEM, -5);
 	msim_css_rstat_flush(root);
@@ -302,7 +293,7 @@ static void clamp(void **st)
 static void events(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 
 	assert_int_equal(msim_count_memcg_events(a, MSIM_ZSWPOUT, 70), 0);
 	assert_int_equal(msim_memcg_stats_updates(a), 70);
@@ -316,7 +307,7 @@ static void events(void **st)
 static void ratelimited(void **st)
 {
 	struct msim *m = host(1, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = mkdir_(root, "a");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a = unit_mkdir(root, "a");
 	struct msim_rstat_counters c;
 
 	msim_rstat_periodic_flush_enable(m, false);
@@ -342,8 +333,8 @@ static void ratelimited(void **st)
 static void rmdir_release(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = mkdir_(root, "p");
-	struct msim_memcg *c = mkdir_(p, "c");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = unit_mkdir(root, "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 	struct upd u = { c, MSIM_NR_FILE_PAGES, 11, 2 };
 	struct msim_memcg_counts n;
 
@@ -364,8 +355,8 @@ static void rmdir_release(void **st)
 static void dying_redirect_v1(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V1);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = mkdir_(root, "p");
-	struct msim_memcg *c = mkdir_(p, "c");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = unit_mkdir(root, "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 	struct msim_rstat_counters k;
 
 	assert_true(msim_rstat_dying_redirect_active(m));
@@ -398,8 +389,8 @@ static void flush_root_fn(void *arg)
 static void deferred_exit(void **st)
 {
 	struct msim *m = host(2, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = mkdir_(root, "p");
-	struct msim_memcg *c = mkdir_(p, "c");
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *p = unit_mkdir(root, "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 	struct upd u = { c, MSIM_NR_FILE_PAGES, 7, 3 };
 	struct msim_memcg_counts n;
 	struct msim_task *f;
@@ -430,11 +421,9 @@ static void lazy_attach(void **st)
 	struct msim_config cfg;
 	struct msim *m;
 	struct msim_memcg *a, *b;
-	char err[256];
 
 	msim_config_init(&cfg);
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
+	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_memcg_create(msim_root_mem_cgroup(m), "a", &a), 0);
 	assert_int_equal(msim_memcg_create(a, "b", &b), 0);
 	assert_false(msim_rstat_attached(m));
@@ -455,7 +444,7 @@ static void lazy_attach(void **st)
 static void params(void **st)
 {
 	struct msim *m = host(4, 1, NULL, MSIM_CGROUP_V2);
-	struct msim_memcg *a = mkdir_(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_rstat_params p;
 
 	msim_rstat_params_init(&p);

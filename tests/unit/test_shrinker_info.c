@@ -24,22 +24,7 @@
 
 #include <memcgsim/memcgsim.h>
 
-static struct msim *host_new(enum msim_shrinker_info_layout l, unsigned int nodes)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = 4;
-	cfg.nr_nodes = nodes;
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.variants.shrinker_info = l;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	assert_int_equal(msim_shrinker_init(m), 0);
-	return m;
-}
+#include "unit_util.h"
 
 /* N memcg-aware shrinkers, allocated (ids 0..N-1); returned for freeing. */
 static struct msim_shrinker **alloc_n(struct msim *m, int n)
@@ -107,7 +92,7 @@ static void table_2_9_array(void **state)
 {
 	for (unsigned int nodes = 1; nodes <= 2; nodes++) {
 		for (size_t t = 0; t < 4; t++) {
-			struct msim *m = host_new(MSIM_SHRINKER_INFO_ARRAY, nodes);
+			struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_ARRAY, nodes);
 			struct msim_shrinker **v = alloc_n(m, table_n[t]);
 			struct msim_shrinker_info_bytes b;
 			struct msim_memcg *c;
@@ -130,7 +115,7 @@ static void table_2_9_unit_cache(void **state)
 {
 	for (unsigned int nodes = 1; nodes <= 2; nodes++) {
 		for (size_t t = 0; t < 4; t++) {
-			struct msim *m = host_new(MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE, nodes);
+			struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE, nodes);
 			struct msim_shrinker **v = alloc_n(m, table_n[t]);
 			struct msim_shrinker_info_bytes b;
 			struct msim_memcg *c;
@@ -154,7 +139,7 @@ static void on_demand_empty(void **state)
 {
 	for (unsigned int nodes = 1; nodes <= 2; nodes++) {
 		for (size_t t = 0; t < 4; t++) {
-			struct msim *m = host_new(MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND, nodes);
+			struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND, nodes);
 			struct msim_shrinker **v = alloc_n(m, table_n[t]);
 			struct msim_memcg *c;
 			uint64_t hdr, units;
@@ -167,7 +152,7 @@ static void on_demand_empty(void **state)
 			assert_int_equal(msim_memcg_rmdir(c), 0);
 			msim_destroy(m);
 
-			m = host_new(MSIM_SHRINKER_INFO_XARRAY, nodes);
+			m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, nodes);
 			v = alloc_n(m, table_n[t]);
 			uint64_t xa0 = msim_kmem_owner_bytes(m, "shrinker_info_xa");
 			struct msim_shrinker_info_bytes b;
@@ -187,7 +172,7 @@ static void on_demand_empty(void **state)
 
 static void nr_max_steps(void **state)
 {
-	struct msim *m = host_new(MSIM_SHRINKER_INFO_XARRAY, 1);
+	struct msim *m = unit_shrinker_host(MSIM_SHRINKER_INFO_XARRAY, 1);
 	struct msim_shrinker **v = alloc_n(m, 65), *s;
 
 	assert_int_equal(msim_shrinker_nr_max(m), 128);
@@ -206,7 +191,7 @@ static void nr_max_steps(void **state)
 static void expansion_shares_units(void **state)
 {
 	for (int l = 0; l < 4; l++) {
-		struct msim *m = host_new((enum msim_shrinker_info_layout)l, 1);
+		struct msim *m = unit_shrinker_host((enum msim_shrinker_info_layout)l, 1);
 		struct msim_shrinker **v = alloc_n(m, 3);
 		struct msim_memcg *c;
 
@@ -231,7 +216,7 @@ static void expansion_shares_units(void **state)
 static void root_keeps_units(void **state)
 {
 	for (int l = 0; l < 4; l++) {
-		struct msim *m = host_new((enum msim_shrinker_info_layout)l, 2);
+		struct msim *m = unit_shrinker_host((enum msim_shrinker_info_layout)l, 2);
 		struct msim_shrinker **v = alloc_n(m, 130);
 		struct msim_memcg *root = msim_root_mem_cgroup(m);
 
@@ -246,7 +231,7 @@ static void root_keeps_units(void **state)
 static void expansion_visits(void **state)
 {
 	for (int l = 0; l < 4; l++) {
-		struct msim *m = host_new((enum msim_shrinker_info_layout)l, 2);
+		struct msim *m = unit_shrinker_host((enum msim_shrinker_info_layout)l, 2);
 		struct msim_memcg *c[5];
 		struct msim_shrinker_stats st;
 		struct msim_shrinker **v;

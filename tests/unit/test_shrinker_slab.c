@@ -30,30 +30,13 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "unit_util.h"
+
+/* Misuse warnings are expected (bad arguments are tested): keep them quiet. */
 static struct msim *host_new(enum msim_shrinker_info_layout l, unsigned int nodes)
 {
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
 	setenv("MSIM_QUIET_MISUSE", "1", 1);
-	msim_config_init(&cfg);
-	cfg.nr_cpus = 4;
-	cfg.nr_nodes = nodes;
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.variants.shrinker_info = l;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	assert_int_equal(msim_shrinker_init(m), 0);
-	return m;
-}
-
-static struct msim_memcg *mkdir_ok(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *c = NULL;
-
-	assert_int_equal(msim_memcg_create(parent, name, &c), 0);
-	return c;
+	return unit_shrinker_host(l, nodes);
 }
 
 /* ---- a fake shrinker with scripted count results ---- */
@@ -102,7 +85,7 @@ static void zero_keeps_bit(void **state)
 		struct msim *m = host_new((enum msim_shrinker_info_layout)l, 1);
 		struct fake f = { .count = { 0, 0, 0, 0 } };
 		struct msim_shrinker *s = fake_new(m, MSIM_SHRINKER_MEMCG_AWARE, &f);
-		struct msim_memcg *c = mkdir_ok(msim_root_mem_cgroup(m), "c");
+		struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
 		struct msim_shrinker_stats st;
 
 		assert_int_equal(msim_shrinker_unit_install(c, 0, s->id), 0);
@@ -132,7 +115,7 @@ static void recount_resets_bit(void **state)
 	struct msim *m = host_new(MSIM_SHRINKER_INFO_XARRAY, 1);
 	struct fake f = { .count = { MSIM_SHRINK_EMPTY, 5, 5, 5 } };
 	struct msim_shrinker *s = fake_new(m, MSIM_SHRINKER_MEMCG_AWARE, &f);
-	struct msim_memcg *c = mkdir_ok(msim_root_mem_cgroup(m), "c");
+	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
 	struct msim_shrinker_stats st;
 
 	assert_int_equal(msim_shrinker_unit_install(c, 0, s->id), 0);
@@ -154,7 +137,7 @@ static void deferred_arithmetic(void **state)
 	struct msim_shrinker *s = fake_new(m, MSIM_SHRINKER_MEMCG_AWARE, &f);
 	struct fake g = { .count = { 300, 300, 300, 300 } };
 	struct msim_shrinker *gs = fake_new(m, 0, &g);
-	struct msim_memcg *c = mkdir_ok(msim_root_mem_cgroup(m), "c");
+	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
 	struct msim_shrink_control sc = { .nid = 0, .memcg = c };
 
 	/* priority 0: delta = 1000 * 4 / 2 = 2000, total_scan 2000, scan stops at once */
@@ -191,8 +174,8 @@ static void dying_redirect(void **state)
 		assert_int_equal(msim_sb_mount(m, "t", &sb), 0);
 		lru = msim_sb_lru(sb, MSIM_SB_DENTRY);
 		id = msim_sb_shrinker(sb)->id;
-		p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-		c = mkdir_ok(p, "c");
+		p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+		c = unit_mkdir(p, "c");
 		assert_int_equal(msim_sb_alloc_objects(sb, c, 1, MSIM_SB_DENTRY, 7), 0);
 		assert_true(msim_memcg_list_lru_allocated(p, lru)); /* ancestors first */
 		assert_true(msim_shrinker_test_bit(c, 1, id));
@@ -248,8 +231,8 @@ static void dead_marker(void **state)
 
 	assert_int_equal(msim_sb_mount(m, "t", &sb), 0);
 	lru = msim_sb_lru(sb, MSIM_SB_INODE);
-	p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-	c = mkdir_ok(p, "c");
+	p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	c = unit_mkdir(p, "c");
 	assert_int_equal(msim_sb_alloc_objects(sb, c, 0, MSIM_SB_INODE, 3), 0);
 	msim_css_get(c);
 	a.memcg = c;
@@ -357,7 +340,7 @@ static void superblock_cycle(void **state)
 		for (i = 0; i < 3; i++)
 			assert_int_equal(msim_sb_mount(m, "sb", &sb[i]), 0);
 		for (i = 0; i < 4; i++)
-			c[i] = mkdir_ok(i ? c[i - 1] : msim_root_mem_cgroup(m), "c");
+			c[i] = unit_mkdir(i ? c[i - 1] : msim_root_mem_cgroup(m), "c");
 		for (i = 0; i < 4; i++) {
 			assert_int_equal(msim_sb_alloc_objects(sb[i % 3], c[i], i % 2, MSIM_SB_DENTRY,
 							       100 + i), 0);

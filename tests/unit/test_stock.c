@@ -34,30 +34,17 @@
 #include <memcgsim/charge.h>
 #include <memcgsim/memcgsim.h>
 
+#include "unit_util.h"
+
 #define PAGE 4096ULL
 
 static struct msim *host_new(unsigned int cpus)
 {
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
+	struct msim *m = unit_host(cpus, 1);
 
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	cfg.mode = MSIM_DETERMINISTIC;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
 	assert_int_equal(msim_charge_init(m), 0);
 	assert_int_equal(msim_charge_init(m), 0); /* idempotent */
 	return m;
-}
-
-static struct msim_memcg *mkdir_ok(struct msim_memcg *parent, const char *name)
-{
-	struct msim_memcg *memcg = NULL;
-
-	assert_int_equal(msim_memcg_create(parent, name, &memcg), 0);
-	return memcg;
 }
 
 static unsigned long usage(struct msim_memcg *memcg)
@@ -68,7 +55,7 @@ static unsigned long usage(struct msim_memcg *memcg)
 static void first_charge_batches(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_charge_stats cs;
 
 	(void)state;
@@ -87,7 +74,7 @@ static void first_charge_batches(void **state)
 static void stock_hits(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_charge_stats cs;
 
 	(void)state;
@@ -112,7 +99,7 @@ static void stock_hits(void **state)
 static void large_bypasses_stock(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 
 	(void)state;
 	assert_int_equal(msim_try_charge(a, MSIM_GFP_KERNEL, 65), 0);
@@ -151,7 +138,7 @@ static int evicted_slot(uint64_t seed)
 		char name[8];
 
 		snprintf(name, sizeof(name), "g%d", i);
-		g[i] = mkdir_ok(msim_root_mem_cgroup(m), name);
+		g[i] = unit_mkdir(msim_root_mem_cgroup(m), name);
 	}
 	for (int i = 0; i < 7; i++)
 		assert_int_equal(msim_try_charge(g[i], MSIM_GFP_KERNEL, 1), 0);
@@ -194,7 +181,7 @@ static void seven_slots_evict(void **state)
 static void refill_overflow_drains(void **state)
 {
 	struct msim *m = host_new(1);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 
 	(void)state;
 	assert_int_equal(msim_try_charge(a, MSIM_GFP_KERNEL, 1), 0); /* 63 stocked */
@@ -224,7 +211,7 @@ static void charge_task(void *arg)
 static void other_cpu_stock(void **state)
 {
 	struct msim *m = host_new(4);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct cpu_charge cc[3] = { { a, -1 }, { a, -1 }, { a, -1 } };
 
 	(void)state;
@@ -249,8 +236,8 @@ static void rmdir_drains(void **state)
 {
 	struct msim *m = host_new(2);
 	struct msim_memcg *root = msim_root_mem_cgroup(m);
-	struct msim_memcg *p = mkdir_ok(root, "p");
-	struct msim_memcg *c = mkdir_ok(p, "c");
+	struct msim_memcg *p = unit_mkdir(root, "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
 
 	(void)state;
 	assert_int_equal(msim_try_charge(c, MSIM_GFP_KERNEL, 1), 0);
@@ -269,7 +256,7 @@ static void rmdir_drains(void **state)
 static void limit_retry_exact(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_charge_stats cs;
 
 	(void)state;
@@ -290,8 +277,8 @@ static void limit_retry_exact(void **state)
 static void limit_enomem_events(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *p = mkdir_ok(msim_root_mem_cgroup(m), "p");
-	struct msim_memcg *a = mkdir_ok(p, "a");
+	struct msim_memcg *p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	struct msim_memcg *a = unit_mkdir(p, "a");
 	struct msim_charge_stats cs;
 
 	(void)state;
@@ -330,7 +317,7 @@ static unsigned long free_some(struct msim_memcg *memcg, unsigned long nr_pages,
 static void reclaim_callback(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	unsigned long owned = 8;
 
 	(void)state;
@@ -349,7 +336,7 @@ static void reclaim_callback(void **state)
 static void high_throttle(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_charge_stats cs;
 	uint64_t overage, penalty;
 
@@ -377,7 +364,7 @@ static void high_throttle(void **state)
 static void interface_files(void **state)
 {
 	struct msim *m = host_new(2);
-	struct msim_memcg *a = mkdir_ok(msim_root_mem_cgroup(m), "a");
+	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	char buf[64];
 
 	(void)state;
