@@ -206,17 +206,16 @@ static uint64_t kmem_bytes(struct msim *m)
 	return t.kmalloc_bytes + t.cache_bytes + t.percpu_bytes + t.rcu_pending_bytes;
 }
 
-static void run_layout(enum msim_shrinker_info_layout layout)
+/*
+ * The world's host: NCPU CPUs on 2 nodes, concurrent mode, shrinker units in
+ * layout, made current; w->ops from MSIM_STRESS_OPS or STRESS_OPS.
+ */
+static void world_host(struct world *w, enum msim_shrinker_info_layout layout)
 {
 	struct msim_config cfg;
-	struct world *w = calloc(1, sizeof(*w));
-	struct msim_shrinker_stats st;
-	char err[256], why[256];
-	uint64_t base;
 	const char *env = getenv("MSIM_STRESS_OPS");
-	int i;
+	char err[256];
 
-	assert_non_null(w);
 	w->ops = env ? strtoul(env, NULL, 10) : STRESS_OPS;
 	msim_config_init(&cfg);
 	cfg.nr_cpus = NCPU;
@@ -226,6 +225,18 @@ static void run_layout(enum msim_shrinker_info_layout layout)
 	assert_int_equal(msim_create(&cfg, &w->m, err, sizeof(err)), 0);
 	msim_set_current_host(w->m);
 	assert_int_equal(msim_shrinker_init(w->m), 0);
+}
+
+static void run_layout(enum msim_shrinker_info_layout layout)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct msim_shrinker_stats st;
+	char why[256];
+	uint64_t base;
+	int i;
+
+	assert_non_null(w);
+	world_host(w, layout);
 	/*
 	 * root's units stay once shrinker_nr_max grew: warm it to 128 first, so that
 	 * the ids of this phase (pads 0..61, then 62..~70) need no expansion and the
@@ -377,26 +388,16 @@ static uint64_t live_allocations(struct msim *m)
  */
 static void run_expand(enum msim_shrinker_info_layout layout)
 {
-	struct msim_config cfg;
 	struct world *w = calloc(1, sizeof(*w));
 	struct exp_ctx *e = calloc(NCPU, sizeof(*e));
 	struct root_fig r0, r1;
-	char err[256], why[256];
+	char why[256];
 	uint64_t a0, a1;
-	const char *env = getenv("MSIM_STRESS_OPS");
 	int i;
 
 	assert_non_null(w);
 	assert_non_null(e);
-	w->ops = env ? strtoul(env, NULL, 10) : STRESS_OPS;
-	msim_config_init(&cfg);
-	cfg.nr_cpus = NCPU;
-	cfg.nr_nodes = 2;
-	cfg.mode = MSIM_CONCURRENT;
-	cfg.variants.shrinker_info = layout;
-	assert_int_equal(msim_create(&cfg, &w->m, err, sizeof(err)), 0);
-	msim_set_current_host(w->m);
-	assert_int_equal(msim_shrinker_init(w->m), 0);
+	world_host(w, layout);
 	a0 = live_allocations(w->m);
 	root_fig(w->m, &r0);
 	for (i = 0; i < NSHARED_SB; i++)
