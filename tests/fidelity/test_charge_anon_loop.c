@@ -28,6 +28,8 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "unit/unit_util.h"
+
 #define CPUS 4
 #define FAULTS 100
 
@@ -74,15 +76,14 @@ static void one_variant(enum msim_dying_redirect dr)
 	struct msim_config cfg;
 	struct loop l = { 0 };
 	struct msim_memcg *root;
-	char err[256], text[8192];
+	char text[8192];
 	uint64_t v;
 
 	msim_config_init(&cfg);
 	cfg.nr_cpus = CPUS;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants.dying_redirect = dr;
-	assert_int_equal(msim_create(&cfg, &l.m, err, sizeof(err)), 0);
-	msim_set_current_host(l.m);
+	l.m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(l.m, NULL), 0);
 	assert_int_equal(msim_charge_init(l.m), 0);
 	msim_rstat_periodic_flush_enable(l.m, false);

@@ -24,6 +24,8 @@
 #include <memcgsim/charge.h>
 #include <memcgsim/memcgsim.h>
 
+#include "unit/unit_util.h"
+
 #define CPUS 4
 #define CHILDREN 9
 #define ITERS 3000
@@ -79,14 +81,12 @@ static void conservation(void **state)
 	struct worker w[CPUS];
 	struct msim_charge_stats cs;
 	unsigned long ok = 0, failed = 0;
-	char err[256];
 
 	(void)state;
 	msim_config_init(&cfg);
 	cfg.nr_cpus = CPUS;
 	cfg.mode = MSIM_CONCURRENT;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
+	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_charge_init(m), 0);
 	root = msim_root_mem_cgroup(m);
 	assert_int_equal(msim_memcg_create(root, "p", &p), 0);

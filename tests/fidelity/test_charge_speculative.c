@@ -37,6 +37,8 @@
 #include <memcgsim/charge.h>
 #include <memcgsim/memcgsim.h>
 
+#include "unit/unit_util.h"
+
 struct spec {
 	struct msim_page_counter g, p, c1, c2;
 	struct msim_page_counter *fail_a, *fail_b;
@@ -69,20 +71,6 @@ static void task_b(void *arg)
 	s->ok_b = msim_page_counter_try_charge(&s->c2, 4, &s->fail_b);
 }
 
-static struct msim *host_new(void)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-	char err[256];
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = 2;
-	cfg.mode = MSIM_DETERMINISTIC;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
-	return m;
-}
-
 static void setup_tasks(struct msim *m, struct spec *s)
 {
 	counters_init(s);
@@ -94,7 +82,7 @@ static void setup_tasks(struct msim *m, struct spec *s)
 
 static void scripted_both_fail(void **state)
 {
-	struct msim *m = host_new();
+	struct msim *m = unit_host(2, 1);
 	struct spec s;
 
 	(void)state;
@@ -121,7 +109,7 @@ static void scripted_both_fail(void **state)
 
 static void sequential_b_fits(void **state)
 {
-	struct msim *m = host_new();
+	struct msim *m = unit_host(2, 1);
 	struct spec s;
 
 	(void)state;

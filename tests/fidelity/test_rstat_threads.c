@@ -14,6 +14,7 @@
  *   reference 1.1      units: bytes, KiB, pages; memcg_state_val_in_pages()
  */
 #include "race/race_util.h"
+#include "unit/unit_util.h"
 
 static void thread004_root_at_6144(void **st)
 {
@@ -38,13 +39,11 @@ static void thread002_root_flush_visits_every_cpu(void **st)
 	struct msim *m;
 	struct msim_memcg *a;
 	struct msim_rstat_counters c;
-	char err[256];
 
 	msim_config_init(&cfg);
 	cfg.nr_cpus = 80;
 	cfg.variants.root_lruvec_read = MSIM_ROOT_LRUVEC_READ_NODE;
-	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	msim_set_current_host(m);
+	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(m, NULL), 0);
 	assert_int_equal(msim_memcg_flush_threshold(m), 64 * 80);
 	assert_int_equal(msim_memcg_create(msim_root_mem_cgroup(m), "a", &a), 0);

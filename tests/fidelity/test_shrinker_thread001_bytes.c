@@ -28,6 +28,8 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "unit/unit_util.h"
+
 struct row {
 	enum msim_shrinker_info_layout layout;
 	uint64_t container;     /* all nodes */
@@ -42,7 +44,6 @@ static void check_scale(int nr_max, unsigned int nodes, const struct row *rows, 
 		struct msim_shrinker **v = calloc((size_t)nr_max, sizeof(*v));
 		struct msim_shrinker_info_bytes b;
 		struct msim_memcg *c;
-		char err[256];
 
 		assert_non_null(v);
 		msim_config_init(&cfg);
@@ -50,8 +51,7 @@ static void check_scale(int nr_max, unsigned int nodes, const struct row *rows, 
 		cfg.nr_nodes = nodes;
 		cfg.mode = MSIM_CONCURRENT; /* no task runs: plain driver calls */
 		cfg.variants.shrinker_info = rows[r].layout;
-		assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-		msim_set_current_host(m);
+		m = unit_host_cfg(&cfg);
 		assert_int_equal(msim_shrinker_init(m), 0);
 		for (int i = 0; i < nr_max; i++)
 			assert_int_equal(msim_shrinker_alloc(m, MSIM_SHRINKER_MEMCG_AWARE, "sb",
