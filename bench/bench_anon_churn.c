@@ -428,10 +428,7 @@ static int anon_churn_main(int argc, char **argv)
 out_hosts:
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++)
-			if (c->hosts[d][l].m) {
-				msim_set_current_host(c->hosts[d][l].m);
-				msim_destroy(c->hosts[d][l].m);
-			}
+			msim_bench_host_destroy(c->hosts[d][l].m);
 out:
 	free(samples);
 	free(r);

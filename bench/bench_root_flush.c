@@ -410,10 +410,7 @@ static int root_flush_main(int argc, char **argv)
 	ret = 0;
 out:
 	for (unsigned int h = 0; h < NHOSTS; h++) {
-		if (r->hosts[h].m) {
-			msim_set_current_host(r->hosts[h].m);
-			msim_destroy(r->hosts[h].m);
-		}
+		msim_bench_host_destroy(r->hosts[h].m);
 		free(r->hosts[h].memcgs);
 		free(r->hosts[h].lruvecs);
 	}

@@ -248,10 +248,7 @@ static int part2_run(struct rp *r, unsigned int p, unsigned int d, uint64_t seed
 		out->max_unflushed = unflushed;
 	out->gap_pages_sum += (double)(truth - (long)msim_memcg_page_state(run.root, MSIM_NR_FILE_PAGES));
 out:
-	if (m) {
-		msim_set_current_host(m);
-		msim_destroy(m);
-	}
+	msim_bench_host_destroy(m);
 	return ret;
 }
 
@@ -502,10 +499,7 @@ static int rstat_propagate_main(int argc, char **argv)
 out:
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++)
-			if (r->hosts[p][d].m) {
-				msim_set_current_host(r->hosts[p][d].m);
-				msim_destroy(r->hosts[p][d].m);
-			}
+			msim_bench_host_destroy(r->hosts[p][d].m);
 	free(samples);
 	free(r);
 	return ret;

@@ -98,6 +98,14 @@ void msim_bench_print_base_variants(const struct msim_bench_args *a, const char 
 	printf("base variants (%s): %s\n\n", note, msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 }
 
+void msim_bench_host_destroy(struct msim *m)
+{
+	if (!m)
+		return;
+	msim_set_current_host(m);
+	msim_destroy(m);
+}
+
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
 			  unsigned long max, unsigned long *out)
 {

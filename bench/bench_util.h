@@ -79,6 +79,13 @@ void msim_bench_print_base_variants(const struct msim_bench_args *a, const char 
 int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
 			  unsigned long max, unsigned long *out);
 
+/*
+ * Destroy host m (NULL: nothing) after making it current: a bench alternates
+ * several hosts in one process, and the teardown's hooks act on the current one.
+ */
+struct msim;
+void msim_bench_host_destroy(struct msim *m);
+
 /* ---- time and statistics ---- */
 
 uint64_t msim_bench_now_ns(void);           /* CLOCK_MONOTONIC */
