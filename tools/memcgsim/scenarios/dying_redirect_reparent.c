@@ -113,11 +113,6 @@ static bool dr_check(struct msim *m, void *state, char *why, size_t len)
 	return true;
 }
 
-static void dr_teardown(struct msim *m, void *state)
-{
-	free(state);
-}
-
 /* Run t, letting grace periods end whenever it waits for one. */
 static int run_with_rcu(struct msim *m, struct msim_task *t)
 {
@@ -196,7 +191,7 @@ static const struct msim_scenario dying_redirect_reparent = {
 	.configure = NULL,
 	.expect_violation = dr_expect,
 	.target = { .name = "dying-redirect-reparent", .setup = dr_setup, .check = dr_check,
-		    .teardown = dr_teardown },
+		    .teardown = rstat_scn_teardown },
 	.script = dr_script,
 };
 MSIM_SCENARIO(dying_redirect_reparent)

@@ -34,12 +34,7 @@
  * root not, root's subtree holds more than the threshold unflushed, and two more
  * 64-page updates of leaf leave root's counters unchanged.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "rstat_scn.h"
 
 struct ee {
 	struct msim *m;
@@ -156,11 +151,6 @@ static bool ee_stuck(struct ee *s, char *why, size_t len)
 static bool ee_check(struct msim *m, void *state, char *why, size_t len)
 {
 	return ee_stuck(state, why, len);
-}
-
-static void ee_teardown(struct msim *m, void *state)
-{
-	free(state);
 }
 
 /* Run the updater for n more leaf updates (it parks after the nth). */
@@ -299,7 +289,7 @@ static const struct msim_scenario rstat_early_exit = {
 	.configure = ee_configure,
 	.expect_violation = ee_expect,
 	.target = { .name = "rstat-early-exit", .setup = ee_setup, .check = ee_check,
-		    .teardown = ee_teardown },
+		    .teardown = rstat_scn_teardown },
 	.script = ee_script,
 };
 MSIM_SCENARIO(rstat_early_exit)

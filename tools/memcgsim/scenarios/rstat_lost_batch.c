@@ -151,11 +151,6 @@ static bool lb_check(struct msim *m, void *state, char *why, size_t len)
 	return lost;
 }
 
-static void lb_teardown(struct msim *m, void *state)
-{
-	free(state);
-}
-
 static int new_host(const struct msim_config *cfg, struct msim **m, struct lb *s, long val,
 		    int calls)
 {
@@ -281,7 +276,7 @@ static const struct msim_scenario rstat_lost_batch = {
 	.configure = lb_configure,
 	.expect_violation = lb_expect,
 	.target = { .name = "rstat-lost-batch", .setup = lb_setup, .check = lb_check,
-		    .teardown = lb_teardown },
+		    .teardown = rstat_scn_teardown },
 	.script = lb_script,
 };
 MSIM_SCENARIO(rstat_lost_batch)

@@ -110,11 +110,6 @@ static bool rw_check(struct msim *m, void *state, char *why, size_t len)
 	return true;
 }
 
-static void rw_teardown(struct msim *m, void *state)
-{
-	free(state);
-}
-
 static int rw_host(const struct msim_config *cfg, struct msim **m, struct rw *s)
 {
 	int ret = msim_scn_host_new(cfg, m);
@@ -198,7 +193,7 @@ static const struct msim_scenario rstat_ratelimit_window = {
 	.configure = rw_configure,
 	.expect_violation = rw_expect,
 	.target = { .name = "rstat-ratelimit-window", .setup = rw_setup, .check = rw_check,
-		    .teardown = rw_teardown },
+		    .teardown = rstat_scn_teardown },
 	.script = rw_script,
 };
 MSIM_SCENARIO(rstat_ratelimit_window)

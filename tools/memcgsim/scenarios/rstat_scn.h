@@ -26,6 +26,15 @@ static inline int rstat_scn_init(struct msim *m)
 	return ret;
 }
 
+/*
+ * Target teardown for a scenario whose state is one calloc'd struct: only the
+ * struct is freed; the memcgs and tasks it points to go with the host.
+ */
+static inline void rstat_scn_teardown(struct msim *m, void *state)
+{
+	free(state);
+}
+
 /* rstat_scn_init, then the tree root -> p -> c. */
 static inline int rstat_scn_tree(struct msim *m, struct msim_memcg **root,
 				 struct msim_memcg **p, struct msim_memcg **c)

@@ -83,11 +83,6 @@ static bool sp_check(struct msim *m, void *state, char *why, size_t len)
 	return true;
 }
 
-static void sp_teardown(struct msim *m, void *state)
-{
-	free(state);
-}
-
 static int sp_body(struct msim *m, void *state, struct msim_scn_report *rep)
 {
 	struct sp *s = state;
@@ -146,7 +141,7 @@ static const struct msim_scenario rstat_stale_parent = {
 	.configure = NULL,
 	.expect_violation = sp_expect,
 	.target = { .name = "rstat-stale-parent", .setup = sp_setup, .check = sp_check,
-		    .teardown = sp_teardown },
+		    .teardown = rstat_scn_teardown },
 	.script = sp_script,
 };
 MSIM_SCENARIO(rstat_stale_parent)
