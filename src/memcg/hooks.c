@@ -116,57 +116,47 @@ void msim__memcg_run_free(struct msim_memcg *memcg)
 	hooks_teardown(memcg, HOOKS_FREE);
 }
 
-/* css_alloc of one hook set; marks it in alloc_mask on success. */
-static int run_one_alloc(struct msim_memcg *memcg, unsigned int s)
+/* css_alloc (online: css_online) of one set; on success marks it in alloc_mask (online_mask). */
+static int run_one_setup(struct msim_memcg *memcg, unsigned int s, bool online)
 {
 	const struct msim_memcg_hooks *hk = &memcg->h->hooks[s];
-	int ret = hk->css_alloc ? hk->css_alloc(memcg, hk->priv) : 0;
+	int (*fn)(struct msim_memcg *memcg, void *priv) = online ? hk->css_online : hk->css_alloc;
+	int ret = fn ? fn(memcg, hk->priv) : 0;
 
 	if (ret == 0)
-		memcg->alloc_mask |= 1u << s;
+		*(online ? &memcg->online_mask : &memcg->alloc_mask) |= 1u << s;
 	return ret;
 }
 
-static int run_one_online(struct msim_memcg *memcg, unsigned int s)
+/* css_alloc (or css_online) of every set in ascending order, up to the first failure. */
+static int hooks_setup(struct msim_memcg *memcg, bool online)
 {
-	const struct msim_memcg_hooks *hk = &memcg->h->hooks[s];
-	int ret = hk->css_online ? hk->css_online(memcg, hk->priv) : 0;
+	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
+	unsigned int i, n = hooks_sorted(memcg->h, sorted);
+	int ret;
 
-	if (ret == 0)
-		memcg->online_mask |= 1u << s;
-	return ret;
+	for (i = 0; i < n; i++) {
+		ret = run_one_setup(memcg, sorted[i], online);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* kernel: css_create() -> ss->css_alloc(); ascending order. Undoes itself on failure. */
 int msim__memcg_run_alloc(struct msim_memcg *memcg)
 {
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(memcg->h, sorted);
-	int ret;
+	int ret = hooks_setup(memcg, false);
 
-	for (i = 0; i < n; i++) {
-		ret = run_one_alloc(memcg, sorted[i]);
-		if (ret) {
-			msim__memcg_run_alloc_undo(memcg);
-			return ret;
-		}
-	}
-	return 0;
+	if (ret)
+		msim__memcg_run_alloc_undo(memcg);
+	return ret;
 }
 
 /* kernel: online_css() -> ss->css_online(); ascending. The caller undoes on failure. */
 int msim__memcg_run_online(struct msim_memcg *memcg)
 {
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(memcg->h, sorted);
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = run_one_online(memcg, sorted[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return hooks_setup(memcg, true);
 }
 
 /*
@@ -176,10 +166,10 @@ int msim__memcg_run_online(struct msim_memcg *memcg)
  */
 static int hooks_run_on_root(struct msim__memcg_host *h, struct msim_memcg *root, unsigned int s)
 {
-	int ret = run_one_alloc(root, s);
+	int ret = run_one_setup(root, s, false);
 
 	if (ret == 0) {
-		ret = run_one_online(root, s);
+		ret = run_one_setup(root, s, true);
 		if (ret) {
 			root->alloc_mask &= ~(1u << s);
 			if (h->hooks[s].css_alloc_undo)
