@@ -121,10 +121,16 @@ unsigned int msim_this_cpu(void);
 
 /*
  * Kernel-style context for code that runs outside a task (test drivers, benches):
- * the host to which msim_this_cpu() and the shims refer. msim_create() makes the
- * new host current on the calling thread when none is.
+ * the host to which msim_this_cpu() and the shims (RCU, locks) refer. It follows
+ * the driver: msim_create() makes the new host current on the calling thread, and
+ * the memcg entry points (msim_root_mem_cgroup, msim_memcg_create, msim_memcg_rmdir)
+ * make their memcg's host current, so a driver that alternates between hosts only
+ * needs this call before other shims of a host it has not touched since.
  */
 void msim_set_current_host(struct msim *m);
+
+/* Outside tasks only: make m current (used by entry points that know their host). */
+void msim__drive_host(struct msim *m);
 
 /*
  * Per-host data of the layers above sim (the memcg tree, rstat, shrinkers, ...).

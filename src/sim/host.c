@@ -95,7 +95,8 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 	pthread_mutex_init(&m->works_lock, NULL);
 	msim__ctx_init_driver(&m->driver_ctx);
 	msim__sched_init(m);
-	if (!msim__tls_host)
+	/* The newest host is the one the driver is about to set up. */
+	if (!msim__tls_task)
 		msim__tls_host = m;
 	ret = msim__kmem_init(m);
 	if (ret) {
@@ -273,6 +274,12 @@ unsigned int msim_this_cpu(void)
 void msim_set_current_host(struct msim *m)
 {
 	msim__tls_host = m;
+}
+
+void msim__drive_host(struct msim *m)
+{
+	if (!msim__tls_task && m)
+		msim__tls_host = m;
 }
 
 uint64_t msim__rand(uint64_t *state)
