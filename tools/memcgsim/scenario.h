@@ -75,6 +75,12 @@ struct msim_scenario {
 	 * and the command then prints the scripted schedule without a replay hint.
 	 */
 	bool script_replays;
+	/*
+	 * What `memcgsim demo` shows: variant settings ("NAME=VALUE,...", "" for the
+	 * configuration as given), typically the side with the bug and the side with
+	 * the fix. NULL-terminated; none means one run as given.
+	 */
+	const char *demo_sides[5];
 	/* Optional: scenario's own concurrent-mode run (stress flavour). */
 	int (*concurrent)(const struct msim_config *cfg, struct msim_scn_report *rep);
 };

@@ -181,6 +181,7 @@ static bool dr_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario dying_redirect_reparent = {
 	.name = "dying-redirect-reparent",
+	.demo_sides = { "", "dying-redirect=all", "dying-redirect=all-rcu-on-dying", NULL },
 	.summary = "a stat update to a memcg going offline races with the reparenting of its "
 		   "local stats (thread 000 patches 2, 3)",
 	.thread = "000",

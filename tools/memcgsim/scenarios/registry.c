@@ -276,9 +276,11 @@ static void set_outcome(const struct msim_scenario *s, struct msim_race_result *
 
 	res->behaved_as_expected = found == res->expected_violation;
 	if (found)
-		snprintf(res->outcome, sizeof(res->outcome), "violation %s in run %d: %.160s",
+		snprintf(res->outcome, sizeof(res->outcome), "violation %s in run %d: %.*s",
 			 res->expected_violation ? "found (expected)" : "found (NOT expected)",
-			 res->ex.first_violation_run, res->ex.why[0] ? res->ex.why : "bad state");
+			 res->ex.first_violation_run,
+			 res->ex.why[0] ? (int)strcspn(res->ex.why, "\n") : 9,
+			 res->ex.why[0] ? res->ex.why : "bad state");
 	else
 		snprintf(res->outcome, sizeof(res->outcome), "no violation in %u runs%s (%s)",
 			 res->ex.runs, res->ex.exhausted ? ", space exhausted" : "",
@@ -392,6 +394,16 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 	fputs("}\n", f);
 }
 
+/* Each line of text, indented by two spaces. */
+static void print_indented(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		fprintf(f, "  %.*s\n", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
 void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 {
 	fprintf(f, "race %s, strategy %s, variants %s\n", r->race,
@@ -418,8 +430,7 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 				r->ex.first_violation_run,
 				(unsigned long long)r->ex.first_violation_seed);
 		if (r->ex.why[0] && r->strategy != MSIM_STRAT_SCRIPT)
-			fprintf(f, "  %s%s", r->ex.why,
-				r->ex.why[strlen(r->ex.why) - 1] == '\n' ? "" : "\n");
+			print_indented(f, r->ex.why);
 		if (r->strategy != MSIM_STRAT_SCRIPT || r->script_replays)
 			fprintf(f, "  replay: memcgsim race %s --schedule '%s'\n", r->race,
 				r->ex.schedule);

@@ -279,6 +279,7 @@ static bool ee_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario rstat_early_exit = {
 	.name = "rstat-early-exit",
+	.demo_sides = { "", "rstat-propagate=continue", NULL },
 	.summary = "a concurrent flush leaves root below the threshold while the early exit "
 		   "at the flushable leaf stops its updates (thread 004; R3, R4)",
 	.thread = "004",

@@ -183,6 +183,7 @@ static bool rw_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario rstat_ratelimit_window = {
 	.name = "rstat-ratelimit-window",
+	.demo_sides = { "", "root-lruvec-read=node", NULL },
 	.summary = "a ratelimited reader skips its flush while the root flush is half done, "
 		   "because flush_last_time is written first (R7)",
 	.thread = "R7, 002 patch 2",

@@ -131,6 +131,7 @@ static bool sp_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario rstat_stale_parent = {
 	.name = "rstat-stale-parent",
+	.demo_sides = { "", "root-lruvec-read=node", NULL },
 	.summary = "a subtree flush leaves the parent's and root's aggregates stale (R8); "
 		   "root lruvec reads from node counters do not depend on it",
 	.thread = "R8, 002 patch 2",

@@ -120,6 +120,7 @@ static bool s1_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario shrinker_bit_recount = {
 	.name = "shrinker-bit-recount",
+	.demo_sides = { "shrinker-recount=off", "", NULL },
 	.summary = "first list_lru_add races shrink_slab_memcg's clear_bit (S1)",
 	.thread = "001",
 	.default_runs = 300,

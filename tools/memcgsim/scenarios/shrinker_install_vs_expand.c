@@ -199,6 +199,7 @@ static bool s2_expect(const struct msim_config *cfg)
 
 static const struct msim_scenario shrinker_install_vs_expand = {
 	.name = "shrinker-install-vs-expand",
+	.demo_sides = { "on-demand-lock=off", "", "shrinker-info=xarray", NULL },
 	.summary = "on-demand unit install races an expansion copy (array-on-demand lock)",
 	.thread = "001",
 	.default_runs = 300,
