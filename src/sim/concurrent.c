@@ -42,7 +42,7 @@ static void *cpu_main(void *arg)
 
 int msim__run_concurrent(struct msim *m)
 {
-	unsigned int nr = m->cfg.nr_cpus, i, started = 0;
+	unsigned int nr = m->cfg.nr_cpus, i;
 	struct cpu_thread *ct = calloc(nr, sizeof(*ct));
 	bool *has = calloc(nr, sizeof(*has));
 	int ret = 0;
@@ -63,15 +63,12 @@ int msim__run_concurrent(struct msim *m)
 		if (pthread_create(&ct[i].th, NULL, cpu_main, &ct[i])) {
 			ret = -EAGAIN;
 			has[i] = false;
-			continue;
 		}
-		started++;
 	}
 	for (i = 0; i < nr; i++)
 		if (has[i])
 			pthread_join(ct[i].th, NULL);
 	free(ct);
 	free(has);
-	(void)started;
 	return ret;
 }

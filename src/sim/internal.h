@@ -92,7 +92,6 @@ bool msim__rcu_det_step(struct msim *m);
 /* Run grace periods and callbacks until nothing is pending (no reader may be parked). */
 void msim__rcu_det_drain(struct msim *m);
 uint64_t msim__rcu_det_request_gp(struct msim *m);
-void msim__rcu_det_reader_exit(struct msim *m);
 
 /* ---- scheduler (sched.c) ---- */
 

@@ -128,9 +128,3 @@ void msim__rcu_det_drain(struct msim *m)
 		}
 	}
 }
-
-/* The calling reader left its outermost section: nothing to do but bookkeeping. */
-void msim__rcu_det_reader_exit(struct msim *m)
-{
-	(void)m;
-}

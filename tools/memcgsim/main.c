@@ -318,7 +318,7 @@ static int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "memcgsim: no bench named '%s' (memcgsim bench --help)\n", argv[1]);
 		return 2;
 	}
-	return b->main(argc - 1, argv + 1);
+	return msim_bench_run(b, argc - 1, argv + 1);
 }
 
 /* Apply "NAME=VALUE,NAME=VALUE" to v; 0 or -EINVAL (message printed). */

@@ -135,6 +135,8 @@ const struct msim_bench *msim_bench_find(const char *name);
 size_t msim_bench_list(const struct msim_bench **out, size_t max);
 /* For bench/<name>.c programs: run the engine registered as name. */
 int msim_bench_main(const char *name, int argc, char **argv);
+/* Run b, then print the simulator's wall time and peak RSS on stderr. */
+int msim_bench_run(const struct msim_bench *b, int argc, char **argv);
 
 #define MSIM_BENCH(var)                                                      \
 	__attribute__((constructor)) static void msim_register_bench_##var(void) \

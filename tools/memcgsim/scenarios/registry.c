@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "scenario.h"
 
@@ -76,6 +77,30 @@ size_t msim_bench_list(const struct msim_bench **out, size_t max)
 	return nr_benches;
 }
 
+/*
+ * Run a bench and report the simulator's own cost beside its findings: wall time
+ * and peak RSS, on stderr so that --json output on stdout stays one object.
+ */
+int msim_bench_run(const struct msim_bench *b, int argc, char **argv)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	bool help = false;
+
+	for (int i = 1; i < argc; i++)
+		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = b->main(argc, argv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret == 0 && !help && !getrusage(RUSAGE_SELF, &ru)) {
+		fflush(stdout);
+		fprintf(stderr, "memcgsim bench %s: simulator cost %.2f s wall, peak RSS %.1f MiB\n",
+			b->name, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			(double)ru.ru_maxrss / 1024.0);
+	}
+	return ret;
+}
+
 int msim_bench_main(const char *name, int argc, char **argv)
 {
 	const struct msim_bench *b = msim_bench_find(name);
@@ -84,7 +109,7 @@ int msim_bench_main(const char *name, int argc, char **argv)
 		fprintf(stderr, "memcgsim: no bench named %s\n", name);
 		return 2;
 	}
-	return b->main(argc, argv);
+	return msim_bench_run(b, argc, argv);
 }
 
 /* ---- figures ---- */
