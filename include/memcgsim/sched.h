@@ -102,7 +102,12 @@ int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsig
 /* Run task t for k steps (k yield points), or until it finishes. Returns steps run. */
 unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k);
 
-/* Run task t to completion. Returns 0, or -EDEADLK if it blocks for good. */
+/*
+ * Run task t to completion. Returns 0; -EDEADLK as soon as t cannot run (it is
+ * blocked, or an earlier task of its CPU has not finished: step that one first);
+ * -EINVAL for a task of another host, a concurrent host, or a call from a task.
+ * msim_run_until() and msim_step() refuse the same misuse (-EINVAL, 0 steps).
+ */
 int msim_run_task(struct msim *m, struct msim_task *t);
 
 /*
@@ -156,6 +161,8 @@ struct msim_explore_result {
 	uint64_t trace_hash;              /* msim_sched_trace_hash() of that same run */
 	char why[512];                    /* check()'s reason, or the deadlock report head */
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
+	bool diverged;                    /* that run did not follow its replay string */
+	bool schedule_truncated;          /* its schedule did not fit: not replayable */
 	bool exhausted;                   /* DFS: the bounded space was fully explored */
 	double seconds;
 };

@@ -78,7 +78,11 @@ struct msim_task;
  */
 int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
 
-/* Destroy a host: every task must have finished (or never been run). */
+/*
+ * Destroy a host. Tasks left unfinished (a deadlocked or cut deterministic run)
+ * are released: their read-side sections end and the locks they hold pass to the
+ * destroying driver, then the layers' destructors run and everything is freed.
+ */
 void msim_destroy(struct msim *m);
 
 const struct msim_config *msim_config(const struct msim *m);
@@ -102,9 +106,11 @@ bool msim_task_done(const struct msim_task *t);
 
 /*
  * Run every task to completion. Deterministic mode: under the host's strategy
- * (sched.h); returns 0, or -EDEADLK when every unfinished task is blocked (the
- * report is in msim_deadlock_report()). Concurrent mode: one thread per CPU with
- * tasks; returns 0.
+ * (sched.h); returns 0, -EDEADLK when every unfinished task is blocked (the
+ * report is in msim_deadlock_report()), or -E2BIG when the run passed the step
+ * cap (msim_sched_opts.max_steps). Concurrent mode: one thread per CPU with
+ * tasks; returns 0, or -EAGAIN / -ENOMEM when threads cannot be started.
+ * -EINVAL when called from inside a task.
  */
 int msim_run(struct msim *m);
 

@@ -7,6 +7,11 @@
  * context at the jiffies value of its deadline, in deadline order (then queueing
  * order). A work function may re-queue itself (the periodic stats flush does);
  * a re-queued item with a deadline inside the advanced span runs again.
+ *
+ * A delay of 0 means "at the next tick" (deadline jiffies + 1): nothing runs
+ * work items but an advance, and an item that re-queues itself with delay 0 must
+ * not run forever inside one. The clock only moves forward: two tasks advancing
+ * it concurrently (or a work item that yields meanwhile) never roll it back.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -46,7 +51,7 @@ bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint6
 	pthread_mutex_lock(&m->works_lock);
 	if (!dw->pending) {
 		dw->pending = true;
-		dw->deadline = msim_jiffies(m) + delay;
+		dw->deadline = msim_jiffies(m) + (delay ? delay : 1);
 		insert_sorted(m, dw);
 		queued = true;
 	}
@@ -88,15 +93,29 @@ static struct msim_delayed_work *pop_due(struct msim *m, uint64_t limit)
 	return dw;
 }
 
+/* jiffies = max(jiffies, to): the clock never goes back. */
+static void clock_raise(struct msim *m, uint64_t to)
+{
+	uint64_t cur = __atomic_load_n(&m->jiffies, __ATOMIC_RELAXED);
+
+	while (cur < to && !__atomic_compare_exchange_n(&m->jiffies, &cur, to, false,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void msim_clock_advance(struct msim *m, uint64_t ticks)
 {
 	uint64_t target = msim_jiffies(m) + ticks;
+	struct msim *prev = msim__tls_host;
 	struct msim_delayed_work *dw;
 
+	if (!msim__tls_task)
+		msim__tls_host = m; /* work items use their own host's shims */
 	while ((dw = pop_due(m, target))) {
-		if (dw->deadline > msim_jiffies(m))
-			__atomic_store_n(&m->jiffies, dw->deadline, __ATOMIC_RELAXED);
+		clock_raise(m, dw->deadline);
 		dw->fn(dw);
 	}
-	__atomic_store_n(&m->jiffies, target, __ATOMIC_RELAXED);
+	clock_raise(m, target);
+	if (!msim__tls_task)
+		msim__tls_host = prev ? prev : m;
 }

@@ -33,6 +33,7 @@ static void *cpu_main(void *arg)
 		msim__tls_task = t;
 		t->state = MSIM_TASK_READY;
 		t->fn(t->arg);
+		msim__task_exit_check(t);
 		__atomic_store_n(&t->state, MSIM_TASK_DONE, __ATOMIC_RELEASE);
 		msim__tls_task = NULL;
 	}

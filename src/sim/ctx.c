@@ -13,6 +13,7 @@
  * TSan: fibers), or they report false stack overflows and races.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,16 @@ void msim__ctx_entry(void (*entry)(void *), void *arg)
 void msim__ctx_init_driver(struct msim_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
+	msim__ctx_refresh_driver(ctx);
+}
+
+/* The driver may run a host from another thread than the one that created it. */
+void msim__ctx_refresh_driver(struct msim_ctx *ctx)
+{
 #if defined(MSIM_TSAN)
 	ctx->fiber = __tsan_get_current_fiber();
+#else
+	(void)ctx;
 #endif
 }
 
@@ -96,6 +105,11 @@ int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (stack == MAP_FAILED)
 		return -ENOMEM;
+	/* A guard page: a task that overflows its stack faults instead of corrupting. */
+	if (mprotect(stack, 4096, PROT_NONE)) {
+		munmap(stack, stack_size);
+		return -ENOMEM;
+	}
 	ctx->stack = stack;
 	ctx->stack_size = stack_size;
 	ctx->asan_bottom = stack;
@@ -145,13 +159,29 @@ void msim__ctx_free(struct msim_ctx *ctx)
 	ctx->stack = NULL;
 }
 
+static void msim__ctx_switch_mode(struct msim_ctx *from, struct msim_ctx *to, bool exiting);
+
 void msim__ctx_switch(struct msim_ctx *from, struct msim_ctx *to)
+{
+	msim__ctx_switch_mode(from, to, false);
+}
+
+void msim__ctx_exit_to(struct msim_ctx *from, struct msim_ctx *to)
+{
+	msim__ctx_switch_mode(from, to, true);
+	abort(); /* nobody resumes a finished task */
+}
+
+static void msim__ctx_switch_mode(struct msim_ctx *from, struct msim_ctx *to, bool exiting)
 {
 #if defined(MSIM_ASAN)
 	void *fake = NULL;
 	const void *bottom = to->stack ? to->asan_bottom : asan_driver_bottom;
 	size_t size = to->stack ? to->asan_size : asan_driver_size;
-	__sanitizer_start_switch_fiber(&fake, bottom, size);
+	/* NULL for a context that never comes back: ASan frees its fake stack. */
+	__sanitizer_start_switch_fiber(exiting ? NULL : &fake, bottom, size);
+#else
+	(void)exiting;
 #endif
 #if defined(MSIM_TSAN)
 	__tsan_switch_to_fiber(to->fiber, 0);

@@ -4,8 +4,11 @@
  *
  * Each run gets a fresh host: setup() creates the tasks, the strategy picks every
  * step, check() judges the end state. Runs are independent and deterministic, so
- * a violation is reproduced by its seed (random, PCT) or, for any strategy, by
- * its schedule string.
+ * a violation is reproduced by its seed (random, PCT: run i uses seed + i, and
+ * `--runs 1 --seed S` repeats the run that used S) or, for any strategy, by its
+ * schedule string. PCT needs the expected length of a run for its change points:
+ * one uncounted calibration run under the canonical schedule measures it, so it
+ * depends on the scenario alone, never on an earlier run.
  *
  * DFS is stateless model checking with a preemption bound (CHESS-style): a run
  * follows a prefix of recorded choices and then the canonical "no preemption"
@@ -109,7 +112,30 @@ static void note_violation(struct msim_explore_result *res, struct msim *m, unsi
 	res->deadlocked = deadlocked;
 	snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
 	res->trace_hash = msim_sched_trace_hash(m);
+	res->diverged = msim_sched_replay_diverged(m);
+	res->schedule_truncated = strlen(msim_schedule_string(m)) >= sizeof(res->schedule);
 	snprintf(res->why, sizeof(res->why), "%s", why);
+}
+
+/* One run under the canonical schedule (option 0 at every step): its length. */
+static int calibrate(const struct msim_explore_target *target, const struct msim_config *base,
+		     uint64_t *steps)
+{
+	struct msim *m;
+	void *state = NULL;
+	int ret = msim_create(base, &m, NULL, 0);
+
+	if (ret)
+		return ret;
+	ret = target->setup(m, &state, target->arg);
+	if (!ret) {
+		msim_run(m);
+		*steps = msim_sched_steps(m);
+	}
+	if (target->teardown)
+		target->teardown(m, state);
+	msim_destroy(m);
+	return ret;
 }
 
 int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
@@ -130,6 +156,11 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		return -EINVAL;
 	if (o->strategy == MSIM_STRAT_REPLAY || (env && *env))
 		runs = 1;
+	if (o->strategy == MSIM_STRAT_PCT && !(env && *env)) {
+		ret = calibrate(target, base, &steps_hint);
+		if (ret)
+			return ret;
+	}
 	for (run = 0; run < runs; run++) {
 		struct msim *m;
 		void *state = NULL;
@@ -151,7 +182,6 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		}
 		int rc = msim_run(m);
 		res->runs++;
-		steps_hint = msim_sched_steps(m);
 		if (rc == -EDEADLK) {
 			note_violation(res, m, run, seed, msim_deadlock_report(m), true);
 		} else if (rc == 0 && target->check && target->check(m, state, why, sizeof(why))) {
@@ -164,6 +194,9 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		if (res->first_violation_run < 0) {
 			snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
 			res->trace_hash = msim_sched_trace_hash(m);
+			res->diverged = msim_sched_replay_diverged(m);
+			res->schedule_truncated =
+				strlen(msim_schedule_string(m)) >= sizeof(res->schedule);
 		}
 		bool more = true;
 		if (o->strategy == MSIM_STRAT_DFS)

@@ -116,19 +116,22 @@ void msim_destroy(struct msim *m)
 	struct msim *prev_host = msim__tls_host;
 	msim__tls_host = m;
 	m->destroying = true;
+	/*
+	 * Tasks left parked (a deadlocked or cut run) will never leave their read-side
+	 * sections: release them first, so that the destructors below may wait for
+	 * grace periods (locks such tasks hold are taken over by the driver: sync.c).
+	 */
+	for (t = m->tasks; t; t = t->next)
+		if (t->state != MSIM_TASK_DONE)
+			t->rcu_nesting = 0;
+	m->rcu.driver.rcu_nesting = 0;
 	/* Layers above sim free their data first, newest first, while RCU works. */
 	while (m->nr_dtors) {
 		m->nr_dtors--;
 		m->dtors[m->nr_dtors].fn(m, m->dtors[m->nr_dtors].arg);
 	}
-	if (msim__det(m)) {
-		/* Tasks left parked (a deadlocked run) will never leave their sections. */
-		for (t = m->tasks; t; t = t->next)
-			if (t->state != MSIM_TASK_DONE)
-				t->rcu_nesting = 0;
-		m->rcu.driver.rcu_nesting = 0;
+	if (msim__det(m))
 		msim__rcu_det_drain(m);
-	}
 	else
 		msim_rcu_barrier();
 	msim__kmem_fini(m);
@@ -250,6 +253,8 @@ int msim_run(struct msim *m)
 	struct msim *prev = msim__tls_host;
 	int ret;
 
+	if (!m || msim__tls_task)
+		return -EINVAL; /* the driver runs hosts; a task cannot run one */
 	msim__tls_host = m;
 	ret = msim__det(m) ? msim__run_det(m) : msim__run_concurrent(m);
 	msim__tls_host = prev ? prev : m;
@@ -280,6 +285,20 @@ void msim__drive_host(struct msim *m)
 {
 	if (!msim__tls_task && m)
 		msim__tls_host = m;
+}
+
+/* A task that returns inside a read-side section or holding a lock is a model bug. */
+void msim__task_exit_check(const struct msim_task *t)
+{
+	if (t->rcu_nesting) {
+		fprintf(stderr, "memcgsim: task %s exited inside an RCU read-side section\n", t->name);
+		abort();
+	}
+	if (t->locks_held) {
+		fprintf(stderr, "memcgsim: task %s exited holding %u lock(s)\n", t->name,
+			t->locks_held);
+		abort();
+	}
 }
 
 uint64_t msim__rand(uint64_t *state)

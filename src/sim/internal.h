@@ -27,6 +27,10 @@ int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *
 void msim__ctx_free(struct msim_ctx *ctx);
 /* Save the running context into from and resume to. */
 void msim__ctx_switch(struct msim_ctx *from, struct msim_ctx *to);
+/* Leave a finished task's context for good. */
+void msim__ctx_exit_to(struct msim_ctx *from, struct msim_ctx *to) __attribute__((noreturn));
+/* Re-read the driver thread's identity (TSan fiber) before resuming a task. */
+void msim__ctx_refresh_driver(struct msim_ctx *ctx);
 /* Initialise the descriptor of the thread that drives a deterministic run. */
 void msim__ctx_init_driver(struct msim_ctx *ctx);
 
@@ -56,6 +60,7 @@ struct msim_task {
 	enum msim_task_state state;
 	enum msim_wait_kind wait;
 	struct msim_lock *wait_lock;
+	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
 	struct msim_ctx ctx;
@@ -97,6 +102,11 @@ uint64_t msim__rcu_det_request_gp(struct msim *m);
 
 #define MSIM_PICK_R (-1)
 
+struct msim_replay_run {
+	int pick;                 /* task index or MSIM_PICK_R */
+	uint64_t count;
+};
+
 struct msim_dfs_point {
 	uint16_t nr_options;
 	uint16_t chosen;          /* index into the canonical option list */
@@ -119,11 +129,14 @@ struct msim_sched {
 	int rle_pick;
 	uint64_t rle_count;
 	/* Replay. */
-	int *replay;              /* expanded picks */
-	uint64_t replay_len, replay_pos;
+	struct msim_replay_run *replay; /* the string as (pick, count) runs */
+	uint64_t replay_len, replay_pos; /* runs; the run being followed */
+	uint64_t replay_used;     /* picks taken from replay[replay_pos] */
 	bool diverged;
 	/* PCT. */
-	int *prio;                /* per task, and [nr_tasks] for R */
+	int *prio;                /* per task (grown as tasks are created) */
+	unsigned int nr_prio;
+	int prio_r;               /* the RCU engine's priority */
 	uint64_t *change_points;
 	unsigned int nr_change_points;
 	/* DFS: prefix to follow, then the canonical choice; every decision recorded. */
@@ -191,5 +204,6 @@ void msim__rcu_thread_online(void);
 void msim__rcu_thread_offline(void);
 
 uint64_t msim__rand(uint64_t *state);
+void msim__task_exit_check(const struct msim_task *t);
 
 #endif /* MSIM_SIM_INTERNAL_H */

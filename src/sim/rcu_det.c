@@ -84,7 +84,10 @@ bool msim__rcu_det_ready(struct msim *m)
 static void run_callbacks(struct msim *m)
 {
 	struct msim_rcu_det *r = &m->rcu;
+	struct msim *prev = msim__tls_host;
 
+	/* Callbacks use the shims of their own host, whichever the driver was on. */
+	msim__tls_host = m;
 	/* Callbacks are queued in gp order, so the ready ones form a prefix. */
 	while (r->cb_head && r->cb_head->gp_needed <= r->gp_completed) {
 		struct msim_rcu_head *h = r->cb_head;
@@ -94,6 +97,7 @@ static void run_callbacks(struct msim *m)
 		h->func(h);
 		r->cbs_done++;
 	}
+	msim__tls_host = prev;
 }
 
 bool msim__rcu_det_step(struct msim *m)

@@ -148,15 +148,10 @@ static void task_entry(void *arg)
 	struct msim *m = t->host;
 
 	t->fn(t->arg);
-	if (t->rcu_nesting) {
-		fprintf(stderr, "memcgsim: task %s exited inside an RCU read-side section\n",
-			t->name);
-		abort();
-	}
+	msim__task_exit_check(t);
 	t->state = MSIM_TASK_DONE;
 	t->parked_at = NULL;
-	msim__ctx_switch(&t->ctx, &m->driver_ctx);
-	abort();
+	msim__ctx_exit_to(&t->ctx, &m->driver_ctx);
 }
 
 void msim__task_park(struct msim_task *t, const char *why)
@@ -236,6 +231,7 @@ void msim__resume(struct msim *m, struct msim_task *t)
 	}
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
+	msim__ctx_refresh_driver(&m->driver_ctx);
 	m->running = t;
 	msim__tls_task = t;
 	msim__det_active = 1;
@@ -282,6 +278,21 @@ static void build_options(struct msim *m, struct options *o)
 	}
 }
 
+/* A task's PCT priority; tasks created after msim_sched_set draw theirs now. */
+static int pct_prio(struct msim_sched *s, unsigned int idx)
+{
+	if (idx >= s->nr_prio) {
+		int *p = realloc(s->prio, (idx + 1) * sizeof(int));
+		if (!p)
+			abort();
+		s->prio = p;
+		for (unsigned int i = s->nr_prio; i <= idx; i++)
+			s->prio[i] = (int)(s->nr_change_points + 1 + 1000 + msim__rand(&s->rng) % 1000);
+		s->nr_prio = idx + 1;
+	}
+	return s->prio[idx];
+}
+
 static unsigned int choose_pct(struct msim *m, const struct options *o)
 {
 	struct msim_sched *s = &m->sched;
@@ -291,11 +302,12 @@ static unsigned int choose_pct(struct msim *m, const struct options *o)
 	for (i = 0; i < s->nr_change_points; i++) {
 		if (s->change_points[i] == s->steps && s->current >= 0) {
 			/* Change point i: the running task drops below every initial priority. */
+			pct_prio(s, (unsigned int)s->current);
 			s->prio[s->current] = (int)i;
 		}
 	}
 	for (i = 0; i < o->n; i++) {
-		int p = o->pick[i] == MSIM_PICK_R ? s->prio[m->nr_tasks] : s->prio[o->pick[i]];
+		int p = o->pick[i] == MSIM_PICK_R ? s->prio_r : pct_prio(s, (unsigned int)o->pick[i]);
 		if (p > best_prio) {
 			best_prio = p;
 			best = i;
@@ -304,14 +316,24 @@ static unsigned int choose_pct(struct msim *m, const struct options *o)
 	return best;
 }
 
+/*
+ * Follow the string; a pick that is not enabled, or a string that ends before
+ * the run does, is a divergence (and the canonical choice is taken instead).
+ */
 static unsigned int choose_replay(struct msim *m, const struct options *o)
 {
 	struct msim_sched *s = &m->sched;
 	unsigned int i;
 
-	if (s->replay_pos >= s->replay_len)
+	if (s->replay_pos >= s->replay_len) {
+		s->diverged = true;
 		return 0;
-	int want = s->replay[s->replay_pos++];
+	}
+	int want = s->replay[s->replay_pos].pick;
+	if (++s->replay_used == s->replay[s->replay_pos].count) {
+		s->replay_pos++;
+		s->replay_used = 0;
+	}
 	for (i = 0; i < o->n; i++)
 		if (o->pick[i] == want)
 			return i;
@@ -472,6 +494,8 @@ int msim__run_det(struct msim *m)
 		}
 		do_pick(m, o.pick[choose(m, &o)]);
 	}
+	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
+		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))
 		msim__rcu_det_drain(m);
 	return 0;
@@ -479,11 +503,17 @@ int msim__run_det(struct msim *m)
 
 /* ---- scripted control ---- */
 
+/* Scripted control: a deterministic host, its own task, called by the driver. */
+static bool driver_may_step(struct msim *m, const struct msim_task *t)
+{
+	return msim__det(m) && t && t->host == m && !msim__tls_task;
+}
+
 int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth)
 {
 	unsigned int hits = 0;
 
-	if (!msim__det(m) || !point || !nth)
+	if (!driver_may_step(m, t) || !point || !nth)
 		return -EINVAL;
 	for (;;) {
 		if (t->state == MSIM_TASK_DONE)
@@ -503,6 +533,8 @@ unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
 {
 	unsigned int n = 0;
 
+	if (!driver_may_step(m, t))
+		return 0;
 	while (n < k && t->state != MSIM_TASK_DONE && msim__task_enabled(m, t)) {
 		do_pick(m, (int)t->idx);
 		n++;
@@ -512,6 +544,8 @@ unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
 
 int msim_run_task(struct msim *m, struct msim_task *t)
 {
+	if (!driver_may_step(m, t))
+		return -EINVAL;
 	while (t->state != MSIM_TASK_DONE) {
 		if (!msim__task_enabled(m, t))
 			return -EDEADLK;
@@ -522,7 +556,7 @@ int msim_run_task(struct msim *m, struct msim_task *t)
 
 bool msim_rcu_step(struct msim *m)
 {
-	if (!msim__det(m) || !msim__rcu_det_ready(m))
+	if (!msim__det(m) || msim__tls_task || !msim__rcu_det_ready(m))
 		return false;
 	do_pick(m, MSIM_PICK_R);
 	return true;

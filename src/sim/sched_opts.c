@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,11 @@ int msim_strategy_parse(const char *name, enum msim_strategy *out)
 }
 
 /*
- * Expand "0*12.1*3.R.0*5" into picks. Returns the number of picks, or -EINVAL.
- * With picks == NULL it only counts (and validates).
+ * Parse "0*12.1*3.R.0*5" into (pick, count) runs; with runs == NULL only count
+ * and validate. Task indexes must be below nr_tasks (0: no check). Returns the
+ * number of runs, or -EINVAL.
  */
-static long parse_schedule(const char *str, int *picks, unsigned int nr_tasks)
+static long parse_schedule(const char *str, struct msim_replay_run *runs, unsigned int nr_tasks)
 {
 	const char *p = str;
 	long n = 0;
@@ -49,56 +51,38 @@ static long parse_schedule(const char *str, int *picks, unsigned int nr_tasks)
 	if (!strncmp(p, "s:", 2))
 		p += 2;
 	while (*p) {
-		int pick;
-		unsigned long long count = 1;
+		struct msim_replay_run r = { .count = 1 };
 		char *end;
 
 		if (*p == 'R') {
-			pick = MSIM_PICK_R;
+			r.pick = MSIM_PICK_R;
 			p++;
 		} else if (isdigit((unsigned char)*p)) {
 			unsigned long v = strtoul(p, &end, 10);
-			if (nr_tasks && v >= nr_tasks)
+			if (v > INT32_MAX || (nr_tasks && v >= nr_tasks))
 				return -EINVAL;
-			pick = (int)v;
+			r.pick = (int)v;
 			p = end;
 		} else {
 			return -EINVAL;
 		}
 		if (*p == '*') {
-			count = strtoull(p + 1, &end, 10);
-			if (end == p + 1 || !count || count > 100000000ULL)
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			r.count = strtoull(p + 1, &end, 10);
+			if (!r.count || r.count > 1000000000ULL)
 				return -EINVAL;
 			p = end;
 		}
-		if (*p == '.')
+		if (*p == '.' && p[1])
 			p++;
 		else if (*p)
 			return -EINVAL;
-		for (unsigned long long i = 0; i < count; i++) {
-			if (picks)
-				picks[n] = pick;
-			n++;
-		}
+		if (runs)
+			runs[n] = r;
+		n++;
 	}
 	return n;
-}
-
-static int setup_replay(struct msim *m, const char *str)
-{
-	struct msim_sched *s = &m->sched;
-	long n = parse_schedule(str, NULL, 0);
-
-	if (n < 0)
-		return -EINVAL;
-	free(s->replay);
-	s->replay = malloc((size_t)(n ? n : 1) * sizeof(int));
-	if (!s->replay)
-		return -ENOMEM;
-	parse_schedule(str, s->replay, 0);
-	s->replay_len = (uint64_t)n;
-	s->replay_pos = 0;
-	return 0;
 }
 
 /* Validate a schedule string against a number of tasks (0: any). */
@@ -108,33 +92,58 @@ int msim__schedule_validate(const char *str, unsigned int nr_tasks)
 	return parse_schedule(str, NULL, nr_tasks) < 0 ? -EINVAL : 0;
 }
 
+static int setup_replay(struct msim_sched *s, const char *str, unsigned int nr_tasks)
+{
+	long n = parse_schedule(str, NULL, nr_tasks);
+
+	if (n < 0)
+		return -EINVAL;
+	struct msim_replay_run *runs = malloc((size_t)(n ? n : 1) * sizeof(*runs));
+	if (!runs)
+		return -ENOMEM;
+	parse_schedule(str, runs, nr_tasks);
+	free(s->replay);
+	s->replay = runs;
+	s->replay_len = (uint64_t)n;
+	s->replay_pos = 0;
+	s->replay_used = 0;
+	return 0;
+}
+
+#define PCT_MAX_DEPTH 64
+
 /*
- * PCT (Burckhardt et al.): random distinct initial priorities d..d+n, and d-1
+ * PCT (Burckhardt et al.): random distinct initial priorities above d, and d-1
  * change points at random steps in [1, k]; at change point i the running task's
  * priority drops to i. The RCU engine gets a priority like a task, so grace
- * periods end early in some runs and late in others.
+ * periods end early in some runs and late in others. Tasks created after this
+ * get their priorities when they first appear (msim__pct_prio).
  */
-static int setup_pct(struct msim *m)
+static int setup_pct(struct msim *m, struct msim_sched *s)
 {
-	struct msim_sched *s = &m->sched;
-	unsigned int n = m->nr_tasks + 1, i;
+	unsigned int n = m->nr_tasks, i;
 	unsigned int d = s->opts.pct_depth ? s->opts.pct_depth : 2;
 	uint64_t k = s->opts.pct_steps_hint ? s->opts.pct_steps_hint : 1000;
 
+	if (d > PCT_MAX_DEPTH)
+		return -EINVAL;
 	free(s->prio);
 	free(s->change_points);
-	s->prio = malloc(n * sizeof(int));
+	s->prio = malloc((n + 1) * sizeof(int));
 	s->change_points = malloc(d * sizeof(uint64_t));
 	if (!s->prio || !s->change_points)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	s->nr_prio = n + 1;
+	for (i = 0; i < n + 1; i++)
 		s->prio[i] = (int)(d + i);
-	for (i = n; i > 1; i--) { /* Fisher-Yates */
+	for (i = n + 1; i > 1; i--) { /* Fisher-Yates */
 		unsigned int j = (unsigned int)(msim__rand(&s->rng) % i);
 		int tmp = s->prio[i - 1];
 		s->prio[i - 1] = s->prio[j];
 		s->prio[j] = tmp;
 	}
+	s->prio_r = s->prio[n];
+	s->nr_prio = n;
 	s->nr_change_points = d - 1;
 	for (i = 0; i < s->nr_change_points; i++)
 		s->change_points[i] = 1 + msim__rand(&s->rng) % k;
@@ -144,7 +153,9 @@ static int setup_pct(struct msim *m)
 int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts)
 {
 	struct msim_sched *s = &m->sched;
+	struct msim_sched_opts saved = s->opts;
 	const char *env = getenv("MSIM_SCHEDULE");
+	int ret;
 
 	if (!msim__det(m) || !opts)
 		return -EINVAL;
@@ -156,17 +167,20 @@ int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts)
 	s->rng = s->opts.seed ^ 0x6d656d636773696dULL; /* "memcgsim" */
 	switch (s->opts.strategy) {
 	case MSIM_STRAT_REPLAY:
-		if (!s->opts.schedule)
-			return -EINVAL;
-		return setup_replay(m, s->opts.schedule);
+		ret = s->opts.schedule ? setup_replay(s, s->opts.schedule, m->nr_tasks) : -EINVAL;
+		break;
 	case MSIM_STRAT_PCT:
-		/* Tasks must exist before PCT assigns them priorities. */
-		return setup_pct(m);
+		ret = setup_pct(m, s);
+		break;
 	case MSIM_STRAT_SCRIPT:
 	case MSIM_STRAT_RANDOM:
 	case MSIM_STRAT_DFS:
-		return 0;
+		ret = 0;
+		break;
 	default:
-		return -EINVAL;
+		ret = -EINVAL;
 	}
+	if (ret)
+		s->opts = saved; /* a refused setting leaves the host as it was */
+	return ret;
 }

@@ -66,8 +66,11 @@ static inline bool det_task(void)
 	return msim__det_active && msim__tls_task;
 }
 
-/* Code outside tasks (the driver, RCU callbacks) owns locks as this sentinel. */
-static struct msim_task driver_owner = { .name = "driver" };
+/*
+ * Code outside tasks owns locks as its thread's sentinel: the driver, and in
+ * concurrent mode liburcu's callback thread, are different owners.
+ */
+static __thread struct msim_task driver_owner = { .name = "driver" };
 
 static struct msim_task *me(void)
 {
@@ -89,6 +92,7 @@ static void lock_det_task(struct msim_lock *l, struct msim_task *t)
 	}
 	t->wait_lock = NULL;
 	owner_set(l, t);
+	t->locks_held++;
 }
 
 void msim_lock(struct msim_lock *l)
@@ -97,6 +101,14 @@ void msim_lock(struct msim_lock *l)
 
 	if (det_task()) {
 		lock_det_task(l, msim__tls_task);
+		return;
+	}
+	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
+	    owner_get(l)->state != MSIM_TASK_DONE) {
+		/* Tearing down a host whose task is parked for good holding it: take over
+		 * (deterministic tasks never lock the mutex itself, so it is free). */
+		pthread_mutex_lock(l->impl);
+		owner_set(l, me());
 		return;
 	}
 	if (msim__det(m) && owner_get(l)) {
@@ -108,6 +120,8 @@ void msim_lock(struct msim_lock *l)
 	}
 	pthread_mutex_lock(l->impl);
 	owner_set(l, me());
+	if (msim__tls_task)
+		msim__tls_task->locks_held++;
 }
 
 bool msim_trylock(struct msim_lock *l)
@@ -117,6 +131,7 @@ bool msim_trylock(struct msim_lock *l)
 		if (owner_get(l))
 			return false;
 		owner_set(l, msim__tls_task);
+		msim__tls_task->locks_held++;
 		return true;
 	}
 	if (owner_get(l) == &driver_owner || pthread_mutex_trylock(l->impl))
@@ -126,11 +141,15 @@ bool msim_trylock(struct msim_lock *l)
 		return false;
 	}
 	owner_set(l, me());
+	if (msim__tls_task)
+		msim__tls_task->locks_held++;
 	return true;
 }
 
 void msim_unlock(struct msim_lock *l)
 {
+	if (msim__tls_task && owner_get(l) == msim__tls_task)
+		msim__tls_task->locks_held--;
 	if (owner_get(l) != me()) {
 		fprintf(stderr, "memcgsim: %s releases lock %s it does not hold\n", me()->name,
 			l->name ? l->name : "?");
@@ -179,10 +198,25 @@ static struct msim *det_host(void)
 	return msim__det(m) ? m : NULL;
 }
 
+/*
+ * Outside tasks, a read-side section is closed on the engine that opened it,
+ * even if the driver's current host changed in between (liburcu is NULL).
+ */
+static __thread struct msim *outer_engine;
+static __thread int outer_depth;
+
+static void unbalanced(const char *who)
+{
+	fprintf(stderr, "memcgsim: %s: rcu_read_unlock without rcu_read_lock\n", who);
+	abort();
+}
+
 void msim_rcu_read_lock(void)
 {
-	struct msim *m = det_host();
+	struct msim *m = msim__tls_task || !outer_depth ? det_host() : outer_engine;
 
+	if (!msim__tls_task && outer_depth++ == 0)
+		outer_engine = m;
 	if (!m) {
 		msim__rcu_thread_online();
 		rcu_read_lock();
@@ -202,6 +236,12 @@ void msim_rcu_read_unlock(void)
 {
 	struct msim *m = det_host();
 
+	if (!msim__tls_task) {
+		if (outer_depth <= 0)
+			unbalanced("the driver");
+		m = outer_engine;
+		outer_depth--;
+	}
 	if (!m) {
 		driver_nesting_conc--;
 		TSAN_RELEASE();
@@ -210,11 +250,11 @@ void msim_rcu_read_unlock(void)
 	}
 	if (msim__tls_task) {
 		if (msim__tls_task->rcu_nesting <= 0)
-			abort(); /* unbalanced rcu_read_unlock */
+			unbalanced(msim__tls_task->name);
 		msim__tls_task->rcu_nesting--;
 	} else {
 		if (m->rcu.driver.rcu_nesting <= 0)
-			abort();
+			unbalanced("the driver");
 		m->rcu.driver.rcu_nesting--;
 	}
 	msim_yield("rcu_read_unlock");

@@ -182,10 +182,14 @@ static void reader(void *arg)
 	msim_rcu_read_unlock();
 }
 
+/* Tasks record what they saw; the driver asserts (cmocka must not longjmp off a
+ * coroutine stack). */
+static int phase_seen_by_syncer;
+
 static void syncer(void *arg)
 {
 	msim_synchronize_rcu();
-	assert_int_equal(rcu_phase, 1); /* the reader left before the grace period ended */
+	phase_seen_by_syncer = rcu_phase; /* 1: the reader left before the GP ended */
 	rcu_phase = 2;
 }
 
@@ -204,6 +208,7 @@ static void grace_period_waits_for_parked_reader(void **st)
 	assert_int_equal(msim_run_task(m, r), 0);
 	assert_true(msim_rcu_step(m));                  /* now it may end */
 	assert_int_equal(msim_run_task(m, s), 0);
+	assert_int_equal(phase_seen_by_syncer, 1);
 	assert_int_equal(rcu_phase, 2);
 	assert_int_equal(msim_run(m), 0);
 	msim_destroy(m);
@@ -217,12 +222,14 @@ static void cb(struct msim_rcu_head *h)
 	cb_order[nr_cb++] = (int)(h - heads);
 }
 
+static int cbs_after_barrier;
+
 static void queue_three(void *arg)
 {
 	for (int i = 0; i < 3; i++)
 		msim_call_rcu(&heads[i], cb);
 	msim_rcu_barrier();
-	assert_int_equal(nr_cb, 3);
+	cbs_after_barrier = nr_cb;
 }
 
 static void callbacks_run_in_order_after_barrier(void **st)
@@ -232,6 +239,7 @@ static void callbacks_run_in_order_after_barrier(void **st)
 	nr_cb = 0;
 	msim_task_create(m, "q", 0, queue_three, NULL);
 	assert_int_equal(msim_run(m), 0);
+	assert_int_equal(cbs_after_barrier, 3);
 	assert_int_equal(nr_cb, 3);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(cb_order[i], i);
@@ -247,13 +255,13 @@ static void callbacks_run_in_order_after_barrier(void **st)
 /* ---- locks ---- */
 
 static struct msim_lock L;
-static int in_cs, max_in_cs;
+static int in_cs, max_in_cs, not_held;
 
 static void locker(void *arg)
 {
 	for (int i = 0; i < 3; i++) {
 		msim_lock(&L);
-		assert_true(msim_lock_held_by_me(&L));
+		not_held += !msim_lock_held_by_me(&L);
 		in_cs++;
 		if (in_cs > max_in_cs)
 			max_in_cs = in_cs;
@@ -272,12 +280,13 @@ static void lock_excludes_under_every_strategy(void **st)
 			struct msim *m = host(3);
 			struct msim_sched_opts o = { .strategy = strat[s], .seed = seed, .pct_depth = 3 };
 			msim_lock_init(&L, "L");
-			in_cs = max_in_cs = 0;
+			in_cs = max_in_cs = not_held = 0;
 			for (unsigned int c = 0; c < 3; c++)
 				msim_task_create(m, "locker", c, locker, NULL);
 			assert_int_equal(msim_sched_set(m, &o), 0);
 			assert_int_equal(msim_run(m), 0);
 			assert_int_equal(max_in_cs, 1);
+			assert_int_equal(not_held, 0);
 			msim_lock_destroy(&L);
 			msim_destroy(m);
 		}
@@ -417,6 +426,191 @@ static void variant_table_and_presets(void **st)
 	}
 }
 
+/* ---- regressions from the review of the scheduler ---- */
+
+static long shared2;
+
+static void bumper_task(void *arg)
+{
+	for (int i = 0; i < 3; i++) {
+		long v = msim_read_once(&shared2);
+		msim_write_once(&shared2, v + 1);
+	}
+}
+
+static int two_bumpers(struct msim *m, void **state, void *arg)
+{
+	shared2 = 0;
+	msim_task_create(m, "a", 0, bumper_task, NULL);
+	msim_task_create(m, "b", 1, bumper_task, NULL);
+	return 0;
+}
+
+static bool lost(struct msim *m, void *state, char *why, size_t len)
+{
+	snprintf(why, len, "%ld", shared2);
+	return shared2 != 6;
+}
+
+/* PCT run i depends on seed + i only: exploring one run with that seed repeats it. */
+static void pct_run_reproduced_by_its_seed(void **st)
+{
+	struct msim_explore_target t = { .name = "bumpers", .setup = two_bumpers, .check = lost };
+	struct msim_explore_opts o = { .strategy = MSIM_STRAT_PCT, .seed = 1, .runs = 50,
+				       .pct_depth = 2 };
+	struct msim_explore_result r, one;
+	struct msim_config cfg;
+
+	msim_config_init(&cfg);
+	assert_int_equal(msim_explore(&t, &cfg, &o, &r), 0);
+	assert_true(r.first_violation_run >= 1); /* run 0 is the un-preempted order */
+	o.seed = r.first_violation_seed;
+	o.runs = 1;
+	assert_int_equal(msim_explore(&t, &cfg, &o, &one), 0);
+	assert_int_equal(one.violations, 1);
+	assert_string_equal(one.schedule, r.schedule);
+	assert_true(one.trace_hash == r.trace_hash);
+}
+
+static struct msim_delayed_work spin;
+static int spins;
+
+static void requeue_now(struct msim_delayed_work *dw)
+{
+	if (++spins < 1000)
+		msim_queue_delayed_work(dw->data, dw, 0);
+}
+
+static void delay_zero_means_next_tick(void **st)
+{
+	struct msim *m = host(1);
+
+	spins = 0;
+	msim_init_delayed_work(&spin, requeue_now, m);
+	msim_queue_delayed_work(m, &spin, 0);
+	msim_clock_advance(m, 5);           /* ticks 1..5: once per tick, no spinning */
+	assert_int_equal(spins, 5);
+	assert_int_equal(msim_jiffies(m), 5);
+	msim_cancel_delayed_work(m, &spin);
+	msim_destroy(m);
+}
+
+static void advance_by(void *arg)
+{
+	msim_clock_advance(msim_current_host(), (uint64_t)(intptr_t)arg);
+}
+
+static struct msim_delayed_work slow;
+static void yielding_work(struct msim_delayed_work *dw)
+{
+	msim_yield("work.inside");
+}
+
+static void clock_never_goes_back(void **st)
+{
+	struct msim *m = host(2);
+	struct msim_task *a = msim_task_create(m, "a", 0, advance_by, (void *)10);
+	struct msim_task *b = msim_task_create(m, "b", 1, advance_by, (void *)100);
+
+	msim_init_delayed_work(&slow, yielding_work, m);
+	msim_queue_delayed_work(m, &slow, 5);
+	assert_int_equal(msim_run_until(m, a, "work.inside", 1), 0); /* a is inside the work at 5 */
+	assert_int_equal(msim_run_task(m, b), 0);                    /* b takes the clock to 105 */
+	assert_int_equal(msim_run_task(m, a), 0);                    /* a's target was 10 */
+	assert_int_equal(msim_jiffies(m), 105);
+	msim_destroy(m);
+}
+
+static void late_task_under_pct(void **st)
+{
+	struct msim *m = host(2);
+	struct msim_sched_opts o = { .strategy = MSIM_STRAT_PCT, .seed = 3, .pct_depth = 3 };
+
+	shared2 = 0;
+	msim_task_create(m, "a", 0, bumper_task, NULL);
+	assert_int_equal(msim_sched_set(m, &o), 0);
+	msim_task_create(m, "late", 1, bumper_task, NULL); /* after the priorities were drawn */
+	assert_int_equal(msim_run(m), 0);
+	assert_true(shared2 >= 3 && shared2 <= 6);
+	msim_destroy(m);
+}
+
+static void refused_setting_keeps_the_old_one(void **st)
+{
+	struct msim *m = host(2);
+	struct msim_sched_opts bad = { .strategy = MSIM_STRAT_PCT, .pct_depth = 100000 };
+	struct msim_sched_opts huge = { .strategy = MSIM_STRAT_REPLAY,
+					.schedule = "0*1000000000.1*1000000000" };
+
+	msim_task_create(m, "a", 0, bumper_task, NULL);
+	msim_task_create(m, "b", 1, bumper_task, NULL);
+	assert_int_equal(msim_sched_set(m, &bad), -EINVAL);
+	/* Long runs are kept as (pick, count) pairs, not expanded. */
+	assert_int_equal(msim_sched_set(m, &huge), 0);
+	huge.schedule = "2";                       /* names a task the host does not have */
+	assert_int_equal(msim_sched_set(m, &huge), -EINVAL);
+	huge.schedule = "0* 5";
+	assert_int_equal(msim_sched_set(m, &huge), -EINVAL);
+	huge.schedule = "4294967295";
+	assert_int_equal(msim_sched_set(m, &huge), -EINVAL);
+	msim_destroy(m);
+}
+
+static void divergence_is_reported(void **st)
+{
+	const char *strings[] = { "0*3", "0*7.1*7.0*5" };
+
+	for (int i = 0; i < 2; i++) {
+		struct msim *m = host(2);
+		struct msim_sched_opts o = { .strategy = MSIM_STRAT_REPLAY, .schedule = strings[i] };
+		msim_task_create(m, "a", 0, bumper_task, NULL);
+		msim_task_create(m, "b", 1, bumper_task, NULL);
+		assert_int_equal(msim_sched_set(m, &o), 0);
+		assert_int_equal(msim_run(m), 0);
+		assert_true(msim_sched_replay_diverged(m)); /* too short; picks left over */
+		msim_destroy(m);
+	}
+}
+
+static void scripted_control_refuses_misuse(void **st)
+{
+	struct msim *a = host(2), *b = host(2);
+	struct msim_task *tb = msim_task_create(b, "tb", 0, bumper_task, NULL);
+
+	assert_int_equal(msim_run_task(a, tb), -EINVAL);
+	assert_int_equal(msim_run_until(a, tb, "x", 1), -EINVAL);
+	assert_int_equal(msim_step(a, tb, 3), 0);
+	assert_int_equal(msim_run_task(b, tb), 0);
+	msim_destroy(a);
+	msim_destroy(b);
+}
+
+static void parked_reader(void *arg)
+{
+	msim_rcu_read_lock();
+	msim_yield("parked");
+	msim_rcu_read_unlock();
+}
+
+static void barrier_dtor(struct msim *m, void *arg)
+{
+	msim_rcu_barrier();  /* must not abort on a reader that will never run again */
+	msim_synchronize_rcu();
+	*(int *)arg = 1;
+}
+
+static void destroy_releases_parked_readers(void **st)
+{
+	struct msim *m = host(2);
+	struct msim_task *t = msim_task_create(m, "r", 0, parked_reader, NULL);
+	int ran = 0;
+
+	assert_int_equal(msim_host_on_destroy(m, barrier_dtor, &ran), 0);
+	assert_int_equal(msim_run_until(m, t, "parked", 1), 0);
+	msim_destroy(m);
+	assert_int_equal(ran, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +627,14 @@ int main(void)
 		cmocka_unit_test(env_schedule_overrides_strategy),
 		cmocka_unit_test(delayed_work_fires_on_the_virtual_clock),
 		cmocka_unit_test(variant_table_and_presets),
+		cmocka_unit_test(pct_run_reproduced_by_its_seed),
+		cmocka_unit_test(delay_zero_means_next_tick),
+		cmocka_unit_test(clock_never_goes_back),
+		cmocka_unit_test(late_task_under_pct),
+		cmocka_unit_test(refused_setting_keeps_the_old_one),
+		cmocka_unit_test(divergence_is_reported),
+		cmocka_unit_test(scripted_control_refuses_misuse),
+		cmocka_unit_test(destroy_releases_parked_readers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -300,7 +300,13 @@ static void set_outcome(const struct msim_scenario *s, struct msim_race_result *
 	bool found = res->ex.violations > 0;
 
 	res->behaved_as_expected = found == res->expected_violation;
-	if (found)
+	if (res->strategy == MSIM_STRAT_REPLAY && res->ex.diverged) {
+		/* Whatever it found, this was not the run the string described. */
+		res->behaved_as_expected = false;
+		snprintf(res->outcome, sizeof(res->outcome),
+			 "replay diverged: the schedule does not describe a run of %s under these "
+			 "variants and CPUs", s->name);
+	} else if (found)
 		snprintf(res->outcome, sizeof(res->outcome), "violation %s in run %d: %.*s",
 			 res->expected_violation ? "found (expected)" : "found (NOT expected)",
 			 res->ex.first_violation_run,
@@ -310,7 +316,6 @@ static void set_outcome(const struct msim_scenario *s, struct msim_race_result *
 		snprintf(res->outcome, sizeof(res->outcome), "no violation in %u runs%s (%s)",
 			 res->ex.runs, res->ex.exhausted ? ", space exhausted" : "",
 			 res->expected_violation ? "NOT expected" : "expected");
-	(void)s;
 }
 
 int msim_race_run(const struct msim_scenario *s, const struct msim_config *base,
@@ -345,8 +350,9 @@ int msim_race_run(const struct msim_scenario *s, const struct msim_config *base,
 		explore_opts(s, o, &eo);
 		ret = msim_explore(&t, &cfg, &eo, &res->ex);
 		if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
-			snprintf(err, errlen, "race %s: '%s' is not a schedule string (picks like "
-				 "0*3.1.R separated by dots)", s->name, o->schedule ? o->schedule : "");
+			snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
+				 "separated by dots: a task index below the race's task count, or R, "
+				 "each optionally *count)", s->name, o->schedule ? o->schedule : "");
 		else if (ret)
 			snprintf(err, errlen, "race %s: exploration failed (%s)", s->name,
 				 strerror(-ret));
@@ -406,9 +412,11 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 	fputs(", \"outcome\": ", f);
 	msim_json_str(f, r->outcome);
 	fprintf(f, ", \"expected_violation\": %s, \"behaved_as_expected\": %s, "
-		   "\"deadlocked\": %s, \"exhausted\": %s, \"seconds\": %.3f, \"variants\": ",
+		   "\"deadlocked\": %s, \"exhausted\": %s, \"diverged\": %s, "
+		   "\"schedule_truncated\": %s, \"seconds\": %.3f, \"variants\": ",
 		r->expected_violation ? "true" : "false", r->behaved_as_expected ? "true" : "false",
 		r->ex.deadlocked ? "true" : "false", r->ex.exhausted ? "true" : "false",
+		r->ex.diverged ? "true" : "false", r->ex.schedule_truncated ? "true" : "false",
 		r->ex.seconds);
 	msim_json_str(f, r->variants);
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
@@ -456,7 +464,9 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 				(unsigned long long)r->ex.first_violation_seed);
 		if (r->ex.why[0] && r->strategy != MSIM_STRAT_SCRIPT)
 			print_indented(f, r->ex.why);
-		if (r->strategy != MSIM_STRAT_SCRIPT || r->script_replays)
+		if (r->ex.schedule_truncated)
+			fprintf(f, "  schedule too long to print in full (not replayable from here)\n");
+		else if (r->strategy != MSIM_STRAT_SCRIPT || r->script_replays)
 			fprintf(f, "  replay: memcgsim race %s --schedule '%s'\n", r->race,
 				r->ex.schedule);
 		else
