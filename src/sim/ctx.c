@@ -110,6 +110,11 @@ int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *
 		munmap(stack, stack_size);
 		return -ENOMEM;
 	}
+#if defined(MSIM_ASAN)
+	/* The mapping may reuse the addresses of a finished task's stack, whose frames
+	 * never returned: clear the poison they left in the shadow. */
+	__asan_unpoison_memory_region(stack, stack_size);
+#endif
 	ctx->stack = stack;
 	ctx->stack_size = stack_size;
 	ctx->asan_bottom = stack;

@@ -27,8 +27,12 @@ int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *
 void msim__ctx_free(struct msim_ctx *ctx);
 /* Save the running context into from and resume to. */
 void msim__ctx_switch(struct msim_ctx *from, struct msim_ctx *to);
-/* Leave a finished task's context for good. */
-void msim__ctx_exit_to(struct msim_ctx *from, struct msim_ctx *to) __attribute__((noreturn));
+/*
+ * Leave a finished task's context for good. Not declared noreturn on purpose:
+ * ASan would insert __asan_handle_no_return before the call, which unpoisons the
+ * "current" stack and trips over the fiber stack it is not told about.
+ */
+void msim__ctx_exit_to(struct msim_ctx *from, struct msim_ctx *to);
 /* Re-read the driver thread's identity (TSan fiber) before resuming a task. */
 void msim__ctx_refresh_driver(struct msim_ctx *ctx);
 /* Initialise the descriptor of the thread that drives a deterministic run. */

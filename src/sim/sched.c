@@ -152,6 +152,7 @@ static void task_entry(void *arg)
 	t->state = MSIM_TASK_DONE;
 	t->parked_at = NULL;
 	msim__ctx_exit_to(&t->ctx, &m->driver_ctx);
+	abort(); /* not reached */
 }
 
 void msim__task_park(struct msim_task *t, const char *why)
