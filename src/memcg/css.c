@@ -179,11 +179,18 @@ bool msim_css_is_dying(const struct msim_memcg *memcg)
 	return s >= MSIM_MEMCG_DYING && (created || s < MSIM_MEMCG_RELEASED);
 }
 
-/* kernel: mem_cgroup_online() -> CSS_ONLINE. */
+/*
+ * kernel: mem_cgroup_online() -> CSS_ONLINE. rmdir sets CSS_DYING only;
+ * offline_css() clears CSS_ONLINE after the subsystems' css_offline returned, so
+ * a dying memcg is still online through its grace period and its offline hooks
+ * (shrink_slab_memcg still shrinks it then: the S4 window).
+ */
 bool msim_mem_cgroup_online(const struct msim_memcg *memcg)
 {
 	MSIM__MEMCG_ASSERT(memcg);
-	return msim__memcg_state_load(memcg) == MSIM_MEMCG_ONLINE;
+	enum msim_memcg_state s = msim__memcg_state_load(memcg);
+
+	return s == MSIM_MEMCG_ONLINE || s == MSIM_MEMCG_DYING;
 }
 
 const char *msim_memcg_name(const struct msim_memcg *memcg)

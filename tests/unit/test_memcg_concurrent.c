@@ -91,7 +91,9 @@ static void iterate(void *arg)
 			int kid = msim_memcg_kmemcg_id(pos);
 
 			/* Racy readers too: kmemcg_id is set between link and online. */
-			if (msim_css_is_dying(pos) && msim_mem_cgroup_online(pos))
+			/* Online ends when offline is done (CSS_ONLINE), not at rmdir. */
+			if (msim_memcg_state(pos) >= MSIM_MEMCG_OFFLINE &&
+			    msim_mem_cgroup_online(pos))
 				c->iter_bad++;
 			if (kid != -1 && kid != msim_mem_cgroup_private_id(pos) &&
 			    msim_mem_cgroup_private_id(pos) != 0)
