@@ -434,6 +434,7 @@ static void run_expand(enum msim_shrinker_info_layout layout)
 }
 
 static void stress_expand_array(void **st) { run_expand(MSIM_SHRINKER_INFO_ARRAY); }
+static void stress_expand_array_unit_cache(void **st) { run_expand(MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE); }
 static void stress_expand_array_on_demand(void **st) { run_expand(MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND); }
 static void stress_expand_xarray(void **st) { run_expand(MSIM_SHRINKER_INFO_XARRAY); }
 
@@ -450,6 +451,7 @@ int main(void)
 		cmocka_unit_test(stress_array_on_demand),
 		cmocka_unit_test(stress_xarray),
 		cmocka_unit_test(stress_expand_array),
+		cmocka_unit_test(stress_expand_array_unit_cache),
 		cmocka_unit_test(stress_expand_array_on_demand),
 		cmocka_unit_test(stress_expand_xarray),
 	};
