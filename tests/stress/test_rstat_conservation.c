@@ -257,6 +257,30 @@ static void check_memcg(struct world *w, struct msim_memcg *memcg, bool exact_lo
 				 subtree_truth(w, ser, 0, true));
 }
 
+/*
+ * A deterministic tail after the concurrent phase: a fresh leaf that the driver
+ * (CPU 0's ledger) updates, removes, and updates again through the handle it
+ * kept (like a socket's sk_memcg). Whatever the churn happened to do, every run
+ * then has updates to a removed memcg: redirected under the redirect variants,
+ * left on the dying memcg on v2 mainline; both must still conserve.
+ */
+static void dying_tail(struct world *w, struct msim_memcg *root)
+{
+	struct task_arg drv = { .w = w, .cpu = 0, .rng = 0x2545f4914f6cdd1dULL };
+	struct msim_memcg *leaf;
+
+	assert_int_equal(msim_memcg_create(root, "tail", &leaf), 0);
+	assert_true(msim_memcg_serial(leaf) < MAXSER);
+	w->parent_of[msim_memcg_serial(leaf)] = (long)msim_memcg_serial(root);
+	msim_css_get(leaf);
+	for (int i = 0; i < 8; i++)
+		update(&drv, leaf);
+	assert_int_equal(msim_memcg_rmdir(leaf), 0);
+	for (int i = 0; i < 8; i++)
+		update(&drv, leaf);
+	msim_css_put(leaf);
+}
+
 static void conservation_run(enum msim_cgroup_version version, const char *variant, int iters,
 			     bool exact_local)
 {
@@ -295,6 +319,7 @@ static void conservation_run(enum msim_cgroup_version version, const char *varia
 		assert_non_null(msim_task_create(w->m, "stress", c, task_fn, &args[c]));
 	}
 	assert_int_equal(msim_run(w->m), 0);
+	dying_tail(w, root);
 	/* quiescence */
 	msim_memcg_drain(w->m);
 	msim_mem_cgroup_flush_stats_forced(root);
@@ -315,6 +340,9 @@ static void conservation_run(enum msim_cgroup_version version, const char *varia
 				 subtree_truth(w, (long)msim_memcg_serial(root), k, false));
 	assert_true(checked >= 2);
 	assert_true(w->created > 0 && w->removed > 0);
+	assert_true(w->dying_updates >= 8);          /* the tail's, at least */
+	if (!exact_local)
+		assert_true(rstat_redirects(w->m) > 0); /* the redirect really ran */
 	print_message("%s v%d: checked %u live memcgs; %lu created, %lu removed by churn; "
 		      "%lu updates to removed memcgs, %llu redirected\n",
 		      variant ? variant : "mainline", (int)version, checked, w->created,
