@@ -413,8 +413,14 @@ int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
 	if (!m)
 		return -EINVAL;
 	rs = msim__rstat_peek(m);
-	if (rs)
-		return params_apply(rs, params);
+	if (rs) {
+		/* Already attached (perhaps lazily): update the tunables, the periodic
+		 * flush included. */
+		ret = params_apply(rs, params);
+		if (!ret)
+			msim_rstat_periodic_flush_enable(m, rs->params.periodic_flush);
+		return ret;
+	}
 	rs = rstat_alloc(m);
 	if (!rs)
 		return -ENOMEM;
