@@ -265,8 +265,10 @@ static int ee_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 static int ee_configure(struct msim_config *cfg, char *err, size_t len)
 {
 	if (cfg->nr_cpus < 3) {
-		snprintf(err, len, "rstat-early-exit needs at least 3 CPUs (flusher, updater, "
-			 "and a later CPU where root is queued)");
+		snprintf(err, len, "rstat-early-exit needs at least 3 CPUs: its narrative (thread "
+			 "004's, race R3) has a flusher, an updater, and a later CPU where root is "
+			 "queued; on 2 CPUs the same stuck ancestor is reachable through R4's "
+			 "child-before-parent order, which this scenario does not script");
 		return -EINVAL;
 	}
 	return 0;
