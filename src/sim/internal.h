@@ -124,7 +124,6 @@ struct msim_sched {
 	uint64_t rng;
 	uint64_t steps, switches;
 	uint64_t trace_hash;      /* of every step's pick and stopping point */
-	int last_pick;            /* task idx or MSIM_PICK_R; -2 before the first pick */
 	int current;              /* the task that ran last (for preemption), -1 none */
 	/* Schedule string, run-length encoded as it is built. */
 	char *str;
@@ -162,7 +161,6 @@ struct msim {
 	struct msim_task **task_vec;   /* by idx */
 	unsigned int task_vec_cap;
 	struct msim_ctx driver_ctx;
-	struct msim_task *running;     /* deterministic: the task now on the CPU */
 	struct msim_sched sched;
 	struct msim_rcu_det rcu;
 	uint64_t jiffies;

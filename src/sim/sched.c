@@ -79,7 +79,6 @@ void msim__sched_record(struct msim *m, int pick)
 		s->rle_pick = pick;
 		s->rle_count = 1;
 	}
-	s->last_pick = pick;
 }
 
 const char *msim_schedule_string(struct msim *m)
@@ -123,7 +122,6 @@ void msim__sched_init(struct msim *m)
 {
 	memset(&m->sched, 0, sizeof(m->sched));
 	m->sched.opts.strategy = MSIM_STRAT_SCRIPT;
-	m->sched.last_pick = -2;
 	m->sched.current = -1;
 }
 
@@ -233,13 +231,11 @@ void msim__resume(struct msim *m, struct msim_task *t)
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
 	msim__ctx_refresh_driver(&m->driver_ctx);
-	m->running = t;
 	msim__tls_task = t;
 	msim__det_active = 1;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
 	msim__det_active = 0;
 	msim__tls_task = NULL;
-	m->running = NULL;
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		cpu_heads_refresh(m);

@@ -85,13 +85,6 @@ static long parse_schedule(const char *str, struct msim_replay_run *runs, unsign
 	return n;
 }
 
-/* Validate a schedule string against a number of tasks (0: any). */
-int msim__schedule_validate(const char *str, unsigned int nr_tasks);
-int msim__schedule_validate(const char *str, unsigned int nr_tasks)
-{
-	return parse_schedule(str, NULL, nr_tasks) < 0 ? -EINVAL : 0;
-}
-
 static int setup_replay(struct msim_sched *s, const char *str, unsigned int nr_tasks)
 {
 	long n = parse_schedule(str, NULL, nr_tasks);
