@@ -122,7 +122,7 @@ size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, 
 /* Resident set size of this process, bytes (the simulator's own cost). */
 uint64_t msim_kmem_process_rss(void);
 
-/* per-CPU bytes are recorded by msim_alloc_percpu (sync.h) through these. */
+/* per-CPU bytes are recorded by msim_alloc_percpu (percpu.h) through these. */
 void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner);
 void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner);
 

@@ -1,28 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memcgsim.h - umbrella header of libmemcgsim, a userspace model of the Linux
- * memory-cgroup statistics (rstat) and shrinker subsystems.
+ * memory-cgroup statistics (rstat) and shrinker subsystems: every public header,
+ * from the simulated machine up.
  */
 #ifndef MEMCGSIM_H
 #define MEMCGSIM_H
 
+/* The simulated machine (src/sim). */
 #include <memcgsim/variants.h>
 #include <memcgsim/sim.h>
+#include <memcgsim/subsys.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
+#include <memcgsim/kmem.h>
+/* Compatibility umbrellas of the above. */
 #include <memcgsim/sched.h>
 #include <memcgsim/sync.h>
-#include <memcgsim/kmem.h>
+/* Kernel-library equivalents (src/lib). */
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>
+/* The layers. */
 #include <memcgsim/memcg.h>
-#if __has_include(<memcgsim/rstat.h>)
+#include <memcgsim/charge.h>
 #include <memcgsim/rstat.h>
-#endif
-#if __has_include(<memcgsim/list_lru.h>)
 #include <memcgsim/list_lru.h>
-#endif
-#if __has_include(<memcgsim/shrinker.h>)
 #include <memcgsim/shrinker.h>
-#endif
 
 #define MEMCGSIM_VERSION_STRING "0.1.0"
 

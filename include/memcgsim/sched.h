@@ -1,180 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sched.h - the deterministic scheduler: yield points, strategies, scripted
- * control, schedule strings and replay, exploration.
- *
- * In deterministic mode every yield point returns control to the scheduler, which
- * picks the next step. A step is either a task (it runs until its next yield
- * point, block or exit) or the RCU engine ("R": end the current grace period, or
- * run the callbacks whose grace period has ended). Recording the sequence of
- * picks gives the schedule string; feeding the same string back replays the run
- * exactly, because nothing else in deterministic mode is a source of order.
- *
- * Schedule strings: picks separated by '.', each a task index (creation order
- * on the host, from 0) or 'R', optionally followed by '*count' for repetitions:
- * "0*12.1*3.R.0*5". A leading "s:" names nothing and is accepted for readability.
+ * sched.h - compatibility umbrella for the deterministic scheduler's API, which
+ * now lives in one header per concept:
+ *   yield.h    yield points (msim_yield)
+ *   explore.h  strategies, schedule strings, replay, run statistics, msim_explore
+ *   script.h   scripted control from the driver (msim_run_until, msim_step, ...)
+ * New code includes the header it needs.
  */
 #ifndef MEMCGSIM_SCHED_H
 #define MEMCGSIM_SCHED_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 #include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* ---- yield points ---- */
-
-/*
- * A named yield point. In deterministic mode, when called from a task, control
- * goes back to the scheduler; in concurrent mode and outside tasks, nothing
- * happens. Names are static strings; scripted schedules and traces use them.
- */
-void msim__yield_slow(const char *name);
-extern __thread int msim__det_active; /* 1 while a deterministic task runs */
-
-static inline void msim_yield(const char *name)
-{
-	if (__builtin_expect(msim__det_active, 0))
-		msim__yield_slow(name);
-}
-
-/* ---- strategies ---- */
-
-enum msim_strategy {
-	MSIM_STRAT_SCRIPT = 0,  /* the driver steps tasks itself; leftovers run in order */
-	MSIM_STRAT_RANDOM,      /* uniform pick among enabled steps, seeded */
-	MSIM_STRAT_PCT,         /* probabilistic concurrency testing, seeded, depth d */
-	MSIM_STRAT_DFS,         /* bounded exhaustive search (driven by msim_explore) */
-	MSIM_STRAT_REPLAY,      /* follow a schedule string */
-};
-
-const char *msim_strategy_name(enum msim_strategy s);
-int msim_strategy_parse(const char *name, enum msim_strategy *out); /* "script", ... */
-
-struct msim_sched_opts {
-	enum msim_strategy strategy;
-	uint64_t seed;
-	unsigned int pct_depth;      /* PCT bug depth d (>= 1) */
-	unsigned int pct_steps_hint; /* expected steps per run for PCT change points */
-	const char *schedule;        /* REPLAY: the string to follow */
-	uint64_t max_steps;          /* a run past this many steps is cut (0: 10M) */
-};
-
-/*
- * Set the strategy of a deterministic host before msim_run(), after creating its
- * tasks (PCT gives each task a priority). The environment
- * variable MSIM_SCHEDULE, when set, overrides any strategy with REPLAY of its
- * value (so a failing test can be replayed without editing it).
- */
-int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts);
-
-/* The schedule of the run so far, as a string owned by the host. */
-const char *msim_schedule_string(struct msim *m);
-
-/* Number of steps taken (picks made) so far, and context switches between tasks. */
-uint64_t msim_sched_steps(const struct msim *m);
-uint64_t msim_sched_switches(const struct msim *m);
-
-/*
- * A hash of the run's trace: every step's pick and the yield point (or exit) at
- * which it stopped. Equal hashes mean the same trace (replay tests compare them).
- */
-uint64_t msim_sched_trace_hash(const struct msim *m);
-
-/* True when a REPLAY run diverged from its string (a pick was not enabled). */
-bool msim_sched_replay_diverged(const struct msim *m);
-
-/* ---- scripted control (deterministic mode, called by the driver) ---- */
-
-/*
- * Run task t until it reaches the yield point named point for the nth time
- * (counting from this call, n >= 1), and stop it there, before the operation
- * behind the point. Returns 0; -ESRCH if t finished first; -EDEADLK if t blocked
- * and no other step was allowed to run (the driver must step the holder).
- */
-int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth);
-
-/* Run task t for k steps (k yield points), or until it finishes. Returns steps run. */
-unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k);
-
-/*
- * Run task t to completion. Returns 0; -EDEADLK as soon as t cannot run (it is
- * blocked, or an earlier task of its CPU has not finished: step that one first);
- * -EINVAL for a task of another host, a concurrent host, or a call from a task.
- * msim_run_until() and msim_step() refuse the same misuse (-EINVAL, 0 steps).
- */
-int msim_run_task(struct msim *m, struct msim_task *t);
-
-/*
- * RCU engine step under the driver's control: end the current grace period if
- * every reader it waits for has left, and run ready callbacks. Returns true if
- * anything happened.
- */
-bool msim_rcu_step(struct msim *m);
-
-/* Name of the yield point at which task t is parked, or NULL (not started/done). */
-const char *msim_task_parked_at(const struct msim_task *t);
-
-/* ---- deadlock report ---- */
-
-/* The report of the last -EDEADLK: one line per blocked task (name, CPU, what). */
-const char *msim_deadlock_report(const struct msim *m);
-
-/* ---- exploration ---- */
-
-/*
- * A scenario for the explorer: setup() creates the tasks of one run on a fresh
- * host; check() inspects the host after the run and returns true when the
- * invariant was violated (writing a one-line why); teardown() frees what setup
- * made. state is the scenario's per-run data.
- */
-struct msim_explore_target {
-	const char *name;
-	int (*setup)(struct msim *m, void **state, void *arg);
-	bool (*check)(struct msim *m, void *state, char *why, size_t len);
-	void (*teardown)(struct msim *m, void *state);
-	void *arg;
-};
-/* A run that deadlocks counts as a violation (check() is not called for it). */
-
-struct msim_explore_opts {
-	enum msim_strategy strategy; /* RANDOM, PCT, DFS or REPLAY */
-	uint64_t seed;
-	unsigned int runs;           /* RANDOM/PCT: runs; DFS: maximum schedules */
-	unsigned int pct_depth;
-	unsigned int preemptions;    /* DFS preemption bound */
-	const char *schedule;        /* REPLAY */
-	bool stop_at_first;          /* stop at the first violation */
-};
-
-struct msim_explore_result {
-	unsigned int runs;                /* runs executed */
-	unsigned int violations;
-	int first_violation_run;          /* -1 if none */
-	uint64_t first_violation_seed;
-	char schedule[4096];              /* schedule of the first violation, else of the last run */
-	uint64_t trace_hash;              /* msim_sched_trace_hash() of that same run */
-	char why[512];                    /* check()'s reason, or the deadlock report head */
-	bool deadlocked;                  /* the first violation (or last run) deadlocked */
-	bool diverged;                    /* that run did not follow its replay string */
-	bool schedule_truncated;          /* its schedule did not fit: not replayable */
-	bool exhausted;                   /* DFS: the bounded space was fully explored */
-	double seconds;
-};
-
-/*
- * Explore target under base (its mode must be deterministic). Returns 0, or a
- * negative errno for bad options or a setup failure.
- */
-int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
-		 const struct msim_explore_opts *opts, struct msim_explore_result *res);
-
-#ifdef __cplusplus
-}
-#endif
 #endif /* MEMCGSIM_SCHED_H */

@@ -13,7 +13,7 @@
  * Two run modes, same model code:
  *  - MSIM_DETERMINISTIC: tasks are coroutines on the thread that calls msim_run();
  *    exactly one runs at a time and control returns to the scheduler at every
- *    yield point (sched.h). Sequentially consistent by construction.
+ *    yield point (yield.h, explore.h). Sequentially consistent by construction.
  *  - MSIM_CONCURRENT: one OS thread per simulated CPU that has tasks; yield points
  *    cost one predictable branch. Used by stress tests (TSan) and benches.
  */
@@ -73,8 +73,11 @@ struct msim;
 struct msim_task;
 
 /*
- * Create a host. Returns 0 and *out, or a negative errno (-EINVAL for a bad
- * configuration, with the reason in err; -ENOMEM). Never aborts on bad input.
+ * Create a host and attach the registered subsystems its configuration enables,
+ * each after its dependencies (subsys.h). Returns 0 and *out, or a negative errno
+ * (-EINVAL for a bad configuration or a subsystem dependency that is missing,
+ * disabled or circular, with the reason in err; -ENOMEM; a subsystem's init
+ * error, after detaching what attached). Never aborts on bad input.
  */
 int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
 
@@ -106,7 +109,7 @@ bool msim_task_done(const struct msim_task *t);
 
 /*
  * Run every task to completion. Deterministic mode: under the host's strategy
- * (sched.h); returns 0, -EDEADLK when every unfinished task is blocked (the
+ * (explore.h); returns 0, -EDEADLK when every unfinished task is blocked (the
  * report is in msim_deadlock_report()), or -E2BIG when the run passed the step
  * cap (msim_sched_opts.max_steps). Concurrent mode: one thread per CPU with
  * tasks; returns 0, or -EAGAIN / -ENOMEM when threads cannot be started.
@@ -135,13 +138,13 @@ unsigned int msim_this_cpu(void);
  */
 void msim_set_current_host(struct msim *m);
 
-/* Outside tasks only: make m current (used by entry points that know their host). */
-void msim__drive_host(struct msim *m);
-
 /*
- * Per-host data of the layers above sim (the memcg tree, rstat, shrinkers, ...).
- * sim knows only slot numbers; each layer owns its slot and registers a
- * destructor, run by msim_destroy() in reverse order of registration.
+ * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a
+ * destructor registered by hand. It names the upper layers in sim and makes each
+ * layer attach itself lazily; new layers register a struct msim_subsys
+ * (subsys.h) instead, and the layers listed here move onto it. Kept working until
+ * they have: destructors run at msim_destroy() in reverse order of registration,
+ * interleaved with the fini of subsystems (one stack, newest first).
  */
 enum msim_host_slot {
 	MSIM_SLOT_MEMCG = 0,
@@ -158,7 +161,10 @@ enum msim_host_slot {
 };
 
 void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
-/* Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away. */
+/*
+ * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away.
+ * Returns 0, -EINVAL for a NULL fn, -ENOSPC past 64 destructors and subsystems.
+ */
 int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
 
 /* ---- virtual clock and delayed work ---- */

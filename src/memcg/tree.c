@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "memcg/memcg_internal.h"
+#include "sim/drive_host.h"
 
 /* ---- per-host state ---- */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * host.c - the simulated host: configuration, creation, tasks, per-host slots.
+ * Subsystems attach in msim_create() and detach in msim_destroy() (subsys.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -99,6 +100,8 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 	if (!msim__tls_task)
 		msim__tls_host = m;
 	ret = msim__kmem_init(m);
+	if (!ret)
+		ret = msim__subsys_attach_all(m, err, errlen);
 	if (ret) {
 		msim_destroy(m);
 		return ret;
@@ -126,14 +129,12 @@ void msim_destroy(struct msim *m)
 			t->rcu_nesting = 0;
 	m->rcu.driver.rcu_nesting = 0;
 	/* Layers above sim free their data first, newest first, while RCU works. */
-	while (m->nr_dtors) {
-		m->nr_dtors--;
-		m->dtors[m->nr_dtors].fn(m, m->dtors[m->nr_dtors].arg);
-	}
+	msim__host_unwind(m, 0);
 	if (msim__det(m))
 		msim__rcu_det_drain(m);
 	else
 		msim_rcu_barrier();
+	msim__subsys_free_states(m);
 	msim__kmem_fini(m);
 	for (t = m->tasks; t; t = next) {
 		next = t->next;
@@ -174,11 +175,19 @@ void **msim_host_slot(struct msim *m, enum msim_host_slot slot)
 	return &m->slots[slot];
 }
 
+void msim__host_unwind(struct msim *m, unsigned int mark)
+{
+	while (m->nr_dtors > mark) {
+		m->nr_dtors--;
+		m->dtors[m->nr_dtors].fn(m, m->dtors[m->nr_dtors].arg);
+	}
+}
+
 int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg)
 {
 	if (!fn)
 		return -EINVAL;
-	if (m->nr_dtors >= sizeof(m->dtors) / sizeof(m->dtors[0]))
+	if (m->nr_dtors >= MSIM_MAX_DTORS)
 		return -ENOSPC;
 	m->dtors[m->nr_dtors].fn = fn;
 	m->dtors[m->nr_dtors].arg = arg;

@@ -7,9 +7,12 @@
 #define MSIM_SIM_HOST_H
 
 #include <memcgsim/sim.h>
+#include <memcgsim/subsys.h>
 #include <memcgsim/sched.h>
 #include <memcgsim/sync.h>
 #include <memcgsim/kmem.h>
+
+#include "drive_host.h"
 
 struct msim_kmem;              /* src/sim/kmem.c */
 struct msim_sched;             /* src/sim/sched.c */

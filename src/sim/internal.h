@@ -154,6 +154,24 @@ struct msim_sched {
 	bool cut;                 /* max_steps reached */
 };
 
+/* ---- subsystems attached to a host (subsys.c) ---- */
+
+#define MSIM_MAX_DTORS 64
+
+struct msim_subsys_host {
+	/* By subsystem id; index 0 stays NULL, so an unregistered subsystem finds NULL. */
+	void *state[MSIM_MAX_SUBSYS + 1];
+	void *owned[MSIM_MAX_SUBSYS + 1];     /* state sim allocated (state_size > 0) */
+	bool attached[MSIM_MAX_SUBSYS + 1];
+};
+
+/* Attach every registered subsystem cfg enables, in dependency order. */
+int msim__subsys_attach_all(struct msim *m, char *err, size_t errlen);
+/* Free the states sim allocated (msim_destroy, after the last RCU callback). */
+void msim__subsys_free_states(struct msim *m);
+/* Run destructors newest first until mark are left (msim_destroy: mark 0). */
+void msim__host_unwind(struct msim *m, unsigned int mark);
+
 struct msim {
 	struct msim_config cfg;
 	unsigned int nr_tasks;
@@ -166,11 +184,13 @@ struct msim {
 	uint64_t jiffies;
 	struct msim_delayed_work *works;
 	pthread_mutex_t works_lock;
-	void *slots[MSIM_NR_HOST_SLOTS];
+	void *slots[MSIM_NR_HOST_SLOTS];  /* deprecated enum slots (sim.h) */
+	struct msim_subsys_host subsys;
+	/* Destructors and subsystem detaches, one stack: msim_destroy pops newest first. */
 	struct {
 		void (*fn)(struct msim *m, void *arg);
 		void *arg;
-	} dtors[32];
+	} dtors[MSIM_MAX_DTORS];
 	unsigned int nr_dtors;
 	struct msim_kmem *kmem;
 	bool destroying;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * static/percpu.h - inline this_cpu operations (include <memcgsim/percpu.h>).
+ *
+ * Only the running task's CPU writes its own slot with these; a flusher on
+ * another CPU reads the slot and may reset it (WRITE_ONCE). The yield points
+ * between load and store are that race's windows (R1).
+ */
+#ifndef MEMCGSIM_STATIC_PERCPU_H
+#define MEMCGSIM_STATIC_PERCPU_H
+
+#include <memcgsim/atomic.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline long msim_this_cpu_add_return(long *slot, long v)
+{
+	long n;
+
+	n = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") + v;
+	msim_store_at(slot, n, MSIM_RELAXED, "this_cpu_rmw.store");
+	return n;
+}
+
+static inline long msim_this_cpu_xchg(long *slot, long v)
+{
+	long old;
+
+	old = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load");
+	msim_store_at(slot, v, MSIM_RELAXED, "this_cpu_rmw.store");
+	return old;
+}
+
+/* One yield point, then a load and a store with nothing between them. */
+static inline void msim_this_cpu_add(long *slot, long v)
+{
+	msim_yield("this_cpu_add");
+	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_STATIC_PERCPU_H */

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * subsys.h - the subsystem registry: how a layer above sim attaches to a host.
+ *
+ * Each layer above sim (memcg, rstat, charge, shrinker, list_lru, ...) describes
+ * itself once, in a struct msim_subsys: its name, the subsystems it needs attached
+ * first, whether a configuration enables it, its per-host state, and its host
+ * init and fini. msim_create() attaches every registered subsystem that the
+ * configuration enables, each after its dependencies; msim_destroy() detaches
+ * them in reverse. sim knows no subsystem by name: the per-host slot of a
+ * subsystem is handed out when it registers (as the memcg layer hands out hook
+ * slots), and its state is found with msim_subsys_state(), a plain load that
+ * never initialises anything, so a stat write cannot allocate or attach.
+ * Models: liburcu's flavour ops struct, libuv's uv_loop_init.
+ *
+ * How a layer registers (rstat as the example):
+ *
+ *   static int rstat_host_init(struct msim *m, void *state);  // state: zeroed
+ *   static void rstat_host_fini(struct msim *m, void *state); // state_size bytes
+ *   static const struct msim_memcg_hooks *const rstat_hooks[] = {
+ *           &stats_hooks, &offline_hooks, NULL };
+ *   static const char *const rstat_deps[] = { "memcg", NULL };
+ *
+ *   struct msim_subsys msim_rstat_subsys = {
+ *           .name = "rstat",
+ *           .depends = rstat_deps,
+ *           .state_size = sizeof(struct msim__rstat),
+ *           .host_init = rstat_host_init,
+ *           .host_fini = rstat_host_fini,
+ *           .memcg_hooks = rstat_hooks,
+ *   };
+ *
+ *   __attribute__((constructor)) static void rstat_register(void)
+ *   {
+ *           msim_subsys_register(&msim_rstat_subsys);
+ *   }
+ *
+ *   // a hot path: a plain load, NULL when the host does not have rstat
+ *   struct msim__rstat *rs = msim_subsys_state(m, &msim_rstat_subsys);
+ *
+ * The constructor must sit in an object file the program links anyway (one that
+ * also defines functions the layer's users call): a static library drops object
+ * files nobody references, and their constructors with them.
+ *
+ * Memcg lifecycle hooks. memcg_hooks lists the layer's struct msim_memcg_hooks
+ * (memcg.h). sim never reads them (struct msim_memcg and the hooks are opaque
+ * here); the memcg layer does, when the subsystem's host_init asks it to
+ * register them with the subsystem's state as their priv. Keeping them in the
+ * description puts everything a layer plugs in at one place.
+ *
+ * Per-host state. With state_size > 0, sim allocates that many zeroed bytes
+ * before host_init, publishes them in the subsystem's slot, and frees them when
+ * the host is destroyed (after the last RCU callback ran). With state_size == 0
+ * the layer allocates its own state in host_init, publishes it with
+ * *msim_subsys_slot(m, ss) = state, and frees it in host_fini.
+ *
+ * Errors: negative errno; where a person reads the reason (dependency missing,
+ * disabled or circular) it is written to the caller's message buffer.
+ */
+#ifndef MEMCGSIM_SUBSYS_H
+#define MEMCGSIM_SUBSYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <memcgsim/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registered subsystems per process. */
+#define MSIM_MAX_SUBSYS 32
+
+struct msim_memcg_hooks; /* memcg.h: read by the memcg layer only */
+
+struct msim_subsys {
+	const char *name;                 /* unique; "memcg", "rstat", ... */
+	/* Names of the subsystems that must be attached first; NULL-terminated, or NULL. */
+	const char *const *depends;
+	/* Whether a host with this configuration gets the subsystem; NULL: every host. */
+	bool (*enabled)(const struct msim_config *cfg);
+	size_t state_size;                /* see "Per-host state" above */
+	/* Attach: 0, or a negative errno that fails msim_create (or msim_subsys_attach). */
+	int (*host_init)(struct msim *m, void *state);
+	/* Detach; runs at msim_destroy() while RCU and the kernel-memory model still work. */
+	void (*host_fini)(struct msim *m, void *state);
+	/* NULL-terminated, or NULL: the layer's memcg lifecycle hooks (memcg.h). */
+	const struct msim_memcg_hooks *const *memcg_hooks;
+	/* Written by msim_subsys_register(): 1..MSIM_MAX_SUBSYS; 0 while unregistered. */
+	unsigned int id;
+};
+
+/*
+ * Register a subsystem for the hosts created from now on (hosts that exist keep
+ * what they have). Dependencies are resolved when a host attaches, so
+ * subsystems may register in any order. Returns 0 (also when ss is registered
+ * already); -EINVAL for a missing name, -EEXIST when another subsystem has the
+ * name, -ENOSPC past MSIM_MAX_SUBSYS.
+ */
+int msim_subsys_register(struct msim_subsys *ss);
+
+/*
+ * Forget a subsystem (tests and experiments that register their own). Returns 0;
+ * -EBUSY while a live host has it attached; -ENOENT if it is not registered.
+ */
+int msim_subsys_unregister(struct msim_subsys *ss);
+
+/*
+ * Attach ss, and before it any dependency the host lacks, to a host that exists
+ * (a layer attached by hand, or one the configuration does not enable). Returns 0
+ * (also when attached already); -EINVAL with the reason in err for a dependency
+ * that is not registered or a cycle; host_init's error, after detaching, newest
+ * first, everything this call attached. Call from the driver, not from a task.
+ */
+int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen);
+
+bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss);
+
+/* The subsystem's per-host state on m, or NULL (unregistered, not attached). */
+void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss);
+
+/* Where that state is published (state_size == 0 layers store theirs); NULL if unregistered. */
+void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_SUBSYS_H */

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * subsys.c - the subsystem registry and attaching subsystems to hosts (subsys.h).
+ *
+ * The registry is process-wide: an array indexed by subsystem id (1..), under a
+ * mutex. Attaching never holds that mutex while a subsystem's host_init runs (a
+ * layer may register another subsystem from there): it works on a snapshot.
+ *
+ * Order. A plan is a depth-first walk that appends each subsystem after its
+ * dependencies; the walk starts from the wanted subsystems in name order and
+ * follows each one's dependencies in the order they are listed, so the attach
+ * order depends on the registered set alone, never on the order in which
+ * constructors happened to run. A subsystem met again while its own dependencies
+ * are being walked closes a cycle.
+ *
+ * Detaching shares the host's destructor stack with msim_host_on_destroy(): the
+ * subsystems and the layers that still attach by hand are torn down newest first,
+ * whatever mechanism attached them, and a failed attach unwinds exactly what it
+ * pushed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct msim_subsys *registry[MSIM_MAX_SUBSYS + 1];  /* by id; 0 unused */
+static unsigned int hosts_attached[MSIM_MAX_SUBSYS + 1];   /* live hosts with it */
+
+static int subsys_error(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int subsys_error(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* ---- the registry ---- */
+
+static unsigned int find_id_locked(const char *name)
+{
+	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
+		if (registry[id] && !strcmp(registry[id]->name, name))
+			return id;
+	return 0;
+}
+
+int msim_subsys_register(struct msim_subsys *ss)
+{
+	unsigned int id, free_id = 0;
+	int ret = 0;
+
+	if (!ss || !ss->name || !*ss->name)
+		return -EINVAL;
+	pthread_mutex_lock(&registry_lock);
+	id = find_id_locked(ss->name);
+	if (id) {
+		ret = registry[id] == ss ? 0 : -EEXIST;
+		goto out;
+	}
+	for (id = 1; id <= MSIM_MAX_SUBSYS && !free_id; id++)
+		if (!registry[id])
+			free_id = id;
+	if (!free_id) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	registry[free_id] = ss;
+	ss->id = free_id;
+out:
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+int msim_subsys_unregister(struct msim_subsys *ss)
+{
+	int ret = 0;
+
+	if (!ss)
+		return -EINVAL;
+	pthread_mutex_lock(&registry_lock);
+	if (!ss->id || ss->id > MSIM_MAX_SUBSYS || registry[ss->id] != ss)
+		ret = -ENOENT;
+	else if (hosts_attached[ss->id])
+		ret = -EBUSY;
+	else {
+		registry[ss->id] = NULL;
+		ss->id = 0;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/* ---- lookups (plain loads: an unregistered subsystem has id 0, whose slot is NULL) ---- */
+
+bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss)
+{
+	return m && ss && m->subsys.attached[ss->id];
+}
+
+void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss)
+{
+	return m->subsys.state[ss->id];
+}
+
+void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss)
+{
+	return ss->id ? &m->subsys.state[ss->id] : NULL;
+}
+
+/* ---- plans: the order in which to attach ---- */
+
+enum visit_mark { UNSEEN = 0, VISITING, PLANNED };
+
+struct plan {
+	struct msim_subsys *snap[MSIM_MAX_SUBSYS + 1]; /* registry snapshot, by id */
+	unsigned char mark[MSIM_MAX_SUBSYS + 1];
+	struct msim_subsys *order[MSIM_MAX_SUBSYS];
+	unsigned int nr;
+	const struct msim_subsys *path[MSIM_MAX_SUBSYS]; /* the walk, for a cycle's message */
+	unsigned int depth;
+	const struct msim_config *cfg; /* non-NULL: dependencies must be enabled by it */
+	char *err;
+	size_t errlen;
+};
+
+static void plan_init(struct plan *p, const struct msim_config *cfg, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->cfg = cfg;
+	p->err = err;
+	p->errlen = errlen;
+	pthread_mutex_lock(&registry_lock);
+	memcpy(p->snap, registry, sizeof(registry));
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static struct msim_subsys *plan_find(const struct plan *p, const char *name)
+{
+	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
+		if (p->snap[id] && !strcmp(p->snap[id]->name, name))
+			return p->snap[id];
+	return NULL;
+}
+
+static bool enabled_by(const struct msim_subsys *ss, const struct msim_config *cfg)
+{
+	return !ss->enabled || ss->enabled(cfg);
+}
+
+/* "dependency cycle: a -> b -> a", from the walk's path back to ss. */
+static int cycle_error(struct plan *p, const struct msim_subsys *ss)
+{
+	size_t len = 0;
+	unsigned int i = 0;
+
+	if (!p->err || !p->errlen)
+		return -EINVAL;
+	while (i < p->depth && p->path[i] != ss)
+		i++;
+	len = (size_t)snprintf(p->err, p->errlen, "subsystem dependency cycle:");
+	for (; i < p->depth && len < p->errlen; i++)
+		len += (size_t)snprintf(p->err + len, p->errlen - len, " %s ->", p->path[i]->name);
+	if (len < p->errlen)
+		snprintf(p->err + len, p->errlen - len, " %s", ss->name);
+	return -EINVAL;
+}
+
+static int plan_visit(struct plan *p, const struct msim *m, struct msim_subsys *ss);
+
+static int plan_dependency(struct plan *p, const struct msim *m, const struct msim_subsys *ss,
+			   const char *name)
+{
+	struct msim_subsys *dep = plan_find(p, name);
+
+	if (!dep)
+		return subsys_error(p->err, p->errlen, -EINVAL,
+				    "subsystem %s depends on %s, which is not registered",
+				    ss->name, name);
+	if (p->cfg && !m->subsys.attached[dep->id] && !enabled_by(dep, p->cfg))
+		return subsys_error(p->err, p->errlen, -EINVAL,
+				    "subsystem %s depends on %s, which this configuration "
+				    "does not enable", ss->name, name);
+	return plan_visit(p, m, dep);
+}
+
+static int plan_visit(struct plan *p, const struct msim *m, struct msim_subsys *ss)
+{
+	int ret;
+
+	if (p->mark[ss->id] == PLANNED || m->subsys.attached[ss->id])
+		return 0;
+	if (p->mark[ss->id] == VISITING)
+		return cycle_error(p, ss);
+	p->mark[ss->id] = VISITING;
+	p->path[p->depth++] = ss;
+	for (const char *const *d = ss->depends; d && *d; d++) {
+		ret = plan_dependency(p, m, ss, *d);
+		if (ret)
+			return ret;
+	}
+	p->depth--;
+	p->mark[ss->id] = PLANNED;
+	p->order[p->nr++] = ss;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct msim_subsys *x = *(struct msim_subsys *const *)a;
+	const struct msim_subsys *y = *(struct msim_subsys *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* ---- attaching and detaching ---- */
+
+static void detach_one(struct msim *m, void *arg)
+{
+	struct msim_subsys *ss = arg;
+	unsigned int id = ss->id;
+
+	if (ss->host_fini)
+		ss->host_fini(m, m->subsys.state[id]);
+	m->subsys.state[id] = NULL;
+	m->subsys.attached[id] = false;
+	pthread_mutex_lock(&registry_lock);
+	hosts_attached[id]--;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static int attach_one(struct msim *m, struct msim_subsys *ss)
+{
+	unsigned int id = ss->id;
+	int ret;
+
+	if (m->nr_dtors >= MSIM_MAX_DTORS)
+		return -ENOSPC;
+	if (ss->state_size) {
+		/* A state left from an unwound attach is reused, zeroed again. */
+		void *st = m->subsys.owned[id] ? m->subsys.owned[id] : malloc(ss->state_size);
+		if (!st)
+			return -ENOMEM;
+		memset(st, 0, ss->state_size);
+		m->subsys.owned[id] = st;
+		m->subsys.state[id] = st;
+	}
+	ret = ss->host_init ? ss->host_init(m, m->subsys.state[id]) : 0;
+	if (ret) {
+		m->subsys.state[id] = NULL;
+		return ret;
+	}
+	m->subsys.attached[id] = true;
+	pthread_mutex_lock(&registry_lock);
+	hosts_attached[id]++;
+	pthread_mutex_unlock(&registry_lock);
+	/* Cannot fail: the capacity was checked before host_init. */
+	msim_host_on_destroy(m, detach_one, ss);
+	return 0;
+}
+
+/* Attach the plan's subsystems in order; on failure undo what this call pushed. */
+static int attach_plan(struct msim *m, const struct plan *p, char *err, size_t errlen)
+{
+	unsigned int mark = m->nr_dtors;
+
+	for (unsigned int i = 0; i < p->nr; i++) {
+		int ret = attach_one(m, p->order[i]);
+		if (ret) {
+			msim__host_unwind(m, mark);
+			return subsys_error(err, errlen, ret, "subsystem %s: host init failed (%s)",
+					    p->order[i]->name, strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+int msim__subsys_attach_all(struct msim *m, char *err, size_t errlen)
+{
+	struct msim_subsys *wanted[MSIM_MAX_SUBSYS];
+	unsigned int nr = 0;
+	struct plan p;
+	int ret;
+
+	plan_init(&p, &m->cfg, err, errlen);
+	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
+		if (p.snap[id] && enabled_by(p.snap[id], &m->cfg))
+			wanted[nr++] = p.snap[id];
+	qsort(wanted, nr, sizeof(wanted[0]), by_name);
+	for (unsigned int i = 0; i < nr; i++) {
+		ret = plan_visit(&p, m, wanted[i]);
+		if (ret)
+			return ret;
+	}
+	return attach_plan(m, &p, err, errlen);
+}
+
+int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen)
+{
+	struct plan p;
+	int ret;
+
+	if (!m || !ss || msim__tls_task)
+		return subsys_error(err, errlen, -EINVAL, "subsystem attach: no host, no "
+				    "subsystem, or called from a task");
+	plan_init(&p, NULL, err, errlen);
+	if (!ss->id || p.snap[ss->id] != ss)
+		return subsys_error(err, errlen, -EINVAL, "subsystem %s is not registered",
+				    ss->name ? ss->name : "?");
+	ret = plan_visit(&p, m, ss);
+	if (ret)
+		return ret;
+	msim__drive_host(m); /* host_init uses the shims of its own host */
+	return attach_plan(m, &p, err, errlen);
+}
+
+void msim__subsys_free_states(struct msim *m)
+{
+	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++) {
+		free(m->subsys.owned[id]);
+		m->subsys.owned[id] = NULL;
+	}
+}
