@@ -61,6 +61,9 @@ static void check_json(const struct msim_race_result *res)
 	assert_non_null(f);
 	msim_race_print_json(f, res);
 	fclose(f);
+	snprintf(want, sizeof(want), "{\"race\": \"%s\", \"strategy\": \"script\"", res->race);
+	if (strncmp(buf, want, strlen(want)))
+		fail_msg("'%s' does not start %s", buf, want);
 	for (const struct msim_race_expect *e = res->side->figures; e && e->key; e++) {
 		const struct msim_race_fig *g = msim_race_fig_find(&res->rep, e->key);
 
