@@ -1,21 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rstat-ratelimit-window: race R7 (reference 1.7, 1.9). The root flush writes
- * flush_last_time before it flushes; a ratelimited reader that runs meanwhile
- * sees a fresh timestamp, skips its own flush and reads partially flushed data.
+ * rstat-ratelimit-window: race R7 (docs/races.md; reference 1.7, 1.9). The root
+ * flush writes flush_last_time before it flushes; a ratelimited reader that runs
+ * meanwhile sees a fresh timestamp, skips its own flush and reads partially
+ * flushed data.
  *
  * root -> a, 4 CPUs; a has 100 file pages on node 0 from each CPU (400 > 256).
  * The periodic flusher is late: jiffies 5000, flush_last_time 0, so a ratelimited
  * flush would run (5000 > 0 + 4000).
- *
- *   CPU 0 (periodic root flush)        CPU 2 (ratelimited reader, e.g. vmscan)
- *   ---------------------------        ----------------------------------------
- *   WRITE_ONCE(flush_last_time, 5000)
- *   visit CPU 0: fold 100
- *                                      5000 > 5000 + 4000? no: skip the flush
- *                                      lruvec_page_state(root, NR_FILE_PAGES)
- *                                        rstat: 100 of 400     node: 400
- *   visit CPUs 1..3
  *
  * Had the reader come before the timestamp write, it would have flushed and read
  * 400 (figure reader_first_value). Violation: the reader skipped its flush and
@@ -112,7 +104,7 @@ static bool rw_check(struct msim *m, void *state, char *why, size_t len)
 
 static int rw_host(const struct msim_config *cfg, struct msim **m, struct rw *s)
 {
-	int ret = msim_scn_host_new(cfg, m);
+	int ret = scn_host_new(cfg, m);
 
 	if (ret)
 		return ret;
@@ -123,7 +115,7 @@ static int rw_host(const struct msim_config *cfg, struct msim **m, struct rw *s)
 	return ret;
 }
 
-static int rw_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int rw_script(const struct msim_config *cfg, void *arg, struct msim_race_report *rep)
 {
 	struct msim *m;
 	struct rw *s = calloc(1, sizeof(*s));
@@ -135,8 +127,8 @@ static int rw_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	/* the counterfactual: the reader before the root flush */
 	ret = rw_host(cfg, &m, s);
 	if (!ret && !(ret = msim_run_task(m, s->reader))) {
-		msim_scn_fig_bool(rep, "reader_first_flushed", s->reader_flushed);
-		msim_scn_fig_int(rep, "reader_first_value", s->read_value);
+		msim_race_fig_bool(rep, "reader_first_flushed", s->reader_flushed);
+		msim_race_fig_int(rep, "reader_first_value", s->read_value);
 		ret = msim_run(m);
 	}
 	msim_destroy(m);
@@ -149,20 +141,20 @@ static int rw_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 	if (!ret)
 		ret = msim_run_task(m, s->reader);
 	if (!ret) {
-		msim_scn_fig_int(rep, "flush_last_time", (long long)msim_rstat_flush_last_time(m));
-		msim_scn_fig_int(rep, "jiffies", (long long)msim_jiffies(m));
-		msim_scn_fig_bool(rep, "reader_flushed", s->reader_flushed);
-		msim_scn_fig_int(rep, "reader_value", s->read_value);
-		msim_scn_fig_int(rep, "root_memcg_state_in_window",
+		msim_race_fig_int(rep, "flush_last_time", (long long)msim_rstat_flush_last_time(m));
+		msim_race_fig_int(rep, "jiffies", (long long)msim_jiffies(m));
+		msim_race_fig_bool(rep, "reader_flushed", s->reader_flushed);
+		msim_race_fig_int(rep, "reader_value", s->read_value);
+		msim_race_fig_int(rep, "root_memcg_state_in_window",
 				 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));
-		msim_scn_fig_int(rep, "true_pages", s->applied);
+		msim_race_fig_int(rep, "true_pages", s->applied);
 		rep->violated = rw_check(m, s, why, sizeof(why));
-		msim_scn_trace(rep, "%s", rep->violated ? why :
+		msim_race_note(rep, "%s", rep->violated ? why :
 			       "the ratelimited reader read the current value (node counters)");
 		ret = msim_run(m);
 	}
 	if (!ret)
-		msim_scn_fig_int(rep, "root_after_flush",
+		msim_race_fig_int(rep, "root_after_flush",
 				 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));
 	snprintf(rep->schedule, sizeof(rep->schedule), "%s", msim_schedule_string(m));
 	msim_destroy(m);
@@ -173,28 +165,55 @@ out:
 
 static int rw_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	return msim_scn_need_cpus(cfg, 3, "rstat-ratelimit-window", err, len);
+	return scn_need_cpus(cfg, 3, "rstat-ratelimit-window", err, len);
 }
 
-static bool rw_expect(const struct msim_config *cfg)
+static bool rw_expect(const struct msim_config *cfg, const void *arg)
 {
 	return cfg->variants.root_lruvec_read == MSIM_ROOT_LRUVEC_READ_RSTAT;
 }
 
-static const struct msim_scenario rstat_ratelimit_window = {
+/* Both sides: the reader after the timestamp write skips its flush. */
+#define RW_FIGURES(reader_value)                                                  \
+	(const struct msim_race_expect[]){                                        \
+		MSIM_RACE_EXPECT("reader_first_flushed", 1),                      \
+		MSIM_RACE_EXPECT("reader_first_value", 400),                      \
+		MSIM_RACE_EXPECT("flush_last_time", 5000), MSIM_RACE_EXPECT("jiffies", 5000), \
+		MSIM_RACE_EXPECT("reader_flushed", 0),                            \
+		MSIM_RACE_EXPECT("reader_value", reader_value),                   \
+		MSIM_RACE_EXPECT("root_memcg_state_in_window", 100),              \
+		MSIM_RACE_EXPECT("true_pages", 400),                              \
+		MSIM_RACE_EXPECT("root_after_flush", 400), { NULL } }
+
+static const struct msim_race rstat_ratelimit_window = {
 	.name = "rstat-ratelimit-window",
-	.demo_sides = { "", "root-lruvec-read=node", NULL },
 	.summary = "a ratelimited reader skips its flush while the root flush is half done, "
 		   "because flush_last_time is written first (R7)",
 	.thread = "R7, 002 patch 2",
-	.default_runs = 500,
-	.default_depth = 2,
-	.default_preemptions = 1,
-	.default_dfs_runs = 2000,
+	.windows = "R7",
+	.diagram =
+		"CPU 0 (periodic root flush)        CPU 2 (ratelimited reader, e.g. vmscan)\n"
+		"---------------------------        ----------------------------------------\n"
+		"WRITE_ONCE(flush_last_time, 5000)\n"
+		"visit CPU 0: fold 100\n"
+		"                                   5000 > 5000 + 4000? no: skip the flush\n"
+		"                                   lruvec_page_state(root, NR_FILE_PAGES)\n"
+		"                                     rstat: 100 of 400     node: 400\n"
+		"visit CPUs 1..3\n",
+	.budget = { .runs = 500, .pct_depth = 2, .preemptions = 1, .dfs_runs = 2000 },
 	.configure = rw_configure,
-	.expect_violation = rw_expect,
+	.expect = rw_expect,
 	.target = { .name = "rstat-ratelimit-window", .setup = rw_setup, .check = rw_check,
 		    .teardown = rstat_scn_teardown },
-	.script = rw_script,
+	.script_hosts = rw_script,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "bug", .settings = "", .violation = true, .demo = true,
+		  .summary = "mainline: root's lruvec read comes from the half-flushed rstat "
+			     "aggregate, 100 of 400",
+		  .why = "skipped its flush", .figures = RW_FIGURES(100) },
+		{ .name = "fix", .settings = "root-lruvec-read=node", .demo = true,
+		  .summary = "thread 002 patch 2: the node counters answer, 400",
+		  .figures = RW_FIGURES(400) },
+		{ NULL } },
 };
-MSIM_SCENARIO(rstat_ratelimit_window)
+MSIM_RACE_REGISTER(rstat_ratelimit_window)

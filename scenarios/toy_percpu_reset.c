@@ -1,30 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * toy-percpu-reset: race R1 in miniature.
+ * toy-percpu-reset: race R1 in miniature (docs/races.md).
  *
  * CPU 1 bumps its per-CPU counter with this_cpu_add_return, a load and a store
  * that are atomic against CPU 1's interrupts but not against a store from another
  * CPU. CPU 0 "flushes": it reads CPU 1's slot, folds the value into a total and
  * resets the slot with a plain remote store. Conservation: total + slot equals the
- * number of increments. The scripted schedule:
- *
- *   CPU 0 (flusher)                 CPU 1 (updater)
- *   ---------------                 ---------------
- *                                   3 increments: slot = 3
- *   v = READ_ONCE(slot)      (3)
- *   total += v               (3)
- *                                   n = slot + 1   (4)
- *                                   slot = n       (4)
- *   WRITE_ONCE(slot, 0)
- *                                   1 more increment: slot = 1
- *
- * ends with total 3 and slot 1 after 5 increments: one update lost.
+ * number of increments. The diagram (below, in the race) is the scripted
+ * schedule; the toy has no fix, so every strategy must reach the loss.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "scn.h"
 
 #define TOY_INCREMENTS 5
 
@@ -94,7 +83,7 @@ static void toy_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int toy_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int toy_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct toy_percpu *s = state;
 	char why[256];
@@ -110,44 +99,48 @@ static int toy_body(struct msim *m, void *state, struct msim_scn_report *rep)
 		ret = msim_run(m);
 	if (!ret) {
 		rep->violated = toy_check(m, s, why, sizeof(why));
-		msim_scn_trace(rep, "%s", rep->violated ? why : "no update lost");
-		msim_scn_fig_int(rep, "increments", s->increments);
-		msim_scn_fig_int(rep, "total", s->total);
-		msim_scn_fig_int(rep, "slot", toy_slot(s));
+		msim_race_note(rep, "%s", rep->violated ? why : "no update lost");
+		msim_race_fig_int(rep, "increments", s->increments);
+		msim_race_fig_int(rep, "total", s->total);
+		msim_race_fig_int(rep, "slot", toy_slot(s));
 	}
 	return ret;
 }
 
-static const struct msim_scenario toy_percpu_reset;
-
-static int toy_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&toy_percpu_reset, cfg, toy_body, rep);
-}
-
 static int toy_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	return msim_scn_need_cpus(cfg, 2, "toy-percpu-reset", err, len);
+	return scn_need_cpus(cfg, 2, "toy-percpu-reset", err, len);
 }
 
-static bool toy_expect(const struct msim_config *cfg)
-{
-	return true; /* the toy has no fix: every strategy must find the loss */
-}
-
-static const struct msim_scenario toy_percpu_reset = {
+static const struct msim_race toy_percpu_reset = {
 	.name = "toy-percpu-reset",
 	.summary = "per-CPU counter bumped non-atomically while another CPU resets it (R1)",
 	.thread = "toy",
-	.default_runs = 200,
-	.default_depth = 2,
-	.default_preemptions = 2,
-	.default_dfs_runs = 2000,
+	.windows = "R1",
+	.diagram =
+		"CPU 0 (flusher)                 CPU 1 (updater)\n"
+		"---------------                 ---------------\n"
+		"                                3 increments: slot = 3\n"
+		"v = READ_ONCE(slot)      (3)\n"
+		"total += v               (3)\n"
+		"                                n = slot + 1   (4)\n"
+		"                                slot = n       (4)\n"
+		"WRITE_ONCE(slot, 0)                              <- increment 4 lost\n"
+		"                                1 more increment: slot = 1\n",
+	.budget = { .runs = 200, .pct_depth = 2, .preemptions = 2, .dfs_runs = 2000 },
 	.configure = toy_configure,
-	.expect_violation = toy_expect,
 	.target = { .name = "toy-percpu-reset", .setup = toy_setup, .check = toy_check,
 		    .teardown = toy_teardown },
 	.script = toy_script,
 	.script_replays = true,
+	.serial_orders = 2,  /* flusher first, or updater first */
+	.sides = (const struct msim_race_side[]){
+		{ .name = "bug", .settings = "", .violation = true, .demo = true,
+		  .summary = "the toy has no fix: 5 increments end as total 3 + slot 1",
+		  .why = "increments but total",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("increments", 5), MSIM_RACE_EXPECT("total", 3),
+			  MSIM_RACE_EXPECT("slot", 1), { NULL } } },
+		{ NULL } },
 };
-MSIM_SCENARIO(toy_percpu_reset)
+MSIM_RACE_REGISTER(toy_percpu_reset)

@@ -6,27 +6,14 @@
  *
  * p -> c on cgroup v2 (the host's cgroup version; v1 hosts too). c holds 100 file
  * pages of local stats; an updater on CPU 1 holds a stashed reference to c's
- * lruvec and adds 10 more; CPU 0 removes c.
- *
- *   CPU 0 (rmdir c)                    CPU 1 (stat update through c's lruvec)
- *   ---------------                    --------------------------------------
- *                                      get_non_dying_memcg_start(c):
- *                                        c is not dying
- *   set CSS_DYING
- *   synchronize_rcu()                  (all: the updater is inside RCU, so this
- *                                       waits for it; all-rcu-on-dying: it took
- *                                       no RCU, so this does not wait)
- *   offline: reparent_state_local(c)
- *     move c.local 100 -> p.local
- *                                      this_cpu_add(c, +10)   <- after the move
- *
- * After the release of c and a forced root flush, per variant:
+ * lruvec and adds 10 more; CPU 0 removes c. After the release of c and a forced
+ * root flush, per variant (the sides below):
  *   v1 on v2 (mainline):  no redirect, no local reparenting: p.local 0, the 110
  *                         local pages stay with the dead c (lost to p's local view)
  *   v1 on a v1 host:      redirect and reparenting under RCU: p.local 110, exact
  *   all (patch 2):        RCU always: rmdir waits for the updater; p.local 110
- *   all-rcu-on-dying (3): the window above: 10 pages land on c after the move;
- *                         p.local 100, c.local 10 stranded
+ *   all-rcu-on-dying (3): the window of the diagram: 10 pages land on c after the
+ *                         move; p.local 100, c.local 10 stranded
  * Nothing is double counted in any variant: p's and root's hierarchical values
  * are 110 (the release flush pushes c's remainder into p).
  *
@@ -124,7 +111,7 @@ static int run_with_rcu(struct msim *m, struct msim_task *t)
 	return ret;
 }
 
-static int dr_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int dr_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct dr *s = state;
 	char why[256] = "";
@@ -145,29 +132,22 @@ static int dr_body(struct msim *m, void *state, struct msim_scn_report *rep)
 		ret = run_with_rcu(m, s->updater);
 	if (!ret) {
 		rep->violated = dr_check(m, s, why, sizeof(why));
-		msim_scn_trace(rep, "%s", rep->violated ? why : "every local page reached p");
-		msim_scn_fig_bool(rep, "redirect_active", msim_rstat_dying_redirect_active(m));
-		msim_scn_fig_bool(rep, "rmdir_waited_for_updater", waited);
-		msim_scn_fig_int(rep, "applied", s->applied);
-		msim_scn_fig_int(rep, "p_local", s->p_local);
-		msim_scn_fig_int(rep, "c_local_left", s->c_local);
-		msim_scn_fig_int(rep, "lost_from_p_local", s->applied - s->p_local);
-		msim_scn_fig_int(rep, "p_state", s->p_state);
-		msim_scn_fig_int(rep, "root_state", s->root_state);
-		msim_scn_fig_bool(rep, "double_counted", s->p_state > s->applied ||
+		msim_race_note(rep, "%s", rep->violated ? why : "every local page reached p");
+		msim_race_fig_bool(rep, "redirect_active", msim_rstat_dying_redirect_active(m));
+		msim_race_fig_bool(rep, "rmdir_waited_for_updater", waited);
+		msim_race_fig_int(rep, "applied", s->applied);
+		msim_race_fig_int(rep, "p_local", s->p_local);
+		msim_race_fig_int(rep, "c_local_left", s->c_local);
+		msim_race_fig_int(rep, "lost_from_p_local", s->applied - s->p_local);
+		msim_race_fig_int(rep, "p_state", s->p_state);
+		msim_race_fig_int(rep, "root_state", s->root_state);
+		msim_race_fig_bool(rep, "double_counted", s->p_state > s->applied ||
 				  s->root_state > s->applied);
 	}
 	return ret;
 }
 
-static const struct msim_scenario dying_redirect_reparent;
-
-static int dr_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&dying_redirect_reparent, cfg, dr_body, rep);
-}
-
-static bool dr_expect(const struct msim_config *cfg)
+static bool dr_expect(const struct msim_config *cfg, const void *arg)
 {
 	switch (cfg->variants.dying_redirect) {
 	case MSIM_DYING_REDIRECT_V1:
@@ -179,20 +159,53 @@ static bool dr_expect(const struct msim_config *cfg)
 	}
 }
 
-static const struct msim_scenario dying_redirect_reparent = {
+/* What every side shares: 110 pages applied, none double counted. */
+#define DR_FIGURES(p_local, c_left, waited)                                        \
+	(const struct msim_race_expect[]){                                         \
+		MSIM_RACE_EXPECT("applied", 110), MSIM_RACE_EXPECT("p_local", p_local), \
+		MSIM_RACE_EXPECT("c_local_left", c_left),                          \
+		MSIM_RACE_EXPECT("lost_from_p_local", 110 - (p_local)),            \
+		MSIM_RACE_EXPECT("rmdir_waited_for_updater", waited),              \
+		MSIM_RACE_EXPECT("p_state", 110), MSIM_RACE_EXPECT("root_state", 110), \
+		MSIM_RACE_EXPECT("double_counted", 0), { NULL } }
+
+static const struct msim_race dying_redirect_reparent = {
 	.name = "dying-redirect-reparent",
-	.demo_sides = { "", "dying-redirect=all", "dying-redirect=all-rcu-on-dying", NULL },
 	.summary = "a stat update to a memcg going offline races with the reparenting of its "
 		   "local stats (thread 000 patches 2, 3)",
 	.thread = "000",
-	.default_runs = 500,
-	.default_depth = 3,
-	.default_preemptions = 2,
-	.default_dfs_runs = 5000,
-	.configure = NULL,
-	.expect_violation = dr_expect,
+	.diagram =
+		"CPU 0 (rmdir c)                    CPU 1 (stat update through c's lruvec)\n"
+		"---------------                    --------------------------------------\n"
+		"                                   get_non_dying_memcg_start(c):\n"
+		"                                     c is not dying\n"
+		"set CSS_DYING\n"
+		"synchronize_rcu()                  (all: the updater is inside RCU, so this\n"
+		"                                    waits for it; all-rcu-on-dying: it took\n"
+		"                                    no RCU, so this does not wait)\n"
+		"offline: reparent_state_local(c)\n"
+		"  move c.local 100 -> p.local\n"
+		"                                   this_cpu_add(c, +10)   <- after the move\n",
+	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 5000 },
+	.expect = dr_expect,
 	.target = { .name = "dying-redirect-reparent", .setup = dr_setup, .check = dr_check,
 		    .teardown = rstat_scn_teardown },
 	.script = dr_script,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "v1-on-v2", .settings = "", .violation = true, .demo = true,
+		  .summary = "mainline on cgroup v2: no redirect, c's 110 local pages stay on the "
+			     "dead c",
+		  .why = "local stats lost", .figures = DR_FIGURES(0, 110, 0) },
+		{ .name = "all", .settings = "dying-redirect=all", .demo = true,
+		  .summary = "patch 2: RCU always taken, rmdir waits for the updater",
+		  .figures = DR_FIGURES(110, 0, 1) },
+		{ .name = "all-rcu-on-dying", .settings = "dying-redirect=all-rcu-on-dying",
+		  .violation = true, .demo = true,
+		  .summary = "patch 3: RCU only on the dying path; 10 pages land on c after the move",
+		  .why = "local stats lost", .figures = DR_FIGURES(100, 10, 0) },
+		{ .name = "v1-host", .settings = "cgroup=v1",
+		  .summary = "mainline on a cgroup v1 host: redirect and reparenting under RCU",
+		  .figures = DR_FIGURES(110, 0, 1) },
+		{ NULL } },
 };
-MSIM_SCENARIO(dying_redirect_reparent)
+MSIM_RACE_REGISTER(dying_redirect_reparent)

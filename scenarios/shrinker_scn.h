@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shrinker_scn.h - helpers shared by the shrinker race scenarios
- * (tools/memcgsim/scenarios/shrinker_*.c).
+ * (scenarios/shrinker_*.c).
  */
 #ifndef MSIM_SHRINKER_SCN_H
 #define MSIM_SHRINKER_SCN_H
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "scn.h"
 
 /* A host for a scripted run: created, made current, shrinkers initialised. */
 static inline int shr_scn_host(const struct msim_config *cfg, struct msim **out)
 {
-	int ret = msim_scn_host_new(cfg, out);
+	int ret = scn_host_new(cfg, out);
 
 	return ret ? ret : msim_shrinker_init(*out);
 }

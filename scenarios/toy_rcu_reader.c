@@ -3,27 +3,19 @@
  * toy-rcu-reader: a reader parked inside a read-side section while a writer
  * unpublishes the object and frees it after a grace period.
  *
- *   CPU 0 (reader)                  CPU 1 (writer)
- *   --------------                  --------------
- *   rcu_read_lock()
- *   p = rcu_dereference(gp)
- *                                   old = gp; rcu_assign_pointer(gp, new)
- *                                   synchronize_rcu()    ... waits
- *   use p->value (still valid)
- *   rcu_read_unlock()
- *                                   (grace period ends)  free(old)
- *
  * The invariant: the reader never sees a freed object. A second writer path
  * frees with call_rcu, whose callback the explorer may run as early as the rules
  * allow. The object is "freed" by poisoning it and moving it to a quarantine
  * that teardown releases, so a violation is a checkable state rather than
- * undefined behaviour (ASan builds also see real frees at teardown).
+ * undefined behaviour (ASan builds also see real frees at teardown). The bug
+ * side (target arg &toy_rcu_no_grace_period) is the writer that frees without
+ * synchronize_rcu: the check must be able to fail.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scenario.h"
+#include "scn.h"
 
 #define LIVE 0x11feL
 #define POISON 0xdeadL
@@ -40,7 +32,11 @@ struct toy_rcu {
 	long seen[2];               /* what the readers read */
 	struct msim_lock update_lock; /* writers serialise, as kernel updaters do */
 	struct msim_task *tasks[4];
+	bool no_grace_period;       /* the bug side: writer-sync skips synchronize_rcu */
 };
+
+/* Target arg of the bug side. */
+static const int toy_rcu_no_grace_period = 1;
 
 static struct toy_rcu *cb_state; /* one scenario at a time per process */
 
@@ -86,7 +82,8 @@ static void writer_sync_fn(void *arg)
 	struct obj *old = msim_rcu_dereference(&s->gp);
 	msim_rcu_assign_pointer(&s->gp, obj_new(LIVE));
 	msim_unlock(&s->update_lock);
-	msim_synchronize_rcu();
+	if (!s->no_grace_period)
+		msim_synchronize_rcu();
 	obj_free(s, old);
 }
 
@@ -112,6 +109,7 @@ static int rcu_setup(struct msim *m, void **state, void *arg)
 	if (!s)
 		return -ENOMEM;
 	cb_state = s;
+	s->no_grace_period = arg == &toy_rcu_no_grace_period;
 	msim_lock_init(&s->update_lock, "toy_update_lock");
 	s->gp = obj_new(LIVE);
 	s->tasks[0] = msim_task_create(m, "reader0", 0, reader_fn, s);
@@ -153,7 +151,7 @@ static void rcu_teardown(struct msim *m, void *state)
 	cb_state = NULL;
 }
 
-static int rcu_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int rcu_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct toy_rcu *s = state;
 	char err[256];
@@ -164,21 +162,14 @@ static int rcu_body(struct msim *m, void *state, struct msim_scn_report *rep)
 		msim_step(m, s->tasks[1], 100);        /* runs until it blocks in synchronize_rcu */
 		bool blocked = !msim_task_done(s->tasks[1]);
 		bool gp_ended = msim_rcu_step(m);      /* must not end: reader0 is inside */
-		msim_scn_fig_bool(rep, "writer_blocked_while_reader_inside", blocked);
-		msim_scn_fig_bool(rep, "grace_period_ended_early", gp_ended);
+		msim_race_fig_bool(rep, "writer_blocked_while_reader_inside", blocked);
+		msim_race_fig_bool(rep, "grace_period_ended_early", gp_ended);
 		ret = msim_run(m);
 		rep->violated = !blocked || gp_ended || rcu_check(m, s, err, sizeof(err));
-		msim_scn_trace(rep, "%s", rep->violated ? "a reader saw freed memory" :
+		msim_race_note(rep, "%s", rep->violated ? "a reader saw freed memory" :
 				"the free waited for the reader");
 	}
 	return ret;
-}
-
-static const struct msim_scenario toy_rcu_reader;
-
-static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&toy_rcu_reader, cfg, rcu_body, rep);
 }
 
 /*
@@ -186,7 +177,7 @@ static int rcu_script(const struct msim_config *cfg, struct msim_scn_report *rep
  * liburcu, run many times (each a fresh host). rcu_barrier() before the check so
  * every call_rcu free has happened.
  */
-static int rcu_concurrent(const struct msim_config *base, struct msim_scn_report *rep)
+static int rcu_concurrent(const struct msim_config *base, struct msim_race_report *rep)
 {
 	struct msim_config cfg = *base;
 	long runs = 0, bad = 0;
@@ -207,35 +198,56 @@ static int rcu_concurrent(const struct msim_config *base, struct msim_scn_report
 		msim_rcu_barrier();
 		if (!ret && rcu_check(m, state, why, sizeof(why))) {
 			bad++;
-			msim_scn_trace(rep, "%s", why);
+			msim_race_note(rep, "%s", why);
 		}
 		rcu_teardown(m, state);
 		msim_destroy(m);
 	}
-	msim_scn_fig_int(rep, "concurrent_runs", runs);
-	msim_scn_fig_int(rep, "freed_object_reads", bad);
+	msim_race_fig_int(rep, "concurrent_runs", runs);
+	msim_race_fig_int(rep, "freed_object_reads", bad);
 	rep->violated = bad > 0;
 	return ret;
 }
 
-static bool rcu_expect(const struct msim_config *cfg)
+/* RCU keeps the object alive in every schedule, unless the writer skips it. */
+static bool rcu_expect(const struct msim_config *cfg, const void *arg)
 {
-	return false; /* RCU keeps the object alive in every schedule */
+	return arg == &toy_rcu_no_grace_period;
 }
 
-static const struct msim_scenario toy_rcu_reader = {
+static const struct msim_race toy_rcu_reader = {
 	.name = "toy-rcu-reader",
 	.summary = "a reader parked in a read-side section while a writer unpublishes and frees",
 	.thread = "toy",
-	.default_runs = 500,
-	.default_depth = 3,
-	.default_preemptions = 2,
-	.default_dfs_runs = 5000,
-	.expect_violation = rcu_expect,
+	.diagram =
+		"CPU 0 (reader)                  CPU 1 (writer)\n"
+		"--------------                  --------------\n"
+		"rcu_read_lock()\n"
+		"p = rcu_dereference(gp)\n"
+		"                                old = gp; rcu_assign_pointer(gp, new)\n"
+		"                                synchronize_rcu()    ... waits\n"
+		"use p->value (still valid)\n"
+		"rcu_read_unlock()\n"
+		"                                (grace period ends)  free(old)\n",
+	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 5000 },
 	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
 		    .teardown = rcu_teardown },
+	.expect = rcu_expect,
 	.script = rcu_script,
 	.concurrent = rcu_concurrent,
 	.script_replays = true,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "rcu", .settings = "", .demo = true,
+		  .summary = "the free waits for the parked reader in every schedule",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("writer_blocked_while_reader_inside", 1),
+			  MSIM_RACE_EXPECT("grace_period_ended_early", 0), { NULL } } },
+		{ .name = "no-grace-period", .settings = "", .violation = true,
+		  .arg = (void *)&toy_rcu_no_grace_period,
+		  .summary = "writer-sync frees without synchronize_rcu: a reader reads the poison",
+		  .why = "read a freed object (value 0xdead)",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("writer_blocked_while_reader_inside", 0), { NULL } } },
+		{ NULL } },
 };
-MSIM_SCENARIO(toy_rcu_reader)
+MSIM_RACE_REGISTER(toy_rcu_reader)

@@ -1,23 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * toy-abba-deadlock: two tasks take two locks in opposite orders.
- *
- *   CPU 0                           CPU 1
- *   -----                           -----
- *   lock(A)
- *                                   lock(B)
- *   lock(B)   ... waits for CPU 1
- *                                   lock(A)   ... waits for CPU 0
- *
- * Every task is blocked: the scheduler reports the deadlock, naming both tasks,
- * their CPUs and the locks they wait for and who holds them.
+ * toy-abba-deadlock: two tasks take two locks in opposite orders. When each
+ * holds its first lock, every task is blocked: the scheduler reports the
+ * deadlock, naming both tasks, their CPUs, the locks they wait for and who holds
+ * them. The orders where one task finishes first complete without a report.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "scn.h"
 
 struct toy_abba {
 	struct msim_lock a, b;
@@ -69,7 +62,7 @@ static void abba_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int abba_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int abba_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct toy_abba *s = state;
 	/* Each task takes its first lock and stops before its second. */
@@ -80,41 +73,43 @@ static int abba_body(struct msim *m, void *state, struct msim_scn_report *rep)
 	if (!ret) {
 		int rc = msim_run(m);
 		rep->violated = rc == -EDEADLK;
-		msim_scn_trace(rep, "%s", rep->violated ? msim_deadlock_report(m) : "no deadlock");
-		msim_scn_fig_bool(rep, "deadlocked", rep->violated);
+		msim_race_note(rep, "%s", rep->violated ? msim_deadlock_report(m) : "no deadlock");
+		msim_race_fig_bool(rep, "deadlocked", rep->violated);
 	}
 	return ret;
 }
 
-static const struct msim_scenario toy_abba_deadlock;
-
-static int abba_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&toy_abba_deadlock, cfg, abba_body, rep);
-}
-
 static int abba_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	return msim_scn_need_cpus(cfg, 2, "toy-abba-deadlock", err, len);
+	return scn_need_cpus(cfg, 2, "toy-abba-deadlock", err, len);
 }
 
-static bool abba_expect(const struct msim_config *cfg)
-{
-	return true;
-}
-
-static const struct msim_scenario toy_abba_deadlock = {
+static const struct msim_race toy_abba_deadlock = {
 	.name = "toy-abba-deadlock",
 	.summary = "two tasks take two locks in opposite orders; the deadlock is reported",
 	.thread = "toy",
-	.default_runs = 200,
-	.default_depth = 2,
-	.default_preemptions = 1,
-	.default_dfs_runs = 1000,
+	.diagram =
+		"CPU 0 (ab)                      CPU 1 (ba)\n"
+		"----------                      ----------\n"
+		"lock(A)\n"
+		"                                lock(B)\n"
+		"lock(B)   ... waits for CPU 1\n"
+		"                                lock(A)   ... waits for CPU 0: deadlock\n",
+	.budget = { .runs = 200, .pct_depth = 2, .preemptions = 1, .dfs_runs = 1000 },
 	.configure = abba_configure,
-	.expect_violation = abba_expect,
 	.target = { .name = "toy-abba-deadlock", .setup = abba_setup, .teardown = abba_teardown },
 	.script = abba_script,
 	.script_replays = true,
+	.serial_orders = 2,  /* ab first, or ba first */
+	.sides = (const struct msim_race_side[]){
+		{ .name = "bug", .settings = "", .violation = true, .deadlock = true, .demo = true,
+		  .summary = "every task blocked; the report names both tasks, CPUs and locks",
+		  .why = "waits for lock",
+		  .notes = (const char *const[]){
+			  "task ab (cpu 0) waits for lock B held by ba",
+			  "task ba (cpu 1) waits for lock A held by ab", NULL },
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("deadlocked", 1), { NULL } } },
+		{ NULL } },
 };
-MSIM_SCENARIO(toy_abba_deadlock)
+MSIM_RACE_REGISTER(toy_abba_deadlock)

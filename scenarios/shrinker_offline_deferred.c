@@ -1,26 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-offline-deferred (S4, reference 2.7 and 2.10): shrink_slab_memcg
- * checks mem_cgroup_online only at entry; reparent_shrinker_deferred at offline
- * reads the child's deferred counts and adds them to the parent. A shrink already
- * running adds its remainder to the child after that read: the work is lost (the
- * child is offline and never shrunk again).
+ * shrinker-offline-deferred (S4, docs/races.md; reference 2.7 and 2.10):
+ * shrink_slab_memcg checks mem_cgroup_online only at entry;
+ * reparent_shrinker_deferred at offline reads the child's deferred counts and
+ * adds them to the parent. A shrink already running adds its remainder to the
+ * child after that read: the work is lost (the child is offline and never shrunk
+ * again).
  *
  * Setup: shrinker S (count 1000, scan stops at once); memcgs P/C; C has S's bit.
- *
- *   CPU 0 (shrink_slab(C), priority 0)    CPU 1 (rmdir C)
- *   ----------------------------------    ---------------
- *   mem_cgroup_online(C): yes
- *   do_shrink_slab: count 1000
- *     nr = xchg(C.nr_deferred, 0) = 0
- *     delta 2000, scan -> SHRINK_STOP
- *                                         CSS_DYING; synchronize_rcu
- *                                         offline: reparent_shrinker_deferred:
- *                                           P.nr_deferred += C.nr_deferred (0)
- *     add_nr_deferred(C, 2000)      <- after the read: lost
- *   P.nr_deferred = 0, C (offline) holds 2000 nobody will use.
- *
- * The kernel's behaviour (no fix): the bad state is expected in every variant.
+ * The kernel's behaviour (no fix): the bad state is expected in every variant;
+ * the orderings where the shrink finishes first give the parent its 2000.
  */
 #include "shrinker_scn.h"
 
@@ -102,7 +91,7 @@ static void s4_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int s4_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int s4_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct s4 *s = state;
 	char why[256] = "";
@@ -116,40 +105,48 @@ static int s4_body(struct msim *m, void *state, struct msim_scn_report *rep)
 		ret = msim_run(m);
 	if (!ret) {
 		rep->violated = s4_check(m, s, why, sizeof(why));
-		msim_scn_trace(rep, "%s", rep->violated ? why : "deferred work reached the parent");
-		msim_scn_fig_int(rep, "parent_nr_deferred",
+		msim_race_note(rep, "%s", rep->violated ? why : "deferred work reached the parent");
+		msim_race_fig_int(rep, "parent_nr_deferred",
 				 msim_shrinker_memcg_nr_deferred(s->p, 0, s->s->id));
-		msim_scn_fig_int(rep, "child_nr_deferred",
+		msim_race_fig_int(rep, "child_nr_deferred",
 				 msim_shrinker_memcg_nr_deferred(s->c, 0, s->s->id));
-		msim_scn_fig_bool(rep, "child_online", msim_mem_cgroup_online(s->c));
+		msim_race_fig_bool(rep, "child_online", msim_mem_cgroup_online(s->c));
 	}
 	return ret;
 }
 
-static const struct msim_scenario shrinker_offline_deferred;
-
-static int s4_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&shrinker_offline_deferred, cfg, s4_body, rep);
-}
-
-static bool s4_expect(const struct msim_config *cfg)
-{
-	return true;
-}
-
-static const struct msim_scenario shrinker_offline_deferred = {
+static const struct msim_race shrinker_offline_deferred = {
 	.name = "shrinker-offline-deferred",
 	.summary = "deferred work added by an in-flight shrink after offline moved the counts (S4)",
 	.thread = "001",
-	.default_runs = 200,
-	.default_depth = 2,
-	.default_preemptions = 1,
-	.default_dfs_runs = 3000,
+	.windows = "S4",
+	.diagram =
+		"CPU 0 (shrink_slab(C), priority 0)    CPU 1 (rmdir C)\n"
+		"----------------------------------    ---------------\n"
+		"mem_cgroup_online(C): yes\n"
+		"do_shrink_slab: count 1000\n"
+		"  nr = xchg(C.nr_deferred, 0) = 0\n"
+		"  delta 2000, scan -> SHRINK_STOP\n"
+		"                                      CSS_DYING; synchronize_rcu\n"
+		"                                      offline: reparent_shrinker_deferred:\n"
+		"                                        P.nr_deferred += C.nr_deferred (0)\n"
+		"  add_nr_deferred(C, 2000)      <- after the read: lost\n"
+		"P.nr_deferred = 0, C (offline) holds 2000 nobody will use.\n",
+	.budget = { .runs = 200, .pct_depth = 2, .preemptions = 1, .dfs_runs = 3000 },
 	.configure = shr_scn_configure,
-	.expect_violation = s4_expect,
 	.target = { .name = "shrinker-offline-deferred", .setup = s4_setup,
 		    .check = s4_check, .teardown = s4_teardown },
 	.script = s4_script,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "kernel", .settings = "", .violation = true, .clean_orders = true,
+		  .demo = true,
+		  .summary = "the kernel's behaviour (no fix): the parent gets 0, the offline "
+			     "child keeps 2000",
+		  .why = "deferred work lost",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("parent_nr_deferred", 0),
+			  MSIM_RACE_EXPECT("child_nr_deferred", 2000),
+			  MSIM_RACE_EXPECT("child_online", 0), { NULL } } },
+		{ NULL } },
 };
-MSIM_SCENARIO(shrinker_offline_deferred)
+MSIM_RACE_REGISTER(shrinker_offline_deferred)

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-id-reuse (S3, reference 2.2 and 2.10): shrinker_free leaves the bits
- * and deferred counts of its id in every memcg's unit; the next memcg-aware
- * shrinker takes the lowest free id, the same one, and inherits both.
+ * shrinker-id-reuse (S3, docs/races.md; reference 2.2 and 2.10): shrinker_free
+ * leaves the bits and deferred counts of its id in every memcg's unit; the next
+ * memcg-aware shrinker takes the lowest free id, the same one, and inherits both.
  *
  * Setup: shrinker A (id 0, count 1000, scan stops) ran once on memcg C at
  * priority 0, leaving 2000 deferred objects and its bit in C.
- *
- *   CPU 0 (umount: shrinker_free(A))    CPU 1 (mount: shrinker_alloc(B))
- *   --------------------------------    --------------------------------
- *   put initial ref, wait for users
- *   list_del_rcu; idr_remove(0)
- *                                       idr_alloc -> 0 (lowest free)
- *                                       register B
- *   C's unit: bit 0 still set, nr_deferred[0] = 2000: B's first shrink of C is
- *   called for objects it never had, and takes 2000 deferred objects of A.
  *
  * This is the kernel's behaviour (no fix): every strategy must reach it when the
  * free precedes the allocation; if B allocates first it gets id 1, clean.
@@ -100,7 +91,7 @@ static void s3_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-static int s3_body(struct msim *m, void *state, struct msim_scn_report *rep)
+static int s3_script(struct msim *m, void *state, struct msim_race_report *rep)
 {
 	struct s3 *s = state;
 	char why[256] = "";
@@ -113,43 +104,62 @@ static int s3_body(struct msim *m, void *state, struct msim_scn_report *rep)
 		ret = msim_run(m);
 	if (!ret) {
 		rep->violated = s3_check(m, s, why, sizeof(why));
-		msim_scn_trace(rep, "%s", rep->violated ? why : "no inheritance");
-		msim_scn_fig_int(rep, "new_id", s->b_id);
-		msim_scn_fig_bool(rep, "inherited_bit", msim_shrinker_test_bit(s->c, 0, 0));
-		msim_scn_fig_int(rep, "inherited_deferred", msim_shrinker_memcg_nr_deferred(s->c, 0, 0));
+		msim_race_note(rep, "%s", rep->violated ? why : "no inheritance");
+		msim_race_fig_int(rep, "new_id", s->b_id);
+		msim_race_fig_bool(rep, "inherited_bit", msim_shrinker_test_bit(s->c, 0, 0));
+		msim_race_fig_int(rep, "inherited_deferred", msim_shrinker_memcg_nr_deferred(s->c, 0, 0));
 		/* B's first shrink of C: called (bit set) although B has nothing there */
 		before = s->fb.count_calls;
 		msim_shrink_slab(m, 0, s->c, MSIM_DEF_PRIORITY);
-		msim_scn_fig_int(rep, "b_count_calls_on_c", (long long)(s->fb.count_calls - before));
-		msim_scn_fig_bool(rep, "bit_after_b_shrink", msim_shrinker_test_bit(s->c, 0, 0));
+		msim_race_fig_int(rep, "b_count_calls_on_c", (long long)(s->fb.count_calls - before));
+		msim_race_fig_bool(rep, "bit_after_b_shrink", msim_shrinker_test_bit(s->c, 0, 0));
 	}
 	return ret;
 }
 
-static const struct msim_scenario shrinker_id_reuse;
+/* The inherited state, in every layout. */
+#define S3_FIGURES                                                                \
+	(const struct msim_race_expect[]){                                        \
+		MSIM_RACE_EXPECT("new_id", 0), MSIM_RACE_EXPECT("inherited_bit", 1), \
+		MSIM_RACE_EXPECT("inherited_deferred", 2000),                     \
+		MSIM_RACE_EXPECT("b_count_calls_on_c", 1),                        \
+		/* B counts 0: the bit stays */                                   \
+		MSIM_RACE_EXPECT("bit_after_b_shrink", 1), { NULL } }
 
-static int s3_script(const struct msim_config *cfg, struct msim_scn_report *rep)
-{
-	return msim_scn_script_run(&shrinker_id_reuse, cfg, s3_body, rep);
-}
+#define S3_LAYOUT_SIDE(layout)                                                   \
+	{ .name = layout, .settings = "shrinker-info=" layout, .violation = true, \
+	  .clean_orders = true, .summary = "the same inheritance in the " layout " layout", \
+	  .why = "reuses id 0", .figures = S3_FIGURES }
 
-static bool s3_expect(const struct msim_config *cfg)
-{
-	return true; /* the kernel's behaviour, in every layout */
-}
-
-static const struct msim_scenario shrinker_id_reuse = {
+static const struct msim_race shrinker_id_reuse = {
 	.name = "shrinker-id-reuse",
 	.summary = "a new shrinker reusing a freed id inherits its bits and deferred counts (S3)",
 	.thread = "001",
-	.default_runs = 100,
-	.default_depth = 2,
-	.default_preemptions = 1,
-	.default_dfs_runs = 2000,
+	.windows = "S3",
+	.diagram =
+		"CPU 0 (umount: shrinker_free(A))    CPU 1 (mount: shrinker_alloc(B))\n"
+		"--------------------------------    --------------------------------\n"
+		"put initial ref, wait for users\n"
+		"list_del_rcu; idr_remove(0)\n"
+		"                                    idr_alloc -> 0 (lowest free)\n"
+		"                                    register B\n"
+		"C's unit: bit 0 still set, nr_deferred[0] = 2000: B's first shrink of C is\n"
+		"called for objects it never had, and takes 2000 deferred objects of A.\n",
+	.budget = { .runs = 100, .pct_depth = 2, .preemptions = 1, .dfs_runs = 2000 },
 	.configure = shr_scn_configure,
-	.expect_violation = s3_expect,
 	.target = { .name = "shrinker-id-reuse", .setup = s3_setup, .check = s3_check,
 		    .teardown = s3_teardown },
 	.script = s3_script,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "kernel", .settings = "", .violation = true, .clean_orders = true,
+		  .demo = true,
+		  .summary = "the kernel's behaviour (no fix): B gets id 0, A's bit and 2000 "
+			     "deferred objects",
+		  .why = "reuses id 0", .figures = S3_FIGURES },
+		S3_LAYOUT_SIDE("array"),
+		S3_LAYOUT_SIDE("array-unit-cache"),
+		S3_LAYOUT_SIDE("array-on-demand"),
+		S3_LAYOUT_SIDE("xarray"),
+		{ NULL } },
 };
-MSIM_SCENARIO(shrinker_id_reuse)
+MSIM_RACE_REGISTER(shrinker_id_reuse)

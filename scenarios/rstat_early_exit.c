@@ -1,27 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rstat-early-exit: thread 004, the early exit of memcg_rstat_updated() leaves an
- * ancestor stuck below the flush threshold (races R3 and R4, reference 1.9).
+ * ancestor stuck below the flush threshold (races R3 and R4, docs/races.md).
  *
  * root -> leaf on N CPUs (N >= 3; the thread's narrative has N = 4), threshold
  * 64 x N. Before the race leaf and root hold N batches (= the threshold, not
  * flushable); a task on CPU N-1 updated root itself, so root is queued on CPU N-1.
- *
- *   CPU 0 (root flush)                 CPU 1 (leaf updates)
- *   ------------------                 --------------------
- *   visit CPU 0, CPU 1:
- *     clear leaf->stats_updates
- *     clear root->stats_updates
- *                                      add 64 to leaf and root
- *   visit CPU N-1 (root queued there):
- *     clear root->stats_updates        (R3: a CPU already walked is not re-read)
- *   finish flush
- *                                      leaf = 64, root = 0
- *                                      N more batches of 64:
- *                                        leaf = 64(N+1), root = 64N
- *                                      next update:
- *                                        leaf > threshold
- *                                        break; root is not updated
+ * The diagram is the thread's, with the CPU N-1 visit that makes it R3.
  *
  * mem_cgroup_flush_stats(root) then skips (64N is not > 64N) while root's subtree
  * holds 64(N+2) unflushed pages, and keeps skipping as updates continue; the
@@ -159,87 +144,111 @@ static int upd(struct ee *s, int n)
 	return msim_run_until(s->m, s->updater, "rstat.update.done", (unsigned int)n);
 }
 
-/* The verdict goes first: the first trace line is the run's one-line "why". */
-static void prepend_line(struct msim_scn_report *rep, const char *line)
+/* The verdict goes first: the first note is the run's one-line "why". */
+static void prepend_line(struct msim_race_report *rep, const char *line)
 {
-	size_t n = strlen(line), have = strlen(rep->trace);
+	size_t n = strlen(line), have = strlen(rep->notes);
 
-	if (n + 1 + have + 1 > sizeof(rep->trace))
-		have = sizeof(rep->trace) - n - 2;
-	memmove(rep->trace + n + 1, rep->trace, have);
-	memcpy(rep->trace, line, n);
-	rep->trace[n] = '\n';
-	rep->trace[n + 1 + have] = '\0';
+	if (n + 1 + have + 1 > sizeof(rep->notes))
+		have = sizeof(rep->notes) - n - 2;
+	memmove(rep->notes + n + 1, rep->notes, have);
+	memcpy(rep->notes, line, n);
+	rep->notes[n] = '\n';
+	rep->notes[n + 1 + have] = '\0';
 }
 
-static int ee_narrative(struct ee *s, struct msim_scn_report *rep)
+/* The thread's race: CPU 0 flushes CPUs 0 and 1, CPU 1 pushes a batch, CPU 0 goes on. */
+static int ee_flush_race(struct ee *s, struct msim_race_report *rep)
 {
 	const int b = MSIM_MEMCG_CHARGE_BATCH;
 	const int n = (int)s->ncpu;
 	const long thr = msim_memcg_flush_threshold(s->m);
-	struct msim_rstat_counters c0, c1;
 	int ret;
-	char why[256];
 
-	msim_scn_fig_int(rep, "threshold", thr);
+	msim_race_fig_int(rep, "threshold", thr);
 	if ((ret = msim_run_task(s->m, s->rootupd)) || (ret = upd(s, n * b)))
 		return ret;
-	msim_scn_trace(rep, "before: leaf %ld, root %ld (threshold %ld)",
+	msim_race_note(rep, "before: leaf %ld, root %ld (threshold %ld)",
 		       msim_memcg_stats_updates(s->leaf), msim_memcg_stats_updates(s->root), thr);
-	/* CPU 0 flushes CPUs 0 and 1, then CPU 1 pushes a batch, then CPU 0 goes on */
 	if ((ret = msim_run_until(s->m, s->flusher, "rstat.flush.cpu_start", 3)) ||
 	    (ret = upd(s, b)) || (ret = msim_run_task(s->m, s->flusher)))
 		return ret;
-	msim_scn_fig_int(rep, "leaf_atomic_after_race", msim_memcg_stats_updates(s->leaf));
-	msim_scn_fig_int(rep, "root_atomic_after_race", msim_memcg_stats_updates(s->root));
-	msim_scn_trace(rep, "after the flush race: leaf %ld, root %ld",
+	msim_race_fig_int(rep, "leaf_atomic_after_race", msim_memcg_stats_updates(s->leaf));
+	msim_race_fig_int(rep, "root_atomic_after_race", msim_memcg_stats_updates(s->root));
+	msim_race_note(rep, "after the flush race: leaf %ld, root %ld",
 		       msim_memcg_stats_updates(s->leaf), msim_memcg_stats_updates(s->root));
 	if ((ret = upd(s, n * b)))
 		return ret;
-	msim_scn_fig_int(rep, "leaf_atomic_after_batches", msim_memcg_stats_updates(s->leaf));
-	msim_scn_fig_int(rep, "root_atomic_after_batches", msim_memcg_stats_updates(s->root));
-	msim_scn_trace(rep, "%d more batches: leaf %ld, root %ld", n,
+	msim_race_fig_int(rep, "leaf_atomic_after_batches", msim_memcg_stats_updates(s->leaf));
+	msim_race_fig_int(rep, "root_atomic_after_batches", msim_memcg_stats_updates(s->root));
+	msim_race_note(rep, "%d more batches: leaf %ld, root %ld", n,
 		       msim_memcg_stats_updates(s->leaf), msim_memcg_stats_updates(s->root));
+	return 0;
+}
+
+/* The next batch: does its walk break at leaf, and does the gated root flush skip? */
+static int ee_next_batch(struct ee *s, struct msim_race_report *rep)
+{
+	const int b = MSIM_MEMCG_CHARGE_BATCH;
+	struct msim_rstat_counters c0, c1;
+	int ret;
+
 	msim_rstat_counters(s->m, &c0);
 	if ((ret = upd(s, b)))
 		return ret;
 	msim_rstat_counters(s->m, &c1);
-	msim_scn_fig_int(rep, "next_batch_walk_breaks", (long long)(c1.walk_breaks - c0.walk_breaks));
-	msim_scn_fig_int(rep, "next_batch_walk_skips", (long long)(c1.walk_skips - c0.walk_skips));
-	msim_scn_fig_int(rep, "leaf_atomic", msim_memcg_stats_updates(s->leaf));
-	msim_scn_fig_int(rep, "root_atomic", msim_memcg_stats_updates(s->root));
-	msim_scn_fig_int(rep, "root_unflushed", msim_memcg_unflushed(s->root));
+	msim_race_fig_int(rep, "next_batch_walk_breaks", (long long)(c1.walk_breaks - c0.walk_breaks));
+	msim_race_fig_int(rep, "next_batch_walk_skips", (long long)(c1.walk_skips - c0.walk_skips));
+	msim_race_fig_int(rep, "leaf_atomic", msim_memcg_stats_updates(s->leaf));
+	msim_race_fig_int(rep, "root_atomic", msim_memcg_stats_updates(s->root));
+	msim_race_fig_int(rep, "root_unflushed", msim_memcg_unflushed(s->root));
 	bool flushed = msim_mem_cgroup_flush_stats(s->root);
-	msim_scn_fig_bool(rep, "root_flush_skipped", !flushed);
-	msim_scn_trace(rep, "next %d updates: %llu walks broke at leaf, %llu skipped it; "
+	msim_race_fig_bool(rep, "root_flush_skipped", !flushed);
+	msim_race_note(rep, "next %d updates: %llu walks broke at leaf, %llu skipped it; "
 		       "mem_cgroup_flush_stats(root) %s", b,
 		       (unsigned long long)(c1.walk_breaks - c0.walk_breaks),
 		       (unsigned long long)(c1.walk_skips - c0.walk_skips),
 		       flushed ? "flushed" : "skipped");
-	msim_scn_fig_int(rep, "root_reported_pages",
+	msim_race_fig_int(rep, "root_reported_pages",
 			 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));
-	msim_scn_fig_int(rep, "true_pages", s->applied);
-	/* keep updating: does root stay stuck? */
-	if ((ret = upd(s, n * b)))
+	msim_race_fig_int(rep, "true_pages", s->applied);
+	return 0;
+}
+
+/* Keep updating: does root stay stuck until the periodic flush, 2 s later? */
+static int ee_stays_stuck(struct ee *s, struct msim_race_report *rep)
+{
+	char why[256];
+	int ret;
+
+	if ((ret = upd(s, (int)s->ncpu * MSIM_MEMCG_CHARGE_BATCH)))
 		return ret;
-	flushed = msim_mem_cgroup_flush_stats(s->root);
-	msim_scn_fig_bool(rep, "root_flush_skipped_later", !flushed);
-	msim_scn_fig_int(rep, "root_unflushed_later", msim_memcg_unflushed(s->root));
-	msim_scn_fig_int(rep, "root_atomic_later", msim_memcg_stats_updates(s->root));
+	bool flushed = msim_mem_cgroup_flush_stats(s->root);
+	msim_race_fig_bool(rep, "root_flush_skipped_later", !flushed);
+	msim_race_fig_int(rep, "root_unflushed_later", msim_memcg_unflushed(s->root));
+	msim_race_fig_int(rep, "root_atomic_later", msim_memcg_stats_updates(s->root));
 	rep->violated = !flushed && ee_stuck(s, why, sizeof(why));
 	prepend_line(rep, rep->violated ? why : "root not stuck: the gated root flush ran");
-	/* the periodic forced flush, 2 s of virtual time later */
 	msim_clock_advance(s->m, 2ULL * msim_config(s->m)->hz);
-	msim_scn_fig_int(rep, "root_pages_after_periodic",
+	msim_race_fig_int(rep, "root_pages_after_periodic",
 			 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));
-	msim_scn_fig_int(rep, "true_pages_at_periodic", s->applied);
-	msim_scn_fig_int(rep, "root_unflushed_after_periodic", msim_memcg_unflushed(s->root));
-	msim_scn_trace(rep, "periodic flush: root reports %lu pages of %ld",
+	msim_race_fig_int(rep, "true_pages_at_periodic", s->applied);
+	msim_race_fig_int(rep, "root_unflushed_after_periodic", msim_memcg_unflushed(s->root));
+	msim_race_note(rep, "periodic flush: root reports %lu pages of %ld",
 		       msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES), s->applied);
 	return msim_run(s->m);
 }
 
-static int ee_script(const struct msim_config *cfg, struct msim_scn_report *rep)
+static int ee_narrative(struct ee *s, struct msim_race_report *rep)
+{
+	int ret = ee_flush_race(s, rep);
+
+	if (!ret)
+		ret = ee_next_batch(s, rep);
+	return ret ? ret : ee_stays_stuck(s, rep);
+}
+
+static int ee_script(const struct msim_config *cfg, void *arg, struct msim_race_report *rep)
 {
 	struct msim *m;
 	struct ee *s = calloc(1, sizeof(*s));
@@ -247,7 +256,7 @@ static int ee_script(const struct msim_config *cfg, struct msim_scn_report *rep)
 
 	if (!s)
 		return -ENOMEM;
-	ret = msim_scn_host_new(cfg, &m);
+	ret = scn_host_new(cfg, &m);
 	if (ret) {
 		free(s);
 		return ret;
@@ -274,25 +283,88 @@ static int ee_configure(struct msim_config *cfg, char *err, size_t len)
 	return 0;
 }
 
-static bool ee_expect(const struct msim_config *cfg)
+static bool ee_expect(const struct msim_config *cfg, const void *arg)
 {
 	return cfg->variants.rstat_propagate == MSIM_RSTAT_PROPAGATE_BREAK;
 }
 
-static const struct msim_scenario rstat_early_exit = {
+static const struct msim_race rstat_early_exit = {
 	.name = "rstat-early-exit",
-	.demo_sides = { "", "rstat-propagate=continue", NULL },
 	.summary = "a concurrent flush leaves root below the threshold while the early exit "
 		   "at the flushable leaf stops its updates (thread 004; R3, R4)",
 	.thread = "004",
-	.default_runs = 1000,
-	.default_depth = 2,
-	.default_preemptions = 1,
-	.default_dfs_runs = 5000,
+	.windows = "R3 R4",
+	.diagram =
+		"4 CPUs, threshold 256; before: leaf = root = 256; root queued on CPU 3.\n"
+		"\n"
+		"CPU 0 (root flush)                 CPU 1 (leaf updates)\n"
+		"------------------                 --------------------\n"
+		"visit CPU 0, CPU 1:\n"
+		"  clear leaf->stats_updates\n"
+		"  clear root->stats_updates\n"
+		"                                   add 64 to leaf and root\n"
+		"visit CPU 3 (root queued there):\n"
+		"  clear root->stats_updates        (R3: a CPU already walked is not re-read)\n"
+		"finish flush\n"
+		"                                   leaf = 64, root = 0\n"
+		"                                   4 more batches of 64:\n"
+		"                                     leaf = 320, root = 256\n"
+		"                                   next update:\n"
+		"                                     leaf > threshold\n"
+		"                                     break; root is not updated\n",
+	.budget = { .runs = 1000, .pct_depth = 2, .preemptions = 1, .dfs_runs = 5000 },
 	.configure = ee_configure,
-	.expect_violation = ee_expect,
+	.expect = ee_expect,
 	.target = { .name = "rstat-early-exit", .setup = ee_setup, .check = ee_check,
 		    .teardown = rstat_scn_teardown },
-	.script = ee_script,
+	.script_hosts = ee_script,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "bug", .settings = "", .violation = true, .demo = true,
+		  .summary = "mainline's break: root's gated flush skips with 384 unflushed pages "
+			     "until the periodic flush",
+		  .why = "stuck ancestor",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("threshold", 256),
+			  MSIM_RACE_EXPECT("leaf_atomic_after_race", 64),
+			  MSIM_RACE_EXPECT("root_atomic_after_race", 0),
+			  MSIM_RACE_EXPECT("leaf_atomic_after_batches", 320),
+			  MSIM_RACE_EXPECT("root_atomic_after_batches", 256),
+			  MSIM_RACE_EXPECT("next_batch_walk_breaks", 64),
+			  MSIM_RACE_EXPECT("next_batch_walk_skips", 0),
+			  MSIM_RACE_EXPECT("leaf_atomic", 320), MSIM_RACE_EXPECT("root_atomic", 256),
+			  MSIM_RACE_EXPECT("root_flush_skipped", 1),
+			  MSIM_RACE_EXPECT("root_unflushed", 384),
+			  MSIM_RACE_EXPECT("root_reported_pages", 257),
+			  MSIM_RACE_EXPECT("true_pages", 641),
+			  MSIM_RACE_EXPECT("root_flush_skipped_later", 1),
+			  MSIM_RACE_EXPECT("root_unflushed_later", 640),
+			  MSIM_RACE_EXPECT("root_atomic_later", 256),
+			  MSIM_RACE_EXPECT_SAME("root_pages_after_periodic", "true_pages_at_periodic"),
+			  MSIM_RACE_EXPECT("root_unflushed_after_periodic", 0), { NULL } } },
+		{ .name = "fix", .settings = "rstat-propagate=continue", .demo = true,
+		  .summary = "thread 004's continue: the next batch reaches root and the gated "
+			     "flush runs",
+		  .dfs_exhausts = true,
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("leaf_atomic_after_race", 64),
+			  MSIM_RACE_EXPECT("root_atomic_after_race", 0),
+			  MSIM_RACE_EXPECT("leaf_atomic_after_batches", 320),
+			  MSIM_RACE_EXPECT("root_atomic_after_batches", 256),
+			  MSIM_RACE_EXPECT("next_batch_walk_breaks", 0),
+			  MSIM_RACE_EXPECT("next_batch_walk_skips", 64),
+			  MSIM_RACE_EXPECT("root_atomic", 320),
+			  MSIM_RACE_EXPECT("root_flush_skipped", 0),
+			  MSIM_RACE_EXPECT_SAME("root_reported_pages", "true_pages"), { NULL } } },
+		{ .name = "8-cpus", .settings = "cpus=8", .violation = true,
+		  .summary = "the bug side on 8 CPUs: threshold 512, the same shape with 8 batches",
+		  .why = "stuck ancestor",
+		  .figures = (const struct msim_race_expect[]){
+			  MSIM_RACE_EXPECT("threshold", 512),
+			  MSIM_RACE_EXPECT("leaf_atomic_after_race", 64),
+			  MSIM_RACE_EXPECT("root_atomic_after_race", 0),
+			  MSIM_RACE_EXPECT("leaf_atomic", 576), MSIM_RACE_EXPECT("root_atomic", 512),
+			  MSIM_RACE_EXPECT("root_unflushed", 640),
+			  MSIM_RACE_EXPECT("root_flush_skipped", 1), { NULL } } },
+		{ NULL } },
 };
-MSIM_SCENARIO(rstat_early_exit)
+MSIM_RACE_REGISTER(rstat_early_exit)

@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rstat_scn.h - helpers shared by the rstat race scenarios
- * (tools/memcgsim/scenarios/rstat_*.c, dying_redirect_reparent.c).
+ * (scenarios/rstat_*.c, dying_redirect_reparent.c).
  */
 #ifndef MSIM_RSTAT_SCN_H
 #define MSIM_RSTAT_SCN_H
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "scenario.h"
+#include "scn.h"
 
 /*
  * rstat on m with the periodic flush off: a scenario's flushes are its own tasks'
