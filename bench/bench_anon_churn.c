@@ -38,11 +38,12 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "bench_anon_churn.h"
 #include "bench_util.h"
 #include "scenario.h"
 
-#define NDESIGNS 3
-#define NLRU 2
+#define NDESIGNS MSIM_AC_NDESIGNS
+#define NLRU MSIM_AC_NLRU
 #define UNCHARGE_BATCH 31   /* folio_batch size (PAGEVEC_SIZE) */
 
 static const char *const design_names[NDESIGNS] = { "base", "patches 1-2", "patches 1-3" };
@@ -177,48 +178,121 @@ struct churn_result {
 	struct msim_rstat_counters rc[NDESIGNS][NLRU];
 };
 
-/* One cell against the thread's: direction (sign beyond noise) and magnitude. */
-static const char *verdict(double ours, double noise, double thread)
-{
-	if (fabs(ours) <= noise)
-		return fabs(thread) <= 0.5 ? "holds (both within noise)"
-					   : "not reproduced (ours within noise)";
-	if ((ours < 0) != (thread < 0))
-		return "does not hold (opposite direction)";
-	if (fabs(ours - thread) <= (noise > 0.5 ? noise : 0.5))
-		return "holds (direction and size)";
-	return "direction holds, size does not (see note)";
-}
+/* ---- the thread's comparisons ---- */
 
-/* Thread: "patch 2 alone shows a small overhead". */
-static const char *claim_patch2(const struct churn_result *r)
-{
-	bool both = true;
+static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
+	[MSIM_AC_F(0, MSIM_AC_PCT12)] = "classic_p12_pct",
+	[MSIM_AC_F(0, MSIM_AC_PCT13)] = "classic_p13_pct",
+	[MSIM_AC_F(0, MSIM_AC_THREAD12)] = "thread_classic_p12_pct",
+	[MSIM_AC_F(0, MSIM_AC_THREAD13)] = "thread_classic_p13_pct",
+	[MSIM_AC_F(0, MSIM_AC_ABS12)] = "|classic_p12_pct|",
+	[MSIM_AC_F(0, MSIM_AC_ABS13)] = "|classic_p13_pct|",
+	[MSIM_AC_F(0, MSIM_AC_NOISE)] = "classic_noise_pct",
+	[MSIM_AC_F(1, MSIM_AC_PCT12)] = "mglru_p12_pct",
+	[MSIM_AC_F(1, MSIM_AC_PCT13)] = "mglru_p13_pct",
+	[MSIM_AC_F(1, MSIM_AC_THREAD12)] = "thread_mglru_p12_pct",
+	[MSIM_AC_F(1, MSIM_AC_THREAD13)] = "thread_mglru_p13_pct",
+	[MSIM_AC_F(1, MSIM_AC_ABS12)] = "|mglru_p12_pct|",
+	[MSIM_AC_F(1, MSIM_AC_ABS13)] = "|mglru_p13_pct|",
+	[MSIM_AC_F(1, MSIM_AC_NOISE)] = "mglru_noise_pct",
+};
 
-	for (unsigned int l = 0; l < NLRU; l++)
-		both &= msim_bench_pct(r->median[1][l], r->median[0][l]) < -r->noise[l];
-	return both ? "holds (patches 1-2 slower than base in both columns)"
-		    : "does not hold in every column";
-}
+#define AC_SIZE_WHY "the model's update path is a few tens of ns, the kernel's fault a few " \
+		    "hundred: a fixed cost per stat update weighs far more here, so compare " \
+		    "directions, not sizes"
 
-/* Thread: "patch 3 brings w1 back to the base level". */
-static const char *claim_patch3(const struct churn_result *r)
-{
-	bool all = true;
-
-	for (unsigned int l = 0; l < NLRU; l++) {
-		double p12 = msim_bench_pct(r->median[1][l], r->median[0][l]);
-		double p13 = msim_bench_pct(r->median[2][l], r->median[0][l]);
-
-		all &= fabs(p13) <= r->noise[l] || fabs(p13) < fabs(p12) / 2;
+/* One cell of the thread's table: the change of a design against base, in direction. */
+#define AC_CELL_ROW(lru, l, design, k)                                                       \
+	{                                                                                    \
+		.claim = lru ", " design " vs base: the change has the thread's direction",   \
+		.thread = { { design " vs base", MSIM_AC_F(l, MSIM_AC_THREAD##k), 0, "%" } },  \
+		.ours = { { design " vs base", MSIM_AC_F(l, MSIM_AC_PCT##k), 0, "%" },          \
+			  { "noise", MSIM_AC_F(l, MSIM_AC_NOISE), 0, "%" } },                  \
+		.rule = MSIM_RULE_DIRECTION,                                                 \
+		.dir = { .ours = MSIM_AC_F(l, MSIM_AC_PCT##k), .noise = MSIM_AC_F(l, MSIM_AC_NOISE), \
+			 .thread = MSIM_AC_F(l, MSIM_AC_THREAD##k), .flat = 0.5 },            \
+		.why = { [MSIM_VERDICT_HOLDS] = AC_SIZE_WHY },                               \
 	}
-	return all ? "holds (patches 1-3 recover at least half of the loss, or are within noise)"
-		   : "does not hold in every column";
+
+static const struct msim_verdict_row ac_rows[] = {
+	AC_CELL_ROW("classic LRU", 0, "patches 1-2", 12),
+	AC_CELL_ROW("classic LRU", 0, "patches 1-3", 13),
+	AC_CELL_ROW("MGLRU", 1, "patches 1-2", 12),
+	AC_CELL_ROW("MGLRU", 1, "patches 1-3", 13),
+	{
+		.claim = "\"patch 2 alone shows a small overhead\": patches 1-2 slower than base "
+			 "beyond noise in both columns",
+		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_THREAD12), 0, "%" },
+			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_THREAD12), 0, "%" } },
+		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_PCT12), 0, "%" },
+			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_PCT12), 0, "%" } },
+		.holds_when = { { MSIM_AC_F(0, MSIM_AC_PCT12), MSIM_VOP_LT, -1, MSIM_AC_F(0, MSIM_AC_NOISE) },
+				{ MSIM_AC_F(1, MSIM_AC_PCT12), MSIM_VOP_LT, -1, MSIM_AC_F(1, MSIM_AC_NOISE) } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
+	},
+	{
+		.claim = "\"patch 3 brings w1 back to the base level\": in each column patches 1-3 "
+			 "are within noise of base or recover at least half of patch 2's loss",
+		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_THREAD13), 0, "%" },
+			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_THREAD13), 0, "%" } },
+		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_PCT13), 0, "%" },
+			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_PCT13), 0, "%" } },
+		.holds_when = {
+			{ MSIM_AC_F(0, MSIM_AC_ABS13), MSIM_VOP_LE, 1, MSIM_AC_F(0, MSIM_AC_NOISE), true },
+			{ MSIM_AC_F(0, MSIM_AC_ABS13), MSIM_VOP_LT, 0.5, MSIM_AC_F(0, MSIM_AC_ABS12) },
+			{ MSIM_AC_F(1, MSIM_AC_ABS13), MSIM_VOP_LE, 1, MSIM_AC_F(1, MSIM_AC_NOISE), true },
+			{ MSIM_AC_F(1, MSIM_AC_ABS13), MSIM_VOP_LT, 0.5, MSIM_AC_F(1, MSIM_AC_ABS12) },
+		},
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not in every column" },
+	},
+	{
+		.claim = "\"most visible under MGLRU\"",
+		.thread = { { "words only", 0, NAN, "" } },
+		.rule = MSIM_RULE_NONE,
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
+							 "only in the LRU item updated (lru_gen "
+							 "bookkeeping is not modelled)" },
+	},
+};
+
+void msim_ac_verdicts(const struct msim_ac_summary *s, struct msim_ac_verdicts *v)
+{
+	v->fig[0] = 0;
+	for (unsigned int l = 0; l < NLRU; l++) {
+		double *f = &v->fig[MSIM_AC_F(l, 0)];
+
+		f[MSIM_AC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
+		f[MSIM_AC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
+		f[MSIM_AC_THREAD12] = msim_bench_pct(thread_pps[1][l], thread_pps[0][l]);
+		f[MSIM_AC_THREAD13] = msim_bench_pct(thread_pps[2][l], thread_pps[0][l]);
+		f[MSIM_AC_ABS12] = fabs(f[MSIM_AC_PCT12]);
+		f[MSIM_AC_ABS13] = fabs(f[MSIM_AC_PCT13]);
+		f[MSIM_AC_NOISE] = s->noise[l];
+	}
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 000",
+		.rows = ac_rows,
+		.nrows = sizeof(ac_rows) / sizeof(ac_rows[0]),
+		.fig_names = ac_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_AC_NFIGS,
+	};
+}
+
+static void ac_verdicts(const struct churn_result *r, struct msim_ac_verdicts *v)
+{
+	struct msim_ac_summary s;
+
+	memcpy(s.median, r->median, sizeof(s.median));
+	memcpy(s.noise, r->noise, sizeof(s.noise));
+	msim_ac_verdicts(&s, v);
 }
 
 static void print_text(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
+	struct msim_ac_verdicts v;
+
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
 	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
 	       a->reps, c->rounds * c->region, c->cpus, c->region);
@@ -260,23 +334,8 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 	       "sections), not a kernel page fault, as CPU time of the driver thread (other\n"
 	       "processes on this shared machine do not count). Absolute pages/s are not\n"
 	       "comparable with the thread's; the relative columns are.\n\n");
-	printf("Comparisons with the thread:\n");
-	for (unsigned int l = 0; l < NLRU; l++) {
-		for (unsigned int d = 1; d < NDESIGNS; d++) {
-			double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
-			double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
-
-			printf("  %-11s %-12s vs base: ours %+.2f%%, thread %+.1f%%: %s\n", lru_names[l],
-			       design_names[d], ours, th, verdict(ours, r->noise[l], th));
-		}
-	}
-	printf("  \"patch 2 alone shows a small overhead\": %s\n", claim_patch2(r));
-	printf("  \"patch 3 brings w1 back to the base level\": %s\n", claim_patch3(r));
-	printf("  \"most visible under MGLRU\": not testable here: the model's classic and MGLRU\n"
-	       "  paths differ only in the LRU item updated (lru_gen bookkeeping is not modelled).\n");
-	printf("  note: the model's update path is a few tens of ns, the kernel's fault a few\n"
-	       "  hundred; a fixed cost (an RCU read section per stat update) therefore weighs\n"
-	       "  far more here: compare directions, not sizes.\n");
+	ac_verdicts(r, &v);
+	msim_verdict_print_text(stdout, &v.table);
 	printf("\nDeterministic figures (per host, after the run):\n");
 	for (unsigned int l = 0; l < NLRU; l++)
 		for (unsigned int d = 0; d < NDESIGNS; d++)
@@ -292,6 +351,7 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 static void print_json(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
+	struct msim_ac_verdicts v;
 	struct msim_json j;
 
 	msim_bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
@@ -323,23 +383,14 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 			msim_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
 			msim_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
 			msim_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
-			if (d) {
-				double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
-				double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
-
-				msim_json_kstr(&j, "verdict", verdict(ours, r->noise[l], th));
-			}
 			msim_json_obj_end(&j);
 		}
 		msim_json_arr_end(&j);
 		msim_json_obj_end(&j);
 	}
 	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "claims");
-	msim_json_kstr(&j, "patch2_small_overhead", claim_patch2(r));
-	msim_json_kstr(&j, "patch3_back_to_base", claim_patch3(r));
-	msim_json_kstr(&j, "most_visible_under_mglru", "not testable (lru_gen not modelled)");
-	msim_json_obj_end(&j);
+	ac_verdicts(r, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }

@@ -27,6 +27,7 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "bench_rstat_staleness.h"
 #include "bench_util.h"
 #include "scenario.h"
 
@@ -245,53 +246,170 @@ static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_
 	return msim_bench_parse_args(&spec, argc, argv, a);
 }
 
-/*
- * The thread's two claims against our series. break: "a two-second wait can
- * leave the reported usage about 2 GiB below the actual usage" at 1 GiB/s, i.e.
- * a gap of rate x FLUSH_TIME (or x the run, if shorter), within 10 %. continue:
- * root stays within the threshold, give or take the one update (folio) that
- * crosses it.
- */
-static void st_verdicts(const struct st_opts *o, const struct st_series *s, char v[2][192])
-{
-	double secs = o->seconds < MSIM_FLUSH_TIME_SECONDS ? o->seconds : MSIM_FLUSH_TIME_SECONDS;
-	double want = o->rate_gib * secs * (double)(1ULL << 30);
-	long long bound = ((long long)o->cpus * MSIM_MEMCG_CHARGE_BATCH + o->folio_pages) *
-			  (long long)MSIM_PAGE_SIZE;
-	bool near = s[0].max_gap >= 0.9 * want && s[0].max_gap <= 1.1 * want;
+/* ---- the thread's two claims ---- */
 
-	snprintf(v[0], sizeof(v[0]), "break: max gap %.0f MiB against the thread's ~%.0f MiB "
-		 "(rate x %g s): %s", s[0].max_gap / 1048576.0, want / 1048576.0, secs,
-		 near ? "holds" : "does not hold");
-	snprintf(v[1], sizeof(v[1]), "continue: max gap %lld pages, threshold %u + one update of "
-		 "%ld: %s", s[1].max_gap / MSIM_PAGE_SIZE, o->cpus * MSIM_MEMCG_CHARGE_BATCH,
-		 o->folio_pages, s[1].max_gap <= bound ? "holds" : "does not hold");
+static const char *const st_fig_names[MSIM_ST_NFIGS] = {
+	[MSIM_ST_F_GAP_BREAK] = "break_max_gap_bytes",
+	[MSIM_ST_F_WANT] = "rate_x_window_bytes",
+	[MSIM_ST_F_GAP_BREAK_MIB] = "break_max_gap_mib",
+	[MSIM_ST_F_WANT_MIB] = "rate_x_window_mib",
+	[MSIM_ST_F_GAP_CONT] = "continue_max_gap_bytes",
+	[MSIM_ST_F_BOUND] = "threshold_plus_one_update_bytes",
+	[MSIM_ST_F_GAP_CONT_PAGES] = "continue_max_gap_pages",
+	[MSIM_ST_F_THRESHOLD_PAGES] = "threshold_pages",
+	[MSIM_ST_F_FOLIO_PAGES] = "folio_pages",
+	[MSIM_ST_F_WINDOW_S] = "window_s",
+};
+
+/*
+ * break: "a two-second wait can leave the reported usage about 2 GiB below the
+ * actual usage" at 1 GiB/s, i.e. a gap of rate x FLUSH_TIME (or x the run, if
+ * shorter), within 10 %. continue: root stays within the threshold, give or take
+ * the one update (folio) that crosses it.
+ */
+static const struct msim_verdict_row st_rows[] = {
+	{
+		.claim = "break: \"a two-second wait can leave the reported usage about 2 GiB "
+			 "below the actual usage\" (rate x the periodic flush's 2 s, within 10%)",
+		.thread = { { "gap", MSIM_ST_F_WANT_MIB, 0, "MiB" },
+			    { "rate x", MSIM_ST_F_WINDOW_S, 0, "s" } },
+		.ours = { { "max gap", MSIM_ST_F_GAP_BREAK_MIB, 0, "MiB" } },
+		.holds_when = { { MSIM_ST_F_GAP_BREAK, MSIM_VOP_GE, 0.9, MSIM_ST_F_WANT },
+				{ MSIM_ST_F_GAP_BREAK, MSIM_VOP_LE, 1.1, MSIM_ST_F_WANT } },
+		.why = { [MSIM_VERDICT_HOLDS] = "root stays stuck from the race until the periodic "
+						"flush, while the page cache grows" },
+	},
+	{
+		.claim = "continue keeps root within the threshold (give or take the one update "
+			 "that crosses it)",
+		.thread = { { "threshold", MSIM_ST_F_THRESHOLD_PAGES, 0, "pages" } },
+		.ours = { { "max gap", MSIM_ST_F_GAP_CONT_PAGES, 0, "pages" },
+			  { "one update", MSIM_ST_F_FOLIO_PAGES, 0, "pages" } },
+		.holds_when = { { MSIM_ST_F_GAP_CONT, MSIM_VOP_LE, 1, MSIM_ST_F_BOUND } },
+	},
+};
+
+void msim_st_verdicts(const struct msim_st_summary *s, struct msim_st_verdicts *v)
+{
+	double secs = s->seconds < MSIM_FLUSH_TIME_SECONDS ? s->seconds : MSIM_FLUSH_TIME_SECONDS;
+	double want = s->rate_gib * secs * (double)(1ULL << 30);
+	long long thr = (long long)s->cpus * MSIM_MEMCG_CHARGE_BATCH;
+	double *f = v->fig;
+
+	f[MSIM_ST_F_NONE] = 0;
+	f[MSIM_ST_F_GAP_BREAK] = (double)s->max_gap_break;
+	f[MSIM_ST_F_WANT] = want;
+	f[MSIM_ST_F_GAP_BREAK_MIB] = s->max_gap_break / 1048576.0;
+	f[MSIM_ST_F_WANT_MIB] = want / 1048576.0;
+	f[MSIM_ST_F_GAP_CONT] = (double)s->max_gap_continue;
+	f[MSIM_ST_F_BOUND] = (double)((thr + s->folio_pages) * (long long)MSIM_PAGE_SIZE);
+	f[MSIM_ST_F_GAP_CONT_PAGES] = (double)s->max_gap_continue / MSIM_PAGE_SIZE;
+	f[MSIM_ST_F_THRESHOLD_PAGES] = (double)thr;
+	f[MSIM_ST_F_FOLIO_PAGES] = (double)s->folio_pages;
+	f[MSIM_ST_F_WINDOW_S] = secs;
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 004",
+		.rows = st_rows,
+		.nrows = sizeof(st_rows) / sizeof(st_rows[0]),
+		.fig_names = st_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_ST_NFIGS,
+	};
 }
 
-static void st_print_json(const struct st_opts *o, const char *variants, struct st_series *s,
-			  int n)
+static void st_judge(const struct st_opts *o, const struct st_series *s,
+		     struct msim_st_verdicts *v)
 {
-	printf("{\"bench\": \"rstat-staleness\", \"base_variants\": \"%s\", \"cpus\": %u, "
-	       "\"seconds\": %g, \"rate_gib_s\": %g, \"folio_pages\": %ld, \"sample_ms\": %u, "
-	       "\"designs\": [", variants, o->cpus, o->seconds, o->rate_gib, o->folio_pages,
-	       o->sample_ms);
-	for (int d = 0; d < n; d++) {
-		printf("%s{\"design\": \"%s\", \"max_gap_bytes\": %lld, \"mean_gap_bytes\": %lld, "
-		       "\"gated_flushes_skipped\": %llu, \"flushes\": %llu, \"periodic_flushes\": %llu, "
-		       "\"series\": [", d ? ", " : "", s[d].design, s[d].max_gap,
-		       s[d].n ? s[d].sum_gap / s[d].n : 0, s[d].skipped, s[d].flushed, s[d].periodic);
-		for (unsigned int i = 0; i < s[d].n; i++)
-			printf("%s[%ld, %lld, %lld]", i ? ", " : "", s[d].t_ms[i], s[d].true_b[i],
-			       s[d].reported_b[i]);
-		printf("]}");
-	}
-	{
-		char v[2][192];
+	const struct msim_st_summary sum = {
+		.cpus = o->cpus, .seconds = o->seconds, .rate_gib = o->rate_gib,
+		.folio_pages = o->folio_pages, .max_gap_break = s[0].max_gap,
+		.max_gap_continue = s[1].max_gap,
+	};
 
-		st_verdicts(o, s, v);
-		printf("], \"verdicts\": [\"%s\", \"%s\"]", v[0], v[1]);
+	msim_st_verdicts(&sum, v);
+}
+
+/* ---- output ---- */
+
+static void st_json_design(struct msim_json *j, const struct st_series *s)
+{
+	msim_json_obj_begin(j, NULL);
+	msim_json_kstr(j, "design", s->design);
+	msim_json_kint(j, "max_gap_bytes", s->max_gap);
+	msim_json_kint(j, "mean_gap_bytes", s->n ? s->sum_gap / s->n : 0);
+	msim_json_kuint(j, "gated_flushes_skipped", s->skipped);
+	msim_json_kuint(j, "flushes", s->flushed);
+	msim_json_kuint(j, "periodic_flushes", s->periodic);
+	msim_json_arr_begin(j, "series");
+	for (unsigned int i = 0; i < s->n; i++) {
+		msim_json_arr_begin(j, NULL);
+		msim_json_kint(j, NULL, s->t_ms[i]);
+		msim_json_kint(j, NULL, s->true_b[i]);
+		msim_json_kint(j, NULL, s->reported_b[i]);
+		msim_json_arr_end(j);
 	}
-	printf(", \"series_columns\": [\"t_ms\", \"true_bytes\", \"reported_bytes\"]}\n");
+	msim_json_arr_end(j);
+	msim_json_obj_end(j);
+}
+
+static void st_print_json(const struct st_opts *o, const char *variants,
+			  const struct st_series *s, int n)
+{
+	struct msim_st_verdicts v;
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "rstat-staleness");
+	msim_json_kstr(&j, "base_variants", variants);
+	msim_json_kuint(&j, "cpus", o->cpus);
+	msim_json_kdbl(&j, "seconds", o->seconds);
+	msim_json_kdbl(&j, "rate_gib_s", o->rate_gib);
+	msim_json_kint(&j, "folio_pages", o->folio_pages);
+	msim_json_kuint(&j, "sample_ms", o->sample_ms);
+	msim_json_arr_begin(&j, "designs");
+	for (int d = 0; d < n; d++)
+		st_json_design(&j, &s[d]);
+	msim_json_arr_end(&j);
+	st_judge(o, s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_arr_begin(&j, "series_columns");
+	msim_json_kstr(&j, NULL, "t_ms");
+	msim_json_kstr(&j, NULL, "true_bytes");
+	msim_json_kstr(&j, NULL, "reported_bytes");
+	msim_json_arr_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static void st_print_csv(const struct st_series *s, int n)
+{
+	printf("design,t_ms,true_bytes,reported_bytes,gap_bytes\n");
+	for (int d = 0; d < n; d++)
+		for (unsigned int i = 0; i < s[d].n; i++)
+			printf("%s,%ld,%lld,%lld,%lld\n", s[d].design, s[d].t_ms[i], s[d].true_b[i],
+			       s[d].reported_b[i], s[d].true_b[i] - s[d].reported_b[i]);
+}
+
+static void st_print_text(const struct st_opts *o, const char *variants,
+			  const struct st_series *s, int n)
+{
+	struct msim_st_verdicts v;
+
+	printf("rstat-staleness: page cache of leaf grows %.2f GiB/s for %.1f s of virtual "
+	       "time, %u CPUs (threshold %u), after the early-exit race\n", o->rate_gib,
+	       o->seconds, o->cpus, o->cpus * MSIM_MEMCG_CHARGE_BATCH);
+	printf("base variants (rstat-propagate set per design): %s\n", variants);
+	printf("%-10s %14s %14s %10s %8s %9s\n", "design", "max gap MiB", "mean gap MiB",
+	       "skipped", "flushes", "periodic");
+	for (int d = 0; d < n; d++)
+		printf("%-10s %14.1f %14.1f %10llu %8llu %9llu\n", s[d].design,
+		       s[d].max_gap / 1048576.0,
+		       s[d].n ? (double)s[d].sum_gap / s[d].n / 1048576.0 : 0.0, s[d].skipped,
+		       s[d].flushed, s[d].periodic);
+	printf("\n");
+	st_judge(o, s, &v);
+	msim_verdict_print_text(stdout, &v.table);
 }
 
 static int st_main(int argc, char **argv)
@@ -321,34 +439,12 @@ static int st_main(int argc, char **argv)
 		ret = s[d].t_ms && s[d].true_b && s[d].reported_b ? st_run(&o, designs[d], &s[d])
 								  : -ENOMEM;
 	}
-	if (!ret && o.json) {
+	if (!ret && o.json)
 		st_print_json(&o, vbuf, s, 2);
-	} else if (!ret && o.csv) {
-		printf("design,t_ms,true_bytes,reported_bytes,gap_bytes\n");
-		for (int d = 0; d < 2; d++)
-			for (unsigned int i = 0; i < s[d].n; i++)
-				printf("%s,%ld,%lld,%lld,%lld\n", s[d].design, s[d].t_ms[i],
-				       s[d].true_b[i], s[d].reported_b[i],
-				       s[d].true_b[i] - s[d].reported_b[i]);
-	} else if (!ret) {
-		printf("rstat-staleness: page cache of leaf grows %.2f GiB/s for %.1f s of virtual "
-		       "time, %u CPUs (threshold %u), after the early-exit race\n", o.rate_gib,
-		       o.seconds, o.cpus, o.cpus * MSIM_MEMCG_CHARGE_BATCH);
-		printf("base variants (rstat-propagate set per design): %s\n", vbuf);
-		printf("%-10s %14s %14s %10s %8s %9s\n", "design", "max gap MiB", "mean gap MiB",
-		       "skipped", "flushes", "periodic");
-		for (int d = 0; d < 2; d++)
-			printf("%-10s %14.1f %14.1f %10llu %8llu %9llu\n", s[d].design,
-			       s[d].max_gap / 1048576.0,
-			       s[d].n ? (double)s[d].sum_gap / s[d].n / 1048576.0 : 0.0,
-			       s[d].skipped, s[d].flushed, s[d].periodic);
-		char v[2][192];
-
-		st_verdicts(&o, s, v);
-		printf("thread 004: \"a two-second wait can leave the reported usage about 2 GiB "
-		       "below the actual usage\" (break); continue keeps root within the threshold\n");
-		printf("  %s\n  %s\n", v[0], v[1]);
-	}
+	else if (!ret && o.csv)
+		st_print_csv(s, 2);
+	else if (!ret)
+		st_print_text(&o, vbuf, s, 2);
 	for (int d = 0; d < 2; d++) {
 		free(s[d].t_ms);
 		free(s[d].true_b);

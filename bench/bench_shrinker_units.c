@@ -150,215 +150,6 @@ static int shu_opt(const char *name, const char *arg, void *ctx)
 	return 0;
 }
 
-/* ---- the thread's comparisons, judged on our figures ---- */
-
-enum verdict_kind { V_DISAGREES = 0, V_SUPPORTED = 1, V_NOT_COMPARABLE = 2 };
-
-static const char *const verdict_name[3] = { "DISAGREES", "supported", "not comparable" };
-
-struct verdict {
-	const char *claim;
-	char thread[96], ours[256];
-	int holds;              /* enum verdict_kind */
-	const char *why;
-};
-
-#define A MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE
-#define O MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND
-#define X MSIM_SHRINKER_INFO_XARRAY
-
-static bool have(const struct msim_shu_result *r)
-{
-	return r && r->lay[A].ran && r->lay[O].ran && r->lay[X].ran;
-}
-
-static size_t verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
-		       struct verdict *v)
-{
-	size_t n = 0;
-
-	if (have(t1)) {
-		const struct msim_shu_layout_result *a = &t1->lay[A], *o = &t1->lay[O],
-						    *x = &t1->lay[X];
-		double ro = msim_bench_ratio(o->slab_per_cgroup, a->slab_per_cgroup);
-		double rx = msim_bench_ratio(x->slab_per_cgroup, a->slab_per_cgroup);
-
-		v[n].claim = "table 1: both on-demand designs drop most of an empty cgroup's slab";
-		snprintf(v[n].thread, sizeof(v[n].thread), "on demand %.2f, xarray %.2f of base",
-			 22.0 / 185, 18.0 / 185);
-		snprintf(v[n].ours, sizeof(v[n].ours), "on demand %.2f, xarray %.2f of base", ro, rx);
-		v[n].holds = ro < 0.25 && rx < 0.25;
-		v[n].why = v[n].holds ? "exact shrinker bytes; the rest is our smaller estimate of "
-					"the memcg structures (see rest owners)"
-				      : "the rest-of-cgroup estimate dominates";
-		n++;
-
-		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, xarray far cheaper than base";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray = %.1f", 1.6 / 0.2);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base / xarray = %.1f",
-			 msim_bench_ratio(a->empty_ns, x->empty_ns));
-		v[n].holds = a->empty_ns > 2 * x->empty_ns;
-		v[n].why = "base visits every one of nr_max/64 units and reads its map word; the "
-			   "xarray walk finds no entry";
-		n++;
-
-		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, old array on demand ~ base";
-		snprintf(v[n].thread, sizeof(v[n].thread), "on demand / base = %.2f", 1.6 / 1.6);
-		snprintf(v[n].ours, sizeof(v[n].ours), "on demand / base = %.2f",
-			 msim_bench_ratio(o->empty_ns, a->empty_ns));
-		v[n].holds = o->empty_ns > 0.5 * a->empty_ns;
-		v[n].why = v[n].holds
-				   ? "both walk nr_max/64 indexes"
-				   : "both walk nr_max/64 indexes (an RCU section, the info and the "
-				     "slot per index), but base also reads a unit map per index, which "
-				     "the model makes a larger share of the walk than the kernel";
-		n++;
-
-		v[n].claim = "table 1: 100 busy superblocks, xarray still cheapest";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base %.1f, on demand %.1f, xarray %.1f us",
-			 1.9, 1.7, 0.9);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base %.2f, on demand %.2f, xarray %.2f us",
-			 a->busy_ns / 1e3, o->busy_ns / 1e3, x->busy_ns / 1e3);
-		v[n].holds = x->busy_ns < a->busy_ns && x->busy_ns < o->busy_ns;
-		v[n].why = v[n].holds
-				   ? "the 100 count calls cost the same in every layout; only the walk "
-				     "differs"
-				   : "the 100 count calls (do_shrink_slab, two list_lru counts each) "
-				     "dominate in the model and cost the same in every layout; the "
-				     "xarray's 100 ordered finds are not cheaper than the arrays' "
-				     "per-index walk at the model's ~5 ns per index";
-		n++;
-
-		v[n].claim = "table 1: mkdir/rmdir the cgroups and 4000 more mounts with them alive: "
-			     "same within noise";
-		snprintf(v[n].thread, sizeof(v[n].thread), "same within noise (whole operations)");
-		snprintf(v[n].ours, sizeof(v[n].ours), "shrinker part only: a boundary costs base "
-			 "%.1f ms, on demand %.1f ms, xarray %.2f ms (2000 cgroups, 1 node)",
-			 (a->reg_s - a->reg_none_s) * 100, (o->reg_s - o->reg_none_s) * 100,
-			 (x->reg_s - x->reg_none_s) * 100);
-		v[n].holds = V_NOT_COMPARABLE;
-		v[n].why = "the model times the shrinker registration alone, not the VFS mount or "
-			   "the cgroup mkdir around it; at 2000 cgroups on one node the arrays' "
-			   "header copies are milliseconds per boundary, which whole mounts and "
-			   "mkdirs in the kernel can hide";
-		n++;
-	}
-	if (have(t2)) {
-		const struct msim_shu_layout_result *a = &t2->lay[A], *o = &t2->lay[O],
-						    *x = &t2->lay[X];
-		uint64_t want = (uint64_t)t2->cfg.nodes *
-				msim_kmalloc_size(MSIM_SHRINKER_INFO_HEADER_BYTES +
-						  8 * (size_t)(o->nr_max / 64));
-
-		v[n].claim = "table 2: the on-demand array keeps a container per cgroup and node, "
-			     "the xarray none";
-		snprintf(v[n].thread, sizeof(v[n].thread), "32 KB / 32 KB / 0");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.1f / %.1f / %.1f KiB (%u x kmalloc of "
-			 "24 + 8 x %d: %llu B)", a->container_bytes / 1024.0,
-			 o->container_bytes / 1024.0, x->container_bytes / 1024.0, t2->cfg.nodes,
-			 o->nr_max / 64,
-			 (unsigned long long)want);
-		v[n].holds = o->container_bytes == want && a->container_bytes == want &&
-			     x->container_bytes == 0;
-		v[n].why = "exact kmalloc arithmetic: the header of 24 + 8 bytes per unit in its "
-			   "kmalloc class, per node (table 2: 6288 B -> kmalloc-8k)";
-		n++;
-
-		v[n].claim = "table 2: base needs ~1.6 MB per empty cgroup, 25x the on-demand array";
-		snprintf(v[n].thread, sizeof(v[n].thread), "1.6 MB / 65 KB / 34 KB");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.0f / %.1f / %.1f KiB (base with %u cgroups)",
-			 a->slab_per_cgroup / 1024.0, o->slab_per_cgroup / 1024.0,
-			 x->slab_per_cgroup / 1024.0, a->cgroups_used);
-		v[n].holds = a->slab_per_cgroup > 10 * o->slab_per_cgroup &&
-			     o->slab_per_cgroup > x->slab_per_cgroup;
-		v[n].why = "units and headers are exact per cgroup (4 nodes x 783 units); the "
-			   "rest of the cgroup is our estimate, about half the thread's (we model "
-			   "mem_cgroup, its per-node info and vmstats, not struct cgroup, kernfs or "
-			   "objcg)";
-		n++;
-
-		v[n].claim = "table 2: 640 mounts with 20000 cgroups alive: the arrays pay ~1.2-1.3 s "
-			     "of header copies (~120 ms per boundary), the xarray nothing";
-		snprintf(v[n].thread, sizeof(v[n].thread), "over the no-cgroup case: base +%.2f s, on "
-			 "demand +%.2f s, xarray +%.2f s", 1.41 - 0.08, 1.31 - 0.08, 0.10 - 0.07);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base +%.2f s (extrapolated from %u cgroups), on "
-			 "demand +%.2f s, xarray %+.2g s", a->reg_s_full - a->reg_none_s,
-			 a->cgroups_used, o->reg_s_full - o->reg_none_s, x->reg_s_full - x->reg_none_s);
-		v[n].holds = o->reg_s_full - o->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s) &&
-			     a->reg_s_full - a->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s);
-		v[n].why = "the arrays copy every cgroup's header on every node per boundary "
-			   "(header copies counted below the table); the xarray grows only root. "
-			   "Compare the excess over the no-cgroup row: our mount is the shrinker "
-			   "and list_lru registration only, not the VFS work of the kernel's 0.07 s";
-		n++;
-
-		v[n].claim = "table 2: without cgroups the 640 mounts cost the same in all designs";
-		snprintf(v[n].thread, sizeof(v[n].thread), "0.08 / 0.08 / 0.07 s");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.3f / %.3f / %.3f s", a->reg_none_s,
-			 o->reg_none_s, x->reg_none_s);
-		v[n].holds = fmax(fmax(a->reg_none_s, o->reg_none_s), x->reg_none_s) <
-			     2 * fmin(fmin(a->reg_none_s, o->reg_none_s), x->reg_none_s);
-		v[n].why = "no cgroup to visit: the registration is the same code in every layout "
-			   "(root's units only)";
-		n++;
-
-		v[n].claim = "table 2: shrink_slab_memcg per cgroup and node: base > on demand >> "
-			     "xarray";
-		snprintf(v[n].thread, sizeof(v[n].thread), "22.8 / 10.7 / 0.5 us");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.2f / %.2f / %.3f us", a->walk_visit_us,
-			 o->walk_visit_us, x->walk_visit_us);
-		v[n].holds = a->walk_visit_us > o->walk_visit_us &&
-			     o->walk_visit_us > 5 * x->walk_visit_us;
-		v[n].why = "the arrays walk nr_max/64 indexes per cgroup and node; base also reads "
-			   "783 unit maps, cold in a walk over thousands of cgroups, which keeps it "
-			   "within 2x of the kernel's figure; the on-demand array has only the "
-			   "index walk (an RCU section, the info and an empty slot per index, as "
-			   "the kernel's loop), which costs the model ~5 ns per index against "
-			   "the kernel's ~14";
-		n++;
-
-		v[n].claim = "table 2: the drop_caches walk totals (23 / 11.3 / 1.3 s)";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray %.0f", 23 / 1.3);
-		snprintf(v[n].ours, sizeof(v[n].ours), "one pass: %.3f / %.3f / %.3f s, base / "
-			 "xarray %.0f", a->walk_s_full, o->walk_s_full, x->walk_s_full,
-			 msim_bench_ratio(a->walk_s_full, x->walk_s_full));
-		/* Ordering alone could pass on noise: ask for a clear base/xarray gap too. */
-		v[n].holds = a->walk_s_full > o->walk_s_full && o->walk_s_full > x->walk_s_full &&
-			     msim_bench_ratio(a->walk_s_full, x->walk_s_full) >= 3;
-		v[n].why = "the thread's totals are ~1M shrink_slab_memcg calls (23 s / 22.8 us), "
-			   "about 13 passes over 80000 cgroup-nodes; ours is one pass, and root's "
-			   "walk over every shrinker is a larger share of the xarray's total";
-		n++;
-	}
-	if (have(t1) && have(t2)) {
-		const struct msim_shu_layout_result *x1 = &t1->lay[X], *x2 = &t2->lay[X];
-		const struct msim_shu_layout_result *a1 = &t1->lay[A], *a2 = &t2->lay[A];
-
-		v[n].claim = "the xarray pays nothing per shrinker_nr_max: its container, boundary "
-			     "crossings and reclaim walk do not grow with the mounts";
-		snprintf(v[n].thread, sizeof(v[n].thread), "none of the three rows grows with the "
-			 "number of mounts");
-		snprintf(v[n].ours, sizeof(v[n].ours), "xarray %d -> %d ids: container %llu -> %llu "
-			 "B, 640-mount excess %+.1g -> %+.1g s, per cgroup-node walk %.3f -> %.3f us "
-			 "(base %.1f -> %.1f us)", x1->nr_max, x2->nr_max,
-			 (unsigned long long)x1->container_bytes,
-			 (unsigned long long)x2->container_bytes, x1->reg_s - x1->reg_none_s,
-			 x2->reg_s - x2->reg_none_s, x1->walk_visit_us, x2->walk_visit_us,
-			 a1->walk_visit_us, a2->walk_visit_us);
-		v[n].holds = x1->container_bytes == 0 && x2->container_bytes == 0 &&
-			     x2->walk_visit_us < 2 * x1->walk_visit_us &&
-			     x2->empty_ns < 2 * x1->empty_ns;
-		v[n].why = "the xarray's units and walk follow what a cgroup holds; the arrays' "
-			   "walk grows with nr_max / 64 (and with nodes)";
-		n++;
-	}
-	return n;
-}
-
-#undef A
-#undef O
-#undef X
-
 /* ---- text ---- */
 
 static void print_cell(double ours, double thr, bool star)
@@ -451,7 +242,7 @@ static void print_table(const struct msim_shu_result *r, int scale)
 }
 
 static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct verdict *v, size_t nv, double wall, uint64_t peak)
+		       const struct msim_verdict_table *v, double wall, uint64_t peak)
 {
 	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
 	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
@@ -460,11 +251,10 @@ static void print_text(const struct msim_shu_result *res, const int *scale, size
 	       nres ? res[0].cfg.reps : 0);
 	for (size_t i = 0; i < nres; i++)
 		print_table(&res[i], scale[i]);
-	if (nv)
-		printf("\nThe thread's comparisons against our figures:\n");
-	for (size_t i = 0; i < nv; i++)
-		printf("  [%s] %s\n      thread: %s\n      ours:   %s\n      why: %s\n",
-		       verdict_name[v[i].holds], v[i].claim, v[i].thread, v[i].ours, v[i].why);
+	if (v->groups) {
+		printf("\n");
+		msim_verdict_print_text(stdout, v);
+	}
 	printf("\nwhole run: %.1f s, peak RSS %.0f MiB\n", wall, peak / 1048576.0);
 }
 
@@ -523,7 +313,8 @@ static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
 }
 
 static void print_json(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct verdict *v, size_t nv, bool quick, double wall, uint64_t peak)
+		       const struct msim_verdict_table *v, bool quick, double wall,
+		       uint64_t peak)
 {
 	struct msim_json j;
 
@@ -562,17 +353,7 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 		msim_json_obj_end(&j);
 	}
 	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "verdicts");
-	for (size_t i = 0; i < nv; i++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "claim", v[i].claim);
-		msim_json_kstr(&j, "thread", v[i].thread);
-		msim_json_kstr(&j, "ours", v[i].ours);
-		msim_json_kstr(&j, "verdict", verdict_name[v[i].holds]);
-		msim_json_kstr(&j, "why", v[i].why);
-		msim_json_obj_end(&j);
-	}
-	msim_json_arr_end(&j);
+	msim_verdict_print_json(&j, "verdicts", v);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
@@ -582,14 +363,17 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 static int run(struct shu_opts *o, const struct msim_bench_args *a)
 {
 	struct msim_shu_result *res = calloc(2, sizeof(*res));
-	struct verdict v[24];
+	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
 	int scale[2] = { -1, -1 };
-	size_t nres = 0, nv = 0;
+	size_t nres = 0;
 	uint64_t t0 = msim_bench_now_ns();
 	int ret = 0;
 
-	if (!res)
+	if (!res || !v) {
+		free(res);
+		free(v);
 		return 1;
+	}
 	for (int s = 0; s < 2 && !ret; s++) {
 		struct msim_shu_config c;
 
@@ -623,6 +407,7 @@ static int run(struct shu_opts *o, const struct msim_bench_args *a)
 	if (ret) {
 		fprintf(stderr, "shrinker-units: failed: %s\n", strerror(-ret));
 		free(res);
+		free(v);
 		return 1;
 	}
 	{
@@ -631,15 +416,16 @@ static int run(struct shu_opts *o, const struct msim_bench_args *a)
 		for (size_t i = 0; i < nres; i++)
 			if (scale[i] >= 0)
 				t[scale[i]] = &res[i];
-		nv = verdicts(t[0], t[1], v);
+		msim_shu_verdicts(t[0], t[1], v);
 	}
 	if (a->json)
-		print_json(res, scale, nres, v, nv, a->quick,
+		print_json(res, scale, nres, &v->table, a->quick,
 			   (double)(msim_bench_now_ns() - t0) / 1e9, msim_shu_peak_rss());
 	else
-		print_text(res, scale, nres, v, nv, (double)(msim_bench_now_ns() - t0) / 1e9,
+		print_text(res, scale, nres, &v->table, (double)(msim_bench_now_ns() - t0) / 1e9,
 			   msim_shu_peak_rss());
 	free(res);
+	free(v);
 	return 0;
 }
 
