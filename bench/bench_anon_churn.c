@@ -76,27 +76,6 @@ struct churn {
 	uint64_t pages_done[NDESIGNS][NLRU];
 };
 
-static int churn_opt(const char *name, const char *arg, void *ctx)
-{
-	struct churn *c = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--region")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 20, &v))
-			return -EINVAL;
-		c->region = (unsigned int)v;
-	} else if (!strcmp(name, "--rounds")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 24, &v))
-			return -EINVAL;
-		c->rounds = (unsigned int)v;
-	} else if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		c->cpus = (unsigned int)v;
-	}
-	return 0;
-}
-
 static int host_setup(struct churn *c, unsigned int d, unsigned int l, uint64_t seed)
 {
 	struct churn_host *h = &c->hosts[d][l];
@@ -411,17 +390,19 @@ static void collect(struct churn *c, struct churn_result *r)
 	}
 }
 
-static int anon_churn_main(int argc, char **argv)
+/* Options into c and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--region", "PAGES", "pages faulted before each MADV_DONTNEED (default 256)" },
-		{ "--rounds", "N", "regions per measurement (default 2000; quick 50)" },
-		{ "--cpus", "N", "simulated CPUs (default 10, the thread's vCPUs)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
+			      "pages faulted before each MADV_DONTNEED (default 256)"),
+		MSIM_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
+			      "regions per measurement (default 2000; quick 50)"),
+		MSIM_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs (default 10, the thread's vCPUs)"),
+		MSIM_OPT_END,
 	};
-	struct churn *c = calloc(1, sizeof(*c));
-	struct churn_result *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "anon-churn",
 		.summary = "thread 000 w1-anon-churn: anon fault/charge/stat/uncharge pages per second,\n"
 			   "base vs patches 1-2 vs patches 1-3 (variant dying-redirect), classic and MGLRU.",
@@ -431,57 +412,73 @@ static int anon_churn_main(int argc, char **argv)
 		.default_reps = 7,
 		.quick_reps = 2,
 		.options = opts,
-		.on_option = churn_opt,
-		.ctx = c,
 	};
-	struct msim_bench_args a;
+	int ret;
+
+	c->region = 256;
+	c->rounds = 0;
+	c->cpus = 10;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	c->base = a->variants;
+	if (!c->rounds)
+		c->rounds = a->quick ? 50 : 2000;
+	return 0;
+}
+
+/* Every host built, then per LRU kind the repetitions, designs alternated. */
+static int churn_measure(struct churn *c, const struct msim_bench_args *a,
+			 struct churn_result *r)
+{
 	struct msim_bench_progress prog;
-	double *samples = NULL;
+	double *samples;
+
+	for (unsigned int d = 0; d < NDESIGNS; d++)
+		for (unsigned int l = 0; l < NLRU; l++)
+			if (host_setup(c, d, l, a->seed)) {
+				fprintf(stderr, "anon-churn: host setup failed\n");
+				return -EINVAL;
+			}
+	samples = calloc((size_t)NDESIGNS * a->reps, sizeof(*samples));
+	if (!samples)
+		return -ENOMEM;
+	msim_bench_progress_init(&prog, "anon-churn", true);
+	for (c->lru = 0; c->lru < NLRU; c->lru++) {
+		msim_bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
+		for (unsigned int d = 0; d < NDESIGNS; d++)
+			r->median[d][c->lru] = msim_bench_median(samples + d * a->reps, a->reps);
+		r->noise[c->lru] = msim_bench_noise_pct(samples, a->reps);
+	}
+	msim_bench_progress_done(&prog);
+	free(samples);
+	collect(c, r);
+	return 0;
+}
+
+static int anon_churn_main(int argc, char **argv)
+{
+	struct churn *c = calloc(1, sizeof(*c));
+	struct churn_result *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
 	int ret = 1;
 
 	if (!c || !r)
 		goto out;
-	c->region = 256;
-	c->rounds = 0;
-	c->cpus = 10;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = churn_parse(c, argc, argv, &a);
 	if (ret) {
-		ret = ret == 1 ? 0 : 2;
+		ret = msim_args_exit_status(ret);
 		goto out;
 	}
-	ret = 1;
-	c->base = a.variants;
-	if (!c->rounds)
-		c->rounds = a.quick ? 50 : 2000;
-	for (unsigned int d = 0; d < NDESIGNS; d++)
-		for (unsigned int l = 0; l < NLRU; l++)
-			if (host_setup(c, d, l, a.seed)) {
-				fprintf(stderr, "anon-churn: host setup failed\n");
-				goto out_hosts;
-			}
-	samples = calloc((size_t)NDESIGNS * a.reps, sizeof(*samples));
-	if (!samples)
-		goto out_hosts;
-	msim_bench_progress_init(&prog, "anon-churn", true);
-	for (c->lru = 0; c->lru < NLRU; c->lru++) {
-		msim_bench_alternate(NDESIGNS, a.reps, churn_sample, c, samples, &prog);
-		for (unsigned int d = 0; d < NDESIGNS; d++)
-			r->median[d][c->lru] = msim_bench_median(samples + d * a.reps, a.reps);
-		r->noise[c->lru] = msim_bench_noise_pct(samples, a.reps);
-	}
-	msim_bench_progress_done(&prog);
-	collect(c, r);
-	if (a.json)
+	ret = churn_measure(c, &a, r) ? 1 : 0;
+	if (!ret && a.json)
 		print_json(c, r, &a);
-	else
+	else if (!ret)
 		print_text(c, r, &a);
-	ret = 0;
-out_hosts:
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++)
 			msim_bench_host_destroy(c->hosts[d][l].m);
 out:
-	free(samples);
 	free(r);
 	free(c);
 	return ret;

@@ -67,27 +67,6 @@ struct rf {
 	unsigned long sink;
 };
 
-static int rf_opt(const char *name, const char *arg, void *ctx)
-{
-	struct rf *r = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		r->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--memcgs")) {
-		if (msim_bench_parse_uint(name, arg, 0, 60000, &v))
-			return -EINVAL;
-		r->nmemcgs = (unsigned int)v;
-	} else if (!strcmp(name, "--reads")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 30, &v))
-			return -EINVAL;
-		r->reads = v;
-	}
-	return 0;
-}
-
 static int host_setup(struct rf *r, unsigned int h)
 {
 	struct rf_host *hh = &r->hosts[h];
@@ -376,16 +355,19 @@ static void print_json(const struct rf *r, const struct msim_rf_summary *s,
 	msim_json_finish(&j);
 }
 
-static int root_flush_main(int argc, char **argv)
+/* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs (default 80, the thread's machine)" },
-		{ "--memcgs", "N", "memcgs under root, all active in the active case (default 128)" },
-		{ "--reads", "N", "reads per read timing (default 1000000; quick 20000)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs (default 80, the thread's machine)"),
+		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
+			      "memcgs under root, all active in the active case (default 128)"),
+		MSIM_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
+			       "reads per read timing (default 1000000; quick 20000)"),
+		MSIM_OPT_END,
 	};
-	struct rf *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "root-flush",
 		.summary = "thread 002: root flush with 0 and 128 active memcgs on 80 CPUs, against\n"
 			   "reading node counters (variant root-lruvec-read).",
@@ -395,56 +377,37 @@ static int root_flush_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = rf_opt,
-		.ctx = r,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
-	struct msim_rf_summary s;
-	double *dummy = NULL;
-	int ret = 1;
+	int ret;
 
-	if (!r)
-		return 1;
 	r->cpus = 80;
 	r->nmemcgs = 128;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret) {
-		free(r);
-		return ret == 1 ? 0 : 2;
-	}
-	ret = 1;
-	r->base = a.variants;
-	if (a.reps > 1000)
-		a.reps = 1000;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	r->base = a->variants;
+	if (a->reps > 1000)   /* the sample arrays hold 1000 repetitions per host */
+		a->reps = 1000;
 	if (!r->reads)
-		r->reads = a.quick ? 20000 : 1000000;
-	r->idle_flushes = a.quick ? 5 : 50;
-	r->active_rounds = a.quick ? 1 : 3;
+		r->reads = a->quick ? 20000 : 1000000;
+	r->idle_flushes = a->quick ? 5 : 50;
+	r->active_rounds = a->quick ? 1 : 3;
+	return 0;
+}
+
+static int rf_alloc(struct rf *r)
+{
 	r->idle_us = calloc(NHOSTS * 1000, sizeof(double));
 	r->active_us = calloc(NHOSTS * 1000, sizeof(double));
 	r->lruvec_read_ns = calloc(NHOSTS * 1000, sizeof(double));
 	r->memcg_read_ns = calloc(NHOSTS * 1000, sizeof(double));
 	r->node_read_ns = calloc(NHOSTS * 1000, sizeof(double));
-	dummy = calloc((size_t)NHOSTS * a.reps, sizeof(double));
-	if (!r->idle_us || !r->active_us || !r->lruvec_read_ns || !r->memcg_read_ns ||
-	    !r->node_read_ns || !dummy)
-		goto out;
-	for (unsigned int h = 0; h < NHOSTS; h++)
-		if (host_setup(r, h)) {
-			fprintf(stderr, "root-flush: host setup failed\n");
-			goto out;
-		}
-	msim_bench_progress_init(&prog, "root-flush", true);
-	msim_bench_alternate(NHOSTS, a.reps, rf_sample, r, dummy, &prog);
-	msim_bench_progress_done(&prog);
-	summarise(r, a.reps, &s);
-	if (a.json)
-		print_json(r, &s, &a);
-	else
-		print_text(r, &s, &a);
-	ret = 0;
-out:
+	return r->idle_us && r->active_us && r->lruvec_read_ns && r->memcg_read_ns &&
+	       r->node_read_ns ? 0 : -ENOMEM;
+}
+
+static void rf_free(struct rf *r)
+{
 	for (unsigned int h = 0; h < NHOSTS; h++) {
 		msim_bench_host_destroy(r->hosts[h].m);
 		free(r->hosts[h].memcgs);
@@ -455,8 +418,51 @@ out:
 	free(r->lruvec_read_ns);
 	free(r->memcg_read_ns);
 	free(r->node_read_ns);
-	free(dummy);
 	free(r);
+}
+
+/* Both hosts built, then the repetitions, hosts alternated; medians into s. */
+static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s)
+{
+	double *dummy = calloc((size_t)NHOSTS * reps, sizeof(double));
+	struct msim_bench_progress prog;
+
+	if (!dummy)
+		return -ENOMEM;
+	for (unsigned int h = 0; h < NHOSTS; h++)
+		if (host_setup(r, h)) {
+			fprintf(stderr, "root-flush: host setup failed\n");
+			free(dummy);
+			return -EINVAL;
+		}
+	msim_bench_progress_init(&prog, "root-flush", true);
+	msim_bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
+	msim_bench_progress_done(&prog);
+	summarise(r, reps, s);
+	free(dummy);
+	return 0;
+}
+
+static int root_flush_main(int argc, char **argv)
+{
+	struct rf *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
+	struct msim_rf_summary s;
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = rf_parse(r, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	ret = rf_alloc(r) || rf_measure(r, a.reps, &s) ? 1 : 0;
+	if (!ret && a.json)
+		print_json(r, &s, &a);
+	else if (!ret)
+		print_text(r, &s, &a);
+	rf_free(r);
 	return ret;
 }
 

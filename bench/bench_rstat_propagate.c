@@ -71,36 +71,6 @@ struct rp {
 	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };
 
-static int rp_opt(const char *name, const char *arg, void *ctx)
-{
-	struct rp *r = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		r->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--updates")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->updates))
-			return -EINVAL;
-	} else if (!strcmp(name, "--read-every")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->read_every))
-			return -EINVAL;
-	} else if (!strcmp(name, "--tick-every")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->tick_every))
-			return -EINVAL;
-	} else if (!strcmp(name, "--seeds")) {
-		if (msim_bench_parse_uint(name, arg, 1, 100000, &v))
-			return -EINVAL;
-		r->seeds = (unsigned int)v;
-	} else if (!strcmp(name, "--per-task")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1000000, &v))
-			return -EINVAL;
-		r->per_task = (unsigned int)v;
-	}
-	return 0;
-}
-
 /*
  * A host with a chain of depth levels (root first); returns the leaf. Its
  * variants are base with rstat-propagate set to design p.
@@ -469,19 +439,25 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	msim_json_finish(&j);
 }
 
-static int rstat_propagate_main(int argc, char **argv)
+/* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs of the throughput hosts (default 8)" },
-		{ "--updates", "N", "updates per measurement (default 2000000; quick 50000)" },
-		{ "--read-every", "N", "gated root flush every N updates (default 10000)" },
-		{ "--tick-every", "N", "one jiffy of virtual time every N updates (default 1000)" },
-		{ "--seeds", "N", "part 2: seeded schedules per design (default 20; quick 3)" },
-		{ "--per-task", "N", "part 2: updates per updater task (default 2000; quick 1500)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs of the throughput hosts (default 8)"),
+		MSIM_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
+			       "updates per measurement (default 2000000; quick 50000)"),
+		MSIM_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
+			       "gated root flush every N updates (default 10000)"),
+		MSIM_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
+			       "one jiffy of virtual time every N updates (default 1000)"),
+		MSIM_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
+			      "part 2: seeded schedules per design (default 20; quick 3)"),
+		MSIM_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
+			      "part 2: updates per updater task (default 2000; quick 1500)"),
+		MSIM_OPT_END,
 	};
-	struct rp *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "rstat-propagate",
 		.summary = "thread 004: update throughput and flush counts, rstat-propagate=break vs\n"
 			   "continue, on a 2-level and a 4-level memcg tree.",
@@ -491,49 +467,49 @@ static int rstat_propagate_main(int argc, char **argv)
 		.default_reps = 7,
 		.quick_reps = 2,
 		.options = opts,
-		.on_option = rp_opt,
-		.ctx = r,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
-	struct rp_result res;
-	double *samples = NULL;
 	int ret;
 
-	if (!r)
-		return 1;
 	r->cpus = 8;
 	r->read_every = 10000;
 	r->tick_every = 1000;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret) {
-		free(r);
-		return ret == 1 ? 0 : 2;
-	}
-	ret = 1;
-	r->base = a.variants;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	r->base = a->variants;
 	if (!r->updates)
-		r->updates = a.quick ? 50000 : 2000000;
+		r->updates = a->quick ? 50000 : 2000000;
 	if (!r->seeds)
-		r->seeds = a.quick ? 3 : 20;
+		r->seeds = a->quick ? 3 : 20;
 	if (!r->per_task)
-		r->per_task = a.quick ? 1500 : 2000;
-	samples = calloc((size_t)NPROP * a.reps, sizeof(*samples));
+		r->per_task = a->quick ? 1500 : 2000;
+	return 0;
+}
+
+/* Part 1: the four hosts, the repetitions per depth (designs alternated), counts. */
+static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
+		    struct msim_bench_progress *prog)
+{
+	double *samples = calloc((size_t)NPROP * reps, sizeof(*samples));
+
 	if (!samples)
-		goto out;
+		return -ENOMEM;
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
-			if (make_host(&r->base, r->cpus, MSIM_CONCURRENT, p, depths[d], &r->hosts[p][d].m,
-				      &r->hosts[p][d].leaf))
-				goto out;
-			msim_rstat_counters(r->hosts[p][d].m, &r->hosts[p][d].before);
+			struct rp_host *h = &r->hosts[p][d];
+
+			if (make_host(&r->base, r->cpus, MSIM_CONCURRENT, p, depths[d], &h->m,
+				      &h->leaf)) {
+				free(samples);
+				return -EINVAL;
+			}
+			msim_rstat_counters(h->m, &h->before);
 		}
-	msim_bench_progress_init(&prog, "rstat-propagate", true);
 	for (r->cur_depth = 0; r->cur_depth < NDEPTH; r->cur_depth++) {
-		msim_bench_alternate(NPROP, a.reps, rp_sample, r, samples, &prog);
+		msim_bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
 		for (unsigned int p = 0; p < NPROP; p++)
-			res.median[p][r->cur_depth] = msim_bench_median(samples + p * a.reps, a.reps);
-		res.noise[r->cur_depth] = msim_bench_noise_pct(samples, a.reps);
+			res->median[p][r->cur_depth] = msim_bench_median(samples + p * reps, reps);
+		res->noise[r->cur_depth] = msim_bench_noise_pct(samples, reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
@@ -543,27 +519,51 @@ static int rstat_propagate_main(int argc, char **argv)
 			msim_rstat_counters(h->m, &now);
 			counters_sub(&h->total, &now, &h->before);
 		}
+	free(samples);
+	return 0;
+}
+
+/* Part 2: every design and depth under seeds first_seed, first_seed + 1, ... */
+static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progress *prog)
+{
 	for (unsigned int s = 0; s < r->seeds; s++) {
 		for (unsigned int d = 0; d < NDEPTH; d++)
 			for (unsigned int p = 0; p < NPROP; p++)
-				if (part2_run(r, p, d, a.seed + s)) {
+				if (part2_run(r, p, d, first_seed + s)) {
 					fprintf(stderr, "rstat-propagate: part 2 run failed (seed %llu)\n",
-						(unsigned long long)(a.seed + s));
-					goto out;
+						(unsigned long long)(first_seed + s));
+					return -EINVAL;
 				}
-		msim_bench_progress(&prog, "part 2: seed %u/%u", s + 1, r->seeds);
+		msim_bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
 	}
+	return 0;
+}
+
+static int rstat_propagate_main(int argc, char **argv)
+{
+	struct rp *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
+	struct msim_bench_progress prog;
+	struct rp_result res;
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = rp_parse(r, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	msim_bench_progress_init(&prog, "rstat-propagate", true);
+	ret = rp_part1(r, a.reps, &res, &prog) || rp_part2(r, a.seed, &prog) ? 1 : 0;
 	msim_bench_progress_done(&prog);
-	if (a.json)
+	if (!ret && a.json)
 		print_json(r, &res, &a);
-	else
+	else if (!ret)
 		print_text(r, &res, &a);
-	ret = 0;
-out:
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++)
 			msim_bench_host_destroy(r->hosts[p][d].m);
-	free(samples);
 	free(r);
 	return ret;
 }

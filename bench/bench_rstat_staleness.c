@@ -103,6 +103,51 @@ static int st_race(struct msim *m, struct st_race *r)
 	return msim_run(m);
 }
 
+/* The reader at virtual time t: a gated root flush, then root's NR_FILE_PAGES. */
+static void st_sample(struct st_series *s, struct msim_memcg *root, uint64_t t, unsigned int hz,
+		      long long total_pages)
+{
+	long long rep, gap;
+
+	msim_mem_cgroup_flush_stats(root);
+	rep = (long long)msim_memcg_page_state(root, MSIM_NR_FILE_PAGES);
+	gap = (total_pages - rep) * (long long)MSIM_PAGE_SIZE;
+	s->t_ms[s->n] = (long)(t * 1000 / hz);
+	s->true_b[s->n] = total_pages * (long long)MSIM_PAGE_SIZE;
+	s->reported_b[s->n] = rep * (long long)MSIM_PAGE_SIZE;
+	s->n++;
+	s->sum_gap += gap;
+	if (gap > s->max_gap)
+		s->max_gap = gap;
+}
+
+/* Phase 2 and 3: leaf's page cache grows every jiffy; the reader samples. */
+static void st_grow(const struct st_opts *o, struct msim *m, unsigned int hz,
+		    const struct st_race *r, struct st_series *s)
+{
+	uint64_t ticks = (uint64_t)(o->seconds * hz);
+	long per_sample = (long)o->sample_ms * (long)hz / 1000;
+	long long total_pages = r->applied, target;
+
+	if (per_sample < 1)
+		per_sample = 1;
+	s->n = 0;
+	for (uint64_t t = 1; t <= ticks; t++) {
+		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(m, r->leaf, 0);
+
+		msim_clock_advance(m, 1);
+		/* growth since t = 0: rate * t, in folios */
+		target = r->applied + (long long)(o->rate_gib * (1ULL << 30) / MSIM_PAGE_SIZE *
+						  (double)t / hz);
+		while (total_pages + o->folio_pages <= target) {
+			msim_mod_lruvec_state(lv, MSIM_NR_FILE_PAGES, o->folio_pages);
+			total_pages += o->folio_pages;
+		}
+		if (t % (uint64_t)per_sample == 0)
+			st_sample(s, r->root, t, hz, total_pages);
+	}
+}
+
 static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 		  struct st_series *s)
 {
@@ -111,9 +156,6 @@ static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 	struct st_race r = { 0 };
 	struct msim_rstat_counters c;
 	char err[256];
-	long long total_pages, target;
-	uint64_t ticks, t;
-	long per_sample;
 	int ret;
 
 	msim_config_init(&cfg);
@@ -131,37 +173,7 @@ static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 	if ((ret = msim_memcg_create(r.root, "leaf", &r.leaf)) || (ret = st_race(m, &r)))
 		goto out;
 	msim_rstat_counters_reset(m);
-	ticks = (uint64_t)(o->seconds * cfg.hz);
-	per_sample = (long)o->sample_ms * (long)cfg.hz / 1000;
-	if (per_sample < 1)
-		per_sample = 1;
-	s->n = 0;
-	total_pages = r.applied;
-	for (t = 1; t <= ticks; t++) {
-		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(m, r.leaf, 0);
-
-		msim_clock_advance(m, 1);
-		/* growth since t = 0: rate * t, in folios */
-		target = r.applied + (long long)(o->rate_gib * (1ULL << 30) / MSIM_PAGE_SIZE *
-						 (double)t / cfg.hz);
-		while (total_pages + o->folio_pages <= target) {
-			msim_mod_lruvec_state(lv, MSIM_NR_FILE_PAGES, o->folio_pages);
-			total_pages += o->folio_pages;
-		}
-		if (t % (uint64_t)per_sample)
-			continue;
-		msim_mem_cgroup_flush_stats(r.root);
-		long long rep = (long long)msim_memcg_page_state(r.root, MSIM_NR_FILE_PAGES);
-		long long gap = (total_pages - rep) * (long long)MSIM_PAGE_SIZE;
-
-		s->t_ms[s->n] = (long)(t * 1000 / cfg.hz);
-		s->true_b[s->n] = total_pages * (long long)MSIM_PAGE_SIZE;
-		s->reported_b[s->n] = rep * (long long)MSIM_PAGE_SIZE;
-		s->n++;
-		s->sum_gap += gap;
-		if (gap > s->max_gap)
-			s->max_gap = gap;
-	}
+	st_grow(o, m, cfg.hz, &r, s);
 	msim_rstat_counters(m, &c);
 	s->skipped = c.flush_skipped;
 	s->flushed = c.flushes - c.periodic_flushes;
@@ -171,61 +183,23 @@ out:
 	return ret;
 }
 
-/* A positive decimal within (0, max]; 0 or -EINVAL (message printed). */
-static int st_parse_double(const char *name, const char *arg, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = arg ? strtod(arg, &end) : 0;
-	if (!arg || errno || end == arg || *end || !(v > 0) || v > max) {
-		fprintf(stderr, "%s: expected a number in (0, %g], got '%s'\n", name, max,
-			arg ? arg : "");
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int st_opt(const char *name, const char *arg, void *ctx)
-{
-	struct st_opts *o = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--csv")) {
-		o->csv = true;
-	} else if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 3, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		o->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--seconds")) {
-		return st_parse_double(name, arg, 60, &o->seconds);
-	} else if (!strcmp(name, "--rate-gib")) {
-		return st_parse_double(name, arg, 1024, &o->rate_gib);
-	} else if (!strcmp(name, "--folio-pages")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 18, &v))
-			return -EINVAL;
-		o->folio_pages = (long)v;
-	} else if (!strcmp(name, "--sample-ms")) {
-		if (msim_bench_parse_uint(name, arg, 1, 60000, &v))
-			return -EINVAL;
-		o->sample_ms = (unsigned int)v;
-	}
-	return 0;
-}
-
 /* Returns 0 to run, 1 after --help, 2 on a usage error (bench_util's convention). */
 static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs, at least 3 (default 4; threshold 64 x N)" },
-		{ "--seconds", "S", "virtual seconds of growth (default 4, at most 60)" },
-		{ "--rate-gib", "R", "page cache growth in GiB/s (default 1)" },
-		{ "--folio-pages", "P", "pages per NR_FILE_PAGES update (default 16)" },
-		{ "--sample-ms", "MS", "reader period in virtual ms (default 10)" },
-		{ "--csv", NULL, "the time series as CSV instead of the table" },
-		{ NULL, NULL, NULL },
+	unsigned int folio_pages = 16;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &o->cpus, 3, MSIM_MAX_CPUS,
+			      "simulated CPUs, at least 3 (default 4; threshold 64 x N)"),
+		MSIM_OPT_DOUBLE("--seconds", "S", &o->seconds, 0, 60,
+				"virtual seconds of growth (default 4, at most 60)"),
+		MSIM_OPT_DOUBLE("--rate-gib", "R", &o->rate_gib, 0, 1024,
+				"page cache growth in GiB/s (default 1)"),
+		MSIM_OPT_UINT("--folio-pages", "P", &folio_pages, 1, 1UL << 18,
+			      "pages per NR_FILE_PAGES update (default 16)"),
+		MSIM_OPT_UINT("--sample-ms", "MS", &o->sample_ms, 1, 60000,
+			      "reader period in virtual ms (default 10)"),
+		MSIM_OPT_FLAG("--csv", &o->csv, "the time series as CSV instead of the table"),
+		MSIM_OPT_END,
 	};
 	const struct msim_bench_spec spec = {
 		.name = "rstat-staleness",
@@ -237,13 +211,15 @@ static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_
 		.default_reps = 1,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = st_opt,
-		.ctx = o,
 	};
+	int ret;
 
-	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .folio_pages = 16,
-			       .sample_ms = 10 };
-	return msim_bench_parse_args(&spec, argc, argv, a);
+	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .sample_ms = 10 };
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	o->folio_pages = folio_pages;
+	o->json = a->json;
+	o->base = a->variants;
+	return ret;
 }
 
 /* ---- the thread's two claims ---- */
@@ -425,9 +401,7 @@ static int st_main(int argc, char **argv)
 
 	ret = st_parse(argc, argv, &o, &a);
 	if (ret)
-		return ret == 1 ? 0 : 2;
-	o.json = a.json;
-	o.base = a.variants;
+		return msim_args_exit_status(ret);
 	msim_variants_format(&o.base, vbuf, sizeof(vbuf));
 	cap = (unsigned int)(o.seconds * 1000 / o.sample_ms) + 2;
 	memset(s, 0, sizeof(s));

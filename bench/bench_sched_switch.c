@@ -217,7 +217,7 @@ static int sched_switch_main(int argc, char **argv)
 	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
 
 	if (ret)
-		return ret == 1 ? 0 : 2;
+		return msim_args_exit_status(ret);
 	struct ctx c = { .per_task = a.quick ? 20000 : YIELDS_PER_TASK,
 			 .runs = a.quick ? 200 : 5000, .seed = a.seed, .base = a.variants };
 	double *samples = calloc(3 * (size_t)a.reps, sizeof(double));

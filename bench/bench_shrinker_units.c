@@ -98,56 +98,19 @@ static double fig(const struct msim_shu_layout_result *lr, int row, bool full)
 	}
 }
 
-static int layout_of(const char *v)
+/* --layout NAME: adds the layout to the mask of those to run. */
+static int layout_opt(const char *value, void *dest, char *err, size_t errlen)
 {
+	unsigned int *mask = dest;
+
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (!strcmp(v, msim_shrinker_layout_name(l)))
-			return (int)l;
-	return -1;
-}
-
-static int shu_opt(const char *name, const char *arg, void *ctx)
-{
-	struct shu_opts *o = ctx;
-	unsigned long v;
-	int l;
-
-	if (!strcmp(name, "--layout")) {
-		l = layout_of(arg);
-		if (l < 0) {
-			fprintf(stderr, "--layout: one of array, array-unit-cache, "
-					"array-on-demand, xarray (got '%s')\n", arg);
-			return -EINVAL;
+		if (!strcmp(value, msim_shrinker_layout_name(l))) {
+			*mask |= 1u << l;
+			return 0;
 		}
-		o->mask |= 1u << l;
-		return 0;
-	}
-	if (!strcmp(name, "--rss-budget-mb"))
-		return msim_bench_parse_uint(name, arg, 64, 1UL << 20, &o->rss_mb);
-	if (!strcmp(name, "--table")) {
-		if (msim_bench_parse_uint(name, arg, 1, 2, &v))
-			return -EINVAL;
-		o->only_scale = (int)v - 1;
-		return 0;
-	}
-	if (msim_bench_parse_uint(name, arg, (!strcmp(name, "--cgroups") || !strcmp(name, "--boot-mounts")) ? 0 : 1,
-				  !strcmp(name, "--nodes") ? MSIM_MAX_NODES :
-				  !strcmp(name, "--cpus")  ? MSIM_MAX_CPUS : 1000000, &v))
-		return -EINVAL;
-	o->custom = true;
-	if (!strcmp(name, "--mounts"))
-		o->c.mounts = (unsigned int)v;
-	else if (!strcmp(name, "--cgroups"))
-		o->c.cgroups = (unsigned int)v;
-	else if (!strcmp(name, "--nodes"))
-		o->c.nodes = (unsigned int)v;
-	else if (!strcmp(name, "--cpus"))
-		o->c.cpus = (unsigned int)v;
-	else if (!strcmp(name, "--boot-mounts"))
-		o->c.boot_mounts = (unsigned int)v;
-	else if (!strcmp(name, "--upfront-cap"))
-		o->c.upfront_cap = (unsigned int)v;
-	return 0;
+	snprintf(err, errlen, "one of array, array-unit-cache, array-on-demand, xarray (got '%s')",
+		 value);
+	return -EINVAL;
 }
 
 /* ---- text ---- */
@@ -360,20 +323,38 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 
 /* ---- main ---- */
 
-static int run(struct shu_opts *o, const struct msim_bench_args *a)
+/* The configuration of scale s (0, 1: the thread's tables) after the options. */
+static void scale_config(const struct shu_opts *o, const struct msim_bench_args *a, int s,
+			 struct msim_shu_config *c)
 {
-	struct msim_shu_result *res = calloc(2, sizeof(*res));
-	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
-	int scale[2] = { -1, -1 };
-	size_t nres = 0;
-	uint64_t t0 = msim_bench_now_ns();
+	msim_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
+	if (o->custom) {
+		c->name = "custom";
+		c->mounts = o->c.mounts ? o->c.mounts : c->mounts;
+		c->cgroups = o->c.cgroups != ~0u ? o->c.cgroups : c->cgroups;
+		c->nodes = o->c.nodes ? o->c.nodes : c->nodes;
+		c->cpus = o->c.cpus ? o->c.cpus : c->cpus;
+	}
+	if (o->c.boot_mounts != ~0u)
+		c->boot_mounts = o->c.boot_mounts;
+	if (o->c.upfront_cap)
+		c->upfront_cap = o->c.upfront_cap;
+	if (o->mask)
+		c->layout_mask = o->mask;
+	if (o->rss_mb)
+		c->rss_budget = (uint64_t)o->rss_mb << 20;
+	c->reps = a->reps;
+	c->base = a->variants;
+	c->progress = true;
+}
+
+/* The scales asked for (one custom configuration runs alone); scale[i] -1 for custom. */
+static int run_scales(const struct shu_opts *o, const struct msim_bench_args *a,
+		      struct msim_shu_result *res, int scale[2], size_t *nres)
+{
 	int ret = 0;
 
-	if (!res || !v) {
-		free(res);
-		free(v);
-		return 1;
-	}
+	*nres = 0;
 	for (int s = 0; s < 2 && !ret; s++) {
 		struct msim_shu_config c;
 
@@ -381,72 +362,71 @@ static int run(struct shu_opts *o, const struct msim_bench_args *a)
 			continue;
 		if (o->custom && s > 0)
 			break;
-		msim_shu_config_thread(&c, o->custom ? 0 : (unsigned int)s, a->quick);
-		if (o->custom) {
-			c.name = "custom";
-			c.mounts = o->c.mounts ? o->c.mounts : c.mounts;
-			c.cgroups = o->c.cgroups != ~0u ? o->c.cgroups : c.cgroups;
-			c.nodes = o->c.nodes ? o->c.nodes : c.nodes;
-			c.cpus = o->c.cpus ? o->c.cpus : c.cpus;
-		}
-		if (o->c.boot_mounts != ~0u)
-			c.boot_mounts = o->c.boot_mounts;
-		if (o->c.upfront_cap)
-			c.upfront_cap = o->c.upfront_cap;
-		if (o->mask)
-			c.layout_mask = o->mask;
-		if (o->rss_mb)
-			c.rss_budget = (uint64_t)o->rss_mb << 20;
-		c.reps = a->reps;
-		c.base = a->variants;
-		c.progress = true;
-		ret = msim_shu_run(&c, &res[nres]);
-		scale[nres] = o->custom ? -1 : s;
-		nres++;
+		scale_config(o, a, s, &c);
+		ret = msim_shu_run(&c, &res[*nres]);
+		scale[*nres] = o->custom ? -1 : s;
+		(*nres)++;
 	}
+	return ret;
+}
+
+static int run(const struct shu_opts *o, const struct msim_bench_args *a)
+{
+	struct msim_shu_result *res = calloc(2, sizeof(*res));
+	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+	const struct msim_shu_result *t[2] = { NULL, NULL };
+	int scale[2] = { -1, -1 };
+	size_t nres = 0;
+	uint64_t t0 = msim_bench_now_ns();
+	int ret = res && v ? run_scales(o, a, res, scale, &nres) : -ENOMEM;
+	double wall = (double)(msim_bench_now_ns() - t0) / 1e9;
+
 	if (ret) {
 		fprintf(stderr, "shrinker-units: failed: %s\n", strerror(-ret));
 		free(res);
 		free(v);
 		return 1;
 	}
-	{
-		const struct msim_shu_result *t[2] = { NULL, NULL };
-
-		for (size_t i = 0; i < nres; i++)
-			if (scale[i] >= 0)
-				t[scale[i]] = &res[i];
-		msim_shu_verdicts(t[0], t[1], v);
-	}
+	for (size_t i = 0; i < nres; i++)
+		if (scale[i] >= 0)
+			t[scale[i]] = &res[i];
+	msim_shu_verdicts(t[0], t[1], v);
 	if (a->json)
-		print_json(res, scale, nres, &v->table, a->quick,
-			   (double)(msim_bench_now_ns() - t0) / 1e9, msim_shu_peak_rss());
+		print_json(res, scale, nres, &v->table, a->quick, wall, msim_shu_peak_rss());
 	else
-		print_text(res, scale, nres, &v->table, (double)(msim_bench_now_ns() - t0) / 1e9,
-			   msim_shu_peak_rss());
+		print_text(res, scale, nres, &v->table, wall, msim_shu_peak_rss());
 	free(res);
 	free(v);
 	return 0;
 }
 
-static int shrinker_units_main(int argc, char **argv)
+/* Options into o and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--mounts", "N", "one configuration: tmpfs superblocks (default 20000)" },
-		{ "--cgroups", "N", "one configuration: empty cgroups (default 2000)" },
-		{ "--nodes", "N", "one configuration: NUMA nodes (default 1)" },
-		{ "--cpus", "N", "one configuration: CPUs (default 4)" },
-		{ "--layout", "L", "array, array-unit-cache, array-on-demand or xarray (repeatable; "
-				   "default all four)" },
-		{ "--table", "N", "only the thread's table 1 or 2" },
-		{ "--boot-mounts", "N", "host filesystems mounted first (default 64: nr_max 20096 "
-					"and 50112 as in the thread)" },
-		{ "--rss-budget-mb", "N", "process RSS the upfront layouts may fill (default 6144)" },
-		{ "--upfront-cap", "N", "at most N cgroups in the upfront layouts" },
-		{ NULL, NULL, NULL },
+	unsigned int table = 0;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--mounts", "N", &o->c.mounts, 1, 1000000,
+			      "one configuration: tmpfs superblocks (default 20000)"),
+		MSIM_OPT_UINT("--cgroups", "N", &o->c.cgroups, 0, 1000000,
+			      "one configuration: empty cgroups (default 2000)"),
+		MSIM_OPT_UINT("--nodes", "N", &o->c.nodes, 1, MSIM_MAX_NODES,
+			      "one configuration: NUMA nodes (default 1)"),
+		MSIM_OPT_UINT("--cpus", "N", &o->c.cpus, 1, MSIM_MAX_CPUS,
+			      "one configuration: CPUs (default 4)"),
+		MSIM_OPT_CALL("--layout", "L", layout_opt, &o->mask,
+			      "array, array-unit-cache, array-on-demand or xarray (repeatable; "
+			      "default all four)"),
+		MSIM_OPT_UINT("--table", "N", &table, 1, 2, "only the thread's table 1 or 2"),
+		MSIM_OPT_UINT("--boot-mounts", "N", &o->c.boot_mounts, 0, 1000000,
+			      "host filesystems mounted first (default 64: nr_max 20096 and "
+			      "50112 as in the thread)"),
+		MSIM_OPT_ULONG("--rss-budget-mb", "N", &o->rss_mb, 64, 1UL << 20,
+			       "process RSS the upfront layouts may fill (default 6144)"),
+		MSIM_OPT_UINT("--upfront-cap", "N", &o->c.upfront_cap, 1, 1000000,
+			      "at most N cgroups in the upfront layouts"),
+		MSIM_OPT_END,
 	};
-	struct shu_opts o;
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "shrinker-units",
 		.summary = "thread 001: shrinker units in a pointer array or an xarray on demand:\n"
 			   "slab per empty cgroup, shrink_slab_memcg, 640 mounts, drop_caches walk.",
@@ -454,25 +434,32 @@ static int shrinker_units_main(int argc, char **argv)
 			       "cgroups, 1 node, 4 CPUs; and 50000 mounts, 20000 cgroups, 4 nodes,\n"
 			       "48 CPUs (the upfront layouts with as many cgroups as fit in the RSS\n"
 			       "budget, per-cgroup figures from those). --mounts/--cgroups/--nodes/\n"
-			       "--cpus run one configuration. Layouts are the variant shrinker-info.\n"
-			       "Times are " MEASURES ".",
+			       "--cpus/--boot-mounts/--upfront-cap run one configuration. Layouts are\n"
+			       "the variant shrinker-info. Times are " MEASURES ".",
 		.default_reps = 5,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = shu_opt,
-		.ctx = &o,
 	};
-	struct msim_bench_args a;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
-	o.only_scale = -1;
-	o.c.cgroups = ~0u;
-	o.c.boot_mounts = ~0u;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret)
-		return ret == 1 ? 0 : 2;
-	return run(&o, &a);
+	memset(o, 0, sizeof(*o));
+	o->c.cgroups = ~0u;      /* ~0u: not given (0 is a valid count) */
+	o->c.boot_mounts = ~0u;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	o->only_scale = table ? (int)table - 1 : -1;
+	/* Any size option makes one custom configuration (as --boot-mounts always did). */
+	o->custom = o->c.mounts || o->c.cgroups != ~0u || o->c.nodes || o->c.cpus ||
+		    o->c.boot_mounts != ~0u || o->c.upfront_cap;
+	return ret;
+}
+
+static int shrinker_units_main(int argc, char **argv)
+{
+	struct shu_opts o;
+	struct msim_bench_args a;
+	int ret = shu_parse(&o, argc, argv, &a);
+
+	return ret ? msim_args_exit_status(ret) : run(&o, &a);
 }
 
 static const struct msim_bench shrinker_units_bench = {

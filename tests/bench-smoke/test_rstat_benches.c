@@ -18,8 +18,9 @@
  *                    skips all 200 gated flushes and falls 2138046464 bytes behind,
  *                    continue flushes 199 times and stays within 1114112 bytes
  *   usage            --help exits 0 and lists --preset/--variant and the variant
- *                    table; an unknown option exits 2; a bad --variant or --preset
- *                    exits 2 naming the valid variants, values or presets
+ *                    table; an unknown option or a bad value exits 2 naming it; a
+ *                    bad --variant or --preset exits 2 naming the valid variants,
+ *                    values or presets
  *   variants         --preset/--variant set every host's base config; the variant
  *                    a bench compares is still set per design
  */
@@ -190,10 +191,16 @@ static void usage(void **state)
 	assert_non_null(strstr(out, "dying-redirect         v1 | all | all-rcu-on-dying"));
 	assert_non_null(strstr(out, "presets: mainline thread-000"));
 	free(out);
-	free(run_bench("root-flush", &rc, 2, bad));
+	out = run_bench_fd("root-flush", &rc, 2, bad, 2);
 	assert_int_equal(rc, 2);
-	free(run_bench("rstat-propagate", &rc, 3, badval));
+	assert_non_null(strstr(out, "root-flush: unknown option '--no-such-option'\n"
+				    "usage: root-flush [--json]"));
+	free(out);
+	out = run_bench_fd("rstat-propagate", &rc, 3, badval, 2);
 	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "rstat-propagate: --cpus: expected an integer in [1, 1024], "
+				    "got 'zero'\n"));
+	free(out);
 }
 
 /* Every bench engine: a bad --variant or --preset is a usage error naming the valid ones. */
