@@ -267,54 +267,27 @@ static void ac_verdicts(const struct churn_result *r, struct msim_ac_verdicts *v
 	msim_ac_verdicts(&s, v);
 }
 
-static void print_text(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+/* Pages per second per design and LRU kind, the change against base beside. */
+static void print_pps(const double pps[NDESIGNS][NLRU])
 {
-	struct msim_ac_verdicts v;
-
-	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
-	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
-	       a->reps, c->rounds * c->region, c->cpus, c->region);
-	msim_bench_print_base_variants(a, "dying-redirect set per design");
-	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
 	for (unsigned int d = 0; d < NDESIGNS; d++) {
 		printf("%-16s", design_names[d]);
 		for (unsigned int l = 0; l < NLRU; l++) {
 			char cell[64];
 
 			if (d)
-				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", r->median[d][l],
-					 msim_bench_pct(r->median[d][l], r->median[0][l]));
+				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", pps[d][l],
+					 msim_bench_pct(pps[d][l], pps[0][l]));
 			else
-				snprintf(cell, sizeof(cell), "%.0f", r->median[d][l]);
+				snprintf(cell, sizeof(cell), "%.0f", pps[d][l]);
 			printf(" %-24s", cell);
 		}
 		printf("\n");
 	}
-	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
-	for (unsigned int d = 0; d < NDESIGNS; d++) {
-		printf("%-16s", design_names[d]);
-		for (unsigned int l = 0; l < NLRU; l++) {
-			char cell[64];
+}
 
-			if (d)
-				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", thread_pps[d][l],
-					 msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
-			else
-				snprintf(cell, sizeof(cell), "%.0f", thread_pps[d][l]);
-			printf(" %-24s", cell);
-		}
-		printf("\n");
-	}
-	printf("\nrun-to-run noise of base (median absolute deviation): classic %.2f%%, MGLRU %.2f%%\n",
-	       r->noise[0], r->noise[1]);
-	printf("\nWhat the time measures: the model's own code for these calls (stock, page_counter\n"
-	       "atomics, per-CPU stat writes, the rstat enqueue and stats_updates walk, liburcu read\n"
-	       "sections), not a kernel page fault, as CPU time of the driver thread (other\n"
-	       "processes on this shared machine do not count). Absolute pages/s are not\n"
-	       "comparable with the thread's; the relative columns are.\n\n");
-	ac_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+static void print_counts(const struct churn_result *r)
+{
 	printf("\nDeterministic figures (per host, after the run):\n");
 	for (unsigned int l = 0; l < NLRU; l++)
 		for (unsigned int d = 0; d < NDESIGNS; d++)
@@ -325,6 +298,31 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 			       (unsigned long long)r->cs[d][l].counter_charges,
 			       (unsigned long long)r->cs[d][l].stock_hits,
 			       (unsigned long long)r->rc[d][l].batches);
+}
+
+static void print_text(const struct churn *c, const struct churn_result *r,
+		       const struct msim_bench_args *a)
+{
+	struct msim_ac_verdicts v;
+
+	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
+	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
+	       a->reps, c->rounds * c->region, c->cpus, c->region);
+	msim_bench_print_base_variants(a, "dying-redirect set per design");
+	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
+	print_pps(r->median);
+	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
+	print_pps(thread_pps);
+	printf("\nrun-to-run noise of base (median absolute deviation): classic %.2f%%, MGLRU %.2f%%\n",
+	       r->noise[0], r->noise[1]);
+	printf("\nWhat the time measures: the model's own code for these calls (stock, page_counter\n"
+	       "atomics, per-CPU stat writes, the rstat enqueue and stats_updates walk, liburcu read\n"
+	       "sections), not a kernel page fault, as CPU time of the driver thread (other\n"
+	       "processes on this shared machine do not count). Absolute pages/s are not\n"
+	       "comparable with the thread's; the relative columns are.\n\n");
+	ac_verdicts(r, &v);
+	msim_verdict_print_text(stdout, &v.table);
+	print_counts(r);
 }
 
 static void print_json(const struct churn *c, const struct churn_result *r,

@@ -314,12 +314,9 @@ static void rp_summary(const struct rp *r, const struct rp_result *res, struct m
 	s->seeds = r->seeds;
 }
 
-static void print_text(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+static void print_part1(const struct rp *r, const struct rp_result *res,
+			const struct msim_bench_args *a)
 {
-	struct msim_rp_summary sum;
-	struct msim_rp_verdicts v;
-
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
 	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n",
@@ -343,6 +340,10 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	printf("%-10s %-26s %-26s\n", "thread", "107.26 -> 105.23 Gbit/s", "(not measured)");
 	printf("%-10s %-26s\n", "", "netperf, -1.9%");
 	printf("noise (MAD of break): 2-level %.2f%%, 4-level %.2f%%\n\n", res->noise[0], res->noise[1]);
+}
+
+static void print_part1_counts(const struct rp *r)
+{
 	printf("part 1 counts (whole run, per host):\n");
 	printf("%-10s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "design", "depth", "updates",
 	       "batches", "breaks", "skips", "flushes", "skipped", "periodic");
@@ -357,6 +358,10 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 			       (unsigned long long)c->flush_skipped,
 			       (unsigned long long)c->periodic_flushes);
 		}
+}
+
+static void print_part2(const struct rp *r)
+{
 	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
 	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
 	       r->seeds, r->per_task);
@@ -371,6 +376,17 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 			       (unsigned long long)q->runs_stuck, q->max_unflushed,
 			       q->gap_pages_sum / r->seeds);
 		}
+}
+
+static void print_text(const struct rp *r, const struct rp_result *res,
+		       const struct msim_bench_args *a)
+{
+	struct msim_rp_summary sum;
+	struct msim_rp_verdicts v;
+
+	print_part1(r, res, a);
+	print_part1_counts(r);
+	print_part2(r);
 	printf("\nWhat the time measures: the model's update path on this machine, CPU time of\n"
 	       "the driver thread (no network stack): the percentage is the walk change against\n"
 	       "the model's update alone, an upper bound for a workload whose updates are a small\n"
@@ -378,6 +394,54 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	rp_summary(r, res, &sum);
 	msim_rp_verdicts(&sum, &v);
 	msim_verdict_print_text(stdout, &v.table);
+}
+
+static void json_part1(struct msim_json *j, const struct rp *r, const struct rp_result *res)
+{
+	msim_json_arr_begin(j, "throughput");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+
+			msim_json_obj_begin(j, NULL);
+			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(j, "depth", depths[d]);
+			msim_json_kdbl(j, "updates_per_s", res->median[p][d]);
+			msim_json_kdbl(j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
+			msim_json_kdbl(j, "noise_pct", res->noise[d]);
+			msim_json_kuint(j, "updates", c->updates);
+			msim_json_kuint(j, "batches", c->batches);
+			msim_json_kuint(j, "walk_breaks", c->walk_breaks);
+			msim_json_kuint(j, "walk_skips", c->walk_skips);
+			msim_json_kuint(j, "flushes", c->flushes);
+			msim_json_kuint(j, "flush_skipped", c->flush_skipped);
+			msim_json_kuint(j, "periodic_flushes", c->periodic_flushes);
+			msim_json_obj_end(j);
+		}
+	msim_json_arr_end(j);
+}
+
+static void json_part2(struct msim_json *j, const struct rp *r)
+{
+	msim_json_arr_begin(j, "concurrent_flushes");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct rp_part2 *q = &r->p2[p][d];
+
+			msim_json_obj_begin(j, NULL);
+			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(j, "depth", depths[d]);
+			msim_json_kuint(j, "seeds", r->seeds);
+			msim_json_kuint(j, "per_task", r->per_task);
+			msim_json_kuint(j, "flushes", q->flushes);
+			msim_json_kuint(j, "flush_skipped", q->skipped);
+			msim_json_kuint(j, "runs_stuck", q->runs_stuck);
+			msim_json_kint(j, "max_unflushed", q->max_unflushed);
+			msim_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
+			msim_json_kuint(j, "sched_steps", q->steps);
+			msim_json_obj_end(j);
+		}
+	msim_json_arr_end(j);
 }
 
 static void print_json(const struct rp *r, const struct rp_result *res,
@@ -392,46 +456,8 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "updates", r->updates);
 	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
-	msim_json_arr_begin(&j, "throughput");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(&j, "depth", depths[d]);
-			msim_json_kdbl(&j, "updates_per_s", res->median[p][d]);
-			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
-			msim_json_kdbl(&j, "noise_pct", res->noise[d]);
-			msim_json_kuint(&j, "updates", c->updates);
-			msim_json_kuint(&j, "batches", c->batches);
-			msim_json_kuint(&j, "walk_breaks", c->walk_breaks);
-			msim_json_kuint(&j, "walk_skips", c->walk_skips);
-			msim_json_kuint(&j, "flushes", c->flushes);
-			msim_json_kuint(&j, "flush_skipped", c->flush_skipped);
-			msim_json_kuint(&j, "periodic_flushes", c->periodic_flushes);
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "concurrent_flushes");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(&j, "depth", depths[d]);
-			msim_json_kuint(&j, "seeds", r->seeds);
-			msim_json_kuint(&j, "per_task", r->per_task);
-			msim_json_kuint(&j, "flushes", q->flushes);
-			msim_json_kuint(&j, "flush_skipped", q->skipped);
-			msim_json_kuint(&j, "runs_stuck", q->runs_stuck);
-			msim_json_kint(&j, "max_unflushed", q->max_unflushed);
-			msim_json_kdbl(&j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
-			msim_json_kuint(&j, "sched_steps", q->steps);
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
+	json_part1(&j, r, res);
+	json_part2(&j, r);
 	rp_summary(r, res, &sum);
 	msim_rp_verdicts(&sum, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);

@@ -128,10 +128,10 @@ static void print_cell(double ours, double thr, bool star)
 	printf(" %-23s", b);
 }
 
-static void print_table(const struct msim_shu_result *r, int scale)
+/* The thread's rows: ours per layout, the thread's figure in brackets. */
+static void print_rows(const struct msim_shu_result *r, int scale)
 {
 	const struct msim_shu_config *c = &r->cfg;
-
 	int nr_max = 0;
 
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
@@ -160,40 +160,48 @@ static void print_table(const struct msim_shu_result *r, int scale)
 		}
 		printf("\n");
 	}
-	printf("%-42s", "cgroups actually created (empty)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23u", r->lay[l].cgroups_used);
-	printf("\n%-42s", "shrinker bytes per cgroup (exact)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].shrinker_bytes);
-	printf("\n%-42s", "units per cgroup (all nodes)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].units);
-	printf("\n%-42s", "640 mounts, measured cgroups alive (s)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23.3g", r->lay[l].reg_s);
-	printf("\n%-42s", "walk, measured cgroups (s)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23.3g", r->lay[l].walk_s);
-	printf("\n%-42s", "header copies by the 640-mount rounds");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].expand_visits);
-	printf("\n%-42s", "simulator: setup (s) / RSS added (MiB)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran) {
-			char b[40];
+}
 
-			snprintf(b, sizeof(b), "%.2f / %.0f", r->lay[l].setup_s,
-				 r->lay[l].rss_bytes / 1048576.0);
-			printf(" %-23s", b);
-		}
-	printf("\nrest of a cgroup (estimate, per cgroup, from %u cgroups with the memcg and rstat "
+/* The counts below the table: what was measured and what the simulator cost. */
+enum { C_USED, C_SHRINKER_BYTES, C_UNITS, C_REG, C_WALK, C_COPIES, C_SIM, NCOUNTS };
+
+static const char *const count_name[NCOUNTS] = {
+	"cgroups actually created (empty)", "shrinker bytes per cgroup (exact)",
+	"units per cgroup (all nodes)", "640 mounts, measured cgroups alive (s)",
+	"walk, measured cgroups (s)", "header copies by the 640-mount rounds",
+	"simulator: setup (s) / RSS added (MiB)",
+};
+
+static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, size_t n)
+{
+	switch (k) {
+	case C_USED: snprintf(b, n, "%u", lr->cgroups_used); break;
+	case C_SHRINKER_BYTES: snprintf(b, n, "%llu", (unsigned long long)lr->shrinker_bytes); break;
+	case C_UNITS: snprintf(b, n, "%llu", (unsigned long long)lr->units); break;
+	case C_REG: snprintf(b, n, "%.3g", lr->reg_s); break;
+	case C_WALK: snprintf(b, n, "%.3g", lr->walk_s); break;
+	case C_COPIES: snprintf(b, n, "%llu", (unsigned long long)lr->expand_visits); break;
+	default:
+		snprintf(b, n, "%.2f / %.0f", lr->setup_s, lr->rss_bytes / 1048576.0);
+		break;
+	}
+}
+
+static void print_table(const struct msim_shu_result *r, int scale)
+{
+	char b[40];
+
+	print_rows(r, scale);
+	for (int k = 0; k < NCOUNTS; k++) {
+		printf("%-42s", count_name[k]);
+		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+			if (r->lay[l].ran) {
+				count_cell(&r->lay[l], k, b, sizeof(b));
+				printf(" %-23s", b);
+			}
+		printf("\n");
+	}
+	printf("rest of a cgroup (estimate, per cgroup, from %u cgroups with the memcg and rstat "
 	       "layers): mem_cgroup %llu + mem_cgroup_per_node %llu + memcg_vmstats %llu + other "
 	       "slab %llu = %llu B; per-CPU (not slab, not counted) %llu B\n",
 	       r->rest.cgroups, (unsigned long long)r->rest.mem_cgroup,
