@@ -10,8 +10,9 @@
  *   array-unit-cache  the thread's "base": the same, units from a 520-byte cache
  *   array-on-demand   the thread's "old array on demand"
  *   xarray            the thread's series
- * Measuring is in bench_shrinker_units_run.c; this file parses the options and
- * prints the tables (ours beside the thread's), the verdicts and the JSON.
+ * Measuring is in bench_shrinker_units_run.c, the thread's comparisons in
+ * bench_shrinker_units_verdicts.c; this file parses the options and prints the
+ * tables (ours beside the thread's), the verdicts and the JSON.
  * docs/shrinker-bench.md explains every figure.
  */
 #include <errno.h>

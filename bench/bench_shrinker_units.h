@@ -5,6 +5,7 @@
  * check its byte figures without parsing the printed output.
  *
  * bench_shrinker_units_run.c builds the simulated hosts and measures;
+ * bench_shrinker_units_verdicts.c judges the figures against the thread's;
  * bench_shrinker_units.c parses the options and prints the tables and the JSON.
  * docs/shrinker-bench.md describes what is measured and how.
  */

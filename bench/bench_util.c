@@ -109,17 +109,6 @@ static struct msim_args bench_args(struct bench_cli *c, const struct msim_bench_
 	};
 }
 
-void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
-{
-	struct msim_bench_args out;
-	struct bench_cli c = { .out = &out };
-	struct msim_args a;
-
-	common_options(&c, spec);
-	a = bench_args(&c, spec);
-	msim_args_help(&a, f);
-}
-
 int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
 			  struct msim_bench_args *out)
 {

@@ -61,8 +61,6 @@ struct msim_bench_args {
  */
 int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
 			  struct msim_bench_args *out);
-/* The whole --help of a bench (the common options, its own, the variant table). */
-void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f);
 
 /* "rstat-propagate=break,..." of a bench's base variants, for its output. */
 const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len);

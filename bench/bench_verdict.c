@@ -61,6 +61,12 @@ static bool check_passes(const struct msim_verdict_table *t, const struct msim_v
 	return false;
 }
 
+/* Check i is joined to the next one by "or" (a dangling or_next joins nothing). */
+static bool joins_next(const struct msim_verdict_check *c, int i)
+{
+	return c[i].or_next && i + 1 < MSIM_VERDICT_MAX_CHECKS && c[i + 1].a;
+}
+
 /* All clauses pass; a clause is a run of checks joined by or_next. */
 static bool checks_pass(const struct msim_verdict_table *t, const struct msim_verdict_check *c)
 {
@@ -68,7 +74,7 @@ static bool checks_pass(const struct msim_verdict_table *t, const struct msim_ve
 
 	for (int i = 0; i < MSIM_VERDICT_MAX_CHECKS && c[i].a; i++) {
 		clause = clause || check_passes(t, &c[i]);
-		if (c[i].or_next && i + 1 < MSIM_VERDICT_MAX_CHECKS && c[i + 1].a)
+		if (joins_next(c, i))
 			continue;
 		if (!clause)
 			return false;
@@ -150,23 +156,24 @@ static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
+/* "(a > 1 or b > 1) and c == 0": alternatives in brackets, clauses joined by "and". */
 static size_t checks_text(const struct msim_verdict_table *t, const struct msim_verdict_check *c,
 			  char *buf, size_t len, size_t at)
 {
 	for (int i = 0; i < MSIM_VERDICT_MAX_CHECKS && c[i].a; i++) {
-		bool opens = c[i].or_next && (i == 0 || !c[i - 1].or_next);
+		bool after_or = i && joins_next(c, i - 1);
 
 		if (i)
-			at = append(buf, len, at, c[i - 1].or_next ? " or " : " and ");
-		at = append(buf, len, at, "%s%s %s ", opens ? "(" : "", fig_name(t, c[i].a),
-			    op_text[c[i].op]);
+			at = append(buf, len, at, after_or ? " or " : " and ");
+		at = append(buf, len, at, "%s%s %s ", joins_next(c, i) && !after_or ? "(" : "",
+			    fig_name(t, c[i].a), op_text[c[i].op]);
 		if (!c[i].b)
 			at = append(buf, len, at, "%g", c[i].k);
 		else if (c[i].k == 1 || c[i].k == -1)
 			at = append(buf, len, at, "%s%s", c[i].k < 0 ? "-" : "", fig_name(t, c[i].b));
 		else
 			at = append(buf, len, at, "%g x %s", c[i].k, fig_name(t, c[i].b));
-		if (!c[i].or_next && i && c[i - 1].or_next)
+		if (after_or && !joins_next(c, i))
 			at = append(buf, len, at, ")");
 	}
 	return at;
