@@ -4,50 +4,13 @@
  * variants given, scripted or explored, printed as text or JSON.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "cli.h"
-
-static void race_usage(FILE *f)
-{
-	fputs("usage: memcgsim race NAME [OPTIONS]\n"
-	      "  --strategy S      script | random | pct | dfs (default: script if the race has one,\n"
-	      "                    else pct)\n"
-	      "  --runs N          runs to explore (random, pct) or schedules at most (dfs)\n"
-	      "  --seed S          first seed (run i uses S+i)\n"
-	      "  --depth D         PCT bug depth\n"
-	      "  --preemptions P   DFS preemption bound\n"
-	      "  --schedule STR    replay this schedule (implies the replay strategy)\n"
-	      "  --side NAME       one side of the race: its settings and what it expects\n"
-	      "                    (memcgsim list --markdown lists each race's sides)\n"
-	      "  --cpus N          simulated CPUs\n"
-	      "  --preset NAME     variant preset (memcgsim list --variants)\n"
-	      "  --variant N=V     set one variant (repeatable, applied after --side and --preset)\n"
-	      "  --first           stop at the first violation\n"
-	      "  --concurrent      run the race's concurrent flavour (real threads, liburcu)\n"
-	      "  --json            print one JSON object\n"
-	      "exit: 0 behaved as expected, 1 did not, 2 usage error\n",
-	      f);
-}
-
-static int parse_uint(const char *opt, const char *arg, unsigned long long max,
-		      unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end || v > max || arg[0] == '-') {
-		fprintf(stderr, "memcgsim: %s needs a whole number up to %llu, not '%s'\n", opt, max,
-			arg);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
 
 #define MAX_VARIANT_ARGS 32
 
@@ -58,116 +21,101 @@ struct race_cli {
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
-	unsigned int nr_variants;
+	struct msim_arg_list variant_list;
 };
 
-/* The numeric options: --runs, --seed, --depth, --preemptions, --cpus. */
-static int parse_number_opt(struct race_cli *c, int opt, const char *arg)
+/* --strategy: an explorer the command can start (replay comes from --schedule). */
+static int parse_strategy(const char *value, void *dest, char *err, size_t errlen)
 {
-	unsigned long long v;
+	struct race_cli *c = dest;
 
-	switch (opt) {
-	case 'r':
-		if (parse_uint("--runs", arg, 100000000, &v))
-			return -EINVAL;
-		c->o.runs = (unsigned int)v;
-		return 0;
-	case 'S':
-		if (parse_uint("--seed", arg, ~0ULL, &v))
-			return -EINVAL;
-		c->o.seed = v;
-		return 0;
-	case 'd':
-		if (parse_uint("--depth", arg, 64, &v) || !v)
-			return -EINVAL;
-		c->o.depth = (unsigned int)v;
-		return 0;
-	case 'p':
-		if (parse_uint("--preemptions", arg, 64, &v))
-			return -EINVAL;
-		c->o.preemptions = (unsigned int)v;
-		return 0;
-	default: /* 'c' */
-		if (parse_uint("--cpus", arg, MSIM_MAX_CPUS, &v) || !v)
-			return -EINVAL;
-		c->o.cpus = (unsigned int)v;
-		return 0;
+	if (msim_strategy_parse(value, &c->o.strategy) || c->o.strategy == MSIM_STRAT_REPLAY) {
+		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs)", value);
+		return -EINVAL;
 	}
+	c->strategy_set = true;
+	return 0;
 }
 
-/* One option other than a number; -EINVAL after printing why. */
-static int parse_opt(struct race_cli *c, int opt, const char *arg)
+/* --schedule: replay this schedule, whatever --strategy said. */
+static int parse_schedule(const char *value, void *dest, char *err, size_t errlen)
 {
-	switch (opt) {
-	case 's':
-		if (msim_strategy_parse(arg, &c->o.strategy) || c->o.strategy == MSIM_STRAT_REPLAY) {
-			fprintf(stderr, "memcgsim: unknown strategy '%s' (script, random, pct, dfs)\n",
-				arg);
-			return -EINVAL;
-		}
-		c->strategy_set = true;
-		return 0;
-	case 'x':
-		c->o.schedule = arg;
-		c->o.strategy = MSIM_STRAT_REPLAY;
-		c->strategy_set = true;
-		return 0;
-	case 'e':
-		c->side = arg;
-		return 0;
-	case 'P':
-		c->preset = arg;
-		return 0;
-	case 'V':
-		if (c->nr_variants == MAX_VARIANT_ARGS) {
-			fprintf(stderr, "memcgsim: at most %d --variant options\n", MAX_VARIANT_ARGS);
-			return -EINVAL;
-		}
-		c->variants[c->nr_variants++] = arg;
-		return 0;
-	case 'j':
-		c->json = true;
-		return 0;
-	case 'f':
-		c->o.stop_at_first = true;
-		return 0;
-	case 'C':
-		c->o.concurrent = true;
-		return 0;
-	default:
-		return parse_number_opt(c, opt, arg);
-	}
+	struct race_cli *c = dest;
+
+	c->o.schedule = value;
+	c->o.strategy = MSIM_STRAT_REPLAY;
+	c->strategy_set = true;
+	return 0;
 }
 
+/* The options of `memcgsim race`, in the order --help lists them. */
+static void race_opts_table(struct race_cli *c, struct msim_arg *t)
+{
+	const struct msim_arg opts[] = {
+		MSIM_OPT_HELP(),
+		MSIM_OPT_CALL("--strategy", "S", parse_strategy, c,
+			      "script | random | pct | dfs (default: script if the race has one,\n"
+			      "else pct)"),
+		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
+			      "runs to explore (random, pct) or schedules at most (dfs)"),
+		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
+		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
+		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64, "DFS preemption bound"),
+		MSIM_OPT_CALL("--schedule", "STR", parse_schedule, c,
+			      "replay this schedule (implies the replay strategy)"),
+		MSIM_OPT_STRING("--side", "NAME", &c->side,
+				"one side of the race: its settings and what it expects\n"
+				"(memcgsim list --markdown lists each race's sides)"),
+		MSIM_OPT_UINT("--cpus", "N", &c->o.cpus, 1, MSIM_MAX_CPUS, "simulated CPUs"),
+		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
+				"variant preset (memcgsim list --variants)"),
+		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
+			      "set one variant (repeatable, applied after --side and --preset)"),
+		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
+		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
+			      "run the race's concurrent flavour (real threads, liburcu)"),
+		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
+		MSIM_OPT_END,
+	};
+
+	memcpy(t, opts, sizeof(opts));
+}
+
+#define RACE_NR_OPTS 15
+
+static void race_epilog(FILE *f, void *ctx)
+{
+	fputs("exit: 0 behaved as expected, 1 did not, 2 usage error\n", f);
+}
+
+/* argv[0] is the race's name; 0 to run, 1 after --help, 2 after a usage error. */
 static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 {
-	static const struct option longopts[] = {
-		{ "strategy", required_argument, NULL, 's' }, { "runs", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 'S' },     { "depth", required_argument, NULL, 'd' },
-		{ "preemptions", required_argument, NULL, 'p' },
-		{ "schedule", required_argument, NULL, 'x' }, { "cpus", required_argument, NULL, 'c' },
-		{ "side", required_argument, NULL, 'e' },
-		{ "preset", required_argument, NULL, 'P' },   { "variant", required_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },           { "first", no_argument, NULL, 'f' },
-		{ "concurrent", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	struct msim_arg table[RACE_NR_OPTS];
+	const struct msim_args spec = {
+		.prog = "memcgsim race",
+		.operands_meta = "NAME",
+		.tables = { table },
+		.epilog = race_epilog,
 	};
-	int opt;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			race_usage(stdout);
-			exit(0);
-		}
-		if (opt == '?') {
-			race_usage(stderr);
-			return -EINVAL;
-		}
-		if (parse_opt(c, opt, optarg))
-			return -EINVAL;
-	}
-	return 0;
+	race_opts_table(c, table);
+	c->variant_list = (struct msim_arg_list){ .items = c->variants, .max = MAX_VARIANT_ARGS };
+	return msim_args_parse_main(&spec, argc, argv);
+}
+
+/* `memcgsim race --help` (and a missing NAME): the generated help, no race needed. */
+static int race_usage(bool help)
+{
+	struct race_cli c;
+	char *argv[] = { "race", "--help", NULL };
+
+	memset(&c, 0, sizeof(c));
+	if (help)
+		return msim_args_exit_status(parse_race_opts(2, argv, &c));
+	fputs("memcgsim race: which race? (memcgsim list names them; memcgsim race --help)\n",
+	      stderr);
+	return 2;
 }
 
 /*
@@ -192,7 +140,7 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 		fprintf(stderr, "memcgsim: %s\n", err);
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < c->nr_variants; i++) {
+	for (unsigned int i = 0; i < c->variant_list.n; i++) {
 		if (msim_variant_set(&c->cfg.variants, c->variants[i], err, sizeof(err))) {
 			fprintf(stderr, "memcgsim: %s\n", err);
 			return -EINVAL;
@@ -229,26 +177,22 @@ int msim_cli_race(int argc, char **argv)
 {
 	const struct msim_race *r;
 	struct race_cli c;
+	int ret;
 
 	memset(&c, 0, sizeof(c));
 	msim_race_opts_init(&c.o, MSIM_STRAT_SCRIPT);
 	msim_config_init(&c.cfg);
-	if (argc < 2 || argv[1][0] == '-') {
-		bool help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-		race_usage(help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
+	if (argc < 2 || argv[1][0] == '-')
+		return race_usage(argc >= 2 && (!strcmp(argv[1], "--help") ||
+						!strcmp(argv[1], "-h")));
 	r = msim_race_find(argv[1]);
 	if (!r) {
 		fprintf(stderr, "memcgsim: no race named '%s' (memcgsim list)\n", argv[1]);
 		return 2;
 	}
-	if (parse_race_opts(argc - 1, argv + 1, &c))
-		return 2;
-	if (optind < argc - 1) {
-		fprintf(stderr, "memcgsim: unexpected argument '%s'\n", argv[optind + 1]);
-		return 2;
-	}
+	ret = parse_race_opts(argc - 1, argv + 1, &c);
+	if (ret)
+		return msim_args_exit_status(ret);
 	if (apply_settings(r, &c))
 		return 2;
 	if (!c.strategy_set)
