@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "cli.h"
 
 struct demo_row {
@@ -92,13 +93,19 @@ int msim_cli_demo(int argc, char **argv)
 	size_t n = msim_race_list(races, 64), nrows = 0;
 	static struct demo_row rows[MAX_DEMO_ROWS];
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: memcgsim demo\nRuns every race scenario on the sides it shows (the "
-		     "variant with the bug and the one with the fix), scripted (if it has a script) "
-		     "and under PCT (seed 1), then prints a summary table; exit 1 if any run did not "
-		     "behave as expected.");
-		return 0;
-	}
+	const struct msim_arg opts[] = { MSIM_OPT_HELP(), MSIM_OPT_END };
+	const struct msim_args spec = {
+		.prog = "memcgsim demo",
+		.summary = "Runs every race scenario on the sides it shows (the variant with the bug\n"
+			   "and the one with the fix), scripted (if it has a script) and under PCT\n"
+			   "(seed 1), then prints a summary table; exit 1 if any run did not behave\n"
+			   "as expected.",
+		.tables = { opts },
+	};
+	int ret = msim_args_parse_main(&spec, argc, argv);
+
+	if (ret)
+		return msim_args_exit_status(ret);
 	for (size_t i = 0; i < n && i < 64; i++) {
 		const struct msim_race_side *s = races[i]->sides;
 		bool shown = false;

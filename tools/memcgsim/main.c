@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -104,22 +105,23 @@ static void print_races(bool json)
 static int cmd_list(int argc, char **argv)
 {
 	bool variants = false, json = false, markdown = false;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_HELP(),
+		MSIM_OPT_FLAG("--variants", &variants, "the variant table and presets, not the races"),
+		MSIM_OPT_FLAG("--json", &json, "one JSON object"),
+		MSIM_OPT_FLAG("--markdown", &markdown,
+			      "docs/races.md: every race window and race, with its diagram"),
+		MSIM_OPT_END,
+	};
+	const struct msim_args spec = {
+		.prog = "memcgsim list",
+		.summary = "The race scenarios and benches, or the variants and presets.",
+		.tables = { opts },
+	};
+	int ret = msim_args_parse_main(&spec, argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--variants"))
-			variants = true;
-		else if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--markdown"))
-			markdown = true;
-		else if (!strcmp(argv[i], "--help")) {
-			puts("usage: memcgsim list [--variants] [--json] | --markdown");
-			return 0;
-		} else {
-			fprintf(stderr, "memcgsim: list: unknown option '%s'\n", argv[i]);
-			return 2;
-		}
-	}
+	if (ret)
+		return msim_args_exit_status(ret);
 	if (markdown)
 		return msim_cli_markdown(stdout) ? 1 : 0;
 	if (variants && json)
