@@ -22,7 +22,7 @@ typedef bool (*skip_call_fn)(struct folder *fo, const char *from, const char *sy
 
 struct folder {
 	char root[4096];
-	char rel[256];           /* "src/rstat" */
+	char rel[512];           /* "src/rstat" */
 	struct srcfile *f;       /* the folder's .c and .h files, by name */
 	size_t nf;
 	struct srcfile **extra;  /* headers outside the folder its files include */
