@@ -139,6 +139,14 @@ unsigned int msim_this_cpu(void);
 void msim_set_current_host(struct msim *m);
 
 /*
+ * What a layer's entry point calls for its host: msim_set_current_host() when the
+ * caller is the driver, nothing inside a task (there the task's own host is
+ * current and stays so). The memcg entry points call it, so a driver that
+ * alternates between hosts needs no call of its own.
+ */
+void msim_drive_host(struct msim *m);
+
+/*
  * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a
  * destructor registered by hand. It names the upper layers in sim and makes each
  * layer attach itself lazily; new layers register a struct msim_subsys

@@ -189,7 +189,7 @@ int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_m
 	if (!parent || !out)
 		return -EINVAL;
 	MSIM__MEMCG_ASSERT(parent);
-	msim__drive_host(parent->h->m);
+	msim_drive_host(parent->h->m);
 	return memcg_create(parent->h, parent, name, out);
 }
 
@@ -200,7 +200,7 @@ struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
 
 	if (!h)
 		return NULL;
-	msim__drive_host(m);
+	msim_drive_host(m);
 	root = __atomic_load_n(&h->root, __ATOMIC_ACQUIRE);
 	if (root)
 		return root;
@@ -235,7 +235,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 		return -EINVAL;
 	MSIM__MEMCG_ASSERT(memcg);
 	h = memcg->h;
-	msim__drive_host(h->m);
+	msim_drive_host(h->m);
 	if (!memcg->parent)
 		return -EINVAL;
 	msim__raw_lock(&h->lock);

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "memcg/memcg_internal.h"
-#include "sim/drive_host.h"
 
 /* State change, with the host's per-state counts for memcgs whose mkdir completed. */
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)

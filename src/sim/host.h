@@ -12,7 +12,6 @@
 #include <memcgsim/sync.h>
 #include <memcgsim/kmem.h>
 
-#include "drive_host.h"
 
 struct msim_kmem;              /* src/sim/kmem.c */
 struct msim_sched;             /* src/sim/sched.c */
