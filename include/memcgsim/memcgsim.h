@@ -32,6 +32,7 @@
 #include <memcgsim/rstat.h>
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
+#include <memcgsim/vmstat.h>
 
 #define MEMCGSIM_VERSION_STRING "0.1.0"
 
