@@ -130,8 +130,8 @@ int msim_vmstat_calculate_pressure_threshold(unsigned int nr_online_cpus,
 					     unsigned long watermark_distance);
 /*
  * kernel: refresh_zone_stat_thresholds(): recompute every zone's and node's
- * per-CPU thresholds (host init runs it; call it after changing nothing, or to
- * restore thresholds an experiment overrode).
+ * per-CPU thresholds. Attaching runs it (the kernel reruns it on hotplug, which
+ * the model does not have); call it to undo msim_vmstat_set_node_stat_threshold().
  */
 void msim_vmstat_refresh_zone_stat_thresholds(struct msim *m);
 /* The stat_threshold of CPU cpu for node nid / for zone (nid, zone); 0 if none. */

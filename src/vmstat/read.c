@@ -67,9 +67,11 @@ unsigned long msim_vmstat_node_page_state_snapshot(struct msim *m, unsigned int 
 
 unsigned long msim_vmstat_global_node_page_state(struct msim *m, int item)
 {
-	struct msim__vmstat_set *set = node_set(m, 0, item);
+	struct msim__vmstat *vs = msim__vmstat_of(m);
 
-	return set ? clamp0(msim_atomic_long_read_at(&set->global[item], "vmstat.read")) : 0;
+	if (!vs || item < 0 || item >= MSIM_NR_VM_NODE_STAT_ITEMS)
+		return 0;
+	return clamp0(msim_atomic_long_read_at(&vs->vm_node_stat[item], "vmstat.read"));
 }
 
 unsigned long msim_vmstat_zone_page_state(struct msim *m, unsigned int nid,
