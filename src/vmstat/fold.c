@@ -159,29 +159,3 @@ void msim__vmstat_works_cancel(struct msim__vmstat *vs)
 	for (unsigned int cpu = 0; cpu < vs->nr_cpus; cpu++)
 		msim_cancel_delayed_work(vs->m, &vs->cpus[cpu].work);
 }
-
-void msim_vmstat_periodic_enable(struct msim *m, bool on)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-
-	if (!vs)
-		return;
-	vs->periodic = on;
-	if (on)
-		msim_queue_delayed_work(m, &vs->shepherd, vs->interval);
-	else
-		msim__vmstat_works_cancel(vs);
-}
-
-/* kernel: vmstat_refresh(): schedule_on_each_cpu(refresh_vm_stats). */
-long msim_vmstat_refresh(struct msim *m)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-	long changes = 0;
-
-	if (!vs)
-		return 0;
-	for (unsigned int cpu = 0; cpu < vs->nr_cpus; cpu++)
-		changes += msim__vmstat_fold_cpu(vs, cpu);
-	return changes;
-}

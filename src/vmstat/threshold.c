@@ -52,13 +52,13 @@ int msim_vmstat_calculate_pressure_threshold(unsigned int nr_online_cpus,
 	return (int)threshold;
 }
 
-static void set_threshold(struct msim__vmstat_set *set, unsigned int cpu, int threshold)
+void msim__vmstat_set_threshold(struct msim__vmstat_set *set, unsigned int cpu, int threshold)
 {
 	msim_quiet_store(&msim__vmstat_pcp(set, cpu)->stat_threshold, (int8_t)threshold,
 			 MSIM_RELAXED);
 }
 
-static int get_threshold(const struct msim__vmstat_set *set, unsigned int cpu)
+int msim__vmstat_get_threshold(const struct msim__vmstat_set *set, unsigned int cpu)
 {
 	return msim_quiet_load(&msim__vmstat_pcp(set, cpu)->stat_threshold, MSIM_RELAXED);
 }
@@ -70,7 +70,7 @@ void msim__vmstat_refresh_thresholds(struct msim__vmstat *vs)
 
 	for (unsigned int nid = 0; nid < vs->nr_nodes; nid++)
 		for (unsigned int cpu = 0; cpu < vs->nr_cpus; cpu++)
-			set_threshold(&vs->nodes[nid].set, cpu, 0);
+			msim__vmstat_set_threshold(&vs->nodes[nid].set, cpu, 0);
 	for (unsigned int nid = 0; nid < vs->nr_nodes; nid++) {
 		struct msim__vmstat_node *node = &vs->nodes[nid];
 
@@ -82,65 +82,10 @@ void msim__vmstat_refresh_thresholds(struct msim__vmstat *vs)
 				continue;
 			t = msim_vmstat_calculate_normal_threshold(online, zone->managed_pages);
 			for (unsigned int cpu = 0; cpu < vs->nr_cpus; cpu++) {
-				set_threshold(&zone->set, cpu, t);
-				if (t > get_threshold(&node->set, cpu))
-					set_threshold(&node->set, cpu, t);
+				msim__vmstat_set_threshold(&zone->set, cpu, t);
+				if (t > msim__vmstat_get_threshold(&node->set, cpu))
+					msim__vmstat_set_threshold(&node->set, cpu, t);
 			}
 		}
 	}
-}
-
-void msim_vmstat_refresh_zone_stat_thresholds(struct msim *m)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-
-	if (vs)
-		msim__vmstat_refresh_thresholds(vs);
-}
-
-static struct msim__vmstat_zone *zone_of(struct msim *m, unsigned int nid, unsigned int zone)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-
-	if (!vs || nid >= vs->nr_nodes || zone >= MSIM_MAX_NR_ZONES)
-		return NULL;
-	return &vs->nodes[nid].zones[zone];
-}
-
-int msim_vmstat_node_stat_threshold(struct msim *m, unsigned int nid, unsigned int cpu)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-
-	if (!vs || nid >= vs->nr_nodes || cpu >= vs->nr_cpus)
-		return 0;
-	return get_threshold(&vs->nodes[nid].set, cpu);
-}
-
-int msim_vmstat_zone_stat_threshold(struct msim *m, unsigned int nid,
-				    enum msim_zone_type zone, unsigned int cpu)
-{
-	struct msim__vmstat_zone *z = zone_of(m, nid, zone);
-
-	if (!z || !z->set.pcp || cpu >= msim_nr_cpus(m))
-		return 0;
-	return get_threshold(&z->set, cpu);
-}
-
-int msim_vmstat_set_node_stat_threshold(struct msim *m, unsigned int nid, int threshold)
-{
-	struct msim__vmstat *vs = msim__vmstat_of(m);
-
-	if (!vs || nid >= vs->nr_nodes || threshold < 0 || threshold > MSIM_VMSTAT_MAX_THRESHOLD)
-		return -EINVAL;
-	for (unsigned int cpu = 0; cpu < vs->nr_cpus; cpu++)
-		set_threshold(&vs->nodes[nid].set, cpu, threshold);
-	return 0;
-}
-
-unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,
-					     enum msim_zone_type zone)
-{
-	struct msim__vmstat_zone *z = zone_of(m, nid, zone);
-
-	return z ? z->managed_pages : 0;
 }

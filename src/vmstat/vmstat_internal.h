@@ -104,6 +104,8 @@ void msim__vmstat_fold_release(struct msim__vmstat_cpu *c);
 
 /* ---- threshold.c ---- */
 void msim__vmstat_refresh_thresholds(struct msim__vmstat *vs);
+void msim__vmstat_set_threshold(struct msim__vmstat_set *set, unsigned int cpu, int threshold);
+int msim__vmstat_get_threshold(const struct msim__vmstat_set *set, unsigned int cpu);
 
 /* ---- fold.c ---- */
 long msim__vmstat_fold_cpu(struct msim__vmstat *vs, unsigned int cpu);
