@@ -3,9 +3,12 @@
  * vmstat_internal.h - the vmstat layer's per-host state (vmstat.h is the API).
  *
  * Files, each calling only those below it:
+ *   tunables.c   entry points that look the state up: periodic on/off, refresh,
+ *                thresholds (the only files besides update.c and read.c that
+ *                reference the subsystem, so host.c's calls down close no circle)
  *   host.c       the subsystem: host init and fini
  *   update.c     mod/inc/dec of node and zone counters (both forms)
- *   fold.c       refresh_cpu_vm_stats, vmstat_update, vmstat_shepherd, vmstat_refresh
+ *   fold.c       refresh_cpu_vm_stats, vmstat_update, vmstat_shepherd
  *   section.c    the _irqoff section word that keeps a fold out of an update
  *   threshold.c  calculate_*_threshold, refresh_zone_stat_thresholds
  *   read.c       node_page_state and friends, introspection
