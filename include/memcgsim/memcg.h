@@ -14,6 +14,14 @@
  * this layer knows none of them. Each registered hook set gets a private slot
  * per memcg (msim_memcg_slot()) for its per-memcg data.
  *
+ * The layer itself is the subsystem "memcg" (msim_memcg_subsys, subsys.h): every
+ * host has it from msim_create() unless its configuration sets memcg_disabled.
+ * Its host state (the id space, the "mem_cgroup" and "mem_cgroup_per_node"
+ * caches, the hook table) exists from then on; the root memcg is created by the
+ * first msim_root_mem_cgroup() (or by a layer that attaches, which asks for it),
+ * so a host that never makes a memcg holds none in its kernel-memory totals.
+ * Without the subsystem every entry point here returns NULL, -EINVAL or zeros.
+ *
  * Handles: a struct msim_memcg * stays valid while the caller holds a css
  * reference or an RCU read-side section that began while the memcg was not yet
  * freed. Debug builds poison freed memcgs and catch use through a freed handle.
@@ -26,10 +34,14 @@
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/subsys.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The memcg layer as a subsystem (subsys.h): name "memcg", no dependency. */
+extern struct msim_subsys msim_memcg_subsys;
 
 #define MSIM_MEM_CGROUP_ID_MAX 65535 /* private ids 1..65535 (MEM_CGROUP_ID_SHIFT 16) */
 #define MSIM_MEMCG_MAX_SLOTS 16
@@ -93,7 +105,7 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name);
 /* Per-memcg private data of the hook set that owns slot. */
 void **msim_memcg_slot(struct msim_memcg *memcg, int slot);
 
-/* The root memcg of the host (created on first call, online, id 1). */
+/* The root memcg of the host (created on first call, online, id 1); NULL without memcg. */
 struct msim_memcg *msim_root_mem_cgroup(struct msim *m);
 
 /*

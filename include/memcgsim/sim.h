@@ -83,12 +83,24 @@ struct msim_config {
 	unsigned long zone_managed_pages[MSIM_MAX_NR_ZONES];
 	/* Attach the vmstat subsystem: node and zone counters with per-CPU diffs (vmstat.h). */
 	bool vmstat;
+	/*
+	 * The layers above sim that msim_create() attaches (subsys.h), each after the
+	 * ones it needs. The memory controller is there unless disabled; the layers on
+	 * it are not until a host asks for them, here or by hand (msim_rstat_init(),
+	 * msim_charge_init(), msim_shrinker_init()), so that a host carries exactly the
+	 * hook sets, kernel memory and periodic work of the layers it uses. A layer
+	 * whose dependency is disabled fails msim_create() with the reason in err.
+	 */
+	bool memcg_disabled;    /* kernel: cgroup_disable=memory (memcg.h) */
+	bool rstat;             /* memcg statistics (rstat.h); needs memcg */
+	bool charge;            /* page_counter charging, per-CPU stocks (charge.h); needs memcg */
+	bool shrinker;          /* shrinkers and list_lru (shrinker.h, list_lru.h); need memcg */
 };
 
 /*
  * Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline;
  * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
- * MOVABLE); vmstat not attached.
+ * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not.
  */
 void msim_config_init(struct msim_config *cfg);
 

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host.c - the per-host memcg state: created on first use, torn down at
- * msim_destroy(); the registration of hook sets (the order they run in is
- * hooks.c's); the per-state counts.
+ * host.c - the memcg layer as a subsystem: its per-host state, attached at
+ * msim_create() and detached at msim_destroy(); the registration of hook sets
+ * (the order they run in is hooks.c's); the per-state counts.
  *
  * kernel: the cgroup core's subsystem table and mem_cgroup_init() (the
  * "mem_cgroup" and "mem_cgroup_per_node" caches, the private id space). The
  * teardown has no kernel counterpart: a host is the model's, a machine that
  * goes away with every memcg still in it.
+ *
+ * Every host has the subsystem unless its configuration sets memcg_disabled
+ * (kernel: cgroup_disable=memory). Attaching creates no memcg: the root comes
+ * with the first msim_root_mem_cgroup() (lifecycle.c), so a host that never
+ * makes a memcg holds no memcg memory. This file calls only tree.c and hooks.c,
+ * which never look the state up: the lookups (msim__memcg_host, the internal
+ * header) stay above it and close no circle.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,17 +22,19 @@
 
 #include "memcg/memcg_internal.h"
 
-/* ---- per-host state ---- */
+/* ---- the subsystem ---- */
 
-static void memcg_host_destroy(struct msim *m, void *arg);
-
-static struct msim__memcg_host *memcg_host_new(struct msim *m)
+static bool memcg_enabled(const struct msim_config *cfg)
 {
-	struct msim__memcg_host *h = calloc(1, sizeof(*h));
+	return !cfg->memcg_disabled;
+}
+
+/* state: zeroed, sizeof(struct msim__memcg_host), freed by sim after the host's last RCU callback. */
+static int memcg_host_init(struct msim *m, void *state)
+{
+	struct msim__memcg_host *h = state;
 	size_t memcg_bytes;
 
-	if (!h)
-		return NULL;
 	h->m = m;
 	h->lock.det = msim_config(m)->mode == MSIM_DETERMINISTIC;
 	msim_lock_init(&h->root_lock, "memcg_root");
@@ -38,49 +47,26 @@ static struct msim__memcg_host *memcg_host_new(struct msim *m)
 	h->pn_cache = msim_kmem_cache_create_flags(m, "mem_cgroup_per_node",
 						   MSIM__MEM_CGROUP_PER_NODE_BYTES,
 						   MSIM_SLAB_HWCACHE_ALIGN);
-	return h;
+	if (h->memcg_cache && h->pn_cache)
+		return 0;
+	msim_kmem_cache_destroy(m, h->memcg_cache);
+	msim_kmem_cache_destroy(m, h->pn_cache);
+	msim_idr_destroy(&h->ids);
+	msim_lock_destroy(&h->root_lock);
+	return -ENOMEM;
 }
-
-/*
- * The host's tree state, created on first use. The first user may race with
- * another CPU in concurrent mode: the slot is installed with a compare-exchange
- * and the loser frees its copy before anything else saw it.
- */
-struct msim__memcg_host *msim__memcg_host_get(struct msim *m)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_MEMCG);
-	struct msim__memcg_host *h = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-	void *expected = NULL;
-
-	if (h)
-		return h;
-	h = memcg_host_new(m);
-	if (!h)
-		return NULL;
-	if (!__atomic_compare_exchange_n(slot, &expected, h, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		msim_kmem_cache_destroy(m, h->memcg_cache);
-		msim_kmem_cache_destroy(m, h->pn_cache);
-		msim_idr_destroy(&h->ids);
-		msim_lock_destroy(&h->root_lock);
-		free(h);
-		return expected;
-	}
-	msim_host_on_destroy(m, memcg_host_destroy, h);
-	return h;
-}
-
-/* ---- teardown at msim_destroy() ---- */
 
 /*
  * Free every remaining memcg, children before parents (reverse link order): the
  * css_released hooks for those not yet released, the css_free hooks, then the
  * memory. Callbacks still in flight finish first. Offline hooks are not run (the
- * host is going away, nothing needs reparenting).
+ * host is going away, nothing needs reparenting). The layers above detached
+ * before this (they attached after it); the hooks they registered still run here,
+ * with the priv they registered, and must tell that their layer is gone.
  */
-static void memcg_host_destroy(struct msim *m, void *arg)
+static void memcg_host_fini(struct msim *m, void *state)
 {
-	struct msim__memcg_host *h = arg;
+	struct msim__memcg_host *h = state;
 	struct msim_memcg *memcg, *prev;
 	unsigned int rounds;
 
@@ -106,15 +92,31 @@ static void memcg_host_destroy(struct msim *m, void *arg)
 	msim_kmem_cache_destroy(m, h->memcg_cache);
 	msim_kmem_cache_destroy(m, h->pn_cache);
 	msim_lock_destroy(&h->root_lock);
-	*msim_host_slot(m, MSIM_SLOT_MEMCG) = NULL;
-	free(h);
+}
+
+struct msim_subsys msim_memcg_subsys = {
+	.name = "memcg",
+	.depends = NULL,
+	.enabled = memcg_enabled,
+	.state_size = sizeof(struct msim__memcg_host),
+	.host_init = memcg_host_init,
+	.host_fini = memcg_host_fini,
+};
+
+/*
+ * Every memcg entry point reaches msim_memcg_subsys (msim__memcg_host), so a
+ * program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void memcg_register(void)
+{
+	msim_subsys_register(&msim_memcg_subsys);
 }
 
 /* ---- counts ---- */
 
 void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out)
 {
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 
 	memset(out, 0, sizeof(*out));
 	if (!h)
@@ -134,7 +136,7 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name)
 	struct msim__memcg_host *h;
 	unsigned int i, n;
 
-	if (!m || !name || !(h = msim__memcg_host_get(m)))
+	if (!name || !(h = msim__memcg_host(m)))
 		return -EINVAL;
 	n = __atomic_load_n(&h->nr_hooks, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++)
@@ -179,7 +181,7 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	unsigned int s;
 	int ret;
 
-	if (!m || !hooks || !(h = msim__memcg_host_get(m)))
+	if (!hooks || !(h = msim__memcg_host(m)))
 		return -EINVAL;
 	/* Serialised with root creation, so the root runs the set exactly once. */
 	msim_lock(&h->root_lock);

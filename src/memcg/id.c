@@ -86,8 +86,7 @@ void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg)
 /* kernel: mem_cgroup_from_private_id(): xa_load under rcu_read_lock(). */
 struct msim_memcg *msim_mem_cgroup_from_private_id(struct msim *m, unsigned short id)
 {
-	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
-	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 	void *p;
 
 	if (!h || id == 0)

@@ -195,7 +195,7 @@ int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_m
 
 struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
 {
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 	struct msim_memcg *root;
 
 	if (!h)
@@ -264,8 +264,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 /* Wait until every release and free in flight has run. */
 void msim_memcg_drain(struct msim *m)
 {
-	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
-	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 
 	/* A free may put its parent, queueing one more release: loop until quiet. */
 	while (h && __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0)
