@@ -16,10 +16,12 @@
  *                      memory_current_read(), memory_max_show/write(), memory_high_*()
  *                                           -> msim_memory_{current,max,high}_*()
  *
- * Set-up: msim_charge_init(m) once per host, after msim_create() and before the
- * first mkdir (it registers the memcg hooks that give every memcg its page_counter
- * and drain the stocks at offline). Every other call returns -ENODEV (or charges
- * nothing) on a host that was not initialised.
+ * Set-up: the layer is the subsystem "charge" (msim_charge_subsys, subsys.h),
+ * which registers the memcg hooks that give every memcg its page_counter and
+ * drain the stocks at offline. msim_create() attaches it when the configuration
+ * sets charge; msim_charge_init(m) attaches it by hand, from the driver, before
+ * the first mkdir. Every other call returns -EINVAL (or charges nothing) on a
+ * host without it: nothing here attaches it on first use.
  *
  * Units: page counts everywhere except the interface files, which speak bytes.
  */
@@ -115,8 +117,17 @@ enum msim_gfp {
 typedef unsigned long (*msim_reclaim_fn)(struct msim_memcg *memcg, unsigned long nr_pages,
 					 void *arg);
 
-/* Register the charge hooks and per-CPU stocks on m. Idempotent; 0 or -errno. */
+/* The charge layer as a subsystem (subsys.h): name "charge", depends on "memcg". */
+extern struct msim_subsys msim_charge_subsys;
+
+/*
+ * Attach the charge subsystem to m by hand (msim_subsys_attach(), with memcg
+ * first if m lacks it): the per-CPU stocks and the memcg hooks. Returns 0, also
+ * when attached already (from the configuration or an earlier call); -EINVAL for
+ * a NULL host or a call from inside a task; -ENOMEM.
+ */
 int msim_charge_init(struct msim *m);
+/* Whether m has the charge subsystem (msim_subsys_attached(m, &msim_charge_subsys)). */
 bool msim_charge_initialized(struct msim *m);
 
 /* Seed of the per-CPU PRNG that picks the stock slot to evict (default 1). */
