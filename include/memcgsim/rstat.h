@@ -53,6 +53,12 @@
  * same hierarchies get local-stat reparenting at offline (a css_offline hook of
  * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
  * and the free hook flushes again (css_rstat_exit).
+ *
+ * Attach. The layer is the subsystem "rstat" (msim_rstat_subsys, subsys.h; it
+ * needs "memcg"): msim_create() attaches it when the configuration sets rstat,
+ * msim_rstat_init() attaches it by hand. A host without it has no statistics:
+ * the write paths return -EINVAL, readers 0, flushes nothing; no entry point
+ * attaches it on first use.
  */
 #ifndef MEMCGSIM_RSTAT_H
 #define MEMCGSIM_RSTAT_H
@@ -203,18 +209,24 @@ struct msim_rstat_params {
 };
 void msim_rstat_params_init(struct msim_rstat_params *p);
 
+/* The rstat layer as a subsystem (subsys.h): name "rstat", depends on "memcg". */
+extern struct msim_subsys msim_rstat_subsys;
+
 /*
- * Attach rstat to a host: registers the memcg hooks (per-memcg data, offline
- * reparenting, release/free flushes), sets up node counters and queues the
- * periodic flush. Idempotent. Call it from setup code before creating child
- * memcgs. Every rstat entry point also attaches lazily (from setup code or
- * deterministic tasks); memcgs created before are then adopted: they get stats,
- * but the memcg layer never runs this hook set's offline/release/free on them, so
- * their data (and the dying-memcg reparenting) stays until msim_destroy().
- * params may be NULL (defaults); on a host already attached it updates the
- * tunables. Returns 0, -EINVAL for bad params, -ENOMEM.
+ * Attach rstat to a host by hand, with tunables (params NULL: the defaults):
+ * msim_subsys_attach() (memcg first if the host lacks it), which registers the
+ * memcg hooks (per-memcg data, offline reparenting, release/free flushes), sets
+ * up the node counters and queues the periodic flush, then params apply as if
+ * the host had attached with them. On a host that has rstat already (from its
+ * configuration or an earlier call) it only updates the tunables, the periodic
+ * flush included. Call it from the driver (not a task), before creating child
+ * memcgs: memcgs made before are adopted (they get stats, but the memcg layer
+ * never runs this hook set's offline/release/free on them, so their data and the
+ * dying-memcg reparenting stay until msim_destroy()). Returns 0; -EINVAL for a
+ * NULL host, bad params (nothing changes) or a call from a task; -ENOMEM.
  */
 int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params);
+/* Whether m has rstat (msim_subsys_attached(m, &msim_rstat_subsys)). */
 bool msim_rstat_attached(struct msim *m);
 
 /* kernel: MEMCG_CHARGE_BATCH * num_online_cpus(), read at call time. */

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flush.c - the memcg flush callback (what the rstat core calls for each
- * updated memcg and CPU) and the flush entry points.
+ * updated memcg and CPU), the gated flush of one memcg's stats, and the
+ * periodic flush work.
  *
  * kernel: mm/memcontrol.c mem_cgroup_css_rstat_flush(), mem_cgroup_stat_aggregate(),
- * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats(),
- * mem_cgroup_flush_stats_ratelimited(), flush_memcg_stats_dwork().
+ * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats_ratelimited(),
+ * flush_memcg_stats_dwork().
+ *
+ * attach.c calls this file (the callback, the work), so everything here takes
+ * a memcg's stats or the host's state; the entry points that take a memcg or a
+ * host and look the stats up are flush_entry.c's.
  */
 #include <stdint.h>
 
@@ -122,29 +127,14 @@ static bool needs_flush(struct msim__memcg_stats *ms, const char *point)
 	return msim__ld(&ms->vmstats->stats_updates.counter, point) > msim__threshold(ms->rs);
 }
 
-static struct msim__memcg_stats *target_of(struct msim_memcg *memcg)
-{
-	if (!memcg) {
-		struct msim *m = msim_current_host();
-		struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-		return rs ? rs->root_ms : NULL;
-	}
-	return msim__memcg_stats(memcg);
-}
-
 /*
  * kernel: __mem_cgroup_flush_stats(memcg, force): only this memcg's own atomic
  * gates the flush; a root flush publishes flush_last_time before flushing (R7).
  */
-bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
+bool msim__flush_stats(struct msim__memcg_stats *ms, bool force)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-	struct msim__rstat *rs;
+	struct msim__rstat *rs = ms->rs;
 
-	if (!ms)
-		return false;
-	rs = ms->rs;
 	if (!needs_flush(ms, "rstat.flush.gate") && !force) {
 		MSIM__CTR(rs, flush_skipped);
 		return false;
@@ -158,62 +148,36 @@ bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
 	return true;
 }
 
-bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg)
-{
-	return msim_do_mem_cgroup_flush_stats(memcg, false);
-}
-
-bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg)
-{
-	return msim_do_mem_cgroup_flush_stats(memcg, true);
-}
-
 /*
  * kernel: mem_cgroup_flush_stats_ratelimited(): flush (still threshold-gated)
  * only if the periodic flusher is a whole cycle late: now > last + 2*FLUSH_TIME.
  */
-bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg)
+bool msim__flush_stats_ratelimited(struct msim__memcg_stats *ms)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-	struct msim__rstat *rs;
+	struct msim__rstat *rs = ms->rs;
 	uint64_t last;
 
-	if (!ms)
-		return false;
-	rs = ms->rs;
 	last = (uint64_t)msim__ld((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
 	if (msim_jiffies(rs->m) > last + 2 * rs->params.flush_time)
-		return msim_mem_cgroup_flush_stats(memcg);
+		return msim__flush_stats(ms, false);
 	MSIM__CTR(rs, ratelimit_skipped);
 	return false;
 }
 
-/* kernel: css_rstat_flush(): unconditional, no flush_last_time update. */
-void msim_css_rstat_flush(struct msim_memcg *memcg)
+/* kernel: flush_memcg_stats_dwork(): a forced root flush. */
+void msim__rstat_dwork_run(struct msim__rstat *rs)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-
-	if (ms)
-		msim__memcg_stats_flush(ms);
-}
-
-/* kernel: flush_memcg_stats_dwork(): forced root flush, re-queued every FLUSH_TIME. */
-void msim_flush_memcg_stats_dwork(struct msim *m)
-{
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	if (!rs)
-		return;
 	MSIM__CTR(rs, periodic_flushes);
-	msim_set_current_host(m);
-	msim_do_mem_cgroup_flush_stats(rs->root_ms->memcg, true);
+	msim_set_current_host(rs->m);
+	msim__flush_stats(rs->root_ms, true);
 }
 
+/* ... re-queued every FLUSH_TIME while the periodic flush is on. */
 static void dwork_fn(struct msim_delayed_work *dw)
 {
 	struct msim__rstat *rs = dw->data;
 
-	msim_flush_memcg_stats_dwork(rs->m);
+	msim__rstat_dwork_run(rs);
 	if (rs->periodic)
 		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 }
@@ -226,22 +190,11 @@ void msim__rstat_dwork_init(struct msim__rstat *rs)
 		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 }
 
-void msim_rstat_periodic_flush_enable(struct msim *m, bool on)
+void msim__rstat_periodic_flush(struct msim__rstat *rs, bool on)
 {
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	if (!rs)
-		return;
 	rs->periodic = on;
 	if (on)
-		msim_queue_delayed_work(m, &rs->dwork, rs->params.flush_time);
+		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 	else
-		msim_cancel_delayed_work(m, &rs->dwork);
-}
-
-uint64_t msim_rstat_flush_last_time(struct msim *m)
-{
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	return rs ? (uint64_t)MSIM__LD(&rs->flush_last_time) : 0;
+		msim_cancel_delayed_work(rs->m, &rs->dwork);
 }

@@ -75,7 +75,7 @@ unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_
 
 unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
@@ -194,7 +194,7 @@ long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
 
 long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
@@ -251,7 +251,7 @@ long msim_memcg_unflushed(struct msim_memcg *memcg)
 
 long msim_memcg_flush_threshold(struct msim *m)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	return rs ? msim__threshold(rs) : -ENODEV;
 }
@@ -265,7 +265,7 @@ bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu)
 
 void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 	const uint64_t *src = rs ? (const uint64_t *)&rs->ctr : NULL;
 	uint64_t *dst = (uint64_t *)out;
 
@@ -275,7 +275,7 @@ void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out)
 
 void msim_rstat_counters_reset(struct msim *m)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 	uint64_t *dst = rs ? (uint64_t *)&rs->ctr : NULL;
 
 	for (size_t i = 0; dst && i < sizeof(rs->ctr) / sizeof(uint64_t); i++)

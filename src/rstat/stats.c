@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats.c - the lookups of the memcg statistics (per host and per memcg), the
- * per-memcg data and its lifecycle hooks, and the deferred exits.
+ * stats.c - the per-memcg data of the memcg statistics, its lifecycle hooks,
+ * and the deferred exits.
  *
- * The bottom of the memcg statistics: it calls only the rstat core (core.c),
- * and msim_rstat_init() (attach.c) to attach on first use: the one call up in
- * src/rstat, which goes when the subsystem registry attaches rstat at
- * msim_create() (issue 7 item 1); tests/unit/test_layers.c names it.
+ * The bottom of the memcg statistics: it calls only the rstat core (core.c).
+ * attach.c registers the hooks with the host's state as their priv, so nothing
+ * here looks the state up (the lookups are the entry points', above attach.c).
  *
  * kernel: mm/memcontrol.c mem_cgroup_alloc() (vmstats, vmstats_percpu with
  * parent_pcpu, per-node lruvec stats), init_memcg_stats(), css_rstat_init() /
@@ -30,35 +29,6 @@
 #include "rstat_internal.h"
 
 #define RSTAT_HOOKS "rstat"
-
-/* ---- lookups ---- */
-
-struct msim__rstat *msim__rstat_peek(struct msim *m)
-{
-	return m ? *(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) : NULL;
-}
-
-/* The host's data, attaching rstat on first use (the call up: see the top). */
-struct msim__rstat *msim__rstat_get(struct msim *m)
-{
-	struct msim__rstat *rs = msim__rstat_peek(m);
-
-	if (rs || !m)
-		return rs;
-	if (msim_rstat_init(m, NULL))
-		return NULL;
-	return msim__rstat_peek(m);
-}
-
-struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
-{
-	struct msim__rstat *rs;
-
-	if (!memcg)
-		return NULL;
-	rs = msim__rstat_get(msim_memcg_host(memcg));
-	return rs ? *(struct msim__memcg_stats **)msim_memcg_slot(memcg, rs->slot) : NULL;
-}
 
 /* ---- tiny spin lock with no yield inside (exit list) ---- */
 
@@ -137,7 +107,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	ms->rs = rs;
 	ms->memcg = memcg;
 	ms->is_root = !pmemcg;
-	ms->parent = pmemcg ? msim__memcg_stats(pmemcg) : NULL;
+	ms->parent = pmemcg ? msim__stats_of(rs, pmemcg) : NULL;
 	ms->vmstats = msim_kmalloc(m, sizeof(*ms->vmstats), "memcg_vmstats");
 	ms->pcpu = msim_alloc_percpu(m, sizeof(struct msim__stats_pcpu), "memcg_vmstats_percpu");
 	ms->css.rstat_cpu = msim_alloc_percpu(m, sizeof(struct msim__rstat_cpu), "css_rstat_cpu");
@@ -176,11 +146,11 @@ static int slot_of(struct msim__rstat *rs)
 
 static int rstat_css_alloc(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	struct msim__memcg_stats *ms;
 	int slot;
 
-	if (!rs || (slot = slot_of(rs)) < 0)
+	if (rs->detached || (slot = slot_of(rs)) < 0)
 		return -EINVAL;
 	ms = stats_alloc(rs, memcg);
 	if (!ms)
@@ -193,10 +163,10 @@ static int rstat_css_alloc(struct msim_memcg *memcg, void *priv)
 
 static void rstat_css_alloc_undo(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	void **slot;
 
-	if (!rs)
+	if (rs->detached)
 		return;
 	slot = msim_memcg_slot(memcg, rs->slot);
 	if (*slot)
@@ -218,8 +188,8 @@ static bool lock_available(struct msim__rstat *rs)
 /* kernel: css_release_work_fn(): css_rstat_flush(css) before ss->css_released. */
 static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
-	struct msim__memcg_stats *ms = rs ? *(void **)msim_memcg_slot(memcg, rs->slot) : NULL;
+	struct msim__rstat *rs = priv;
+	struct msim__memcg_stats *ms = rs->detached ? NULL : msim__stats_of(rs, memcg);
 
 	if (ms && lock_available(rs))
 		msim__memcg_stats_flush(ms);
@@ -279,11 +249,11 @@ static void exit_list_process(struct msim__rstat *rs)
 /* kernel: css_free_rwork_fn() -> css_rstat_exit(), then __mem_cgroup_free(). */
 static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	void **slot;
 	struct msim__memcg_stats *ms;
 
-	if (!rs)
+	if (rs->detached)
 		return;
 	slot = msim_memcg_slot(memcg, rs->slot);
 	ms = *slot;

@@ -243,8 +243,6 @@ struct allowed_call {
 };
 
 static const struct allowed_call allowed_calls[] = {
-	{ "src/rstat", "stats.c", "msim_rstat_init",
-	  "msim__rstat_get() attaches rstat on first use (until the subsystem registry)" },
 	{ "src/shrinker", "info.c", "msim_shrinker_init",
 	  "msim__shr_host() attaches the shrinker layer on first use (until the registry)" },
 };
