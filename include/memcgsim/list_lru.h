@@ -15,6 +15,11 @@
  *
  * Misuse (a list_lru used before init or after destroy, a bad node) returns
  * false / 0 / -EINVAL and is counted in msim_shrinker_stats().misuse.
+ *
+ * The host's list of memcg-aware lrus and the offline reparenting are the
+ * subsystem "list_lru" (msim_list_lru_subsys, subsys.h), which depends on
+ * "shrinker": msim_create() attaches both when the configuration sets shrinker,
+ * msim_shrinker_init() attaches both by hand.
  */
 #ifndef MEMCGSIM_LIST_LRU_H
 #define MEMCGSIM_LIST_LRU_H
@@ -97,10 +102,14 @@ typedef enum msim_lru_status (*msim_list_lru_walk_cb)(struct msim_list_head *ite
 						      struct msim_list_lru_one *list,
 						      void *cb_arg);
 
+/* The list_lru host state as a subsystem: name "list_lru", depends on "memcg" and "shrinker". */
+extern struct msim_subsys msim_list_lru_subsys;
+
 /*
  * __list_lru_init(): memcg_aware lrus register on the host's list (for
  * reparenting); shrinker (may be NULL) gives the id whose bit the first item of a
- * memcg's list sets. Returns 0, -EINVAL, -ENOMEM.
+ * memcg's list sets. Returns 0, -EINVAL (also on a host without the list_lru
+ * subsystem), -EBUSY (initialised twice), -ENOMEM.
  */
 int msim_list_lru_init(struct msim *m, struct msim_list_lru *lru, bool memcg_aware,
 		       struct msim_shrinker *shrinker);

@@ -17,10 +17,14 @@
  * The root memcg always has every unit (it holds the deferred counts of global
  * reclaim); in the xarray layout it is the only memcg a registration visits.
  *
- * Setup: call msim_shrinker_init(m) before creating child memcgs (it registers
- * the memcg hooks that allocate and free the per-memcg info). Every other entry
- * point initialises lazily, but memcgs created before that have no shrinker_info
- * (they are never shrunk per memcg; set_shrinker_bit is a no-op on them).
+ * Setup: the layer is two subsystems (subsys.h), "shrinker" (msim_shrinker_subsys:
+ * the registry, the layout and the memcg hooks that allocate and free the
+ * per-memcg info) and "list_lru" (msim_list_lru_subsys, list_lru.h), which needs
+ * it. msim_create() attaches both when the configuration sets shrinker;
+ * msim_shrinker_init(m) attaches both by hand, before creating child memcgs:
+ * memcgs created before have no shrinker_info (they are never shrunk per memcg;
+ * set_shrinker_bit is a no-op on them). On a host without them the entry points
+ * fail (-EINVAL, NULL) or do nothing; none of them attaches anything.
  *
  * Errors: bad input or misuse returns a negative errno (or NULL with errno set);
  * nothing aborts in release builds.
@@ -116,12 +120,19 @@ struct msim_shrinker {
 
 /* ---- setup ---- */
 
+/* The shrinker layer as a subsystem (subsys.h): name "shrinker", depends on "memcg". */
+extern struct msim_subsys msim_shrinker_subsys;
+
 /*
- * Set up the host's shrinker state: the layout from the config's variants, the
- * idr, shrinker_nr_max 0, and the memcg hooks (alloc_shrinker_info at online,
- * reparent_shrinker_deferred at offline, free_shrinker_info at css_free).
- * Idempotent. Returns 0, or -EBUSY when child memcgs already exist (they would
- * have no shrinker_info), or -ENOMEM.
+ * Attach the shrinker and list_lru subsystems to m by hand (msim_subsys_attach()
+ * of list_lru, which brings the shrinker first, and memcg if m lacks it): the
+ * layout from the config's variants, the idr, shrinker_nr_max 0, the memcg hooks
+ * (alloc_shrinker_info at online, reparent_shrinker_deferred at offline,
+ * free_shrinker_info at css_free) and list_lru's offline reparenting. Call it
+ * from the driver (not a task). Returns 0, also when attached already (from the
+ * configuration or an earlier call); -EBUSY when it attached while child memcgs
+ * existed (they have no shrinker_info; the layer is attached all the same);
+ * -EINVAL for a NULL host or a call from a task; -ENOMEM.
  */
 int msim_shrinker_init(struct msim *m);
 
