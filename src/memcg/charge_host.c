@@ -66,23 +66,26 @@ static void charge_css_offline(struct msim_memcg *memcg, void *priv)
 	msim__drain_all_stock(priv, memcg);
 }
 
+static const struct msim_memcg_hooks charge_hooks = {
+	.name = "charge",
+	.order = MSIM_HOOK_ORDER_STOCK,
+	.css_alloc = charge_css_alloc,
+	.css_offline = charge_css_offline,
+	.css_free = charge_css_free,
+	.css_alloc_undo = charge_css_free,
+};
+
+static const struct msim_memcg_hooks *const charge_hook_sets[] = { &charge_hooks, NULL };
+
 static bool charge_enabled(const struct msim_config *cfg)
 {
 	return cfg->charge;
 }
 
-/* state: zeroed, sizeof(struct msim_charge_host). */
+/* state: zeroed, sizeof(struct msim_charge_host); the hook set gets it as priv. */
 static int charge_host_init(struct msim *m, void *state)
 {
-	static const struct msim_memcg_hooks tmpl = {
-		.name = "charge",
-		.order = MSIM_HOOK_ORDER_STOCK,
-		.css_alloc = charge_css_alloc,
-		.css_offline = charge_css_offline,
-		.css_free = charge_css_free,
-		.css_alloc_undo = charge_css_free,
-	};
-	struct msim_memcg_hooks hooks = tmpl;
+	struct msim_memcg_hooks hooks = charge_hooks;
 	struct msim_charge_host *ch = state;
 	int ret;
 
@@ -126,6 +129,7 @@ struct msim_subsys msim_charge_subsys = {
 	.state_size = sizeof(struct msim_charge_host),
 	.host_init = charge_host_init,
 	.host_fini = charge_host_fini,
+	.memcg_hooks = charge_hook_sets,
 };
 
 /*
