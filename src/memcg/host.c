@@ -29,7 +29,7 @@ static bool memcg_enabled(const struct msim_config *cfg)
 	return !cfg->memcg_disabled;
 }
 
-/* state: zeroed, sizeof(struct msim__memcg_host), freed by sim after the host's last RCU callback. */
+/* state: zeroed, sizeof(struct msim__memcg_host); sim frees it after the last RCU callback. */
 static int memcg_host_init(struct msim *m, void *state)
 {
 	struct msim__memcg_host *h = state;
