@@ -26,7 +26,10 @@ struct msim_idr {
 };
 
 void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner);
+/* kernel: idr_destroy(). Free every id and the memory behind them; the idr stays usable. */
 void msim_idr_destroy(struct msim_idr *idr);
+/* Model-only: msim_idr_destroy() and the end of the idr's life (msim_xa_fini()). */
+void msim_idr_fini(struct msim_idr *idr);
 
 /*
  * Allocate the lowest free id in [start, end] (inclusive) for ptr. A NULL ptr

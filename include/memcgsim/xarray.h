@@ -50,8 +50,18 @@ struct msim_xarray {
 };
 
 void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner);
-/* Free every node (entries are the caller's). */
+/*
+ * kernel: xa_destroy(). Free every node (entries are the caller's) and leave an
+ * empty array that is still usable: stores may follow.
+ */
 void msim_xa_destroy(struct msim_xarray *xa);
+/*
+ * Model-only: msim_xa_destroy(), then release what the model's lock holds on
+ * the host (a kernel spinlock holds nothing, so the kernel has no such call).
+ * Call it once, where the memory holding the xarray goes away; the xarray needs
+ * msim_xa_init() before any further use.
+ */
+void msim_xa_fini(struct msim_xarray *xa);
 void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg);
 
 /* RCU-safe: call under msim_rcu_read_lock() or with the lock held. */

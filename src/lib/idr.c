@@ -34,12 +34,25 @@ void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner)
 	msim_lock_init(&idr->lock, "idr_lock");
 }
 
+/*
+ * kernel: lib/idr.c idr_destroy(): every id freed, the idr stays usable. Like
+ * the kernel's, it needs the caller to exclude allocators and removers.
+ */
 void msim_idr_destroy(struct msim_idr *idr)
 {
 	msim_xa_destroy(&idr->xa);
 	free(idr->free_hint);
 	idr->free_hint = NULL;
 	idr->bitmap_bits = 0;
+	idr->first_free_word = 0;
+	__atomic_store_n(&idr->nr_ids, 0, __ATOMIC_RELAXED);
+}
+
+/* Model-only: the end of the idr's life (see msim_xa_fini()). */
+void msim_idr_fini(struct msim_idr *idr)
+{
+	msim_idr_destroy(idr);
+	msim_xa_fini(&idr->xa);
 	msim_lock_destroy(&idr->lock);
 }
 

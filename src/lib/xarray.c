@@ -522,7 +522,8 @@ static void free_subtree(struct msim_xarray *xa, struct msim_xa_node *node)
 
 /*
  * kernel: lib/xarray.c xa_destroy(). Nodes leave the totals after a grace
- * period, like every other node free, so a late reader stays safe.
+ * period, like every other node free, so a late reader stays safe. The array
+ * stays usable (kernel code stores into a destroyed xarray), so the lock lives on.
  */
 void msim_xa_destroy(struct msim_xarray *xa)
 {
@@ -535,6 +536,12 @@ void msim_xa_destroy(struct msim_xarray *xa)
 		free_subtree(xa, msim__xa_to_node(head));
 	__atomic_store_n(&xa->nr_entries, 0, __ATOMIC_RELAXED);
 	msim_unlock(&xa->lock);
+}
+
+/* Model-only: the end of the xarray's life, where its memory goes away. */
+void msim_xa_fini(struct msim_xarray *xa)
+{
+	msim_xa_destroy(xa);
 	msim_lock_destroy(&xa->lock);
 }
 

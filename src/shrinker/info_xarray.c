@@ -60,7 +60,7 @@ static void xa_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, u
 
 	msim_xa_for_each(&pn->xa, idx, u)
 		msim__unit_free(h, u);
-	msim_xa_destroy(&pn->xa);
+	msim_xa_fini(&pn->xa);
 }
 
 /* kernel (thread 001 patch 2): expand_shrinker_info(), root only.

@@ -276,7 +276,7 @@ void msim_list_lru_destroy(struct msim_list_lru *lru)
 		msim_kfree(lru->host, mlru->charge);
 		free(mlru);
 	}
-	msim_xa_destroy(&lru->xa);
+	msim_xa_fini(&lru->xa);
 	for (nid = 0; nid < lru->nr_nodes; nid++)
 		msim_lock_destroy(&lru->node[nid].lru.lock);
 	free(lru->node);

@@ -7,6 +7,7 @@
  *   start_above_bitmap     a start far past the allocated ids
  *   reserve_then_replace   a NULL reservation finds NULL until replaced (memcg's xa_alloc)
  *   replace_and_remove     replace returns the old pointer; unknown ids give NULL
+ *   destroy_then_reuse     destroy frees every id; the idr works on, lowest id first
  *   churn_65535            full range, remove every third id, refill in lowest-first order
  *   rcu_find_vs_churn      RCU readers find while a writer reserves, publishes, removes
  */
@@ -76,7 +77,7 @@ static void lowest_free_reused(void **state)
 	for (unsigned long id = 0; id <= 4; id++)
 		msim_idr_remove(&idr, id);
 	assert_int_equal(msim_idr_count(&idr), 0);
-	msim_idr_destroy(&idr);
+	msim_idr_fini(&idr);
 }
 
 static void range_and_enospc(void **state)
@@ -95,7 +96,7 @@ static void range_and_enospc(void **state)
 	assert_ptr_equal(msim_idr_remove(&idr, 40000), ptr(40000));
 	assert_int_equal(msim_idr_alloc(&idr, ptr(1), 1, 65535), 40000);
 	assert_int_equal(msim_idr_count(&idr), 65536);
-	msim_idr_destroy(&idr);
+	msim_idr_fini(&idr);
 }
 
 static void start_above_bitmap(void **state)
@@ -110,7 +111,7 @@ static void start_above_bitmap(void **state)
 	assert_int_equal(msim_idr_alloc(&idr, ptr(4), 150000, 150000), -ENOSPC);
 	assert_ptr_equal(msim_idr_find(&idr, 100001), ptr(2));
 	assert_ptr_equal(msim_idr_find(&idr, 150000), ptr(4));
-	msim_idr_destroy(&idr);
+	msim_idr_fini(&idr);
 }
 
 /* mem_cgroup_alloc(): xa_alloc(NULL) reserves the id, xa_store publishes it later. */
@@ -128,7 +129,7 @@ static void reserve_then_replace(void **state)
 	assert_null(msim_idr_remove(&idr, 3));
 	assert_ptr_equal(msim_idr_remove(&idr, 1), ptr(1));
 	assert_ptr_equal(msim_idr_remove(&idr, 2), ptr(2));
-	msim_idr_destroy(&idr);
+	msim_idr_fini(&idr);
 }
 
 static void replace_and_remove(void **state)
@@ -145,7 +146,27 @@ static void replace_and_remove(void **state)
 	assert_ptr_equal(msim_idr_remove(&idr, 7), ptr(2));
 	assert_null(msim_idr_remove(&idr, 7));
 	assert_null(msim_idr_find(&idr, 7));
+	msim_idr_fini(&idr);
+}
+
+/* kernel: idr_destroy() frees every id and leaves an idr that can be used again. */
+static void destroy_then_reuse(void **state)
+{
+	struct msim_idr idr;
+
+	msim_idr_init(*state, &idr, "idr");
+	for (unsigned long id = 0; id < 100; id++)
+		assert_int_equal(msim_idr_alloc(&idr, ptr(id), 0, INT_MAX), (long)id);
+	assert_true(msim_xa_nr_nodes(&idr.xa) > 0);
 	msim_idr_destroy(&idr);
+	assert_int_equal(msim_idr_count(&idr), 0);
+	assert_int_equal(msim_xa_nr_nodes(&idr.xa), 0);
+	assert_null(msim_idr_find(&idr, 5));
+	assert_false(msim_idr_allocated(&idr, 5));
+	/* Ids start over from the lowest. */
+	assert_int_equal(msim_idr_alloc(&idr, ptr(7), 0, INT_MAX), 0);
+	assert_ptr_equal(msim_idr_find(&idr, 0), ptr(7));
+	msim_idr_fini(&idr);
 }
 
 /* Remove every third id of a full 16-bit range; refills come back lowest first. */
@@ -165,7 +186,7 @@ static void churn_65535(void **state)
 	assert_int_equal(msim_idr_count(&idr), 65535);
 	/* 65535 ids: 1024 leaves, 16 shift-6 nodes, 1 root */
 	assert_int_equal(msim_xa_nr_nodes(&idr.xa), 1024 + 16 + 1);
-	msim_idr_destroy(&idr);
+	msim_idr_fini(&idr);
 }
 
 /*
@@ -263,7 +284,7 @@ static void rcu_find_vs_churn(void **state)
 				 (unsigned long long)seed, msim_schedule_string(m));
 		hits += sh.hits[0] + sh.hits[1];
 		assert_int_equal(msim_idr_count(&sh.idr), 0);
-		msim_idr_destroy(&sh.idr);
+		msim_idr_fini(&sh.idr);
 		msim_rcu_barrier();
 		msim_kmem_totals(m, &t);
 		assert_int_equal(t.allocations, 0);
@@ -280,6 +301,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(start_above_bitmap, setup, teardown),
 		cmocka_unit_test_setup_teardown(reserve_then_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(replace_and_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(destroy_then_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(churn_65535, setup, teardown),
 		cmocka_unit_test(rcu_find_vs_churn),
 	};

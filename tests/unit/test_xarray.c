@@ -12,6 +12,7 @@
  *   value_entries_and_hook   count / nr_values as the hook sees them, 0 before a free
  *   node_index               the first index a node covers
  *   destroy_frees_nodes      destroy with entries: nodes leave the totals after a GP
+ *   destroy_then_reuse       destroy leaves a usable empty array (kernel check_destroy)
  *   differential             20000 seeded stores/erases vs a reference: loads, finds, counts
  */
 #include <stdarg.h>
@@ -85,7 +86,7 @@ static void single_entry_in_head(void **state)
 	assert_int_equal(xa.nr_entries, 0);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 /*
@@ -136,7 +137,7 @@ static void growth_and_shrink(void **state)
 	assert_int_equal(node_bytes(m), 0);
 	msim_kmem_totals(m, &t);
 	assert_int_equal(t.cache_bytes, 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 static const unsigned long sparse[] = {
@@ -179,7 +180,7 @@ static void find_ordered_sparse(void **state)
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
 	idx = 0;
 	assert_null(msim_xa_find(&xa, &idx, ~0UL));
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
 }
@@ -204,7 +205,7 @@ static void find_respects_max(void **state)
 	assert_int_equal(idx, 200);
 	idx = 201;
 	assert_null(msim_xa_find(&xa, &idx, ~0UL));
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -227,7 +228,7 @@ static void insert_and_bad_entries(void **state)
 	assert_ptr_equal(msim_xa_store(&xa, 9, NULL, &err), ent(9));
 	assert_int_equal(err, 0);
 	assert_true(msim_xa_empty(&xa));
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -282,7 +283,7 @@ static void value_entries_and_hook(void **state)
 	msim_xa_erase(&xa, 2);
 	assert_int_equal(log.zero_calls, 1);     /* the leaf, before its free */
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -307,7 +308,7 @@ static void node_index(void **state)
 	assert_int_equal(msim_xa_node_shift(seen), 0);
 	assert_int_equal(msim_xa_node_index(seen), 3 * 4096 + 2 * 64);
 	msim_xa_set_update(&xa, NULL, NULL);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -329,6 +330,46 @@ static void destroy_frees_nodes(void **state)
 	msim_kmem_totals(m, &t);
 	assert_int_equal(t.cache_bytes, 0);
 	assert_int_equal(t.allocations, 0);
+	msim_xa_fini(&xa);
+}
+
+/*
+ * kernel: xa_destroy() leaves an empty array that kernel code goes on using
+ * (lib/test_xarray.c check_destroy() stores after each destroy). Destroy an
+ * empty array, then one holding a single entry at each of 0..999 and at
+ * ULONG_MAX, storing again after every destroy; the nodes follow each time.
+ */
+static void destroy_then_reuse(void **state)
+{
+	struct msim *m = *state;
+	struct msim_xarray xa;
+	int err = 1;
+
+	msim_xa_init(m, &xa, "test_xa");
+	msim_xa_destroy(&xa);
+	assert_true(msim_xa_empty(&xa));
+	for (unsigned long i = 0; i < 1000; i++) {
+		assert_null(msim_xa_store(&xa, i, ent(i), &err));
+		assert_int_equal(err, 0);
+		assert_false(msim_xa_empty(&xa));
+		assert_int_equal(msim_xa_nr_nodes(&xa), i ? (i < 64 ? 1 : 2) : 0);
+		msim_xa_destroy(&xa);
+		assert_true(msim_xa_empty(&xa));
+		assert_null(msim_xa_load(&xa, i));
+		assert_int_equal(msim_xa_nr_nodes(&xa), 0);
+	}
+	assert_null(msim_xa_store(&xa, ~0UL, ent(3), &err));
+	assert_int_equal(err, 0);
+	assert_int_equal(msim_xa_nr_nodes(&xa), 11); /* shift 60 down to 0 */
+	msim_xa_destroy(&xa);
+	assert_true(msim_xa_empty(&xa));
+	/* Still a working array: insert and erase after the last destroy. */
+	assert_int_equal(msim_xa_insert(&xa, 4096, ent(4096)), 0);
+	assert_ptr_equal(msim_xa_load(&xa, 4096), ent(4096));
+	assert_ptr_equal(msim_xa_erase(&xa, 4096), ent(4096));
+	msim_rcu_barrier();
+	assert_int_equal(node_bytes(m), 0);
+	msim_xa_fini(&xa);
 }
 
 /* ---- differential run against a reference ---- */
@@ -405,7 +446,7 @@ static void differential(void **state)
 	assert_true(msim_xa_empty(&xa));
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 int main(void)
@@ -419,6 +460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(value_entries_and_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(node_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(destroy_frees_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(destroy_then_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(differential, setup, teardown),
 	};
 

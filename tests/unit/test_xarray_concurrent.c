@@ -165,7 +165,7 @@ static void drain_and_check(struct msim *m, struct shared *sh)
 		msim_xa_erase(&sh->xa, pool_index(i));
 	assert_int_equal(msim_xa_nr_nodes(&sh->xa), 0);
 	assert_true(msim_xa_empty(&sh->xa));
-	msim_xa_destroy(&sh->xa);
+	msim_xa_fini(&sh->xa);
 	msim_rcu_barrier();
 	assert_int_equal(msim_kmem_owner_bytes(m, "xa_conc"), 0);
 }
