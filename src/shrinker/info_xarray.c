@@ -89,7 +89,7 @@ static struct msim__unit *xa_unit(struct msim__shr_host *h, struct msim__shr_mem
 static struct msim__unit *xa_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 				       unsigned int nid, unsigned long *index)
 {
-	return msim_xa_find(&sm->pn[nid].xa, index, ~0UL);
+	return msim_xa_find(&sm->pn[nid].xa, index, ~0UL, MSIM_XA_PRESENT);
 }
 
 /* kernel (thread 001 patch 2): the unit install at list allocation.

@@ -8,7 +8,7 @@
  *   growth_and_shrink        0, 1, 64, ULONG_MAX: 3 -> 22 nodes and back, charged per node
  *   find_ordered_sparse      xa_find / xa_for_each over sparse indices up to ULONG_MAX
  *   find_respects_max        the max bound of xa_find
- *   insert_and_bad_entries   -EBUSY on an occupied slot, -EINVAL for internal entries
+ *   insert_and_bad_entries   -EBUSY on an occupied slot, -EINVAL for internal entries, NULL reserves
  *   value_entries_and_hook   count / nr_values as the hook sees them, 0 before a free
  *   node_index               the first index a node covers
  *   destroy_frees_nodes      destroy with entries: nodes leave the totals after a GP
@@ -83,7 +83,7 @@ static void single_entry_in_head(void **state)
 	assert_ptr_equal(msim_xa_load(&xa, 0), ent(5));
 	assert_ptr_equal(msim_xa_erase(&xa, 0), ent(5));
 	assert_true(msim_xa_empty(&xa));
-	assert_int_equal(xa.nr_entries, 0);
+	assert_int_equal(msim_xa_nr_entries(&xa), 0);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
 	msim_xa_fini(&xa);
@@ -118,7 +118,7 @@ static void growth_and_shrink(void **state)
 	assert_null(msim_xa_load(&xa, ~0UL - 1));
 	assert_ptr_equal(msim_xa_load(&xa, 64), ent(64));
 	assert_ptr_equal(msim_xa_load(&xa, 0), ent(0));
-	assert_int_equal(xa.nr_entries, 4);
+	assert_int_equal(msim_xa_nr_entries(&xa), 4);
 
 	assert_ptr_equal(msim_xa_erase(&xa, ~0UL), ent(7));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 3);
@@ -167,19 +167,19 @@ static void find_ordered_sparse(void **state)
 	assert_int_equal(n, NSPARSE);
 
 	idx = 6;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(63));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(63));
 	assert_int_equal(idx, 63);
 	idx = 4097;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(1UL << 20));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(1UL << 20));
 	assert_int_equal(idx, 1UL << 20);
 	idx = (1UL << 40) + 4;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(~0UL - 1));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(~0UL - 1));
 
 	for (unsigned int i = 0; i < NSPARSE; i++)
 		assert_ptr_equal(msim_xa_erase(&xa, sparse[i]), ent(sparse[i]));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
 	idx = 0;
-	assert_null(msim_xa_find(&xa, &idx, ~0UL));
+	assert_null(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT));
 	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
@@ -195,16 +195,16 @@ static void find_respects_max(void **state)
 	msim_xa_store(&xa, 100, ent(100), NULL);
 	msim_xa_store(&xa, 200, ent(200), NULL);
 	idx = 0;
-	assert_null(msim_xa_find(&xa, &idx, 99));
+	assert_null(msim_xa_find(&xa, &idx, 99, MSIM_XA_PRESENT));
 	idx = 0;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, 100), ent(100));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, 100, MSIM_XA_PRESENT), ent(100));
 	idx = 101;
-	assert_null(msim_xa_find(&xa, &idx, 199));
+	assert_null(msim_xa_find(&xa, &idx, 199, MSIM_XA_PRESENT));
 	idx = 101;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, 200), ent(200));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, 200, MSIM_XA_PRESENT), ent(200));
 	assert_int_equal(idx, 200);
 	idx = 201;
-	assert_null(msim_xa_find(&xa, &idx, ~0UL));
+	assert_null(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT));
 	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
@@ -219,8 +219,12 @@ static void insert_and_bad_entries(void **state)
 	assert_int_equal(msim_xa_insert(&xa, 9, ent(9)), 0);
 	assert_int_equal(msim_xa_insert(&xa, 9, ent(10)), -EBUSY);
 	assert_ptr_equal(msim_xa_load(&xa, 9), ent(9));
-	assert_int_equal(msim_xa_insert(&xa, 10, NULL), -EINVAL);
 	assert_int_equal(msim_xa_insert(&xa, 10, (void *)0x10002UL), -EINVAL);
+	/* kernel: inserting NULL reserves the slot (a later insert is -EBUSY). */
+	assert_int_equal(msim_xa_insert(&xa, 10, NULL), 0);
+	assert_null(msim_xa_load(&xa, 10));
+	assert_int_equal(msim_xa_insert(&xa, 10, ent(10)), -EBUSY);
+	assert_null(msim_xa_erase(&xa, 10));
 	assert_null(msim_xa_store(&xa, 11, (void *)0x10002UL, &err));
 	assert_int_equal(err, -EINVAL);
 	assert_null(msim_xa_load(&xa, 11));
@@ -439,7 +443,7 @@ static void differential(void **state)
 						 present[j] ? ent(pool_index(j)) : NULL);
 		}
 	}
-	assert_int_equal(xa.nr_entries, nr);
+	assert_int_equal(msim_xa_nr_entries(&xa), nr);
 	for (unsigned int i = 0; i < DIFF_SLOTS; i++)
 		msim_xa_erase(&xa, pool_index(i));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);

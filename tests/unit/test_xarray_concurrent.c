@@ -105,7 +105,7 @@ static void check_find(struct reader *r, unsigned long start)
 	void *e;
 
 	for (int n = 0; n < 8; n++) {
-		e = msim_xa_find(&r->sh->xa, &idx, ~0UL);
+		e = msim_xa_find(&r->sh->xa, &idx, ~0UL, MSIM_XA_PRESENT);
 		if (!e)
 			break;
 		r->finds++;
