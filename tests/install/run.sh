@@ -9,8 +9,9 @@
 #  3. copy examples/ out of the source tree and build it there with CMake
 #     (find_package, shared and static) and with make + pkg-config (shared and
 #     static), each with -Werror so the public headers compile cleanly;
-#  4. run the four programs: each must end with "result: PASS", and all four must
-#     print the same lines (the example is deterministic).
+#  4. run the four builds of each example (race_counter, scripted_flush): each must
+#     end with "result: PASS", and all four must print the same lines (the
+#     examples are deterministic).
 # MSIM_KEEP_INSTALL_TMP=1 keeps the temporary directory for inspection.
 set -euo pipefail
 
@@ -106,10 +107,11 @@ make -s -C "$TMP/example-src" OUT="$TMP/make-build" ${CC:+CC="$CC"} \
   CFLAGS="-O1 -g $WFLAGS" </dev/null >"$TMP/make-build.log" 2>&1 || {
   cat "$TMP/make-build.log" >&2; fail "building examples/ with make"; }
 
-step "run the four builds"
+for prog in race_counter scripted_flush; do
+step "run the four builds of $prog"
 ref=""
-for exe in "$TMP/cmake-build/race_counter" "$TMP/cmake-build/race_counter_static" \
-           "$TMP/make-build/race_counter" "$TMP/make-build/race_counter_static"; do
+for exe in "$TMP/cmake-build/$prog" "$TMP/cmake-build/${prog}_static" \
+           "$TMP/make-build/$prog" "$TMP/make-build/${prog}_static"; do
   [ -x "$exe" ] || fail "$exe was not built"
   out="$exe.out"
   # No LD_LIBRARY_PATH: the shared builds must find libmemcgsim.so by their rpath.
@@ -128,5 +130,6 @@ for exe in "$TMP/cmake-build/race_counter" "$TMP/cmake-build/race_counter_static
   else
     diff -u "$ref" "$out" >&2 || fail "$exe printed something else than $ref"
   fi
+done
 done
 echo "install test: PASS (CMake and pkg-config, shared and static)"
