@@ -102,8 +102,8 @@ static bool mark_pass(void *head, unsigned long *index, unsigned long *next,
  * The search behind xa_find(): no yield point. Inlined so that the present
  * search (the hot one: shrinker units, list_lru walks) is compiled on its own.
  */
-static inline __attribute__((always_inline)) void *find_from(struct msim_xarray *xa, unsigned long *index, unsigned long max,
-		       msim_xa_mark_t filter)
+static inline __attribute__((always_inline)) void *
+find_from(struct msim_xarray *xa, unsigned long *index, unsigned long max, msim_xa_mark_t filter)
 {
 	unsigned long idx = *index, next;
 	void *head, *entry;

@@ -8,7 +8,7 @@
  *   growth_and_shrink        0, 1, 64, ULONG_MAX: 3 -> 22 nodes and back, charged per node
  *   find_ordered_sparse      xa_find / xa_for_each over sparse indices up to ULONG_MAX
  *   find_respects_max        the max bound of xa_find
- *   insert_and_bad_entries   -EBUSY on an occupied slot, -EINVAL for internal entries, NULL reserves
+ *   insert_and_bad_entries   -EBUSY if occupied, -EINVAL for internal entries, NULL reserves
  *   value_entries_and_hook   count / nr_values as the hook sees them, 0 before a free
  *   node_index               the first index a node covers
  *   destroy_frees_nodes      destroy with entries: nodes leave the totals after a GP
