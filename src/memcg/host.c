@@ -61,7 +61,7 @@ struct msim__memcg_host *msim__memcg_host_get(struct msim *m)
 					 __ATOMIC_ACQUIRE)) {
 		msim_kmem_cache_destroy(m, h->memcg_cache);
 		msim_kmem_cache_destroy(m, h->pn_cache);
-		msim_idr_destroy(&h->ids);
+		msim_idr_fini(&h->ids);
 		msim_lock_destroy(&h->root_lock);
 		free(h);
 		return expected;
@@ -102,7 +102,7 @@ static void memcg_host_destroy(struct msim *m, void *arg)
 		h->quarantine = memcg->quarantine_next;
 		free(memcg);
 	}
-	msim_idr_destroy(&h->ids);
+	msim_idr_fini(&h->ids);
 	msim_kmem_cache_destroy(m, h->memcg_cache);
 	msim_kmem_cache_destroy(m, h->pn_cache);
 	msim_lock_destroy(&h->root_lock);

@@ -72,7 +72,7 @@ static void shr_host_destroy(struct msim *m, void *arg)
 			msim__shr_free_info_locked(h, memcg, sm);
 	}
 	*slot = NULL;
-	msim_idr_destroy(&h->idr);
+	msim_idr_fini(&h->idr);
 	if (h->unit_cache)
 		msim_kmem_cache_destroy(m, h->unit_cache);
 	for (int k = 0; k < 2; k++)
