@@ -12,6 +12,7 @@
 #include <urcu.h>
 
 #include "internal.h"
+#include "lock_impl.h"
 
 #if defined(MSIM_TSAN)
 #include <sanitizer/tsan_interface.h>
@@ -30,22 +31,27 @@ _Static_assert(sizeof(struct rcu_head) <= sizeof(((struct msim_rcu_head *)0)->im
 
 /* ---- locks ---- */
 
-void msim_lock_init(struct msim_lock *l, const char *name)
+static void lock_init(struct msim_lock *l, const char *name, bool queued_spinlock)
 {
 	memset(l, 0, sizeof(*l));
 	l->name = name;
-	pthread_mutex_t *mu = malloc(sizeof(*mu));
-	if (!mu)
-		abort();
-	pthread_mutex_init(mu, NULL);
-	l->impl = mu;
+	l->impl = msim__lock_impl_new(queued_spinlock);
+}
+
+void msim_lock_init(struct msim_lock *l, const char *name)
+{
+	lock_init(l, name, false);
+}
+
+void msim_spin_lock_init(struct msim_lock *l, const char *name)
+{
+	lock_init(l, name, true);
 }
 
 void msim_lock_destroy(struct msim_lock *l)
 {
 	if (l->impl) {
-		pthread_mutex_destroy(l->impl);
-		free(l->impl);
+		msim__lock_impl_free(l->impl);
 		l->impl = NULL;
 	}
 }
@@ -107,7 +113,7 @@ void msim_lock(struct msim_lock *l)
 	    owner_get(l)->state != MSIM_TASK_DONE) {
 		/* Tearing down a host whose task is parked for good holding it: take over
 		 * (deterministic tasks never lock the mutex itself, so it is free). */
-		pthread_mutex_lock(l->impl);
+		msim__lock_impl_lock(l->impl);
 		owner_set(l, me());
 		return;
 	}
@@ -118,7 +124,7 @@ void msim_lock(struct msim_lock *l)
 			l->name ? l->name : "?", owner_get(l)->name);
 		abort();
 	}
-	pthread_mutex_lock(l->impl);
+	msim__lock_impl_lock(l->impl);
 	owner_set(l, me());
 	if (msim__tls_task)
 		msim__tls_task->locks_held++;
@@ -134,10 +140,10 @@ bool msim_trylock(struct msim_lock *l)
 		msim__tls_task->locks_held++;
 		return true;
 	}
-	if (owner_get(l) == &driver_owner || pthread_mutex_trylock(l->impl))
+	if (owner_get(l) == &driver_owner || !msim__lock_impl_trylock(l->impl))
 		return false;
 	if (owner_get(l)) { /* held by a parked deterministic task */
-		pthread_mutex_unlock(l->impl);
+		msim__lock_impl_unlock(l->impl);
 		return false;
 	}
 	owner_set(l, me());
@@ -162,7 +168,7 @@ void msim_unlock(struct msim_lock *l)
 		return;
 	}
 	owner_set(l, NULL);
-	pthread_mutex_unlock(l->impl);
+	msim__lock_impl_unlock(l->impl);
 }
 
 bool msim_lock_held_by_me(const struct msim_lock *l)
