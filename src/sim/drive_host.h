@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * drive_host.h - what src/sim offers the layers inside the library and no user:
- * not installed, never part of the public API.
+ * not installed, never part of the public API. Implemented in current.c.
  */
 #ifndef MSIM_SIM_DRIVE_HOST_H
 #define MSIM_SIM_DRIVE_HOST_H

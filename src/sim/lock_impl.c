@@ -38,7 +38,7 @@
 
 #include <ck_spinlock.h>
 
-#include "internal.h"
+#include "current.h"
 #include "lock_impl.h"
 
 #if defined(MSIM_TSAN)
