@@ -25,7 +25,6 @@
 /* Stack of a deterministic task when the configuration says 0. */
 #define MSIM_DEFAULT_STACK (256 * 1024)
 
-
 /* ---- tasks ---- */
 
 enum msim_task_state {

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <memcgsim/lock.h>
+#include <memcgsim/yield.h>
+
 #include "current.h"
 #include "lock_impl.h"
 #include "sched.h"

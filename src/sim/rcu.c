@@ -10,6 +10,9 @@
 #define _LGPL_SOURCE
 #include <urcu.h>
 
+#include <memcgsim/rcu.h>
+#include <memcgsim/yield.h>
+
 #include "current.h"
 #include "rcu.h"
 #include "rcu_det.h"
