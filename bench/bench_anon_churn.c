@@ -38,11 +38,12 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "bench_anon_churn.h"
 #include "bench_util.h"
 #include "scenario.h"
 
-#define NDESIGNS 3
-#define NLRU 2
+#define NDESIGNS MSIM_AC_NDESIGNS
+#define NLRU MSIM_AC_NLRU
 #define UNCHARGE_BATCH 31   /* folio_batch size (PAGEVEC_SIZE) */
 
 static const char *const design_names[NDESIGNS] = { "base", "patches 1-2", "patches 1-3" };
@@ -74,27 +75,6 @@ struct churn {
 	struct churn_host hosts[NDESIGNS][NLRU];
 	uint64_t pages_done[NDESIGNS][NLRU];
 };
-
-static int churn_opt(const char *name, const char *arg, void *ctx)
-{
-	struct churn *c = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--region")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 20, &v))
-			return -EINVAL;
-		c->region = (unsigned int)v;
-	} else if (!strcmp(name, "--rounds")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 24, &v))
-			return -EINVAL;
-		c->rounds = (unsigned int)v;
-	} else if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		c->cpus = (unsigned int)v;
-	}
-	return 0;
-}
 
 static int host_setup(struct churn *c, unsigned int d, unsigned int l, uint64_t seed)
 {
@@ -177,106 +157,137 @@ struct churn_result {
 	struct msim_rstat_counters rc[NDESIGNS][NLRU];
 };
 
-/* One cell against the thread's: direction (sign beyond noise) and magnitude. */
-static const char *verdict(double ours, double noise, double thread)
-{
-	if (fabs(ours) <= noise)
-		return fabs(thread) <= 0.5 ? "holds (both within noise)"
-					   : "not reproduced (ours within noise)";
-	if ((ours < 0) != (thread < 0))
-		return "does not hold (opposite direction)";
-	if (fabs(ours - thread) <= (noise > 0.5 ? noise : 0.5))
-		return "holds (direction and size)";
-	return "direction holds, size does not (see note)";
-}
+/* ---- the thread's comparisons ---- */
 
-/* Thread: "patch 2 alone shows a small overhead". */
-static const char *claim_patch2(const struct churn_result *r)
-{
-	bool both = true;
+static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
+	[MSIM_AC_F(0, MSIM_AC_PCT12)] = "classic_p12_pct",
+	[MSIM_AC_F(0, MSIM_AC_PCT13)] = "classic_p13_pct",
+	[MSIM_AC_F(0, MSIM_AC_THREAD12)] = "thread_classic_p12_pct",
+	[MSIM_AC_F(0, MSIM_AC_THREAD13)] = "thread_classic_p13_pct",
+	[MSIM_AC_F(0, MSIM_AC_ABS12)] = "|classic_p12_pct|",
+	[MSIM_AC_F(0, MSIM_AC_ABS13)] = "|classic_p13_pct|",
+	[MSIM_AC_F(0, MSIM_AC_NOISE)] = "classic_noise_pct",
+	[MSIM_AC_F(1, MSIM_AC_PCT12)] = "mglru_p12_pct",
+	[MSIM_AC_F(1, MSIM_AC_PCT13)] = "mglru_p13_pct",
+	[MSIM_AC_F(1, MSIM_AC_THREAD12)] = "thread_mglru_p12_pct",
+	[MSIM_AC_F(1, MSIM_AC_THREAD13)] = "thread_mglru_p13_pct",
+	[MSIM_AC_F(1, MSIM_AC_ABS12)] = "|mglru_p12_pct|",
+	[MSIM_AC_F(1, MSIM_AC_ABS13)] = "|mglru_p13_pct|",
+	[MSIM_AC_F(1, MSIM_AC_NOISE)] = "mglru_noise_pct",
+};
 
-	for (unsigned int l = 0; l < NLRU; l++)
-		both &= msim_bench_pct(r->median[1][l], r->median[0][l]) < -r->noise[l];
-	return both ? "holds (patches 1-2 slower than base in both columns)"
-		    : "does not hold in every column";
-}
+#define AC_SIZE_WHY "the model's update path is a few tens of ns, the kernel's fault a few " \
+		    "hundred: a fixed cost per stat update weighs far more here, so compare " \
+		    "directions, not sizes"
 
-/* Thread: "patch 3 brings w1 back to the base level". */
-static const char *claim_patch3(const struct churn_result *r)
-{
-	bool all = true;
-
-	for (unsigned int l = 0; l < NLRU; l++) {
-		double p12 = msim_bench_pct(r->median[1][l], r->median[0][l]);
-		double p13 = msim_bench_pct(r->median[2][l], r->median[0][l]);
-
-		all &= fabs(p13) <= r->noise[l] || fabs(p13) < fabs(p12) / 2;
+/* One cell of the thread's table: the change of a design against base, in direction. */
+#define AC_CELL_ROW(lru, l, design, k)                                                       \
+	{                                                                                    \
+		.claim = lru ", " design " vs base: the change has the thread's direction",   \
+		.thread = { { design " vs base", MSIM_AC_F(l, MSIM_AC_THREAD##k), 0, "%" } },  \
+		.ours = { { design " vs base", MSIM_AC_F(l, MSIM_AC_PCT##k), 0, "%" },          \
+			  { "noise", MSIM_AC_F(l, MSIM_AC_NOISE), 0, "%" } },                  \
+		.rule = MSIM_RULE_DIRECTION,                                                 \
+		.dir = { .ours = MSIM_AC_F(l, MSIM_AC_PCT##k), .noise = MSIM_AC_F(l, MSIM_AC_NOISE), \
+			 .thread = MSIM_AC_F(l, MSIM_AC_THREAD##k), .flat = 0.5 },            \
+		.why = { [MSIM_VERDICT_HOLDS] = AC_SIZE_WHY },                               \
 	}
-	return all ? "holds (patches 1-3 recover at least half of the loss, or are within noise)"
-		   : "does not hold in every column";
+
+static const struct msim_verdict_row ac_rows[] = {
+	AC_CELL_ROW("classic LRU", 0, "patches 1-2", 12),
+	AC_CELL_ROW("classic LRU", 0, "patches 1-3", 13),
+	AC_CELL_ROW("MGLRU", 1, "patches 1-2", 12),
+	AC_CELL_ROW("MGLRU", 1, "patches 1-3", 13),
+	{
+		.claim = "\"patch 2 alone shows a small overhead\": patches 1-2 slower than base "
+			 "beyond noise in both columns",
+		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_THREAD12), 0, "%" },
+			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_THREAD12), 0, "%" } },
+		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_PCT12), 0, "%" },
+			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_PCT12), 0, "%" } },
+		.holds_when = { { MSIM_AC_F(0, MSIM_AC_PCT12), MSIM_VOP_LT, -1, MSIM_AC_F(0, MSIM_AC_NOISE) },
+				{ MSIM_AC_F(1, MSIM_AC_PCT12), MSIM_VOP_LT, -1, MSIM_AC_F(1, MSIM_AC_NOISE) } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
+	},
+	{
+		.claim = "\"patch 3 brings w1 back to the base level\": in each column patches 1-3 "
+			 "are within noise of base or recover at least half of patch 2's loss",
+		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_THREAD13), 0, "%" },
+			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_THREAD13), 0, "%" } },
+		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_PCT13), 0, "%" },
+			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_PCT13), 0, "%" } },
+		.holds_when = {
+			{ MSIM_AC_F(0, MSIM_AC_ABS13), MSIM_VOP_LE, 1, MSIM_AC_F(0, MSIM_AC_NOISE), true },
+			{ MSIM_AC_F(0, MSIM_AC_ABS13), MSIM_VOP_LT, 0.5, MSIM_AC_F(0, MSIM_AC_ABS12) },
+			{ MSIM_AC_F(1, MSIM_AC_ABS13), MSIM_VOP_LE, 1, MSIM_AC_F(1, MSIM_AC_NOISE), true },
+			{ MSIM_AC_F(1, MSIM_AC_ABS13), MSIM_VOP_LT, 0.5, MSIM_AC_F(1, MSIM_AC_ABS12) },
+		},
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not in every column" },
+	},
+	{
+		.claim = "\"most visible under MGLRU\"",
+		.thread = { { "words only", 0, NAN, "" } },
+		.rule = MSIM_RULE_NONE,
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
+							 "only in the LRU item updated (lru_gen "
+							 "bookkeeping is not modelled)" },
+	},
+};
+
+void msim_ac_verdicts(const struct msim_ac_summary *s, struct msim_ac_verdicts *v)
+{
+	v->fig[0] = 0;
+	for (unsigned int l = 0; l < NLRU; l++) {
+		double *f = &v->fig[MSIM_AC_F(l, 0)];
+
+		f[MSIM_AC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
+		f[MSIM_AC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
+		f[MSIM_AC_THREAD12] = msim_bench_pct(thread_pps[1][l], thread_pps[0][l]);
+		f[MSIM_AC_THREAD13] = msim_bench_pct(thread_pps[2][l], thread_pps[0][l]);
+		f[MSIM_AC_ABS12] = fabs(f[MSIM_AC_PCT12]);
+		f[MSIM_AC_ABS13] = fabs(f[MSIM_AC_PCT13]);
+		f[MSIM_AC_NOISE] = s->noise[l];
+	}
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 000",
+		.rows = ac_rows,
+		.nrows = sizeof(ac_rows) / sizeof(ac_rows[0]),
+		.fig_names = ac_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_AC_NFIGS,
+	};
 }
 
-static void print_text(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+static void ac_verdicts(const struct churn_result *r, struct msim_ac_verdicts *v)
 {
-	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
-	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
-	       a->reps, c->rounds * c->region, c->cpus, c->region);
-	msim_bench_print_base_variants(a, "dying-redirect set per design");
-	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
+	struct msim_ac_summary s;
+
+	memcpy(s.median, r->median, sizeof(s.median));
+	memcpy(s.noise, r->noise, sizeof(s.noise));
+	msim_ac_verdicts(&s, v);
+}
+
+/* Pages per second per design and LRU kind, the change against base beside. */
+static void print_pps(const double pps[NDESIGNS][NLRU])
+{
 	for (unsigned int d = 0; d < NDESIGNS; d++) {
 		printf("%-16s", design_names[d]);
 		for (unsigned int l = 0; l < NLRU; l++) {
 			char cell[64];
 
 			if (d)
-				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", r->median[d][l],
-					 msim_bench_pct(r->median[d][l], r->median[0][l]));
+				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", pps[d][l],
+					 msim_bench_pct(pps[d][l], pps[0][l]));
 			else
-				snprintf(cell, sizeof(cell), "%.0f", r->median[d][l]);
+				snprintf(cell, sizeof(cell), "%.0f", pps[d][l]);
 			printf(" %-24s", cell);
 		}
 		printf("\n");
 	}
-	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
-	for (unsigned int d = 0; d < NDESIGNS; d++) {
-		printf("%-16s", design_names[d]);
-		for (unsigned int l = 0; l < NLRU; l++) {
-			char cell[64];
+}
 
-			if (d)
-				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", thread_pps[d][l],
-					 msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
-			else
-				snprintf(cell, sizeof(cell), "%.0f", thread_pps[d][l]);
-			printf(" %-24s", cell);
-		}
-		printf("\n");
-	}
-	printf("\nrun-to-run noise of base (median absolute deviation): classic %.2f%%, MGLRU %.2f%%\n",
-	       r->noise[0], r->noise[1]);
-	printf("\nWhat the time measures: the model's own code for these calls (stock, page_counter\n"
-	       "atomics, per-CPU stat writes, the rstat enqueue and stats_updates walk, liburcu read\n"
-	       "sections), not a kernel page fault, as CPU time of the driver thread (other\n"
-	       "processes on this shared machine do not count). Absolute pages/s are not\n"
-	       "comparable with the thread's; the relative columns are.\n\n");
-	printf("Comparisons with the thread:\n");
-	for (unsigned int l = 0; l < NLRU; l++) {
-		for (unsigned int d = 1; d < NDESIGNS; d++) {
-			double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
-			double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
-
-			printf("  %-11s %-12s vs base: ours %+.2f%%, thread %+.1f%%: %s\n", lru_names[l],
-			       design_names[d], ours, th, verdict(ours, r->noise[l], th));
-		}
-	}
-	printf("  \"patch 2 alone shows a small overhead\": %s\n", claim_patch2(r));
-	printf("  \"patch 3 brings w1 back to the base level\": %s\n", claim_patch3(r));
-	printf("  \"most visible under MGLRU\": not testable here: the model's classic and MGLRU\n"
-	       "  paths differ only in the LRU item updated (lru_gen bookkeeping is not modelled).\n");
-	printf("  note: the model's update path is a few tens of ns, the kernel's fault a few\n"
-	       "  hundred; a fixed cost (an RCU read section per stat update) therefore weighs\n"
-	       "  far more here: compare directions, not sizes.\n");
+static void print_counts(const struct churn_result *r)
+{
 	printf("\nDeterministic figures (per host, after the run):\n");
 	for (unsigned int l = 0; l < NLRU; l++)
 		for (unsigned int d = 0; d < NDESIGNS; d++)
@@ -289,9 +300,35 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 			       (unsigned long long)r->rc[d][l].batches);
 }
 
+static void print_text(const struct churn *c, const struct churn_result *r,
+		       const struct msim_bench_args *a)
+{
+	struct msim_ac_verdicts v;
+
+	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
+	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
+	       a->reps, c->rounds * c->region, c->cpus, c->region);
+	msim_bench_print_base_variants(a, "dying-redirect set per design");
+	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
+	print_pps(r->median);
+	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
+	print_pps(thread_pps);
+	printf("\nrun-to-run noise of base (median absolute deviation): classic %.2f%%, MGLRU %.2f%%\n",
+	       r->noise[0], r->noise[1]);
+	printf("\nWhat the time measures: the model's own code for these calls (stock, page_counter\n"
+	       "atomics, per-CPU stat writes, the rstat enqueue and stats_updates walk, liburcu read\n"
+	       "sections), not a kernel page fault, as CPU time of the driver thread (other\n"
+	       "processes on this shared machine do not count). Absolute pages/s are not\n"
+	       "comparable with the thread's; the relative columns are.\n\n");
+	ac_verdicts(r, &v);
+	msim_verdict_print_text(stdout, &v.table);
+	print_counts(r);
+}
+
 static void print_json(const struct churn *c, const struct churn_result *r,
 		       const struct msim_bench_args *a)
 {
+	struct msim_ac_verdicts v;
 	struct msim_json j;
 
 	msim_bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
@@ -323,23 +360,14 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 			msim_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
 			msim_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
 			msim_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
-			if (d) {
-				double ours = msim_bench_pct(r->median[d][l], r->median[0][l]);
-				double th = msim_bench_pct(thread_pps[d][l], thread_pps[0][l]);
-
-				msim_json_kstr(&j, "verdict", verdict(ours, r->noise[l], th));
-			}
 			msim_json_obj_end(&j);
 		}
 		msim_json_arr_end(&j);
 		msim_json_obj_end(&j);
 	}
 	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "claims");
-	msim_json_kstr(&j, "patch2_small_overhead", claim_patch2(r));
-	msim_json_kstr(&j, "patch3_back_to_base", claim_patch3(r));
-	msim_json_kstr(&j, "most_visible_under_mglru", "not testable (lru_gen not modelled)");
-	msim_json_obj_end(&j);
+	ac_verdicts(r, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
@@ -360,17 +388,19 @@ static void collect(struct churn *c, struct churn_result *r)
 	}
 }
 
-static int anon_churn_main(int argc, char **argv)
+/* Options into c and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--region", "PAGES", "pages faulted before each MADV_DONTNEED (default 256)" },
-		{ "--rounds", "N", "regions per measurement (default 2000; quick 50)" },
-		{ "--cpus", "N", "simulated CPUs (default 10, the thread's vCPUs)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
+			      "pages faulted before each MADV_DONTNEED (default 256)"),
+		MSIM_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
+			      "regions per measurement (default 2000; quick 50)"),
+		MSIM_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs (default 10, the thread's vCPUs)"),
+		MSIM_OPT_END,
 	};
-	struct churn *c = calloc(1, sizeof(*c));
-	struct churn_result *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "anon-churn",
 		.summary = "thread 000 w1-anon-churn: anon fault/charge/stat/uncharge pages per second,\n"
 			   "base vs patches 1-2 vs patches 1-3 (variant dying-redirect), classic and MGLRU.",
@@ -380,57 +410,73 @@ static int anon_churn_main(int argc, char **argv)
 		.default_reps = 7,
 		.quick_reps = 2,
 		.options = opts,
-		.on_option = churn_opt,
-		.ctx = c,
 	};
-	struct msim_bench_args a;
+	int ret;
+
+	c->region = 256;
+	c->rounds = 0;
+	c->cpus = 10;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	c->base = a->variants;
+	if (!c->rounds)
+		c->rounds = a->quick ? 50 : 2000;
+	return 0;
+}
+
+/* Every host built, then per LRU kind the repetitions, designs alternated. */
+static int churn_measure(struct churn *c, const struct msim_bench_args *a,
+			 struct churn_result *r)
+{
 	struct msim_bench_progress prog;
-	double *samples = NULL;
+	double *samples;
+
+	for (unsigned int d = 0; d < NDESIGNS; d++)
+		for (unsigned int l = 0; l < NLRU; l++)
+			if (host_setup(c, d, l, a->seed)) {
+				fprintf(stderr, "anon-churn: host setup failed\n");
+				return -EINVAL;
+			}
+	samples = calloc((size_t)NDESIGNS * a->reps, sizeof(*samples));
+	if (!samples)
+		return -ENOMEM;
+	msim_bench_progress_init(&prog, "anon-churn", true);
+	for (c->lru = 0; c->lru < NLRU; c->lru++) {
+		msim_bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
+		for (unsigned int d = 0; d < NDESIGNS; d++)
+			r->median[d][c->lru] = msim_bench_median(samples + d * a->reps, a->reps);
+		r->noise[c->lru] = msim_bench_noise_pct(samples, a->reps);
+	}
+	msim_bench_progress_done(&prog);
+	free(samples);
+	collect(c, r);
+	return 0;
+}
+
+static int anon_churn_main(int argc, char **argv)
+{
+	struct churn *c = calloc(1, sizeof(*c));
+	struct churn_result *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
 	int ret = 1;
 
 	if (!c || !r)
 		goto out;
-	c->region = 256;
-	c->rounds = 0;
-	c->cpus = 10;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = churn_parse(c, argc, argv, &a);
 	if (ret) {
-		ret = ret == 1 ? 0 : 2;
+		ret = msim_args_exit_status(ret);
 		goto out;
 	}
-	ret = 1;
-	c->base = a.variants;
-	if (!c->rounds)
-		c->rounds = a.quick ? 50 : 2000;
-	for (unsigned int d = 0; d < NDESIGNS; d++)
-		for (unsigned int l = 0; l < NLRU; l++)
-			if (host_setup(c, d, l, a.seed)) {
-				fprintf(stderr, "anon-churn: host setup failed\n");
-				goto out_hosts;
-			}
-	samples = calloc((size_t)NDESIGNS * a.reps, sizeof(*samples));
-	if (!samples)
-		goto out_hosts;
-	msim_bench_progress_init(&prog, "anon-churn", true);
-	for (c->lru = 0; c->lru < NLRU; c->lru++) {
-		msim_bench_alternate(NDESIGNS, a.reps, churn_sample, c, samples, &prog);
-		for (unsigned int d = 0; d < NDESIGNS; d++)
-			r->median[d][c->lru] = msim_bench_median(samples + d * a.reps, a.reps);
-		r->noise[c->lru] = msim_bench_noise_pct(samples, a.reps);
-	}
-	msim_bench_progress_done(&prog);
-	collect(c, r);
-	if (a.json)
+	ret = churn_measure(c, &a, r) ? 1 : 0;
+	if (!ret && a.json)
 		print_json(c, r, &a);
-	else
+	else if (!ret)
 		print_text(c, r, &a);
-	ret = 0;
-out_hosts:
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++)
 			msim_bench_host_destroy(c->hosts[d][l].m);
 out:
-	free(samples);
 	free(r);
 	free(c);
 	return ret;

@@ -38,10 +38,11 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "bench_root_flush.h"
 #include "bench_util.h"
 #include "scenario.h"
 
-#define NHOSTS 2
+#define NHOSTS MSIM_RF_NHOSTS
 
 static const char *const host_names[NHOSTS] = { "mainline (rstat)", "thread-002 (node)" };
 
@@ -65,27 +66,6 @@ struct rf {
 	unsigned long root_anon_rstat, root_anon_node, root_anon_lruvec[NHOSTS];
 	unsigned long sink;
 };
-
-static int rf_opt(const char *name, const char *arg, void *ctx)
-{
-	struct rf *r = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		r->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--memcgs")) {
-		if (msim_bench_parse_uint(name, arg, 0, 60000, &v))
-			return -EINVAL;
-		r->nmemcgs = (unsigned int)v;
-	} else if (!strcmp(name, "--reads")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 30, &v))
-			return -EINVAL;
-		r->reads = v;
-	}
-	return 0;
-}
 
 static int host_setup(struct rf *r, unsigned int h)
 {
@@ -210,12 +190,7 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 	return r->active_us[h * 1000 + rep];
 }
 
-struct rf_summary {
-	double idle_us[NHOSTS], active_us[NHOSTS], lruvec_ns[NHOSTS], memcg_ns[NHOSTS],
-		node_ns[NHOSTS];
-};
-
-static void summarise(const struct rf *r, unsigned int reps, struct rf_summary *s)
+static void summarise(const struct rf *r, unsigned int reps, struct msim_rf_summary *s)
 {
 	for (unsigned int h = 0; h < NHOSTS; h++) {
 		s->idle_us[h] = msim_bench_median(r->idle_us + h * 1000, reps);
@@ -226,33 +201,80 @@ static void summarise(const struct rf *r, unsigned int reps, struct rf_summary *
 	}
 }
 
-/* The thread's three comparisons, judged on the mainline host's figures. */
-static const char *cmp_active_vs_idle(const struct rf_summary *s)
+/* ---- the thread's comparisons ---- */
+
+static const char *const rf_fig_names[MSIM_RF_NFIGS] = {
+	[MSIM_RF_F_IDLE_US] = "idle_flush_us",
+	[MSIM_RF_F_ACTIVE_US] = "active_flush_us",
+	[MSIM_RF_F_ACTIVE_PER_IDLE] = "active_per_idle",
+	[MSIM_RF_F_NODE_NS] = "node_read_ns",
+	[MSIM_RF_F_MEMCG_NS] = "rstat_read_ns",
+	[MSIM_RF_F_NODE_PER_MEMCG] = "node_per_rstat_read",
+	[MSIM_RF_F_IDLE_NS] = "idle_flush_ns",
+	[MSIM_RF_F_IDLE_PER_NODE] = "idle_flush_per_node_read",
+};
+
+/* Thread 002: 69 us idle, ~900 us with 128 active memcgs, ~150 ns per read. */
+static const struct msim_verdict_row rf_rows[] = {
+	{
+		.claim = "a root flush with 128 active memcgs costs far more than an idle one",
+		.thread = { { "active / idle", 0, 900.0 / 69, "x" }, { "idle", 0, 69, "us" },
+			    { "active", 0, 900, "us" } },
+		.ours = { { "active / idle", MSIM_RF_F_ACTIVE_PER_IDLE, 0, "x" },
+			  { "idle", MSIM_RF_F_IDLE_US, 0, "us" },
+			  { "active", MSIM_RF_F_ACTIVE_US, 0, "us" } },
+		.holds_when = { { MSIM_RF_F_ACTIVE_US, MSIM_VOP_GT, 2, MSIM_RF_F_IDLE_US } },
+		.why = { [MSIM_VERDICT_HOLDS] = "in direction; the ratio does not carry over: the "
+						"model's idle flush has nothing to fold, the "
+						"thread's had \"little activity\"" },
+	},
+	{
+		.claim = "reading a node counter costs what reading the rstat counter costs",
+		.thread = { { "node / rstat read", 0, 1, "x" }, { "each", 0, 150, "ns" } },
+		.ours = { { "node / rstat read", MSIM_RF_F_NODE_PER_MEMCG, 0, "x" },
+			  { "node", MSIM_RF_F_NODE_NS, 0, "ns" },
+			  { "rstat", MSIM_RF_F_MEMCG_NS, 0, "ns" } },
+		.holds_when = { { MSIM_RF_F_NODE_PER_MEMCG, MSIM_VOP_GT, 0.5 },
+				{ MSIM_RF_F_NODE_PER_MEMCG, MSIM_VOP_LT, 2 } },
+		.why = { [MSIM_VERDICT_HOLDS] = "same order: both are one load and a clamp",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "node and rstat reads differ by more than 2x" },
+	},
+	{
+		.claim = "even an idle root flush costs far more than a node read",
+		.thread = { { "idle flush / node read", 0, 69e3 / 150, "x" } },
+		.ours = { { "idle flush / node read", MSIM_RF_F_IDLE_PER_NODE, 0, "x" } },
+		.holds_when = { { MSIM_RF_F_IDLE_NS, MSIM_VOP_GT, 10, MSIM_RF_F_NODE_NS } },
+	},
+};
+
+void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *v)
 {
-	return s->active_us[0] > 2 * s->idle_us[0]
-		       ? "direction holds (active flush far dearer than idle); the ratio does not: the\n"
-			 "    model's idle flush has nothing to fold, the thread's had \"little activity\""
-		       : "does not hold";
+	double *f = v->fig;
+
+	f[MSIM_RF_F_NONE] = 0;
+	f[MSIM_RF_F_IDLE_US] = s->idle_us[0];
+	f[MSIM_RF_F_ACTIVE_US] = s->active_us[0];
+	f[MSIM_RF_F_ACTIVE_PER_IDLE] = msim_bench_ratio(s->active_us[0], s->idle_us[0]);
+	f[MSIM_RF_F_NODE_NS] = s->node_ns[0];
+	f[MSIM_RF_F_MEMCG_NS] = s->memcg_ns[0];
+	f[MSIM_RF_F_NODE_PER_MEMCG] = msim_bench_ratio(s->node_ns[0], s->memcg_ns[0]);
+	f[MSIM_RF_F_IDLE_NS] = s->idle_us[0] * 1e3;
+	f[MSIM_RF_F_IDLE_PER_NODE] = msim_bench_ratio(s->idle_us[0] * 1e3, s->node_ns[0]);
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 002",
+		.rows = rf_rows,
+		.nrows = sizeof(rf_rows) / sizeof(rf_rows[0]),
+		.fig_names = rf_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_RF_NFIGS,
+	};
 }
 
-static const char *cmp_node_vs_rstat(const struct rf_summary *s)
-{
-	double q = msim_bench_ratio(s->node_ns[0], s->memcg_ns[0]);
-
-	return q > 0.5 && q < 2 ? "holds (same order: node read ~ rstat read)"
-				: "does not hold (node and rstat reads differ by more than 2x)";
-}
-
-static const char *cmp_flush_vs_read(const struct rf_summary *s)
-{
-	return s->idle_us[0] * 1e3 > 10 * s->node_ns[0]
-		       ? "holds (even an idle root flush costs far more than a node read)"
-		       : "does not hold";
-}
-
-static void print_text(const struct rf *r, const struct rf_summary *s,
+static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 		       const struct msim_bench_args *a)
 {
+	struct msim_rf_verdicts v;
+
 	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
 	       "median of %u repetitions, hosts alternated\n", r->cpus, r->nmemcgs, a->reps);
 	msim_bench_print_base_variants(a, "root-lruvec-read set per host");
@@ -274,13 +296,8 @@ static void print_text(const struct rf *r, const struct rf_summary *s,
 	       "single-threaded, as CPU time of the driver thread (no rstat lock waiting, no\n"
 	       "cross-CPU cache misses, no bpftrace).\n"
 	       "The thread's microseconds are kernel wall time on 80 real CPUs.\n\n");
-	printf("Comparisons with the thread:\n");
-	printf("  flush with 128 active memcgs vs idle: ours %.1fx, thread ~13x: %s\n",
-	       msim_bench_ratio(s->active_us[0], s->idle_us[0]), cmp_active_vs_idle(s));
-	printf("  node counter read vs rstat read: ours %.2fx, thread ~1x: %s\n",
-	       msim_bench_ratio(s->node_ns[0], s->memcg_ns[0]), cmp_node_vs_rstat(s));
-	printf("  idle root flush vs node read: ours %.0fx, thread ~460x: %s\n",
-	       msim_bench_ratio(s->idle_us[0] * 1e3, s->node_ns[0]), cmp_flush_vs_read(s));
+	msim_rf_verdicts(s, &v);
+	msim_verdict_print_text(stdout, &v.table);
 	printf("\nDeterministic figures (mainline host, first repetition):\n");
 	printf("  active flush: cpu visits %llu, memcg flushes %llu, atomic resets %llu\n",
 	       (unsigned long long)r->active_counts.cpu_visits,
@@ -294,9 +311,10 @@ static void print_text(const struct rf *r, const struct rf_summary *s,
 	       r->root_anon_lruvec[0], r->root_anon_lruvec[1]);
 }
 
-static void print_json(const struct rf *r, const struct rf_summary *s,
+static void print_json(const struct rf *r, const struct msim_rf_summary *s,
 		       const struct msim_bench_args *a)
 {
+	struct msim_rf_verdicts v;
 	struct msim_json j;
 
 	msim_bench_json_begin(&j, stdout, "root-flush", "002",
@@ -331,25 +349,25 @@ static void print_json(const struct rf *r, const struct rf_summary *s,
 	msim_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
 	msim_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
 	msim_json_obj_end(&j);
-	msim_json_obj_begin(&j, "verdicts");
-	msim_json_kstr(&j, "active_vs_idle", cmp_active_vs_idle(s));
-	msim_json_kstr(&j, "node_vs_rstat_read", cmp_node_vs_rstat(s));
-	msim_json_kstr(&j, "flush_vs_read", cmp_flush_vs_read(s));
-	msim_json_obj_end(&j);
+	msim_rf_verdicts(s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
 
-static int root_flush_main(int argc, char **argv)
+/* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs (default 80, the thread's machine)" },
-		{ "--memcgs", "N", "memcgs under root, all active in the active case (default 128)" },
-		{ "--reads", "N", "reads per read timing (default 1000000; quick 20000)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs (default 80, the thread's machine)"),
+		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
+			      "memcgs under root, all active in the active case (default 128)"),
+		MSIM_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
+			       "reads per read timing (default 1000000; quick 20000)"),
+		MSIM_OPT_END,
 	};
-	struct rf *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "root-flush",
 		.summary = "thread 002: root flush with 0 and 128 active memcgs on 80 CPUs, against\n"
 			   "reading node counters (variant root-lruvec-read).",
@@ -359,56 +377,37 @@ static int root_flush_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = rf_opt,
-		.ctx = r,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
-	struct rf_summary s;
-	double *dummy = NULL;
-	int ret = 1;
+	int ret;
 
-	if (!r)
-		return 1;
 	r->cpus = 80;
 	r->nmemcgs = 128;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret) {
-		free(r);
-		return ret == 1 ? 0 : 2;
-	}
-	ret = 1;
-	r->base = a.variants;
-	if (a.reps > 1000)
-		a.reps = 1000;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	r->base = a->variants;
+	if (a->reps > 1000)   /* the sample arrays hold 1000 repetitions per host */
+		a->reps = 1000;
 	if (!r->reads)
-		r->reads = a.quick ? 20000 : 1000000;
-	r->idle_flushes = a.quick ? 5 : 50;
-	r->active_rounds = a.quick ? 1 : 3;
+		r->reads = a->quick ? 20000 : 1000000;
+	r->idle_flushes = a->quick ? 5 : 50;
+	r->active_rounds = a->quick ? 1 : 3;
+	return 0;
+}
+
+static int rf_alloc(struct rf *r)
+{
 	r->idle_us = calloc(NHOSTS * 1000, sizeof(double));
 	r->active_us = calloc(NHOSTS * 1000, sizeof(double));
 	r->lruvec_read_ns = calloc(NHOSTS * 1000, sizeof(double));
 	r->memcg_read_ns = calloc(NHOSTS * 1000, sizeof(double));
 	r->node_read_ns = calloc(NHOSTS * 1000, sizeof(double));
-	dummy = calloc((size_t)NHOSTS * a.reps, sizeof(double));
-	if (!r->idle_us || !r->active_us || !r->lruvec_read_ns || !r->memcg_read_ns ||
-	    !r->node_read_ns || !dummy)
-		goto out;
-	for (unsigned int h = 0; h < NHOSTS; h++)
-		if (host_setup(r, h)) {
-			fprintf(stderr, "root-flush: host setup failed\n");
-			goto out;
-		}
-	msim_bench_progress_init(&prog, "root-flush", true);
-	msim_bench_alternate(NHOSTS, a.reps, rf_sample, r, dummy, &prog);
-	msim_bench_progress_done(&prog);
-	summarise(r, a.reps, &s);
-	if (a.json)
-		print_json(r, &s, &a);
-	else
-		print_text(r, &s, &a);
-	ret = 0;
-out:
+	return r->idle_us && r->active_us && r->lruvec_read_ns && r->memcg_read_ns &&
+	       r->node_read_ns ? 0 : -ENOMEM;
+}
+
+static void rf_free(struct rf *r)
+{
 	for (unsigned int h = 0; h < NHOSTS; h++) {
 		msim_bench_host_destroy(r->hosts[h].m);
 		free(r->hosts[h].memcgs);
@@ -419,8 +418,51 @@ out:
 	free(r->lruvec_read_ns);
 	free(r->memcg_read_ns);
 	free(r->node_read_ns);
-	free(dummy);
 	free(r);
+}
+
+/* Both hosts built, then the repetitions, hosts alternated; medians into s. */
+static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s)
+{
+	double *dummy = calloc((size_t)NHOSTS * reps, sizeof(double));
+	struct msim_bench_progress prog;
+
+	if (!dummy)
+		return -ENOMEM;
+	for (unsigned int h = 0; h < NHOSTS; h++)
+		if (host_setup(r, h)) {
+			fprintf(stderr, "root-flush: host setup failed\n");
+			free(dummy);
+			return -EINVAL;
+		}
+	msim_bench_progress_init(&prog, "root-flush", true);
+	msim_bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
+	msim_bench_progress_done(&prog);
+	summarise(r, reps, s);
+	free(dummy);
+	return 0;
+}
+
+static int root_flush_main(int argc, char **argv)
+{
+	struct rf *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
+	struct msim_rf_summary s;
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = rf_parse(r, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	ret = rf_alloc(r) || rf_measure(r, a.reps, &s) ? 1 : 0;
+	if (!ret && a.json)
+		print_json(r, &s, &a);
+	else if (!ret)
+		print_text(r, &s, &a);
+	rf_free(r);
 	return ret;
 }
 

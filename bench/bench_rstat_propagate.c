@@ -38,11 +38,12 @@
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
 
+#include "bench_rstat_propagate.h"
 #include "bench_util.h"
 #include "scenario.h"
 
-#define NPROP 2
-#define NDEPTH 2
+#define NPROP MSIM_RP_NPROP
+#define NDEPTH MSIM_RP_NDEPTH
 #define NUPDATERS 3
 
 static const char *const prop_names[NPROP] = { "break", "continue" };
@@ -69,36 +70,6 @@ struct rp {
 	unsigned int cur_depth;        /* depth index of the current part-1 column */
 	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };
-
-static int rp_opt(const char *name, const char *arg, void *ctx)
-{
-	struct rp *r = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 1, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		r->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--updates")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->updates))
-			return -EINVAL;
-	} else if (!strcmp(name, "--read-every")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->read_every))
-			return -EINVAL;
-	} else if (!strcmp(name, "--tick-every")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 32, &r->tick_every))
-			return -EINVAL;
-	} else if (!strcmp(name, "--seeds")) {
-		if (msim_bench_parse_uint(name, arg, 1, 100000, &v))
-			return -EINVAL;
-		r->seeds = (unsigned int)v;
-	} else if (!strcmp(name, "--per-task")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1000000, &v))
-			return -EINVAL;
-		r->per_task = (unsigned int)v;
-	}
-	return 0;
-}
 
 /*
  * A host with a chain of depth levels (root first); returns the leaf. Its
@@ -259,26 +230,92 @@ struct rp_result {
 	double noise[NDEPTH];
 };
 
-static const char *verdict_cost(double pct, double noise)
+/* ---- the thread's comparisons ---- */
+
+static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
+	[MSIM_RP_F_PCT_2] = "continue_vs_break_pct_2level",
+	[MSIM_RP_F_NOISE_2] = "noise_pct_2level",
+	[MSIM_RP_F_STUCK_BREAK_2] = "stuck_runs_break_2level",
+	[MSIM_RP_F_STUCK_CONT_2] = "stuck_runs_continue_2level",
+	[MSIM_RP_F_PCT_4] = "continue_vs_break_pct_4level",
+	[MSIM_RP_F_NOISE_4] = "noise_pct_4level",
+	[MSIM_RP_F_STUCK_BREAK_4] = "stuck_runs_break_4level",
+	[MSIM_RP_F_STUCK_CONT_4] = "stuck_runs_continue_4level",
+	[MSIM_RP_F_SEEDS] = "seeds",
+};
+
+#define RP_COST_WHY "continue still walks and tests every level once the leaf is flushable; " \
+		    "the thread's -1.9% is netperf, where the update is a small share of the work"
+#define RP_STUCK_WHY "break stops the walk at the first flushable level, so root's atomic " \
+		     "stays at or below its threshold while the subtree's unflushed volume grows (R4)"
+
+/* The thread's -1.9% is netperf on a 2-level tree; the 4-level row compares with it too. */
+#define RP_COST_ROW(levels, pct_fig, noise_fig)                                                    \
+	{                                                                                  \
+		.claim = levels ": continue costs update throughput against break",         \
+		.thread = { { "continue vs break (netperf, 2-level)", 0, -1.9, "%" } },     \
+		.ours = { { "continue vs break", pct_fig, 0, "%" }, { "noise", noise_fig, 0, "%" } }, \
+		.rule = MSIM_RULE_DIRECTION,                                               \
+		.dir = { .ours = pct_fig, .noise = noise_fig, .thread_value = -1.9, .flat = 0.5 },  \
+		.why = { [MSIM_VERDICT_HOLDS] = RP_COST_WHY },                             \
+	}
+#define RP_STUCK_ROW(levels, brk, cont)                                                     \
+	{                                                                                   \
+		.claim = levels ": break leaves root stuck below its threshold with "        \
+			 "unflushed updates; continue never",                                \
+		.thread = { { "\"root remains at the threshold\"", 0, NAN, "" } },           \
+		.ours = { { "stuck runs: break", brk, 0, "" }, { "continue", cont, 0, "" },  \
+			  { "of", MSIM_RP_F_SEEDS, 0, "seeds each" } },                      \
+		.comparable_when = { { brk, MSIM_VOP_GT, 0, 0, true }, { cont, MSIM_VOP_GT, 0 } }, \
+		.holds_when = { { brk, MSIM_VOP_GT, 0 }, { cont, MSIM_VOP_EQ, 0 } },         \
+		.why = { [MSIM_VERDICT_HOLDS] = RP_STUCK_WHY,                               \
+			 [MSIM_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run "  \
+							 "ended stuck under either design" }, \
+	}
+
+static const struct msim_verdict_row rp_rows[] = {
+	RP_COST_ROW("2-level", MSIM_RP_F_PCT_2, MSIM_RP_F_NOISE_2),
+	RP_STUCK_ROW("2-level", MSIM_RP_F_STUCK_BREAK_2, MSIM_RP_F_STUCK_CONT_2),
+	RP_COST_ROW("4-level", MSIM_RP_F_PCT_4, MSIM_RP_F_NOISE_4),
+	RP_STUCK_ROW("4-level", MSIM_RP_F_STUCK_BREAK_4, MSIM_RP_F_STUCK_CONT_4),
+};
+
+void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *v)
 {
-	if (pct < -noise)
-		return "holds in direction (continue costs throughput)";
-	if (pct > noise)
-		return "does not hold (continue faster)";
-	return "within noise (no measurable cost)";
+	static const unsigned int first[NDEPTH] = { MSIM_RP_F_PCT_2, MSIM_RP_F_PCT_4 };
+
+	v->fig[MSIM_RP_F_NONE] = 0;
+	for (unsigned int d = 0; d < NDEPTH; d++) {
+		double *f = &v->fig[first[d]];
+
+		f[0] = msim_bench_pct(s->median[1][d], s->median[0][d]);
+		f[1] = s->noise[d];
+		f[2] = (double)s->runs_stuck[0][d];
+		f[3] = (double)s->runs_stuck[1][d];
+	}
+	v->fig[MSIM_RP_F_SEEDS] = s->seeds;
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 004",
+		.rows = rp_rows,
+		.nrows = sizeof(rp_rows) / sizeof(rp_rows[0]),
+		.fig_names = rp_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_RP_NFIGS,
+	};
 }
 
-static const char *verdict_stuck(const struct rp *r, unsigned int d)
+static void rp_summary(const struct rp *r, const struct rp_result *res, struct msim_rp_summary *s)
 {
-	if (r->p2[0][d].runs_stuck > 0 && r->p2[1][d].runs_stuck == 0)
-		return "holds (break leaves root stuck below its threshold; continue never)";
-	if (r->p2[0][d].runs_stuck == 0 && r->p2[1][d].runs_stuck == 0)
-		return "not reproduced at this size (no stuck run under either)";
-	return "does not hold";
+	memcpy(s->median, res->median, sizeof(s->median));
+	memcpy(s->noise, res->noise, sizeof(s->noise));
+	for (unsigned int p = 0; p < NPROP; p++)
+		for (unsigned int d = 0; d < NDEPTH; d++)
+			s->runs_stuck[p][d] = r->p2[p][d].runs_stuck;
+	s->seeds = r->seeds;
 }
 
-static void print_text(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+static void print_part1(const struct rp *r, const struct rp_result *res,
+			const struct msim_bench_args *a)
 {
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
@@ -303,6 +340,10 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	printf("%-10s %-26s %-26s\n", "thread", "107.26 -> 105.23 Gbit/s", "(not measured)");
 	printf("%-10s %-26s\n", "", "netperf, -1.9%");
 	printf("noise (MAD of break): 2-level %.2f%%, 4-level %.2f%%\n\n", res->noise[0], res->noise[1]);
+}
+
+static void print_part1_counts(const struct rp *r)
+{
 	printf("part 1 counts (whole run, per host):\n");
 	printf("%-10s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "design", "depth", "updates",
 	       "batches", "breaks", "skips", "flushes", "skipped", "periodic");
@@ -317,6 +358,10 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 			       (unsigned long long)c->flush_skipped,
 			       (unsigned long long)c->periodic_flushes);
 		}
+}
+
+static void print_part2(const struct rp *r)
+{
 	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
 	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
 	       r->seeds, r->per_task);
@@ -331,24 +376,79 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 			       (unsigned long long)q->runs_stuck, q->max_unflushed,
 			       q->gap_pages_sum / r->seeds);
 		}
+}
+
+static void print_text(const struct rp *r, const struct rp_result *res,
+		       const struct msim_bench_args *a)
+{
+	struct msim_rp_summary sum;
+	struct msim_rp_verdicts v;
+
+	print_part1(r, res, a);
+	print_part1_counts(r);
+	print_part2(r);
 	printf("\nWhat the time measures: the model's update path on this machine, CPU time of\n"
 	       "the driver thread (no network stack): the percentage is the walk change against\n"
 	       "the model's update alone, an upper bound for a workload whose updates are a small\n"
 	       "share of its work.\n\n");
-	printf("Comparisons with the thread:\n");
-	for (unsigned int d = 0; d < NDEPTH; d++) {
-		double pct = msim_bench_pct(res->median[1][d], res->median[0][d]);
+	rp_summary(r, res, &sum);
+	msim_rp_verdicts(&sum, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
 
-		printf("  %u-level: continue vs break throughput: ours %+.2f%%, thread -1.9%% (netperf, "
-		       "2-level): %s\n", depths[d], pct, verdict_cost(pct, res->noise[d]));
-		printf("  %u-level: root stuck below threshold with unflushed updates: %s\n", depths[d],
-		       verdict_stuck(r, d));
-	}
+static void json_part1(struct msim_json *j, const struct rp *r, const struct rp_result *res)
+{
+	msim_json_arr_begin(j, "throughput");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+
+			msim_json_obj_begin(j, NULL);
+			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(j, "depth", depths[d]);
+			msim_json_kdbl(j, "updates_per_s", res->median[p][d]);
+			msim_json_kdbl(j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
+			msim_json_kdbl(j, "noise_pct", res->noise[d]);
+			msim_json_kuint(j, "updates", c->updates);
+			msim_json_kuint(j, "batches", c->batches);
+			msim_json_kuint(j, "walk_breaks", c->walk_breaks);
+			msim_json_kuint(j, "walk_skips", c->walk_skips);
+			msim_json_kuint(j, "flushes", c->flushes);
+			msim_json_kuint(j, "flush_skipped", c->flush_skipped);
+			msim_json_kuint(j, "periodic_flushes", c->periodic_flushes);
+			msim_json_obj_end(j);
+		}
+	msim_json_arr_end(j);
+}
+
+static void json_part2(struct msim_json *j, const struct rp *r)
+{
+	msim_json_arr_begin(j, "concurrent_flushes");
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++) {
+			const struct rp_part2 *q = &r->p2[p][d];
+
+			msim_json_obj_begin(j, NULL);
+			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
+			msim_json_kuint(j, "depth", depths[d]);
+			msim_json_kuint(j, "seeds", r->seeds);
+			msim_json_kuint(j, "per_task", r->per_task);
+			msim_json_kuint(j, "flushes", q->flushes);
+			msim_json_kuint(j, "flush_skipped", q->skipped);
+			msim_json_kuint(j, "runs_stuck", q->runs_stuck);
+			msim_json_kint(j, "max_unflushed", q->max_unflushed);
+			msim_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
+			msim_json_kuint(j, "sched_steps", q->steps);
+			msim_json_obj_end(j);
+		}
+	msim_json_arr_end(j);
 }
 
 static void print_json(const struct rp *r, const struct rp_result *res,
 		       const struct msim_bench_args *a)
 {
+	struct msim_rp_summary sum;
+	struct msim_rp_verdicts v;
 	struct msim_json j;
 
 	msim_bench_json_begin(&j, stdout, "rstat-propagate", "004",
@@ -356,69 +456,34 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	msim_json_kuint(&j, "cpus", r->cpus);
 	msim_json_kuint(&j, "updates", r->updates);
 	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
-	msim_json_arr_begin(&j, "throughput");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(&j, "depth", depths[d]);
-			msim_json_kdbl(&j, "updates_per_s", res->median[p][d]);
-			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
-			msim_json_kdbl(&j, "noise_pct", res->noise[d]);
-			msim_json_kuint(&j, "updates", c->updates);
-			msim_json_kuint(&j, "batches", c->batches);
-			msim_json_kuint(&j, "walk_breaks", c->walk_breaks);
-			msim_json_kuint(&j, "walk_skips", c->walk_skips);
-			msim_json_kuint(&j, "flushes", c->flushes);
-			msim_json_kuint(&j, "flush_skipped", c->flush_skipped);
-			msim_json_kuint(&j, "periodic_flushes", c->periodic_flushes);
-			if (p)
-				msim_json_kstr(&j, "verdict",
-					       verdict_cost(msim_bench_pct(res->median[1][d], res->median[0][d]),
-							    res->noise[d]));
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "concurrent_flushes");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(&j, "depth", depths[d]);
-			msim_json_kuint(&j, "seeds", r->seeds);
-			msim_json_kuint(&j, "per_task", r->per_task);
-			msim_json_kuint(&j, "flushes", q->flushes);
-			msim_json_kuint(&j, "flush_skipped", q->skipped);
-			msim_json_kuint(&j, "runs_stuck", q->runs_stuck);
-			msim_json_kint(&j, "max_unflushed", q->max_unflushed);
-			msim_json_kdbl(&j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
-			msim_json_kuint(&j, "sched_steps", q->steps);
-			if (p)
-				msim_json_kstr(&j, "verdict", verdict_stuck(r, d));
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
+	json_part1(&j, r, res);
+	json_part2(&j, r);
+	rp_summary(r, res, &sum);
+	msim_rp_verdicts(&sum, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
 
-static int rstat_propagate_main(int argc, char **argv)
+/* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs of the throughput hosts (default 8)" },
-		{ "--updates", "N", "updates per measurement (default 2000000; quick 50000)" },
-		{ "--read-every", "N", "gated root flush every N updates (default 10000)" },
-		{ "--tick-every", "N", "one jiffy of virtual time every N updates (default 1000)" },
-		{ "--seeds", "N", "part 2: seeded schedules per design (default 20; quick 3)" },
-		{ "--per-task", "N", "part 2: updates per updater task (default 2000; quick 1500)" },
-		{ NULL, NULL, NULL },
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			      "simulated CPUs of the throughput hosts (default 8)"),
+		MSIM_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
+			       "updates per measurement (default 2000000; quick 50000)"),
+		MSIM_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
+			       "gated root flush every N updates (default 10000)"),
+		MSIM_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
+			       "one jiffy of virtual time every N updates (default 1000)"),
+		MSIM_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
+			      "part 2: seeded schedules per design (default 20; quick 3)"),
+		MSIM_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
+			      "part 2: updates per updater task (default 2000; quick 1500)"),
+		MSIM_OPT_END,
 	};
-	struct rp *r = calloc(1, sizeof(*r));
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "rstat-propagate",
 		.summary = "thread 004: update throughput and flush counts, rstat-propagate=break vs\n"
 			   "continue, on a 2-level and a 4-level memcg tree.",
@@ -428,49 +493,49 @@ static int rstat_propagate_main(int argc, char **argv)
 		.default_reps = 7,
 		.quick_reps = 2,
 		.options = opts,
-		.on_option = rp_opt,
-		.ctx = r,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
-	struct rp_result res;
-	double *samples = NULL;
 	int ret;
 
-	if (!r)
-		return 1;
 	r->cpus = 8;
 	r->read_every = 10000;
 	r->tick_every = 1000;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret) {
-		free(r);
-		return ret == 1 ? 0 : 2;
-	}
-	ret = 1;
-	r->base = a.variants;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	r->base = a->variants;
 	if (!r->updates)
-		r->updates = a.quick ? 50000 : 2000000;
+		r->updates = a->quick ? 50000 : 2000000;
 	if (!r->seeds)
-		r->seeds = a.quick ? 3 : 20;
+		r->seeds = a->quick ? 3 : 20;
 	if (!r->per_task)
-		r->per_task = a.quick ? 1500 : 2000;
-	samples = calloc((size_t)NPROP * a.reps, sizeof(*samples));
+		r->per_task = a->quick ? 1500 : 2000;
+	return 0;
+}
+
+/* Part 1: the four hosts, the repetitions per depth (designs alternated), counts. */
+static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
+		    struct msim_bench_progress *prog)
+{
+	double *samples = calloc((size_t)NPROP * reps, sizeof(*samples));
+
 	if (!samples)
-		goto out;
+		return -ENOMEM;
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
-			if (make_host(&r->base, r->cpus, MSIM_CONCURRENT, p, depths[d], &r->hosts[p][d].m,
-				      &r->hosts[p][d].leaf))
-				goto out;
-			msim_rstat_counters(r->hosts[p][d].m, &r->hosts[p][d].before);
+			struct rp_host *h = &r->hosts[p][d];
+
+			if (make_host(&r->base, r->cpus, MSIM_CONCURRENT, p, depths[d], &h->m,
+				      &h->leaf)) {
+				free(samples);
+				return -EINVAL;
+			}
+			msim_rstat_counters(h->m, &h->before);
 		}
-	msim_bench_progress_init(&prog, "rstat-propagate", true);
 	for (r->cur_depth = 0; r->cur_depth < NDEPTH; r->cur_depth++) {
-		msim_bench_alternate(NPROP, a.reps, rp_sample, r, samples, &prog);
+		msim_bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
 		for (unsigned int p = 0; p < NPROP; p++)
-			res.median[p][r->cur_depth] = msim_bench_median(samples + p * a.reps, a.reps);
-		res.noise[r->cur_depth] = msim_bench_noise_pct(samples, a.reps);
+			res->median[p][r->cur_depth] = msim_bench_median(samples + p * reps, reps);
+		res->noise[r->cur_depth] = msim_bench_noise_pct(samples, reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
@@ -480,27 +545,51 @@ static int rstat_propagate_main(int argc, char **argv)
 			msim_rstat_counters(h->m, &now);
 			counters_sub(&h->total, &now, &h->before);
 		}
+	free(samples);
+	return 0;
+}
+
+/* Part 2: every design and depth under seeds first_seed, first_seed + 1, ... */
+static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progress *prog)
+{
 	for (unsigned int s = 0; s < r->seeds; s++) {
 		for (unsigned int d = 0; d < NDEPTH; d++)
 			for (unsigned int p = 0; p < NPROP; p++)
-				if (part2_run(r, p, d, a.seed + s)) {
+				if (part2_run(r, p, d, first_seed + s)) {
 					fprintf(stderr, "rstat-propagate: part 2 run failed (seed %llu)\n",
-						(unsigned long long)(a.seed + s));
-					goto out;
+						(unsigned long long)(first_seed + s));
+					return -EINVAL;
 				}
-		msim_bench_progress(&prog, "part 2: seed %u/%u", s + 1, r->seeds);
+		msim_bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
 	}
+	return 0;
+}
+
+static int rstat_propagate_main(int argc, char **argv)
+{
+	struct rp *r = calloc(1, sizeof(*r));
+	struct msim_bench_args a;
+	struct msim_bench_progress prog;
+	struct rp_result res;
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = rp_parse(r, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	msim_bench_progress_init(&prog, "rstat-propagate", true);
+	ret = rp_part1(r, a.reps, &res, &prog) || rp_part2(r, a.seed, &prog) ? 1 : 0;
 	msim_bench_progress_done(&prog);
-	if (a.json)
+	if (!ret && a.json)
 		print_json(r, &res, &a);
-	else
+	else if (!ret)
 		print_text(r, &res, &a);
-	ret = 0;
-out:
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++)
 			msim_bench_host_destroy(r->hosts[p][d].m);
-	free(samples);
 	free(r);
 	return ret;
 }

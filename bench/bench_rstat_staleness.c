@@ -27,6 +27,7 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "bench_rstat_staleness.h"
 #include "bench_util.h"
 #include "scenario.h"
 
@@ -102,6 +103,51 @@ static int st_race(struct msim *m, struct st_race *r)
 	return msim_run(m);
 }
 
+/* The reader at virtual time t: a gated root flush, then root's NR_FILE_PAGES. */
+static void st_sample(struct st_series *s, struct msim_memcg *root, uint64_t t, unsigned int hz,
+		      long long total_pages)
+{
+	long long rep, gap;
+
+	msim_mem_cgroup_flush_stats(root);
+	rep = (long long)msim_memcg_page_state(root, MSIM_NR_FILE_PAGES);
+	gap = (total_pages - rep) * (long long)MSIM_PAGE_SIZE;
+	s->t_ms[s->n] = (long)(t * 1000 / hz);
+	s->true_b[s->n] = total_pages * (long long)MSIM_PAGE_SIZE;
+	s->reported_b[s->n] = rep * (long long)MSIM_PAGE_SIZE;
+	s->n++;
+	s->sum_gap += gap;
+	if (gap > s->max_gap)
+		s->max_gap = gap;
+}
+
+/* Phase 2 and 3: leaf's page cache grows every jiffy; the reader samples. */
+static void st_grow(const struct st_opts *o, struct msim *m, unsigned int hz,
+		    const struct st_race *r, struct st_series *s)
+{
+	uint64_t ticks = (uint64_t)(o->seconds * hz);
+	long per_sample = (long)o->sample_ms * (long)hz / 1000;
+	long long total_pages = r->applied, target;
+
+	if (per_sample < 1)
+		per_sample = 1;
+	s->n = 0;
+	for (uint64_t t = 1; t <= ticks; t++) {
+		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(m, r->leaf, 0);
+
+		msim_clock_advance(m, 1);
+		/* growth since t = 0: rate * t, in folios */
+		target = r->applied + (long long)(o->rate_gib * (1ULL << 30) / MSIM_PAGE_SIZE *
+						  (double)t / hz);
+		while (total_pages + o->folio_pages <= target) {
+			msim_mod_lruvec_state(lv, MSIM_NR_FILE_PAGES, o->folio_pages);
+			total_pages += o->folio_pages;
+		}
+		if (t % (uint64_t)per_sample == 0)
+			st_sample(s, r->root, t, hz, total_pages);
+	}
+}
+
 static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 		  struct st_series *s)
 {
@@ -110,9 +156,6 @@ static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 	struct st_race r = { 0 };
 	struct msim_rstat_counters c;
 	char err[256];
-	long long total_pages, target;
-	uint64_t ticks, t;
-	long per_sample;
 	int ret;
 
 	msim_config_init(&cfg);
@@ -130,37 +173,7 @@ static int st_run(const struct st_opts *o, enum msim_rstat_propagate design,
 	if ((ret = msim_memcg_create(r.root, "leaf", &r.leaf)) || (ret = st_race(m, &r)))
 		goto out;
 	msim_rstat_counters_reset(m);
-	ticks = (uint64_t)(o->seconds * cfg.hz);
-	per_sample = (long)o->sample_ms * (long)cfg.hz / 1000;
-	if (per_sample < 1)
-		per_sample = 1;
-	s->n = 0;
-	total_pages = r.applied;
-	for (t = 1; t <= ticks; t++) {
-		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(m, r.leaf, 0);
-
-		msim_clock_advance(m, 1);
-		/* growth since t = 0: rate * t, in folios */
-		target = r.applied + (long long)(o->rate_gib * (1ULL << 30) / MSIM_PAGE_SIZE *
-						 (double)t / cfg.hz);
-		while (total_pages + o->folio_pages <= target) {
-			msim_mod_lruvec_state(lv, MSIM_NR_FILE_PAGES, o->folio_pages);
-			total_pages += o->folio_pages;
-		}
-		if (t % (uint64_t)per_sample)
-			continue;
-		msim_mem_cgroup_flush_stats(r.root);
-		long long rep = (long long)msim_memcg_page_state(r.root, MSIM_NR_FILE_PAGES);
-		long long gap = (total_pages - rep) * (long long)MSIM_PAGE_SIZE;
-
-		s->t_ms[s->n] = (long)(t * 1000 / cfg.hz);
-		s->true_b[s->n] = total_pages * (long long)MSIM_PAGE_SIZE;
-		s->reported_b[s->n] = rep * (long long)MSIM_PAGE_SIZE;
-		s->n++;
-		s->sum_gap += gap;
-		if (gap > s->max_gap)
-			s->max_gap = gap;
-	}
+	st_grow(o, m, cfg.hz, &r, s);
 	msim_rstat_counters(m, &c);
 	s->skipped = c.flush_skipped;
 	s->flushed = c.flushes - c.periodic_flushes;
@@ -170,61 +183,23 @@ out:
 	return ret;
 }
 
-/* A positive decimal within (0, max]; 0 or -EINVAL (message printed). */
-static int st_parse_double(const char *name, const char *arg, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = arg ? strtod(arg, &end) : 0;
-	if (!arg || errno || end == arg || *end || !(v > 0) || v > max) {
-		fprintf(stderr, "%s: expected a number in (0, %g], got '%s'\n", name, max,
-			arg ? arg : "");
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int st_opt(const char *name, const char *arg, void *ctx)
-{
-	struct st_opts *o = ctx;
-	unsigned long v;
-
-	if (!strcmp(name, "--csv")) {
-		o->csv = true;
-	} else if (!strcmp(name, "--cpus")) {
-		if (msim_bench_parse_uint(name, arg, 3, MSIM_MAX_CPUS, &v))
-			return -EINVAL;
-		o->cpus = (unsigned int)v;
-	} else if (!strcmp(name, "--seconds")) {
-		return st_parse_double(name, arg, 60, &o->seconds);
-	} else if (!strcmp(name, "--rate-gib")) {
-		return st_parse_double(name, arg, 1024, &o->rate_gib);
-	} else if (!strcmp(name, "--folio-pages")) {
-		if (msim_bench_parse_uint(name, arg, 1, 1UL << 18, &v))
-			return -EINVAL;
-		o->folio_pages = (long)v;
-	} else if (!strcmp(name, "--sample-ms")) {
-		if (msim_bench_parse_uint(name, arg, 1, 60000, &v))
-			return -EINVAL;
-		o->sample_ms = (unsigned int)v;
-	}
-	return 0;
-}
-
 /* Returns 0 to run, 1 after --help, 2 on a usage error (bench_util's convention). */
 static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--cpus", "N", "simulated CPUs, at least 3 (default 4; threshold 64 x N)" },
-		{ "--seconds", "S", "virtual seconds of growth (default 4, at most 60)" },
-		{ "--rate-gib", "R", "page cache growth in GiB/s (default 1)" },
-		{ "--folio-pages", "P", "pages per NR_FILE_PAGES update (default 16)" },
-		{ "--sample-ms", "MS", "reader period in virtual ms (default 10)" },
-		{ "--csv", NULL, "the time series as CSV instead of the table" },
-		{ NULL, NULL, NULL },
+	unsigned int folio_pages = 16;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &o->cpus, 3, MSIM_MAX_CPUS,
+			      "simulated CPUs, at least 3 (default 4; threshold 64 x N)"),
+		MSIM_OPT_DOUBLE("--seconds", "S", &o->seconds, 0, 60,
+				"virtual seconds of growth (default 4, at most 60)"),
+		MSIM_OPT_DOUBLE("--rate-gib", "R", &o->rate_gib, 0, 1024,
+				"page cache growth in GiB/s (default 1)"),
+		MSIM_OPT_UINT("--folio-pages", "P", &folio_pages, 1, 1UL << 18,
+			      "pages per NR_FILE_PAGES update (default 16)"),
+		MSIM_OPT_UINT("--sample-ms", "MS", &o->sample_ms, 1, 60000,
+			      "reader period in virtual ms (default 10)"),
+		MSIM_OPT_FLAG("--csv", &o->csv, "the time series as CSV instead of the table"),
+		MSIM_OPT_END,
 	};
 	const struct msim_bench_spec spec = {
 		.name = "rstat-staleness",
@@ -236,62 +211,181 @@ static int st_parse(int argc, char **argv, struct st_opts *o, struct msim_bench_
 		.default_reps = 1,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = st_opt,
-		.ctx = o,
 	};
+	int ret;
 
-	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .folio_pages = 16,
-			       .sample_ms = 10 };
-	return msim_bench_parse_args(&spec, argc, argv, a);
+	*o = (struct st_opts){ .cpus = 4, .seconds = 4.0, .rate_gib = 1.0, .sample_ms = 10 };
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	o->folio_pages = folio_pages;
+	o->json = a->json;
+	o->base = a->variants;
+	return ret;
 }
+
+/* ---- the thread's two claims ---- */
+
+static const char *const st_fig_names[MSIM_ST_NFIGS] = {
+	[MSIM_ST_F_GAP_BREAK] = "break_max_gap_bytes",
+	[MSIM_ST_F_WANT] = "rate_x_window_bytes",
+	[MSIM_ST_F_GAP_BREAK_MIB] = "break_max_gap_mib",
+	[MSIM_ST_F_WANT_MIB] = "rate_x_window_mib",
+	[MSIM_ST_F_GAP_CONT] = "continue_max_gap_bytes",
+	[MSIM_ST_F_BOUND] = "threshold_plus_one_update_bytes",
+	[MSIM_ST_F_GAP_CONT_PAGES] = "continue_max_gap_pages",
+	[MSIM_ST_F_THRESHOLD_PAGES] = "threshold_pages",
+	[MSIM_ST_F_FOLIO_PAGES] = "folio_pages",
+	[MSIM_ST_F_WINDOW_S] = "window_s",
+};
 
 /*
- * The thread's two claims against our series. break: "a two-second wait can
- * leave the reported usage about 2 GiB below the actual usage" at 1 GiB/s, i.e.
- * a gap of rate x FLUSH_TIME (or x the run, if shorter), within 10 %. continue:
- * root stays within the threshold, give or take the one update (folio) that
- * crosses it.
+ * break: "a two-second wait can leave the reported usage about 2 GiB below the
+ * actual usage" at 1 GiB/s, i.e. a gap of rate x FLUSH_TIME (or x the run, if
+ * shorter), within 10 %. continue: root stays within the threshold, give or take
+ * the one update (folio) that crosses it.
  */
-static void st_verdicts(const struct st_opts *o, const struct st_series *s, char v[2][192])
-{
-	double secs = o->seconds < MSIM_FLUSH_TIME_SECONDS ? o->seconds : MSIM_FLUSH_TIME_SECONDS;
-	double want = o->rate_gib * secs * (double)(1ULL << 30);
-	long long bound = ((long long)o->cpus * MSIM_MEMCG_CHARGE_BATCH + o->folio_pages) *
-			  (long long)MSIM_PAGE_SIZE;
-	bool near = s[0].max_gap >= 0.9 * want && s[0].max_gap <= 1.1 * want;
+static const struct msim_verdict_row st_rows[] = {
+	{
+		.claim = "break: \"a two-second wait can leave the reported usage about 2 GiB "
+			 "below the actual usage\" (rate x the periodic flush's 2 s, within 10%)",
+		.thread = { { "gap", MSIM_ST_F_WANT_MIB, 0, "MiB" },
+			    { "rate x", MSIM_ST_F_WINDOW_S, 0, "s" } },
+		.ours = { { "max gap", MSIM_ST_F_GAP_BREAK_MIB, 0, "MiB" } },
+		.holds_when = { { MSIM_ST_F_GAP_BREAK, MSIM_VOP_GE, 0.9, MSIM_ST_F_WANT },
+				{ MSIM_ST_F_GAP_BREAK, MSIM_VOP_LE, 1.1, MSIM_ST_F_WANT } },
+		.why = { [MSIM_VERDICT_HOLDS] = "root stays stuck from the race until the periodic "
+						"flush, while the page cache grows" },
+	},
+	{
+		.claim = "continue keeps root within the threshold (give or take the one update "
+			 "that crosses it)",
+		.thread = { { "threshold", MSIM_ST_F_THRESHOLD_PAGES, 0, "pages" } },
+		.ours = { { "max gap", MSIM_ST_F_GAP_CONT_PAGES, 0, "pages" },
+			  { "one update", MSIM_ST_F_FOLIO_PAGES, 0, "pages" } },
+		.holds_when = { { MSIM_ST_F_GAP_CONT, MSIM_VOP_LE, 1, MSIM_ST_F_BOUND } },
+	},
+};
 
-	snprintf(v[0], sizeof(v[0]), "break: max gap %.0f MiB against the thread's ~%.0f MiB "
-		 "(rate x %g s): %s", s[0].max_gap / 1048576.0, want / 1048576.0, secs,
-		 near ? "holds" : "does not hold");
-	snprintf(v[1], sizeof(v[1]), "continue: max gap %lld pages, threshold %u + one update of "
-		 "%ld: %s", s[1].max_gap / MSIM_PAGE_SIZE, o->cpus * MSIM_MEMCG_CHARGE_BATCH,
-		 o->folio_pages, s[1].max_gap <= bound ? "holds" : "does not hold");
+void msim_st_verdicts(const struct msim_st_summary *s, struct msim_st_verdicts *v)
+{
+	double secs = s->seconds < MSIM_FLUSH_TIME_SECONDS ? s->seconds : MSIM_FLUSH_TIME_SECONDS;
+	double want = s->rate_gib * secs * (double)(1ULL << 30);
+	long long thr = (long long)s->cpus * MSIM_MEMCG_CHARGE_BATCH;
+	double *f = v->fig;
+
+	f[MSIM_ST_F_NONE] = 0;
+	f[MSIM_ST_F_GAP_BREAK] = (double)s->max_gap_break;
+	f[MSIM_ST_F_WANT] = want;
+	f[MSIM_ST_F_GAP_BREAK_MIB] = s->max_gap_break / 1048576.0;
+	f[MSIM_ST_F_WANT_MIB] = want / 1048576.0;
+	f[MSIM_ST_F_GAP_CONT] = (double)s->max_gap_continue;
+	f[MSIM_ST_F_BOUND] = (double)((thr + s->folio_pages) * (long long)MSIM_PAGE_SIZE);
+	f[MSIM_ST_F_GAP_CONT_PAGES] = (double)s->max_gap_continue / MSIM_PAGE_SIZE;
+	f[MSIM_ST_F_THRESHOLD_PAGES] = (double)thr;
+	f[MSIM_ST_F_FOLIO_PAGES] = (double)s->folio_pages;
+	f[MSIM_ST_F_WINDOW_S] = secs;
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 004",
+		.rows = st_rows,
+		.nrows = sizeof(st_rows) / sizeof(st_rows[0]),
+		.fig_names = st_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_ST_NFIGS,
+	};
 }
 
-static void st_print_json(const struct st_opts *o, const char *variants, struct st_series *s,
-			  int n)
+static void st_judge(const struct st_opts *o, const struct st_series *s,
+		     struct msim_st_verdicts *v)
 {
-	printf("{\"bench\": \"rstat-staleness\", \"base_variants\": \"%s\", \"cpus\": %u, "
-	       "\"seconds\": %g, \"rate_gib_s\": %g, \"folio_pages\": %ld, \"sample_ms\": %u, "
-	       "\"designs\": [", variants, o->cpus, o->seconds, o->rate_gib, o->folio_pages,
-	       o->sample_ms);
-	for (int d = 0; d < n; d++) {
-		printf("%s{\"design\": \"%s\", \"max_gap_bytes\": %lld, \"mean_gap_bytes\": %lld, "
-		       "\"gated_flushes_skipped\": %llu, \"flushes\": %llu, \"periodic_flushes\": %llu, "
-		       "\"series\": [", d ? ", " : "", s[d].design, s[d].max_gap,
-		       s[d].n ? s[d].sum_gap / s[d].n : 0, s[d].skipped, s[d].flushed, s[d].periodic);
-		for (unsigned int i = 0; i < s[d].n; i++)
-			printf("%s[%ld, %lld, %lld]", i ? ", " : "", s[d].t_ms[i], s[d].true_b[i],
-			       s[d].reported_b[i]);
-		printf("]}");
-	}
-	{
-		char v[2][192];
+	const struct msim_st_summary sum = {
+		.cpus = o->cpus, .seconds = o->seconds, .rate_gib = o->rate_gib,
+		.folio_pages = o->folio_pages, .max_gap_break = s[0].max_gap,
+		.max_gap_continue = s[1].max_gap,
+	};
 
-		st_verdicts(o, s, v);
-		printf("], \"verdicts\": [\"%s\", \"%s\"]", v[0], v[1]);
+	msim_st_verdicts(&sum, v);
+}
+
+/* ---- output ---- */
+
+static void st_json_design(struct msim_json *j, const struct st_series *s)
+{
+	msim_json_obj_begin(j, NULL);
+	msim_json_kstr(j, "design", s->design);
+	msim_json_kint(j, "max_gap_bytes", s->max_gap);
+	msim_json_kint(j, "mean_gap_bytes", s->n ? s->sum_gap / s->n : 0);
+	msim_json_kuint(j, "gated_flushes_skipped", s->skipped);
+	msim_json_kuint(j, "flushes", s->flushed);
+	msim_json_kuint(j, "periodic_flushes", s->periodic);
+	msim_json_arr_begin(j, "series");
+	for (unsigned int i = 0; i < s->n; i++) {
+		msim_json_arr_begin(j, NULL);
+		msim_json_kint(j, NULL, s->t_ms[i]);
+		msim_json_kint(j, NULL, s->true_b[i]);
+		msim_json_kint(j, NULL, s->reported_b[i]);
+		msim_json_arr_end(j);
 	}
-	printf(", \"series_columns\": [\"t_ms\", \"true_bytes\", \"reported_bytes\"]}\n");
+	msim_json_arr_end(j);
+	msim_json_obj_end(j);
+}
+
+static void st_print_json(const struct st_opts *o, const char *variants,
+			  const struct st_series *s, int n)
+{
+	struct msim_st_verdicts v;
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "rstat-staleness");
+	msim_json_kstr(&j, "base_variants", variants);
+	msim_json_kuint(&j, "cpus", o->cpus);
+	msim_json_kdbl(&j, "seconds", o->seconds);
+	msim_json_kdbl(&j, "rate_gib_s", o->rate_gib);
+	msim_json_kint(&j, "folio_pages", o->folio_pages);
+	msim_json_kuint(&j, "sample_ms", o->sample_ms);
+	msim_json_arr_begin(&j, "designs");
+	for (int d = 0; d < n; d++)
+		st_json_design(&j, &s[d]);
+	msim_json_arr_end(&j);
+	st_judge(o, s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_arr_begin(&j, "series_columns");
+	msim_json_kstr(&j, NULL, "t_ms");
+	msim_json_kstr(&j, NULL, "true_bytes");
+	msim_json_kstr(&j, NULL, "reported_bytes");
+	msim_json_arr_end(&j);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static void st_print_csv(const struct st_series *s, int n)
+{
+	printf("design,t_ms,true_bytes,reported_bytes,gap_bytes\n");
+	for (int d = 0; d < n; d++)
+		for (unsigned int i = 0; i < s[d].n; i++)
+			printf("%s,%ld,%lld,%lld,%lld\n", s[d].design, s[d].t_ms[i], s[d].true_b[i],
+			       s[d].reported_b[i], s[d].true_b[i] - s[d].reported_b[i]);
+}
+
+static void st_print_text(const struct st_opts *o, const char *variants,
+			  const struct st_series *s, int n)
+{
+	struct msim_st_verdicts v;
+
+	printf("rstat-staleness: page cache of leaf grows %.2f GiB/s for %.1f s of virtual "
+	       "time, %u CPUs (threshold %u), after the early-exit race\n", o->rate_gib,
+	       o->seconds, o->cpus, o->cpus * MSIM_MEMCG_CHARGE_BATCH);
+	printf("base variants (rstat-propagate set per design): %s\n", variants);
+	printf("%-10s %14s %14s %10s %8s %9s\n", "design", "max gap MiB", "mean gap MiB",
+	       "skipped", "flushes", "periodic");
+	for (int d = 0; d < n; d++)
+		printf("%-10s %14.1f %14.1f %10llu %8llu %9llu\n", s[d].design,
+		       s[d].max_gap / 1048576.0,
+		       s[d].n ? (double)s[d].sum_gap / s[d].n / 1048576.0 : 0.0, s[d].skipped,
+		       s[d].flushed, s[d].periodic);
+	printf("\n");
+	st_judge(o, s, &v);
+	msim_verdict_print_text(stdout, &v.table);
 }
 
 static int st_main(int argc, char **argv)
@@ -307,9 +401,7 @@ static int st_main(int argc, char **argv)
 
 	ret = st_parse(argc, argv, &o, &a);
 	if (ret)
-		return ret == 1 ? 0 : 2;
-	o.json = a.json;
-	o.base = a.variants;
+		return msim_args_exit_status(ret);
 	msim_variants_format(&o.base, vbuf, sizeof(vbuf));
 	cap = (unsigned int)(o.seconds * 1000 / o.sample_ms) + 2;
 	memset(s, 0, sizeof(s));
@@ -321,34 +413,12 @@ static int st_main(int argc, char **argv)
 		ret = s[d].t_ms && s[d].true_b && s[d].reported_b ? st_run(&o, designs[d], &s[d])
 								  : -ENOMEM;
 	}
-	if (!ret && o.json) {
+	if (!ret && o.json)
 		st_print_json(&o, vbuf, s, 2);
-	} else if (!ret && o.csv) {
-		printf("design,t_ms,true_bytes,reported_bytes,gap_bytes\n");
-		for (int d = 0; d < 2; d++)
-			for (unsigned int i = 0; i < s[d].n; i++)
-				printf("%s,%ld,%lld,%lld,%lld\n", s[d].design, s[d].t_ms[i],
-				       s[d].true_b[i], s[d].reported_b[i],
-				       s[d].true_b[i] - s[d].reported_b[i]);
-	} else if (!ret) {
-		printf("rstat-staleness: page cache of leaf grows %.2f GiB/s for %.1f s of virtual "
-		       "time, %u CPUs (threshold %u), after the early-exit race\n", o.rate_gib,
-		       o.seconds, o.cpus, o.cpus * MSIM_MEMCG_CHARGE_BATCH);
-		printf("base variants (rstat-propagate set per design): %s\n", vbuf);
-		printf("%-10s %14s %14s %10s %8s %9s\n", "design", "max gap MiB", "mean gap MiB",
-		       "skipped", "flushes", "periodic");
-		for (int d = 0; d < 2; d++)
-			printf("%-10s %14.1f %14.1f %10llu %8llu %9llu\n", s[d].design,
-			       s[d].max_gap / 1048576.0,
-			       s[d].n ? (double)s[d].sum_gap / s[d].n / 1048576.0 : 0.0,
-			       s[d].skipped, s[d].flushed, s[d].periodic);
-		char v[2][192];
-
-		st_verdicts(&o, s, v);
-		printf("thread 004: \"a two-second wait can leave the reported usage about 2 GiB "
-		       "below the actual usage\" (break); continue keeps root within the threshold\n");
-		printf("  %s\n  %s\n", v[0], v[1]);
-	}
+	else if (!ret && o.csv)
+		st_print_csv(s, 2);
+	else if (!ret)
+		st_print_text(&o, vbuf, s, 2);
 	for (int d = 0; d < 2; d++) {
 		free(s[d].t_ms);
 		free(s[d].true_b);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <ucontext.h>
 
+#include "bench_sched_switch.h"
 #include "bench_util.h"
 #include "scenario.h"
 
@@ -126,6 +127,81 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 	}
 }
 
+/* ---- the goal ---- */
+
+static const char *const ss_fig_names[MSIM_SS_NFIGS] = {
+	[MSIM_SS_F_STEPS] = "steps_per_s",
+	[MSIM_SS_F_STEPS_PER_BARE] = "steps_per_bare_swapcontext",
+};
+
+static const struct msim_verdict_row ss_rows[] = {
+	{
+		.claim = "the deterministic scheduler runs at least 1,000,000 steps per second",
+		.thread = { { "steps", 0, 1e6, "/s" } },
+		.ours = { { "steps", MSIM_SS_F_STEPS, 0, "/s" },
+			  { "steps / bare swapcontext", MSIM_SS_F_STEPS_PER_BARE, 0, "x" } },
+		.holds_when = { { MSIM_SS_F_STEPS, MSIM_VOP_GE, 1e6 } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "this machine's figure: a shared or "
+							"sanitized build can fall short" },
+	},
+};
+
+void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *v)
+{
+	v->fig[MSIM_SS_F_NONE] = 0;
+	v->fig[MSIM_SS_F_STEPS] = s->steps;
+	v->fig[MSIM_SS_F_STEPS_PER_BARE] = msim_bench_ratio(s->steps, s->bare);
+	v->table = (struct msim_verdict_table){
+		.reference = "the goal",
+		.rows = ss_rows,
+		.nrows = sizeof(ss_rows) / sizeof(ss_rows[0]),
+		.fig_names = ss_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_SS_NFIGS,
+	};
+}
+
+static void print_json(const struct msim_bench_args *a, const char *name,
+		       const struct msim_ss_summary *s)
+{
+	struct msim_ss_verdicts v;
+	struct msim_json j;
+	char vbuf[512];
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", name);
+	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	msim_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
+	msim_json_kdbl(&j, "switches_per_s", s->steps);
+	msim_json_kdbl(&j, "context_switches_per_s", 2 * s->steps);
+	msim_json_kdbl(&j, "schedules_per_s", s->sched);
+	msim_json_kdbl(&j, "switches_vs_bare", msim_bench_ratio(s->steps, s->bare));
+	msim_ss_verdicts(s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static void print_text(const struct msim_bench_args *a, const struct msim_ss_summary *s)
+{
+	struct msim_ss_verdicts v;
+	char vbuf[512];
+
+	printf("sched-switch (median of %u, this machine; variants %s)\n", a->reps,
+	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	printf("  bare swapcontext calls        %12.0f /s\n", s->bare);
+	printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare)\n", s->steps,
+	       msim_bench_ratio(s->steps, s->bare));
+	printf("    of which stack switches     %12.0f /s   (two per step)\n", 2 * s->steps);
+	printf("  toy-percpu-reset schedules    %12.0f /s   (random explorer, fresh host each)\n",
+	       s->sched);
+	printf("\n");
+	msim_ss_verdicts(s, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
+
 static int sched_switch_main(int argc, char **argv)
 {
 	static const struct msim_bench_spec spec = {
@@ -141,46 +217,27 @@ static int sched_switch_main(int argc, char **argv)
 	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
 
 	if (ret)
-		return ret == 1 ? 0 : 2;
+		return msim_args_exit_status(ret);
 	struct ctx c = { .per_task = a.quick ? 20000 : YIELDS_PER_TASK,
 			 .runs = a.quick ? 200 : 5000, .seed = a.seed, .base = a.variants };
 	double *samples = calloc(3 * (size_t)a.reps, sizeof(double));
 	struct msim_bench_progress pr;
-	char vbuf[512];
 
 	if (!samples)
 		return 1;
 	msim_bench_progress_init(&pr, spec.name, true);
 	msim_bench_alternate(3, a.reps, sample, &c, samples, &pr);
 	msim_bench_progress_done(&pr);
-	double bare = msim_bench_median(samples, a.reps);
-	double steps = msim_bench_median(samples + a.reps, a.reps);
-	double sched = msim_bench_median(samples + 2 * a.reps, a.reps);
-	if (a.json) {
-		struct msim_json j;
-		msim_json_init(&j, stdout);
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "bench", spec.name);
-		msim_json_kuint(&j, "reps", a.reps);
-		msim_json_kstr(&j, "base_variants", msim_bench_variants_str(&a, vbuf, sizeof(vbuf)));
-		msim_json_kdbl(&j, "bare_swapcontext_per_s", bare);
-		msim_json_kdbl(&j, "switches_per_s", steps);
-		msim_json_kdbl(&j, "context_switches_per_s", 2 * steps);
-		msim_json_kdbl(&j, "schedules_per_s", sched);
-		msim_json_kdbl(&j, "switches_vs_bare", msim_bench_ratio(steps, bare));
-		msim_json_kbool(&j, "goal_1m_switches_met", steps >= 1e6);
-		msim_json_obj_end(&j);
-		msim_json_finish(&j);
-	} else {
-		printf("sched-switch (median of %u, this machine; variants %s)\n", a.reps,
-		       msim_bench_variants_str(&a, vbuf, sizeof(vbuf)));
-		printf("  bare swapcontext calls        %12.0f /s\n", bare);
-		printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare; goal 1,000,000: %s)\n",
-		       steps, msim_bench_ratio(steps, bare), steps >= 1e6 ? "met" : "NOT met");
-		printf("    of which stack switches     %12.0f /s   (two per step)\n", 2 * steps);
-		printf("  toy-percpu-reset schedules    %12.0f /s   (random explorer, fresh host each)\n",
-		       sched);
-	}
+	struct msim_ss_summary sum = {
+		.bare = msim_bench_median(samples, a.reps),
+		.steps = msim_bench_median(samples + a.reps, a.reps),
+		.sched = msim_bench_median(samples + 2 * a.reps, a.reps),
+	};
+
+	if (a.json)
+		print_json(&a, spec.name, &sum);
+	else
+		print_text(&a, &sum);
 	free(samples);
 	return 0;
 }

@@ -10,8 +10,9 @@
  *   array-unit-cache  the thread's "base": the same, units from a 520-byte cache
  *   array-on-demand   the thread's "old array on demand"
  *   xarray            the thread's series
- * Measuring is in bench_shrinker_units_run.c; this file parses the options and
- * prints the tables (ours beside the thread's), the verdicts and the JSON.
+ * Measuring is in bench_shrinker_units_run.c, the thread's comparisons in
+ * bench_shrinker_units_verdicts.c; this file parses the options and prints the
+ * tables (ours beside the thread's), the verdicts and the JSON.
  * docs/shrinker-bench.md explains every figure.
  */
 #include <errno.h>
@@ -98,266 +99,20 @@ static double fig(const struct msim_shu_layout_result *lr, int row, bool full)
 	}
 }
 
-static int layout_of(const char *v)
+/* --layout NAME: adds the layout to the mask of those to run. */
+static int layout_opt(const char *value, void *dest, char *err, size_t errlen)
 {
+	unsigned int *mask = dest;
+
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (!strcmp(v, msim_shrinker_layout_name(l)))
-			return (int)l;
-	return -1;
-}
-
-static int shu_opt(const char *name, const char *arg, void *ctx)
-{
-	struct shu_opts *o = ctx;
-	unsigned long v;
-	int l;
-
-	if (!strcmp(name, "--layout")) {
-		l = layout_of(arg);
-		if (l < 0) {
-			fprintf(stderr, "--layout: one of array, array-unit-cache, "
-					"array-on-demand, xarray (got '%s')\n", arg);
-			return -EINVAL;
+		if (!strcmp(value, msim_shrinker_layout_name(l))) {
+			*mask |= 1u << l;
+			return 0;
 		}
-		o->mask |= 1u << l;
-		return 0;
-	}
-	if (!strcmp(name, "--rss-budget-mb"))
-		return msim_bench_parse_uint(name, arg, 64, 1UL << 20, &o->rss_mb);
-	if (!strcmp(name, "--table")) {
-		if (msim_bench_parse_uint(name, arg, 1, 2, &v))
-			return -EINVAL;
-		o->only_scale = (int)v - 1;
-		return 0;
-	}
-	if (msim_bench_parse_uint(name, arg, (!strcmp(name, "--cgroups") || !strcmp(name, "--boot-mounts")) ? 0 : 1,
-				  !strcmp(name, "--nodes") ? MSIM_MAX_NODES :
-				  !strcmp(name, "--cpus")  ? MSIM_MAX_CPUS : 1000000, &v))
-		return -EINVAL;
-	o->custom = true;
-	if (!strcmp(name, "--mounts"))
-		o->c.mounts = (unsigned int)v;
-	else if (!strcmp(name, "--cgroups"))
-		o->c.cgroups = (unsigned int)v;
-	else if (!strcmp(name, "--nodes"))
-		o->c.nodes = (unsigned int)v;
-	else if (!strcmp(name, "--cpus"))
-		o->c.cpus = (unsigned int)v;
-	else if (!strcmp(name, "--boot-mounts"))
-		o->c.boot_mounts = (unsigned int)v;
-	else if (!strcmp(name, "--upfront-cap"))
-		o->c.upfront_cap = (unsigned int)v;
-	return 0;
+	snprintf(err, errlen, "one of array, array-unit-cache, array-on-demand, xarray (got '%s')",
+		 value);
+	return -EINVAL;
 }
-
-/* ---- the thread's comparisons, judged on our figures ---- */
-
-enum verdict_kind { V_DISAGREES = 0, V_SUPPORTED = 1, V_NOT_COMPARABLE = 2 };
-
-static const char *const verdict_name[3] = { "DISAGREES", "supported", "not comparable" };
-
-struct verdict {
-	const char *claim;
-	char thread[96], ours[256];
-	int holds;              /* enum verdict_kind */
-	const char *why;
-};
-
-#define A MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE
-#define O MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND
-#define X MSIM_SHRINKER_INFO_XARRAY
-
-static bool have(const struct msim_shu_result *r)
-{
-	return r && r->lay[A].ran && r->lay[O].ran && r->lay[X].ran;
-}
-
-static size_t verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
-		       struct verdict *v)
-{
-	size_t n = 0;
-
-	if (have(t1)) {
-		const struct msim_shu_layout_result *a = &t1->lay[A], *o = &t1->lay[O],
-						    *x = &t1->lay[X];
-		double ro = msim_bench_ratio(o->slab_per_cgroup, a->slab_per_cgroup);
-		double rx = msim_bench_ratio(x->slab_per_cgroup, a->slab_per_cgroup);
-
-		v[n].claim = "table 1: both on-demand designs drop most of an empty cgroup's slab";
-		snprintf(v[n].thread, sizeof(v[n].thread), "on demand %.2f, xarray %.2f of base",
-			 22.0 / 185, 18.0 / 185);
-		snprintf(v[n].ours, sizeof(v[n].ours), "on demand %.2f, xarray %.2f of base", ro, rx);
-		v[n].holds = ro < 0.25 && rx < 0.25;
-		v[n].why = v[n].holds ? "exact shrinker bytes; the rest is our smaller estimate of "
-					"the memcg structures (see rest owners)"
-				      : "the rest-of-cgroup estimate dominates";
-		n++;
-
-		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, xarray far cheaper than base";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray = %.1f", 1.6 / 0.2);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base / xarray = %.1f",
-			 msim_bench_ratio(a->empty_ns, x->empty_ns));
-		v[n].holds = a->empty_ns > 2 * x->empty_ns;
-		v[n].why = "base visits every one of nr_max/64 units and reads its map word; the "
-			   "xarray walk finds no entry";
-		n++;
-
-		v[n].claim = "table 1: empty-cgroup shrink_slab_memcg, old array on demand ~ base";
-		snprintf(v[n].thread, sizeof(v[n].thread), "on demand / base = %.2f", 1.6 / 1.6);
-		snprintf(v[n].ours, sizeof(v[n].ours), "on demand / base = %.2f",
-			 msim_bench_ratio(o->empty_ns, a->empty_ns));
-		v[n].holds = o->empty_ns > 0.5 * a->empty_ns;
-		v[n].why = v[n].holds
-				   ? "both walk nr_max/64 indexes"
-				   : "both walk nr_max/64 indexes (an RCU section, the info and the "
-				     "slot per index), but base also reads a unit map per index, which "
-				     "the model makes a larger share of the walk than the kernel";
-		n++;
-
-		v[n].claim = "table 1: 100 busy superblocks, xarray still cheapest";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base %.1f, on demand %.1f, xarray %.1f us",
-			 1.9, 1.7, 0.9);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base %.2f, on demand %.2f, xarray %.2f us",
-			 a->busy_ns / 1e3, o->busy_ns / 1e3, x->busy_ns / 1e3);
-		v[n].holds = x->busy_ns < a->busy_ns && x->busy_ns < o->busy_ns;
-		v[n].why = v[n].holds
-				   ? "the 100 count calls cost the same in every layout; only the walk "
-				     "differs"
-				   : "the 100 count calls (do_shrink_slab, two list_lru counts each) "
-				     "dominate in the model and cost the same in every layout; the "
-				     "xarray's 100 ordered finds are not cheaper than the arrays' "
-				     "per-index walk at the model's ~5 ns per index";
-		n++;
-
-		v[n].claim = "table 1: mkdir/rmdir the cgroups and 4000 more mounts with them alive: "
-			     "same within noise";
-		snprintf(v[n].thread, sizeof(v[n].thread), "same within noise (whole operations)");
-		snprintf(v[n].ours, sizeof(v[n].ours), "shrinker part only: a boundary costs base "
-			 "%.1f ms, on demand %.1f ms, xarray %.2f ms (2000 cgroups, 1 node)",
-			 (a->reg_s - a->reg_none_s) * 100, (o->reg_s - o->reg_none_s) * 100,
-			 (x->reg_s - x->reg_none_s) * 100);
-		v[n].holds = V_NOT_COMPARABLE;
-		v[n].why = "the model times the shrinker registration alone, not the VFS mount or "
-			   "the cgroup mkdir around it; at 2000 cgroups on one node the arrays' "
-			   "header copies are milliseconds per boundary, which whole mounts and "
-			   "mkdirs in the kernel can hide";
-		n++;
-	}
-	if (have(t2)) {
-		const struct msim_shu_layout_result *a = &t2->lay[A], *o = &t2->lay[O],
-						    *x = &t2->lay[X];
-		uint64_t want = (uint64_t)t2->cfg.nodes *
-				msim_kmalloc_size(MSIM_SHRINKER_INFO_HEADER_BYTES +
-						  8 * (size_t)(o->nr_max / 64));
-
-		v[n].claim = "table 2: the on-demand array keeps a container per cgroup and node, "
-			     "the xarray none";
-		snprintf(v[n].thread, sizeof(v[n].thread), "32 KB / 32 KB / 0");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.1f / %.1f / %.1f KiB (%u x kmalloc of "
-			 "24 + 8 x %d: %llu B)", a->container_bytes / 1024.0,
-			 o->container_bytes / 1024.0, x->container_bytes / 1024.0, t2->cfg.nodes,
-			 o->nr_max / 64,
-			 (unsigned long long)want);
-		v[n].holds = o->container_bytes == want && a->container_bytes == want &&
-			     x->container_bytes == 0;
-		v[n].why = "exact kmalloc arithmetic: the header of 24 + 8 bytes per unit in its "
-			   "kmalloc class, per node (table 2: 6288 B -> kmalloc-8k)";
-		n++;
-
-		v[n].claim = "table 2: base needs ~1.6 MB per empty cgroup, 25x the on-demand array";
-		snprintf(v[n].thread, sizeof(v[n].thread), "1.6 MB / 65 KB / 34 KB");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.0f / %.1f / %.1f KiB (base with %u cgroups)",
-			 a->slab_per_cgroup / 1024.0, o->slab_per_cgroup / 1024.0,
-			 x->slab_per_cgroup / 1024.0, a->cgroups_used);
-		v[n].holds = a->slab_per_cgroup > 10 * o->slab_per_cgroup &&
-			     o->slab_per_cgroup > x->slab_per_cgroup;
-		v[n].why = "units and headers are exact per cgroup (4 nodes x 783 units); the "
-			   "rest of the cgroup is our estimate, about half the thread's (we model "
-			   "mem_cgroup, its per-node info and vmstats, not struct cgroup, kernfs or "
-			   "objcg)";
-		n++;
-
-		v[n].claim = "table 2: 640 mounts with 20000 cgroups alive: the arrays pay ~1.2-1.3 s "
-			     "of header copies (~120 ms per boundary), the xarray nothing";
-		snprintf(v[n].thread, sizeof(v[n].thread), "over the no-cgroup case: base +%.2f s, on "
-			 "demand +%.2f s, xarray +%.2f s", 1.41 - 0.08, 1.31 - 0.08, 0.10 - 0.07);
-		snprintf(v[n].ours, sizeof(v[n].ours), "base +%.2f s (extrapolated from %u cgroups), on "
-			 "demand +%.2f s, xarray %+.2g s", a->reg_s_full - a->reg_none_s,
-			 a->cgroups_used, o->reg_s_full - o->reg_none_s, x->reg_s_full - x->reg_none_s);
-		v[n].holds = o->reg_s_full - o->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s) &&
-			     a->reg_s_full - a->reg_none_s > 10 * (x->reg_s_full - x->reg_none_s);
-		v[n].why = "the arrays copy every cgroup's header on every node per boundary "
-			   "(header copies counted below the table); the xarray grows only root. "
-			   "Compare the excess over the no-cgroup row: our mount is the shrinker "
-			   "and list_lru registration only, not the VFS work of the kernel's 0.07 s";
-		n++;
-
-		v[n].claim = "table 2: without cgroups the 640 mounts cost the same in all designs";
-		snprintf(v[n].thread, sizeof(v[n].thread), "0.08 / 0.08 / 0.07 s");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.3f / %.3f / %.3f s", a->reg_none_s,
-			 o->reg_none_s, x->reg_none_s);
-		v[n].holds = fmax(fmax(a->reg_none_s, o->reg_none_s), x->reg_none_s) <
-			     2 * fmin(fmin(a->reg_none_s, o->reg_none_s), x->reg_none_s);
-		v[n].why = "no cgroup to visit: the registration is the same code in every layout "
-			   "(root's units only)";
-		n++;
-
-		v[n].claim = "table 2: shrink_slab_memcg per cgroup and node: base > on demand >> "
-			     "xarray";
-		snprintf(v[n].thread, sizeof(v[n].thread), "22.8 / 10.7 / 0.5 us");
-		snprintf(v[n].ours, sizeof(v[n].ours), "%.2f / %.2f / %.3f us", a->walk_visit_us,
-			 o->walk_visit_us, x->walk_visit_us);
-		v[n].holds = a->walk_visit_us > o->walk_visit_us &&
-			     o->walk_visit_us > 5 * x->walk_visit_us;
-		v[n].why = "the arrays walk nr_max/64 indexes per cgroup and node; base also reads "
-			   "783 unit maps, cold in a walk over thousands of cgroups, which keeps it "
-			   "within 2x of the kernel's figure; the on-demand array has only the "
-			   "index walk (an RCU section, the info and an empty slot per index, as "
-			   "the kernel's loop), which costs the model ~5 ns per index against "
-			   "the kernel's ~14";
-		n++;
-
-		v[n].claim = "table 2: the drop_caches walk totals (23 / 11.3 / 1.3 s)";
-		snprintf(v[n].thread, sizeof(v[n].thread), "base / xarray %.0f", 23 / 1.3);
-		snprintf(v[n].ours, sizeof(v[n].ours), "one pass: %.3f / %.3f / %.3f s, base / "
-			 "xarray %.0f", a->walk_s_full, o->walk_s_full, x->walk_s_full,
-			 msim_bench_ratio(a->walk_s_full, x->walk_s_full));
-		/* Ordering alone could pass on noise: ask for a clear base/xarray gap too. */
-		v[n].holds = a->walk_s_full > o->walk_s_full && o->walk_s_full > x->walk_s_full &&
-			     msim_bench_ratio(a->walk_s_full, x->walk_s_full) >= 3;
-		v[n].why = "the thread's totals are ~1M shrink_slab_memcg calls (23 s / 22.8 us), "
-			   "about 13 passes over 80000 cgroup-nodes; ours is one pass, and root's "
-			   "walk over every shrinker is a larger share of the xarray's total";
-		n++;
-	}
-	if (have(t1) && have(t2)) {
-		const struct msim_shu_layout_result *x1 = &t1->lay[X], *x2 = &t2->lay[X];
-		const struct msim_shu_layout_result *a1 = &t1->lay[A], *a2 = &t2->lay[A];
-
-		v[n].claim = "the xarray pays nothing per shrinker_nr_max: its container, boundary "
-			     "crossings and reclaim walk do not grow with the mounts";
-		snprintf(v[n].thread, sizeof(v[n].thread), "none of the three rows grows with the "
-			 "number of mounts");
-		snprintf(v[n].ours, sizeof(v[n].ours), "xarray %d -> %d ids: container %llu -> %llu "
-			 "B, 640-mount excess %+.1g -> %+.1g s, per cgroup-node walk %.3f -> %.3f us "
-			 "(base %.1f -> %.1f us)", x1->nr_max, x2->nr_max,
-			 (unsigned long long)x1->container_bytes,
-			 (unsigned long long)x2->container_bytes, x1->reg_s - x1->reg_none_s,
-			 x2->reg_s - x2->reg_none_s, x1->walk_visit_us, x2->walk_visit_us,
-			 a1->walk_visit_us, a2->walk_visit_us);
-		v[n].holds = x1->container_bytes == 0 && x2->container_bytes == 0 &&
-			     x2->walk_visit_us < 2 * x1->walk_visit_us &&
-			     x2->empty_ns < 2 * x1->empty_ns;
-		v[n].why = "the xarray's units and walk follow what a cgroup holds; the arrays' "
-			   "walk grows with nr_max / 64 (and with nodes)";
-		n++;
-	}
-	return n;
-}
-
-#undef A
-#undef O
-#undef X
 
 /* ---- text ---- */
 
@@ -374,10 +129,10 @@ static void print_cell(double ours, double thr, bool star)
 	printf(" %-23s", b);
 }
 
-static void print_table(const struct msim_shu_result *r, int scale)
+/* The thread's rows: ours per layout, the thread's figure in brackets. */
+static void print_rows(const struct msim_shu_result *r, int scale)
 {
 	const struct msim_shu_config *c = &r->cfg;
-
 	int nr_max = 0;
 
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
@@ -406,40 +161,48 @@ static void print_table(const struct msim_shu_result *r, int scale)
 		}
 		printf("\n");
 	}
-	printf("%-42s", "cgroups actually created (empty)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23u", r->lay[l].cgroups_used);
-	printf("\n%-42s", "shrinker bytes per cgroup (exact)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].shrinker_bytes);
-	printf("\n%-42s", "units per cgroup (all nodes)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].units);
-	printf("\n%-42s", "640 mounts, measured cgroups alive (s)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23.3g", r->lay[l].reg_s);
-	printf("\n%-42s", "walk, measured cgroups (s)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23.3g", r->lay[l].walk_s);
-	printf("\n%-42s", "header copies by the 640-mount rounds");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran)
-			printf(" %-23llu", (unsigned long long)r->lay[l].expand_visits);
-	printf("\n%-42s", "simulator: setup (s) / RSS added (MiB)");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
-		if (r->lay[l].ran) {
-			char b[40];
+}
 
-			snprintf(b, sizeof(b), "%.2f / %.0f", r->lay[l].setup_s,
-				 r->lay[l].rss_bytes / 1048576.0);
-			printf(" %-23s", b);
-		}
-	printf("\nrest of a cgroup (estimate, per cgroup, from %u cgroups with the memcg and rstat "
+/* The counts below the table: what was measured and what the simulator cost. */
+enum { C_USED, C_SHRINKER_BYTES, C_UNITS, C_REG, C_WALK, C_COPIES, C_SIM, NCOUNTS };
+
+static const char *const count_name[NCOUNTS] = {
+	"cgroups actually created (empty)", "shrinker bytes per cgroup (exact)",
+	"units per cgroup (all nodes)", "640 mounts, measured cgroups alive (s)",
+	"walk, measured cgroups (s)", "header copies by the 640-mount rounds",
+	"simulator: setup (s) / RSS added (MiB)",
+};
+
+static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, size_t n)
+{
+	switch (k) {
+	case C_USED: snprintf(b, n, "%u", lr->cgroups_used); break;
+	case C_SHRINKER_BYTES: snprintf(b, n, "%llu", (unsigned long long)lr->shrinker_bytes); break;
+	case C_UNITS: snprintf(b, n, "%llu", (unsigned long long)lr->units); break;
+	case C_REG: snprintf(b, n, "%.3g", lr->reg_s); break;
+	case C_WALK: snprintf(b, n, "%.3g", lr->walk_s); break;
+	case C_COPIES: snprintf(b, n, "%llu", (unsigned long long)lr->expand_visits); break;
+	default:
+		snprintf(b, n, "%.2f / %.0f", lr->setup_s, lr->rss_bytes / 1048576.0);
+		break;
+	}
+}
+
+static void print_table(const struct msim_shu_result *r, int scale)
+{
+	char b[40];
+
+	print_rows(r, scale);
+	for (int k = 0; k < NCOUNTS; k++) {
+		printf("%-42s", count_name[k]);
+		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+			if (r->lay[l].ran) {
+				count_cell(&r->lay[l], k, b, sizeof(b));
+				printf(" %-23s", b);
+			}
+		printf("\n");
+	}
+	printf("rest of a cgroup (estimate, per cgroup, from %u cgroups with the memcg and rstat "
 	       "layers): mem_cgroup %llu + mem_cgroup_per_node %llu + memcg_vmstats %llu + other "
 	       "slab %llu = %llu B; per-CPU (not slab, not counted) %llu B\n",
 	       r->rest.cgroups, (unsigned long long)r->rest.mem_cgroup,
@@ -451,7 +214,7 @@ static void print_table(const struct msim_shu_result *r, int scale)
 }
 
 static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct verdict *v, size_t nv, double wall, uint64_t peak)
+		       const struct msim_verdict_table *v, double wall, uint64_t peak)
 {
 	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
 	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
@@ -460,11 +223,10 @@ static void print_text(const struct msim_shu_result *res, const int *scale, size
 	       nres ? res[0].cfg.reps : 0);
 	for (size_t i = 0; i < nres; i++)
 		print_table(&res[i], scale[i]);
-	if (nv)
-		printf("\nThe thread's comparisons against our figures:\n");
-	for (size_t i = 0; i < nv; i++)
-		printf("  [%s] %s\n      thread: %s\n      ours:   %s\n      why: %s\n",
-		       verdict_name[v[i].holds], v[i].claim, v[i].thread, v[i].ours, v[i].why);
+	if (v->groups) {
+		printf("\n");
+		msim_verdict_print_text(stdout, v);
+	}
 	printf("\nwhole run: %.1f s, peak RSS %.0f MiB\n", wall, peak / 1048576.0);
 }
 
@@ -523,7 +285,8 @@ static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
 }
 
 static void print_json(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct verdict *v, size_t nv, bool quick, double wall, uint64_t peak)
+		       const struct msim_verdict_table *v, bool quick, double wall,
+		       uint64_t peak)
 {
 	struct msim_json j;
 
@@ -562,34 +325,45 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 		msim_json_obj_end(&j);
 	}
 	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "verdicts");
-	for (size_t i = 0; i < nv; i++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "claim", v[i].claim);
-		msim_json_kstr(&j, "thread", v[i].thread);
-		msim_json_kstr(&j, "ours", v[i].ours);
-		msim_json_kstr(&j, "verdict", verdict_name[v[i].holds]);
-		msim_json_kstr(&j, "why", v[i].why);
-		msim_json_obj_end(&j);
-	}
-	msim_json_arr_end(&j);
+	msim_verdict_print_json(&j, "verdicts", v);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
 
 /* ---- main ---- */
 
-static int run(struct shu_opts *o, const struct msim_bench_args *a)
+/* The configuration of scale s (0, 1: the thread's tables) after the options. */
+static void scale_config(const struct shu_opts *o, const struct msim_bench_args *a, int s,
+			 struct msim_shu_config *c)
 {
-	struct msim_shu_result *res = calloc(2, sizeof(*res));
-	struct verdict v[24];
-	int scale[2] = { -1, -1 };
-	size_t nres = 0, nv = 0;
-	uint64_t t0 = msim_bench_now_ns();
+	msim_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
+	if (o->custom) {
+		c->name = "custom";
+		c->mounts = o->c.mounts ? o->c.mounts : c->mounts;
+		c->cgroups = o->c.cgroups != ~0u ? o->c.cgroups : c->cgroups;
+		c->nodes = o->c.nodes ? o->c.nodes : c->nodes;
+		c->cpus = o->c.cpus ? o->c.cpus : c->cpus;
+	}
+	if (o->c.boot_mounts != ~0u)
+		c->boot_mounts = o->c.boot_mounts;
+	if (o->c.upfront_cap)
+		c->upfront_cap = o->c.upfront_cap;
+	if (o->mask)
+		c->layout_mask = o->mask;
+	if (o->rss_mb)
+		c->rss_budget = (uint64_t)o->rss_mb << 20;
+	c->reps = a->reps;
+	c->base = a->variants;
+	c->progress = true;
+}
+
+/* The scales asked for (one custom configuration runs alone); scale[i] -1 for custom. */
+static int run_scales(const struct shu_opts *o, const struct msim_bench_args *a,
+		      struct msim_shu_result *res, int scale[2], size_t *nres)
+{
 	int ret = 0;
 
-	if (!res)
-		return 1;
+	*nres = 0;
 	for (int s = 0; s < 2 && !ret; s++) {
 		struct msim_shu_config c;
 
@@ -597,70 +371,71 @@ static int run(struct shu_opts *o, const struct msim_bench_args *a)
 			continue;
 		if (o->custom && s > 0)
 			break;
-		msim_shu_config_thread(&c, o->custom ? 0 : (unsigned int)s, a->quick);
-		if (o->custom) {
-			c.name = "custom";
-			c.mounts = o->c.mounts ? o->c.mounts : c.mounts;
-			c.cgroups = o->c.cgroups != ~0u ? o->c.cgroups : c.cgroups;
-			c.nodes = o->c.nodes ? o->c.nodes : c.nodes;
-			c.cpus = o->c.cpus ? o->c.cpus : c.cpus;
-		}
-		if (o->c.boot_mounts != ~0u)
-			c.boot_mounts = o->c.boot_mounts;
-		if (o->c.upfront_cap)
-			c.upfront_cap = o->c.upfront_cap;
-		if (o->mask)
-			c.layout_mask = o->mask;
-		if (o->rss_mb)
-			c.rss_budget = (uint64_t)o->rss_mb << 20;
-		c.reps = a->reps;
-		c.base = a->variants;
-		c.progress = true;
-		ret = msim_shu_run(&c, &res[nres]);
-		scale[nres] = o->custom ? -1 : s;
-		nres++;
+		scale_config(o, a, s, &c);
+		ret = msim_shu_run(&c, &res[*nres]);
+		scale[*nres] = o->custom ? -1 : s;
+		(*nres)++;
 	}
+	return ret;
+}
+
+static int run(const struct shu_opts *o, const struct msim_bench_args *a)
+{
+	struct msim_shu_result *res = calloc(2, sizeof(*res));
+	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+	const struct msim_shu_result *t[2] = { NULL, NULL };
+	int scale[2] = { -1, -1 };
+	size_t nres = 0;
+	uint64_t t0 = msim_bench_now_ns();
+	int ret = res && v ? run_scales(o, a, res, scale, &nres) : -ENOMEM;
+	double wall = (double)(msim_bench_now_ns() - t0) / 1e9;
+
 	if (ret) {
 		fprintf(stderr, "shrinker-units: failed: %s\n", strerror(-ret));
 		free(res);
+		free(v);
 		return 1;
 	}
-	{
-		const struct msim_shu_result *t[2] = { NULL, NULL };
-
-		for (size_t i = 0; i < nres; i++)
-			if (scale[i] >= 0)
-				t[scale[i]] = &res[i];
-		nv = verdicts(t[0], t[1], v);
-	}
+	for (size_t i = 0; i < nres; i++)
+		if (scale[i] >= 0)
+			t[scale[i]] = &res[i];
+	msim_shu_verdicts(t[0], t[1], v);
 	if (a->json)
-		print_json(res, scale, nres, v, nv, a->quick,
-			   (double)(msim_bench_now_ns() - t0) / 1e9, msim_shu_peak_rss());
+		print_json(res, scale, nres, &v->table, a->quick, wall, msim_shu_peak_rss());
 	else
-		print_text(res, scale, nres, v, nv, (double)(msim_bench_now_ns() - t0) / 1e9,
-			   msim_shu_peak_rss());
+		print_text(res, scale, nres, &v->table, wall, msim_shu_peak_rss());
 	free(res);
+	free(v);
 	return 0;
 }
 
-static int shrinker_units_main(int argc, char **argv)
+/* Options into o and a: 0 to run, 1 after --help, 2 on a usage error. */
+static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_bench_args *a)
 {
-	static const struct msim_bench_option opts[] = {
-		{ "--mounts", "N", "one configuration: tmpfs superblocks (default 20000)" },
-		{ "--cgroups", "N", "one configuration: empty cgroups (default 2000)" },
-		{ "--nodes", "N", "one configuration: NUMA nodes (default 1)" },
-		{ "--cpus", "N", "one configuration: CPUs (default 4)" },
-		{ "--layout", "L", "array, array-unit-cache, array-on-demand or xarray (repeatable; "
-				   "default all four)" },
-		{ "--table", "N", "only the thread's table 1 or 2" },
-		{ "--boot-mounts", "N", "host filesystems mounted first (default 64: nr_max 20096 "
-					"and 50112 as in the thread)" },
-		{ "--rss-budget-mb", "N", "process RSS the upfront layouts may fill (default 6144)" },
-		{ "--upfront-cap", "N", "at most N cgroups in the upfront layouts" },
-		{ NULL, NULL, NULL },
+	unsigned int table = 0;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--mounts", "N", &o->c.mounts, 1, 1000000,
+			      "one configuration: tmpfs superblocks (default 20000)"),
+		MSIM_OPT_UINT("--cgroups", "N", &o->c.cgroups, 0, 1000000,
+			      "one configuration: empty cgroups (default 2000)"),
+		MSIM_OPT_UINT("--nodes", "N", &o->c.nodes, 1, MSIM_MAX_NODES,
+			      "one configuration: NUMA nodes (default 1)"),
+		MSIM_OPT_UINT("--cpus", "N", &o->c.cpus, 1, MSIM_MAX_CPUS,
+			      "one configuration: CPUs (default 4)"),
+		MSIM_OPT_CALL("--layout", "L", layout_opt, &o->mask,
+			      "array, array-unit-cache, array-on-demand or xarray (repeatable; "
+			      "default all four)"),
+		MSIM_OPT_UINT("--table", "N", &table, 1, 2, "only the thread's table 1 or 2"),
+		MSIM_OPT_UINT("--boot-mounts", "N", &o->c.boot_mounts, 0, 1000000,
+			      "host filesystems mounted first (default 64: nr_max 20096 and "
+			      "50112 as in the thread)"),
+		MSIM_OPT_ULONG("--rss-budget-mb", "N", &o->rss_mb, 64, 1UL << 20,
+			       "process RSS the upfront layouts may fill (default 6144)"),
+		MSIM_OPT_UINT("--upfront-cap", "N", &o->c.upfront_cap, 1, 1000000,
+			      "at most N cgroups in the upfront layouts"),
+		MSIM_OPT_END,
 	};
-	struct shu_opts o;
-	struct msim_bench_spec spec = {
+	const struct msim_bench_spec spec = {
 		.name = "shrinker-units",
 		.summary = "thread 001: shrinker units in a pointer array or an xarray on demand:\n"
 			   "slab per empty cgroup, shrink_slab_memcg, 640 mounts, drop_caches walk.",
@@ -668,25 +443,32 @@ static int shrinker_units_main(int argc, char **argv)
 			       "cgroups, 1 node, 4 CPUs; and 50000 mounts, 20000 cgroups, 4 nodes,\n"
 			       "48 CPUs (the upfront layouts with as many cgroups as fit in the RSS\n"
 			       "budget, per-cgroup figures from those). --mounts/--cgroups/--nodes/\n"
-			       "--cpus run one configuration. Layouts are the variant shrinker-info.\n"
-			       "Times are " MEASURES ".",
+			       "--cpus/--boot-mounts/--upfront-cap run one configuration. Layouts are\n"
+			       "the variant shrinker-info. Times are " MEASURES ".",
 		.default_reps = 5,
 		.quick_reps = 1,
 		.options = opts,
-		.on_option = shu_opt,
-		.ctx = &o,
 	};
-	struct msim_bench_args a;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
-	o.only_scale = -1;
-	o.c.cgroups = ~0u;
-	o.c.boot_mounts = ~0u;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
-	if (ret)
-		return ret == 1 ? 0 : 2;
-	return run(&o, &a);
+	memset(o, 0, sizeof(*o));
+	o->c.cgroups = ~0u;      /* ~0u: not given (0 is a valid count) */
+	o->c.boot_mounts = ~0u;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	o->only_scale = table ? (int)table - 1 : -1;
+	/* Any size option makes one custom configuration (as --boot-mounts always did). */
+	o->custom = o->c.mounts || o->c.cgroups != ~0u || o->c.nodes || o->c.cpus ||
+		    o->c.boot_mounts != ~0u || o->c.upfront_cap;
+	return ret;
+}
+
+static int shrinker_units_main(int argc, char **argv)
+{
+	struct shu_opts o;
+	struct msim_bench_args a;
+	int ret = shu_parse(&o, argc, argv, &a);
+
+	return ret ? msim_args_exit_status(ret) : run(&o, &a);
 }
 
 static const struct msim_bench shrinker_units_bench = {

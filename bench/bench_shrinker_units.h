@@ -5,6 +5,7 @@
  * check its byte figures without parsing the printed output.
  *
  * bench_shrinker_units_run.c builds the simulated hosts and measures;
+ * bench_shrinker_units_verdicts.c judges the figures against the thread's;
  * bench_shrinker_units.c parses the options and prints the tables and the JSON.
  * docs/shrinker-bench.md describes what is measured and how.
  */
@@ -18,6 +19,7 @@
 #include <memcgsim/memcgsim.h>
 
 #include "bench_util.h"
+#include "bench_verdict.h"
 
 #define MSIM_SHU_NLAYOUTS 4          /* enum msim_shrinker_info_layout values */
 #define MSIM_SHU_REG_MOUNTS 640      /* the thread's "640 mounts crossing 10 unit boundaries" */
@@ -97,5 +99,58 @@ int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r);
 
 /* Peak RSS of the process so far, bytes (getrusage). */
 uint64_t msim_shu_peak_rss(void);
+
+/* ---- the thread's comparisons (bench_shrinker_units_verdicts.c) ---- */
+
+/* Figures per table and layout; layouts 0 base (array-unit-cache), 1 on demand, 2 xarray. */
+enum msim_shu_layout_fig {
+	MSIM_SHU_SLAB_KIB,          /* slab per empty cgroup */
+	MSIM_SHU_CONT_KIB,          /* the per-cgroup container */
+	MSIM_SHU_EMPTY_NS,          /* shrink_slab_memcg, empty cgroup */
+	MSIM_SHU_BUSY_NS,           /* same, cgroup with objects on 100 superblocks */
+	MSIM_SHU_VISIT_US,          /* shrink_slab_memcg per cgroup and node */
+	MSIM_SHU_WALK_S,            /* drop_caches walk, extrapolated when capped */
+	MSIM_SHU_EXCESS_S,          /* 640 mounts, cgroups alive (extrapolated) - no cgroups */
+	MSIM_SHU_EXCESS_MEASURED_S, /* the same with the measured cgroups */
+	MSIM_SHU_NONE_S,            /* 640 mounts, no cgroups */
+	MSIM_SHU_BOUNDARY_MS,       /* measured excess per unit boundary (10 of them) */
+	MSIM_SHU_USED,              /* cgroups actually created */
+	MSIM_SHU_NR_MAX,            /* shrinker_nr_max */
+	MSIM_SHU_PER_LAYOUT,
+};
+/* Figures per table. */
+enum msim_shu_table_fig {
+	MSIM_SHU_SLAB_O_PER_A,
+	MSIM_SHU_SLAB_X_PER_A,
+	MSIM_SHU_EMPTY_A_PER_X,
+	MSIM_SHU_EMPTY_O_PER_A,
+	MSIM_SHU_WANT_KIB,          /* nodes x kmalloc(24 + 8 x nr_max / 64) */
+	MSIM_SHU_NONE_MAX,
+	MSIM_SHU_NONE_MIN,
+	MSIM_SHU_WALK_A_PER_X,
+	MSIM_SHU_PER_TABLE,
+};
+#define MSIM_SHU_JUDGED_LAYOUTS 3
+#define MSIM_SHU_FL(t, l, k) (1 + ((t) * MSIM_SHU_JUDGED_LAYOUTS + (l)) * MSIM_SHU_PER_LAYOUT + (k))
+#define MSIM_SHU_FT(t, k) (MSIM_SHU_FL(2, 0, 0) + (t) * MSIM_SHU_PER_TABLE + (k))
+#define MSIM_SHU_NFIGS MSIM_SHU_FT(2, 0)
+/* Row groups: the comparisons of table 1, of table 2, of both. */
+#define MSIM_SHU_T1 1u
+#define MSIM_SHU_T2 2u
+
+struct msim_shu_verdicts {
+	double fig[MSIM_SHU_NFIGS];
+	char name_buf[MSIM_SHU_NFIGS][40];
+	const char *names[MSIM_SHU_NFIGS];
+	struct msim_verdict_table table;
+};
+
+/*
+ * The thread's comparisons over the results of its table 1 and table 2 (either
+ * may be NULL: its rows are left out, as are those of a table where one of the
+ * three compared layouts did not run).
+ */
+void msim_shu_verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
+		       struct msim_shu_verdicts *v);
 
 #endif /* MSIM_BENCH_SHRINKER_UNITS_H */

@@ -15,9 +15,12 @@
 
 /* ---- arguments ---- */
 
+#define MAX_VARIANT_ARGS 64
+
 /* The one variant table and the presets (memcgsim list --variants has meanings). */
-static void usage_variants(FILE *f)
+static void usage_variants(FILE *f, void *ctx)
 {
+	(void)ctx;
 	fprintf(f, "\nvariants (value 0 is mainline; memcgsim list --variants):\n");
 	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
 		fprintf(f, "  %-22s", d->name);
@@ -37,58 +40,96 @@ const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, 
 	return buf;
 }
 
+/* The common options' destinations, and their help texts that name the bench's defaults. */
+struct bench_cli {
+	struct msim_bench_args *out;
+	const char *preset;
+	const char *variant_items[MAX_VARIANT_ARGS];
+	struct msim_arg_list variants;
+	char quick_help[80], reps_help[80];
+	struct msim_arg table[8];
+};
+
 /*
  * --preset first (it resets every variant), then the --variant assignments in
  * order, so "--variant X=Y --preset P" keeps X=Y. The messages listing the valid
  * names come from msim_preset_apply / msim_variant_set.
  */
-static int apply_variants(const struct msim_bench_spec *spec, const char *preset,
-			  char **assign, int nassign, struct msim_variants *v)
+static int apply_variants(void *ctx, char *err, size_t errlen)
 {
-	char err[512];
+	struct bench_cli *c = ctx;
+	struct msim_variants *v = &c->out->variants;
 
 	msim_variants_init(v);
-	if (preset && msim_preset_apply(v, preset, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", spec->name, err);
+	if (c->preset && msim_preset_apply(v, c->preset, err, errlen))
 		return -EINVAL;
-	}
-	for (int i = 0; i < nassign; i++) {
-		if (msim_variant_set(v, assign[i], err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", spec->name, err);
+	for (unsigned int i = 0; i < c->variants.n; i++)
+		if (msim_variant_set(v, c->variants.items[i], err, errlen))
 			return -EINVAL;
-		}
-	}
 	return 0;
 }
 
-void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f)
+static void common_options(struct bench_cli *c, const struct msim_bench_spec *spec)
 {
-	fprintf(f, "usage: %s [--json] [--quick] [--reps N] [--seed N] [--preset NAME] "
-		"[--variant NAME=VALUE]...", spec->name);
-	for (const struct msim_bench_option *o = spec->options; o && o->name; o++)
-		fprintf(f, o->arg ? " [%s %s]" : " [%s]", o->name, o->arg);
-	fprintf(f, "\n\n%s\n", spec->summary);
-	if (spec->description)
-		fprintf(f, "\n%s\n", spec->description);
-	fprintf(f, "\noptions:\n");
-	fprintf(f, "  %-22s %s\n", "--help, -h", "this text");
-	fprintf(f, "  %-22s %s\n", "--json", "one JSON object on stdout instead of the table");
-	fprintf(f, "  %-22s %s (%u repetitions)\n", "--quick",
-		"small sizes for smoke tests", spec->quick_reps);
-	fprintf(f, "  %-22s repetitions per design (default %u)\n", "--reps N", spec->default_reps);
-	fprintf(f, "  %-22s %s\n", "--seed N", "seed of every seeded choice (default 1)");
-	fprintf(f, "  %-22s %s\n", "--preset NAME",
-		"start every host from this variant preset (default mainline)");
-	fprintf(f, "  %-22s %s\n", "--variant NAME=VALUE",
-		"set one variant of every host (repeatable, applied after --preset);");
-	fprintf(f, "  %-22s %s\n", "", "the variant a bench compares is set per design");
-	for (const struct msim_bench_option *o = spec->options; o && o->name; o++) {
-		char left[64];
+	struct msim_bench_args *o = c->out;
 
-		snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-22s %s\n", left, o->help);
-	}
-	usage_variants(f);
+	snprintf(c->quick_help, sizeof(c->quick_help), "small sizes for smoke tests (%u repetitions)",
+		 spec->quick_reps);
+	snprintf(c->reps_help, sizeof(c->reps_help), "repetitions per design (default %u)",
+		 spec->default_reps);
+	c->variants = (struct msim_arg_list){ .items = c->variant_items, .max = MAX_VARIANT_ARGS };
+	const struct msim_arg table[] = {
+		MSIM_OPT_HELP(),
+		MSIM_OPT_FLAG("--json", &o->json, "one JSON object on stdout instead of the table"),
+		MSIM_OPT_FLAG("--quick", &o->quick, c->quick_help),
+		MSIM_OPT_UINT("--reps", "N", &o->reps, 1, 100000, c->reps_help),
+		MSIM_OPT_U64("--seed", "N", &o->seed, 0, UINT64_MAX,
+			     "seed of every seeded choice (default 1)"),
+		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
+				"start every host from this variant preset (default mainline)"),
+		MSIM_OPT_LIST("--variant", "NAME=VALUE", &c->variants,
+			      "set one variant of every host (repeatable, applied after --preset);\n"
+			      "the variant a bench compares is set per design"),
+		MSIM_OPT_END,
+	};
+	_Static_assert(sizeof(table) == sizeof(c->table), "common option table size");
+	memcpy(c->table, table, sizeof(table));
+}
+
+static struct msim_args bench_args(struct bench_cli *c, const struct msim_bench_spec *spec)
+{
+	return (struct msim_args){
+		.prog = spec->name,
+		.summary = spec->summary,
+		.description = spec->description,
+		.tables = { c->table, spec->options },
+		.check = apply_variants,
+		.ctx = c,
+		.epilog = usage_variants,
+	};
+}
+
+int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
+			  struct msim_bench_args *out)
+{
+	struct bench_cli c = { .out = out };
+	struct msim_args a;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	msim_variants_init(&out->variants);
+	out->seed = 1;
+	common_options(&c, spec);
+	a = bench_args(&c, spec);
+	ret = msim_args_parse_main(&a, argc, argv);
+	if (ret)
+		return ret;
+	/* --reps is at least 1 when given: 0 means "not given". */
+	if (!out->reps)
+		out->reps = out->quick ? spec->quick_reps : spec->default_reps;
+	if (!out->reps)
+		out->reps = 1;
+	return 0;
 }
 
 void msim_bench_print_base_variants(const struct msim_bench_args *a, const char *note)
@@ -104,115 +145,6 @@ void msim_bench_host_destroy(struct msim *m)
 		return;
 	msim_set_current_host(m);
 	msim_destroy(m);
-}
-
-int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
-			  unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!arg || !*arg || *arg == '-')
-		goto bad;
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr, "%s: expected an integer in [%lu, %lu], got '%s'\n", name, min, max,
-		arg ? arg : "");
-	return -EINVAL;
-}
-
-static const struct msim_bench_option *find_option(const struct msim_bench_spec *spec,
-						   const char *name)
-{
-	for (const struct msim_bench_option *o = spec->options; o && o->name; o++)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
-}
-
-int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
-			  struct msim_bench_args *out)
-{
-	unsigned long v;
-	bool reps_set = false;
-	const char *preset = NULL;
-	char **assign = calloc((size_t)argc + 1, sizeof(*assign));
-	int nassign = 0, ret = 2;
-
-	memset(out, 0, sizeof(*out));
-	msim_variants_init(&out->variants);
-	out->seed = 1;
-	if (!assign)
-		return 2;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct msim_bench_option *o;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			msim_bench_usage(spec, stdout);
-			ret = 1;
-			goto out;
-		} else if (!strcmp(a, "--preset") || !strcmp(a, "--variant")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "%s: %s needs a value (%s)\n", spec->name, a,
-					a[2] == 'p' ? "NAME" : "NAME=VALUE");
-				goto usage;
-			}
-			if (a[2] == 'p')
-				preset = argv[++i];
-			else
-				assign[nassign++] = argv[++i];
-		} else if (!strcmp(a, "--json")) {
-			out->json = true;
-		} else if (!strcmp(a, "--quick")) {
-			out->quick = true;
-		} else if (!strcmp(a, "--reps") || !strcmp(a, "--seed")) {
-			if (i + 1 >= argc ||
-			    msim_bench_parse_uint(a, argv[i + 1], a[2] == 'r' ? 1 : 0,
-						  a[2] == 'r' ? 100000 : ~0UL, &v))
-				goto usage;
-			i++;
-			if (a[2] == 'r') {
-				out->reps = (unsigned int)v;
-				reps_set = true;
-			} else {
-				out->seed = v;
-			}
-		} else if ((o = find_option(spec, a))) {
-			const char *arg = NULL;
-
-			if (o->arg) {
-				if (i + 1 >= argc) {
-					fprintf(stderr, "%s: %s needs a value (%s)\n", spec->name, a, o->arg);
-					goto usage;
-				}
-				arg = argv[++i];
-			}
-			if (!spec->on_option || spec->on_option(o->name, arg, spec->ctx))
-				goto usage;
-		} else {
-			fprintf(stderr, "%s: unknown option '%s'\n", spec->name, a);
-			goto usage;
-		}
-	}
-	if (apply_variants(spec, preset, assign, nassign, &out->variants))
-		goto usage;
-	if (!reps_set)
-		out->reps = out->quick ? spec->quick_reps : spec->default_reps;
-	if (!out->reps)
-		out->reps = 1;
-	ret = 0;
-	goto out;
-usage:
-	msim_bench_usage(spec, stderr);
-out:
-	free(assign);
-	return ret;
 }
 
 /* ---- time and statistics ---- */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_util.h - helpers shared by the bench engines (bench/bench_*.c): argument
- * parsing (--help, --json, --quick, --reps, --seed, --preset, --variant, engine
- * options), wall-clock
- * timing, medians and ratios, designs alternated in one process, progress lines
- * on stderr, and a small JSON writer.
+ * bench_util.h - helpers shared by the bench engines (bench/bench_*.c): the
+ * common options (--help, --json, --quick, --reps, --seed, --preset, --variant,
+ * parsed with bench_args.h beside each engine's own table), timing, medians and
+ * ratios, designs alternated in one process, progress lines on stderr, and a
+ * small JSON writer. Verdicts are in bench_verdict.h.
  *
  * Benches are programs, not tests (DESIGN.md section 5): timings are printed,
  * never asserted. What the timings measure is the model's own work on this
@@ -20,26 +20,21 @@
 
 #include <memcgsim/variants.h>
 
+#include "bench_args.h"
+
 /* ---- arguments ---- */
 
-struct msim_bench_option {
-	const char *name;      /* "--cpus" */
-	const char *arg;       /* "N" (NULL: a flag) */
-	const char *help;
-};
-
-/* Engine option callback: 0 = accepted, -EINVAL = bad value (message printed by it). */
-typedef int (*msim_bench_option_fn)(const char *name, const char *arg, void *ctx);
-
+/*
+ * Every bench takes the common options (--help, --json, --quick, --reps, --seed,
+ * --preset, --variant) and its own, given as a bench_args.h table.
+ */
 struct msim_bench_spec {
 	const char *name;               /* "rstat-propagate" */
 	const char *summary;            /* one line */
 	const char *description;        /* paragraphs printed by --help (may be NULL) */
 	unsigned int default_reps;
 	unsigned int quick_reps;
-	const struct msim_bench_option *options; /* engine options, {NULL}-terminated or NULL */
-	msim_bench_option_fn on_option;
-	void *ctx;
+	const struct msim_arg *options; /* engine options, ended by MSIM_OPT_END, or NULL */
 };
 
 struct msim_bench_args {
@@ -57,14 +52,15 @@ struct msim_bench_args {
 };
 
 /*
- * Parse argv (argv[0] is the bench name). Returns 0 to run, 1 when --help was
- * printed (exit 0), 2 on a usage error (message and usage on stderr; exit 2).
- * An unknown preset, variant or value is a usage error whose message (written by
- * msim_preset_apply / msim_variant_set) lists the valid names.
+ * Parse argv (argv[0] is the bench name) into out and the engine table's
+ * destinations. Returns 0 to run, 1 when --help was printed (exit 0), 2 on a
+ * usage error (message and usage line on stderr; exit 2): msim_args_exit_status()
+ * maps 1 and 2 to the exit status. An unknown preset, variant or value is a usage
+ * error whose message (written by msim_preset_apply / msim_variant_set) lists the
+ * valid names.
  */
 int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
 			  struct msim_bench_args *out);
-void msim_bench_usage(const struct msim_bench_spec *spec, FILE *f);
 
 /* "rstat-propagate=break,..." of a bench's base variants, for its output. */
 const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len);
@@ -74,10 +70,6 @@ const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, 
  * line; note says which variant the engine sets per design.
  */
 void msim_bench_print_base_variants(const struct msim_bench_args *a, const char *note);
-
-/* Parse an unsigned decimal option value within [min, max]; 0 or -EINVAL. */
-int msim_bench_parse_uint(const char *name, const char *arg, unsigned long min,
-			  unsigned long max, unsigned long *out);
 
 /*
  * Destroy host m (NULL: nothing) after making it current: a bench alternates

@@ -75,6 +75,57 @@ static unsigned long online_cgroups(struct msim *m)
 	return c.online;
 }
 
+/* mkdir /a, /b, /a/c on m; an rmdir of /a with a child is refused, as in the kernel. */
+static int make_cgroups(struct msim *m, struct msim_memcg **a, struct msim_memcg **b,
+			struct msim_memcg **c)
+{
+	struct msim_memcg *root = msim_root_mem_cgroup(m);
+	int ret = msim_memcg_create(root, "a", a);
+
+	if (!ret)
+		ret = msim_memcg_create(root, "b", b);
+	if (!ret)
+		ret = msim_memcg_create(*a, "c", c);
+	if (ret) {
+		printf("msim_memcg_create: %d\n", ret);
+		return ret;
+	}
+	printf("cgroups: online=%lu after mkdir /a /b /a/c (level of /a/c: %u)\n",
+	       online_cgroups(m), msim_memcg_level(*c));
+	expect(online_cgroups(m) == 4, "root + 3 cgroups online");
+	expect(msim_memcg_level(*c) == 2, "/a/c is at level 2");
+	ret = msim_memcg_rmdir(*a);
+	printf("cgroups: rmdir /a with a child: %s\n", ret == -EBUSY ? "-EBUSY" : "unexpected");
+	expect(ret == -EBUSY, "rmdir /a with a live child returns -EBUSY");
+	return 0;
+}
+
+/*
+ * 8 tasks on 4 CPUs bump the counter under the PCT scheduler. The strategy is
+ * set after the tasks exist: PCT gives every task its priority then.
+ */
+static void count_on_every_cpu(struct msim *m)
+{
+	struct msim_sched_opts so = {
+		.strategy = MSIM_STRAT_PCT, .seed = EXPLORE_SEED, .pct_depth = 3,
+	};
+	int ret;
+
+	msim_atomic_long_set(&hits, 0);
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
+		for (int t = 0; t < TASKS_PER_CPU; t++)
+			if (!msim_task_create(m, "adder", cpu, add_hits, NULL))
+				expect(false, "msim_task_create");
+	ret = msim_sched_set(m, &so);
+	expect(ret == 0, "msim_sched_set(PCT)");
+	ret = msim_run(m);
+	long total = msim_atomic_long_read(&hits);
+	printf("tasks: %d on %d CPUs, atomic counter=%ld (expected %d)\n",
+	       NR_CPUS * TASKS_PER_CPU, NR_CPUS, total, NR_CPUS * TASKS_PER_CPU * ADDS_PER_TASK);
+	expect(ret == 0, "msim_run returns 0");
+	expect(total == NR_CPUS * TASKS_PER_CPU * ADDS_PER_TASK, "no atomic add lost");
+}
+
 static int part_counter(void)
 {
 	struct msim_config cfg;
@@ -91,49 +142,11 @@ static int part_counter(void)
 		printf("msim_create: %s (%d)\n", err, ret);
 		return ret;
 	}
-
-	/* mkdir /a, /b, /a/c */
-	struct msim_memcg *root = msim_root_mem_cgroup(m);
-	ret = msim_memcg_create(root, "a", &a);
-	if (!ret)
-		ret = msim_memcg_create(root, "b", &b);
-	if (!ret)
-		ret = msim_memcg_create(a, "c", &c);
-	if (ret) {
-		printf("msim_memcg_create: %d\n", ret);
+	if ((ret = make_cgroups(m, &a, &b, &c))) {
 		msim_destroy(m);
 		return ret;
 	}
-	printf("cgroups: online=%lu after mkdir /a /b /a/c (level of /a/c: %u)\n",
-	       online_cgroups(m), msim_memcg_level(c));
-	expect(online_cgroups(m) == 4, "root + 3 cgroups online");
-	expect(msim_memcg_level(c) == 2, "/a/c is at level 2");
-
-	/* rmdir of a parent with a live child is refused, as in the kernel. */
-	ret = msim_memcg_rmdir(a);
-	printf("cgroups: rmdir /a with a child: %s\n", ret == -EBUSY ? "-EBUSY" : "unexpected");
-	expect(ret == -EBUSY, "rmdir /a with a live child returns -EBUSY");
-
-	/*
-	 * 8 tasks on 4 CPUs bump the counter under the PCT scheduler. The strategy is
-	 * set after the tasks exist: PCT gives every task its priority then.
-	 */
-	struct msim_sched_opts so = {
-		.strategy = MSIM_STRAT_PCT, .seed = EXPLORE_SEED, .pct_depth = 3,
-	};
-	msim_atomic_long_set(&hits, 0);
-	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
-		for (int t = 0; t < TASKS_PER_CPU; t++)
-			if (!msim_task_create(m, "adder", cpu, add_hits, NULL))
-				expect(false, "msim_task_create");
-	ret = msim_sched_set(m, &so);
-	expect(ret == 0, "msim_sched_set(PCT)");
-	ret = msim_run(m);
-	long total = msim_atomic_long_read(&hits);
-	printf("tasks: %d on %d CPUs, atomic counter=%ld (expected %d)\n",
-	       NR_CPUS * TASKS_PER_CPU, NR_CPUS, total, NR_CPUS * TASKS_PER_CPU * ADDS_PER_TASK);
-	expect(ret == 0, "msim_run returns 0");
-	expect(total == NR_CPUS * TASKS_PER_CPU * ADDS_PER_TASK, "no atomic add lost");
+	count_on_every_cpu(m);
 
 	/* rmdir /a/c then /b: both go offline; root and /a stay online. */
 	ret = msim_memcg_rmdir(c);

@@ -32,6 +32,9 @@
 #include <memcgsim/rstat.h>
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
+#include <memcgsim/vmstat.h>
+/* The race engine. */
+#include <memcgsim/race.h>
 
 #define MEMCGSIM_VERSION_STRING "0.1.0"
 

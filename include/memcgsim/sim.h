@@ -48,6 +48,22 @@ enum msim_lru_kind {
 	MSIM_LRU_MGLRU = 1,
 };
 
+/*
+ * Memory zones of a node: x86_64's enum zone_type without ZONE_DEVICE (which has
+ * no managed pages). The numbers are the kernel's, so zone-indexed tables
+ * (lru_zone_size[zone][lru]) read like the kernel's.
+ */
+enum msim_zone_type {
+	MSIM_ZONE_DMA = 0,      /* below 16 MiB: node 0 only */
+	MSIM_ZONE_DMA32,        /* below 4 GiB: node 0 only */
+	MSIM_ZONE_NORMAL,
+	MSIM_ZONE_MOVABLE,      /* populated only when configured (movablecore=) */
+	MSIM_MAX_NR_ZONES
+};
+
+/* Upper bound of a zone's managed pages in the configuration (4 PiB). */
+#define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
+
 struct msim_config {
 	unsigned int nr_cpus;   /* possible == online CPUs, 1..MSIM_MAX_CPUS */
 	unsigned int nr_nodes;  /* possible NUMA nodes, 1..MSIM_MAX_NODES */
@@ -58,9 +74,22 @@ struct msim_config {
 	struct msim_variants variants;
 	/* Deterministic mode: stack size of each task coroutine, bytes. */
 	size_t task_stack_size;
+	/*
+	 * Managed pages of each zone (kernel: zone_managed_pages()), the size from
+	 * which vmstat derives its per-CPU thresholds. DMA and DMA32 exist on node 0
+	 * only (they are the low 4 GiB of physical memory); NORMAL and MOVABLE get
+	 * this size on every node; 0 leaves a zone unpopulated.
+	 */
+	unsigned long zone_managed_pages[MSIM_MAX_NR_ZONES];
+	/* Attach the vmstat subsystem: node and zone counters with per-CPU diffs (vmstat.h). */
+	bool vmstat;
 };
 
-/* Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline. */
+/*
+ * Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline;
+ * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
+ * MOVABLE); vmstat not attached.
+ */
 void msim_config_init(struct msim_config *cfg);
 
 /*
@@ -137,6 +166,14 @@ unsigned int msim_this_cpu(void);
  * needs this call before other shims of a host it has not touched since.
  */
 void msim_set_current_host(struct msim *m);
+
+/*
+ * What a layer's entry point calls for its host: msim_set_current_host() when the
+ * caller is the driver, nothing inside a task (there the task's own host is
+ * current and stays so). The memcg entry points call it, so a driver that
+ * alternates between hosts needs no call of its own.
+ */
+void msim_drive_host(struct msim *m);
 
 /*
  * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a

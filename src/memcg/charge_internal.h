@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * charge_internal.h - state shared by page_counter.c, stock.c and charge.c.
- * Nothing outside src/memcg/{stock,charge}.c includes it.
+ * charge_internal.h - state shared by the charge files of src/memcg, bottom up:
+ * charge_state.c (where the state lives, uncharge), stock.c (the per-CPU
+ * cache), charge.c (try_charge, memory.high, the interface files) and
+ * charge_host.c (attach, memcg hooks, teardown). Nothing else includes it.
  */
 #ifndef MSIM_MEMCG_CHARGE_INTERNAL_H
 #define MSIM_MEMCG_CHARGE_INTERNAL_H
@@ -49,6 +51,7 @@ struct msim_charge_host {
 	void *reclaim_arg;
 };
 
+/* charge_state.c */
 struct msim_charge_host *msim__charge_host(struct msim *m);
 struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg);
 

@@ -1,22 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * css.c - css reference counting, release and free, and the read-only accessors.
+ * css.c - css reference counting and the read-only accessors.
  *
  * kernel: include/linux/cgroup.h (css_get, css_tryget, css_tryget_online,
- * css_put, css_is_dying) and kernel/cgroup/cgroup.c (css_release,
- * css_release_work_fn, css_free_rwork_fn).
+ * css_put, css_is_dying).
  *
  * Simplification: the kernel's css refcount is a percpu_ref, killed at rmdir; here
  * it is one atomic counter, and "killed" is the DYING state. css_tryget succeeds
  * while the count is above zero (an offline memcg can still be pinned, as with
  * a killed percpu_ref), css_tryget_online only while the memcg is ONLINE.
  *
- * Release and free run as RCU callbacks: the kernel queues css_release_work_fn
- * on a workqueue when the last reference goes, and css_free_rwork_fn on an RCU
- * work after it. The model uses call_rcu for both (the release therefore waits
- * a grace period the kernel does not; nothing in the model depends on that gap),
- * so that css_released hooks never run inside the caller of the last css_put
- * (who may hold a lock those hooks take) and the explorer schedules them.
+ * The last css_put calls the memcg's css_release, as the kernel's percpu_ref
+ * calls the release function given to percpu_ref_init(): the release and the
+ * free behind it are the lifecycle's (lifecycle.c), which sits above this file.
  */
 #include <errno.h>
 
@@ -61,7 +57,7 @@ bool msim_css_tryget_online(struct msim_memcg *memcg)
 	return false;
 }
 
-/* kernel: css_put() -> percpu_ref_put(); the last one calls css_release(). */
+/* kernel: css_put() -> percpu_ref_put(); the last one calls css_release() (->css_release). */
 void msim_css_put(struct msim_memcg *memcg)
 {
 	long n;
@@ -71,69 +67,7 @@ void msim_css_put(struct msim_memcg *memcg)
 	n = __atomic_sub_fetch(&memcg->css_refcnt, 1, __ATOMIC_ACQ_REL);
 	assert(n >= 0 && "css_put underflow");
 	if (n == 0)
-		msim__memcg_release(memcg);
-}
-
-/*
- * kernel: css_free_rwork_fn(): ss->css_free (mem_cgroup_css_free ->
- * mem_cgroup_free: the per-node info and the memcg go back to their caches),
- * then the reference on the parent is put.
- */
-static void memcg_free_work(struct msim_rcu_head *head)
-{
-	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, free_rcu);
-	struct msim__memcg_host *h = memcg->h;
-	struct msim_memcg *parent = memcg->parent;
-
-	msim__memcg_run_free(memcg);
-	msim__raw_lock(&h->lock);
-	msim__memcg_all_list_del(memcg);
-	msim__raw_unlock(&h->lock);
-	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
-	if (__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&h->freed_total, 1, __ATOMIC_RELAXED);
-	msim__memcg_free_struct(memcg, true);
-	/* The parent put may release it: its callbacks count as pending first. */
-	if (parent)
-		msim_css_put(parent);
-	__atomic_fetch_sub(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
-}
-
-/*
- * kernel: css_release_work_fn(): list_del_rcu(&css->sibling), then
- * ss->css_released (mem_cgroup_css_released), then queue_rcu_work() for the
- * free after a grace period.
- */
-static void memcg_release_work(struct msim_rcu_head *head)
-{
-	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, release_rcu);
-	struct msim__memcg_host *h = memcg->h;
-
-	msim__raw_lock(&h->lock);
-	msim__memcg_unlink(memcg);
-	msim__raw_unlock(&h->lock);
-	msim__memcg_run_released(memcg);
-	msim_call_rcu(&memcg->free_rcu, memcg_free_work);
-}
-
-/* kernel: css_release(): CSS_RELEASED, then the release work is queued. */
-void msim__memcg_release(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-
-	msim__memcg_set_state(memcg, MSIM_MEMCG_RELEASED);
-	__atomic_fetch_add(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
-	msim_call_rcu(&memcg->release_rcu, memcg_release_work);
-}
-
-void msim_memcg_drain(struct msim *m)
-{
-	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
-	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
-
-	/* A free may put its parent, queueing one more release: loop until quiet. */
-	while (h && __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0)
-		msim_rcu_barrier();
+		memcg->css_release(memcg);
 }
 
 /* ---- accessors ---- */

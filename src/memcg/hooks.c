@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hooks.c - the registry of msim_memcg_hooks and the order in which they run.
+ * hooks.c - the order in which the registered msim_memcg_hooks run (registration
+ * itself, which fills the host's table, is in host.c).
  *
  * kernel: the cgroup core calls each subsystem's css_alloc / css_online /
  * css_offline / css_released / css_free (kernel/cgroup/cgroup.c css_create,
@@ -16,20 +17,6 @@
 #include <string.h>
 
 #include "memcg/memcg_internal.h"
-
-int msim_memcg_hooks_slot(struct msim *m, const char *name)
-{
-	struct msim__memcg_host *h;
-	unsigned int i, n;
-
-	if (!m || !name || !(h = msim__memcg_host_get(m)))
-		return -EINVAL;
-	n = __atomic_load_n(&h->nr_hooks, __ATOMIC_ACQUIRE);
-	for (i = 0; i < n; i++)
-		if (h->hooks[i].name && strcmp(h->hooks[i].name, name) == 0)
-			return (int)i;
-	return -ENOENT;
-}
 
 /* Snapshot of the hook slots in ascending order (registration may append). */
 static unsigned int hooks_sorted(struct msim__memcg_host *h, unsigned char *out)
@@ -162,10 +149,12 @@ int msim__memcg_run_online(struct msim_memcg *memcg)
 /*
  * Hooks registered after the root exists run css_alloc and css_online on the
  * root now (memcgs created before registration never see this hook set). A
- * failure marks the set unused and returns the error.
+ * failure undoes the css_alloc and returns the error (the registration then
+ * disables the set).
  */
-static int hooks_run_on_root(struct msim__memcg_host *h, struct msim_memcg *root, unsigned int s)
+int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s)
 {
+	struct msim__memcg_host *h = root->h;
 	int ret = run_one_setup(root, s, false);
 
 	if (ret == 0) {
@@ -177,65 +166,6 @@ static int hooks_run_on_root(struct msim__memcg_host *h, struct msim_memcg *root
 		}
 	}
 	return ret;
-}
-
-static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
-{
-	unsigned int i = h->nr_hooks;
-
-	/* Stable: after every set of equal or lower order. */
-	while (i > 0 && h->hooks[h->sorted[i - 1]].order > h->hooks[s].order) {
-		h->sorted[i] = h->sorted[i - 1];
-		i--;
-	}
-	h->sorted[i] = (unsigned char)s;
-}
-
-/*
- * A set whose root hooks failed never runs: its callbacks are cleared (its slot
- * number stays taken). Registration is a setup-time operation, not concurrent
- * with mkdir/rmdir.
- */
-static void hooks_disable(struct msim__memcg_host *h, unsigned int s)
-{
-	msim__raw_lock(&h->lock);
-	h->hooks[s].css_alloc = NULL;
-	h->hooks[s].css_online = NULL;
-	h->hooks[s].css_offline = NULL;
-	h->hooks[s].css_released = NULL;
-	h->hooks[s].css_free = NULL;
-	h->hooks[s].css_alloc_undo = NULL;
-	msim__raw_unlock(&h->lock);
-}
-
-int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks)
-{
-	struct msim__memcg_host *h;
-	struct msim_memcg *root;
-	unsigned int s;
-	int ret;
-
-	if (!m || !hooks || !(h = msim__memcg_host_get(m)))
-		return -EINVAL;
-	/* Serialised with root creation, so the root runs the set exactly once. */
-	msim_lock(&h->root_lock);
-	msim__raw_lock(&h->lock);
-	if (h->nr_hooks >= MSIM_MEMCG_MAX_SLOTS) {
-		msim__raw_unlock(&h->lock);
-		msim_unlock(&h->root_lock);
-		return -ENOSPC;
-	}
-	s = h->nr_hooks;
-	h->hooks[s] = *hooks;
-	hooks_insert_sorted(h, s);
-	__atomic_store_n(&h->nr_hooks, s + 1, __ATOMIC_RELEASE);
-	root = h->root;
-	msim__raw_unlock(&h->lock);
-	ret = root ? hooks_run_on_root(h, root, s) : 0;
-	if (ret)
-		hooks_disable(h, s);
-	msim_unlock(&h->root_lock);
-	return ret ? ret : (int)s;
 }
 
 void **msim_memcg_slot(struct msim_memcg *memcg, int slot)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memcg_internal.h - struct msim_memcg and the per-host tree state, shared by
- * src/memcg/tree.c (lifecycle), hooks.c (hook registry), css.c (references),
- * id.c (private ids) and iter.c (mem_cgroup_iter). Layers above memcg use include/memcgsim/memcg.h only;
- * tests may include this header for the debug checks (msim__memcg_check()).
+ * the tree files of src/memcg, bottom up: tree.c (the struct and its links),
+ * hooks.c (running the hook sets), host.c (per-host state, hook registration),
+ * css.c (references), id.c (private ids), iter.c (mem_cgroup_iter) and, on
+ * top, lifecycle.c (mkdir, rmdir, release, free). Layers above memcg use
+ * include/memcgsim/memcg.h only; tests may include this header for the debug
+ * checks (msim__memcg_check()).
  *
  * Locking (the model's cgroup_mutex):
  *   The tree lock is a raw spinlock with no yield point inside any of its
@@ -106,6 +109,8 @@ struct msim_memcg {
 
 	int state;                       /* enum msim_memcg_state, atomic */
 	long css_refcnt;                 /* atomic; 0 = released */
+	/* What the last css_put calls (lifecycle.c; kernel: the percpu_ref's release). */
+	void (*css_release)(struct msim_memcg *memcg);
 	unsigned int nr_live_children;   /* children ONLINE or DYING (tree lock) */
 	unsigned short id;               /* private id, atomic; 0 once removed */
 	long id_ref;                     /* atomic */
@@ -162,14 +167,14 @@ bool msim__memcg_quarantine_enabled(void);
 
 #define MSIM__MEMCG_ASSERT(memcg) assert(msim__memcg_check(memcg) && "bad or freed memcg handle")
 
-/* tree.c */
-struct msim__memcg_host *msim__memcg_host_get(struct msim *m);
-void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s);
+/* tree.c: the struct, its state and its links (the links under the tree lock) */
+struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_memcg *parent,
+				     const char *name, void (*release)(struct msim_memcg *memcg));
 void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine);
+void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s);
+void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg);
 void msim__memcg_all_list_del(struct msim_memcg *memcg);
 void msim__memcg_unlink(struct msim_memcg *memcg);
-/* css.c: the last reference went: queue release (css_release). */
-void msim__memcg_release(struct msim_memcg *memcg);
 /* hooks.c: run the hook sets (see there for the order). */
 int msim__memcg_run_alloc(struct msim_memcg *memcg);      /* undoes itself on failure */
 int msim__memcg_run_online(struct msim_memcg *memcg);     /* the caller undoes */
@@ -177,6 +182,10 @@ void msim__memcg_run_offline(struct msim_memcg *memcg);
 void msim__memcg_run_alloc_undo(struct msim_memcg *memcg);
 void msim__memcg_run_released(struct msim_memcg *memcg);
 void msim__memcg_run_free(struct msim_memcg *memcg);
+/* css_alloc and css_online of set s on the root (a set registered after it). */
+int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s);
+/* host.c */
+struct msim__memcg_host *msim__memcg_host_get(struct msim *m);
 /* id.c */
 int msim__memcg_id_reserve(struct msim_memcg *memcg);
 void msim__memcg_id_publish(struct msim_memcg *memcg);

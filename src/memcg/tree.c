@@ -1,75 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tree.c - the memcg tree: per-host state, mkdir, rmdir, root, teardown at
- * msim_destroy(). The hook registry is in hooks.c.
+ * tree.c - one memcg and its place in the tree: the struct and the kernel
+ * memory it stands for (allocation, free, the debug quarantine), the handle
+ * check, state changes with the host's per-state counts, and the links (the
+ * parent's RCU list of children, the host's list of every memcg).
  *
- * kernel: kernel/cgroup/cgroup.c (cgroup_mkdir, css_create, online_css,
- * cgroup_rmdir, kill_css, css_killed_work_fn, offline_css) and mm/memcontrol.c
- * (mem_cgroup_css_alloc/online/offline, mem_cgroup_alloc). css references,
- * release and free are in css.c; private ids in id.c; mem_cgroup_iter in iter.c.
- * docs/memcg.md lists every simplification.
+ * kernel: mm/memcontrol.c mem_cgroup_alloc() / __mem_cgroup_free(),
+ * kernel/cgroup/cgroup.c init_and_link_css() and the ->children list.
+ * This is the bottom of src/memcg: it calls no other file of the folder. The
+ * per-host state is in host.c, the hook sets run from hooks.c, references are
+ * in css.c, and mkdir / rmdir / release / free (which use all of these) are in
+ * lifecycle.c. docs/memcg.md lists every simplification.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memcg/memcg_internal.h"
-#include "sim/drive_host.h"
-
-/* ---- per-host state ---- */
-
-static void memcg_host_destroy(struct msim *m, void *arg);
-
-static struct msim__memcg_host *memcg_host_new(struct msim *m)
-{
-	struct msim__memcg_host *h = calloc(1, sizeof(*h));
-	size_t memcg_bytes;
-
-	if (!h)
-		return NULL;
-	h->m = m;
-	h->lock.det = msim_config(m)->mode == MSIM_DETERMINISTIC;
-	msim_lock_init(&h->root_lock, "memcg_root");
-	msim_idr_init(m, &h->ids, "mem_cgroup_ids");
-	/* kernel: mem_cgroup_init(): struct_size(memcg, nodeinfo, nr_node_ids). */
-	memcg_bytes = MSIM__MEM_CGROUP_BASE_BYTES +
-		      MSIM__MEM_CGROUP_PER_NODE_PTR * (size_t)msim_nr_nodes(m);
-	h->memcg_cache = msim_kmem_cache_create_flags(m, "mem_cgroup", memcg_bytes,
-						      MSIM_SLAB_HWCACHE_ALIGN);
-	h->pn_cache = msim_kmem_cache_create_flags(m, "mem_cgroup_per_node",
-						   MSIM__MEM_CGROUP_PER_NODE_BYTES,
-						   MSIM_SLAB_HWCACHE_ALIGN);
-	return h;
-}
-
-/*
- * The host's tree state, created on first use. The first user may race with
- * another CPU in concurrent mode: the slot is installed with a compare-exchange
- * and the loser frees its copy before anything else saw it.
- */
-struct msim__memcg_host *msim__memcg_host_get(struct msim *m)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_MEMCG);
-	struct msim__memcg_host *h = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-	void *expected = NULL;
-
-	if (h)
-		return h;
-	h = memcg_host_new(m);
-	if (!h)
-		return NULL;
-	if (!__atomic_compare_exchange_n(slot, &expected, h, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		msim_kmem_cache_destroy(m, h->memcg_cache);
-		msim_kmem_cache_destroy(m, h->pn_cache);
-		msim_idr_destroy(&h->ids);
-		msim_lock_destroy(&h->root_lock);
-		free(h);
-		return expected;
-	}
-	msim_host_on_destroy(m, memcg_host_destroy, h);
-	return h;
-}
 
 /* State change, with the host's per-state counts for memcgs whose mkdir completed. */
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
@@ -86,8 +32,12 @@ void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 
 /* ---- allocation (kernel: mem_cgroup_alloc / __mem_cgroup_free) ---- */
 
-static struct msim_memcg *memcg_alloc(struct msim__memcg_host *h, struct msim_memcg *parent,
-				      const char *name)
+/*
+ * A new memcg under parent, holding its base reference; release is what the
+ * last css_put calls (kernel: percpu_ref_init(&css->refcnt, css_release)).
+ */
+struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_memcg *parent,
+				     const char *name, void (*release)(struct msim_memcg *memcg))
 {
 	unsigned int nid, nr_nodes = msim_nr_nodes(h->m);
 	struct msim_memcg *memcg = calloc(1, sizeof(*memcg));
@@ -109,6 +59,7 @@ static struct msim_memcg *memcg_alloc(struct msim__memcg_host *h, struct msim_me
 	memcg->serial = UINT64_MAX;      /* set when linked */
 	memcg->kmemcg_id = -1;
 	memcg->css_refcnt = 1;           /* the online (base) reference */
+	memcg->css_release = release;
 	memcg->state = MSIM_MEMCG_ALLOCATED;
 	memcg->kmem_memcg = msim_kmem_cache_alloc(h->m, h->memcg_cache, "mem_cgroup");
 	for (nid = 0; nid < nr_nodes; nid++)
@@ -187,7 +138,7 @@ void msim__memcg_all_list_del(struct msim_memcg *memcg)
 }
 
 /* Append memcg to its parent's children (tree lock held). Serial order = list order. */
-static void link_child(struct msim__memcg_host *h, struct msim_memcg *memcg)
+void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg)
 {
 	struct msim_memcg *parent = memcg->parent;
 
@@ -227,243 +178,4 @@ void msim__memcg_unlink(struct msim_memcg *memcg)
 	else
 		parent->last_child = memcg->prev_sibling;
 	__atomic_store_n(&memcg->linked, false, __ATOMIC_RELEASE);
-}
-
-/* ---- mkdir ---- */
-
-/*
- * A failed css_online: undo what ran (offline for the sets that onlined, then
- * css_alloc_undo), unlink, give the id back, and drop the base reference; an
- * iterator may hold the memcg meanwhile, so the struct goes through the normal
- * release/free path (with no hooks left to run) after a grace period.
- */
-static void online_failed(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h = memcg->h;
-
-	msim__memcg_run_offline(memcg);
-	msim__raw_lock(&h->lock);
-	msim__memcg_unlink(memcg);
-	if (memcg->parent)
-		memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
-	msim__memcg_run_alloc_undo(memcg);
-	msim__memcg_id_unreserve(memcg);
-	__atomic_store_n(&memcg->kmemcg_id, -1, __ATOMIC_RELAXED);
-	msim_css_put(memcg);
-}
-
-/* Reserve a place under parent: it must be online (tree lock orders it with rmdir). */
-static int reserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *parent)
-{
-	int ret = 0;
-
-	if (!parent)
-		return 0;
-	msim__raw_lock(&h->lock);
-	if (msim__memcg_state_load(parent) != MSIM_MEMCG_ONLINE)
-		ret = -EINVAL;
-	else
-		parent->nr_live_children++;
-	msim__raw_unlock(&h->lock);
-	return ret;
-}
-
-static void unreserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *parent)
-{
-	if (!parent)
-		return;
-	msim__raw_lock(&h->lock);
-	parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
-}
-
-/*
- * kernel: cgroup_mkdir() -> css_create(): css_alloc (mem_cgroup_css_alloc:
- * mem_cgroup_alloc reserves the private id with a NULL entry), link into the
- * parent's children, online_css (mem_cgroup_css_online: kmemcg_id first, the
- * subsystems' online work, id.ref = 1 plus css_get, xa_store publishing the id
- * last), then CSS_ONLINE.
- */
-static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, const char *name,
-			struct msim_memcg **out)
-{
-	struct msim_memcg *memcg;
-	int ret;
-
-	memcg = memcg_alloc(h, parent, name);
-	if (!memcg)
-		return -ENOMEM;
-	ret = reserve_under_parent(h, parent);
-	if (ret)
-		goto free;
-	ret = msim__memcg_id_reserve(memcg);
-	if (ret)
-		goto unreserve;
-	ret = msim__memcg_run_alloc(memcg);
-	if (ret)
-		goto unreserve_id;
-	msim_yield("memcg.mkdir.link");
-	if (parent)
-		msim_css_get(parent);    /* dropped when memcg is freed */
-	msim__raw_lock(&h->lock);
-	link_child(h, memcg);
-	msim__raw_unlock(&h->lock);
-	/* kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). */
-	__atomic_store_n(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, __ATOMIC_RELAXED);
-	ret = msim__memcg_run_online(memcg);
-	if (ret) {
-		online_failed(memcg);
-		return ret;
-	}
-	__atomic_store_n(&memcg->id_ref, 1, __ATOMIC_RELAXED);
-	msim_css_get(memcg);         /* the private id pins the css */
-	msim__memcg_id_publish(memcg);
-	__atomic_store_n(&memcg->counted, true, __ATOMIC_RELAXED);
-	msim__memcg_set_state(memcg, MSIM_MEMCG_ONLINE);
-	__atomic_fetch_add(&h->created_total, 1, __ATOMIC_RELAXED);
-	*out = memcg;
-	return 0;
-
-unreserve_id:
-	msim__memcg_id_unreserve(memcg);
-unreserve:
-	unreserve_under_parent(h, parent);
-free:
-	msim__memcg_free_struct(memcg, false);
-	return ret;
-}
-
-int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_memcg **out)
-{
-	if (!parent || !out)
-		return -EINVAL;
-	MSIM__MEMCG_ASSERT(parent);
-	msim__drive_host(parent->h->m);
-	return memcg_create(parent->h, parent, name, out);
-}
-
-struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
-{
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
-	struct msim_memcg *root;
-
-	if (!h)
-		return NULL;
-	msim__drive_host(m);
-	root = __atomic_load_n(&h->root, __ATOMIC_ACQUIRE);
-	if (root)
-		return root;
-	msim_lock(&h->root_lock);
-	root = h->root;
-	if (!root && memcg_create(h, NULL, "/", &root) == 0) {
-		msim__raw_lock(&h->lock);
-		__atomic_store_n(&h->root, root, __ATOMIC_RELEASE);
-		msim__raw_unlock(&h->lock);
-	}
-	msim_unlock(&h->root_lock);
-	return root;
-}
-
-/* ---- rmdir ---- */
-
-/*
- * kernel: cgroup_rmdir() -> cgroup_destroy_locked(): -EBUSY with online children,
- * kill_css() sets CSS_DYING and kills the reference; the confirmation comes after
- * an RCU grace period, then css_killed_work_fn() -> offline_css() ->
- * mem_cgroup_css_offline() (subsystems in ascending order, then
- * mem_cgroup_private_id_put(memcg, 1)), CSS_ONLINE cleared, and the online
- * reference put. Simplification: the kernel finishes offline asynchronously on a
- * workqueue; here the rmdir caller waits for the grace period and runs it.
- */
-int msim_memcg_rmdir(struct msim_memcg *memcg)
-{
-	struct msim__memcg_host *h;
-	int ret = 0;
-
-	if (!memcg)
-		return -EINVAL;
-	MSIM__MEMCG_ASSERT(memcg);
-	h = memcg->h;
-	msim__drive_host(h->m);
-	if (!memcg->parent)
-		return -EINVAL;
-	msim__raw_lock(&h->lock);
-	if (msim__memcg_state_load(memcg) != MSIM_MEMCG_ONLINE)
-		ret = -EINVAL;
-	else if (memcg->nr_live_children)
-		ret = -EBUSY;
-	else
-		msim__memcg_set_state(memcg, MSIM_MEMCG_DYING);
-	msim__raw_unlock(&h->lock);
-	if (ret)
-		return ret;
-	msim_yield("memcg.rmdir.dying");
-	msim_synchronize_rcu();
-	msim__memcg_run_offline(memcg);
-	msim_mem_cgroup_private_id_put(memcg);
-	msim__raw_lock(&h->lock);
-	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
-	memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
-	msim_yield("memcg.rmdir.put_online_ref");
-	msim_css_put(memcg);
-	return 0;
-}
-
-/* ---- teardown at msim_destroy() ---- */
-
-/*
- * Free every remaining memcg, children before parents (reverse link order): the
- * css_released hooks for those not yet released, the css_free hooks, then the
- * memory. Callbacks still in flight finish first. Offline hooks are not run (the
- * host is going away, nothing needs reparenting).
- */
-static void memcg_host_destroy(struct msim *m, void *arg)
-{
-	struct msim__memcg_host *h = arg;
-	struct msim_memcg *memcg, *prev;
-	unsigned int rounds;
-
-	h->destroying = true;
-	/* A free may put a parent and queue its release: drain until quiet. */
-	for (rounds = 0; __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0 && rounds < 100000;
-	     rounds++)
-		msim_rcu_barrier();
-	for (memcg = h->all_tail; memcg; memcg = prev) {
-		prev = memcg->all_prev;
-		if (msim__memcg_state_load(memcg) < MSIM_MEMCG_RELEASED)
-			msim__memcg_run_released(memcg);
-		msim__memcg_run_free(memcg);
-		msim__memcg_free_struct(memcg, false);
-	}
-	h->all_head = h->all_tail = NULL;
-	while (h->quarantine) {
-		memcg = h->quarantine;
-		h->quarantine = memcg->quarantine_next;
-		free(memcg);
-	}
-	msim_idr_destroy(&h->ids);
-	msim_kmem_cache_destroy(m, h->memcg_cache);
-	msim_kmem_cache_destroy(m, h->pn_cache);
-	msim_lock_destroy(&h->root_lock);
-	*msim_host_slot(m, MSIM_SLOT_MEMCG) = NULL;
-	free(h);
-}
-
-/* ---- counts ---- */
-
-void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out)
-{
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
-
-	memset(out, 0, sizeof(*out));
-	if (!h)
-		return;
-	out->online = __atomic_load_n(&h->nr_state[MSIM_MEMCG_ONLINE], __ATOMIC_RELAXED);
-	out->dying = __atomic_load_n(&h->nr_state[MSIM_MEMCG_DYING], __ATOMIC_RELAXED);
-	out->offline = __atomic_load_n(&h->nr_state[MSIM_MEMCG_OFFLINE], __ATOMIC_RELAXED);
-	out->released = __atomic_load_n(&h->nr_state[MSIM_MEMCG_RELEASED], __ATOMIC_RELAXED);
-	out->freed_total = __atomic_load_n(&h->freed_total, __ATOMIC_RELAXED);
-	out->created_total = __atomic_load_n(&h->created_total, __ATOMIC_RELAXED);
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core.c - the cgroup rstat core for the memory controller: the lockless per-CPU
- * llist enqueue, the per-CPU updated tree and the flush that walks CPUs one at a
- * time under the subsystem lock.
+ * core.c - the generic cgroup rstat core: the lockless per-CPU llist enqueue,
+ * the per-CPU updated tree and the flush that walks CPUs one at a time under
+ * the subsystem lock, calling the subsystem's css_rstat_flush for every updated
+ * css (core.h says why that callback is the only way up).
  *
  * kernel: kernel/cgroup/rstat.c (6.17+ design: per-subsystem lock and llists).
  *
  * Simplifications (docs/rstat.md):
- *  - only the memory controller uses this core, so "ss" is the host;
+ *  - only the memory controller uses this core (one ss per host);
  *  - the flush list of one CPU is built level by level like
  *    css_rstat_push_children(): children always before their parent; the order
  *    among siblings may differ from the kernel's;
@@ -16,24 +17,36 @@
 #include <assert.h>
 #include <stdint.h>
 
-#include "rstat_internal.h"
+#include "rstat/core.h"
+
+#define SS_CTR(ss, field) __atomic_fetch_add(&(ss)->ctr->field, 1, __ATOMIC_RELAXED)
 
 static inline long self_of(struct msim__rstat_cpu *rc)
 {
 	return (long)(intptr_t)rc;
 }
 
-static inline long *lhead_of(struct msim__rstat *rs, unsigned int cpu)
+static inline long *lhead_of(struct msim__rstat_ss *ss, unsigned int cpu)
 {
-	return msim_per_cpu_ptr(rs->lhead, cpu);
+	return msim_per_cpu_ptr(ss->lhead, cpu);
 }
 
-void msim__rstat_cpu_init(struct msim__memcg_stats *ms)
+static inline struct msim__rstat_cpu *rcpu_of(const struct msim__rstat_css *css, unsigned int cpu)
 {
-	for (unsigned int cpu = 0; cpu < ms->rs->nr_cpus; cpu++) {
-		struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
+	return msim_per_cpu_ptr(css->rstat_cpu, cpu);
+}
 
-		rc->ms = ms;
+/* kernel: css_rstat_init() (the per-CPU allocation is the caller's, for its accounting). */
+void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss,
+			  struct msim__rstat_css *parent, struct msim__rstat_cpu *rstat_cpu)
+{
+	css->ss = ss;
+	css->parent = parent;
+	css->rstat_cpu = rstat_cpu;
+	for (unsigned int cpu = 0; cpu < ss->nr_cpus; cpu++) {
+		struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
+
+		rc->css = css;
 		rc->lnode_next = self_of(rc);   /* off-list: points to itself */
 		rc->updated_children = rc;      /* no updated children */
 		rc->updated_next = NULL;        /* not on the tree */
@@ -45,12 +58,12 @@ void msim__rstat_cpu_init(struct msim__memcg_stats *ms)
  * (cmpxchg of the node's next from self to NULL) that only one caller wins, then
  * llist_add onto the CPU's list. The tree is not touched here.
  */
-void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu,
+void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 			     struct msim__pending_store *ps)
 {
-	struct msim__rstat *rs = ms->rs;
-	struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
-	long *head = lhead_of(rs, cpu);
+	struct msim__rstat_ss *ss = css->ss;
+	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
+	long *head = lhead_of(ss, cpu);
 	long self = self_of(rc), first;
 
 	/*
@@ -65,7 +78,7 @@ void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu,
 	msim__store_drain(ps);
 	if (!msim__cmpxchg(&rc->lnode_next, &self, 0, "rstat.enqueue.claim"))
 		return;
-	MSIM__CTR(rs, enqueues);
+	SS_CTR(ss, enqueues);
 	/* llist_add(): link to the current first node, then swing the head. */
 	first = msim__ld(head, "rstat.enqueue.head");
 	do {
@@ -74,36 +87,36 @@ void msim__css_rstat_updated(struct msim__memcg_stats *ms, unsigned int cpu,
 }
 
 /*
- * kernel: __css_process_update_tree(): link ms and its ancestors into cpu's
+ * kernel: __css_process_update_tree(): link css and its ancestors into cpu's
  * updated tree, bottom-up, stopping at the first one already linked. Under lock.
  */
-static void process_update_tree_one(struct msim__memcg_stats *ms, unsigned int cpu)
+static void process_update_tree_one(struct msim__rstat_css *css, unsigned int cpu)
 {
-	while (ms) {
-		struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
+	while (css) {
+		struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 		struct msim__rstat_cpu *prc;
 
 		if (rc->updated_next)
 			break;
-		if (!ms->parent) {
+		if (!css->parent) {
 			rc->updated_next = rc;   /* the root marks itself linked */
 			break;
 		}
-		prc = msim__rcpu(ms->parent, cpu);
+		prc = rcpu_of(css->parent, cpu);
 		rc->updated_next = prc->updated_children;
 		prc->updated_children = rc;
-		ms = ms->parent;
+		css = css->parent;
 	}
 }
 
 /*
- * kernel: css_process_update_tree(): drain the whole per-CPU llist (every memcg,
+ * kernel: css_process_update_tree(): drain the whole per-CPU llist (every css,
  * not only the subtree being flushed), re-initialising each node off-list.
  * Only flushers delete, under the lock, so llist_del_first is safe.
  */
-static void process_update_tree(struct msim__rstat *rs, unsigned int cpu)
+static void process_update_tree(struct msim__rstat_ss *ss, unsigned int cpu)
 {
-	long *head = lhead_of(rs, cpu);
+	long *head = lhead_of(ss, cpu);
 
 	for (;;) {
 		long first = msim__ld_acquire(head, "rstat.flush.pop");
@@ -116,7 +129,7 @@ static void process_update_tree(struct msim__rstat *rs, unsigned int cpu)
 			continue;
 		/* init_llist_node(): off-list again; a new update may enqueue it now. */
 		msim__st(&rc->lnode_next, self_of(rc), "rstat.flush.node_init");
-		process_update_tree_one(rc->ms, cpu);
+		process_update_tree_one(rc->css, cpu);
 	}
 }
 
@@ -125,9 +138,9 @@ static void unlink_from_parent(struct msim__rstat_cpu *rc, unsigned int cpu)
 {
 	struct msim__rstat_cpu *prc, **pp;
 
-	if (!rc->ms->parent)
+	if (!rc->css->parent)
 		return;
-	prc = msim__rcpu(rc->ms->parent, cpu);
+	prc = rcpu_of(rc->css->parent, cpu);
 	for (pp = &prc->updated_children; *pp != prc; pp = &(*pp)->updated_next) {
 		if (*pp == rc) {
 			*pp = rc->updated_next;
@@ -156,7 +169,7 @@ static struct msim__rstat_cpu *push_children(struct msim__rstat_cpu *root, unsig
 
 		for (g = lists; g; g = gnext) {
 			/* g heads one sibling list, which ends at the siblings' parent */
-			struct msim__rstat_cpu *parent = msim__rcpu(g->ms->parent, cpu);
+			struct msim__rstat_cpu *parent = rcpu_of(g->css->parent, cpu);
 			struct msim__rstat_cpu *c, *cn;
 
 			gnext = g->ghead_next;
@@ -179,12 +192,12 @@ static struct msim__rstat_cpu *push_children(struct msim__rstat_cpu *root, unsig
 	return head;
 }
 
-/* kernel: css_rstat_updated_list(): the flush list of ms's subtree on cpu. */
-static struct msim__rstat_cpu *updated_list(struct msim__memcg_stats *ms, unsigned int cpu)
+/* kernel: css_rstat_updated_list(): the flush list of css's subtree on cpu. */
+static struct msim__rstat_cpu *updated_list(struct msim__rstat_css *css, unsigned int cpu)
 {
-	struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
+	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 
-	process_update_tree(ms->rs, cpu);
+	process_update_tree(css->ss, cpu);
 	if (!rc->updated_next)
 		return NULL;
 	unlink_from_parent(rc, cpu);
@@ -192,18 +205,18 @@ static struct msim__rstat_cpu *updated_list(struct msim__memcg_stats *ms, unsign
 	return push_children(rc, cpu);
 }
 
-/* One CPU of a flush: lock, build the list, fold each memcg, unlock. */
-static void flush_one_cpu(struct msim__memcg_stats *ms, unsigned int cpu)
+/* One CPU of a flush: lock, build the list, fold each css (ss->css_rstat_flush), unlock. */
+static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 {
-	struct msim__rstat *rs = ms->rs;
+	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *pos;
 
 	msim_yield("rstat.flush.cpu_start");
-	msim_lock(&rs->lock);
-	MSIM__CTR(rs, cpu_visits);
-	for (pos = updated_list(ms, cpu); pos; pos = pos->flush_next)
-		msim__memcg_rstat_flush_cpu(pos->ms, cpu);
-	msim_unlock(&rs->lock);
+	msim_lock(&ss->lock);
+	SS_CTR(ss, cpu_visits);
+	for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
+		ss->css_rstat_flush(pos->css, cpu);
+	msim_unlock(&ss->lock);
 	/* cond_resched(): other updates and flushes interleave between CPUs. */
 	msim_yield("rstat.flush.cpu_done");
 }
@@ -212,57 +225,56 @@ static void flush_one_cpu(struct msim__memcg_stats *ms, unsigned int cpu)
  * kernel: css_rstat_flush(css): every possible CPU, the lock taken and released
  * per CPU, so flushes of overlapping subtrees interleave CPU by CPU.
  */
-void msim__css_rstat_flush(struct msim__memcg_stats *ms)
+void msim__css_rstat_flush(struct msim__rstat_css *css)
 {
-	struct msim__rstat *rs = ms->rs;
+	struct msim__rstat_ss *ss = css->ss;
 
-	msim__exit_list_process(rs);
-	MSIM__CTR(rs, flushes);
-	for (unsigned int cpu = 0; cpu < rs->nr_cpus; cpu++)
-		flush_one_cpu(ms, cpu);
+	SS_CTR(ss, flushes);
+	for (unsigned int cpu = 0; cpu < ss->nr_cpus; cpu++)
+		flush_one_cpu(css, cpu);
 	msim_yield("rstat.flush.done");
 }
 
 /* True if a driver-context caller could not take the lock (a parked task holds it). */
-static bool lock_for_exit(struct msim__rstat *rs, bool may_defer)
+static bool lock_for_exit(struct msim__rstat_ss *ss, bool may_defer)
 {
 	if (!may_defer || msim_current_task())
-		msim_lock(&rs->lock);
-	else if (!msim_trylock(&rs->lock))
+		msim_lock(&ss->lock);
+	else if (!msim_trylock(&ss->lock))
 		return false;
 	return true;
 }
 
 /*
- * kernel: css_rstat_exit(): flush ms on every CPU and take it off the trees, so
+ * kernel: css_rstat_exit(): flush css on every CPU and take it off the trees, so
  * its per-CPU data can be freed. Its children are gone already (a child holds a
  * reference on its parent), so its subtree is itself. When called from driver
  * context (an RCU callback) while a parked task holds the lock, nothing is done
  * and false is returned: the caller defers the exit to the next flush.
  */
-bool msim__css_rstat_exit(struct msim__memcg_stats *ms, bool may_defer)
+bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer)
 {
-	struct msim__rstat *rs = ms->rs;
+	struct msim__rstat_ss *ss = css->ss;
 
-	for (unsigned int cpu = 0; cpu < rs->nr_cpus; cpu++) {
-		struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu), *pos;
+	for (unsigned int cpu = 0; cpu < ss->nr_cpus; cpu++) {
+		struct msim__rstat_cpu *rc = rcpu_of(css, cpu), *pos;
 
-		if (!lock_for_exit(rs, may_defer && cpu == 0))
+		if (!lock_for_exit(ss, may_defer && cpu == 0))
 			return false;
-		for (pos = updated_list(ms, cpu); pos; pos = pos->flush_next)
-			msim__memcg_rstat_flush_cpu(pos->ms, cpu);
-		/* Off every list: nobody updates a freed memcg, so it stays off. */
+		for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
+			ss->css_rstat_flush(pos->css, cpu);
+		/* Off every list: nobody updates a freed css, so it stays off. */
 		assert(MSIM__LD(&rc->lnode_next) == self_of(rc));
 		assert(!rc->updated_next && rc->updated_children == rc);
 		(void)rc; /* only the asserts read it: release builds define NDEBUG */
-		msim_unlock(&rs->lock);
+		msim_unlock(&ss->lock);
 	}
 	return true;
 }
 
-bool msim__rstat_queued(struct msim__memcg_stats *ms, unsigned int cpu)
+bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu)
 {
-	struct msim__rstat_cpu *rc = msim__rcpu(ms, cpu);
+	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 
 	return MSIM__LD(&rc->lnode_next) != self_of(rc) || rc->updated_next;
 }

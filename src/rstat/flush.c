@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flush.c - the memcg flush callback and the flush entry points.
+ * flush.c - the memcg flush callback (what the rstat core calls for each
+ * updated memcg and CPU) and the flush entry points.
  *
  * kernel: mm/memcontrol.c mem_cgroup_css_rstat_flush(), mem_cgroup_stat_aggregate(),
  * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats(),
@@ -68,13 +69,15 @@ static void aggregate_lruvecs(struct msim__memcg_stats *ms, unsigned int cpu)
 }
 
 /*
- * kernel: mem_cgroup_css_rstat_flush(css, cpu), under rstat_ss_lock: fold, then
+ * kernel: mem_cgroup_css_rstat_flush(css, cpu), ss->css_rstat_flush of the
+ * memory controller, called by the core under rstat_ss_lock: fold, then
  * the remote per-CPU reset (a plain store into cpu's slot: R1), then the
  * read-then-set of the atomic (R2; repeated at every CPU visit that finds it
  * non-zero: R3).
  */
-void msim__memcg_rstat_flush_cpu(struct msim__memcg_stats *ms, unsigned int cpu)
+void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 {
+	struct msim__memcg_stats *ms = msim__css_stats(css);
 	struct msim__rstat *rs = ms->rs;
 	struct msim__stats_pcpu *statc = msim__pcpu(ms, cpu);
 	struct msim__vmstats *vs = ms->vmstats, *pvs = ms->parent ? ms->parent->vmstats : NULL;
@@ -151,7 +154,7 @@ bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
 	if (ms->is_root)
 		msim__st((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
 			 "rstat.flush.last_time");
-	msim__css_rstat_flush(ms);
+	msim__memcg_stats_flush(ms);
 	return true;
 }
 
@@ -191,7 +194,7 @@ void msim_css_rstat_flush(struct msim_memcg *memcg)
 	struct msim__memcg_stats *ms = target_of(memcg);
 
 	if (ms)
-		msim__css_rstat_flush(ms);
+		msim__memcg_stats_flush(ms);
 }
 
 /* kernel: flush_memcg_stats_dwork(): forced root flush, re-queued every FLUSH_TIME. */

@@ -9,6 +9,7 @@
  * lruvec_use_node_stat() under root-lruvec-read=node); mm/vmstat.c
  * node_page_state().
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "rstat_internal.h"
@@ -248,11 +249,18 @@ long msim_memcg_unflushed(struct msim_memcg *memcg)
 	return sum;
 }
 
+long msim_memcg_flush_threshold(struct msim *m)
+{
+	struct msim__rstat *rs = msim__rstat_get(m);
+
+	return rs ? msim__threshold(rs) : -ENODEV;
+}
+
 bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu)
 {
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
-	return ms && cpu < ms->rs->nr_cpus && msim__rstat_queued(ms, cpu);
+	return ms && cpu < ms->rs->nr_cpus && msim__css_rstat_queued(&ms->css, cpu);
 }
 
 void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out)

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats.c - per-host and per-memcg stats data, and their lifecycle hooks.
+ * stats.c - the lookups of the memcg statistics (per host and per memcg), the
+ * per-memcg data and its lifecycle hooks, and the deferred exits.
+ *
+ * The bottom of the memcg statistics: it calls only the rstat core (core.c),
+ * and msim_rstat_init() (attach.c) to attach on first use: the one call up in
+ * src/rstat, which goes when the subsystem registry attaches rstat at
+ * msim_create() (issue 7 item 1); tests/unit/test_layers.c names it.
  *
  * kernel: mm/memcontrol.c mem_cgroup_alloc() (vmstats, vmstats_percpu with
  * parent_pcpu, per-node lruvec stats), init_memcg_stats(), css_rstat_init() /
@@ -24,11 +30,24 @@
 #include "rstat_internal.h"
 
 #define RSTAT_HOOKS "rstat"
-#define RSTAT_OFFLINE_HOOKS "rstat-local-reparent"
+
+/* ---- lookups ---- */
 
 struct msim__rstat *msim__rstat_peek(struct msim *m)
 {
 	return m ? *(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) : NULL;
+}
+
+/* The host's data, attaching rstat on first use (the call up: see the top). */
+struct msim__rstat *msim__rstat_get(struct msim *m)
+{
+	struct msim__rstat *rs = msim__rstat_peek(m);
+
+	if (rs || !m)
+		return rs;
+	if (msim_rstat_init(m, NULL))
+		return NULL;
+	return msim__rstat_peek(m);
 }
 
 struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
@@ -84,14 +103,6 @@ static void all_list_del(struct msim__memcg_stats *ms)
 	exit_unlock(rs);
 }
 
-static void lruvec_init(struct msim_lruvec *lv, struct msim__rstat *rs,
-			struct msim__memcg_stats *ms, unsigned int nid)
-{
-	lv->host = rs->m;
-	lv->ms = ms;
-	lv->nid = nid;
-}
-
 void msim__stats_free(struct msim__memcg_stats *ms)
 {
 	struct msim *m = ms->rs->m;
@@ -104,8 +115,8 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	}
 	if (ms->pcpu)
 		msim_free_percpu(m, ms->pcpu);
-	if (ms->rcpu)
-		msim_free_percpu(m, ms->rcpu);
+	if (ms->css.rstat_cpu)
+		msim_free_percpu(m, ms->css.rstat_cpu);
 	if (ms->vmstats)
 		msim_kfree(m, ms->vmstats);
 	if (ms->parent)
@@ -129,12 +140,12 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	ms->parent = pmemcg ? msim__memcg_stats(pmemcg) : NULL;
 	ms->vmstats = msim_kmalloc(m, sizeof(*ms->vmstats), "memcg_vmstats");
 	ms->pcpu = msim_alloc_percpu(m, sizeof(struct msim__stats_pcpu), "memcg_vmstats_percpu");
-	ms->rcpu = msim_alloc_percpu(m, sizeof(struct msim__rstat_cpu), "css_rstat_cpu");
+	ms->css.rstat_cpu = msim_alloc_percpu(m, sizeof(struct msim__rstat_cpu), "css_rstat_cpu");
 	ms->lruvec = calloc(rs->nr_nodes, sizeof(*ms->lruvec));
-	if (!ms->vmstats || !ms->pcpu || !ms->rcpu || !ms->lruvec || (pmemcg && !ms->parent))
+	if (!ms->vmstats || !ms->pcpu || !ms->css.rstat_cpu || !ms->lruvec || (pmemcg && !ms->parent))
 		goto fail;
 	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++) {
-		lruvec_init(&ms->lruvec[nid], rs, ms, nid);
+		msim__lruvec_init(&ms->lruvec[nid], rs, ms, nid);
 		ms->lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(struct msim__lruvec_pcpu),
 							 "lruvec_stats_percpu");
 		if (!ms->lruvec[nid].pcpu)
@@ -146,7 +157,8 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 		pc->ms = ms;
 		pc->parent_pcpu = ms->parent ? ms->parent->pcpu : NULL;
 	}
-	msim__rstat_cpu_init(ms);
+	msim__css_rstat_init(&ms->css, &rs->ss, ms->parent ? &ms->parent->css : NULL,
+			     ms->css.rstat_cpu);
 	if (ms->parent)
 		__atomic_fetch_add(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
 	all_list_add(ms);
@@ -197,9 +209,9 @@ static bool lock_available(struct msim__rstat *rs)
 {
 	if (msim_current_task() || msim_config(rs->m)->mode == MSIM_CONCURRENT)
 		return true;
-	if (!msim_trylock(&rs->lock))
+	if (!msim_trylock(&rs->ss.lock))
 		return false;
-	msim_unlock(&rs->lock);
+	msim_unlock(&rs->ss.lock);
 	return true;
 }
 
@@ -210,7 +222,7 @@ static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 	struct msim__memcg_stats *ms = rs ? *(void **)msim_memcg_slot(memcg, rs->slot) : NULL;
 
 	if (ms && lock_available(rs))
-		msim__css_rstat_flush(ms);
+		msim__memcg_stats_flush(ms);
 }
 
 /* Exit and free ms if nothing blocks it; false if it must wait. */
@@ -220,14 +232,14 @@ static bool try_exit(struct msim__memcg_stats *ms)
 		return false;
 	if (!lock_available(ms->rs))
 		return false;
-	if (!msim__css_rstat_exit(ms, true))
+	if (!msim__css_rstat_exit(&ms->css, true))
 		return false;
 	msim__stats_free(ms);
 	return true;
 }
 
 /* Retry deferred exits, oldest first (children were deferred before parents). */
-void msim__exit_list_process(struct msim__rstat *rs)
+static void exit_list_process(struct msim__rstat *rs)
 {
 	struct msim__memcg_stats *list, **pp, *ms;
 
@@ -290,58 +302,17 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 	exit_unlock(rs);
 }
 
-/* ---- per-host ---- */
-
-void msim_rstat_params_init(struct msim_rstat_params *p)
+/*
+ * kernel: css_rstat_flush(&memcg->css). The deferred exits are retried first:
+ * their final flush folds into the parents this flush then reads.
+ */
+void msim__memcg_stats_flush(struct msim__memcg_stats *ms)
 {
-	memset(p, 0, sizeof(*p));
-	p->charge_batch = MSIM_MEMCG_CHARGE_BATCH;
-	p->threshold_per_cpu = MSIM_MEMCG_CHARGE_BATCH;
-	p->flush_time = 0;
-	p->periodic_flush = true;
+	exit_list_process(ms->rs);
+	msim__css_rstat_flush(&ms->css);
 }
 
-static int params_apply(struct msim__rstat *rs, const struct msim_rstat_params *p)
-{
-	struct msim_rstat_params d;
-
-	if (!p) {
-		msim_rstat_params_init(&d);
-		p = &d;
-	}
-	if (p->charge_batch < 1 || p->threshold_per_cpu < 0)
-		return -EINVAL;
-	rs->params = *p;
-	if (!rs->params.flush_time)
-		rs->params.flush_time = (uint64_t)MSIM_FLUSH_TIME_SECONDS * msim_config(rs->m)->hz;
-	return 0;
-}
-
-static void rstat_host_destroy(struct msim *m, void *arg)
-{
-	struct msim__rstat *rs = arg;
-
-	msim_cancel_delayed_work(m, &rs->dwork);
-	/* Memcgs still allocated are freed by the memcg layer's teardown, which runs
-	 * our css_free hook only while the slot is set; from here on it is not. */
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = NULL;
-	rs->exit_list = NULL;
-	while (rs->all_list) {
-		struct msim__memcg_stats *ms = rs->all_list;
-
-		ms->parent = NULL;
-		msim__stats_free(ms); /* unlinks it from all_list */
-	}
-	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++)
-		msim_free_percpu(m, rs->node_lruvec[nid].pcpu);
-	free(rs->node_lruvec);
-	free(rs->node_stat);
-	msim_free_percpu(m, rs->lhead);
-	msim_lock_destroy(&rs->lock);
-	free(rs);
-}
-
-static const struct msim_memcg_hooks stats_hooks = {
+const struct msim_memcg_hooks msim__rstat_stats_hooks = {
 	.name = RSTAT_HOOKS,
 	.order = MSIM_HOOK_ORDER_RSTAT,
 	.css_alloc = rstat_css_alloc,
@@ -350,45 +321,8 @@ static const struct msim_memcg_hooks stats_hooks = {
 	.css_alloc_undo = rstat_css_alloc_undo,
 };
 
-static const struct msim_memcg_hooks offline_hooks = {
-	.name = RSTAT_OFFLINE_HOOKS,
-	.order = MSIM_HOOK_ORDER_OBJCG_LRU,
-	.css_offline = msim__rstat_offline,
-};
-
-static struct msim__rstat *rstat_alloc(struct msim *m)
-{
-	struct msim__rstat *rs = calloc(1, sizeof(*rs));
-
-	if (!rs)
-		return NULL;
-	rs->m = m;
-	rs->slot = -1;
-	rs->slot_offline = -1;
-	rs->nr_cpus = msim_nr_cpus(m);
-	rs->nr_nodes = msim_nr_nodes(m);
-	msim_lock_init(&rs->lock, "rstat_ss_lock");
-	rs->lhead = msim_alloc_percpu(m, sizeof(long), "rstat_llist_head");
-	rs->node_stat = calloc((size_t)rs->nr_nodes * MSIM__NN, sizeof(long));
-	rs->node_lruvec = calloc(rs->nr_nodes, sizeof(*rs->node_lruvec));
-	if (!rs->lhead || !rs->node_stat || !rs->node_lruvec) {
-		free(rs->node_stat);
-		free(rs->node_lruvec);
-		if (rs->lhead)
-			msim_free_percpu(m, rs->lhead);
-		free(rs);
-		return NULL;
-	}
-	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++) {
-		lruvec_init(&rs->node_lruvec[nid], rs, NULL, nid);
-		/* unused by memcg-less lruvecs, allocated so the free path is uniform */
-		rs->node_lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(long), "node_lruvec");
-	}
-	return rs;
-}
-
 /* Memcgs created before rstat was attached get their data now, parents first. */
-static int adopt_existing(struct msim__rstat *rs)
+int msim__rstat_adopt_existing(struct msim__rstat *rs)
 {
 	struct msim_memcg *root = msim_root_mem_cgroup(rs->m), *pos = NULL;
 
@@ -405,72 +339,3 @@ static int adopt_existing(struct msim__rstat *rs)
 	return 0;
 }
 
-int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
-{
-	struct msim__rstat *rs;
-	int ret;
-
-	if (!m)
-		return -EINVAL;
-	rs = msim__rstat_peek(m);
-	if (rs) {
-		/* Already attached (perhaps lazily): update the tunables, the periodic
-		 * flush included. */
-		ret = params_apply(rs, params);
-		if (!ret)
-			msim_rstat_periodic_flush_enable(m, rs->params.periodic_flush);
-		return ret;
-	}
-	rs = rstat_alloc(m);
-	if (!rs)
-		return -ENOMEM;
-	ret = params_apply(rs, params);
-	if (ret) {
-		rstat_host_destroy(m, rs);
-		return ret;
-	}
-	rs->periodic = rs->params.periodic_flush;
-	/* Publish before registering: the root's alloc hook runs right away. */
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = rs;
-	ret = msim_memcg_register_hooks(m, &stats_hooks);
-	if (ret < 0)
-		goto err;
-	rs->slot = ret;
-	ret = msim_memcg_register_hooks(m, &offline_hooks);
-	if (ret < 0)
-		return ret; /* the stats hooks stay registered: keep rs */
-	rs->slot_offline = ret;
-	ret = adopt_existing(rs);
-	if (!rs->root_ms)
-		rs->root_ms = msim__memcg_stats(msim_root_mem_cgroup(m));
-	msim__rstat_dwork_init(rs);
-	msim_host_on_destroy(m, rstat_host_destroy, rs);
-	return ret;
-err:
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = NULL;
-	rstat_host_destroy(m, rs);
-	return ret;
-}
-
-struct msim__rstat *msim__rstat_get(struct msim *m)
-{
-	struct msim__rstat *rs = msim__rstat_peek(m);
-
-	if (rs || !m)
-		return rs;
-	if (msim_rstat_init(m, NULL))
-		return NULL;
-	return msim__rstat_peek(m);
-}
-
-bool msim_rstat_attached(struct msim *m)
-{
-	return msim__rstat_peek(m) != NULL;
-}
-
-long msim_memcg_flush_threshold(struct msim *m)
-{
-	struct msim__rstat *rs = msim__rstat_get(m);
-
-	return rs ? msim__threshold(rs) : -ENODEV;
-}

@@ -57,7 +57,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		return;
 	}
 	MSIM__CTR(rs, updates);
-	msim__css_rstat_updated(ms, cpu, ps);
+	msim__css_rstat_updated(&ms->css, cpu, ps);
 	if (msim__store_pending(ps)) {
 		/* R5: the node was on-list; a flusher may pop it before this drains */
 		msim_yield("rstat.update.store_drain");
@@ -104,7 +104,7 @@ void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
 	if (ms && cpu < ms->rs->nr_cpus)
-		msim__css_rstat_updated(ms, cpu, NULL);
+		msim__css_rstat_updated(&ms->css, cpu, NULL);
 }
 
 /*

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - state shared by the files of src/shrinker.
+ * internal.h - state shared by the files of src/shrinker. Bottom up (each file
+ * calls only files before it): misuse.c, unit.c, the layouts (info_array.c,
+ * info_array_unit_cache.c, info_array_on_demand.c, info_xarray.c), info.c
+ * (shrinker_info: bits, units, deferred counts), registry.c, list_lru.c,
+ * shrink_slab.c, superblock.c, attach.c (msim_shrinker_init).
  *
  * Per host (MSIM_SLOT_SHRINKER): the registry (shrinker_mutex, idr, shrinker_list,
  * shrinker_nr_max), the chosen shrinker_info layout and its ops, the unit cache.
@@ -139,12 +143,7 @@ struct msim__shr_host {
 	uint64_t registered, allocated;
 };
 
-/* The host's state, set up on first use (NULL only on allocation failure). */
-struct msim__shr_host *msim__shr_host(struct msim *m);
-/* Per-memcg data, or NULL (not yet online, freed, or no shrinker state). */
-struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg);
-
-/* Units: from the 520-byte cache or kmalloc-1k, per the layout. */
+/* unit.c: units from the 520-byte cache or kmalloc-1k, per the layout. */
 struct msim__unit *msim__unit_alloc(struct msim__shr_host *h);
 void msim__unit_free(struct msim__shr_host *h, struct msim__unit *u);
 uint64_t msim__unit_bytes(struct msim__shr_host *h, unsigned long nr_units);
@@ -169,7 +168,7 @@ uint64_t msim__array_container_bytes(struct msim__shr_host *h, struct msim__shr_
 int msim__no_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsigned int nid,
 		     unsigned long index);
 
-/* Process-wide misuse counter (list_lru after destroy, double free, ...). */
+/* misuse.c: process-wide misuse counter (list_lru after destroy, double free, ...). */
 void msim__shrinker_misuse(const char *what);
 uint64_t msim__shrinker_misuse_count(void);
 
@@ -188,7 +187,27 @@ static inline int msim__nr_max_read(struct msim__shr_host *h)
 #define MSIM__UNIT_INDEX(id) ((unsigned long)(id) / MSIM_SHRINKER_UNIT_BITS)
 #define MSIM__UNIT_OFFSET(id) ((unsigned int)(id) % MSIM_SHRINKER_UNIT_BITS)
 
-/* list_lru side (list_lru.c): reparent at offline, from the list_lru hook. */
+/*
+ * info.c: shrinker_info. msim__shr_host() is the host's state, set up on first
+ * use (NULL only on allocation failure); msim__shr_memcg() a memcg's, or NULL
+ * (not yet online, freed, or no shrinker state).
+ */
+const struct msim__info_ops *msim__shr_layout_ops(enum msim_shrinker_info_layout l);
+struct msim__shr_host *msim__shr_host(struct msim *m);
+struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg);
+bool msim__shr_bad_nid(struct msim__shr_memcg *sm, unsigned int nid);
+/* shrinker_mutex held */
+void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *memcg,
+				struct msim__shr_memcg *sm);
+int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id);
+struct msim__unit *msim__shr_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				       unsigned int nid, unsigned long *index);
+msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
+					     struct msim_shrinker *s, struct msim__unit **unit);
+extern const struct msim_memcg_hooks msim__shr_info_hooks;
+extern const struct msim_memcg_hooks msim__shr_deferred_hooks;
+
+/* list_lru.c: list_lru's host state and its offline (reparenting) hook. */
 void msim__list_lru_host_init(struct msim *m);
 
 #endif /* MSIM_SHRINKER_INTERNAL_H */

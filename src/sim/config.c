@@ -21,6 +21,9 @@ void msim_config_init(struct msim_config *cfg)
 	cfg->hz = 1000;
 	cfg->task_stack_size = MSIM_DEFAULT_STACK;
 	msim_variants_init(&cfg->variants);
+	cfg->zone_managed_pages[MSIM_ZONE_DMA] = 3840;       /* 15 MiB */
+	cfg->zone_managed_pages[MSIM_ZONE_DMA32] = 761856;   /* 2976 MiB */
+	cfg->zone_managed_pages[MSIM_ZONE_NORMAL] = 3407872; /* 13 GiB */
 }
 
 static int config_error(char *err, size_t len, const char *fmt, ...)
@@ -65,6 +68,11 @@ int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen
 	if (cfg->task_stack_size && cfg->task_stack_size < 16384)
 		return config_error(err, errlen, "task_stack_size %zu below 16384",
 				    cfg->task_stack_size);
+	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+		if (cfg->zone_managed_pages[z] > MSIM_MAX_ZONE_MANAGED_PAGES)
+			return config_error(err, errlen, "zone_managed_pages[%u] %lu above %lu",
+					    z, cfg->zone_managed_pages[z],
+					    MSIM_MAX_ZONE_MANAGED_PAGES);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ void msim_set_current_host(struct msim *m)
 	msim__tls_host = m;
 }
 
-void msim__drive_host(struct msim *m)
+void msim_drive_host(struct msim *m)
 {
 	if (!msim__tls_task && m)
 		msim__tls_host = m;

@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 
-#include "drive_host.h"
 #include "internal.h"
 
 /* Thread-local context: the host being driven and the running task. */

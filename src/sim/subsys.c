@@ -344,7 +344,7 @@ int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t
 	ret = plan_visit(&p, m, ss);
 	if (ret)
 		return ret;
-	msim__drive_host(m); /* host_init uses the shims of its own host */
+	msim_drive_host(m); /* host_init uses the shims of its own host */
 	return attach_plan(m, &p, err, errlen);
 }
 

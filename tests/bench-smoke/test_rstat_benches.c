@@ -18,8 +18,9 @@
  *                    skips all 200 gated flushes and falls 2138046464 bytes behind,
  *                    continue flushes 199 times and stays within 1114112 bytes
  *   usage            --help exits 0 and lists --preset/--variant and the variant
- *                    table; an unknown option exits 2; a bad --variant or --preset
- *                    exits 2 naming the valid variants, values or presets
+ *                    table; an unknown option or a bad value exits 2 naming it; a
+ *                    bad --variant or --preset exits 2 naming the valid variants,
+ *                    values or presets
  *   variants         --preset/--variant set every host's base config; the variant
  *                    a bench compares is still set per design
  */
@@ -190,10 +191,16 @@ static void usage(void **state)
 	assert_non_null(strstr(out, "dying-redirect         v1 | all | all-rcu-on-dying"));
 	assert_non_null(strstr(out, "presets: mainline thread-000"));
 	free(out);
-	free(run_bench("root-flush", &rc, 2, bad));
+	out = run_bench_fd("root-flush", &rc, 2, bad, 2);
 	assert_int_equal(rc, 2);
-	free(run_bench("rstat-propagate", &rc, 3, badval));
+	assert_non_null(strstr(out, "root-flush: unknown option '--no-such-option'\n"
+				    "usage: root-flush [--json]"));
+	free(out);
+	out = run_bench_fd("rstat-propagate", &rc, 3, badval, 2);
 	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "rstat-propagate: --cpus: expected an integer in [1, 1024], "
+				    "got 'zero'\n"));
+	free(out);
 }
 
 /* Every bench engine: a bad --variant or --preset is a usage error naming the valid ones. */
@@ -264,8 +271,8 @@ static void variants_base(void **state)
 	/* thread-004 sets rstat-propagate=continue, which the staleness designs override */
 	out = run_bench("rstat-staleness", &rc, 6, st);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "\"base_variants\": \"rstat-propagate=continue,"));
-	assert_non_null(strstr(out, "\"design\": \"break\", \"max_gap_bytes\": 1075052544,"));
+	assert_non_null(strstr(out, "\"base_variants\":\"rstat-propagate=continue,"));
+	assert_non_null(strstr(out, "\"design\":\"break\",\"max_gap_bytes\":1075052544,"));
 	free(out);
 }
 
@@ -278,20 +285,29 @@ static void rstat_staleness(void **state)
 
 	(void)state;
 	assert_int_equal(rc, 0);
-	p = strstr(out, "\"design\": \"break\"");
+	p = strstr(out, "\"design\":\"break\"");
 	assert_non_null(p);
 	assert_int_equal(value_after(p, "max_gap_bytes"), 2138046464);
 	assert_int_equal(value_after(p, "gated_flushes_skipped"), 200);
 	assert_int_equal(value_after(p, "flushes"), 0);
 	assert_int_equal(value_after(p, "periodic_flushes"), 1);
-	p = strstr(p, "\"design\": \"continue\"");
+	p = strstr(p, "\"design\":\"continue\"");
 	assert_non_null(p);
 	assert_int_equal(value_after(p, "max_gap_bytes"), 1114112);
 	assert_int_equal(value_after(p, "gated_flushes_skipped"), 1);
 	assert_int_equal(value_after(p, "flushes"), 199);
-	assert_non_null(strstr(out, "\"verdicts\": [\"break: max gap 2039 MiB against the "
-				    "thread's ~2048 MiB (rate x 2 s): holds\", \"continue: max gap "
-				    "272 pages, threshold 256 + one update of 16: holds\"]"));
+	/* Both of the thread's claims hold, judged on the exact gaps. */
+	p = strstr(out, "\"verdicts\":[{\"claim\":\"break: ");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "\"verdict\":\"holds\",\"reference\":\"thread 004\","
+				  "\"thread\":[{\"label\":\"gap\",\"value\":2048,\"unit\":\"MiB\"}"));
+	assert_non_null(strstr(p, "\"ours\":[{\"label\":\"max gap\",\"value\":2039,"));
+	p = strstr(p, "{\"claim\":\"continue keeps root within the threshold");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "\"verdict\":\"holds\",\"reference\":\"thread 004\","
+				  "\"thread\":[{\"label\":\"threshold\",\"value\":256,"));
+	assert_non_null(strstr(p, "\"ours\":[{\"label\":\"max gap\",\"value\":272,"));
+	assert_int_equal(count(out, "\"verdict\":\"holds\""), 2);
 	free(out);
 }
 

@@ -57,6 +57,38 @@ static double unit_cache_share(unsigned int cpus)
 	return (double)slab / (double)(slab / MSIM_SHRINKER_UNIT_BYTES);
 }
 
+/* Container, unit bytes and units of one layout: nodes x header and nodes x units U. */
+static void check_layout_bytes(const struct msim_shu_layout_result *lr, unsigned int l,
+			       uint64_t headers, uint64_t units, double share)
+{
+	switch (l) {
+	case MSIM_SHRINKER_INFO_ARRAY:
+		assert_int_equal(lr->container_bytes, headers);
+		assert_int_equal(lr->unit_bytes, units * 1024);
+		assert_int_equal(lr->units, units);
+		break;
+	case MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE: {
+		/* the fractional slab share, divided per cgroup: within one byte */
+		uint64_t want = (uint64_t)((double)units * share);
+
+		assert_int_equal(lr->container_bytes, headers);
+		assert_true(lr->unit_bytes + 1 >= want && lr->unit_bytes <= want + 1);
+		assert_int_equal(lr->units, units);
+		break;
+	}
+	case MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND:
+		assert_int_equal(lr->container_bytes, headers);
+		assert_int_equal(lr->unit_bytes, 0);
+		assert_int_equal(lr->units, 0);
+		break;
+	default: /* xarray */
+		assert_int_equal(lr->container_bytes, 0);
+		assert_int_equal(lr->unit_bytes, 0);
+		assert_int_equal(lr->units, 0);
+		break;
+	}
+}
+
 static void check_scale(const struct msim_shu_result *r, int nr_max, unsigned int capped_to)
 {
 	const struct msim_shu_config *c = &r->cfg;
@@ -77,32 +109,7 @@ static void check_scale(const struct msim_shu_result *r, int nr_max, unsigned in
 		assert_true(lr->info_bytes_agree);
 		/* The 640 mounts grow nr_max by exactly 10 units of 64 ids. */
 		assert_int_equal(lr->nr_max_after, nr_max + MSIM_SHU_REG_MOUNTS);
-		switch (l) {
-		case MSIM_SHRINKER_INFO_ARRAY:
-			assert_int_equal(lr->container_bytes, nodes * header);
-			assert_int_equal(lr->unit_bytes, nodes * u * 1024);
-			assert_int_equal(lr->units, nodes * u);
-			break;
-		case MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE: {
-			/* the fractional slab share, divided per cgroup: within one byte */
-			uint64_t want = (uint64_t)((double)(nodes * u) * share);
-
-			assert_int_equal(lr->container_bytes, nodes * header);
-			assert_true(lr->unit_bytes + 1 >= want && lr->unit_bytes <= want + 1);
-			assert_int_equal(lr->units, nodes * u);
-			break;
-		}
-		case MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND:
-			assert_int_equal(lr->container_bytes, nodes * header);
-			assert_int_equal(lr->unit_bytes, 0);
-			assert_int_equal(lr->units, 0);
-			break;
-		default: /* xarray */
-			assert_int_equal(lr->container_bytes, 0);
-			assert_int_equal(lr->unit_bytes, 0);
-			assert_int_equal(lr->units, 0);
-			break;
-		}
+		check_layout_bytes(lr, l, nodes * header, nodes * u, share);
 		assert_int_equal(lr->shrinker_bytes, lr->container_bytes + lr->unit_bytes);
 		assert_int_equal(lr->slab_per_cgroup, lr->shrinker_bytes + r->rest.slab);
 		/*

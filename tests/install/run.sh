@@ -9,8 +9,9 @@
 #  3. copy examples/ out of the source tree and build it there with CMake
 #     (find_package, shared and static) and with make + pkg-config (shared and
 #     static), each with -Werror so the public headers compile cleanly;
-#  4. run the four programs: each must end with "result: PASS", and all four must
-#     print the same lines (the example is deterministic).
+#  4. run the four builds of each example program (race_counter, and race_flush,
+#     which defines its own race through <memcgsim/race.h>): each must end with
+#     "result: PASS", and all four must print the same lines (they are deterministic).
 # MSIM_KEEP_INSTALL_TMP=1 keeps the temporary directory for inspection.
 set -euo pipefail
 
@@ -106,27 +107,35 @@ make -s -C "$TMP/example-src" OUT="$TMP/make-build" ${CC:+CC="$CC"} \
   CFLAGS="-O1 -g $WFLAGS" </dev/null >"$TMP/make-build.log" 2>&1 || {
   cat "$TMP/make-build.log" >&2; fail "building examples/ with make"; }
 
-step "run the four builds"
-ref=""
-for exe in "$TMP/cmake-build/race_counter" "$TMP/cmake-build/race_counter_static" \
-           "$TMP/make-build/race_counter" "$TMP/make-build/race_counter_static"; do
-  [ -x "$exe" ] || fail "$exe was not built"
-  out="$exe.out"
-  # No LD_LIBRARY_PATH: the shared builds must find libmemcgsim.so by their rpath.
-  rc=0
-  env -u LD_LIBRARY_PATH -u MSIM_SCHEDULE "$exe" >"$out" 2>"$exe.err" || rc=$?
-  [ "$rc" -eq 0 ] || { cat "$out" "$exe.err" >&2; fail "$exe exited with status $rc"; }
-  grep -qx 'result: PASS' "$out" || { cat "$out" >&2; fail "$exe did not print 'result: PASS'"; }
-  case "$exe" in
-  *_static) ! ldd "$exe" | grep -q libmemcgsim || fail "$exe is linked to libmemcgsim.so" ;;
-  *) ldd "$exe" | grep libmemcgsim | grep -q "$PREFIX" || {
-       ldd "$exe" >&2; fail "$exe does not load libmemcgsim.so from $PREFIX"; } ;;
-  esac
-  if [ -z "$ref" ]; then
-    ref=$out
-    cat "$out"
-  else
-    diff -u "$ref" "$out" >&2 || fail "$exe printed something else than $ref"
-  fi
-done
+# run_builds PROG: the four builds of examples/PROG.c (CMake and make, shared and
+# static) run, each ends with "result: PASS", and all four print the same lines.
+run_builds() {
+  local prog=$1 ref="" exe out rc
+  step "run the four builds of $prog"
+  for exe in "$TMP/cmake-build/$prog" "$TMP/cmake-build/${prog}_static" \
+             "$TMP/make-build/$prog" "$TMP/make-build/${prog}_static"; do
+    [ -x "$exe" ] || fail "$exe was not built"
+    out="$exe.out"
+    # No LD_LIBRARY_PATH: the shared builds must find libmemcgsim.so by their rpath.
+    rc=0
+    env -u LD_LIBRARY_PATH -u MSIM_SCHEDULE "$exe" >"$out" 2>"$exe.err" || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$out" "$exe.err" >&2; fail "$exe exited with status $rc"; }
+    grep -qx 'result: PASS' "$out" || { cat "$out" >&2; fail "$exe did not print 'result: PASS'"; }
+    case "$exe" in
+    *_static) ! ldd "$exe" | grep -q libmemcgsim || fail "$exe is linked to libmemcgsim.so" ;;
+    *) ldd "$exe" | grep libmemcgsim | grep -q "$PREFIX" || {
+         ldd "$exe" >&2; fail "$exe does not load libmemcgsim.so from $PREFIX"; } ;;
+    esac
+    if [ -z "$ref" ]; then
+      ref=$out
+      cat "$out"
+    else
+      diff -u "$ref" "$out" >&2 || fail "$exe printed something else than $ref"
+    fi
+  done
+}
+
+# race_counter: the foundation API; race_flush: a race of its own through race.h.
+run_builds race_counter
+run_builds race_flush
 echo "install test: PASS (CMake and pkg-config, shared and static)"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The memcgsim command: exit codes (0 as expected, 1 not, 2 usage), --help on
- * every command, the --json keys the issue names, replay of a printed schedule.
+ * every command, the --json keys the issue names, replay of a printed schedule
+ * (also on a side that is not mainline's), and docs/races.md as `list --markdown`
+ * writes it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,7 +37,7 @@ static int run(const char *args, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char buf[1 << 16];
+static char buf[1 << 17];
 
 static void help_everywhere(void **st)
 {
@@ -70,6 +72,7 @@ static void usage_errors_exit_2(void **st)
 	assert_int_equal(run("race toy-percpu-reset --schedule 'x.y'", buf, sizeof(buf)), 2);
 	assert_int_equal(run("bench no-such-bench", buf, sizeof(buf)), 2);
 	assert_int_equal(run("list --frob", buf, sizeof(buf)), 2);
+	assert_int_equal(run("race toy-percpu-reset --side", buf, sizeof(buf)), 2);
 }
 
 static void json_has_the_keys_and_replays(void **st)
@@ -119,6 +122,66 @@ static void list_prints_races_and_variants(void **st)
 	assert_non_null(strstr(buf, "\"presets\""));
 }
 
+/* The command line a run prints after "replay: ", into cmd (without "memcgsim "). */
+static void replay_line(const char *out, char *cmd, size_t len)
+{
+	const char *p = strstr(out, "replay: memcgsim ");
+	size_t n;
+
+	assert_non_null(p);
+	p += strlen("replay: memcgsim ");
+	n = strcspn(p, "\n");
+	assert_true(n < len);
+	memcpy(cmd, p, n);
+	cmd[n] = '\0';
+}
+
+/*
+ * A violation found on a side other than mainline's prints a replay command that
+ * names the side, and that command replays it (the schedule alone would diverge).
+ */
+static void side_replay_hint_replays(void **st)
+{
+	char cmd[2048];
+
+	assert_int_equal(run("race dying-redirect-reparent --side all-rcu-on-dying --strategy pct "
+			     "--seed 1", buf, sizeof(buf)), 0);
+	replay_line(buf, cmd, sizeof(cmd));
+	assert_non_null(strstr(cmd, "--side all-rcu-on-dying"));
+	assert_int_equal(run(cmd, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "runs 1, violations 1"));
+	/* without --side: the variant that differs from mainline is named instead */
+	assert_int_equal(run("race shrinker-bit-recount --variant shrinker-recount=off "
+			     "--strategy dfs", buf, sizeof(buf)), 0);
+	replay_line(buf, cmd, sizeof(cmd));
+	assert_non_null(strstr(cmd, "--variant shrinker-recount=off"));
+	assert_int_equal(run(cmd, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "runs 1, violations 1"));
+	assert_int_equal(run("race toy-percpu-reset --side fix", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "its sides: bug"));
+}
+
+/* docs/races.md is what `memcgsim list --markdown` prints (regenerate it if not). */
+static void races_md_is_generated(void **st)
+{
+	static char doc[1 << 17];
+	FILE *f = fopen(MSIM_SOURCE_DIR "/docs/races.md", "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(doc, 1, sizeof(doc) - 1, f);
+	doc[n] = '\0';
+	fclose(f);
+	assert_int_equal(run("list --markdown", buf, sizeof(buf)), 0);
+	assert_true(strlen(buf) + 1 < sizeof(buf));
+	if (strcmp(doc, buf))
+		fail_msg("docs/races.md is out of date: run `memcgsim list --markdown > "
+			 "docs/races.md` (build/dev/memcgsim) and commit it");
+	assert_non_null(strstr(buf, "### R10: "));
+	assert_non_null(strstr(buf, "### S6: "));
+	assert_non_null(strstr(buf, "### toy-percpu-reset\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +190,8 @@ int main(void)
 		cmocka_unit_test(json_has_the_keys_and_replays),
 		cmocka_unit_test(preset_applies_before_variants),
 		cmocka_unit_test(list_prints_races_and_variants),
+		cmocka_unit_test(side_replay_hint_replays),
+		cmocka_unit_test(races_md_is_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

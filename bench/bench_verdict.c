@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_verdict.c - judging and printing a bench's comparisons with its thread
+ * (bench_verdict.h): one rule engine, one text printer, one JSON printer.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "bench_verdict.h"
+
+static const char *const outcome_name[MSIM_VERDICT_NOUTCOMES] = {
+	[MSIM_VERDICT_DOES_NOT_HOLD] = "does not hold",
+	[MSIM_VERDICT_HOLDS] = "holds",
+	[MSIM_VERDICT_NOT_COMPARABLE] = "not comparable",
+};
+
+static const char *const op_text[] = {
+	[MSIM_VOP_LT] = "<", [MSIM_VOP_LE] = "<=", [MSIM_VOP_GT] = ">",
+	[MSIM_VOP_GE] = ">=", [MSIM_VOP_EQ] = "==",
+};
+
+const char *msim_verdict_outcome_name(enum msim_verdict_outcome o)
+{
+	return o < MSIM_VERDICT_NOUTCOMES ? outcome_name[o] : "?";
+}
+
+static double fig(const struct msim_verdict_table *t, unsigned int i)
+{
+	return i && i < t->nfig ? t->fig[i] : NAN;
+}
+
+static bool wanted(const struct msim_verdict_table *t, const struct msim_verdict_row *r)
+{
+	return !(r->group & ~t->groups);
+}
+
+/* ---- judging ---- */
+
+/* Every figure a check list names was measured (not NaN). */
+static bool checks_measured(const struct msim_verdict_table *t,
+			    const struct msim_verdict_check *c)
+{
+	for (int i = 0; i < MSIM_VERDICT_MAX_CHECKS && c[i].a; i++)
+		if (isnan(fig(t, c[i].a)) || (c[i].b && isnan(fig(t, c[i].b))))
+			return false;
+	return true;
+}
+
+static bool check_passes(const struct msim_verdict_table *t, const struct msim_verdict_check *c)
+{
+	double a = fig(t, c->a), rhs = c->b ? c->k * fig(t, c->b) : c->k;
+
+	switch (c->op) {
+	case MSIM_VOP_LT: return a < rhs;
+	case MSIM_VOP_LE: return a <= rhs;
+	case MSIM_VOP_GT: return a > rhs;
+	case MSIM_VOP_GE: return a >= rhs;
+	case MSIM_VOP_EQ: return a == rhs;
+	}
+	return false;
+}
+
+/* Check i is joined to the next one by "or" (a dangling or_next joins nothing). */
+static bool joins_next(const struct msim_verdict_check *c, int i)
+{
+	return c[i].or_next && i + 1 < MSIM_VERDICT_MAX_CHECKS && c[i + 1].a;
+}
+
+/* All clauses pass; a clause is a run of checks joined by or_next. */
+static bool checks_pass(const struct msim_verdict_table *t, const struct msim_verdict_check *c)
+{
+	bool clause = false;
+
+	for (int i = 0; i < MSIM_VERDICT_MAX_CHECKS && c[i].a; i++) {
+		clause = clause || check_passes(t, &c[i]);
+		if (joins_next(c, i))
+			continue;
+		if (!clause)
+			return false;
+		clause = false;
+	}
+	return true;
+}
+
+static enum msim_verdict_outcome judge_direction(const struct msim_verdict_table *t,
+						 const struct msim_verdict_direction *d,
+						 const char **detail)
+{
+	double ours = fig(t, d->ours), noise = fig(t, d->noise);
+	double thread = d->thread ? fig(t, d->thread) : d->thread_value;
+
+	if (isnan(ours) || isnan(thread) || isnan(noise)) {
+		*detail = "a figure was not measured";
+		return MSIM_VERDICT_NOT_COMPARABLE;
+	}
+	if (fabs(ours) <= noise) {
+		*detail = fabs(thread) <= d->flat ? "both within noise"
+						  : "not reproduced: ours is within noise";
+		return fabs(thread) <= d->flat ? MSIM_VERDICT_HOLDS : MSIM_VERDICT_DOES_NOT_HOLD;
+	}
+	if ((ours < 0) != (thread < 0)) {
+		*detail = "opposite direction";
+		return MSIM_VERDICT_DOES_NOT_HOLD;
+	}
+	if (fabs(ours - thread) <= fmax(noise, d->flat)) {
+		*detail = "direction and size";
+		return MSIM_VERDICT_HOLDS;
+	}
+	*detail = "in direction; the size differs";
+	return MSIM_VERDICT_HOLDS;
+}
+
+enum msim_verdict_outcome msim_verdict_judge(const struct msim_verdict_table *t,
+					     const struct msim_verdict_row *r,
+					     const char **detail)
+{
+	const char *dummy;
+
+	if (!detail)
+		detail = &dummy;
+	*detail = NULL;
+	if (r->rule == MSIM_RULE_NONE)
+		return MSIM_VERDICT_NOT_COMPARABLE;
+	if (!checks_measured(t, r->comparable_when) || !checks_measured(t, r->holds_when)) {
+		*detail = "a figure was not measured";
+		return MSIM_VERDICT_NOT_COMPARABLE;
+	}
+	if (!checks_pass(t, r->comparable_when))
+		return MSIM_VERDICT_NOT_COMPARABLE;
+	if (r->rule == MSIM_RULE_DIRECTION)
+		return judge_direction(t, &r->dir, detail);
+	return checks_pass(t, r->holds_when) ? MSIM_VERDICT_HOLDS : MSIM_VERDICT_DOES_NOT_HOLD;
+}
+
+/* ---- rules in words ---- */
+
+static const char *fig_name(const struct msim_verdict_table *t, unsigned int i)
+{
+	return t->fig_names && i < t->nfig && t->fig_names[i] ? t->fig_names[i] : "?";
+}
+
+static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (at >= len)
+		return at;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+	return n < 0 ? at : at + (size_t)n;
+}
+
+/* "(a > 1 or b > 1) and c == 0": alternatives in brackets, clauses joined by "and". */
+static size_t checks_text(const struct msim_verdict_table *t, const struct msim_verdict_check *c,
+			  char *buf, size_t len, size_t at)
+{
+	for (int i = 0; i < MSIM_VERDICT_MAX_CHECKS && c[i].a; i++) {
+		bool after_or = i && joins_next(c, i - 1);
+
+		if (i)
+			at = append(buf, len, at, after_or ? " or " : " and ");
+		at = append(buf, len, at, "%s%s %s ", joins_next(c, i) && !after_or ? "(" : "",
+			    fig_name(t, c[i].a), op_text[c[i].op]);
+		if (!c[i].b)
+			at = append(buf, len, at, "%g", c[i].k);
+		else if (c[i].k == 1 || c[i].k == -1)
+			at = append(buf, len, at, "%s%s", c[i].k < 0 ? "-" : "", fig_name(t, c[i].b));
+		else
+			at = append(buf, len, at, "%g x %s", c[i].k, fig_name(t, c[i].b));
+		if (after_or && !joins_next(c, i))
+			at = append(buf, len, at, ")");
+	}
+	return at;
+}
+
+void msim_verdict_rule_text(const struct msim_verdict_table *t, const struct msim_verdict_row *r,
+			    char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (r->comparable_when[0].a) {
+		at = append(buf, len, at, "comparable when ");
+		at = checks_text(t, r->comparable_when, buf, len, at);
+		at = append(buf, len, at, "; ");
+	}
+	if (r->rule == MSIM_RULE_NONE)
+		append(buf, len, at, "none (not comparable)");
+	else if (r->rule == MSIM_RULE_DIRECTION && r->dir.thread)
+		append(buf, len, at, "%s has the sign of %s beyond %s (a change of at most %g "
+		       "points is none)", fig_name(t, r->dir.ours), fig_name(t, r->dir.thread),
+		       fig_name(t, r->dir.noise), r->dir.flat);
+	else if (r->rule == MSIM_RULE_DIRECTION)
+		append(buf, len, at, "%s has the sign of %g beyond %s (a change of at most %g "
+		       "points is none)", fig_name(t, r->dir.ours), r->dir.thread_value,
+		       fig_name(t, r->dir.noise), r->dir.flat);
+	else
+		checks_text(t, r->holds_when, buf, len, at);
+}
+
+/* ---- printing ---- */
+
+/* Figures print at the precision that shows them: whole numbers from 100 up. */
+static void format_value(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100 && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void print_figs(FILE *f, const struct msim_verdict_table *t,
+		       const struct msim_verdict_fig *fg)
+{
+	if (!fg[0].label)
+		fputc('-', f);
+	for (int i = 0; i < MSIM_VERDICT_MAX_FIGS && fg[i].label; i++) {
+		const char *u = fg[i].unit ? fg[i].unit : "";
+		bool attach = !strcmp(u, "x") || !strcmp(u, "%");
+		char v[48];
+
+		if (!fg[i].fig && isnan(fg[i].value)) {
+			fprintf(f, "%s%s", i ? ", " : "", fg[i].label);
+			continue;
+		}
+		format_value(v, sizeof(v), fg[i].fig ? fig(t, fg[i].fig) : fg[i].value);
+		fprintf(f, "%s%s%s%s%s%s", i ? ", " : "", fg[i].label, *fg[i].label ? " " : "", v,
+			*u && !attach ? " " : "", u);
+	}
+	fputc('\n', f);
+}
+
+/* "detail; why[o]; note", leaving out what is NULL. */
+static const char *why_text(const struct msim_verdict_row *r, enum msim_verdict_outcome o,
+			    const char *detail, char *buf, size_t len)
+{
+	const char *part[3] = { detail, r->why[o], r->note };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 3; i++)
+		if (part[i])
+			at = append(buf, len, at, "%s%s", at ? "; " : "", part[i]);
+	return buf;
+}
+
+/* One judged row: claim, the reference's figures, ours, the rule and why. */
+static void print_row(FILE *f, const struct msim_verdict_table *t,
+		      const struct msim_verdict_row *r, const char *ref, int w)
+{
+	char rule[512], why[1024];
+	const char *detail;
+	enum msim_verdict_outcome o = msim_verdict_judge(t, r, &detail);
+
+	fprintf(f, "  [%s] %s\n", outcome_name[o], r->claim);
+	fprintf(f, "      %-*s ", w, ref);
+	print_figs(f, t, r->thread);
+	fprintf(f, "      %-*s ", w, "ours:");
+	print_figs(f, t, r->ours);
+	msim_verdict_rule_text(t, r, rule, sizeof(rule));
+	fprintf(f, "      %-*s %s\n", w, "rule:", rule);
+	if (*why_text(r, o, detail, why, sizeof(why)))
+		fprintf(f, "      %-*s %s\n", w, "why:", why);
+}
+
+void msim_verdict_print_text(FILE *f, const struct msim_verdict_table *t)
+{
+	char ref[64];
+	int w;
+
+	snprintf(ref, sizeof(ref), "%s:", t->reference);
+	w = strlen(ref) > 5 ? (int)strlen(ref) : 5;
+	fprintf(f, "Verdicts against %s (holds / does not hold / not comparable):\n", t->reference);
+	for (size_t i = 0; i < t->nrows; i++)
+		if (wanted(t, &t->rows[i]))
+			print_row(f, t, &t->rows[i], ref, w);
+}
+
+static void json_figs(struct msim_json *j, const char *key, const struct msim_verdict_table *t,
+		      const struct msim_verdict_fig *fg)
+{
+	msim_json_arr_begin(j, key);
+	for (int i = 0; i < MSIM_VERDICT_MAX_FIGS && fg[i].label; i++) {
+		msim_json_obj_begin(j, NULL);
+		msim_json_kstr(j, "label", fg[i].label);
+		msim_json_kdbl(j, "value", fg[i].fig ? fig(t, fg[i].fig) : fg[i].value);
+		msim_json_kstr(j, "unit", fg[i].unit ? fg[i].unit : "");
+		msim_json_obj_end(j);
+	}
+	msim_json_arr_end(j);
+}
+
+void msim_verdict_print_json(struct msim_json *j, const char *key,
+			     const struct msim_verdict_table *t)
+{
+	char rule[512], why[1024];
+	const char *detail;
+
+	msim_json_arr_begin(j, key);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct msim_verdict_row *r = &t->rows[i];
+		enum msim_verdict_outcome o;
+
+		if (!wanted(t, r))
+			continue;
+		o = msim_verdict_judge(t, r, &detail);
+		msim_verdict_rule_text(t, r, rule, sizeof(rule));
+		msim_json_obj_begin(j, NULL);
+		msim_json_kstr(j, "claim", r->claim);
+		msim_json_kstr(j, "verdict", outcome_name[o]);
+		msim_json_kstr(j, "reference", t->reference);
+		json_figs(j, "thread", t, r->thread);
+		json_figs(j, "ours", t, r->ours);
+		msim_json_kstr(j, "rule", rule);
+		msim_json_kstr(j, "why", why_text(r, o, detail, why, sizeof(why)));
+		msim_json_obj_end(j);
+	}
+	msim_json_arr_end(j);
+}

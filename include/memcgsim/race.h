@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * race.h - define a race once; run, explore, replay and verify it from any program.
+ *
+ * A race is one struct msim_race: its name and thread, the interleaving diagram
+ * (CPU 0 | CPU 1 columns, as the mm threads draw it), the tasks of one run and the
+ * invariant they can break (target: setup, check, teardown), optionally a script
+ * (the thread's narrative, stepped with msim_run_until), and its sides: the
+ * variant settings with the bug and with the fix, each with the exact figures
+ * its script must reach. Everything that shows the race (the memcgsim command,
+ * the race tests, docs/races.md) reads that one definition.
+ *
+ *   static const struct msim_race lost_flush = {
+ *           .name = "lost-flush", .summary = "...", .diagram = "CPU 0 ...",
+ *           .target = { .setup = setup, .check = check, .teardown = teardown },
+ *           .script = script,
+ *           .sides = (const struct msim_race_side[]){
+ *                   { .name = "bug", .arg = &racy, .violation = true,
+ *                     .figures = (const struct msim_race_expect[]){
+ *                             MSIM_RACE_EXPECT("lost", 1), { NULL } } },
+ *                   { .name = "fix", .arg = &atomic_xchg, ... },
+ *                   { NULL } },
+ *   };
+ *   MSIM_RACE_REGISTER(lost_flush)
+ *
+ * then msim_race_run_side(&lost_flush, "bug", &opts, res, err, sizeof(err)) with
+ * opts.strategy SCRIPT, RANDOM, PCT, DFS or REPLAY, and msim_race_verify() to
+ * check a result against what its side states (examples/race_flush.c).
+ *
+ * Runs are deterministic: a violation found by an explorer comes with its schedule
+ * string, and replaying the string gives the identical trace.
+ */
+#ifndef MEMCGSIM_RACE_H
+#define MEMCGSIM_RACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <memcgsim/sim.h>
+#include <memcgsim/sched.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- what a run reports: named figures and a narrative ---- */
+
+#define MSIM_RACE_MAX_FIGS 32
+
+enum msim_race_fig_type {
+	MSIM_RACE_FIG_INT,
+	MSIM_RACE_FIG_BOOL,
+	MSIM_RACE_FIG_STR,
+	MSIM_RACE_FIG_DOUBLE,
+};
+
+struct msim_race_fig {
+	const char *key;          /* a static string */
+	enum msim_race_fig_type type;
+	long long i;              /* INT, and BOOL as 0 or 1 */
+	double d;
+	char s[128];
+};
+
+struct msim_race_report {
+	unsigned int nr_figs;
+	struct msim_race_fig figs[MSIM_RACE_MAX_FIGS];
+	char schedule[4096];      /* a script's schedule string */
+	char notes[8192];         /* the narrative, one line per note; line 1 is the verdict */
+	bool violated;            /* the bad state was reached */
+};
+
+/* Set a figure (a second call with the same key overwrites it). */
+void msim_race_fig_int(struct msim_race_report *r, const char *key, long long v);
+void msim_race_fig_bool(struct msim_race_report *r, const char *key, bool v);
+void msim_race_fig_str(struct msim_race_report *r, const char *key, const char *v);
+void msim_race_fig_double(struct msim_race_report *r, const char *key, double v);
+/* The figure named key, or NULL. */
+const struct msim_race_fig *msim_race_fig_find(const struct msim_race_report *r,
+					       const char *key);
+/* Append one line to the narrative. */
+void msim_race_note(struct msim_race_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- a race and its sides ---- */
+
+/*
+ * One figure a side's script must reach: key equal to value (ints; bools as 0 or
+ * 1), or equal to the string str, or equal to the figure same_as of the same run.
+ */
+struct msim_race_expect {
+	const char *key;
+	long long value;
+	const char *str;
+	const char *same_as;
+};
+#define MSIM_RACE_EXPECT(k, v) { .key = (k), .value = (v) }
+#define MSIM_RACE_EXPECT_STR(k, s) { .key = (k), .str = (s) }
+#define MSIM_RACE_EXPECT_SAME(k, other) { .key = (k), .same_as = (other) }
+
+/*
+ * One side of a race: a configuration and what it must show. The bug side reaches
+ * the bad state (violation); the fix side never does. A race may have more sides
+ * (one per layout, a larger host, the other patch of a series).
+ */
+struct msim_race_side {
+	const char *name;         /* "bug", "fix", "xarray": unique within the race */
+	/* msim_race_settings_apply() form: "NAME=VALUE,...", "cpus=N", "cgroup=v1|v2" */
+	const char *settings;
+	const char *summary;      /* one line: what this side is */
+	void *arg;                /* target.arg on this side (NULL: the target's own) */
+	bool violation;           /* the bad state is reachable on this side */
+	bool demo;                /* `memcgsim demo` shows this side (in array order) */
+	bool deadlock;            /* the bad state is a deadlock */
+	bool clean_orders;        /* some schedules avoid the bad state: explorers see both */
+	/* What the script reaches: exact figures ({ NULL }-ended) and note substrings. */
+	const struct msim_race_expect *figures;
+	const char *const *notes;
+	const char *why;          /* an explorer's violation reason contains this */
+	/* Bounded DFS under the race's own budget (runs and preemptions left default): */
+	bool dfs_exhausts;        /* it explores the whole bounded space */
+	unsigned int dfs_schedules;    /* exactly this many schedules (0: not stated) */
+	const char *dfs_schedule;      /* the first violation's schedule (NULL: not stated) */
+	int dfs_first_violation;       /* and its run index (stated with dfs_schedule) */
+};
+
+/* The explorers' default budget; a run's options may override each. */
+struct msim_race_budget {
+	unsigned int runs;        /* random and PCT runs (0: 1000) */
+	unsigned int pct_depth;   /* PCT bug depth (0: 2) */
+	unsigned int preemptions; /* DFS preemption bound */
+	unsigned int dfs_runs;    /* DFS schedule cap (0: 10000) */
+};
+
+struct msim_race {
+	const char *name;         /* "rstat-early-exit" */
+	const char *thread;       /* the thread or label it comes from: "004", "toy" */
+	const char *windows;      /* the kernel windows it shows: "R3 R4" (docs/races.md) */
+	const char *summary;      /* one line */
+	const char *diagram;      /* the interleaving, CPU 0 | CPU 1 columns */
+	struct msim_race_budget budget;
+	/*
+	 * Adjust the configuration (CPUs, layout) before any run; may be NULL.
+	 * -EINVAL and a message in err for a configuration the race cannot run.
+	 */
+	int (*configure)(struct msim_config *cfg, char *err, size_t errlen);
+	/*
+	 * Whether the bad state is reachable under cfg's variants and the target arg
+	 * of the run (any configuration, not only the sides'); NULL: the run's side
+	 * says, or true without a side.
+	 */
+	bool (*expect)(const struct msim_config *cfg, const void *arg);
+	/* One run: setup creates the tasks, check judges the end state. */
+	struct msim_explore_target target;
+	/*
+	 * The scripted narrative on the tasks target.setup made (the engine creates
+	 * the host, sets it up, records the schedule and tears it down). Fills rep's
+	 * figures, notes and violated; returns 0 or a negative errno.
+	 */
+	int (*script)(struct msim *m, void *state, struct msim_race_report *rep);
+	/* Instead of script: a narrative that builds hosts of its own. */
+	int (*script_hosts)(const struct msim_config *cfg, void *arg, struct msim_race_report *rep);
+	/* The script's schedule replays on target (its tasks are exactly setup's). */
+	bool script_replays;
+	/* Optional concurrent flavour (real threads, liburcu): fills rep. */
+	int (*concurrent)(const struct msim_config *cfg, struct msim_race_report *rep);
+	/* The sides, ended by { NULL }; NULL: one side, the configuration as given. */
+	const struct msim_race_side *sides;
+	/*
+	 * Runs with no preemption (DFS, bound 0) run each task to its end; when
+	 * non-zero, there are exactly this many such serial orders and none of them
+	 * reaches the bad state.
+	 */
+	unsigned int serial_orders;
+};
+
+/*
+ * Register a race by name. Returns 0; -EINVAL (no name, or no target.setup),
+ * -EEXIST (the name is taken), or -ENOSPC (the registry holds 64 races).
+ */
+int msim_race_register(const struct msim_race *r);
+/* Register from a constructor: MSIM_RACE_REGISTER(var) after the definition. */
+#define MSIM_RACE_REGISTER(var)                                              \
+	__attribute__((constructor)) static void msim_race_register_##var(void) \
+	{                                                                    \
+		(void)msim_race_register(&(var));                            \
+	}
+const struct msim_race *msim_race_find(const char *name);
+/* The registered races in name order, at most max of them; returns how many exist. */
+size_t msim_race_list(const struct msim_race **out, size_t max);
+/* The side named name, or NULL. */
+const struct msim_race_side *msim_race_side_find(const struct msim_race *r, const char *name);
+
+/*
+ * Apply settings "NAME=VALUE,..." to cfg: variant assignments (msim_variant_set),
+ * "cpus=N" and "cgroup=v1" or "cgroup=v2". NULL or "" changes nothing.
+ * Returns 0, or -EINVAL with the reason in err.
+ */
+int msim_race_settings_apply(struct msim_config *cfg, const char *settings, char *err,
+			     size_t errlen);
+
+/* ---- running a race ---- */
+
+#define MSIM_RACE_OWN_BUDGET ((unsigned int)-1)
+
+struct msim_race_opts {
+	enum msim_strategy strategy;   /* SCRIPT, RANDOM, PCT, DFS or REPLAY */
+	unsigned int runs;             /* 0: the race's budget */
+	uint64_t seed;                 /* run i of random/PCT uses seed + i */
+	unsigned int depth;            /* PCT depth; 0: the race's */
+	unsigned int preemptions;      /* DFS bound; MSIM_RACE_OWN_BUDGET: the race's */
+	const char *schedule;          /* REPLAY */
+	unsigned int cpus;             /* 0: the configuration's */
+	bool stop_at_first;
+	bool concurrent;               /* run the race's concurrent flavour instead */
+	const struct msim_race_side *side;  /* the side run (its arg and verdict); NULL: none */
+};
+
+/* Defaults: strategy s, seed 0, the race's budget, no side. */
+void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s);
+
+struct msim_race_result {
+	const char *race;
+	const struct msim_race_side *side;
+	enum msim_strategy strategy;
+	struct msim_config cfg;            /* the configuration the run used */
+	struct msim_explore_result ex;     /* explorers (a script counts as one run) */
+	struct msim_race_report rep;       /* a script's figures and notes */
+	bool expected_violation;
+	bool behaved_as_expected;
+	bool script_replays;               /* the race's flag of the same name */
+	bool concurrent;                   /* ran the concurrent flavour */
+	bool own_budget;                   /* runs and preemptions were the race's */
+	char outcome[256];                 /* one line */
+	uint64_t seed;
+	char variants[512];
+};
+
+/*
+ * Run r under base (deterministic mode is forced) with o. Returns 0 and fills
+ * res (see behaved_as_expected), or a negative errno with the reason in err: a
+ * configuration the race refuses, a schedule that is not one of this race, no
+ * script to run. res is large: allocate it.
+ */
+int msim_race_run(const struct msim_race *r, const struct msim_config *base,
+		  const struct msim_race_opts *o, struct msim_race_result *res,
+		  char *err, size_t errlen);
+
+/* Run side (by name) of r: the default configuration plus the side's settings. */
+int msim_race_run_side(const struct msim_race *r, const char *side,
+		       const struct msim_race_opts *o, struct msim_race_result *res,
+		       char *err, size_t errlen);
+
+/* Replay schedule on r under cfg (a result's cfg replays its run): one run. */
+int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
+		     const struct msim_race_side *side, const char *schedule,
+		     struct msim_race_result *res, char *err, size_t errlen);
+
+/*
+ * Check res (a run of r on res->side) against what the side states: the verdict
+ * and the race's expect() agree with it; a script reaches its exact figures and
+ * notes; an explorer on the bug side finds the violation, with the side's reason,
+ * and its schedule replays to the identical trace hash, schedule and reason; on
+ * the fix side it finds none (and with the race's own DFS budget, the side's DFS
+ * figures). Returns 0, -EINVAL for a result without a side, or -EDOM with the
+ * first difference in err.
+ */
+int msim_race_verify(const struct msim_race *r, const struct msim_race_result *res,
+		     char *err, size_t errlen);
+
+/* ---- printing ---- */
+
+/* One JSON object: race, strategy, runs, violations, schedule, outcome, figures. */
+void msim_race_print_json(FILE *f, const struct msim_race_result *res);
+/* The narrative, figures, verdict and how to replay it, for a person. */
+void msim_race_print_text(FILE *f, const struct msim_race_result *res);
+/* s as a JSON string, quoted and escaped. */
+void msim_json_str(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_RACE_H */

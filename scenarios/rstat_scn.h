@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat_scn.h - helpers shared by the rstat race scenarios
+ * (scenarios/rstat_*.c, dying_redirect_reparent.c).
+ */
+#ifndef MSIM_RSTAT_SCN_H
+#define MSIM_RSTAT_SCN_H
+
+#include "scn.h"
+
+/*
+ * rstat on m with the periodic flush off: a scenario's flushes are its own tasks'
+ * (or the driver's), never the worker's at a virtual-time tick.
+ */
+static inline int rstat_scn_init(struct msim *m)
+{
+	int ret = msim_rstat_init(m, NULL);
+
+	if (!ret)
+		msim_rstat_periodic_flush_enable(m, false);
+	return ret;
+}
+
+/*
+ * Target teardown for a scenario whose state is one calloc'd struct: only the
+ * struct is freed; the memcgs and tasks it points to go with the host.
+ */
+static inline void rstat_scn_teardown(struct msim *m, void *state)
+{
+	free(state);
+}
+
+/* rstat_scn_init, then the tree root -> p -> c. */
+static inline int rstat_scn_tree(struct msim *m, struct msim_memcg **root,
+				 struct msim_memcg **p, struct msim_memcg **c)
+{
+	int ret = rstat_scn_init(m);
+
+	if (ret)
+		return ret;
+	*root = msim_root_mem_cgroup(m);
+	if ((ret = msim_memcg_create(*root, "p", p)))
+		return ret;
+	return msim_memcg_create(*p, "c", c);
+}
+
+#endif

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lifecycle.c - mkdir, rmdir, the root, and the release and free that follow
+ * the last css reference.
+ *
+ * kernel: kernel/cgroup/cgroup.c (cgroup_mkdir, css_create, online_css,
+ * cgroup_rmdir, kill_css, css_killed_work_fn, offline_css, css_release,
+ * css_release_work_fn, css_free_rwork_fn) and mm/memcontrol.c
+ * (mem_cgroup_css_alloc/online/offline, mem_cgroup_alloc).
+ *
+ * This is the top of src/memcg's tree files: it drives the others (host.c for
+ * the host, tree.c for the struct and its links, hooks.c for the subsystems'
+ * callbacks, id.c for private ids, css.c for references) and none of them calls
+ * it: css.c reaches the release through memcg->css_release, set at allocation.
+ *
+ * Release and free run as RCU callbacks: the kernel queues css_release_work_fn
+ * on a workqueue when the last reference goes, and css_free_rwork_fn on an RCU
+ * work after it. The model uses call_rcu for both (the release therefore waits
+ * a grace period the kernel does not; nothing in the model depends on that gap),
+ * so that css_released hooks never run inside the caller of the last css_put
+ * (who may hold a lock those hooks take) and the explorer schedules them.
+ * docs/memcg.md lists every simplification.
+ */
+#include <errno.h>
+
+#include "memcg/memcg_internal.h"
+
+/* ---- release and free (kernel: css_release and the work behind it) ---- */
+
+/*
+ * kernel: css_free_rwork_fn(): ss->css_free (mem_cgroup_css_free ->
+ * mem_cgroup_free: the per-node info and the memcg go back to their caches),
+ * then the reference on the parent is put.
+ */
+static void memcg_free_work(struct msim_rcu_head *head)
+{
+	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, free_rcu);
+	struct msim__memcg_host *h = memcg->h;
+	struct msim_memcg *parent = memcg->parent;
+
+	msim__memcg_run_free(memcg);
+	msim__raw_lock(&h->lock);
+	msim__memcg_all_list_del(memcg);
+	msim__raw_unlock(&h->lock);
+	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
+	if (__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&h->freed_total, 1, __ATOMIC_RELAXED);
+	msim__memcg_free_struct(memcg, true);
+	/* The parent put may release it: its callbacks count as pending first. */
+	if (parent)
+		msim_css_put(parent);
+	__atomic_fetch_sub(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * kernel: css_release_work_fn(): list_del_rcu(&css->sibling), then
+ * ss->css_released (mem_cgroup_css_released), then queue_rcu_work() for the
+ * free after a grace period.
+ */
+static void memcg_release_work(struct msim_rcu_head *head)
+{
+	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, release_rcu);
+	struct msim__memcg_host *h = memcg->h;
+
+	msim__raw_lock(&h->lock);
+	msim__memcg_unlink(memcg);
+	msim__raw_unlock(&h->lock);
+	msim__memcg_run_released(memcg);
+	msim_call_rcu(&memcg->free_rcu, memcg_free_work);
+}
+
+/* kernel: css_release(): CSS_RELEASED, then the release work is queued. */
+static void css_release(struct msim_memcg *memcg)
+{
+	struct msim__memcg_host *h = memcg->h;
+
+	msim__memcg_set_state(memcg, MSIM_MEMCG_RELEASED);
+	__atomic_fetch_add(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+	msim_call_rcu(&memcg->release_rcu, memcg_release_work);
+}
+
+/* ---- mkdir ---- */
+
+/*
+ * A failed css_online: undo what ran (offline for the sets that onlined, then
+ * css_alloc_undo), unlink, give the id back, and drop the base reference; an
+ * iterator may hold the memcg meanwhile, so the struct goes through the normal
+ * release/free path (with no hooks left to run) after a grace period.
+ */
+static void online_failed(struct msim_memcg *memcg)
+{
+	struct msim__memcg_host *h = memcg->h;
+
+	msim__memcg_run_offline(memcg);
+	msim__raw_lock(&h->lock);
+	msim__memcg_unlink(memcg);
+	if (memcg->parent)
+		memcg->parent->nr_live_children--;
+	msim__raw_unlock(&h->lock);
+	msim__memcg_run_alloc_undo(memcg);
+	msim__memcg_id_unreserve(memcg);
+	__atomic_store_n(&memcg->kmemcg_id, -1, __ATOMIC_RELAXED);
+	msim_css_put(memcg);
+}
+
+/* Reserve a place under parent: it must be online (tree lock orders it with rmdir). */
+static int reserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *parent)
+{
+	int ret = 0;
+
+	if (!parent)
+		return 0;
+	msim__raw_lock(&h->lock);
+	if (msim__memcg_state_load(parent) != MSIM_MEMCG_ONLINE)
+		ret = -EINVAL;
+	else
+		parent->nr_live_children++;
+	msim__raw_unlock(&h->lock);
+	return ret;
+}
+
+static void unreserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *parent)
+{
+	if (!parent)
+		return;
+	msim__raw_lock(&h->lock);
+	parent->nr_live_children--;
+	msim__raw_unlock(&h->lock);
+}
+
+/*
+ * kernel: cgroup_mkdir() -> css_create(): css_alloc (mem_cgroup_css_alloc:
+ * mem_cgroup_alloc reserves the private id with a NULL entry), link into the
+ * parent's children, online_css (mem_cgroup_css_online: kmemcg_id first, the
+ * subsystems' online work, id.ref = 1 plus css_get, xa_store publishing the id
+ * last), then CSS_ONLINE.
+ */
+static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, const char *name,
+			struct msim_memcg **out)
+{
+	struct msim_memcg *memcg;
+	int ret;
+
+	memcg = msim__memcg_alloc(h, parent, name, css_release);
+	if (!memcg)
+		return -ENOMEM;
+	ret = reserve_under_parent(h, parent);
+	if (ret)
+		goto free;
+	ret = msim__memcg_id_reserve(memcg);
+	if (ret)
+		goto unreserve;
+	ret = msim__memcg_run_alloc(memcg);
+	if (ret)
+		goto unreserve_id;
+	msim_yield("memcg.mkdir.link");
+	if (parent)
+		msim_css_get(parent);    /* dropped when memcg is freed */
+	msim__raw_lock(&h->lock);
+	msim__memcg_link(h, memcg);
+	msim__raw_unlock(&h->lock);
+	/* kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). */
+	__atomic_store_n(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, __ATOMIC_RELAXED);
+	ret = msim__memcg_run_online(memcg);
+	if (ret) {
+		online_failed(memcg);
+		return ret;
+	}
+	__atomic_store_n(&memcg->id_ref, 1, __ATOMIC_RELAXED);
+	msim_css_get(memcg);         /* the private id pins the css */
+	msim__memcg_id_publish(memcg);
+	__atomic_store_n(&memcg->counted, true, __ATOMIC_RELAXED);
+	msim__memcg_set_state(memcg, MSIM_MEMCG_ONLINE);
+	__atomic_fetch_add(&h->created_total, 1, __ATOMIC_RELAXED);
+	*out = memcg;
+	return 0;
+
+unreserve_id:
+	msim__memcg_id_unreserve(memcg);
+unreserve:
+	unreserve_under_parent(h, parent);
+free:
+	msim__memcg_free_struct(memcg, false);
+	return ret;
+}
+
+int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_memcg **out)
+{
+	if (!parent || !out)
+		return -EINVAL;
+	MSIM__MEMCG_ASSERT(parent);
+	msim_drive_host(parent->h->m);
+	return memcg_create(parent->h, parent, name, out);
+}
+
+struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
+{
+	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
+	struct msim_memcg *root;
+
+	if (!h)
+		return NULL;
+	msim_drive_host(m);
+	root = __atomic_load_n(&h->root, __ATOMIC_ACQUIRE);
+	if (root)
+		return root;
+	msim_lock(&h->root_lock);
+	root = h->root;
+	if (!root && memcg_create(h, NULL, "/", &root) == 0) {
+		msim__raw_lock(&h->lock);
+		__atomic_store_n(&h->root, root, __ATOMIC_RELEASE);
+		msim__raw_unlock(&h->lock);
+	}
+	msim_unlock(&h->root_lock);
+	return root;
+}
+
+/* ---- rmdir ---- */
+
+/*
+ * kernel: cgroup_rmdir() -> cgroup_destroy_locked(): -EBUSY with online children,
+ * kill_css() sets CSS_DYING and kills the reference; the confirmation comes after
+ * an RCU grace period, then css_killed_work_fn() -> offline_css() ->
+ * mem_cgroup_css_offline() (subsystems in ascending order, then
+ * mem_cgroup_private_id_put(memcg, 1)), CSS_ONLINE cleared, and the online
+ * reference put. Simplification: the kernel finishes offline asynchronously on a
+ * workqueue; here the rmdir caller waits for the grace period and runs it.
+ */
+int msim_memcg_rmdir(struct msim_memcg *memcg)
+{
+	struct msim__memcg_host *h;
+	int ret = 0;
+
+	if (!memcg)
+		return -EINVAL;
+	MSIM__MEMCG_ASSERT(memcg);
+	h = memcg->h;
+	msim_drive_host(h->m);
+	if (!memcg->parent)
+		return -EINVAL;
+	msim__raw_lock(&h->lock);
+	if (msim__memcg_state_load(memcg) != MSIM_MEMCG_ONLINE)
+		ret = -EINVAL;
+	else if (memcg->nr_live_children)
+		ret = -EBUSY;
+	else
+		msim__memcg_set_state(memcg, MSIM_MEMCG_DYING);
+	msim__raw_unlock(&h->lock);
+	if (ret)
+		return ret;
+	msim_yield("memcg.rmdir.dying");
+	msim_synchronize_rcu();
+	msim__memcg_run_offline(memcg);
+	msim_mem_cgroup_private_id_put(memcg);
+	msim__raw_lock(&h->lock);
+	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
+	memcg->parent->nr_live_children--;
+	msim__raw_unlock(&h->lock);
+	msim_yield("memcg.rmdir.put_online_ref");
+	msim_css_put(memcg);
+	return 0;
+}
+
+/* Wait until every release and free in flight has run. */
+void msim_memcg_drain(struct msim *m)
+{
+	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
+	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+
+	/* A free may put its parent, queueing one more release: loop until quiet. */
+	while (h && __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0)
+		msim_rcu_barrier();
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - running a race: its script, its concurrent flavour, or an exploration
+ * (random, PCT, bounded DFS, replay) of its target through msim_explore.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <memcgsim/race.h>
+
+void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s)
+{
+	memset(o, 0, sizeof(*o));
+	o->strategy = s;
+	o->preemptions = MSIM_RACE_OWN_BUDGET;
+}
+
+/* The target arg of a run on side: the side's, else the target's own. */
+static void *run_arg(const struct msim_race *r, const struct msim_race_side *side)
+{
+	return side && side->arg ? side->arg : r->target.arg;
+}
+
+/* The target of one run on side. */
+static struct msim_explore_target side_target(const struct msim_race *r,
+					      const struct msim_race_side *side)
+{
+	struct msim_explore_target t = r->target;
+
+	if (!t.name)
+		t.name = r->name;
+	t.arg = run_arg(r, side);
+	return t;
+}
+
+/*
+ * The usual script: a host from cfg made current, the target's setup, the
+ * race's narrative on it, then the schedule and trace hash of what ran.
+ */
+static int script_on_target(const struct msim_race *r, const struct msim_config *cfg,
+			    const struct msim_race_side *side, struct msim_race_result *res)
+{
+	struct msim_explore_target t = side_target(r, side);
+	struct msim *m;
+	void *state = NULL;
+	char err[256];
+	int ret = msim_create(cfg, &m, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	msim_set_current_host(m);
+	ret = t.setup(m, &state, t.arg);
+	if (!ret)
+		ret = r->script(m, state, &res->rep);
+	if (!ret) {
+		snprintf(res->rep.schedule, sizeof(res->rep.schedule), "%s",
+			 msim_schedule_string(m));
+		res->ex.trace_hash = msim_sched_trace_hash(m);
+	}
+	if (t.teardown)
+		t.teardown(m, state);
+	msim_destroy(m);
+	return ret;
+}
+
+/* The first line of the narrative says what went wrong. */
+static void first_note_as_why(struct msim_race_result *res)
+{
+	snprintf(res->ex.why, sizeof(res->ex.why), "%.*s",
+		 (int)strcspn(res->rep.notes, "\n"), res->rep.notes);
+}
+
+static int run_script(const struct msim_race *r, const struct msim_config *cfg,
+		      const struct msim_race_side *side, struct msim_race_result *res,
+		      char *err, size_t errlen)
+{
+	int ret;
+
+	if (r->script)
+		ret = script_on_target(r, cfg, side, res);
+	else if (r->script_hosts)
+		ret = r->script_hosts(cfg, run_arg(r, side), &res->rep);
+	else {
+		snprintf(err, errlen, "race %s has no scripted schedule; use --strategy random, pct "
+			 "or dfs", r->name);
+		return -EINVAL;
+	}
+	if (ret) {
+		snprintf(err, errlen, "race %s: the script failed (%s)", r->name, strerror(-ret));
+		return ret;
+	}
+	res->ex.runs = 1;
+	res->ex.violations = res->rep.violated ? 1 : 0;
+	first_note_as_why(res);
+	res->ex.first_violation_run = res->rep.violated ? 0 : -1;
+	snprintf(res->ex.schedule, sizeof(res->ex.schedule), "%s", res->rep.schedule);
+	return 0;
+}
+
+/* The race's concurrent-mode flavour: real threads, liburcu, no schedule. */
+static int run_concurrent(const struct msim_race *r, const struct msim_config *cfg,
+			  struct msim_race_result *res, char *err, size_t errlen)
+{
+	struct timespec t0, t1;
+
+	if (!r->concurrent) {
+		snprintf(err, errlen, "race %s has no concurrent flavour", r->name);
+		return -EINVAL;
+	}
+	res->concurrent = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = r->concurrent(cfg, &res->rep);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->ex.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (ret) {
+		snprintf(err, errlen, "race %s: the concurrent run failed (%s)", r->name,
+			 strerror(-ret));
+		return ret;
+	}
+	res->ex.runs = 1;
+	res->ex.violations = res->rep.violated ? 1 : 0;
+	res->ex.first_violation_run = res->rep.violated ? 0 : -1;
+	first_note_as_why(res);
+	return 0;
+}
+
+static void explore_opts(const struct msim_race *r, const struct msim_race_opts *o,
+			 struct msim_explore_opts *eo)
+{
+	const struct msim_race_budget *b = &r->budget;
+
+	memset(eo, 0, sizeof(*eo));
+	eo->strategy = o->strategy;
+	eo->seed = o->seed;
+	eo->pct_depth = o->depth ? o->depth : (b->pct_depth ? b->pct_depth : 2);
+	eo->preemptions = o->preemptions != MSIM_RACE_OWN_BUDGET ? o->preemptions
+								 : b->preemptions;
+	eo->schedule = o->schedule;
+	eo->stop_at_first = o->stop_at_first;
+	if (o->runs)
+		eo->runs = o->runs;
+	else if (o->strategy == MSIM_STRAT_DFS)
+		eo->runs = b->dfs_runs ? b->dfs_runs : 10000;
+	else
+		eo->runs = b->runs ? b->runs : 1000;
+}
+
+static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
+		       const struct msim_race_opts *o, struct msim_race_result *res,
+		       char *err, size_t errlen)
+{
+	struct msim_explore_target t = side_target(r, o->side);
+	struct msim_explore_opts eo;
+	int ret;
+
+	explore_opts(r, o, &eo);
+	ret = msim_explore(&t, cfg, &eo, &res->ex);
+	if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
+		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
+			 "separated by dots: a task index below the race's task count, or R, "
+			 "each optionally *count)", r->name, o->schedule ? o->schedule : "");
+	else if (ret)
+		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
+			 strerror(-ret));
+	return ret;
+}
+
+static void set_outcome(const struct msim_race *r, struct msim_race_result *res)
+{
+	bool found = res->ex.violations > 0;
+
+	res->behaved_as_expected = found == res->expected_violation;
+	if (res->strategy == MSIM_STRAT_REPLAY && res->ex.diverged) {
+		/* Whatever it found, this was not the run the string described. */
+		res->behaved_as_expected = false;
+		snprintf(res->outcome, sizeof(res->outcome),
+			 "replay diverged: the schedule does not describe a run of %s under these "
+			 "variants and CPUs", r->name);
+	} else if (found)
+		snprintf(res->outcome, sizeof(res->outcome), "violation %s in run %d: %.*s",
+			 res->expected_violation ? "found (expected)" : "found (NOT expected)",
+			 res->ex.first_violation_run,
+			 res->ex.why[0] ? (int)strcspn(res->ex.why, "\n") : 9,
+			 res->ex.why[0] ? res->ex.why : "bad state");
+	else
+		snprintf(res->outcome, sizeof(res->outcome), "no violation in %u runs%s (%s)",
+			 res->ex.runs, res->ex.exhausted ? ", space exhausted" : "",
+			 res->expected_violation ? "NOT expected" : "expected");
+}
+
+/* The configuration of the run: base, forced deterministic, the race's adjustments. */
+static int run_config(const struct msim_race *r, const struct msim_config *base,
+		      const struct msim_race_opts *o, struct msim_config *cfg, char *err,
+		      size_t errlen)
+{
+	int ret;
+
+	*cfg = *base;
+	cfg->mode = MSIM_DETERMINISTIC;
+	if (o->cpus)
+		cfg->nr_cpus = o->cpus;
+	if (r->configure && (ret = r->configure(cfg, err, errlen)))
+		return ret;
+	return msim_config_validate(cfg, err, errlen);
+}
+
+int msim_race_run(const struct msim_race *r, const struct msim_config *base,
+		  const struct msim_race_opts *o, struct msim_race_result *res, char *err,
+		  size_t errlen)
+{
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->race = r->name;
+	res->side = o->side;
+	res->strategy = o->strategy;
+	res->seed = o->seed;
+	res->ex.first_violation_run = -1;
+	res->own_budget = !o->runs && o->preemptions == MSIM_RACE_OWN_BUDGET;
+	if ((ret = run_config(r, base, o, &res->cfg, err, errlen)))
+		return ret;
+	msim_variants_format(&res->cfg.variants, res->variants, sizeof(res->variants));
+	res->expected_violation = r->expect ? r->expect(&res->cfg, run_arg(r, o->side))
+					    : (o->side ? o->side->violation : true);
+	res->script_replays = r->script_replays;
+	if (o->concurrent)
+		ret = run_concurrent(r, &res->cfg, res, err, errlen);
+	else if (o->strategy == MSIM_STRAT_SCRIPT)
+		ret = run_script(r, &res->cfg, o->side, res, err, errlen);
+	else
+		ret = run_explore(r, &res->cfg, o, res, err, errlen);
+	if (!ret)
+		set_outcome(r, res);
+	return ret;
+}
+
+int msim_race_run_side(const struct msim_race *r, const char *side,
+		       const struct msim_race_opts *o, struct msim_race_result *res,
+		       char *err, size_t errlen)
+{
+	const struct msim_race_side *s = msim_race_side_find(r, side);
+	struct msim_race_opts so = *o;
+	struct msim_config cfg;
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "race %s has no side named '%s'", r->name, side ? side : "");
+		return -EINVAL;
+	}
+	msim_config_init(&cfg);
+	if ((ret = msim_race_settings_apply(&cfg, s->settings, err, errlen)))
+		return ret;
+	so.side = s;
+	return msim_race_run(r, &cfg, &so, res, err, errlen);
+}
+
+int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
+		     const struct msim_race_side *side, const char *schedule,
+		     struct msim_race_result *res, char *err, size_t errlen)
+{
+	struct msim_race_opts o;
+
+	msim_race_opts_init(&o, MSIM_STRAT_REPLAY);
+	o.schedule = schedule;
+	o.runs = 1;
+	o.side = side;
+	return msim_race_run(r, cfg, &o, res, err, errlen);
+}

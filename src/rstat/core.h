@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core.h - the generic cgroup rstat core (kernel: kernel/cgroup/rstat.c, the
+ * 6.17+ design with a lock and per-CPU llists per subsystem).
+ *
+ * The core knows a subsystem only as struct msim__rstat_ss (its lock, its
+ * per-CPU llist heads and its css_rstat_flush callback) and a css only as
+ * struct msim__rstat_css (parent and per-CPU nodes). It keeps the updated tree
+ * and walks it for a flush, calling ss->css_rstat_flush(css, cpu) for every
+ * updated css, children before parents, exactly as the kernel reaches the
+ * memory controller only through memory_cgrp_subsys.css_rstat_flush. It calls
+ * no other file of src/rstat; the memcg statistics (rstat_internal.h) embed a
+ * struct msim__rstat_css in each memcg's data and a struct msim__rstat_ss in
+ * the host's, and sit above it.
+ */
+#ifndef MSIM_RSTAT_CORE_H
+#define MSIM_RSTAT_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <memcgsim/rstat.h>
+#include <memcgsim/sched.h>
+#include <memcgsim/sync.h>
+
+/* ---- shared-memory helpers: a named yield point, then the operation ---- */
+
+static inline long msim__ld(const long *p, const char *point)
+{
+	msim_yield(point);
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Acquire: a popped llist node was initialised by the CPU that enqueued it. */
+static inline long msim__ld_acquire(const long *p, const char *point)
+{
+	msim_yield(point);
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void msim__st(long *p, long v, const char *point)
+{
+	msim_yield(point);
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline bool msim__cmpxchg(long *p, long *old, long new_, const char *point)
+{
+	msim_yield(point);
+	return __atomic_compare_exchange_n(p, old, new_, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+/* No yield: lock-protected or driver-only accesses that readers may race with. */
+#define MSIM__LD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define MSIM__ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/*
+ * A write path's per-CPU state store still in its CPU's store buffer (params
+ * store_buffer, R5): up to two slots (memcg and lruvec) get val added when it
+ * drains. Only the owning CPU writes these slots, so the drain is a plain
+ * read-add-store. The core drains it at the llist claim (a locked instruction).
+ */
+struct msim__pending_store {
+	long *slot[2];
+	long val;
+};
+
+static inline void msim__store_drain(struct msim__pending_store *ps)
+{
+	for (int i = 0; ps && i < 2; i++) {
+		if (ps->slot[i])
+			MSIM__ST(ps->slot[i], MSIM__LD(ps->slot[i]) + ps->val);
+		ps->slot[i] = NULL;
+	}
+}
+
+static inline bool msim__store_pending(const struct msim__pending_store *ps)
+{
+	return ps && (ps->slot[0] || ps->slot[1]);
+}
+
+/* ---- the core's structures ---- */
+
+struct msim__rstat_css;
+
+/*
+ * kernel: struct css_rstat_cpu. lnode is an llist node: it points to itself
+ * when off-list, NULL or the next node when on a per-CPU llist (claimed by a
+ * cmpxchg from self to NULL first). updated_children / updated_next form the
+ * per-CPU updated tree, under ss->lock only: a css with no updated children
+ * points updated_children at itself; a sibling list ends at the parent; the root
+ * marks itself as linked by pointing updated_next at itself.
+ */
+struct msim__rstat_cpu {
+	long lnode_next;                          /* (long) pointer; atomics only */
+	struct msim__rstat_css *css;
+	struct msim__rstat_cpu *updated_children;
+	struct msim__rstat_cpu *updated_next;
+	struct msim__rstat_cpu *flush_next;       /* the flush list being built */
+	struct msim__rstat_cpu *ghead_next;       /* next sibling list of a level */
+};
+
+/* kernel: the rstat part of struct cgroup_subsys_state. */
+struct msim__rstat_css {
+	struct msim__rstat_ss *ss;
+	struct msim__rstat_css *parent;           /* NULL at the root */
+	struct msim__rstat_cpu *rstat_cpu;        /* per-CPU base, the owner's allocation */
+};
+
+/* kernel: the rstat part of struct cgroup_subsys. */
+struct msim__rstat_ss {
+	unsigned int nr_cpus;
+	struct msim_lock lock;                    /* kernel: ss->rstat_ss_lock */
+	long *lhead;                              /* per-CPU llist heads (ss->lhead) */
+	/* kernel: ss->css_rstat_flush(css, cpu): fold cpu's deltas, under lock. */
+	void (*css_rstat_flush)(struct msim__rstat_css *css, unsigned int cpu);
+	struct msim_rstat_counters *ctr;          /* enqueues, flushes, cpu_visits */
+};
+
+/* ---- the core's entry points (core.c) ---- */
+
+/* css's per-CPU nodes off every list; rstat_cpu is allocated by the caller. */
+void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss,
+			  struct msim__rstat_css *parent, struct msim__rstat_cpu *rstat_cpu);
+/* ps: the caller's buffered state store (NULL: none), drained before the claim */
+void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
+			     struct msim__pending_store *ps);
+void msim__css_rstat_flush(struct msim__rstat_css *css);
+/* Exit: flush css on every CPU and unlink it; false if the lock was unavailable. */
+bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer);
+bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu);
+
+#endif /* MSIM_RSTAT_CORE_H */

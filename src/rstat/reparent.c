@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reparent.c - the reparenting of a dying memcg's local stats at offline, and
+ * the css_offline hook set that runs it.
+ *
+ * kernel: mm/memcontrol.c reparent_state_local() (from mem_cgroup_css_offline
+ * step 5, cgroup v1 only); thread 000 patch 2 (all hierarchies), as variant
+ * dying-redirect. Why the redirect (dying.c) and this move must pair up, and
+ * where they do not (patch 3), is told at the top of dying.c.
+ *
+ * Above write.c (the non-redirecting __mod_* paths), flush.c and dying.c.
+ */
+#include <stdint.h>
+
+#include "rstat_internal.h"
+
+/* Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. */
+static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_stats *pms,
+			      unsigned int nid, long *moved_memcg_level)
+{
+	for (unsigned int i = 0; i < MSIM__NN; i++) {
+		long v = MSIM__LD(&ms->lruvec[nid].state_local[i]);
+
+		if (!v)
+			continue;
+		msim__mod_memcg_lruvec_state(ms, nid, i, -v);
+		msim__mod_memcg_lruvec_state(pms, nid, i, v);
+		moved_memcg_level[i] += v;
+	}
+}
+
+/*
+ * kernel: reparent_state_local(): forced flush of the child; move its local
+ * memcg and lruvec stats to the parent with paired, non-redirecting __mod_*
+ * updates (-v on the child, +v on the parent); forced flush of the parent.
+ * Simplification: every stat item moves (the kernel moves the v1 list), raw
+ * values are moved (the kernel reads the clamped local value), and memcg-level
+ * node items not covered by the per-node values move as a memcg-level residue.
+ *
+ * Every memcg-level local value is read once, before the first move: the moves
+ * are per-CPU writes to the child that any concurrent flush (another task's root
+ * flush) may fold into its local values at once, so a value read after the
+ * lruvec moves could already include them and the residue would move them twice
+ * (found by the concurrent stress test under cgroup v1).
+ */
+void msim_memcg_reparent_state_local(struct msim_memcg *memcg)
+{
+	struct msim__memcg_stats *ms = msim__memcg_stats(memcg), *pms;
+	long moved[MSIM__NS] = { 0 }, local[MSIM__NS];
+
+	if (!ms || !ms->parent)
+		return;
+	pms = ms->parent;
+	msim_do_mem_cgroup_flush_stats(memcg, true);
+	msim_yield("rstat.reparent.local");
+	for (unsigned int i = 0; i < MSIM__NS; i++)
+		local[i] = MSIM__LD(&ms->vmstats->state_local[i]);
+	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
+		move_lruvec_local(ms, pms, nid, moved);
+	for (unsigned int i = 0; i < MSIM__NS; i++) {
+		long v = local[i] - moved[i];
+
+		if (!v)
+			continue;
+		msim__mod_memcg_state(ms, i, -v);
+		msim__mod_memcg_state(pms, i, v);
+	}
+	msim_do_mem_cgroup_flush_stats(msim_parent_mem_cgroup(memcg), true);
+	MSIM__CTR(ms->rs, reparents);
+}
+
+/* css_offline hook (order MSIM_HOOK_ORDER_OBJCG_LRU, step 5 of the kernel's offline). */
+static void rstat_css_offline(struct msim_memcg *memcg, void *priv)
+{
+	struct msim *m = msim_memcg_host(memcg);
+
+	if (msim__rstat_peek(m) && msim_rstat_dying_redirect_active(m))
+		msim_memcg_reparent_state_local(memcg);
+}
+
+const struct msim_memcg_hooks msim__rstat_offline_hooks = {
+	.name = "rstat-local-reparent",
+	.order = MSIM_HOOK_ORDER_OBJCG_LRU,
+	.css_offline = rstat_css_offline,
+};

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * info.c - shrinker_info, in one place: per memcg and node, the shrinker bits,
+ * the units that hold them and the deferred counts, behind the layout ops
+ * (info_array.c, info_array_unit_cache.c, info_array_on_demand.c,
+ * info_xarray.c). Its life (alloc at css_online, expansion when an id grows
+ * shrinker_nr_max, free at css_free), set_shrinker_bit, the unit install of
+ * the on-demand layouts, the deferred counts and their reparenting at offline.
+ *
+ * kernel: mm/shrinker.c alloc_shrinker_info, expand_shrinker_info,
+ * free_shrinker_info, set_shrinker_bit, reparent_shrinker_deferred,
+ * xchg_nr_deferred / add_nr_deferred (the slot), and thread 001's
+ * shrinker_unit_install.
+ *
+ * list_lru.c, registry.c and shrink_slab.c call it; it calls none of them
+ * (the offline hook that reparents the deferred counts is its own). Its one
+ * call up is msim__shr_host()'s attach on first use (see there).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shrinker/internal.h"
+
+/* ---- layouts ---- */
+
+const struct msim__info_ops *msim__shr_layout_ops(enum msim_shrinker_info_layout l)
+{
+	switch (l) {
+	case MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE:
+		return &msim__info_array_unit_cache_ops;
+	case MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND:
+		return &msim__info_array_on_demand_ops;
+	case MSIM_SHRINKER_INFO_XARRAY:
+		return &msim__info_xarray_ops;
+	case MSIM_SHRINKER_INFO_ARRAY:
+	default:
+		return &msim__info_array_ops;
+	}
+}
+
+enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m)
+{
+	struct msim__shr_host *h = msim__shr_host(m);
+
+	return h ? h->layout : msim_config(m)->variants.shrinker_info;
+}
+
+const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l)
+{
+	return msim__shr_layout_ops(l)->name;
+}
+
+bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l)
+{
+	return msim__shr_layout_ops(l)->on_demand;
+}
+
+/* ---- lookups ---- */
+
+/*
+ * The host's state, attaching the shrinker layer on first use: the one call
+ * up in src/shrinker (msim_shrinker_init, attach.c), until the subsystem
+ * registry attaches it at msim_create() (issue 7 item 1).
+ */
+struct msim__shr_host *msim__shr_host(struct msim *m)
+{
+	void **slot = msim_host_slot(m, MSIM_SLOT_SHRINKER);
+	struct msim__shr_host *h = __atomic_load_n((struct msim__shr_host **)slot,
+						   __ATOMIC_ACQUIRE);
+
+	if (h)
+		return h;
+	return msim_shrinker_init(m) == 0 || *slot ? *slot : NULL;
+}
+
+struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg)
+{
+	if (!h || !memcg || h->memcg_slot < 0)
+		return NULL;
+	return __atomic_load_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+			       __ATOMIC_ACQUIRE);
+}
+
+static struct msim__shr_memcg *memcg_data(struct msim_memcg *memcg, struct msim__shr_host **hp)
+{
+	struct msim__shr_host *h;
+
+	if (!memcg)
+		return NULL;
+	h = msim__shr_host(msim_memcg_host(memcg));
+	if (hp)
+		*hp = h;
+	return msim__shr_memcg(h, memcg);
+}
+
+/* A node id beyond sm's is a caller's bug: counted as misuse. */
+bool msim__shr_bad_nid(struct msim__shr_memcg *sm, unsigned int nid)
+{
+	if (nid < sm->nr_nodes)
+		return false;
+	msim__shrinker_misuse("node id out of range");
+	return true;
+}
+
+/* ---- per-memcg info: alloc at online, free at css_free ---- */
+
+/* kernel: free_shrinker_info(), shrinker_mutex held: unpublish, free every node. */
+void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *memcg,
+				struct msim__shr_memcg *sm)
+{
+	unsigned int nid;
+
+	__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
+			 __ATOMIC_RELEASE);
+	for (nid = 0; nid < sm->nr_nodes; nid++)
+		h->ops->free_node(h, sm, nid);
+	free(sm);
+}
+
+/* kernel: mm/shrinker.c alloc_shrinker_info() (from mem_cgroup_css_online) */
+static int shr_css_online(struct msim_memcg *memcg, void *priv)
+{
+	struct msim__shr_host *h = priv;
+	struct msim__shr_memcg *sm;
+	unsigned int nid;
+	int r = 0;
+
+	sm = calloc(1, sizeof(*sm) + h->nr_nodes * sizeof(sm->pn[0]));
+	if (!sm)
+		return -ENOMEM;
+	sm->memcg = memcg;
+	sm->is_root = msim_mem_cgroup_is_root(memcg);
+	sm->nr_nodes = h->nr_nodes;
+	msim_mutex_lock(&h->mutex);
+	for (nid = 0; nid < h->nr_nodes && !r; nid++)
+		r = h->ops->alloc_node(h, sm, nid, msim__nr_max_read(h));
+	if (r) {
+		sm->nr_nodes = nid; /* free what was set up */
+		for (nid = 0; nid < sm->nr_nodes; nid++)
+			h->ops->free_node(h, sm, nid);
+		free(sm);
+	} else if (h->memcg_slot < 0) {
+		h->root_sm = sm; /* root, during our registration: slot not known yet */
+	} else {
+		__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+				 sm, __ATOMIC_RELEASE);
+	}
+	msim_mutex_unlock(&h->mutex);
+	return r;
+}
+
+/* kernel: mm/shrinker.c free_shrinker_info() (from mem_cgroup_css_free) */
+static void shr_css_free(struct msim_memcg *memcg, void *priv)
+{
+	/* priv may be gone at host teardown: reach our state through the host slot. */
+	struct msim *m = msim_memcg_host(memcg);
+	struct msim__shr_host *h = *msim_host_slot(m, MSIM_SLOT_SHRINKER);
+	struct msim__shr_memcg *sm;
+
+	(void)priv;
+	if (!h)
+		return;
+	msim_mutex_lock(&h->mutex);
+	sm = msim__shr_memcg(h, memcg);
+	if (sm)
+		msim__shr_free_info_locked(h, memcg, sm);
+	msim_mutex_unlock(&h->mutex);
+}
+
+/* ---- expansion ---- */
+
+/*
+ * kernel: mm/shrinker.c expand_shrinker_info(), shrinker_mutex held. Array
+ * layouts: every memcg (mem_cgroup_iter includes offline ones not yet freed), every
+ * node, one reallocation and copy each. xarray: only root gets units.
+ */
+int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id)
+{
+	int new_nr_max = (new_id / MSIM_SHRINKER_UNIT_BITS + 1) * MSIM_SHRINKER_UNIT_BITS;
+	struct msim_memcg *memcg = NULL;
+	struct msim__shr_memcg *sm;
+	unsigned int nid;
+	int r;
+
+	if (h->ops->expand_root_only) {
+		sm = msim__shr_memcg(h, h->root);
+		for (nid = 0; sm && nid < sm->nr_nodes; nid++) {
+			r = h->ops->expand_node(h, sm, nid, new_nr_max);
+			if (r < 0 && r != -ENOENT)
+				return r;
+		}
+		goto done;
+	}
+	while ((memcg = msim_mem_cgroup_iter(h->root, memcg)) != NULL) {
+		sm = msim__shr_memcg(h, memcg);
+		if (!sm)
+			continue;
+		for (nid = 0; nid < sm->nr_nodes; nid++) {
+			r = h->ops->expand_node(h, sm, nid, new_nr_max);
+			if (r == -ENOENT)
+				break;
+			if (r < 0) {
+				msim_mem_cgroup_iter_break(h->root, memcg);
+				return r;
+			}
+			if (r > 0)
+				msim__stat_inc(&h->expand_memcg_visits);
+		}
+	}
+done:
+	__atomic_store_n(&h->nr_max, new_nr_max, __ATOMIC_RELEASE);
+	msim__stat_inc(&h->expansions);
+	return 0;
+}
+
+/* ---- bits and units ---- */
+
+/* kernel: mm/shrinker.c set_shrinker_bit() */
+void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm;
+	struct msim__unit *unit;
+
+	if (id < 0 || !memcg || msim_mem_cgroup_is_root(memcg))
+		return;
+	sm = memcg_data(memcg, &h);
+	if (!sm || msim__shr_bad_nid(sm, nid))
+		return;
+	msim_rcu_read_lock();
+	unit = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(id));
+	if (unit) {
+		msim_smp_mb(); /* smp_mb__before_atomic: the list add is visible first */
+		msim_set_bit(MSIM__UNIT_OFFSET(id), unit->map);
+	}
+	msim_rcu_read_unlock();
+}
+
+/* thread 001: the unit is installed with the memcg's first list on the lru. */
+int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm;
+
+	if (id < 0 || !memcg || msim_mem_cgroup_is_root(memcg))
+		return 0;
+	sm = memcg_data(memcg, &h);
+	if (!sm || !h->ops->on_demand)
+		return 0;
+	if (msim__shr_bad_nid(sm, nid) || id >= msim__nr_max_read(h))
+		return -EINVAL;
+	return h->ops->install(h, sm, nid, MSIM__UNIT_INDEX(id));
+}
+
+/* The next present unit at or after *index (RCU held), skipping holes. */
+static struct msim__unit *next_present(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				       unsigned int nid, unsigned long *index)
+{
+	struct msim__unit *u;
+
+	while ((u = h->ops->next_unit(h, sm, nid, index)) == MSIM__UNIT_HOLE)
+		(*index)++;
+	return u;
+}
+
+/*
+ * shrink_slab_memcg's step (kernel: one rcu_read_lock, info reload and unit load
+ * per index): the unit at *index or after, MSIM__UNIT_HOLE, or NULL at the end.
+ */
+struct msim__unit *msim__shr_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+				       unsigned int nid, unsigned long *index)
+{
+	struct msim__unit *unit;
+
+	msim_rcu_read_lock();
+	unit = h->ops->next_unit(h, sm, nid, index);
+	msim_rcu_read_unlock();
+	return unit;
+}
+
+static struct msim__unit *unit_of(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
+	struct msim__unit *u;
+
+	if (!sm || id < 0 || nid >= sm->nr_nodes)
+		return NULL;
+	msim_rcu_read_lock();
+	u = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(id));
+	msim_rcu_read_unlock();
+	return u; /* units live as long as the memcg */
+}
+
+bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	struct msim__unit *u = unit_of(memcg, nid, id);
+
+	return u && msim_test_bit(MSIM__UNIT_OFFSET(id), u->map);
+}
+
+bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	return unit_of(memcg, nid, id) != NULL;
+}
+
+unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid)
+{
+	struct msim__shr_memcg *sm = memcg_data(memcg, NULL);
+
+	if (!sm || nid >= sm->nr_nodes)
+		return 0;
+	return __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+}
+
+size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
+	unsigned long index = 0, w;
+	struct msim__unit *u;
+	size_t n = 0;
+
+	if (!sm || nid >= sm->nr_nodes)
+		return 0;
+	msim_rcu_read_lock();
+	while ((u = next_present(h, sm, nid, &index)) != NULL) {
+		w = __atomic_load_n(&u->map[0], __ATOMIC_RELAXED);
+		while (w && n < max) {
+			ids[n++] = (int)(index * MSIM_SHRINKER_UNIT_BITS) + __builtin_ctzl(w);
+			w &= w - 1;
+		}
+		index++;
+	}
+	msim_rcu_read_unlock();
+	return n;
+}
+
+void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
+	unsigned int nid;
+
+	memset(out, 0, sizeof(*out));
+	if (!sm)
+		return;
+	for (nid = 0; nid < sm->nr_nodes; nid++) {
+		out->container += h->ops->container_bytes(h, sm, nid);
+		out->nr_units += __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+	}
+	out->units = msim__unit_bytes(h, out->nr_units);
+}
+
+/* ---- deferred counts ---- */
+
+long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id)
+{
+	struct msim__unit *u = unit_of(memcg, nid, id);
+
+	return u ? msim_atomic_long_read(&u->nr_deferred[MSIM__UNIT_OFFSET(id)]) : 0;
+}
+
+long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid)
+{
+	if (!s || !s->nr_deferred)
+		return 0;
+	if (!(s->flags & MSIM_SHRINKER_NUMA_AWARE))
+		nid = 0;
+	return msim_atomic_long_read(&s->nr_deferred[nid]);
+}
+
+/*
+ * kernel: the slot xchg_nr_deferred() / add_nr_deferred() work on: the memcg's
+ * unit (memcg-aware shrinkers) or the shrinker's own per-node array.
+ */
+msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
+					     struct msim_shrinker *s, struct msim__unit **unit)
+{
+	unsigned int nid = (s->flags & MSIM_SHRINKER_NUMA_AWARE) ? sc->nid : 0;
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm;
+
+	if (!(s->flags & MSIM_SHRINKER_MEMCG_AWARE))
+		return s->nr_deferred ? &s->nr_deferred[nid] : NULL;
+	sm = memcg_data(sc->memcg, &h);
+	if (!sm || nid >= sm->nr_nodes)
+		return NULL;
+	msim_rcu_read_lock();
+	*unit = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(s->id));
+	msim_rcu_read_unlock();
+	return *unit ? &(*unit)->nr_deferred[MSIM__UNIT_OFFSET(s->id)] : NULL;
+}
+
+/*
+ * kernel: mm/shrinker.c reparent_shrinker_deferred(), from offline under
+ * shrinker_mutex: the child's counts are read and added to the parent's, not
+ * zeroed. A shrink in flight adds to the child after this read: lost (S4).
+ */
+void msim_reparent_shrinker_deferred(struct msim_memcg *memcg)
+{
+	struct msim__shr_host *h;
+	struct msim__shr_memcg *sm = memcg_data(memcg, &h), *psm;
+	struct msim_memcg *parent = msim_parent_mem_cgroup(memcg);
+	struct msim__unit *cu, *pu;
+	unsigned long index;
+	unsigned int nid, off;
+	long v;
+
+	if (!sm)
+		return;
+	if (!parent)
+		parent = h->root;
+	psm = msim__shr_memcg(h, parent);
+	if (!psm)
+		return;
+	msim_mutex_lock(&h->mutex);
+	for (nid = 0; nid < sm->nr_nodes; nid++) {
+		for (index = 0;; index++) {
+			msim_rcu_read_lock();
+			cu = next_present(h, sm, nid, &index);
+			pu = cu ? h->ops->unit(h, psm, nid, index) : NULL;
+			msim_rcu_read_unlock();
+			if (!cu)
+				break;
+			if (!pu && h->ops->on_demand && !psm->is_root) {
+				h->ops->install(h, psm, nid, index);
+				msim_rcu_read_lock();
+				pu = h->ops->unit(h, psm, nid, index);
+				msim_rcu_read_unlock();
+			}
+			if (!pu)
+				continue;
+			for (off = 0; off < MSIM_SHRINKER_UNIT_BITS; off++) {
+				v = msim_atomic_long_read(&cu->nr_deferred[off]);
+				if (v)
+					msim_atomic_long_add(&pu->nr_deferred[off], v);
+			}
+		}
+	}
+	msim_mutex_unlock(&h->mutex);
+}
+
+/* ---- the memcg hook sets (msim_shrinker_init registers them) ---- */
+
+static void shr_css_offline(struct msim_memcg *memcg, void *priv)
+{
+	(void)priv;
+	msim_reparent_shrinker_deferred(memcg);
+}
+
+const struct msim_memcg_hooks msim__shr_info_hooks = {
+	.name = "shrinker_info",
+	.order = MSIM_HOOK_ORDER_SHRINKER_INFO,
+	.css_online = shr_css_online,
+	.css_free = shr_css_free,
+};
+
+const struct msim_memcg_hooks msim__shr_deferred_hooks = {
+	.name = "shrinker_deferred",
+	.order = MSIM_HOOK_ORDER_SHRINKER_DEFERRED,
+	.css_offline = shr_css_offline,
+};

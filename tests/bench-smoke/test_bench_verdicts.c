@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bench_verdicts.c - the benches' comparisons with their threads, judged on
+ * planted figures: every rule of every bench is forced to each of its outcomes
+ * (holds, does not hold, not comparable where it can be), plus the rule engine
+ * itself (each operator at its boundary, alternatives, the direction rule) and
+ * the two printers. No bench is run and nothing is timed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/shrinker.h>
+
+#include "bench_anon_churn.h"
+#include "bench_root_flush.h"
+#include "bench_rstat_propagate.h"
+#include "bench_rstat_staleness.h"
+#include "bench_sched_switch.h"
+#include "bench_shrinker_units.h"
+#include "bench_verdict.h"
+
+#define HOLDS MSIM_VERDICT_HOLDS
+#define FAILS MSIM_VERDICT_DOES_NOT_HOLD
+#define NC MSIM_VERDICT_NOT_COMPARABLE
+
+/* The row whose claim starts with prefix (exactly one must). */
+static const struct msim_verdict_row *row(const struct msim_verdict_table *t, const char *prefix)
+{
+	const struct msim_verdict_row *found = NULL;
+
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strncmp(t->rows[i].claim, prefix, strlen(prefix))) {
+			assert_null(found);
+			found = &t->rows[i];
+		}
+	assert_non_null(found);
+	return found;
+}
+
+static enum msim_verdict_outcome judge(const struct msim_verdict_table *t, const char *prefix)
+{
+	return msim_verdict_judge(t, row(t, prefix), NULL);
+}
+
+/* What the text printer writes for t. */
+static char *print_text(const struct msim_verdict_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	msim_verdict_print_text(f, t);
+	fclose(f);
+	return buf;
+}
+
+/* ---- the engine ---- */
+
+enum { G_NONE, G_A, G_B, G_C, G_NAN, G_N };
+static const char *const g_names[G_N] = { NULL, "a", "b", "c", "nan" };
+
+static struct msim_verdict_table engine_table(const struct msim_verdict_row *rows, size_t n,
+					      const double *fig)
+{
+	return (struct msim_verdict_table){ .reference = "thread 999", .rows = rows, .nrows = n,
+					    .fig_names = g_names, .fig = fig, .nfig = G_N };
+}
+
+static enum msim_verdict_outcome one_check(enum msim_verdict_op op, double k, unsigned int b,
+					   double a, double bval)
+{
+	const double fig[G_N] = { 0, a, bval, 0, NAN };
+	const struct msim_verdict_row r = { .claim = "c", .holds_when = { { G_A, op, k, b } } };
+	const struct msim_verdict_table t = engine_table(&r, 1, fig);
+
+	return msim_verdict_judge(&t, &r, NULL);
+}
+
+static void engine_operators(void **state)
+{
+	(void)state;
+	/* a op k (b == 0), at and around the boundary */
+	assert_int_equal(one_check(MSIM_VOP_LT, 2, 0, 1.9, 0), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_LT, 2, 0, 2, 0), FAILS);
+	assert_int_equal(one_check(MSIM_VOP_LE, 2, 0, 2, 0), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_LE, 2, 0, 2.1, 0), FAILS);
+	assert_int_equal(one_check(MSIM_VOP_GT, 2, 0, 2.1, 0), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_GT, 2, 0, 2, 0), FAILS);
+	assert_int_equal(one_check(MSIM_VOP_GE, 2, 0, 2, 0), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_GE, 2, 0, 1.9, 0), FAILS);
+	assert_int_equal(one_check(MSIM_VOP_EQ, 2, 0, 2, 0), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_EQ, 2, 0, 2.5, 0), FAILS);
+	/* a op k x b */
+	assert_int_equal(one_check(MSIM_VOP_GT, 3, G_B, 10, 3), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_GT, 3, G_B, 9, 3), FAILS);
+	assert_int_equal(one_check(MSIM_VOP_LT, -1, G_B, -3.5, 3), HOLDS);
+	assert_int_equal(one_check(MSIM_VOP_LT, -1, G_B, -3, 3), FAILS);
+	/* a figure that was not measured */
+	assert_int_equal(one_check(MSIM_VOP_GT, 1, G_NAN, 1, 0), NC);
+	assert_int_equal(one_check(MSIM_VOP_GT, 1, G_B, 1, NAN), NC);
+}
+
+static void engine_clauses(void **state)
+{
+	/* (a > 1 or b > 1) and c == 0; comparable only when c >= 0 */
+	static const struct msim_verdict_row r = {
+		.claim = "c",
+		.comparable_when = { { G_C, MSIM_VOP_GE, 0 } },
+		.holds_when = { { G_A, MSIM_VOP_GT, 1, 0, true }, { G_B, MSIM_VOP_GT, 1 },
+				{ G_C, MSIM_VOP_EQ, 0 } },
+	};
+	double fig[G_N] = { 0, 2, 0, 0, NAN };
+	struct msim_verdict_table t = engine_table(&r, 1, fig);
+	char text[512];
+
+	(void)state;
+	assert_int_equal(msim_verdict_judge(&t, &r, NULL), HOLDS);
+	fig[G_A] = 0;
+	assert_int_equal(msim_verdict_judge(&t, &r, NULL), FAILS);
+	fig[G_B] = 5;
+	assert_int_equal(msim_verdict_judge(&t, &r, NULL), HOLDS);
+	fig[G_C] = 1;
+	assert_int_equal(msim_verdict_judge(&t, &r, NULL), FAILS);
+	fig[G_C] = -1;
+	assert_int_equal(msim_verdict_judge(&t, &r, NULL), NC);
+	msim_verdict_rule_text(&t, &r, text, sizeof(text));
+	assert_string_equal(text, "comparable when c >= 0; (a > 1 or b > 1) and c == 0");
+}
+
+static void engine_direction(void **state)
+{
+	static const struct msim_verdict_row r = {
+		.claim = "c",
+		.rule = MSIM_RULE_DIRECTION,
+		.dir = { .ours = G_A, .noise = G_B, .thread = G_C, .flat = 0.5 },
+	};
+	double fig[G_N] = { 0 };
+	struct msim_verdict_table t = engine_table(&r, 1, fig);
+	const char *detail;
+	struct { double ours, noise, thread; enum msim_verdict_outcome o; const char *detail; }
+	cases[] = {
+		{ -5, 1, -4.5, HOLDS, "direction and size" },
+		{ -5, 1, -2, HOLDS, "in direction; the size differs" },
+		{ 5, 1, -2, FAILS, "opposite direction" },
+		{ 0.5, 1, -2, FAILS, "not reproduced: ours is within noise" },
+		{ -1, 1, 0.3, HOLDS, "both within noise" },
+		{ NAN, 1, -2, NC, "a figure was not measured" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fig[G_A] = cases[i].ours;
+		fig[G_B] = cases[i].noise;
+		fig[G_C] = cases[i].thread;
+		assert_int_equal(msim_verdict_judge(&t, &r, &detail), cases[i].o);
+		assert_string_equal(detail, cases[i].detail);
+	}
+}
+
+static void engine_printers(void **state)
+{
+	static const struct msim_verdict_row rows[] = {
+		{ .claim = "a is big", .thread = { { "a", 0, 10, "x" } },
+		  .ours = { { "a", G_A, 0, "x" } }, .holds_when = { { G_A, MSIM_VOP_GT, 5 } },
+		  .why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "a is small here" } },
+		{ .claim = "only in group 2", .group = 2, .rule = MSIM_RULE_NONE },
+	};
+	const double fig[G_N] = { 0, 3, 0, 0, NAN };
+	struct msim_verdict_table t = engine_table(rows, 2, fig);
+	struct msim_json j;
+	char *text, *json = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	text = print_text(&t);
+	assert_non_null(strstr(text, "  [does not hold] a is big\n"));
+	assert_non_null(strstr(text, "thread 999: a 10x\n"));
+	assert_non_null(strstr(text, "ours:       a 3x\n"));
+	assert_non_null(strstr(text, "rule:       a > 5\n"));
+	assert_non_null(strstr(text, "why:        a is small here\n"));
+	assert_null(strstr(text, "only in group 2"));
+	free(text);
+	t.groups = 2;
+	text = print_text(&t);
+	assert_non_null(strstr(text, "  [not comparable] only in group 2\n"));
+	free(text);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	msim_json_init(&j, f);
+	msim_verdict_print_json(&j, NULL, &t);
+	fclose(f);
+	assert_non_null(strstr(json, "[{\"claim\":\"a is big\",\"verdict\":\"does not hold\","
+				     "\"reference\":\"thread 999\",\"thread\":[{\"label\":\"a\","
+				     "\"value\":10,\"unit\":\"x\"}],\"ours\":[{\"label\":\"a\","
+				     "\"value\":3,\"unit\":\"x\"}],\"rule\":\"a > 5\","
+				     "\"why\":\"a is small here\"}"));
+	assert_non_null(strstr(json, "\"verdict\":\"not comparable\""));
+	free(json);
+}
+
+/* ---- root-flush (thread 002) ---- */
+
+static void root_flush(void **state)
+{
+	struct msim_rf_summary s = { .idle_us = { 1 }, .active_us = { 100 },
+				     .memcg_ns = { 7 }, .node_ns = { 5 } };
+	struct msim_rf_verdicts v;
+	const char *const active = "a root flush with 128 active", *const node = "reading a node",
+			  *const idle = "even an idle root flush";
+
+	(void)state;
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, active), HOLDS);
+	assert_int_equal(judge(&v.table, node), HOLDS);
+	assert_int_equal(judge(&v.table, idle), HOLDS);
+	s.idle_us[0] = 0.1;         /* 100 ns: less than 10 node reads */
+	s.active_us[0] = 0.15;      /* not more than twice the idle flush */
+	s.node_ns[0] = 15;          /* 2.1x the rstat read */
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, active), FAILS);
+	assert_int_equal(judge(&v.table, node), FAILS);
+	assert_int_equal(judge(&v.table, idle), FAILS);
+	s.node_ns[0] = 3;           /* 0.43x: the other side of the band */
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, node), FAILS);
+	s.idle_us[0] = NAN;
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, active), NC);
+	assert_int_equal(judge(&v.table, idle), NC);
+}
+
+/* ---- rstat-propagate (thread 004) ---- */
+
+static void rstat_propagate(void **state)
+{
+	struct msim_rp_summary s = { .median = { { 100, 100 }, { 90, 98.1 } }, .noise = { 1, 1 },
+				     .runs_stuck = { { 3, 2 }, { 0, 0 } }, .seeds = 3 };
+	struct msim_rp_verdicts v;
+	const char *detail;
+
+	(void)state;
+	msim_rp_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "2-level: continue costs"), HOLDS);
+	assert_int_equal(msim_verdict_judge(&v.table, row(&v.table, "4-level: continue costs"),
+					    &detail), HOLDS);
+	assert_string_equal(detail, "direction and size");   /* -1.9 % like the thread */
+	assert_int_equal(judge(&v.table, "2-level: break leaves"), HOLDS);
+	assert_int_equal(judge(&v.table, "4-level: break leaves"), HOLDS);
+	s.median[1][0] = 110;       /* continue faster */
+	s.median[1][1] = 99.5;      /* within noise */
+	s.runs_stuck[0][0] = 0;     /* stuck under neither: not reproduced */
+	s.runs_stuck[1][1] = 1;     /* continue stuck too */
+	msim_rp_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "2-level: continue costs"), FAILS);
+	assert_int_equal(judge(&v.table, "4-level: continue costs"), FAILS);
+	assert_int_equal(judge(&v.table, "2-level: break leaves"), NC);
+	assert_int_equal(judge(&v.table, "4-level: break leaves"), FAILS);
+	s.runs_stuck[1][0] = 2;     /* only continue stuck */
+	msim_rp_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "2-level: break leaves"), FAILS);
+}
+
+/* ---- anon-churn (thread 000) ---- */
+
+static void anon_churn(void **state)
+{
+	/* base 100; patches 1-2 -10 %; patches 1-3 -4 % (recovers more than half) */
+	struct msim_ac_summary s = { .median = { { 100, 100 }, { 90, 90 }, { 96, 96 } },
+				     .noise = { 1, 1 } };
+	struct msim_ac_verdicts v;
+	const char *const p2 = "\"patch 2 alone", *const p3 = "\"patch 3 brings";
+
+	(void)state;
+	msim_ac_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), HOLDS);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), HOLDS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), HOLDS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), HOLDS);
+	assert_int_equal(judge(&v.table, p2), HOLDS);
+	assert_int_equal(judge(&v.table, p3), HOLDS);
+	assert_int_equal(judge(&v.table, "\"most visible under MGLRU"), NC);
+	s.median[1][0] = 105;       /* classic: patches 1-2 faster (opposite direction) */
+	s.median[2][1] = 93;        /* MGLRU: patches 1-3 -7 %: less than half recovered */
+	msim_ac_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), FAILS);
+	assert_int_equal(judge(&v.table, p2), FAILS);
+	assert_int_equal(judge(&v.table, p3), FAILS);
+	s.median[1][1] = 99.5;      /* MGLRU patches 1-2 within noise; the thread's -0.55 % is not */
+	s.median[2][1] = 99.5;      /* MGLRU patches 1-3 within noise, as the thread's -0.002 % */
+	msim_ac_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), FAILS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), HOLDS);
+	assert_int_equal(judge(&v.table, "\"most visible under MGLRU"), NC);
+}
+
+/* ---- rstat-staleness (thread 004) ---- */
+
+static void rstat_staleness(void **state)
+{
+	/* 4 CPUs: threshold 256 pages; 16-page folios; 1 GiB/s for 4 s: 2 GiB expected */
+	struct msim_st_summary s = { .cpus = 4, .seconds = 4, .rate_gib = 1, .folio_pages = 16,
+				     .max_gap_break = 2LL << 30,
+				     .max_gap_continue = (256 + 16) * 4096LL };
+	struct msim_st_verdicts v;
+
+	(void)state;
+	msim_st_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "break:"), HOLDS);
+	assert_int_equal(judge(&v.table, "continue keeps"), HOLDS);
+	s.max_gap_break = (2LL << 30) / 2;          /* half the thread's gap */
+	s.max_gap_continue += 1;                     /* one byte beyond the bound */
+	msim_st_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "break:"), FAILS);
+	assert_int_equal(judge(&v.table, "continue keeps"), FAILS);
+	s.max_gap_break = (long long)(2.3 * (1LL << 30));   /* 15 % over */
+	msim_st_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "break:"), FAILS);
+	s.seconds = 1;                               /* a shorter run expects rate x 1 s */
+	s.max_gap_break = 1LL << 30;
+	msim_st_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "break:"), HOLDS);
+}
+
+/* ---- sched-switch (the goal) ---- */
+
+static void sched_switch(void **state)
+{
+	struct msim_ss_summary s = { .bare = 4e6, .steps = 1e6, .sched = 5e4 };
+	struct msim_ss_verdicts v;
+	const char *const goal = "the deterministic scheduler";
+
+	(void)state;
+	msim_ss_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, goal), HOLDS);
+	s.steps = 999999;
+	msim_ss_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, goal), FAILS);
+	s.steps = NAN;
+	msim_ss_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, goal), NC);
+}
+
+/* ---- shrinker-units (thread 001) ---- */
+
+#define LA MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE
+#define LO MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND
+#define LX MSIM_SHRINKER_INFO_XARRAY
+
+/* Figures shaped like the thread's tables, so that every comparison holds. */
+static void shu_plant(struct msim_shu_result *t1, struct msim_shu_result *t2)
+{
+	static const unsigned int ls[3] = { LA, LO, LX };
+	static const double slab1[3] = { 100000, 10000, 9000 }, empty1[3] = { 1000, 900, 100 },
+			    busy1[3] = { 2000, 1900, 1000 }, slab2[3] = { 1.6e6, 65e3, 34e3 },
+			    cont2[3] = { 32768, 32768, 0 }, reg2[3] = { 1.41, 1.31, 0.10 },
+			    none2[3] = { 0.08, 0.08, 0.07 }, visit2[3] = { 22.8, 10.7, 0.5 },
+			    walk2[3] = { 23, 11.3, 1.3 };
+
+	memset(t1, 0, sizeof(*t1));
+	memset(t2, 0, sizeof(*t2));
+	t1->cfg.nodes = 1;
+	t2->cfg.nodes = 4;
+	for (int i = 0; i < 3; i++) {
+		struct msim_shu_layout_result *a = &t1->lay[ls[i]], *b = &t2->lay[ls[i]];
+
+		a->ran = b->ran = true;
+		a->nr_max = 20096;
+		a->slab_per_cgroup = (uint64_t)slab1[i];
+		a->empty_ns = empty1[i];
+		a->busy_ns = busy1[i];
+		a->walk_visit_us = 0.4;
+		b->nr_max = 50112;
+		b->slab_per_cgroup = (uint64_t)slab2[i];
+		b->container_bytes = (uint64_t)cont2[i];
+		b->reg_s = b->reg_s_full = reg2[i];
+		b->reg_none_s = none2[i];
+		b->walk_visit_us = visit2[i];
+		b->walk_s_full = walk2[i];
+		b->empty_ns = 150;
+	}
+}
+
+static const char *const shu_claim[] = {
+	"table 1: both on-demand", "table 1: empty-cgroup shrink_slab_memcg, xarray",
+	"table 1: empty-cgroup shrink_slab_memcg, old", "table 1: 100 busy",
+	"table 1: mkdir/rmdir", "table 2: the on-demand array keeps", "table 2: base needs",
+	"table 2: 640 mounts", "table 2: without cgroups", "table 2: shrink_slab_memcg per",
+	"table 2: the drop_caches", "the xarray pays nothing",
+};
+
+/* Flip one figure and check that exactly the row it feeds stops holding. */
+static void shu_flip(unsigned int which, void (*flip)(struct msim_shu_result *t1,
+						      struct msim_shu_result *t2))
+{
+	struct msim_shu_result *t = calloc(2, sizeof(*t));
+	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+
+	assert_non_null(t);
+	assert_non_null(v);
+	shu_plant(&t[0], &t[1]);
+	flip(&t[0], &t[1]);
+	msim_shu_verdicts(&t[0], &t[1], v);
+	assert_int_equal(judge(&v->table, shu_claim[which]), FAILS);
+	free(v);
+	free(t);
+}
+
+static void f0(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].slab_per_cgroup = 50000; }
+static void f1(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].empty_ns = 600; }
+static void f2(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].empty_ns = 400; }
+static void f3(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].busy_ns = 1950; }
+static void f5(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].container_bytes = 8; }
+static void f6(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LA].slab_per_cgroup = 500000; }
+static void f7(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].reg_s_full = 0.30; }
+static void f8(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].reg_none_s = 0.2; }
+static void f9(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].walk_visit_us = 2; }
+static void f10(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_s_full = 10; }
+static void f11(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_visit_us = 0.9; }
+
+static void shrinker_units(void **state)
+{
+	struct msim_shu_result *t = calloc(2, sizeof(*t));
+	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+	char *text;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(v);
+	shu_plant(&t[0], &t[1]);
+	msim_shu_verdicts(&t[0], &t[1], v);
+	assert_int_equal(v->table.groups, MSIM_SHU_T1 | MSIM_SHU_T2);
+	for (unsigned int i = 0; i < sizeof(shu_claim) / sizeof(shu_claim[0]); i++)
+		assert_int_equal(judge(&v->table, shu_claim[i]), i == 4 ? NC : HOLDS);
+	/* Only table 1 measured: table 2's rows and the cross-table row are left out. */
+	msim_shu_verdicts(&t[0], NULL, v);
+	assert_int_equal(v->table.groups, MSIM_SHU_T1);
+	text = print_text(&v->table);
+	assert_non_null(strstr(text, "table 1: 100 busy"));
+	assert_null(strstr(text, "table 2:"));
+	assert_null(strstr(text, "the xarray pays nothing"));
+	free(text);
+	/* A layout that did not run leaves its table out too. */
+	t[1].lay[LO].ran = false;
+	msim_shu_verdicts(&t[0], &t[1], v);
+	assert_int_equal(v->table.groups, MSIM_SHU_T1);
+	free(v);
+	free(t);
+	shu_flip(0, f0);
+	shu_flip(1, f1);
+	shu_flip(2, f2);
+	shu_flip(3, f3);
+	shu_flip(5, f5);
+	shu_flip(6, f6);
+	shu_flip(7, f7);
+	shu_flip(8, f8);
+	shu_flip(9, f9);
+	shu_flip(10, f10);
+	shu_flip(11, f11);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(engine_operators),
+		cmocka_unit_test(engine_clauses),
+		cmocka_unit_test(engine_direction),
+		cmocka_unit_test(engine_printers),
+		cmocka_unit_test(root_flush),
+		cmocka_unit_test(rstat_propagate),
+		cmocka_unit_test(anon_churn),
+		cmocka_unit_test(rstat_staleness),
+		cmocka_unit_test(sched_switch),
+		cmocka_unit_test(shrinker_units),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

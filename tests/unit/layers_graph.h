@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * layers_graph.h - the graph of the files of one folder, from what
+ * layers_scan.h read: a .c calls another when it uses a name the other defines
+ * (directly, or through a header's inline function or macro it names); a file
+ * reaches a header of the folder it includes, where X.h is one node with X.c.
+ * Its circles are the strongly connected components of two or more nodes.
+ * Included by test_layers.c only (one translation unit).
+ */
+#ifndef MSIM_TESTS_LAYERS_GRAPH_H
+#define MSIM_TESTS_LAYERS_GRAPH_H
+
+#include <dirent.h>
+
+#include "unit/layers_scan.h"
+
+/* ---- the graph of one folder ---- */
+
+struct folder;
+/* Calls the graph leaves out (the caller's exceptions); sym is called by file from. */
+typedef bool (*skip_call_fn)(struct folder *fo, const char *from, const char *sym);
+
+struct folder {
+	char root[4096];
+	char rel[512];           /* "src/rstat" */
+	struct srcfile *f;       /* the folder's .c and .h files, by name */
+	size_t nf;
+	struct srcfile **extra;  /* headers outside the folder its files include */
+	size_t nextra;
+	size_t nn;               /* nodes: files, with X.h merged into X.c */
+	bool *adj;               /* nn x nn: an edge from node i to node j */
+	skip_call_fn skip_call;
+	void *priv;              /* the caller's */
+};
+
+static int cmp_srcfile(const void *a, const void *b)
+{
+	return strcmp(((const struct srcfile *)a)->name, ((const struct srcfile *)b)->name);
+}
+
+/* Read every .c and .h directly in root/rel (subfolders are folders of their own). */
+static void folder_read(const char *root, const char *rel, struct folder *fo)
+{
+	char dir[4096], path[4096];
+	struct dirent *e;
+	DIR *d;
+
+	memset(fo, 0, sizeof(*fo));
+	snprintf(fo->root, sizeof(fo->root), "%s", root);
+	snprintf(fo->rel, sizeof(fo->rel), "%s", rel);
+	snprintf(dir, sizeof(dir), "%s/%s", root, rel);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !is_source(e->d_name))
+			continue;
+		fo->f = realloc(fo->f, (fo->nf + 1) * sizeof(*fo->f));
+		assert_non_null(fo->f);
+		memset(&fo->f[fo->nf], 0, sizeof(fo->f[0]));
+		snprintf(path, sizeof(path), "%s/%s", rel, e->d_name);
+		if (parse_source(root, path, &fo->f[fo->nf]))
+			fo->nf++;
+	}
+	closedir(d);
+	qsort(fo->f, fo->nf, sizeof(*fo->f), cmp_srcfile);
+}
+
+static bool is_header(const struct srcfile *f)
+{
+	return f->name[strlen(f->name) - 1] == 'h';
+}
+
+/* The folder's file of that base name, or -1. */
+static int file_index(const struct folder *fo, const char *name)
+{
+	for (size_t i = 0; i < fo->nf; i++)
+		if (strcmp(fo->f[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The folder's file at rel (from the root), or -1. */
+static int file_at(const struct folder *fo, const char *rel)
+{
+	for (size_t i = 0; i < fo->nf; i++)
+		if (strcmp(fo->f[i].rel, rel) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Any header at rel: the folder's, or one from outside read once. */
+static const struct srcfile *header_at(struct folder *fo, const char *rel)
+{
+	int i = file_at(fo, rel);
+	size_t n = strlen(rel);
+
+	if (i >= 0)
+		return &fo->f[i];
+	if (n < 2 || strcmp(rel + n - 2, ".h") != 0)
+		return NULL;
+	for (size_t k = 0; k < fo->nextra; k++)
+		if (strcmp(fo->extra[k]->rel, rel) == 0)
+			return fo->extra[k];
+	/* One allocation each: callers hold these while more are read. */
+	fo->extra = realloc(fo->extra, (fo->nextra + 1) * sizeof(*fo->extra));
+	assert_non_null(fo->extra);
+	fo->extra[fo->nextra] = calloc(1, sizeof(struct srcfile));
+	assert_non_null(fo->extra[fo->nextra]);
+	if (!parse_source(fo->root, rel, fo->extra[fo->nextra])) {
+		free(fo->extra[fo->nextra]);
+		return NULL;
+	}
+	return fo->extra[fo->nextra++];
+}
+
+/* Nodes: one per .c and per header without a .c of the same stem. */
+static void assign_nodes(struct folder *fo)
+{
+	fo->nn = 0;
+	for (size_t i = 0; i < fo->nf; i++)
+		fo->f[i].node = -1;
+	for (size_t i = 0; i < fo->nf; i++) {
+		char twin[128];
+		size_t n = strlen(fo->f[i].name);
+		int j;
+
+		if (fo->f[i].node >= 0)
+			continue;
+		fo->f[i].node = (int)fo->nn++;
+		snprintf(twin, sizeof(twin), "%.*s%c", (int)(n - 1), fo->f[i].name,
+			 is_header(&fo->f[i]) ? 'c' : 'h');
+		j = file_index(fo, twin);
+		if (j >= 0)
+			fo->f[j].node = fo->f[i].node;
+	}
+}
+
+/* The folder's .c that defines sym, or -1. */
+static int definer(const struct folder *fo, const char *sym)
+{
+	for (size_t i = 0; i < fo->nf; i++)
+		if (sv_has(&fo->f[i].defs, sym, strlen(sym)))
+			return (int)i;
+	return -1;
+}
+
+/* Every header f includes, transitively, in hdrs (as rel paths). */
+static void headers_of(struct folder *fo, const struct srcfile *f, struct strvec *hdrs)
+{
+	for (size_t k = 0; k < f->incs.n; k++) {
+		const struct srcfile *h;
+
+		if (sv_has(hdrs, f->incs.v[k], strlen(f->incs.v[k])))
+			continue;
+		sv_add(hdrs, f->incs.v[k], strlen(f->incs.v[k]));
+		h = header_at(fo, f->incs.v[k]);
+		if (h)
+			headers_of(fo, h, hdrs);
+	}
+}
+
+/*
+ * The names file i uses: its own references, and those of every inline function
+ * and macro of an included header that it (or such a function) names.
+ */
+static void uses_of(struct folder *fo, size_t i, struct strvec *uses)
+{
+	struct strvec hdrs = { 0 };
+
+	headers_of(fo, &fo->f[i], &hdrs);
+	for (size_t k = 0; k < fo->f[i].refs.n; k++)
+		sv_add(uses, fo->f[i].refs.v[k], strlen(fo->f[i].refs.v[k]));
+	for (size_t k = 0; k < uses->n; k++) {       /* uses grows as it goes */
+		for (size_t h = 0; h < hdrs.n; h++) {
+			const struct srcfile *hf = header_at(fo, hdrs.v[h]);
+
+			for (size_t p = 0; hf && p < hf->nprov; p++) {
+				const struct provide *pv = &hf->prov[p];
+
+				if (strcmp(pv->name, uses->v[k]) != 0)
+					continue;
+				for (size_t r = 0; r < pv->refs.n; r++)
+					sv_add(uses, pv->refs.v[r], strlen(pv->refs.v[r]));
+			}
+		}
+	}
+	sv_free(&hdrs);
+}
+
+static void append(char *why, size_t len, size_t *used, const char *sep, const char *word)
+{
+	int n = snprintf(why + *used, len > *used ? len - *used : 0, "%s%s", sep, word);
+
+	*used += n > 0 ? (size_t)n : 0;
+}
+
+/* Why file from reaches node to_node, or false: "calls x, y; includes z.h". */
+static bool edge_why(struct folder *fo, size_t from, int to_node, char *why, size_t len)
+{
+	const struct srcfile *f = &fo->f[from];
+	struct strvec uses = { 0 };
+	size_t used = 0;
+	bool calls = false;
+
+	why[0] = '\0';
+	if (!is_header(f))
+		uses_of(fo, from, &uses);
+	for (size_t k = 0; k < uses.n; k++) {
+		int d = definer(fo, uses.v[k]);
+
+		if (d < 0 || fo->f[d].node != to_node || (size_t)d == from ||
+		    (fo->skip_call && fo->skip_call(fo, f->name, uses.v[k])))
+			continue;
+		append(why, len, &used, calls ? ", " : "calls ", uses.v[k]);
+		calls = true;
+	}
+	for (size_t k = 0; k < f->incs.n; k++) {
+		int j = file_at(fo, f->incs.v[k]);
+
+		if (j >= 0 && fo->f[j].node == to_node && fo->f[j].node != f->node)
+			append(why, len, &used, used ? "; includes " : "includes ", fo->f[j].name);
+	}
+	sv_free(&uses);
+	return used > 0;
+}
+
+static void folder_graph(struct folder *fo)
+{
+	char why[4096];
+
+	assign_nodes(fo);
+	fo->adj = calloc(fo->nn * fo->nn + 1, sizeof(bool));
+	assert_non_null(fo->adj);
+	for (size_t i = 0; i < fo->nf; i++)
+		for (size_t t = 0; t < fo->nn; t++)
+			if ((int)t != fo->f[i].node && edge_why(fo, i, (int)t, why, sizeof(why)))
+				fo->adj[(size_t)fo->f[i].node * fo->nn + t] = true;
+}
+
+static void srcfile_free(struct srcfile *f)
+{
+	sv_free(&f->defs);
+	sv_free(&f->refs);
+	sv_free(&f->incs);
+	for (size_t p = 0; p < f->nprov; p++) {
+		free(f->prov[p].name);
+		sv_free(&f->prov[p].refs);
+	}
+	free(f->prov);
+}
+
+static void folder_free(struct folder *fo)
+{
+	for (size_t i = 0; i < fo->nf; i++)
+		srcfile_free(&fo->f[i]);
+	for (size_t i = 0; i < fo->nextra; i++) {
+		srcfile_free(fo->extra[i]);
+		free(fo->extra[i]);
+	}
+	free(fo->f);
+	free(fo->extra);
+	free(fo->adj);
+	memset(fo, 0, sizeof(*fo));
+}
+
+/* ---- circles: strongly connected components (Tarjan) ---- */
+
+struct tarjan {
+	const struct folder *fo;
+	int *index, *low, *comp, *stack;
+	bool *on_stack;
+	int next, sp, ncomp;
+};
+
+static void strongconnect(struct tarjan *t, int v)
+{
+	size_t nn = t->fo->nn;
+
+	t->index[v] = t->low[v] = t->next++;
+	t->stack[t->sp++] = v;
+	t->on_stack[v] = true;
+	for (size_t w = 0; w < nn; w++) {
+		if (!t->fo->adj[(size_t)v * nn + w])
+			continue;
+		if (t->index[w] < 0) {
+			strongconnect(t, (int)w);
+			if (t->low[w] < t->low[v])
+				t->low[v] = t->low[w];
+		} else if (t->on_stack[w] && t->index[w] < t->low[v]) {
+			t->low[v] = t->index[w];
+		}
+	}
+	if (t->low[v] != t->index[v])
+		return;
+	for (int w = -1; w != v;) {
+		w = t->stack[--t->sp];
+		t->on_stack[w] = false;
+		t->comp[w] = t->ncomp;
+	}
+	t->ncomp++;
+}
+
+/* comp[node] = its component; returns how many components. */
+static int components(const struct folder *fo, int *comp)
+{
+	size_t nn = fo->nn ? fo->nn : 1;
+	struct tarjan t = {
+		.fo = fo, .comp = comp,
+		.index = malloc(nn * sizeof(int)), .low = malloc(nn * sizeof(int)),
+		.stack = malloc(nn * sizeof(int)), .on_stack = calloc(nn, sizeof(bool)),
+	};
+
+	assert_true(t.index && t.low && t.stack && t.on_stack);
+	for (size_t v = 0; v < fo->nn; v++)
+		t.index[v] = -1;
+	for (size_t v = 0; v < fo->nn; v++)
+		if (t.index[v] < 0)
+			strongconnect(&t, (int)v);
+	free(t.index);
+	free(t.low);
+	free(t.stack);
+	free(t.on_stack);
+	return t.ncomp;
+}
+
+/* The file that names node n: its .c, else its header. */
+static const char *node_name(const struct folder *fo, int n)
+{
+	const char *name = "?";
+
+	for (size_t i = 0; i < fo->nf; i++)
+		if (fo->f[i].node == n && (strcmp(name, "?") == 0 ||
+					   fo->f[i].name[strlen(fo->f[i].name) - 1] == 'c'))
+			name = fo->f[i].name;
+	return name;
+}
+
+/* Print one circle (component c) with the edges inside it. */
+static void print_circle(struct folder *fo, const int *comp, int c, FILE *out)
+{
+	char why[4096];
+
+	fprintf(out, "  circle in %s:", fo->rel);
+	for (size_t n = 0; n < fo->nn; n++)
+		if (comp[n] == c)
+			fprintf(out, " %s", node_name(fo, (int)n));
+	fputc('\n', out);
+	for (size_t i = 0; i < fo->nf; i++) {
+		if (comp[fo->f[i].node] != c)
+			continue;
+		for (size_t t = 0; t < fo->nn; t++)
+			if ((int)t != fo->f[i].node && comp[t] == c &&
+			    edge_why(fo, i, (int)t, why, sizeof(why)))
+				fprintf(out, "    %s -> %s: %s\n", fo->f[i].name,
+					node_name(fo, (int)t), why);
+	}
+}
+
+/* The circles of one folder, printed to out; returns how many. */
+static unsigned int folder_circles(struct folder *fo, FILE *out)
+{
+	int *comp = calloc(fo->nn + 1, sizeof(int));
+	int ncomp = components(fo, comp);
+	unsigned int circles = 0;
+
+	for (int c = 0; c < ncomp; c++) {
+		size_t size = 0;
+
+		for (size_t n = 0; n < fo->nn; n++)
+			size += comp[n] == c;
+		if (size < 2)
+			continue;
+		circles++;
+		if (out)
+			print_circle(fo, comp, c, out);
+	}
+	free(comp);
+	return circles;
+}
+
+/* Every edge of a folder (MSIM_LAYERS_VERBOSE=1: to compare with nm). */
+static void print_edges(struct folder *fo)
+{
+	char why[4096];
+
+	for (size_t i = 0; i < fo->nf; i++)
+		for (size_t t = 0; t < fo->nn; t++)
+			if ((int)t != fo->f[i].node && edge_why(fo, i, (int)t, why, sizeof(why)))
+				fprintf(stderr, "%s: %s -> %s: %s\n", fo->rel, fo->f[i].name,
+					node_name(fo, (int)t), why);
+}
+
+#endif /* MSIM_TESTS_LAYERS_GRAPH_H */

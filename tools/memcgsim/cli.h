@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the parts of the memcgsim command (the .c files of tools/memcgsim).
+ */
+#ifndef MSIM_TOOL_CLI_H
+#define MSIM_TOOL_CLI_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+
+/* memcgsim race NAME [OPTIONS] (race.c); argv[0] is "race". */
+int msim_cli_race(int argc, char **argv);
+/* memcgsim demo (demo.c). */
+int msim_cli_demo(int argc, char **argv);
+/* memcgsim list --markdown: docs/races.md, from the registry (markdown.c). */
+int msim_cli_markdown(FILE *f);
+
+/*
+ * A kernel race window of reference 1.9 (R1-R10) or 2.10 (S1-S6): what it is,
+ * where the model has it, and what else shows it besides the races that name it
+ * in their windows field (windows.c).
+ */
+struct msim_cli_window {
+	const char *label;        /* "R4" */
+	const char *title;
+	const char *window;       /* the kernel's window, one paragraph */
+	const char *model;        /* where it is in the model */
+	const char *also;         /* other tests that reach it, or NULL */
+};
+/* The windows in label order, ended by { NULL }. */
+extern const struct msim_cli_window msim_cli_windows[];
+
+#endif

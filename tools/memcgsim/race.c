@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * race.c - `memcgsim race NAME [OPTIONS]`: one race, on one side or under the
+ * variants given, scripted or explored, printed as text or JSON.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_args.h"
+#include "cli.h"
+
+#define MAX_VARIANT_ARGS 32
+
+struct race_cli {
+	struct msim_race_opts o;
+	struct msim_config cfg;
+	bool json, strategy_set;
+	const char *side;                        /* applied first, */
+	const char *preset;                      /* then this, */
+	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
+	struct msim_arg_list variant_list;
+};
+
+/* --strategy: an explorer the command can start (replay comes from --schedule). */
+static int parse_strategy(const char *value, void *dest, char *err, size_t errlen)
+{
+	struct race_cli *c = dest;
+
+	if (msim_strategy_parse(value, &c->o.strategy) || c->o.strategy == MSIM_STRAT_REPLAY) {
+		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs)", value);
+		return -EINVAL;
+	}
+	c->strategy_set = true;
+	return 0;
+}
+
+/* --schedule: replay this schedule, whatever --strategy said. */
+static int parse_schedule(const char *value, void *dest, char *err, size_t errlen)
+{
+	struct race_cli *c = dest;
+
+	c->o.schedule = value;
+	c->o.strategy = MSIM_STRAT_REPLAY;
+	c->strategy_set = true;
+	return 0;
+}
+
+/* The options of `memcgsim race`, in the order --help lists them. */
+static void race_opts_table(struct race_cli *c, struct msim_arg *t)
+{
+	const struct msim_arg opts[] = {
+		MSIM_OPT_HELP(),
+		MSIM_OPT_CALL("--strategy", "S", parse_strategy, c,
+			      "script | random | pct | dfs (default: script if the race has one,\n"
+			      "else pct)"),
+		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
+			      "runs to explore (random, pct) or schedules at most (dfs)"),
+		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
+		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
+		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64, "DFS preemption bound"),
+		MSIM_OPT_CALL("--schedule", "STR", parse_schedule, c,
+			      "replay this schedule (implies the replay strategy)"),
+		MSIM_OPT_STRING("--side", "NAME", &c->side,
+				"one side of the race: its settings and what it expects\n"
+				"(memcgsim list --markdown lists each race's sides)"),
+		MSIM_OPT_UINT("--cpus", "N", &c->o.cpus, 1, MSIM_MAX_CPUS, "simulated CPUs"),
+		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
+				"variant preset (memcgsim list --variants)"),
+		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
+			      "set one variant (repeatable, applied after --side and --preset)"),
+		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
+		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
+			      "run the race's concurrent flavour (real threads, liburcu)"),
+		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
+		MSIM_OPT_END,
+	};
+
+	memcpy(t, opts, sizeof(opts));
+}
+
+#define RACE_NR_OPTS 15
+
+static void race_epilog(FILE *f, void *ctx)
+{
+	fputs("exit: 0 behaved as expected, 1 did not, 2 usage error\n", f);
+}
+
+/* argv[0] is the race's name; 0 to run, 1 after --help, 2 after a usage error. */
+static int parse_race_opts(int argc, char **argv, struct race_cli *c)
+{
+	struct msim_arg table[RACE_NR_OPTS];
+	const struct msim_args spec = {
+		.prog = "memcgsim race",
+		.operands_meta = "NAME",
+		.tables = { table },
+		.epilog = race_epilog,
+	};
+
+	race_opts_table(c, table);
+	c->variant_list = (struct msim_arg_list){ .items = c->variants, .max = MAX_VARIANT_ARGS };
+	return msim_args_parse_main(&spec, argc, argv);
+}
+
+/* `memcgsim race --help` (and a missing NAME): the generated help, no race needed. */
+static int race_usage(bool help)
+{
+	struct race_cli c;
+	char *argv[] = { "race", "--help", NULL };
+
+	memset(&c, 0, sizeof(c));
+	if (help)
+		return msim_args_exit_status(parse_race_opts(2, argv, &c));
+	fputs("memcgsim race: which race? (memcgsim list names them; memcgsim race --help)\n",
+	      stderr);
+	return 2;
+}
+
+/*
+ * The configuration: the side's settings, then the preset (which resets every
+ * variant, so it goes before any --variant whatever the argument order), then
+ * each --variant in order.
+ */
+static int apply_settings(const struct msim_race *r, struct race_cli *c)
+{
+	char err[512];
+
+	if (c->side && !(c->o.side = msim_race_side_find(r, c->side))) {
+		fprintf(stderr, "memcgsim: race %s has no side '%s'; its sides:", r->name, c->side);
+		for (const struct msim_race_side *s = r->sides; s && s->name; s++)
+			fprintf(stderr, " %s", s->name);
+		fputc('\n', stderr);
+		return -EINVAL;
+	}
+	if ((c->o.side && msim_race_settings_apply(&c->cfg, c->o.side->settings, err,
+						   sizeof(err))) ||
+	    (c->preset && msim_preset_apply(&c->cfg.variants, c->preset, err, sizeof(err)))) {
+		fprintf(stderr, "memcgsim: %s\n", err);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < c->variant_list.n; i++) {
+		if (msim_variant_set(&c->cfg.variants, c->variants[i], err, sizeof(err))) {
+			fprintf(stderr, "memcgsim: %s\n", err);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Run and print; the exit status. */
+static int run_and_print(const struct msim_race *r, struct race_cli *c)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	char err[512] = "";
+	int ret;
+
+	if (!res)
+		return 1;
+	ret = msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
+		free(res);
+		return ret == -EINVAL ? 2 : 1;
+	}
+	if (c->json)
+		msim_race_print_json(stdout, res);
+	else
+		msim_race_print_text(stdout, res);
+	ret = res->behaved_as_expected ? 0 : 1;
+	free(res);
+	return ret;
+}
+
+int msim_cli_race(int argc, char **argv)
+{
+	const struct msim_race *r;
+	struct race_cli c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	msim_race_opts_init(&c.o, MSIM_STRAT_SCRIPT);
+	msim_config_init(&c.cfg);
+	if (argc < 2 || argv[1][0] == '-')
+		return race_usage(argc >= 2 && (!strcmp(argv[1], "--help") ||
+						!strcmp(argv[1], "-h")));
+	r = msim_race_find(argv[1]);
+	if (!r) {
+		fprintf(stderr, "memcgsim: no race named '%s' (memcgsim list)\n", argv[1]);
+		return 2;
+	}
+	ret = parse_race_opts(argc - 1, argv + 1, &c);
+	if (ret)
+		return msim_args_exit_status(ret);
+	if (apply_settings(r, &c))
+		return 2;
+	if (!c.strategy_set)
+		c.o.strategy = r->script || r->script_hosts ? MSIM_STRAT_SCRIPT : MSIM_STRAT_PCT;
+	return run_and_print(r, &c);
+}
