@@ -244,7 +244,7 @@ unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
  */
 int msim_mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
 /* kernel: __mod_memcg_state(): the same without the dying redirect. */
-int msim___mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
+int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
 
 /*
  * kernel: mod_memcg_lruvec_state(): node item; updates the memcg's and the

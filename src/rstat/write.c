@@ -137,7 +137,7 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 	return 0;
 }
 
-int msim___mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val)
+int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val)
 {
 	struct msim__memcg_stats *ms;
 
