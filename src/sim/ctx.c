@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "ctx.h"
 
 #if defined(MSIM_ASAN)
 #include <sanitizer/asan_interface.h>

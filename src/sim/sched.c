@@ -14,9 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <memcgsim/script.h>
+#include <memcgsim/yield.h>
 
-__thread int msim__det_active;
+#include "ctx.h"
+#include "current.h"
+#include "rand.h"
+#include "rcu_det.h"
+#include "sched.h"
+#include "task.h"
 
 #define MAX_OPTIONS 1025
 
@@ -62,7 +68,7 @@ static void rle_flush(struct msim_sched *s)
 	s->rle_count = 0;
 }
 
-void msim__sched_record(struct msim *m, int pick)
+static void sched_record(struct msim *m, int pick)
 {
 	struct msim_sched *s = &m->sched;
 
@@ -209,7 +215,7 @@ static bool wait_satisfied(struct msim *m, const struct msim_task *t)
 	}
 }
 
-bool msim__task_enabled(struct msim *m, struct msim_task *t)
+static bool task_enabled(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_DONE)
 		return false;
@@ -220,7 +226,7 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
-void msim__resume(struct msim *m, struct msim_task *t)
+static void resume(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_NEW) {
 		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
@@ -259,14 +265,14 @@ static void build_options(struct msim *m, struct options *o)
 	o->n = 0;
 	o->current_enabled = false;
 	o->has_r = false;
-	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
+	if (s->current >= 0 && task_enabled(m, m->task_vec[s->current])) {
 		o->pick[o->n++] = s->current;
 		o->current_enabled = true;
 	}
 	for (i = 0; i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
 		if ((int)i == s->current)
 			continue;
-		if (msim__task_enabled(m, m->task_vec[i]))
+		if (task_enabled(m, m->task_vec[i]))
 			o->pick[o->n++] = (int)i;
 	}
 	if (msim__rcu_det_ready(m)) {
@@ -402,14 +408,14 @@ static void trace_mix(struct msim_sched *s, int pick, const char *point)
 
 static void do_pick(struct msim *m, int pick)
 {
-	msim__sched_record(m, pick);
+	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
 		msim__rcu_det_step(m);
 		trace_mix(&m->sched, pick, "R");
 		return;
 	}
 	struct msim_task *t = m->task_vec[pick];
-	msim__resume(m, t);
+	resume(m, t);
 	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
 }
 
@@ -515,7 +521,7 @@ int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsig
 	for (;;) {
 		if (t->state == MSIM_TASK_DONE)
 			return -ESRCH;
-		if (!msim__task_enabled(m, t))
+		if (!task_enabled(m, t))
 			return -EDEADLK;
 		do_pick(m, (int)t->idx);
 		if (t->state == MSIM_TASK_DONE)
@@ -532,7 +538,7 @@ unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
 
 	if (!driver_may_step(m, t))
 		return 0;
-	while (n < k && t->state != MSIM_TASK_DONE && msim__task_enabled(m, t)) {
+	while (n < k && t->state != MSIM_TASK_DONE && task_enabled(m, t)) {
 		do_pick(m, (int)t->idx);
 		n++;
 	}
@@ -544,7 +550,7 @@ int msim_run_task(struct msim *m, struct msim_task *t)
 	if (!driver_may_step(m, t))
 		return -EINVAL;
 	while (t->state != MSIM_TASK_DONE) {
-		if (!msim__task_enabled(m, t))
+		if (!task_enabled(m, t))
 			return -EDEADLK;
 		do_pick(m, (int)t->idx);
 	}
