@@ -53,31 +53,32 @@
  * other only where the kernel does: rstat the node counters (vmstat:
  * mod_lruvec_state), lru the lruvec and node stats, workingset lru, list_lru
  * (its shadow-node shrinker) and rstat, zswap list_lru, lru and rstat, damon the
- * rstat readers.
+ * rstat readers. No model layer includes the race engine (src/race): races are
+ * defined above the model, in scenarios/ and in users' experiments.
  */
 static const char *const upper_of_sim[] = {
 	"memcg", "rstat", "vmstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "damon",
-	NULL,
+	"race", NULL,
 };
 static const char *const upper_of_memcg[] = {
-	"rstat", "vmstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "damon", NULL,
+	"rstat", "vmstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "damon", "race", NULL,
 };
 static const char *const not_for_rstat[] = {
-	"lru", "shrinker", "list_lru", "workingset", "zswap", "damon", NULL,
+	"lru", "shrinker", "list_lru", "workingset", "zswap", "damon", "race", NULL,
 };
 static const char *const not_for_vmstat[] = {
-	"rstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "damon", NULL,
+	"rstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "damon", "race", NULL,
 };
 static const char *const not_for_lru[] = {
-	"shrinker", "list_lru", "workingset", "zswap", "damon", NULL,
+	"shrinker", "list_lru", "workingset", "zswap", "damon", "race", NULL,
 };
 static const char *const not_for_shrinker[] = {
-	"rstat", "vmstat", "lru", "workingset", "zswap", "damon", NULL,
+	"rstat", "vmstat", "lru", "workingset", "zswap", "damon", "race", NULL,
 };
-static const char *const not_for_workingset[] = { "vmstat", "zswap", "damon", NULL };
-static const char *const not_for_zswap[] = { "vmstat", "workingset", "damon", NULL };
+static const char *const not_for_workingset[] = { "vmstat", "zswap", "damon", "race", NULL };
+static const char *const not_for_zswap[] = { "vmstat", "workingset", "damon", "race", NULL };
 static const char *const not_for_damon[] = {
-	"vmstat", "lru", "shrinker", "list_lru", "workingset", "zswap", NULL,
+	"vmstat", "lru", "shrinker", "list_lru", "workingset", "zswap", "race", NULL,
 };
 
 struct layer_rule {
