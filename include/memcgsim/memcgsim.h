@@ -28,6 +28,7 @@
 #include <memcgsim/idr.h>
 /* The layers. */
 #include <memcgsim/memcg.h>
+#include <memcgsim/objcg.h>
 #include <memcgsim/charge.h>
 #include <memcgsim/rstat.h>
 #include <memcgsim/list_lru.h>
