@@ -31,6 +31,9 @@
 #include <memcgsim/objcg.h>
 #include <memcgsim/charge.h>
 #include <memcgsim/rstat.h>
+#include <memcgsim/mmzone.h>
+#include <memcgsim/folio.h>
+#include <memcgsim/lru.h>
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
 

@@ -72,6 +72,9 @@ static int objcg_css_alloc(struct msim_memcg *memcg, void *priv)
 	struct msim__objcg_host *h = priv;
 	struct msim__objcg_memcg *om;
 
+	/* On a root that exists already the hook runs inside its registration. */
+	if (h->slot < 0)
+		h->slot = msim_memcg_hooks_slot(h->m, "objcg");
 	om = calloc(1, sizeof(*om) + h->nr_nodes * sizeof(om->pn[0]));
 	if (!om)
 		return -ENOMEM;
