@@ -33,6 +33,7 @@
  *   "objcg.memcg.write"      offline's WRITE_ONCE(iter->memcg, parent)
  *   "objcg.pn"               rcu_dereference(pn->objcg)
  *   "objcg.ref.get" / ".put" / ".tryget"   the reference count
+ *   "objcg.reparent.lock"    offline, one node: prepared, about to take the locks
  *   "objcg.reparent.retry"   MGLRU recheck failed: cond_resched() before retrying
  */
 #ifndef MEMCGSIM_OBJCG_H

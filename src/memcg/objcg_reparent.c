@@ -63,6 +63,7 @@ static void reparent_node(struct msim__objcg_host *h, struct msim_memcg *memcg,
 	for (;;) {
 		if (ops && ops->prepare)
 			ops->prepare(memcg, parent, nid, arg);
+		msim_yield("objcg.reparent.lock");  /* what prepare did can be undone here */
 		msim__objcg_lock(h);
 		if (ops && ops->lock)
 			ops->lock(memcg, parent, nid, arg);
