@@ -38,15 +38,17 @@
  * yet, so msim_create() never attaches it: a host without it behaves as before.
  *
  * Named yield points (a task parked at one has not yet done the operation):
- *   "folio.lru.test_clear"     folio_test_clear_lru (isolation claims the folio)
- *   "folio.lru.set"            folio_set_lru (putback)
- *   "folio.ref.put"            folio_put's decrement
+ *   "folio.lru.test_clear"     folio_test_clear_lru (isolation and moves claim the folio)
+ *   "folio.lru.set"            folio_set_lru (add, putback)
+ *   "folio.ref.get" / ".tryget" / ".put" / ".freeze"   the folio's reference count
  *   "lru.zone_size.read" / ".write"   mz->lru_zone_size (READ_ONCE / update)
  *   "lru_gen.max_seq" / ".inc" lrugen->max_seq read / the aging's increment
- *   "lru_gen.nr_pages"         lrugen->nr_pages[gen][type][zone] update
+ *   "lru_gen.nr_pages" / ".read"   lrugen->nr_pages[gen][type][zone] update / READ_ONCE
  *   "lru.lruvec.recheck"       folio_lruvec_lock found the folio moved: retry
  *   "lru.shrink.isolated"      reclaim isolated its batch, lock dropped
  *   "lru.shrink.putback"       reclaim about to put the survivors back
+ * The lruvec locks, RCU sections and rstat's stat writes add their own points
+ * (lock.h, rcu.h, rstat.h); the offline's are in objcg.h.
  */
 #ifndef MEMCGSIM_LRU_H
 #define MEMCGSIM_LRU_H

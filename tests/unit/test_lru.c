@@ -45,6 +45,14 @@ static void classic_sizes_per_zone_and_thp(void **st)
 	assert_int_equal(lru_stat(lv, MSIM_NR_INACTIVE_ANON), 514);
 	assert_int_equal(lru_stat(lv, MSIM_NR_INACTIVE_FILE), 513);
 	assert_int_equal(msim_node_page_state(m, 0, MSIM_NR_INACTIVE_FILE), 513);
+	/* memory.stat shows the LRU items from these lists (bytes) */
+	char text[8192];
+	uint64_t v;
+	assert_true(msim_memory_stat_show(c, text, sizeof(text)) > 0);
+	assert_int_equal(msim_memory_stat_lookup(text, "inactive_anon", &v), 0);
+	assert_int_equal(v, 514 * 4096);
+	assert_int_equal(msim_memory_stat_lookup(text, "inactive_file", &v), 0);
+	assert_int_equal(v, 513 * 4096);
 	assert_true(msim_folio_test_lru(f[0]));
 	for (unsigned int i = 0; i < 5; i++)
 		msim_folio_put(f[i]);
