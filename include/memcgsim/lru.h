@@ -34,8 +34,9 @@
  *
  * Attach: msim_lru_attach(m) (the "lru" subsystem, with "objcg" before it; rstat
  * and the charge layer are attached by it when missing) after msim_create() and
- * before the first child memcg. The configuration has no switch for the layer
- * yet, so msim_create() never attaches it: a host without it behaves as before.
+ * before the first child memcg (-EBUSY after). The configuration has no switch
+ * for the layer yet, so msim_create() never attaches it: a host without it
+ * behaves as before.
  *
  * Named yield points (a task parked at one has not yet done the operation):
  *   "folio.lru.test_clear"     folio_test_clear_lru (isolation and moves claim the folio)

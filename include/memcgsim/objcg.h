@@ -24,8 +24,8 @@
  *                an RCU grace period
  *
  * The subsystem "objcg" is attached with the layers that need it (the "lru"
- * subsystem depends on it) or by hand (msim_subsys_attach()); it must be attached
- * before the first child memcg is created. Per-memcg data lives in a memcg hook
+ * subsystem depends on it) or by hand (msim_subsys_attach()), before the first
+ * child memcg is created (else the attach fails with -EBUSY). Per-memcg data lives in a memcg hook
  * slot; every call here is a plain lookup.
  *
  * Named yield points (a task parked at one has not yet done the operation):

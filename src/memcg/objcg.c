@@ -184,8 +184,13 @@ static int objcg_host_init(struct msim *m, void *state)
 	};
 	struct msim_memcg_hooks hooks = tmpl;
 	struct msim__objcg_host *h = state;
+	struct msim_memcg_counts counts;
 	int ret;
 
+	/* Children made before would have no objcgs: their offline could not move. */
+	msim_memcg_counts(m, &counts);
+	if (counts.created_total > 1)
+		return -EBUSY;
 	h->m = m;
 	h->nr_nodes = msim_nr_nodes(m);
 	h->refs = 1;

@@ -279,6 +279,11 @@ static void folio_alloc_checks(void **st)
 	assert_null(msim_lruvec_memcg(msim_node_lruvec(m, 0)));
 	assert_int_equal(msim_lruvec_lru_size(msim_node_lruvec(m, 0), MSIM_LRU_INACTIVE_ANON,
 					      MSIM_ZONE_MOVABLE), 0);
+	/* too late once a child exists: its offline could not move anything */
+	char err[256];
+	unit_mkdir(msim_root_mem_cgroup(plain), "early");
+	assert_int_equal(msim_lru_attach(plain, err, sizeof(err)), -EBUSY);
+	assert_false(msim_lru_attached(plain));
 	msim_destroy(m);
 	msim_destroy(plain);
 }
