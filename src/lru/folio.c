@@ -222,10 +222,11 @@ struct msim_memcg *msim_folio_memcg(const struct msim_folio *folio)
 
 struct msim_memcg *msim_get_mem_cgroup_from_folio(const struct msim_folio *folio)
 {
+	struct msim_obj_cgroup *objcg = msim_folio_objcg(folio);
 	struct msim_memcg *memcg;
 
-	if (folio->lh->reparent_objcg && folio_memcg_data(folio))
-		return msim_get_mem_cgroup_from_objcg(folio_memcg_data(folio));
+	if (objcg)
+		return msim_get_mem_cgroup_from_objcg(objcg);
 	msim_rcu_read_lock();
 	memcg = msim_folio_memcg(folio);
 	if (!memcg)
