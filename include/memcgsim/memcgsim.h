@@ -28,8 +28,12 @@
 #include <memcgsim/idr.h>
 /* The layers. */
 #include <memcgsim/memcg.h>
+#include <memcgsim/objcg.h>
 #include <memcgsim/charge.h>
 #include <memcgsim/rstat.h>
+#include <memcgsim/mmzone.h>
+#include <memcgsim/folio.h>
+#include <memcgsim/lru.h>
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
 #include <memcgsim/vmstat.h>

@@ -43,6 +43,12 @@ enum msim_shrinker_info_layout {
 	MSIM_SHRINKER_INFO_XARRAY = 3,           /* thread's series: on demand, xarray */
 };
 
+/* LRU folios of a memcg at its offline (reference 1.10, section 8's objcg item). */
+enum msim_lru_reparent {
+	MSIM_LRU_REPARENT_OBJCG = 0,       /* mainline: folios name an objcg; offline moves them */
+	MSIM_LRU_REPARENT_OFF = 1,         /* 7.0: folios name the memcg and stay on it */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -56,6 +62,7 @@ struct msim_variants {
 	enum msim_shrinker_info_layout shrinker_info;
 	enum msim_onoff shrinker_recount;    /* shrink_slab_memcg's clear-barrier-recount */
 	enum msim_onoff on_demand_lock;      /* array-on-demand install vs expand lock */
+	enum msim_lru_reparent lru_reparent;
 };
 
 struct msim_variant_desc {
