@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/list.h>
 #include <memcgsim/sync.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/xarray.h>
@@ -33,22 +34,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* struct list_head: a circular doubly linked list. */
-struct msim_list_head {
-	struct msim_list_head *next, *prev;
-};
-
-static inline void msim_init_list_head(struct msim_list_head *h)
-{
-	h->next = h;
-	h->prev = h;
-}
-
-static inline bool msim_list_empty(const struct msim_list_head *h)
-{
-	return h->next == h;
-}
 
 /* LONG_MIN in nr_items marks a list that was reparented (dead). */
 #define MSIM_LIST_LRU_DEAD LONG_MIN

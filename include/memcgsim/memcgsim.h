@@ -26,6 +26,7 @@
 /* Kernel-library equivalents (src/lib). */
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>
+#include <memcgsim/list.h>
 /* The layers. */
 #include <memcgsim/memcg.h>
 #include <memcgsim/objcg.h>

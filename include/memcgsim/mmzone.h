@@ -6,7 +6,7 @@
  * and per-lruvec LRU sizes are kept per zone (mz->lru_zone_size[zone][lru],
  * lrugen->nr_pages[gen][type][zone]). Which zones a node populates, and their
  * managed pages, are the vmstat layer's configuration; the LRU layer only needs
- * the indices.
+ * the indices. The host configuration (sim.h) sets the managed pages per zone.
  */
 #ifndef MEMCGSIM_MMZONE_H
 #define MEMCGSIM_MMZONE_H
@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 enum msim_zone_type {
-	MSIM_ZONE_DMA = 0,
-	MSIM_ZONE_DMA32,
+	MSIM_ZONE_DMA = 0,      /* below 16 MiB: node 0 only */
+	MSIM_ZONE_DMA32,        /* below 4 GiB: node 0 only */
 	MSIM_ZONE_NORMAL,
-	MSIM_ZONE_MOVABLE,
+	MSIM_ZONE_MOVABLE,      /* populated only when configured (movablecore=) */
 	MSIM_MAX_NR_ZONES       /* MAX_NR_ZONES */
 };
 

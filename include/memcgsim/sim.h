@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <memcgsim/mmzone.h>
+
 #include <memcgsim/variants.h>
 
 #ifdef __cplusplus
@@ -48,19 +50,7 @@ enum msim_lru_kind {
 	MSIM_LRU_MGLRU = 1,
 };
 
-/*
- * Memory zones of a node: x86_64's enum zone_type without ZONE_DEVICE (which has
- * no managed pages). The numbers are the kernel's, so zone-indexed tables
- * (lru_zone_size[zone][lru]) read like the kernel's.
- */
-enum msim_zone_type {
-	MSIM_ZONE_DMA = 0,      /* below 16 MiB: node 0 only */
-	MSIM_ZONE_DMA32,        /* below 4 GiB: node 0 only */
-	MSIM_ZONE_NORMAL,
-	MSIM_ZONE_MOVABLE,      /* populated only when configured (movablecore=) */
-	MSIM_MAX_NR_ZONES
-};
-
+/* Memory zones of a node: enum msim_zone_type, in mmzone.h. */
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
 

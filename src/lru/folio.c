@@ -33,7 +33,7 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 		errno = ENOMEM;
 		return NULL;
 	}
-	msim__list_init(&folio->lru);
+	msim_init_list_head(&folio->lru);
 	folio->refcount.counter = 1;
 	folio->gen = -1;
 	folio->order = order;

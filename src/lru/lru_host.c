@@ -71,7 +71,7 @@ static void lru_gen_init(struct msim__lru_gen *lrugen, bool enabled)
 	for (unsigned int g = 0; g < MSIM_MAX_NR_GENS; g++)
 		for (unsigned int t = 0; t < MSIM_ANON_AND_FILE; t++)
 			for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
-				msim__list_init(&lrugen->folios[g][t][z]);
+				msim_init_list_head(&lrugen->folios[g][t][z]);
 }
 
 /* kernel: lruvec_init() for one node of memcg. */
@@ -80,7 +80,7 @@ static void lru_vec_init(struct msim__lru_host *lh, struct msim__lru_vec *lv,
 {
 	msim_lock_init(&lv->lru_lock, "lru_lock");
 	for (unsigned int lru = 0; lru < MSIM_NR_LRU_LISTS; lru++)
-		msim__list_init(&lv->lists[lru]);
+		msim_init_list_head(&lv->lists[lru]);
 	lru_gen_init(&lv->lrugen, lh->mglru);
 	lv->stats = msim_mem_cgroup_lruvec(lh->m, memcg, nid);
 	lv->memcg = memcg;
@@ -106,12 +106,12 @@ struct msim__lru_memcg *msim__lru_memcg_alloc(struct msim__lru_host *lh,
 static bool lru_vec_empty(const struct msim__lru_vec *lv)
 {
 	for (unsigned int lru = 0; lru < MSIM_NR_LRU_LISTS; lru++)
-		if (!msim__list_empty(&lv->lists[lru]))
+		if (!msim_list_empty(&lv->lists[lru]))
 			return false;
 	for (unsigned int g = 0; g < MSIM_MAX_NR_GENS; g++)
 		for (unsigned int t = 0; t < MSIM_ANON_AND_FILE; t++)
 			for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
-				if (!msim__list_empty(&lv->lrugen.folios[g][t][z]))
+				if (!msim_list_empty(&lv->lrugen.folios[g][t][z]))
 					return false;
 	return true;
 }

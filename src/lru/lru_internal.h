@@ -23,7 +23,7 @@
 #include <memcgsim/lru.h>
 #include <memcgsim/rcu.h>
 
-#include "lib/list.h"
+#include <memcgsim/list.h>
 
 struct msim__lru_host;
 
@@ -39,7 +39,7 @@ enum msim__pg {
 
 /* kernel: struct folio, the fields the LRU and memcg code read. */
 struct msim_folio {
-	struct msim__list lru;          /* LRU list or a private list; the lru_lock */
+	struct msim_list_head lru;          /* LRU list or a private list; the lru_lock */
 	unsigned long flags;            /* MSIM__PG_* bits, atomic bit operations */
 	msim_atomic_long_t refcount;
 	void *memcg_data;               /* objcg (lru-reparent=objcg), memcg (off), NULL */
@@ -57,7 +57,7 @@ struct msim__lru_gen {
 	unsigned long max_seq;          /* READ_ONCE outside the lock: "lru_gen.max_seq" */
 	unsigned long min_seq[MSIM_ANON_AND_FILE];
 	long nr_pages[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
-	struct msim__list folios[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
+	struct msim_list_head folios[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
 	bool enabled;                   /* lru_gen_enabled() when the lruvec was made */
 };
 
@@ -68,7 +68,7 @@ struct msim__lru_gen {
  */
 struct msim__lru_vec {
 	struct msim_lock lru_lock;
-	struct msim__list lists[MSIM_NR_LRU_LISTS];  /* LRU_UNEVICTABLE stays empty */
+	struct msim_list_head lists[MSIM_NR_LRU_LISTS];  /* LRU_UNEVICTABLE stays empty */
 	long lru_zone_size[MSIM_MAX_NR_ZONES][MSIM_NR_LRU_LISTS];
 	struct msim__lru_gen lrugen;
 	struct msim_lruvec *stats;

@@ -37,7 +37,7 @@ void msim__lruvec_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio)
 	lru = msim__folio_lru_list(folio);
 	msim__update_lru_size(lv, lru, folio->zone, msim_folio_nr_pages(folio));
 	if (lru != MSIM_LRU_UNEVICTABLE)
-		msim__list_add(&folio->lru, &lv->lists[lru]);
+		msim_list_add(&folio->lru, &lv->lists[lru]);
 }
 
 /* kernel: lruvec_add_folio_tail(): the old end, next to be reclaimed. */
@@ -50,7 +50,7 @@ void msim__lruvec_add_folio_tail(struct msim__lru_vec *lv, struct msim_folio *fo
 	lru = msim__folio_lru_list(folio);
 	msim__update_lru_size(lv, lru, folio->zone, msim_folio_nr_pages(folio));
 	if (lru != MSIM_LRU_UNEVICTABLE)
-		msim__list_add_tail(&folio->lru, &lv->lists[lru]);
+		msim_list_add_tail(&folio->lru, &lv->lists[lru]);
 }
 
 /* kernel: lruvec_del_folio(): off the list, then the sizes. */
@@ -62,7 +62,7 @@ void msim__lruvec_del_folio(struct msim__lru_vec *lv, struct msim_folio *folio)
 		return;
 	lru = msim__folio_lru_list(folio);
 	if (lru != MSIM_LRU_UNEVICTABLE)
-		msim__list_del_init(&folio->lru);
+		msim_list_del_init(&folio->lru);
 	msim__update_lru_size(lv, lru, folio->zone, -msim_folio_nr_pages(folio));
 }
 
@@ -171,7 +171,7 @@ unsigned long msim_lruvec_for_each_folio(struct msim_lruvec *lruvec, enum msim_l
 					 void *arg)
 {
 	struct msim__lru_vec *lv = msim__lru_vec_of(lruvec);
-	struct msim__list *head, *p;
+	struct msim_list_head *head, *p;
 	unsigned long n = 0;
 
 	if (!lv || (unsigned int)lru >= MSIM_NR_LRU_LISTS)

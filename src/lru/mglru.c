@@ -114,7 +114,7 @@ static unsigned long lru_gen_folio_seq(const struct msim__lru_vec *lv,
 	return seq > lo ? seq : lo;
 }
 
-static struct msim__list *gen_list(struct msim__lru_vec *lv, unsigned int gen,
+static struct msim_list_head *gen_list(struct msim__lru_vec *lv, unsigned int gen,
 				   unsigned int type, enum msim_zone_type zone)
 {
 	return &lv->lrugen.folios[gen][type][zone];
@@ -132,9 +132,9 @@ bool msim__lru_gen_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
 	msim__folio_clear(folio, MSIM__PG_ACTIVE);
 	lru_gen_update_size(lv, folio, -1, (int)gen);
 	if (reclaiming)
-		msim__list_add_tail(&folio->lru, gen_list(lv, gen, type, folio->zone));
+		msim_list_add_tail(&folio->lru, gen_list(lv, gen, type, folio->zone));
 	else
-		msim__list_add(&folio->lru, gen_list(lv, gen, type, folio->zone));
+		msim_list_add(&folio->lru, gen_list(lv, gen, type, folio->zone));
 	return true;
 }
 
@@ -150,7 +150,7 @@ bool msim__lru_gen_del_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
 	if (!reclaiming && lru_gen_is_active(lv, (unsigned int)gen))
 		msim__folio_set(folio, MSIM__PG_ACTIVE);
 	lru_gen_update_size(lv, folio, gen, -1);
-	msim__list_del_init(&folio->lru);
+	msim_list_del_init(&folio->lru);
 	return true;
 }
 
@@ -166,7 +166,7 @@ void msim__lru_gen_protect_folio(struct msim__lru_vec *lv, struct msim_folio *fo
 
 	msim_quiet_store(&folio->gen, (int)new_gen, MSIM_RELAXED);
 	lru_gen_update_size(lv, folio, old_gen, (int)new_gen);
-	msim__list_move(&folio->lru, gen_list(lv, new_gen, type, folio->zone));
+	msim_list_move(&folio->lru, gen_list(lv, new_gen, type, folio->zone));
 }
 
 /*
@@ -180,14 +180,14 @@ static void inc_min_seq(struct msim__lru_vec *lv, unsigned int type)
 	unsigned int new_gen = msim_lru_gen_from_seq(min_seq(lv, type) + 1);
 
 	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++) {
-		struct msim__list *head = gen_list(lv, old_gen, type, (enum msim_zone_type)z);
+		struct msim_list_head *head = gen_list(lv, old_gen, type, (enum msim_zone_type)z);
 
-		while (!msim__list_empty(head)) {
+		while (!msim_list_empty(head)) {
 			struct msim_folio *folio = msim_container_of(head->prev, struct msim_folio, lru);
 
 			msim_quiet_store(&folio->gen, (int)new_gen, MSIM_RELAXED);
 			lru_gen_update_size(lv, folio, (int)old_gen, (int)new_gen);
-			msim__list_move_tail(&folio->lru, gen_list(lv, new_gen, type, folio->zone));
+			msim_list_move_tail(&folio->lru, gen_list(lv, new_gen, type, folio->zone));
 		}
 	}
 	msim_quiet_store(&lv->lrugen.min_seq[type], min_seq(lv, type) + 1, MSIM_RELAXED);
@@ -227,7 +227,7 @@ void msim__lru_gen_inc_max_seq_locked(struct msim__lru_vec *lv)
 static bool gen_empty(struct msim__lru_vec *lv, unsigned int gen, unsigned int type)
 {
 	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
-		if (!msim__list_empty(gen_list(lv, gen, type, (enum msim_zone_type)z)))
+		if (!msim_list_empty(gen_list(lv, gen, type, (enum msim_zone_type)z)))
 			return false;
 	return true;
 }
@@ -317,7 +317,7 @@ unsigned long msim_lru_gen_nr_folios(struct msim_lruvec *lruvec, unsigned int ge
 
 	if (lv && gen < MSIM_MAX_NR_GENS && type < MSIM_ANON_AND_FILE &&
 	    (unsigned int)zone < MSIM_MAX_NR_ZONES) {
-		struct msim__list *head = gen_list(lv, gen, type, zone), *p;
+		struct msim_list_head *head = gen_list(lv, gen, type, zone), *p;
 
 		msim__lru_vec_lock(lv);
 		for (p = head->next; p != head; p = p->next, n++)

@@ -72,11 +72,11 @@ static void lru_zone_sizes_add(struct msim__lru_vec *child, struct msim__lru_vec
 		}
 }
 
-static unsigned long list_pages(const struct msim__list *head)
+static unsigned long list_pages(const struct msim_list_head *head)
 {
 	unsigned long pages = 0;
 
-	for (const struct msim__list *p = head->next; p != head; p = p->next)
+	for (const struct msim_list_head *p = head->next; p != head; p = p->next)
 		pages += (unsigned long)msim_folio_nr_pages(
 			msim_container_of(p, const struct msim_folio, lru));
 	return pages;
@@ -87,7 +87,7 @@ static void lru_reparent_classic(struct msim__lru_vec *child, struct msim__lru_v
 {
 	for (unsigned int lru = 0; lru < MSIM_LRU_UNEVICTABLE; lru++) {
 		MSIM__LRU_COUNT(child->lh, reparented_pages, list_pages(&child->lists[lru]));
-		msim__list_splice_tail_init(&child->lists[lru], &parent->lists[lru]);
+		msim_list_splice_tail_init(&child->lists[lru], &parent->lists[lru]);
 	}
 	lru_zone_sizes_add(child, parent);
 }
@@ -103,7 +103,7 @@ static void lru_gen_reparent_one(struct msim__lru_vec *child, struct msim__lru_v
 		unsigned int gen = msim_lru_gen_from_seq(msim__lru_gen_max_seq(child) - i);
 		long nr = msim_quiet_load(&c->nr_pages[gen][type][zone], MSIM_RELAXED);
 
-		msim__list_splice_init(&c->folios[gen][type][zone], &p->folios[gen][type][zone]);
+		msim_list_splice_init(&c->folios[gen][type][zone], &p->folios[gen][type][zone]);
 		msim_store_at(&c->nr_pages[gen][type][zone], 0, MSIM_RELAXED, "lru_gen.nr_pages");
 		msim_store_at(&p->nr_pages[gen][type][zone],
 			      msim_quiet_load(&p->nr_pages[gen][type][zone], MSIM_RELAXED) + nr,

@@ -31,7 +31,7 @@ void msim_scan_control_init(struct msim_scan_control *sc)
 	sc->may_swap = true;
 }
 
-static struct msim_folio *lru_to_folio(struct msim__list *head)
+static struct msim_folio *lru_to_folio(struct msim_list_head *head)
 {
 	return msim_container_of(head->prev, struct msim_folio, lru);
 }
@@ -53,23 +53,23 @@ static bool isolate_claim(struct msim_folio *folio)
  * go down per zone (update_lru_sizes).
  */
 static unsigned long isolate_lru_folios(struct msim__lru_vec *lv, unsigned long nr_to_scan,
-					enum msim_lru_list lru, struct msim__list *dst,
+					enum msim_lru_list lru, struct msim_list_head *dst,
 					unsigned long *nr_scanned)
 {
 	long nr_zone_taken[MSIM_MAX_NR_ZONES] = { 0 };
-	struct msim__list *src = &lv->lists[lru];
+	struct msim_list_head *src = &lv->lists[lru];
 	unsigned long scan = 0, taken = 0;
 
-	while (scan < nr_to_scan && !msim__list_empty(src)) {
+	while (scan < nr_to_scan && !msim_list_empty(src)) {
 		struct msim_folio *folio = lru_to_folio(src);
 		long nr = msim_folio_nr_pages(folio);
 
 		scan += (unsigned long)nr;
 		if (!isolate_claim(folio)) {
-			msim__list_move(&folio->lru, src);
+			msim_list_move(&folio->lru, src);
 			continue;
 		}
-		msim__list_move(&folio->lru, dst);
+		msim_list_move(&folio->lru, dst);
 		nr_zone_taken[folio->zone] += nr;
 		taken += (unsigned long)nr;
 	}
@@ -109,10 +109,10 @@ static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
  * to free; the rest stay on list, activated ones with PG_active. Returns the
  * pages freed.
  */
-static unsigned long shrink_folio_list(struct msim__list *list, struct msim__list *free,
+static unsigned long shrink_folio_list(struct msim_list_head *list, struct msim_list_head *free,
 				       struct msim_scan_control *sc)
 {
-	struct msim__list *p, *next;
+	struct msim_list_head *p, *next;
 	unsigned long freed = 0;
 
 	/* from the tail: the folio isolated first is looked at first */
@@ -123,7 +123,7 @@ static unsigned long shrink_folio_list(struct msim__list *list, struct msim__lis
 
 		next = p->prev;
 		if (v == MSIM_RECLAIM_FREE) {
-			msim__list_move(&folio->lru, free);
+			msim_list_move(&folio->lru, free);
 			freed += (unsigned long)nr;
 		} else if (v == MSIM_RECLAIM_ACTIVATE) {
 			msim__folio_set(folio, MSIM__PG_ACTIVE);
@@ -140,18 +140,18 @@ static unsigned long shrink_folio_list(struct msim__list *list, struct msim__lis
  * to_free instead. Called and returns with *locked held (maybe another lruvec).
  */
 static struct msim__lru_vec *move_folios_to_lru(struct msim__lru_vec *locked,
-						struct msim__list *list,
-						struct msim__list *to_free)
+						struct msim_list_head *list,
+						struct msim_list_head *to_free)
 {
-	while (!msim__list_empty(list)) {
+	while (!msim_list_empty(list)) {
 		struct msim_folio *folio = lru_to_folio(list);
 
-		msim__list_del_init(&folio->lru);
+		msim_list_del_init(&folio->lru);
 		locked = msim__folio_lru_vec_relock(folio, locked);
 		msim__folio_set_lru(folio);
 		if (msim__folio_put_testzero(folio)) {
 			msim__folio_clear(folio, MSIM__PG_LRU);
-			msim__list_add(&folio->lru, to_free);
+			msim_list_add(&folio->lru, to_free);
 			continue;
 		}
 		msim__lruvec_add_folio(locked, folio);
@@ -160,12 +160,12 @@ static struct msim__lru_vec *move_folios_to_lru(struct msim__lru_vec *locked,
 }
 
 /* Uncharge and free folios whose last reference is gone (mem_cgroup_uncharge_folios). */
-static void free_folios(struct msim__list *to_free)
+static void free_folios(struct msim_list_head *to_free)
 {
-	while (!msim__list_empty(to_free)) {
+	while (!msim_list_empty(to_free)) {
 		struct msim_folio *folio = msim_container_of(to_free->next, struct msim_folio, lru);
 
-		msim__list_del_init(&folio->lru);
+		msim_list_del_init(&folio->lru);
 		msim__folio_release(folio);
 	}
 }
@@ -175,8 +175,8 @@ static void free_folios(struct msim__list *to_free)
  * isolation reference is the last (kernel order: putback under the lock, the
  * uncharge after it).
  */
-static void putback_and_free(struct msim__lru_vec *lv, struct msim__list *list,
-			     struct msim__list *evicted)
+static void putback_and_free(struct msim__lru_vec *lv, struct msim_list_head *list,
+			     struct msim_list_head *evicted)
 {
 	struct msim__lru_vec *locked;
 
@@ -202,11 +202,11 @@ static void count_scan(struct msim__lru_vec *lv, bool file, unsigned long scanne
 static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
 					  struct msim_scan_control *sc, enum msim_lru_list lru)
 {
-	struct msim__list list, free;
+	struct msim_list_head list, free;
 	unsigned long scanned = 0, taken, reclaimed;
 
-	msim__list_init(&list);
-	msim__list_init(&free);
+	msim_init_list_head(&list);
+	msim_init_list_head(&free);
 	msim__lru_vec_lock(lv);
 	taken = isolate_lru_folios(lv, nr_to_scan, lru, &list, &scanned);
 	msim__lru_vec_unlock(lv);
@@ -228,29 +228,29 @@ static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned lon
 static void shrink_active_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
 			       struct msim_scan_control *sc, enum msim_lru_list lru)
 {
-	struct msim__list list, l_active, l_inactive;
+	struct msim_list_head list, l_active, l_inactive;
 	unsigned long scanned = 0, deactivated = 0;
 	struct msim__lru_vec *locked;
 
-	msim__list_init(&list);
-	msim__list_init(&l_active);
-	msim__list_init(&l_inactive);
+	msim_init_list_head(&list);
+	msim_init_list_head(&l_active);
+	msim_init_list_head(&l_inactive);
 	msim__lru_vec_lock(lv);
 	isolate_lru_folios(lv, nr_to_scan, lru, &list, &scanned);
 	msim__lru_vec_unlock(lv);
-	while (!msim__list_empty(&list)) {
+	while (!msim_list_empty(&list)) {
 		struct msim_folio *folio = lru_to_folio(&list);
 		bool referenced = msim__folio_test(folio, MSIM__PG_REFERENCED);
 
 		msim__folio_clear(folio, MSIM__PG_REFERENCED);
 		if (referenced && lru == MSIM_LRU_ACTIVE_FILE) {
-			msim__list_move(&folio->lru, &l_active);
+			msim_list_move(&folio->lru, &l_active);
 			continue;
 		}
 		msim__folio_clear(folio, MSIM__PG_ACTIVE);
 		msim__folio_set(folio, MSIM__PG_WORKINGSET);
 		deactivated += (unsigned long)msim_folio_nr_pages(folio);
-		msim__list_move(&folio->lru, &l_inactive);
+		msim_list_move(&folio->lru, &l_inactive);
 	}
 	msim__lru_vec_lock(lv);
 	locked = move_folios_to_lru(lv, &l_active, &list);
@@ -364,7 +364,7 @@ static long lru_gen_type_pages(const struct msim__lru_vec *lv, unsigned int type
  * generation's head); a busy one goes back to the head; the rest is taken.
  */
 static bool lru_gen_take(struct msim__lru_vec *lv, struct msim_folio *folio,
-			 struct msim__list *src, struct msim__list *dst)
+			 struct msim_list_head *src, struct msim_list_head *dst)
 {
 	if (msim__folio_test(folio, MSIM__PG_REFERENCED)) {
 		msim__folio_clear(folio, MSIM__PG_REFERENCED);
@@ -372,11 +372,11 @@ static bool lru_gen_take(struct msim__lru_vec *lv, struct msim_folio *folio,
 		return false;
 	}
 	if (!isolate_claim(folio)) {
-		msim__list_move(&folio->lru, src);
+		msim_list_move(&folio->lru, src);
 		return false;
 	}
 	msim__lru_gen_del_folio(lv, folio, true);
-	msim__list_add(&folio->lru, dst);
+	msim_list_add(&folio->lru, dst);
 	return true;
 }
 
@@ -387,7 +387,7 @@ static bool lru_gen_take(struct msim__lru_vec *lv, struct msim_folio *folio,
  * first when only MIN_NR_GENS are left (should_run_aging: both are active).
  */
 static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type,
-				     struct msim__list *dst, unsigned long *nr_scanned)
+				     struct msim_list_head *dst, unsigned long *nr_scanned)
 {
 	unsigned long scan = 0, taken = 0;
 	unsigned int gen;
@@ -396,9 +396,9 @@ static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type
 		msim__lru_gen_inc_max_seq_locked(lv);
 	gen = msim_lru_gen_from_seq(msim_quiet_load(&lv->lrugen.min_seq[type], MSIM_RELAXED));
 	for (int z = MSIM_MAX_NR_ZONES - 1; z >= 0 && scan < MSIM_SWAP_CLUSTER_MAX; z--) {
-		struct msim__list *src = &lv->lrugen.folios[gen][type][z];
+		struct msim_list_head *src = &lv->lrugen.folios[gen][type][z];
 
-		while (scan < MSIM_SWAP_CLUSTER_MAX && !msim__list_empty(src)) {
+		while (scan < MSIM_SWAP_CLUSTER_MAX && !msim_list_empty(src)) {
 			struct msim_folio *folio = lru_to_folio(src);
 			long nr = msim_folio_nr_pages(folio);
 
@@ -416,11 +416,11 @@ static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type
 static unsigned long lru_gen_evict(struct msim__lru_vec *lv, unsigned int type,
 				   struct msim_scan_control *sc, unsigned long *nr_scanned)
 {
-	struct msim__list list, free;
+	struct msim_list_head list, free;
 	unsigned long scanned = 0, taken, reclaimed;
 
-	msim__list_init(&list);
-	msim__list_init(&free);
+	msim_init_list_head(&list);
+	msim_init_list_head(&free);
 	msim__lru_vec_lock(lv);
 	taken = lru_gen_isolate(lv, type, &list, &scanned);
 	msim__lru_vec_unlock(lv);

@@ -80,7 +80,7 @@ static int objcg_css_alloc(struct msim_memcg *memcg, void *priv)
 		return -ENOMEM;
 	om->memcg = memcg;
 	for (unsigned int nid = 0; nid < h->nr_nodes; nid++)
-		msim__list_init(&om->pn[nid].objcg_list);
+		msim_init_list_head(&om->pn[nid].objcg_list);
 	msim__objcg_host_get(h);
 	*msim_memcg_slot(memcg, h->slot) = om;
 	return 0;
@@ -144,8 +144,8 @@ static void objcg_unlink_inherited(struct msim__objcg_host *h, struct msim__objc
 {
 	msim__objcg_lock(h);
 	for (unsigned int nid = 0; nid < h->nr_nodes; nid++)
-		while (!msim__list_empty(&om->pn[nid].objcg_list))
-			msim__list_del_init(om->pn[nid].objcg_list.next);
+		while (!msim_list_empty(&om->pn[nid].objcg_list))
+			msim_list_del_init(om->pn[nid].objcg_list.next);
 	msim__objcg_unlock(h);
 }
 
@@ -274,7 +274,7 @@ unsigned long msim_memcg_objcg_list_count(struct msim_memcg *memcg, unsigned int
 		return 0;
 	h = objcg_host(msim_memcg_host(memcg));
 	msim__objcg_lock(h);
-	n = msim__list_count(&pn->objcg_list);
+	n = msim_list_count(&pn->objcg_list);
 	msim__objcg_unlock(h);
 	return n;
 }

@@ -18,7 +18,7 @@
 #include <memcgsim/objcg.h>
 #include <memcgsim/rcu.h>
 
-#include "lib/list.h"
+#include <memcgsim/list.h>
 
 struct msim__objcg_host;
 
@@ -33,7 +33,7 @@ struct msim_obj_cgroup {
 	bool is_root;
 	unsigned int nid;
 	struct msim_memcg *memcg;       /* READ_ONCE/WRITE_ONCE: "objcg.memcg" */
-	struct msim__list list;         /* on a pn->objcg_list once reparented; objcg_lock */
+	struct msim_list_head list;         /* on a pn->objcg_list once reparented; objcg_lock */
 	struct msim__objcg_host *h;
 	struct msim_obj_cgroup *deferred_next; /* release deferred while objcg_lock was busy */
 	struct msim_rcu_head rcu;
@@ -43,7 +43,7 @@ struct msim_obj_cgroup {
 struct msim__objcg_pn {
 	struct msim_obj_cgroup *objcg;       /* RCU: NULL once offline */
 	struct msim_obj_cgroup *orig_objcg;  /* reference kept until css_free */
-	struct msim__list objcg_list;        /* reparented objcgs of dead descendants */
+	struct msim_list_head objcg_list;        /* reparented objcgs of dead descendants */
 };
 
 struct msim__objcg_memcg {

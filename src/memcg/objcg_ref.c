@@ -50,7 +50,7 @@ struct msim_obj_cgroup *msim__obj_cgroup_alloc(struct msim__objcg_host *h,
 	objcg->nid = nid;
 	objcg->is_root = is_root;
 	objcg->h = h;
-	msim__list_init(&objcg->list);
+	msim_init_list_head(&objcg->list);
 	msim__objcg_host_get(h);
 	OBJCG_COUNT(h, live);
 	OBJCG_COUNT(h, allocated_total);
@@ -82,7 +82,7 @@ static struct msim_obj_cgroup *deferred_take_locked(struct msim__objcg_host *h)
 	struct msim_obj_cgroup *list = msim_quiet_xchg(&h->deferred, NULL, MSIM_SEQ_CST);
 
 	for (struct msim_obj_cgroup *o = list; o; o = o->deferred_next)
-		msim__list_del_init(&o->list);
+		msim_list_del_init(&o->list);
 	return list;
 }
 
@@ -140,7 +140,7 @@ static void obj_cgroup_release(struct msim_obj_cgroup *objcg)
 	OBJCG_COUNT(h, released_total);
 	msim_quiet_fetch_sub(&h->live, 1, MSIM_RELAXED);
 	if (objcg_lock_for_release(h)) {
-		msim__list_del_init(&objcg->list);
+		msim_list_del_init(&objcg->list);
 		msim__objcg_unlock(h);
 		objcg_finish(objcg);
 		return;

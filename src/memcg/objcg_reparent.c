@@ -36,18 +36,18 @@ static struct msim_obj_cgroup *reparent_objcgs_locked(struct msim__objcg_host *h
 						      struct msim_memcg *parent)
 {
 	struct msim_obj_cgroup *objcg = pn->objcg;
-	struct msim__list *p;
+	struct msim_list_head *p;
 
 	/* rcu_replace_pointer(pn->objcg, NULL): readers now walk to the parent's. */
 	msim_rcu_assign_pointer((void **)&pn->objcg, NULL);
-	msim__list_add(&objcg->list, &pn->objcg_list);
+	msim_list_add(&objcg->list, &pn->objcg_list);
 	for (p = pn->objcg_list.next; p != &pn->objcg_list; p = p->next) {
 		struct msim_obj_cgroup *iter = msim_container_of(p, struct msim_obj_cgroup, list);
 
 		msim_store_at(&iter->memcg, parent, MSIM_RELAXED, "objcg.memcg.write");
 		msim_quiet_fetch_add(&h->reparented_total, 1, MSIM_RELAXED);
 	}
-	msim__list_splice_init(&pn->objcg_list, &ppn->objcg_list);
+	msim_list_splice_init(&pn->objcg_list, &ppn->objcg_list);
 	return objcg;
 }
 
