@@ -117,7 +117,7 @@ struct msim__rstat {
 };
 
 /* A counter of struct msim_rstat_counters (relaxed; readers sum after the fact). */
-#define MSIM__CTR(rs, field) __atomic_fetch_add(&(rs)->ctr.field, 1, __ATOMIC_RELAXED)
+#define MSIM__CTR(rs, field) ((void)msim_quiet_fetch_add(&(rs)->ctr.field, 1, MSIM_RELAXED))
 
 static inline struct msim__stats_pcpu *msim__pcpu(const struct msim__memcg_stats *ms,
 						  unsigned int cpu)

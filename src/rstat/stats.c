@@ -60,17 +60,21 @@ struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
 	return rs ? *(struct msim__memcg_stats **)msim_memcg_slot(memcg, rs->slot) : NULL;
 }
 
-/* ---- tiny spin lock with no yield inside (exit list) ---- */
+/*
+ * ---- tiny spin lock with no yield inside (exit list) ----
+ * Written by hand, around bookkeeping only, so its atomics are quiet ones;
+ * lock.h's quiet spinlock is meant to replace it.
+ */
 
 static void exit_lock(struct msim__rstat *rs)
 {
-	while (__atomic_exchange_n(&rs->exit_lock, 1, __ATOMIC_ACQUIRE))
+	while (msim_quiet_xchg(&rs->exit_lock, 1, MSIM_ACQUIRE))
 		;
 }
 
 static void exit_unlock(struct msim__rstat *rs)
 {
-	__atomic_store_n(&rs->exit_lock, 0, __ATOMIC_RELEASE);
+	msim_quiet_store(&rs->exit_lock, 0, MSIM_RELEASE);
 }
 
 /* ---- per-memcg data ---- */
@@ -120,7 +124,7 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	if (ms->vmstats)
 		msim_kfree(m, ms->vmstats);
 	if (ms->parent)
-		__atomic_fetch_sub(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_sub(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_del(ms);
 	free(ms);
 }
@@ -160,7 +164,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	msim__css_rstat_init(&ms->css, &rs->ss, ms->parent ? &ms->parent->css : NULL,
 			     ms->css.rstat_cpu);
 	if (ms->parent)
-		__atomic_fetch_add(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_add(ms);
 	return ms;
 fail:
@@ -228,7 +232,7 @@ static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 /* Exit and free ms if nothing blocks it; false if it must wait. */
 static bool try_exit(struct msim__memcg_stats *ms)
 {
-	if (__atomic_load_n(&ms->nr_children, __ATOMIC_RELAXED) > 0)
+	if (msim_quiet_load(&ms->nr_children, MSIM_RELAXED) > 0)
 		return false;
 	if (!lock_available(ms->rs))
 		return false;
@@ -243,11 +247,11 @@ static void exit_list_process(struct msim__rstat *rs)
 {
 	struct msim__memcg_stats *list, **pp, *ms;
 
-	if (!__atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED))
+	if (!msim_quiet_load(&rs->exit_list, MSIM_RELAXED))
 		return;
 	exit_lock(rs);
-	list = __atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED);
-	__atomic_store_n(&rs->exit_list, NULL, __ATOMIC_RELAXED);
+	list = msim_quiet_load(&rs->exit_list, MSIM_RELAXED);
+	msim_quiet_store(&rs->exit_list, NULL, MSIM_RELAXED);
 	exit_unlock(rs);
 	/* list is newest first: reverse to try children before parents */
 	struct msim__memcg_stats *rev = NULL;
@@ -271,7 +275,7 @@ static void exit_list_process(struct msim__rstat *rs)
 		rev = ms->exit_next;
 		exit_lock(rs);
 		ms->exit_next = rs->exit_list;
-		__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
+		msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
 		exit_unlock(rs);
 	}
 }
@@ -298,7 +302,7 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		return;
 	exit_lock(rs);
 	ms->exit_next = rs->exit_list;
-	__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
+	msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
 	exit_unlock(rs);
 }
 
