@@ -110,7 +110,7 @@ struct msim__rstat {
 	struct msim_delayed_work dwork;
 	bool periodic;
 	struct msim_rstat_counters ctr;           /* relaxed atomic increments */
-	int exit_lock;                            /* guards the lists (no yields inside) */
+	struct msim_quiet_spinlock list_lock;     /* exit_list, all_list (no yields inside) */
 	struct msim__memcg_stats *exit_list;
 	struct msim__memcg_stats *all_list;
 	struct msim__memcg_stats *root_ms;

@@ -60,43 +60,26 @@ struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
 	return rs ? *(struct msim__memcg_stats **)msim_memcg_slot(memcg, rs->slot) : NULL;
 }
 
-/*
- * ---- tiny spin lock with no yield inside (exit list) ----
- * Written by hand, around bookkeeping only, so its atomics are quiet ones;
- * lock.h's quiet spinlock is meant to replace it.
- */
-
-static void exit_lock(struct msim__rstat *rs)
-{
-	while (msim_quiet_xchg(&rs->exit_lock, 1, MSIM_ACQUIRE))
-		;
-}
-
-static void exit_unlock(struct msim__rstat *rs)
-{
-	msim_quiet_store(&rs->exit_lock, 0, MSIM_RELEASE);
-}
-
 /* ---- per-memcg data ---- */
 
 static void all_list_add(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->all_prev = NULL;
 	ms->all_next = rs->all_list;
 	if (rs->all_list)
 		rs->all_list->all_prev = ms;
 	rs->all_list = ms;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 static void all_list_del(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	if (ms->all_prev)
 		ms->all_prev->all_next = ms->all_next;
 	else if (rs->all_list == ms)
@@ -104,7 +87,7 @@ static void all_list_del(struct msim__memcg_stats *ms)
 	if (ms->all_next)
 		ms->all_next->all_prev = ms->all_prev;
 	ms->all_next = ms->all_prev = NULL;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 void msim__stats_free(struct msim__memcg_stats *ms)
@@ -249,10 +232,10 @@ static void exit_list_process(struct msim__rstat *rs)
 
 	if (!msim_quiet_load(&rs->exit_list, MSIM_RELAXED))
 		return;
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	list = msim_quiet_load(&rs->exit_list, MSIM_RELAXED);
 	msim_quiet_store(&rs->exit_list, NULL, MSIM_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 	/* list is newest first: reverse to try children before parents */
 	struct msim__memcg_stats *rev = NULL;
 	while (list) {
@@ -273,10 +256,10 @@ static void exit_list_process(struct msim__rstat *rs)
 	while (rev) {
 		ms = rev;
 		rev = ms->exit_next;
-		exit_lock(rs);
+		msim_quiet_spin_lock(&rs->list_lock);
 		ms->exit_next = rs->exit_list;
 		msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
-		exit_unlock(rs);
+		msim_quiet_spin_unlock(&rs->list_lock);
 	}
 }
 
@@ -300,10 +283,10 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		rs->root_ms = NULL;
 	if (try_exit(ms))
 		return;
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->exit_next = rs->exit_list;
 	msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 /*
