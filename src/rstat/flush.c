@@ -24,7 +24,8 @@ struct aggregate {
 /*
  * kernel: mem_cgroup_stat_aggregate(). Pending child deltas are collected by the
  * first CPU visit of a flush; this CPU's delta goes to local too; the sum goes
- * to the aggregate and up into the parent's pending. Under rs->lock.
+ * to the aggregate and up into the parent's pending. Under rs->lock. No yield
+ * per word: the caller's one point, rstat.flush.memcg, stands for the fold.
  */
 static void stat_aggregate(const struct aggregate *ac)
 {
@@ -33,16 +34,20 @@ static void stat_aggregate(const struct aggregate *ac)
 
 		if (delta)
 			ac->pending[i] = 0;
-		v = MSIM__LD(&ac->cstat[i]);
+		v = msim_quiet_load(&ac->cstat[i], MSIM_RELAXED);
 		if (v != ac->cstat_prev[i]) {
 			delta_cpu = v - ac->cstat_prev[i];
 			delta += delta_cpu;
 			ac->cstat_prev[i] = v;
 		}
 		if (delta_cpu)
-			MSIM__ST(&ac->local[i], MSIM__LD(&ac->local[i]) + delta_cpu);
+			msim_quiet_store(&ac->local[i],
+					 msim_quiet_load(&ac->local[i], MSIM_RELAXED) + delta_cpu,
+					 MSIM_RELAXED);
 		if (delta) {
-			MSIM__ST(&ac->aggregate[i], MSIM__LD(&ac->aggregate[i]) + delta);
+			msim_quiet_store(&ac->aggregate[i],
+					 msim_quiet_load(&ac->aggregate[i], MSIM_RELAXED) + delta,
+					 MSIM_RELAXED);
 			if (ac->ppending)
 				ac->ppending[i] += delta;
 		}
@@ -109,9 +114,9 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	stat_aggregate(&ev);
 	aggregate_lruvecs(ms, cpu);
 
-	msim__st(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
-	if (msim__ld(&vs->stats_updates.counter, "rstat.flush.atomic_read")) {
-		msim__st(&vs->stats_updates.counter, 0, "rstat.flush.atomic_set");
+	msim_write_once_at(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
+	if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.flush.atomic_read")) {
+		msim_atomic_long_set_at(&vs->stats_updates, 0, "rstat.flush.atomic_set");
 		MSIM__CTR(rs, atomic_resets);
 	}
 }
@@ -119,7 +124,8 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 /* kernel: memcg_vmstats_needs_flush(): the atomic, strictly above the threshold. */
 static bool needs_flush(struct msim__memcg_stats *ms, const char *point)
 {
-	return msim__ld(&ms->vmstats->stats_updates.counter, point) > msim__threshold(ms->rs);
+	return msim_atomic_long_read_at(&ms->vmstats->stats_updates, point) >
+	       msim__threshold(ms->rs);
 }
 
 static struct msim__memcg_stats *target_of(struct msim_memcg *memcg)
@@ -152,8 +158,8 @@ bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
 	if (force)
 		MSIM__CTR(rs, forced_flushes);
 	if (ms->is_root)
-		msim__st((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
-			 "rstat.flush.last_time");
+		msim_write_once_at((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
+				   "rstat.flush.last_time");
 	msim__memcg_stats_flush(ms);
 	return true;
 }
@@ -181,7 +187,7 @@ bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg)
 	if (!ms)
 		return false;
 	rs = ms->rs;
-	last = (uint64_t)msim__ld((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
+	last = (uint64_t)msim_read_once_at((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
 	if (msim_jiffies(rs->m) > last + 2 * rs->params.flush_time)
 		return msim_mem_cgroup_flush_stats(memcg);
 	MSIM__CTR(rs, ratelimit_skipped);
@@ -243,5 +249,5 @@ uint64_t msim_rstat_flush_last_time(struct msim *m)
 {
 	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
 
-	return rs ? (uint64_t)MSIM__LD(&rs->flush_last_time) : 0;
+	return rs ? (uint64_t)msim_quiet_load(&rs->flush_last_time, MSIM_RELAXED) : 0;
 }

@@ -30,9 +30,9 @@ static bool bad_item(enum msim_stat_item idx)
  */
 static long pcpu_xchg_zero(long *slot)
 {
-	long old = msim__ld(slot, "rstat.update.batch_push");
+	long old = msim_read_once_at(slot, "rstat.update.batch_push");
 
-	msim__st(slot, 0, "this_cpu_rmw.store");
+	msim_write_once_at(slot, 0, "this_cpu_rmw.store");
 	return old;
 }
 
@@ -71,7 +71,8 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		statc = msim_per_cpu_ptr(statc_pcpu, cpu);
 		vs = statc->ms->vmstats;
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
-		if (msim__ld(&vs->stats_updates.counter, "rstat.update.level") > threshold) {
+		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
+		    threshold) {
 			if (!cont) {
 				MSIM__CTR(rs, walk_breaks);
 				break;
@@ -83,8 +84,9 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		if (n < rs->params.charge_batch)
 			continue;
 		n = pcpu_xchg_zero(&statc->stats_updates);
-		msim_yield("rstat.update.atomic_add");
-		__atomic_fetch_add(&vs->stats_updates.counter, n, __ATOMIC_SEQ_CST);
+		/* atomic_add(), kept sequentially consistent as the model always had it */
+		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
+				  "rstat.update.atomic_add");
 		MSIM__CTR(rs, batches);
 	}
 	msim_yield("rstat.update.done");
@@ -210,8 +212,8 @@ int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_it
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return -EINVAL;
-	msim_yield("rstat.node_stat");
-	__atomic_fetch_add(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, __ATOMIC_RELAXED);
+	msim_fetch_add_at(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, MSIM_RELAXED,
+			  "rstat.node_stat");
 	return 0;
 }
 

@@ -111,8 +111,8 @@ void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *mem
 {
 	unsigned int nid;
 
-	__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
-			 __ATOMIC_RELEASE);
+	msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
+			 MSIM_RELEASE);
 	for (nid = 0; nid < sm->nr_nodes; nid++)
 		h->ops->free_node(h, sm, nid);
 	free(sm);
@@ -143,8 +143,8 @@ static int shr_css_online(struct msim_memcg *memcg, void *priv)
 	} else if (h->memcg_slot < 0) {
 		h->root_sm = sm; /* root, during our registration: slot not known yet */
 	} else {
-		__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
-				 sm, __ATOMIC_RELEASE);
+		msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+				 sm, MSIM_RELEASE);
 	}
 	msim_mutex_unlock(&h->mutex);
 	return r;
@@ -209,7 +209,8 @@ int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id)
 		}
 	}
 done:
-	__atomic_store_n(&h->nr_max, new_nr_max, __ATOMIC_RELEASE);
+	/* shrinker_nr_max, under the mutex (msim__nr_max_read() says why no yield) */
+	msim_quiet_store(&h->nr_max, new_nr_max, MSIM_RELEASE);
 	msim__stat_inc(&h->expansions);
 	return 0;
 }
@@ -311,7 +312,7 @@ unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid)
 
 	if (!sm || nid >= sm->nr_nodes)
 		return 0;
-	return __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+	return msim_quiet_load(&sm->pn[nid].nr_units, MSIM_RELAXED);
 }
 
 size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max)
@@ -326,7 +327,7 @@ size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *i
 		return 0;
 	msim_rcu_read_lock();
 	while ((u = next_present(h, sm, nid, &index)) != NULL) {
-		w = __atomic_load_n(&u->map[0], __ATOMIC_RELAXED);
+		w = msim_quiet_load(&u->map[0], MSIM_RELAXED);  /* introspection */
 		while (w && n < max) {
 			ids[n++] = (int)(index * MSIM_SHRINKER_UNIT_BITS) + __builtin_ctzl(w);
 			w &= w - 1;
@@ -348,7 +349,7 @@ void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_inf
 		return;
 	for (nid = 0; nid < sm->nr_nodes; nid++) {
 		out->container += h->ops->container_bytes(h, sm, nid);
-		out->nr_units += __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+		out->nr_units += msim_quiet_load(&sm->pn[nid].nr_units, MSIM_RELAXED);
 	}
 	out->units = msim__unit_bytes(h, out->nr_units);
 }

@@ -642,7 +642,7 @@ unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len)
 			if (!memcg || !msim_mem_cgroup_online(memcg))
 				continue;
 			for (nid = 0; nid < mlru->nr_nodes; nid++) {
-				n = __atomic_load_n(&mlru->node[nid].nr_items, __ATOMIC_RELAXED);
+				n = msim_quiet_load(&mlru->node[nid].nr_items, MSIM_RELAXED);
 				if (n <= 0 || msim_shrinker_test_bit(memcg, nid, lru->shrinker_id))
 					continue;
 				if (!bad++ && why)
