@@ -20,6 +20,8 @@
 #ifndef MEMCGSIM_FOLIO_H
 #define MEMCGSIM_FOLIO_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 
 #include <memcgsim/charge.h>
@@ -47,47 +49,47 @@ struct msim_folio;
  * caller. Returns NULL with errno ENODEV (no lru subsystem on m), EINVAL (bad
  * order, node or zone) or ENOMEM.
  */
-struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
-				    unsigned int order, unsigned int nid,
-				    enum msim_zone_type zone);
+MSIM_API struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
+					     unsigned int order, unsigned int nid,
+					     enum msim_zone_type zone);
 
 /* kernel: folio_get() / folio_try_get() (fails once the count reached 0). */
-void msim_folio_get(struct msim_folio *folio);
-bool msim_folio_try_get(struct msim_folio *folio);
+MSIM_API void msim_folio_get(struct msim_folio *folio);
+MSIM_API bool msim_folio_try_get(struct msim_folio *folio);
 /* kernel: folio_put(): the last reference frees (defined with the LRU operations). */
-void msim_folio_put(struct msim_folio *folio);
-long msim_folio_ref_count(const struct msim_folio *folio);
+MSIM_API void msim_folio_put(struct msim_folio *folio);
+MSIM_API long msim_folio_ref_count(const struct msim_folio *folio);
 
-struct msim *msim_folio_host(const struct msim_folio *folio);
-unsigned int msim_folio_order(const struct msim_folio *folio);
-long msim_folio_nr_pages(const struct msim_folio *folio);
-unsigned int msim_folio_nid(const struct msim_folio *folio);
+MSIM_API struct msim *msim_folio_host(const struct msim_folio *folio);
+MSIM_API unsigned int msim_folio_order(const struct msim_folio *folio);
+MSIM_API long msim_folio_nr_pages(const struct msim_folio *folio);
+MSIM_API unsigned int msim_folio_nid(const struct msim_folio *folio);
 enum msim_zone_type msim_folio_zonenum(const struct msim_folio *folio);
-bool msim_folio_is_file_lru(const struct msim_folio *folio);
+MSIM_API bool msim_folio_is_file_lru(const struct msim_folio *folio);
 
 /* Page flags (kernel: PG_lru, PG_active, PG_referenced, PG_workingset, ...). */
-bool msim_folio_test_lru(const struct msim_folio *folio);
-bool msim_folio_test_active(const struct msim_folio *folio);
-bool msim_folio_test_referenced(const struct msim_folio *folio);
-bool msim_folio_test_workingset(const struct msim_folio *folio);
-bool msim_folio_test_unevictable(const struct msim_folio *folio);
-bool msim_folio_test_mlocked(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_lru(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_active(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_referenced(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_workingset(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_unevictable(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_mlocked(const struct msim_folio *folio);
 /* kernel: folio_set_referenced(): an access the next reclaim pass sees. */
-void msim_folio_set_referenced(struct msim_folio *folio);
+MSIM_API void msim_folio_set_referenced(struct msim_folio *folio);
 /* Before msim_folio_add_lru() only (a refault sets them, workingset_refault). */
-void msim_folio_set_active(struct msim_folio *folio);
-void msim_folio_set_workingset(struct msim_folio *folio);
+MSIM_API void msim_folio_set_active(struct msim_folio *folio);
+MSIM_API void msim_folio_set_workingset(struct msim_folio *folio);
 /*
  * Before msim_folio_add_lru() only: an mlocked folio is not evictable, so adding
  * it puts it on LRU_UNEVICTABLE (kernel: lru_add() and folio_evictable()).
  */
-void msim_folio_set_mlocked(struct msim_folio *folio);
+MSIM_API void msim_folio_set_mlocked(struct msim_folio *folio);
 /* MGLRU: the generation index the folio is on, or -1 (kernel: folio_lru_gen()). */
-int msim_folio_lru_gen(const struct msim_folio *folio);
+MSIM_API int msim_folio_lru_gen(const struct msim_folio *folio);
 
 /* A pointer for the folio's owner (page cache, swap cache) to find its data. */
-void *msim_folio_private(const struct msim_folio *folio);
-void msim_folio_set_private(struct msim_folio *folio, void *private_data);
+MSIM_API void *msim_folio_private(const struct msim_folio *folio);
+MSIM_API void msim_folio_set_private(struct msim_folio *folio, void *private_data);
 
 /* ---- the memcg charge ---- */
 
@@ -98,7 +100,7 @@ void msim_folio_set_private(struct msim_folio *folio, void *private_data);
  * commit_charge(folio, memcg). Returns 0, -ENOMEM (limit; gfp allows failure),
  * -EBUSY for a folio already charged, -EINVAL.
  */
-int msim_mem_cgroup_charge(struct msim_folio *folio, struct msim_memcg *memcg, unsigned int gfp);
+MSIM_API int msim_mem_cgroup_charge(struct msim_folio *folio, struct msim_memcg *memcg, unsigned int gfp);
 
 /*
  * kernel: mem_cgroup_uncharge() -> uncharge_folio() + uncharge_batch(): the
@@ -106,25 +108,25 @@ int msim_mem_cgroup_charge(struct msim_folio *folio, struct msim_memcg *memcg, u
  * uncharged unless the objcg is the root's; the reference is dropped. The folio
  * must be off the LRU. Nothing happens for an uncharged folio.
  */
-void msim_mem_cgroup_uncharge(struct msim_folio *folio);
+MSIM_API void msim_mem_cgroup_uncharge(struct msim_folio *folio);
 
 /*
  * kernel: folio_memcg(): the owner memcg, or NULL (uncharged). objcg: the caller
  * holds an RCU read-side section or the folio's lruvec lock, which keep the
  * answer from being freed (the lock also keeps it from changing).
  */
-struct msim_memcg *msim_folio_memcg(const struct msim_folio *folio);
+MSIM_API struct msim_memcg *msim_folio_memcg(const struct msim_folio *folio);
 /* kernel: folio_objcg(): the objcg, or NULL (uncharged, or lru-reparent=off). */
-struct msim_obj_cgroup *msim_folio_objcg(const struct msim_folio *folio);
+MSIM_API struct msim_obj_cgroup *msim_folio_objcg(const struct msim_folio *folio);
 /* kernel: get_mem_cgroup_from_folio(): the owner with a css reference (root if uncharged). */
-struct msim_memcg *msim_get_mem_cgroup_from_folio(const struct msim_folio *folio);
+MSIM_API struct msim_memcg *msim_get_mem_cgroup_from_folio(const struct msim_folio *folio);
 
 /*
  * kernel: lruvec_stat_mod_folio(): under RCU, the lruvec of folio_memcg() on the
  * folio's node (node counter only for an uncharged folio). -EINVAL for a
  * memcg-only item.
  */
-int msim_lruvec_stat_mod_folio(struct msim_folio *folio, enum msim_stat_item idx, long val);
+MSIM_API int msim_lruvec_stat_mod_folio(struct msim_folio *folio, enum msim_stat_item idx, long val);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,8 @@
 #ifndef MEMCGSIM_LRU_H
 #define MEMCGSIM_LRU_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -82,31 +84,31 @@ enum msim_lru_list {
 #define MSIM_DEF_PRIORITY 12      /* DEF_PRIORITY */
 
 /* The registered subsystem ("lru", depends on "objcg"). */
-extern struct msim_subsys msim_lru_subsys;
+MSIM_API extern struct msim_subsys msim_lru_subsys;
 
 /* msim_subsys_attach(m, &msim_lru_subsys, ...): 0 or a negative errno (reason in err). */
-int msim_lru_attach(struct msim *m, char *err, size_t errlen);
-bool msim_lru_attached(const struct msim *m);
+MSIM_API int msim_lru_attach(struct msim *m, char *err, size_t errlen);
+MSIM_API bool msim_lru_attached(const struct msim *m);
 /* kernel: lru_gen_enabled(): the host's LRU kind is MGLRU. */
-bool msim_lru_gen_enabled(const struct msim *m);
+MSIM_API bool msim_lru_gen_enabled(const struct msim *m);
 
 /* ---- lruvecs ---- */
 
 /* kernel: &pgdat->__lruvec: the memcg-less lruvec of node nid (no LRU lists). */
-struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid);
+MSIM_API struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid);
 
 /*
  * kernel: folio_lruvec(): the lruvec of folio_memcg() (the root's for an
  * uncharged folio) on the folio's node. Stable only while the lruvec lock is
  * held; otherwise the caller holds RCU and must expect an offline to move it.
  */
-struct msim_lruvec *msim_folio_lruvec(const struct msim_folio *folio);
+MSIM_API struct msim_lruvec *msim_folio_lruvec(const struct msim_folio *folio);
 
 /* kernel: folio_lruvec_lock(): locked, RCU held, rechecked against folio_memcg(). */
-struct msim_lruvec *msim_folio_lruvec_lock(struct msim_folio *folio);
+MSIM_API struct msim_lruvec *msim_folio_lruvec_lock(struct msim_folio *folio);
 /* RCU read lock + lru_lock / lru_lock release + RCU read unlock. */
-void msim_lruvec_lock(struct msim_lruvec *lruvec);
-void msim_lruvec_unlock(struct msim_lruvec *lruvec);
+MSIM_API void msim_lruvec_lock(struct msim_lruvec *lruvec);
+MSIM_API void msim_lruvec_unlock(struct msim_lruvec *lruvec);
 
 /*
  * kernel: lruvec_add_folio() / lruvec_add_folio_tail() / lruvec_del_folio()
@@ -114,57 +116,57 @@ void msim_lruvec_unlock(struct msim_lruvec *lruvec);
  * PG_lru is clear (the caller claimed it) and lruvec is msim_folio_lruvec(folio).
  * Return 0, or -EINVAL (a lruvec without LRU lists).
  */
-int msim_lruvec_add_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
-int msim_lruvec_add_folio_tail(struct msim_lruvec *lruvec, struct msim_folio *folio);
-int msim_lruvec_del_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
+MSIM_API int msim_lruvec_add_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
+MSIM_API int msim_lruvec_add_folio_tail(struct msim_lruvec *lruvec, struct msim_folio *folio);
+MSIM_API int msim_lruvec_del_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
 
 /*
  * kernel: lruvec_lru_size(lruvec, lru, zone_idx): the sum of
  * mem_cgroup_get_zone_lru_size() over the zones up to zone_idx, read without the
  * lock (READ_ONCE). Under MGLRU the evictable lists read 0.
  */
-unsigned long msim_lruvec_lru_size(struct msim_lruvec *lruvec, enum msim_lru_list lru,
-				   enum msim_zone_type zone_idx);
+MSIM_API unsigned long msim_lruvec_lru_size(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+					    enum msim_zone_type zone_idx);
 /* kernel: mem_cgroup_get_zone_lru_size(): READ_ONCE(mz->lru_zone_size[zid][lru]). */
-unsigned long msim_mem_cgroup_get_zone_lru_size(struct msim_lruvec *lruvec,
-						enum msim_lru_list lru, enum msim_zone_type zid);
+MSIM_API unsigned long msim_mem_cgroup_get_zone_lru_size(struct msim_lruvec *lruvec,
+							 enum msim_lru_list lru, enum msim_zone_type zid);
 
 /* ---- folio LRU operations (kernel: mm/folio.c; no per-CPU batches here) ---- */
 
 /* kernel: folio_add_lru(): onto its lruvec's list (LRU_UNEVICTABLE if mlocked). */
-void msim_folio_add_lru(struct msim_folio *folio);
+MSIM_API void msim_folio_add_lru(struct msim_folio *folio);
 /* kernel: folio_activate() -> lru_activate(): inactive -> active. */
-void msim_folio_activate(struct msim_folio *folio);
+MSIM_API void msim_folio_activate(struct msim_folio *folio);
 /* kernel: folio_deactivate() -> lru_deactivate(): active -> inactive, referenced cleared. */
-void msim_folio_deactivate(struct msim_folio *folio);
+MSIM_API void msim_folio_deactivate(struct msim_folio *folio);
 /* kernel: folio_rotate_reclaimable() -> lru_move_tail(): to the inactive tail. */
-void msim_folio_rotate_reclaimable(struct msim_folio *folio);
+MSIM_API void msim_folio_rotate_reclaimable(struct msim_folio *folio);
 /*
  * kernel: folio_mark_accessed(): classic: inactive,unreferenced -> referenced ->
  * active; MGLRU: only PG_referenced (lru_gen_inc_refs, without the tier counts).
  */
-void msim_folio_mark_accessed(struct msim_folio *folio);
+MSIM_API void msim_folio_mark_accessed(struct msim_folio *folio);
 /* kernel: folio_isolate_lru(): off its list with a reference; false if not on one. */
-bool msim_folio_isolate_lru(struct msim_folio *folio);
+MSIM_API bool msim_folio_isolate_lru(struct msim_folio *folio);
 /* kernel: folio_putback_lru(): folio_add_lru() and drop the isolation reference. */
-void msim_folio_putback_lru(struct msim_folio *folio);
+MSIM_API void msim_folio_putback_lru(struct msim_folio *folio);
 
 /* ---- MGLRU (kernel: mm/vmscan.c lru_gen_*, include/linux/mm_inline.h) ---- */
 
 /* lru_gen_from_seq(): seq % MAX_NR_GENS. */
-unsigned int msim_lru_gen_from_seq(unsigned long seq);
-unsigned long msim_lru_gen_max_seq(struct msim_lruvec *lruvec);       /* READ_ONCE */
-unsigned long msim_lru_gen_min_seq(struct msim_lruvec *lruvec, unsigned int type);
+MSIM_API unsigned int msim_lru_gen_from_seq(unsigned long seq);
+MSIM_API unsigned long msim_lru_gen_max_seq(struct msim_lruvec *lruvec);       /* READ_ONCE */
+MSIM_API unsigned long msim_lru_gen_min_seq(struct msim_lruvec *lruvec, unsigned int type);
 /* READ_ONCE(lrugen->nr_pages[gen][type][zone]) (pages; may be negative transiently). */
-long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen, unsigned int type,
-			   enum msim_zone_type zone);
+MSIM_API long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen, unsigned int type,
+				    enum msim_zone_type zone);
 /*
  * Aging: try_to_inc_max_seq() without the page-table walk: a new youngest
  * generation, the oldest one of a type with MAX_NR_GENS first folded into the
  * next (inc_min_seq), and the active/inactive statistics moved as the kernel's
  * inc_max_seq() does. No-op on a classic host.
  */
-void msim_lru_gen_inc_max_seq(struct msim_lruvec *lruvec);
+MSIM_API void msim_lru_gen_inc_max_seq(struct msim_lruvec *lruvec);
 
 /* ---- reclaim (kernel: mm/vmscan.c shrink_lruvec and its helpers) ---- */
 
@@ -204,7 +206,7 @@ struct msim_scan_control {
 };
 
 /* Defaults: nothing to reclaim, priority DEF_PRIORITY, may_swap, no callback. */
-void msim_scan_control_init(struct msim_scan_control *sc);
+MSIM_API void msim_scan_control_init(struct msim_scan_control *sc);
 
 /*
  * kernel: shrink_lruvec() (classic: get_scan_count, shrink_list in batches of
@@ -213,7 +215,7 @@ void msim_scan_control_init(struct msim_scan_control *sc);
  * Call from a task or the driver, no lock held. Returns the pages reclaimed by
  * this call (also added to sc->nr_reclaimed).
  */
-unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_control *sc);
+MSIM_API unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_control *sc);
 
 /*
  * kernel: try_to_free_mem_cgroup_pages(): priorities DEF_PRIORITY down to 0, each
@@ -221,26 +223,26 @@ unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_co
  * until nr_pages are reclaimed. sc may be NULL (defaults); its nr_to_reclaim and
  * target_mem_cgroup are set here. Returns the pages reclaimed.
  */
-unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
-						struct msim_scan_control *sc);
+MSIM_API unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
+							 struct msim_scan_control *sc);
 
 /* ---- introspection (tests, reports: under the lock, no race windows named) ---- */
 
 /* Folios on a classic list (LRU_UNEVICTABLE: none, as in the kernel); *nr_pages their pages. */
-unsigned long msim_lruvec_nr_folios(struct msim_lruvec *lruvec, enum msim_lru_list lru,
-				    unsigned long *nr_pages);
+MSIM_API unsigned long msim_lruvec_nr_folios(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+					     unsigned long *nr_pages);
 /* Folios on lrugen->folios[gen][type][zone]; *nr_pages their pages. */
-unsigned long msim_lru_gen_nr_folios(struct msim_lruvec *lruvec, unsigned int gen,
-				     unsigned int type, enum msim_zone_type zone,
-				     unsigned long *nr_pages);
+MSIM_API unsigned long msim_lru_gen_nr_folios(struct msim_lruvec *lruvec, unsigned int gen,
+					      unsigned int type, enum msim_zone_type zone,
+					      unsigned long *nr_pages);
 /*
  * Call fn for each folio of a classic list from head (youngest) to tail (next
  * to be reclaimed), under the lock; fn must not change the lists. Returns the
  * count visited.
  */
-unsigned long msim_lruvec_for_each_folio(struct msim_lruvec *lruvec, enum msim_lru_list lru,
-					 void (*fn)(struct msim_folio *folio, void *arg),
-					 void *arg);
+MSIM_API unsigned long msim_lruvec_for_each_folio(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+						  void (*fn)(struct msim_folio *folio, void *arg),
+						  void *arg);
 
 struct msim_lru_counts {
 	unsigned long folios_live;          /* allocated and not yet freed */
@@ -250,7 +252,7 @@ struct msim_lru_counts {
 	unsigned long reparented_pages;     /* LRU pages moved to a parent at offline */
 	unsigned long freed_nonempty;       /* lruvecs freed with folios still listed (a bug) */
 };
-void msim_lru_counts(struct msim *m, struct msim_lru_counts *out);
+MSIM_API void msim_lru_counts(struct msim *m, struct msim_lru_counts *out);
 
 #ifdef __cplusplus
 }

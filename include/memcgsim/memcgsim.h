@@ -8,6 +8,7 @@
 #define MEMCGSIM_H
 
 /* The simulated machine (src/sim). */
+#include <memcgsim/api.h>
 #include <memcgsim/variants.h>
 #include <memcgsim/sim.h>
 #include <memcgsim/subsys.h>

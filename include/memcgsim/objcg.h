@@ -39,6 +39,8 @@
 #ifndef MEMCGSIM_OBJCG_H
 #define MEMCGSIM_OBJCG_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -52,7 +54,7 @@ extern "C" {
 struct msim_obj_cgroup;
 
 /* The registered subsystem (name "objcg"); attach it with msim_subsys_attach(). */
-extern struct msim_subsys msim_objcg_subsys;
+MSIM_API extern struct msim_subsys msim_objcg_subsys;
 
 /*
  * kernel: get_obj_cgroup_from_memcg() for node nid: under RCU, the first objcg
@@ -60,39 +62,39 @@ extern struct msim_subsys msim_objcg_subsys;
  * has none once offline, so its parent's is used). Returns it with a reference,
  * or NULL (no objcg layer on the host, nid out of range, memcg NULL).
  */
-struct msim_obj_cgroup *msim_get_obj_cgroup_from_memcg(struct msim_memcg *memcg,
-							unsigned int nid);
+MSIM_API struct msim_obj_cgroup *msim_get_obj_cgroup_from_memcg(struct msim_memcg *memcg,
+								 unsigned int nid);
 
 /* kernel: obj_cgroup_get() / obj_cgroup_tryget() / obj_cgroup_put(). */
-void msim_obj_cgroup_get(struct msim_obj_cgroup *objcg);
-bool msim_obj_cgroup_tryget(struct msim_obj_cgroup *objcg);
-void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg);
+MSIM_API void msim_obj_cgroup_get(struct msim_obj_cgroup *objcg);
+MSIM_API bool msim_obj_cgroup_tryget(struct msim_obj_cgroup *objcg);
+MSIM_API void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg);
 
 /*
  * kernel: obj_cgroup_memcg(): READ_ONCE(objcg->memcg). The caller holds an RCU
  * read-side section (or a lock that keeps the memcg from being reparented and
  * freed: the lruvec lock of the memcg, objcg_lock).
  */
-struct msim_memcg *msim_obj_cgroup_memcg(const struct msim_obj_cgroup *objcg);
+MSIM_API struct msim_memcg *msim_obj_cgroup_memcg(const struct msim_obj_cgroup *objcg);
 
 /* kernel: get_mem_cgroup_from_objcg(): obj_cgroup_memcg with a css reference (retries). */
-struct msim_memcg *msim_get_mem_cgroup_from_objcg(const struct msim_obj_cgroup *objcg);
+MSIM_API struct msim_memcg *msim_get_mem_cgroup_from_objcg(const struct msim_obj_cgroup *objcg);
 
 /* kernel: obj_cgroup_is_root(). */
-bool msim_obj_cgroup_is_root(const struct msim_obj_cgroup *objcg);
-unsigned int msim_obj_cgroup_nid(const struct msim_obj_cgroup *objcg);
+MSIM_API bool msim_obj_cgroup_is_root(const struct msim_obj_cgroup *objcg);
+MSIM_API unsigned int msim_obj_cgroup_nid(const struct msim_obj_cgroup *objcg);
 
 /* ---- introspection (tests, reports) ---- */
 
 /* rcu_dereference(pn->objcg): NULL once memcg is offline. Caller under RCU. */
-struct msim_obj_cgroup *msim_memcg_objcg(struct msim_memcg *memcg, unsigned int nid);
+MSIM_API struct msim_obj_cgroup *msim_memcg_objcg(struct msim_memcg *memcg, unsigned int nid);
 /* pn->orig_objcg: the node's own objcg, kept until the memcg is freed. */
-struct msim_obj_cgroup *msim_memcg_orig_objcg(struct msim_memcg *memcg, unsigned int nid);
+MSIM_API struct msim_obj_cgroup *msim_memcg_orig_objcg(struct msim_memcg *memcg, unsigned int nid);
 /* Raw reference count; killed: the initial reference was dropped at offline. */
-long msim_obj_cgroup_refcount(const struct msim_obj_cgroup *objcg);
-bool msim_obj_cgroup_killed(const struct msim_obj_cgroup *objcg);
+MSIM_API long msim_obj_cgroup_refcount(const struct msim_obj_cgroup *objcg);
+MSIM_API bool msim_obj_cgroup_killed(const struct msim_obj_cgroup *objcg);
 /* Objcgs on memcg's pn->objcg_list (inherited from dead descendants). */
-unsigned long msim_memcg_objcg_list_count(struct msim_memcg *memcg, unsigned int nid);
+MSIM_API unsigned long msim_memcg_objcg_list_count(struct msim_memcg *memcg, unsigned int nid);
 
 struct msim_objcg_counts {
 	unsigned long live;              /* allocated and not yet released */
@@ -102,7 +104,7 @@ struct msim_objcg_counts {
 	unsigned long reparent_retries;  /* recheck failures (MGLRU) */
 	unsigned long deferred_releases; /* releases that found objcg_lock busy */
 };
-void msim_objcg_counts(struct msim *m, struct msim_objcg_counts *out);
+MSIM_API void msim_objcg_counts(struct msim *m, struct msim_objcg_counts *out);
 
 /* ---- the LRU part of memcg_reparent_objcgs ---- */
 
@@ -137,8 +139,8 @@ struct msim_objcg_reparent_ops {
  * Install (ops non-NULL) or remove the LRU part on m. Returns 0, -ENODEV when the
  * objcg layer is not attached, -EBUSY when other ops are installed.
  */
-int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg_reparent_ops *ops,
-				void *arg);
+MSIM_API int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg_reparent_ops *ops,
+					 void *arg);
 
 #ifdef __cplusplus
 }

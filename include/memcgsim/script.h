@@ -15,6 +15,8 @@
 #ifndef MEMCGSIM_SCRIPT_H
 #define MEMCGSIM_SCRIPT_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 
 #include <memcgsim/sim.h>
@@ -29,10 +31,10 @@ extern "C" {
  * behind the point. Returns 0; -ESRCH if t finished first; -EDEADLK if t blocked
  * and no other step was allowed to run (the driver must step the holder).
  */
-int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth);
+MSIM_API int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth);
 
 /* Run task t for k steps (k yield points), or until it finishes. Returns steps run. */
-unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k);
+MSIM_API unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k);
 
 /*
  * Run task t to completion. Returns 0; -EDEADLK as soon as t cannot run (it is
@@ -40,17 +42,17 @@ unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k);
  * -EINVAL for a task of another host, a concurrent host, or a call from a task.
  * msim_run_until() and msim_step() refuse the same misuse (-EINVAL, 0 steps).
  */
-int msim_run_task(struct msim *m, struct msim_task *t);
+MSIM_API int msim_run_task(struct msim *m, struct msim_task *t);
 
 /*
  * RCU engine step under the driver's control: end the current grace period if
  * every reader it waits for has left, and run ready callbacks. Returns true if
  * anything happened.
  */
-bool msim_rcu_step(struct msim *m);
+MSIM_API bool msim_rcu_step(struct msim *m);
 
 /* Name of the yield point at which task t is parked, or NULL (not started/done). */
-const char *msim_task_parked_at(const struct msim_task *t);
+MSIM_API const char *msim_task_parked_at(const struct msim_task *t);
 
 #ifdef __cplusplus
 }

@@ -270,7 +270,7 @@ int msim_shrinker_free(struct msim_shrinker *s)
 			if (msim_load_at(&s->refcount.counter, MSIM_ACQUIRE,
 					 "shrinker_free.wait_done") == 0)
 				break;
-			if (!msim__det_active)
+			if (!msim_yield_det_active)
 				sched_yield();
 		}
 	}

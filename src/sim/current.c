@@ -8,7 +8,7 @@
 
 __thread struct msim *msim__tls_host;
 __thread struct msim_task *msim__tls_task;
-__thread int msim__det_active;
+__thread int msim_yield_det_active;
 
 struct msim *msim_current_host(void)
 {

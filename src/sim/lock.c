@@ -54,7 +54,7 @@ static inline void owner_set(struct msim_lock *l, struct msim_task *t)
 
 static inline bool det_task(void)
 {
-	return msim__det_active && msim__tls_task;
+	return msim_yield_det_active && msim__tls_task;
 }
 
 /*

@@ -195,7 +195,7 @@ static ck_spinlock_fas_t *fas_of(struct msim_quiet_spinlock *l)
 /* On this thread runs a deterministic host: its tasks, or its driver. */
 static bool on_deterministic_thread(void)
 {
-	return msim__det_active || msim__det(msim__tls_host);
+	return msim_yield_det_active || msim__det(msim__tls_host);
 }
 
 void msim_quiet_spin_lock(struct msim_quiet_spinlock *l)

@@ -145,7 +145,7 @@ void msim_synchronize_rcu(void)
 		abort();
 	}
 	uint64_t need = msim__rcu_det_request_gp(m);
-	if (msim__det_active && msim__tls_task) {
+	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.gp_completed < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_GP);
@@ -202,7 +202,7 @@ void msim_rcu_barrier(void)
 		return;
 	}
 	uint64_t need = m->rcu.cbs_queued;
-	if (msim__det_active && msim__tls_task) {
+	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.cbs_done < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_BARRIER);

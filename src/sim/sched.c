@@ -165,7 +165,7 @@ void msim__task_park(struct msim_task *t, const char *why)
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
-void msim__yield_slow(const char *name)
+void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
@@ -238,9 +238,9 @@ static void resume(struct msim *m, struct msim_task *t)
 	t->wait = MSIM_WAIT_NONE;
 	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
-	msim__det_active = 1;
+	msim_yield_det_active = 1;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
-	msim__det_active = 0;
+	msim_yield_det_active = 0;
 	msim__tls_task = NULL;
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);

@@ -4,8 +4,9 @@
  *
  * Headers under static/ hold the bodies of inline fast paths, as liburcu's
  * urcu/static/ does: the public header says what an operation means, this one how
- * it is made cheap. The two msim__ names below are internal, exported only because
- * the inline body needs them; nothing outside this header may use them.
+ * it is made cheap. The two names below are part of the ABI only because the
+ * inline body, compiled into the caller, needs them: call msim_yield(), never
+ * them.
  *
  * Why it is cheap: a yield point outside deterministic tasks (concurrent mode, the
  * driver, benches) is one thread-local load and a branch predicted not taken.
@@ -13,19 +14,21 @@
 #ifndef MEMCGSIM_STATIC_YIELD_H
 #define MEMCGSIM_STATIC_YIELD_H
 
+#include <memcgsim/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* 1 while a deterministic task runs on this thread (set by the scheduler). */
-extern __thread int msim__det_active;
+MSIM_API extern __thread int msim_yield_det_active;
 /* Park the running task at the point called name and let the scheduler pick. */
-void msim__yield_slow(const char *name);
+MSIM_API void msim_yield_slowpath(const char *name);
 
 static inline void msim_yield(const char *name)
 {
-	if (__builtin_expect(msim__det_active, 0))
-		msim__yield_slow(name);
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_yield_slowpath(name);
 }
 
 #ifdef __cplusplus
