@@ -69,6 +69,15 @@ static bool is_defined_global(const Elf64_Sym *s)
 	return type == STT_FUNC || type == STT_OBJECT || type == STT_TLS;
 }
 
+/*
+ * AddressSanitizer adds an "__odr_asan.NAME" companion for each exported global
+ * (its one-definition-rule check): instrumentation, not our ABI.
+ */
+static bool is_sanitizer_alias(const char *name)
+{
+	return strncmp(name, "__odr_asan.", 11) == 0;
+}
+
 /* Every defined global symbol of the library's .dynsym. */
 static struct exports read_exports(const char *path)
 {
@@ -92,7 +101,7 @@ static struct exports read_exports(const char *path)
 		ex.names = calloc(n, sizeof(*ex.names));
 		assert_non_null(ex.names);
 		for (k = 0; k < n; k++)
-			if (is_defined_global(&sym[k]))
+			if (is_defined_global(&sym[k]) && !is_sanitizer_alias(str + sym[k].st_name))
 				ex.names[ex.nr++] = strdup(str + sym[k].st_name);
 	}
 	munmap((void *)img, len);
