@@ -2,7 +2,8 @@
 /*
  * scripted_flush.c - thread 004's production trace, reproduced by a script,
  * written only against the installed libmemcgsim (sim.h, sched.h, memcg.h,
- * rstat.h, variants.h; sched.h brings script.h and yield.h). docs/experiments.md walks through how it was written.
+ * rstat.h, variants.h; sched.h brings script.h and yield.h).
+ * docs/experiments.md walks through how it was written.
  *
  * The thread reports, on a 96-CPU machine with the flush threshold at
  * 64 x 96 = 6144 pages: "leaf stats_updates at 6656 while root stayed at 6144
