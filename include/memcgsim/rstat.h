@@ -48,6 +48,18 @@
  *   "rstat.dying.checked"          the dying redirect decided the target memcg
  *   "rstat.reparent.local"         offline: local stats about to be moved
  *
+ * Their yield contexts (yield.h; msim_task_where(), msim_run_until_ctx() in
+ * script.h), object being a struct msim_memcg *:
+ *   flush, "rstat.flush.cpu_start" to ".cpu_done"   cpu: the CPU visited; no object
+ *   flush, "rstat.flush.memcg" to ".atomic_set"     the memcg folded and the CPU visited
+ *   write, "rstat.update.after_state" to ".done"    the memcg written and the writer's
+ *                                                   CPU; during the walk ("rstat.update.level",
+ *                                                   "this_cpu_rmw.*", ".batch_push",
+ *                                                   ".atomic_add") the level walked
+ * Every other point has none (nid is -1 throughout). So "the flush between leaf's
+ * fold and mid's on CPU 1" is msim_run_until_ctx(m, t, "rstat.flush.memcg",
+ * &(struct msim_yield_ctx){ mid, 1, -1 }, 1).
+ *
  * Dying memcgs (reference 1.10): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
  * same hierarchies get local-stat reparenting at offline (a css_offline hook of
@@ -237,6 +249,41 @@ MSIM_API struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec);
 MSIM_API unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
 
 /* ---- write paths (call from a task, or from setup code as CPU 0) ---- */
+
+/*
+ * Which write to call: the kernel function you model decides. What each one
+ * changes ("node": the node counter, msim_node_page_state(); "memcg" and
+ * "lruvec": the per-CPU state that flushes fold into msim_memcg_page_state() and
+ * msim_lruvec_page_state()); "redirect": the dying-memcg redirect runs first.
+ *
+ *   model                          kernel                       node memcg lruvec redirect
+ *   msim_lruvec_stat_mod_page()    lruvec_stat_mod_folio(),     yes  yes*  yes*   yes
+ *                                  mod_lruvec_kmem_state()
+ *   msim_mod_lruvec_state()        mod_lruvec_state()           yes  yes*  yes*   yes
+ *   msim_mod_memcg_lruvec_state()  mod_memcg_lruvec_state()     no   yes   yes    yes
+ *   msim_mod_memcg_state()         mod_memcg_state()            no   yes   no     yes
+ *   msim_mod_memcg_state_no_redirect()  __mod_memcg_state()     no   yes   no     no
+ *   msim_mod_node_page_state()     mod_node_page_state()        yes  no    no     -
+ *   msim_count_memcg_events()      count_memcg_events()         events of the memcg, no redirect
+ *   (* only when there is a memcg: a NULL memcg, or the node's own lruvec, is the node alone)
+ *
+ * When to call which:
+ *   - a page or folio of a memcg on a node (page cache, anon, shmem, THP counts,
+ *     kernel stacks, page tables: node items): msim_lruvec_stat_mod_page(), as the
+ *     kernel's callers of lruvec_stat_mod_folio() do;
+ *   - code that holds the lruvec already (LRU list sizes, workingset):
+ *     msim_mod_lruvec_state();
+ *   - the memcg half of a node item whose node counter the caller updates on its own:
+ *     msim_mod_memcg_lruvec_state();
+ *   - a memcg-only item (MSIM_MEMCG_SWAP, _KMEM, _SOCK, _PERCPU_B, _ZSWAP_*):
+ *     msim_mod_memcg_state();
+ *   - memory no memcg owns: msim_mod_node_page_state(); an event:
+ *     msim_count_memcg_events().
+ * Every one that reaches a memcg calls memcg_rstat_updated() once, with val in
+ * pages, so the flush heuristic sees the same amount whichever path carries it;
+ * the paths differ in which readers see the change. Node items need nid <
+ * msim_nr_nodes(); a memcg-only item passed to a node path is -EINVAL.
+ */
 
 /*
  * kernel: mod_memcg_state(). Memcg-level item (node items are accepted too: they

@@ -119,7 +119,9 @@ typedef void (*msim_task_fn)(void *arg);
 /*
  * Create a task that will run fn(arg) on CPU cpu when msim_run() (or a scripted
  * step) starts it. Returns NULL with errno set on a bad CPU (EINVAL) or ENOMEM.
- * The name appears in schedules, traces and deadlock reports.
+ * The name appears in schedules, traces and deadlock reports. The driver may
+ * create tasks at any time, also between scripted steps (where such a task
+ * enters the schedule: script.h); a call from inside a task gets EINVAL.
  */
 MSIM_API struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
 					    msim_task_fn fn, void *arg);

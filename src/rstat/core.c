@@ -225,6 +225,8 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 {
 	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *pos;
+	struct msim_yield_ctx yc = { .object = NULL, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	msim_yield("rstat.flush.cpu_start");
 	msim_lock(&ss->lock);
@@ -234,6 +236,7 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	msim_unlock(&ss->lock);
 	/* cond_resched(): other updates and flushes interleave between CPUs. */
 	msim_yield("rstat.flush.cpu_done");
+	msim_yield_ctx_leave(prev);
 }
 
 /*

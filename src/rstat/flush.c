@@ -104,6 +104,8 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 		.cstat_prev = (long *)statc->events_prev,
 		.size = MSIM__NE,
 	};
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	/* One yield for the whole fold (simplification: the kernel reads each
 	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
@@ -119,6 +121,7 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 		msim_atomic_long_set_at(&vs->stats_updates, 0, "rstat.flush.atomic_set");
 		MSIM__CTR(rs, atomic_resets);
 	}
+	msim_yield_ctx_leave(prev);
 }
 
 /* kernel: memcg_vmstats_needs_flush(): the atomic, strictly above the threshold. */

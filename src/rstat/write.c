@@ -56,6 +56,9 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		msim__store_drain(ps);
 		return;
 	}
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+
 	MSIM__CTR(rs, updates);
 	msim__css_rstat_updated(&ms->css, cpu, ps);
 	if (msim__store_pending(ps)) {
@@ -70,6 +73,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 
 		statc = msim_per_cpu_ptr(statc_pcpu, cpu);
 		vs = statc->ms->vmstats;
+		yc.object = statc->ms->memcg;      /* the level walked */
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
 		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
 		    threshold) {
@@ -89,7 +93,9 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 				  "rstat.update.atomic_add");
 		MSIM__CTR(rs, batches);
 	}
+	yc.object = ms->memcg;
 	msim_yield("rstat.update.done");
+	msim_yield_ctx_leave(prev);
 }
 
 void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int cpu)

@@ -17,6 +17,7 @@
 #include "rcu_det.h"
 #include "sched.h"
 #include "subsys.h"
+#include "task.h"
 
 int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen)
 {
@@ -85,8 +86,7 @@ void msim_destroy(struct msim *m)
 	msim__kmem_fini(m);
 	for (t = m->tasks; t; t = next) {
 		next = t->next;
-		msim__ctx_free(&t->ctx);
-		free(t);
+		msim__task_free(t);
 	}
 	free(m->task_vec);
 	msim__sched_fini(m);

@@ -27,6 +27,8 @@
 
 /* ---- tasks ---- */
 
+struct msim__point_hits; /* sched_points.c */
+
 enum msim_task_state {
 	MSIM_TASK_NEW = 0,
 	MSIM_TASK_READY,          /* started, parked at a yield point */
@@ -54,6 +56,12 @@ struct msim_task {
 	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
+	/* The yield context (yield.h) where the task last gave control back: a
+	 * pointer into its own stack, valid while it stays parked. */
+	const struct msim_yield_ctx *yield_ctx;
+	/* How often the task parked at each point name (sched_points.c). */
+	struct msim__point_hits *points;
+	unsigned int nr_points, points_cap;
 	struct msim_ctx ctx;
 	/* RCU reader state (deterministic model). */
 	int rcu_nesting;

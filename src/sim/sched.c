@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <memcgsim/script.h>
 #include <memcgsim/yield.h>
 
 #include "ctx.h"
@@ -22,6 +21,7 @@
 #include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
+#include "sched_points.h"
 #include "task.h"
 
 #define MAX_OPTIONS 1025
@@ -162,6 +162,7 @@ static void task_entry(void *arg)
 void msim__task_park(struct msim_task *t, const char *why)
 {
 	t->parked_at = why;
+	msim__points_hit(t, why);
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -215,7 +216,7 @@ static bool wait_satisfied(struct msim *m, const struct msim_task *t)
 	}
 }
 
-static bool task_enabled(struct msim *m, struct msim_task *t)
+bool msim__task_enabled(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_DONE)
 		return false;
@@ -238,12 +239,21 @@ static void resume(struct msim *m, struct msim_task *t)
 	t->wait = MSIM_WAIT_NONE;
 	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
+	msim_yield_ctx_current = t->yield_ctx;
 	msim_yield_det_active = 1;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
 	msim_yield_det_active = 0;
+	/*
+	 * The context of the point where t parked. Only tasks read or write
+	 * msim_yield_ctx_current (static/yield.h), so the driver need not clear it; a done
+	 * task keeps a stale pointer that nothing reads (msim_task_where() checks
+	 * the state first).
+	 */
+	t->yield_ctx = msim_yield_ctx_current;
 	msim__tls_task = NULL;
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
+		msim__points_free(t);
 		cpu_heads_refresh(m);
 	}
 }
@@ -265,14 +275,14 @@ static void build_options(struct msim *m, struct options *o)
 	o->n = 0;
 	o->current_enabled = false;
 	o->has_r = false;
-	if (s->current >= 0 && task_enabled(m, m->task_vec[s->current])) {
+	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
 		o->pick[o->n++] = s->current;
 		o->current_enabled = true;
 	}
 	for (i = 0; i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
 		if ((int)i == s->current)
 			continue;
-		if (task_enabled(m, m->task_vec[i]))
+		if (msim__task_enabled(m, m->task_vec[i]))
 			o->pick[o->n++] = (int)i;
 	}
 	if (msim__rcu_det_ready(m)) {
@@ -406,7 +416,7 @@ static void trace_mix(struct msim_sched *s, int pick, const char *point)
 	s->trace_hash = h;
 }
 
-static void do_pick(struct msim *m, int pick)
+void msim__sched_pick(struct msim *m, int pick)
 {
 	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
@@ -495,72 +505,11 @@ int msim__run_det(struct msim *m)
 			}
 			break;
 		}
-		do_pick(m, o.pick[choose(m, &o)]);
+		msim__sched_pick(m, o.pick[choose(m, &o)]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))
 		msim__rcu_det_drain(m);
 	return 0;
-}
-
-/* ---- scripted control ---- */
-
-/* Scripted control: a deterministic host, its own task, called by the driver. */
-static bool driver_may_step(struct msim *m, const struct msim_task *t)
-{
-	return msim__det(m) && t && t->host == m && !msim__tls_task;
-}
-
-int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth)
-{
-	unsigned int hits = 0;
-
-	if (!driver_may_step(m, t) || !point || !nth)
-		return -EINVAL;
-	for (;;) {
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (!task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (t->state == MSIM_TASK_READY && t->parked_at && !strcmp(t->parked_at, point) &&
-		    ++hits == nth)
-			return 0;
-	}
-}
-
-unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
-{
-	unsigned int n = 0;
-
-	if (!driver_may_step(m, t))
-		return 0;
-	while (n < k && t->state != MSIM_TASK_DONE && task_enabled(m, t)) {
-		do_pick(m, (int)t->idx);
-		n++;
-	}
-	return n;
-}
-
-int msim_run_task(struct msim *m, struct msim_task *t)
-{
-	if (!driver_may_step(m, t))
-		return -EINVAL;
-	while (t->state != MSIM_TASK_DONE) {
-		if (!task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-	}
-	return 0;
-}
-
-bool msim_rcu_step(struct msim *m)
-{
-	if (!msim__det(m) || msim__tls_task || !msim__rcu_det_ready(m))
-		return false;
-	do_pick(m, MSIM_PICK_R);
-	return true;
 }

@@ -10,6 +10,9 @@
 
 #include <memcgsim/script.h>
 
+#include "ctx.h"
+#include "current.h"
+#include "sched_points.h"
 #include "task.h"
 
 struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
@@ -17,7 +20,8 @@ struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned in
 {
 	struct msim_task *t;
 
-	if (!m || !fn || cpu >= m->cfg.nr_cpus) {
+	/* Only the driver creates tasks (script.h: tasks created while a run is under way). */
+	if (!m || !fn || cpu >= m->cfg.nr_cpus || msim__tls_task) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -47,6 +51,13 @@ struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned in
 	*m->tasks_tail = t;
 	m->tasks_tail = &t->next;
 	return t;
+}
+
+void msim__task_free(struct msim_task *t)
+{
+	msim__ctx_free(&t->ctx);
+	msim__points_free(t);
+	free(t);
 }
 
 const char *msim_task_name(const struct msim_task *t)

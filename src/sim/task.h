@@ -9,5 +9,7 @@
 
 /* A task that returns inside a read-side section or holding a lock aborts. */
 void msim__task_exit_check(const struct msim_task *t);
+/* Free a task, its stack and its counts (msim_destroy). */
+void msim__task_free(struct msim_task *t);
 
 #endif /* MSIM_SIM_TASK_H */

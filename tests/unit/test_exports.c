@@ -145,7 +145,7 @@ static char *read_headers(void)
 	return all;
 }
 
-/* "MSIM_API ... name(" or "MSIM_API ... name[" / "name;" on one declaration. */
+/* "MSIM_API ... name(", "name[", "name;" or "name ATTR;" on one line. */
 static bool declared_api(const char *headers, const char *name)
 {
 	size_t n = strlen(name);
@@ -156,7 +156,8 @@ static bool declared_api(const char *headers, const char *name)
 
 		if (p > headers && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z')))
 			continue;
-		if (*after != '(' && *after != '[' && *after != ';')
+		/* a call, an array, or a variable (possibly with an attribute macro) */
+		if (*after != '(' && *after != '[' && *after != ';' && *after != ' ')
 			continue;
 		while (line > headers && line[-1] != '\n')
 			line--;
