@@ -20,9 +20,13 @@
 #ifndef MEMCGSIM_SIM_H
 #define MEMCGSIM_SIM_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <memcgsim/mmzone.h>
 
 #include <memcgsim/variants.h>
 
@@ -48,19 +52,7 @@ enum msim_lru_kind {
 	MSIM_LRU_MGLRU = 1,
 };
 
-/*
- * Memory zones of a node: x86_64's enum zone_type without ZONE_DEVICE (which has
- * no managed pages). The numbers are the kernel's, so zone-indexed tables
- * (lru_zone_size[zone][lru]) read like the kernel's.
- */
-enum msim_zone_type {
-	MSIM_ZONE_DMA = 0,      /* below 16 MiB: node 0 only */
-	MSIM_ZONE_DMA32,        /* below 4 GiB: node 0 only */
-	MSIM_ZONE_NORMAL,
-	MSIM_ZONE_MOVABLE,      /* populated only when configured (movablecore=) */
-	MSIM_MAX_NR_ZONES
-};
-
+/* Memory zones of a node: enum msim_zone_type, in mmzone.h. */
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
 
@@ -102,13 +94,13 @@ struct msim_config {
  * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
  * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not.
  */
-void msim_config_init(struct msim_config *cfg);
+MSIM_API void msim_config_init(struct msim_config *cfg);
 
 /*
  * Check a configuration. Returns 0, or -EINVAL with a one-line reason written to
  * err (if err is non-NULL) naming the bad field and its valid range.
  */
-int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen);
+MSIM_API int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen);
 
 struct msim;
 struct msim_task;
@@ -120,33 +112,35 @@ struct msim_task;
  * disabled or circular, with the reason in err; -ENOMEM; a subsystem's init
  * error, after detaching what attached). Never aborts on bad input.
  */
-int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
+MSIM_API int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
 
 /*
  * Destroy a host. Tasks left unfinished (a deadlocked or cut deterministic run)
  * are released: their read-side sections end and the locks they hold pass to the
  * destroying driver, then the layers' destructors run and everything is freed.
  */
-void msim_destroy(struct msim *m);
+MSIM_API void msim_destroy(struct msim *m);
 
-const struct msim_config *msim_config(const struct msim *m);
-unsigned int msim_nr_cpus(const struct msim *m);
-unsigned int msim_nr_nodes(const struct msim *m);
-unsigned int msim_num_online_cpus(const struct msim *m);
+MSIM_API const struct msim_config *msim_config(const struct msim *m);
+MSIM_API unsigned int msim_nr_cpus(const struct msim *m);
+MSIM_API unsigned int msim_nr_nodes(const struct msim *m);
+MSIM_API unsigned int msim_num_online_cpus(const struct msim *m);
 
 typedef void (*msim_task_fn)(void *arg);
 
 /*
  * Create a task that will run fn(arg) on CPU cpu when msim_run() (or a scripted
  * step) starts it. Returns NULL with errno set on a bad CPU (EINVAL) or ENOMEM.
- * The name appears in schedules, traces and deadlock reports.
+ * The name appears in schedules, traces and deadlock reports. The driver may
+ * create tasks at any time, also between scripted steps (where such a task
+ * enters the schedule: script.h); a call from inside a task gets EINVAL.
  */
-struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
-				   msim_task_fn fn, void *arg);
+MSIM_API struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
+					    msim_task_fn fn, void *arg);
 
-const char *msim_task_name(const struct msim_task *t);
-unsigned int msim_task_cpu(const struct msim_task *t);
-bool msim_task_done(const struct msim_task *t);
+MSIM_API const char *msim_task_name(const struct msim_task *t);
+MSIM_API unsigned int msim_task_cpu(const struct msim_task *t);
+MSIM_API bool msim_task_done(const struct msim_task *t);
 
 /*
  * Run every task to completion. Deterministic mode: under the host's strategy
@@ -156,18 +150,18 @@ bool msim_task_done(const struct msim_task *t);
  * tasks; returns 0, or -EAGAIN / -ENOMEM when threads cannot be started.
  * -EINVAL when called from inside a task.
  */
-int msim_run(struct msim *m);
+MSIM_API int msim_run(struct msim *m);
 
 /* The host and task the caller runs in; NULL outside a task. */
-struct msim *msim_current_host(void);
-struct msim_task *msim_current_task(void);
+MSIM_API struct msim *msim_current_host(void);
+MSIM_API struct msim_task *msim_current_task(void);
 
 /*
  * The simulated CPU of the running task. Outside any task (setup code, the
  * scenario driver, RCU callbacks in deterministic mode) it is CPU 0 of the host
  * that is being driven.
  */
-unsigned int msim_this_cpu(void);
+MSIM_API unsigned int msim_this_cpu(void);
 
 /*
  * Kernel-style context for code that runs outside a task (test drivers, benches):
@@ -177,7 +171,7 @@ unsigned int msim_this_cpu(void);
  * make their memcg's host current, so a driver that alternates between hosts only
  * needs this call before other shims of a host it has not touched since.
  */
-void msim_set_current_host(struct msim *m);
+MSIM_API void msim_set_current_host(struct msim *m);
 
 /*
  * What a layer's entry point calls for its host: msim_set_current_host() when the
@@ -185,7 +179,7 @@ void msim_set_current_host(struct msim *m);
  * current and stays so). The memcg entry points call it, so a driver that
  * alternates between hosts needs no call of its own.
  */
-void msim_drive_host(struct msim *m);
+MSIM_API void msim_drive_host(struct msim *m);
 
 /*
  * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a
@@ -209,16 +203,16 @@ enum msim_host_slot {
 	MSIM_NR_HOST_SLOTS
 };
 
-void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
+MSIM_API void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
 /*
  * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away.
  * Returns 0, -EINVAL for a NULL fn, -ENOSPC past 64 destructors and subsystems.
  */
-int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
+MSIM_API int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
 
 /* ---- virtual clock and delayed work ---- */
 
-uint64_t msim_jiffies(const struct msim *m);
+MSIM_API uint64_t msim_jiffies(const struct msim *m);
 
 struct msim_delayed_work;
 typedef void (*msim_work_fn)(struct msim_delayed_work *dw);
@@ -232,13 +226,13 @@ struct msim_delayed_work {
 	struct msim_delayed_work *next;
 };
 
-void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data);
+MSIM_API void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data);
 
 /* Queue dw to fire when jiffies passes now + delay. Returns false if already pending. */
-bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay);
+MSIM_API bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay);
 
 /* Cancel a pending work item. Returns true if it was pending. */
-bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
+MSIM_API bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
 
 /*
  * Advance the clock by ticks jiffies. Works whose deadline is reached run in the
@@ -246,7 +240,7 @@ bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
  * Simplification: the kernel runs them on a worker thread of some CPU; here the
  * caller is that worker, which keeps replay exact.
  */
-void msim_clock_advance(struct msim *m, uint64_t ticks);
+MSIM_API void msim_clock_advance(struct msim *m, uint64_t ticks);
 
 #ifdef __cplusplus
 }

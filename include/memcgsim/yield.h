@@ -16,6 +16,10 @@
 #ifndef MEMCGSIM_YIELD_H
 #define MEMCGSIM_YIELD_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * void msim_yield(const char *name);
  *
@@ -23,6 +27,50 @@
  * control compare it by content, and the trace hash (explore.h) mixes it in, so
  * renaming a point changes every trace that passes through it.
  */
+
+/*
+ * The yield context: what the yield points of a stretch of code are *for*. A name
+ * says where in the code a task stopped ("rstat.flush.memcg"); the context says on
+ * which object, CPU and node, so a script can stop "at rstat.flush.memcg for mid"
+ * (msim_run_until_ctx(), script.h) instead of counting occurrences.
+ *
+ * A layer sets it around a loop body or a call, at no cost to the yield points
+ * inside (they stay one branch) and with no effect on the schedule: entering and
+ * leaving a context is no yield point, the trace hash does not see it, and every
+ * pick of every strategy stays the same. Contexts nest; the innermost is the one
+ * a parked task reports (msim_task_where(), script.h):
+ *
+ *   struct msim_yield_ctx yc = { .object = memcg, .cpu = (int)cpu, .nid = -1 };
+ *   const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+ *   ... code with yield points; it may change yc's fields as it goes ...
+ *   msim_yield_ctx_leave(prev);
+ *
+ * yc must stay alive until the matching leave (a local variable of the scope is
+ * the usual place). Outside a deterministic task both calls do nothing: the
+ * context is only observable where a task can be parked.
+ *
+ * Which layers set which context is written where their yield points are listed
+ * (rstat.h: the memcg and the CPU whose data the code touches).
+ */
+struct msim_yield_ctx {
+	const void *object;   /* the layer's public object (rstat: struct msim_memcg *), or NULL */
+	int cpu;              /* the CPU whose data is touched (a flush visits each), or -1 */
+	int nid;              /* the NUMA node, or -1 */
+};
+
+#define MSIM_YIELD_CTX_NONE { 0, -1, -1 }
+
+/*
+ * const struct msim_yield_ctx *msim_yield_ctx_enter(const struct msim_yield_ctx *ctx);
+ *   Make ctx the running task's context; returns the previous one, for leave.
+ * void msim_yield_ctx_leave(const struct msim_yield_ctx *prev);
+ *   Put back the context that enter returned.
+ */
+
+#ifdef __cplusplus
+}
+#endif
+
 #include <memcgsim/static/yield.h>
 
 #endif /* MEMCGSIM_YIELD_H */

@@ -1,139 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * idr.c - the id allocator (kernel: lib/idr.c idr_alloc(), idr_find(),
- * idr_replace(), idr_remove(); the xa_alloc() behaviour of memcg private ids).
+ * idr.c - the id allocator (kernel: lib/idr.c idr_alloc(), idr_alloc_cyclic(),
+ * idr_find(), idr_replace(), idr_remove(), idr_get_next_ul(), idr_for_each();
+ * the xa_alloc() behaviour of memcg private ids).
  *
- * Ids map to pointers in an xarray, so msim_idr_find() is an RCU lookup like the
- * kernel's. Which ids are taken lives in a plain bitmap searched a word at a
- * time (the kernel uses the xarray's XA_FREE_MARK for the same answer), with a
- * hint of the first word that may have a zero bit, so handing out the lowest free
- * id among 65535 costs a few word reads. The bitmap is the model's own memory,
- * not charged to the kernel-memory model; the xarray nodes are.
+ * Ids are the indices of an allocating xarray (MSIM_XA_FLAGS_ALLOC), as the
+ * kernel's idr is a radix tree with an IDR_FREE tag: a pointer is the entry, an
+ * id reserved with NULL holds the reserved entry, and the xarray's free mark
+ * finds the lowest free id in a few mark words per level. Memory is the nodes
+ * that hold ids in use, charged to the kernel-memory model; nothing grows with
+ * the highest id ever handed out.
  *
- * Locking: idr->lock serialises allocators and removers (the kernel's callers
- * hold their own mutex, shrinker_mutex or memcg_idr_lock); it nests outside the
- * xarray's lock.
- *
- * Simplifications: ids are at most INT_MAX, like the kernel's int ids; the bitmap
- * grows to the highest id ever allocated and never shrinks.
+ * Locking: idr->lock serialises every writer, so under it the xarray can be
+ * read without its own lock (msim__xa_peek(), msim__xa_find_free()). Its lock is
+ * taken only around a change, which keeps the yield points of the bitmap
+ * version this replaced: alloc, replace and remove of an allocated id are
+ * "lock, lock, unlock, unlock", a failed one "lock, unlock". Race traces depend
+ * on that sequence.
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <memcgsim/idr.h>
 
-#define IDR_WORD_BITS 64UL
-#define IDR_MAX_ID ((unsigned long)INT_MAX)
+#include "lib/xarray_internal.h"
 
 void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner)
 {
 	memset(idr, 0, sizeof(*idr));
-	msim_xa_init(m, &idr->xa, owner ? owner : "idr");
+	msim_xa_init_flags(m, &idr->xa, owner ? owner : "idr", MSIM_XA_FLAGS_ALLOC);
 	msim_lock_init(&idr->lock, "idr_lock");
 }
 
+/* kernel: lib/idr.c idr_destroy(): every id freed, the idr stays usable. */
 void msim_idr_destroy(struct msim_idr *idr)
 {
 	msim_xa_destroy(&idr->xa);
-	free(idr->free_hint);
-	idr->free_hint = NULL;
-	idr->bitmap_bits = 0;
+}
+
+/* Model-only: the end of the idr's life (see msim_xa_fini()). */
+void msim_idr_fini(struct msim_idr *idr)
+{
+	msim_xa_fini(&idr->xa);
 	msim_lock_destroy(&idr->lock);
 }
 
-static bool bit_test(const struct msim_idr *idr, unsigned long id)
+/* Store ptr (NULL reserves) at a free id found under idr->lock. */
+static long idr_take(struct msim_idr *idr, void *ptr, unsigned long id)
 {
-	return id < idr->bitmap_bits &&
-	       ((idr->free_hint[id / IDR_WORD_BITS] >> (id % IDR_WORD_BITS)) & 1);
-}
-
-/* Make the bitmap cover id (doubling, so growth is amortised O(1)). */
-static int bitmap_cover(struct msim_idr *idr, unsigned long id)
-{
-	unsigned long bits = idr->bitmap_bits ? idr->bitmap_bits : 1024, *words;
-
-	if (id < idr->bitmap_bits)
-		return 0;
-	while (bits <= id)
-		bits *= 2;
-	words = realloc(idr->free_hint, bits / 8);
-	if (!words)
-		return -ENOMEM;
-	memset(words + idr->bitmap_bits / IDR_WORD_BITS, 0, (bits - idr->bitmap_bits) / 8);
-	idr->free_hint = words;
-	__atomic_store_n(&idr->bitmap_bits, bits, __ATOMIC_RELAXED);
-	return 0;
-}
-
-/* The lowest clear bit in [start, end], or -ENOSPC; ids past the bitmap are free. */
-static long bitmap_find_zero(const struct msim_idr *idr, unsigned long start, unsigned long end)
-{
-	unsigned long nwords = idr->bitmap_bits / IDR_WORD_BITS;
-	unsigned long w = start / IDR_WORD_BITS, id;
-
-	if (w < idr->first_free_word) {
-		w = idr->first_free_word;
-		start = w * IDR_WORD_BITS;
-	}
-	for (; w < nwords && w * IDR_WORD_BITS <= end; w++) {
-		unsigned long free_bits = ~idr->free_hint[w];
-
-		if (w == start / IDR_WORD_BITS)
-			free_bits &= ~0UL << (start % IDR_WORD_BITS);
-		if (free_bits) {
-			id = w * IDR_WORD_BITS + (unsigned long)__builtin_ctzl(free_bits);
-			return id <= end ? (long)id : -ENOSPC;
-		}
-	}
-	id = start > idr->bitmap_bits ? start : idr->bitmap_bits;
-	return id <= end ? (long)id : -ENOSPC;
-}
-
-static void bit_set(struct msim_idr *idr, unsigned long id)
-{
-	unsigned long w = id / IDR_WORD_BITS;
-
-	idr->free_hint[w] |= 1UL << (id % IDR_WORD_BITS);
-	while (idr->first_free_word < idr->bitmap_bits / IDR_WORD_BITS &&
-	       idr->free_hint[idr->first_free_word] == ~0UL)
-		idr->first_free_word++;
-	__atomic_store_n(&idr->nr_ids, idr->nr_ids + 1, __ATOMIC_RELAXED);
-}
-
-static void bit_clear(struct msim_idr *idr, unsigned long id)
-{
-	unsigned long w = id / IDR_WORD_BITS;
-
-	idr->free_hint[w] &= ~(1UL << (id % IDR_WORD_BITS));
-	if (w < idr->first_free_word)
-		idr->first_free_word = w;
-	__atomic_store_n(&idr->nr_ids, idr->nr_ids - 1, __ATOMIC_RELAXED);
-}
-
-/* kernel: lib/idr.c idr_alloc() -> idr_alloc_u32() -> xa_alloc() */
-long msim_idr_alloc(struct msim_idr *idr, void *ptr, unsigned long start, unsigned long end)
-{
-	long id;
 	int err = 0;
 
-	if (start > end || start > IDR_MAX_ID || end > LONG_MAX)
+	msim_xa_lock(&idr->xa);
+	msim_xa_store_locked(&idr->xa, id, ptr, &err);
+	msim_xa_unlock(&idr->xa);
+	return err ? err : (long)id;
+}
+
+static bool bad_range(unsigned long start, unsigned long end)
+{
+	return start > end || end > (unsigned long)LONG_MAX;
+}
+
+/* kernel: lib/idr.c idr_alloc() -> idr_alloc_u32(), lowest free id first */
+long msim_idr_alloc(struct msim_idr *idr, void *ptr, unsigned long start, unsigned long end)
+{
+	unsigned long id;
+	long ret = -ENOSPC;
+
+	if (bad_range(start, end))
 		return -EINVAL;
-	if (end > IDR_MAX_ID)
-		end = IDR_MAX_ID;
 	msim_lock(&idr->lock);
-	id = bitmap_find_zero(idr, start, end);
-	if (id >= 0 && bitmap_cover(idr, (unsigned long)id) < 0)
-		id = -ENOMEM;
-	if (id >= 0 && ptr)
-		msim_xa_store(&idr->xa, (unsigned long)id, ptr, &err);
-	if (id >= 0 && err)
-		id = err;
-	if (id >= 0)
-		bit_set(idr, (unsigned long)id);
+	if (msim__xa_find_free(&idr->xa, start, end, &id) == 0)
+		ret = idr_take(idr, ptr, id);
 	msim_unlock(&idr->lock);
-	return id;
+	return ret;
+}
+
+/* kernel: lib/idr.c idr_alloc_cyclic(): from the cursor, then from start. */
+long msim_idr_alloc_cyclic(struct msim_idr *idr, void *ptr, unsigned long start,
+			   unsigned long end)
+{
+	unsigned long from, id;
+	int found;
+	long ret = -ENOSPC;
+
+	if (bad_range(start, end))
+		return -EINVAL;
+	msim_lock(&idr->lock);
+	from = idr->next > start ? idr->next : start;
+	found = msim__xa_find_free(&idr->xa, from, end, &id);
+	if (found < 0 && from > start)
+		found = msim__xa_find_free(&idr->xa, start, end, &id);
+	if (found == 0)
+		ret = idr_take(idr, ptr, id);
+	if (ret >= 0)
+		msim_quiet_store(&idr->next, id + 1, MSIM_RELAXED); /* under idr->lock */
+	msim_unlock(&idr->lock);
+	return ret;
+}
+
+unsigned long msim_idr_get_cursor(const struct msim_idr *idr)
+{
+	return msim_quiet_load(&idr->next, MSIM_RELAXED);
+}
+
+void msim_idr_set_cursor(struct msim_idr *idr, unsigned long next)
+{
+	msim_quiet_store(&idr->next, next, MSIM_RELAXED);
 }
 
 /* kernel: lib/idr.c idr_find(): RCU-safe */
@@ -142,14 +116,22 @@ void *msim_idr_find(struct msim_idr *idr, unsigned long id)
 	return msim_xa_load(&idr->xa, id);
 }
 
-/* kernel: lib/idr.c idr_replace() (-ENOENT there; NULL here) */
+/* kernel: lib/idr.c idr_replace(): ERR_PTR(-ENOENT) for an id not allocated */
 void *msim_idr_replace(struct msim_idr *idr, void *ptr, unsigned long id)
 {
-	void *old = NULL;
+	void *old;
+	int err = 0;
 
 	msim_lock(&idr->lock);
-	if (bit_test(idr, id))
-		old = msim_xa_store(&idr->xa, id, ptr, NULL);
+	if (!msim__xa_peek(&idr->xa, id, NULL)) {
+		old = msim_err_ptr(-ENOENT);
+	} else {
+		msim_xa_lock(&idr->xa);
+		old = msim_xa_store_locked(&idr->xa, id, ptr, &err);
+		msim_xa_unlock(&idr->xa);
+		if (err)
+			old = msim_err_ptr(err);
+	}
 	msim_unlock(&idr->lock);
 	return old;
 }
@@ -160,9 +142,10 @@ void *msim_idr_remove(struct msim_idr *idr, unsigned long id)
 	void *old = NULL;
 
 	msim_lock(&idr->lock);
-	if (bit_test(idr, id)) {
-		old = msim_xa_erase(&idr->xa, id);
-		bit_clear(idr, id);
+	if (msim__xa_peek(&idr->xa, id, NULL)) {
+		msim_xa_lock(&idr->xa);
+		old = msim_xa_erase_locked(&idr->xa, id);
+		msim_xa_unlock(&idr->xa);
 	}
 	msim_unlock(&idr->lock);
 	return old;
@@ -173,12 +156,39 @@ bool msim_idr_allocated(struct msim_idr *idr, unsigned long id)
 	bool ret;
 
 	msim_lock(&idr->lock);
-	ret = bit_test(idr, id);
+	ret = msim__xa_peek(&idr->xa, id, NULL) != NULL;
 	msim_unlock(&idr->lock);
 	return ret;
 }
 
 unsigned long msim_idr_count(const struct msim_idr *idr)
 {
-	return __atomic_load_n(&idr->nr_ids, __ATOMIC_RELAXED);
+	return msim_xa_nr_entries(&idr->xa);
+}
+
+bool msim_idr_is_empty(const struct msim_idr *idr)
+{
+	return msim_xa_empty(&idr->xa);
+}
+
+/* kernel: lib/idr.c idr_get_next_ul(): reserved ids are skipped. */
+void *msim_idr_get_next(struct msim_idr *idr, unsigned long *nextid)
+{
+	return msim_xa_find(&idr->xa, nextid, ~0UL, MSIM_XA_PRESENT);
+}
+
+/* kernel: lib/idr.c idr_for_each() */
+int msim_idr_for_each(struct msim_idr *idr, int (*fn)(unsigned long id, void *p, void *data),
+		      void *data)
+{
+	unsigned long id;
+	void *p;
+
+	msim_xa_for_each(&idr->xa, id, p) {
+		int ret = fn(id, p, data);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xarray.c - a model of the kernel's xarray (kernel: lib/xarray.c), the parts
- * the memcg, shrinker, list_lru and workingset models use.
+ * xarray.c - a model of the kernel's xarray (kernel: lib/xarray.c): the tree.
+ * Loads, stores and erases, growing and shrinking the tree, destroy. Searches
+ * are in xarray_find.c, conditional stores and allocation in xarray_alloc.c,
+ * nodes and marks in xarray_node.c (xarray_internal.h lists the files).
  *
  * Shape: a radix tree of 64-slot nodes. xa->head is NULL, a single entry (index
  * 0 only), or a node pointer tagged with the internal bit pattern 10 in its low
  * bits (kernel: xa_mk_node()). A node at shift s covers 64 << s indices; leaf
- * nodes have shift 0 and hold entries, inner nodes hold child nodes.
+ * nodes have shift 0 and hold entries, inner nodes hold child nodes. A reserved
+ * slot holds MSIM_XA_ZERO_ENTRY, which every reader turns into NULL.
  *
  * Concurrency: writers hold xa->lock. Readers only need RCU: every pointer a
  * reader follows (xa->head, node slots) is published with a release store after
@@ -21,10 +24,10 @@
  * kernel's xarray is linearisable, so splitting it would only grow the explorer's
  * search space without exposing a kernel race.
  *
- * Simplifications (docs/kmem.md): no marks, no multi-index entries, no
- * xa_state/xas_* API, no XA_RETRY_ENTRY (a reader in a node removed by a shrink
- * keeps walking it, which still returns a value that was current during its
- * section); allocation failure returns -ENOMEM without retrying.
+ * Simplifications (docs/kmem.md): no multi-index entries, no xa_state/xas_*
+ * API, no XA_RETRY_ENTRY (a reader in a node removed by a shrink keeps walking
+ * it, which still returns a value that was current during its section), no
+ * XA_FLAGS_ALLOC1; allocation failure returns -ENOMEM without retrying.
  */
 #include <assert.h>
 #include <errno.h>
@@ -39,49 +42,44 @@
 /* kernel: lib/radix-tree.c radix_tree_init(): a cache with a constructor. */
 #define XA_NODE_CACHE "radix_tree_node"
 
-_Static_assert(sizeof(struct msim_xa_node) <= MSIM_XA_NODE_BYTES,
-	       "the model's node must fit the kernel's 576 bytes");
-
-static inline void *xa_acquire(void *const *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
+/*
+ * The xarray's own stores: writers hold xa_lock (taking it is the yield point),
+ * and RCU readers see a slot published with release order. Quiet: the model's
+ * xarray windows are the lock and the reader's entry, not each slot word.
+ */
 static inline void xa_publish(void **p, void *v)
 {
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	msim_quiet_store(p, v, MSIM_RELEASE);
 }
 
 static inline void xa_stat(unsigned long *p, long delta)
 {
-	__atomic_store_n(p, *p + (unsigned long)delta, __ATOMIC_RELAXED);
+	msim_quiet_store(p, *p + (unsigned long)delta, MSIM_RELAXED);
 }
 
-/* Highest index a tree whose top node has this shift can hold. */
-static inline unsigned long node_maxindex(unsigned int shift)
-{
-	return shift + MSIM_XA_CHUNK_SHIFT >= 64 ? ~0UL :
-	       (1UL << (shift + MSIM_XA_CHUNK_SHIFT)) - 1;
-}
-
-static inline unsigned int node_offset(unsigned int shift, unsigned long index)
-{
-	return (unsigned int)(index >> shift) & (MSIM_XA_CHUNK_SIZE - 1);
-}
-
-/* ---- init / nodes ---- */
+/* ---- init ---- */
 
 /* kernel: include/linux/xarray.h xa_init_flags() */
-void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner)
+void msim_xa_init_flags(struct msim *m, struct msim_xarray *xa, const char *owner,
+			unsigned int flags)
 {
 	memset(xa, 0, sizeof(*xa));
 	xa->host = m ? m : msim_current_host();
 	msim_lock_init(&xa->lock, "xa_lock");
 	xa->owner = owner ? owner : "xarray";
+	xa->flags = flags & MSIM__XA_FLAGS_PUBLIC;
+	/* kernel: XA_FLAGS_ALLOC includes XA_FLAGS_MARK(XA_FREE_MARK): all free */
+	if (flags & MSIM_XA_FLAGS_ALLOC)
+		xa->flags |= MSIM__XA_FLAG_MARK(MSIM_XA_FREE_MARK);
 	if (xa->host)
 		xa->node_cache = msim_kmem_cache_find_or_create(xa->host, XA_NODE_CACHE,
 								MSIM_XA_NODE_BYTES,
 								MSIM_SLAB_FREEPTR_OUTSIDE);
+}
+
+void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner)
+{
+	msim_xa_init_flags(m, xa, owner, 0);
 }
 
 void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg)
@@ -92,37 +90,21 @@ void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg)
 	msim_unlock(&xa->lock);
 }
 
+void msim_xa_lock(struct msim_xarray *xa)
+{
+	msim_lock(&xa->lock);
+}
+
+void msim_xa_unlock(struct msim_xarray *xa)
+{
+	msim_unlock(&xa->lock);
+}
+
 /* kernel: lib/xarray.c xas_update(): the workingset's shadow-node hook. */
 static void node_update(struct msim_xarray *xa, struct msim_xa_node *node)
 {
 	if (xa->update)
 		xa->update(xa, node, node->count, xa->update_arg);
-}
-
-/* kernel: lib/xarray.c xas_alloc() -> kmem_cache_alloc_lru(radix_tree_node_cachep) */
-static struct msim_xa_node *node_alloc(struct msim_xarray *xa, unsigned int shift,
-				       struct msim_xa_node *parent, unsigned int offset)
-{
-	struct msim_xa_node *node;
-
-	if (!xa->node_cache)
-		return NULL;
-	node = msim_kmem_cache_alloc(xa->host, xa->node_cache, xa->owner);
-	if (!node)
-		return NULL;
-	node->shift = (unsigned char)shift;
-	node->offset = (unsigned char)offset;
-	node->parent = parent;
-	node->array = xa;
-	xa_stat(&xa->nr_nodes, 1);
-	return node;
-}
-
-/* kernel: lib/xarray.c xa_node_free(): call_rcu(radix_tree_node_rcu_free) */
-static void node_free_rcu(struct msim_xarray *xa, struct msim_xa_node *node)
-{
-	xa_stat(&xa->nr_nodes, -1);
-	msim_kfree_rcu(xa->host, node);
 }
 
 static void count_slot(struct msim_xa_node *node, const void *entry, int dir)
@@ -134,105 +116,72 @@ static void count_slot(struct msim_xa_node *node, const void *entry, int dir)
 		node->nr_values = (unsigned char)(node->nr_values + dir);
 }
 
-/* ---- lookups (RCU) ---- */
+/* ---- lookups ---- */
 
-/* kernel: lib/xarray.c xa_load() */
+/* kernel: lib/xarray.c xa_load(): RCU-safe */
 void *msim_xa_load(struct msim_xarray *xa, unsigned long index)
 {
 	struct msim_xa_node *node;
 	void *entry;
 
 	msim_yield("xa_load");
-	entry = xa_acquire(&xa->head);
+	entry = msim__xa_acquire(&xa->head);
 	if (!msim__xa_is_node(entry))
-		return index == 0 ? entry : NULL;
+		return index == 0 ? msim__xa_zero_to_null(entry) : NULL;
 	node = msim__xa_to_node(entry);
-	if (index > node_maxindex(node->shift))
+	if (index > msim__xa_node_maxindex(node->shift))
 		return NULL;
 	for (;;) {
-		entry = xa_acquire(&node->slots[node_offset(node->shift, index)]);
+		entry = msim__xa_acquire(&node->slots[msim__xa_offset(node->shift, index)]);
 		if (node->shift == 0)
-			return entry;
+			return msim__xa_zero_to_null(entry);
 		if (!msim__xa_is_node(entry))
 			return NULL;
 		node = msim__xa_to_node(entry);
 	}
 }
 
-/*
- * One pass from the root: the first entry at or after *index inside the subtree
- * walk, or NULL with *next set to where the next pass starts (0 when done).
- */
-static void *find_pass(void *head, unsigned long *index, unsigned long *next)
+/* The leaf that holds index, or NULL (no allocation). Writers excluded. */
+static struct msim_xa_node *xa_find_leaf(struct msim_xarray *xa, unsigned long index)
 {
-	struct msim_xa_node *node = msim__xa_to_node(head);
-	unsigned long idx = *index;
+	void *head = xa->head;
+	struct msim_xa_node *node;
 
-	*next = 0;
-	if (idx > node_maxindex(node->shift))
+	if (!msim__xa_is_node(head))
 		return NULL;
-	for (;;) {
-		unsigned int shift = node->shift;
-		unsigned int first = node_offset(shift, idx), off;
-		void *entry = NULL;
+	node = msim__xa_to_node(head);
+	if (index > msim__xa_node_maxindex(node->shift))
+		return NULL;
+	while (node->shift) {
+		void *slot = node->slots[msim__xa_offset(node->shift, index)];
 
-		for (off = first; off < MSIM_XA_CHUNK_SIZE; off++) {
-			entry = xa_acquire(&node->slots[off]);
-			if (entry)
-				break;
-		}
-		if (off == MSIM_XA_CHUNK_SIZE) {
-			/* Nothing left under this node: the next pass starts after it. */
-			if (shift + MSIM_XA_CHUNK_SHIFT >= 64)
-				return NULL;
-			*next = ((idx >> (shift + MSIM_XA_CHUNK_SHIFT)) + 1) <<
-				(shift + MSIM_XA_CHUNK_SHIFT);
+		if (!slot)
 			return NULL;
-		}
-		if (off != first)
-			idx = (idx & ~node_maxindex(shift)) | ((unsigned long)off << shift);
-		if (shift == 0) {
-			*index = idx;
-			return entry;
-		}
-		if (!msim__xa_is_node(entry))
-			return NULL;
-		node = msim__xa_to_node(entry);
+		node = msim__xa_to_node(slot);
 	}
+	return node;
 }
 
-/* kernel: lib/xarray.c xa_find() (no marks) */
-void *msim_xa_find(struct msim_xarray *xa, unsigned long *index, unsigned long max)
+void *msim__xa_peek(struct msim_xarray *xa, unsigned long index, struct msim__xa_pos *pos)
 {
-	unsigned long idx = *index, next;
-	void *head, *entry;
+	struct msim_xa_node *node;
+	struct msim__xa_pos dummy;
 
-	msim_yield("xa_find");
-	for (;;) {
-		if (idx > max)
-			return NULL;
-		head = xa_acquire(&xa->head);
-		if (!msim__xa_is_node(head)) {
-			if (head && idx == 0) {
-				*index = 0;
-				return head;
-			}
-			return NULL;
-		}
-		entry = find_pass(head, &idx, &next);
-		if (entry) {
-			if (idx > max)
-				return NULL;
-			*index = idx;
-			return entry;
-		}
-		if (next == 0 || next <= idx)
-			return NULL;   /* end of the index space, or no progress */
-		idx = next;
-	}
+	if (!pos)
+		pos = &dummy;
+	pos->node = NULL;
+	pos->offset = 0;
+	if (!msim__xa_is_node(xa->head))
+		return index == 0 ? xa->head : NULL;
+	node = xa_find_leaf(xa, index);
+	if (!node)
+		return NULL;
+	pos->node = node;
+	pos->offset = msim__xa_offset(0, index);
+	return node->slots[pos->offset];
 }
 
-/* ---- writers (xa->lock held) ---- */
+/* ---- growing and shrinking (xa->lock held) ---- */
 
 static unsigned int shift_for(unsigned long index)
 {
@@ -245,7 +194,8 @@ static unsigned int shift_for(unsigned long index)
 
 /*
  * kernel: lib/xarray.c xas_expand(): add levels on top until index fits. The
- * old head (entry at index 0, or the old top node) becomes slot 0 of the new top.
+ * old head (entry at index 0, or the old top node) becomes slot 0 of the new
+ * top, with its marks.
  */
 static int xa_expand(struct msim_xarray *xa, unsigned long index)
 {
@@ -254,7 +204,7 @@ static int xa_expand(struct msim_xarray *xa, unsigned long index)
 	unsigned int shift;
 
 	if (!head) {
-		top = node_alloc(xa, shift_for(index), NULL, 0);
+		top = msim__xa_node_alloc(xa, shift_for(index), NULL, 0);
 		if (!top)
 			return -ENOMEM;
 		xa_publish(&xa->head, msim__xa_mk_node(top));
@@ -264,17 +214,18 @@ static int xa_expand(struct msim_xarray *xa, unsigned long index)
 		head = xa->head;
 		if (msim__xa_is_node(head)) {
 			shift = msim__xa_to_node(head)->shift;
-			if (index <= node_maxindex(shift))
+			if (index <= msim__xa_node_maxindex(shift))
 				return 0;
 			shift += MSIM_XA_CHUNK_SHIFT;
 		} else {
 			shift = 0;
 		}
-		top = node_alloc(xa, shift, NULL, 0);
+		top = msim__xa_node_alloc(xa, shift, NULL, 0);
 		if (!top)
 			return -ENOMEM;
 		top->slots[0] = head;
 		count_slot(top, head, 1);
+		msim__xa_marks_expand(xa, top);
 		if (msim__xa_is_node(head))
 			msim__xa_to_node(head)->parent = top;
 		xa_publish(&xa->head, msim__xa_mk_node(top));
@@ -284,7 +235,8 @@ static int xa_expand(struct msim_xarray *xa, unsigned long index)
 
 /*
  * kernel: lib/xarray.c xas_delete_node(): free node and every ancestor it
- * leaves empty, unhooking each from its parent (or the head) first.
+ * leaves empty, unhooking each from its parent (or the head) first. An empty
+ * node has no marks but the free mark, which its parent's slot already carries.
  */
 static void xa_delete_empty(struct msim_xarray *xa, struct msim_xa_node *node)
 {
@@ -298,14 +250,14 @@ static void xa_delete_empty(struct msim_xarray *xa, struct msim_xa_node *node)
 		} else {
 			xa_publish(&xa->head, NULL);
 		}
-		node_free_rcu(xa, node);
+		msim__xa_node_free_rcu(xa, node);
 		node = parent;
 	}
 }
 
 /*
  * kernel: lib/xarray.c xas_shrink(): while the top node holds only slot 0,
- * make slot 0 the head.
+ * make slot 0 the head (a reserved entry included, as in the kernel).
  */
 static void xa_shrink(struct msim_xarray *xa)
 {
@@ -324,10 +276,11 @@ static void xa_shrink(struct msim_xarray *xa)
 		if (msim__xa_is_node(entry))
 			msim__xa_to_node(entry)->parent = NULL;
 		xa_publish(&xa->head, entry);
+		msim__xa_marks_shrink(xa, node);
 		node->count = 0;
 		node->nr_values = 0;
 		node_update(xa, node);
-		node_free_rcu(xa, node);
+		msim__xa_node_free_rcu(xa, node);
 	}
 }
 
@@ -337,11 +290,11 @@ static struct msim_xa_node *xa_create_path(struct msim_xarray *xa, unsigned long
 	struct msim_xa_node *node = msim__xa_to_node(xa->head), *child;
 
 	while (node->shift) {
-		unsigned int off = node_offset(node->shift, index);
+		unsigned int off = msim__xa_offset(node->shift, index);
 		void *slot = node->slots[off];
 
 		if (!slot) {
-			child = node_alloc(xa, node->shift - MSIM_XA_CHUNK_SHIFT, node, off);
+			child = msim__xa_node_alloc(xa, node->shift - MSIM_XA_CHUNK_SHIFT, node, off);
 			if (!child) {
 				xa_delete_empty(xa, node);
 				return NULL;
@@ -356,39 +309,20 @@ static struct msim_xa_node *xa_create_path(struct msim_xarray *xa, unsigned long
 	return node;
 }
 
-/* The leaf that holds index, or NULL (no allocation). */
-static struct msim_xa_node *xa_find_leaf(struct msim_xarray *xa, unsigned long index)
-{
-	void *head = xa->head;
-	struct msim_xa_node *node;
+/* ---- raw writers (xa->lock held) ---- */
 
-	if (!msim__xa_is_node(head))
-		return NULL;
-	node = msim__xa_to_node(head);
-	if (index > node_maxindex(node->shift))
-		return NULL;
-	while (node->shift) {
-		void *slot = node->slots[node_offset(node->shift, index)];
-
-		if (!slot)
-			return NULL;
-		node = msim__xa_to_node(slot);
-	}
-	return node;
-}
-
-/* kernel: lib/xarray.c __xa_erase() */
-void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index)
+/* kernel: lib/xarray.c xas_store(xas, NULL) */
+void *msim__xa_erase_raw(struct msim_xarray *xa, unsigned long index)
 {
 	struct msim_xa_node *node;
 	unsigned int off;
 	void *old;
 
-	assert(msim_lock_held_by_me(&xa->lock));
 	if (!msim__xa_is_node(xa->head)) {
 		old = xa->head;
 		if (index != 0 || !old)
 			return NULL;
+		msim__xa_marks_init_slot(xa, NULL, 0);
 		xa_publish(&xa->head, NULL);
 		xa_stat(&xa->nr_entries, -1);
 		return old;
@@ -396,10 +330,11 @@ void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index)
 	node = xa_find_leaf(xa, index);
 	if (!node)
 		return NULL;
-	off = node_offset(0, index);
+	off = msim__xa_offset(0, index);
 	old = node->slots[off];
 	if (!old)
 		return NULL;
+	msim__xa_marks_init_slot(xa, node, off);
 	xa_publish(&node->slots[off], NULL);
 	count_slot(node, old, -1);
 	xa_stat(&xa->nr_entries, -1);
@@ -409,69 +344,84 @@ void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index)
 	return old;
 }
 
-/* kernel: lib/xarray.c __xa_store() */
-void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *entry, int *err)
+/*
+ * kernel: lib/xarray.c xas_store() with a non-NULL entry. Like the kernel's
+ * xas_create(), a reserved entry at index 0 goes into a node when the head is
+ * empty, and a plain entry at index 0 goes into the head.
+ */
+void *msim__xa_store_raw(struct msim_xarray *xa, unsigned long index, void *entry,
+			 struct msim__xa_pos *pos, int *err)
 {
 	struct msim_xa_node *node;
+	void *old, *head = xa->head;
 	unsigned int off;
-	void *old;
 
-	assert(msim_lock_held_by_me(&xa->lock));
-	if (err)
-		*err = 0;
-	if (!entry)
-		return msim_xa_erase_locked(xa, index);
-	if (msim__xa_is_internal(entry)) {
-		if (err)
-			*err = -EINVAL;
-		return NULL;
-	}
-	if (index == 0 && !msim__xa_is_node(xa->head)) {
-		old = xa->head;
+	if (index == 0 && !msim__xa_is_node(head) && (head || !msim_xa_is_zero(entry))) {
 		xa_publish(&xa->head, entry);
-		if (!old)
+		if (!head)
 			xa_stat(&xa->nr_entries, 1);
-		return old;
+		pos->node = NULL;
+		pos->offset = 0;
+		return head;
 	}
 	if (xa_expand(xa, index) < 0 || !(node = xa_create_path(xa, index))) {
-		if (err)
-			*err = -ENOMEM;
+		*err = -ENOMEM;
 		return NULL;
 	}
-	off = node_offset(0, index);
+	off = msim__xa_offset(0, index);
 	old = node->slots[off];
 	xa_publish(&node->slots[off], entry);
 	count_slot(node, old, -1);
 	count_slot(node, entry, 1);
 	if (!old)
 		xa_stat(&xa->nr_entries, 1);
+	/* kernel: update_node() runs when count or nr_values changed */
 	if (!old || msim_xa_is_value(old) != msim_xa_is_value(entry))
 		node_update(xa, node);
+	pos->node = node;
+	pos->offset = off;
 	return old;
 }
 
-/* Lookup under the lock: no yield point, no acquire needed. */
-static void *xa_load_locked(struct msim_xarray *xa, unsigned long index)
-{
-	struct msim_xa_node *node;
+/* ---- the API writers ---- */
 
-	if (!msim__xa_is_node(xa->head))
-		return index == 0 ? xa->head : NULL;
-	node = xa_find_leaf(xa, index);
-	return node ? node->slots[node_offset(0, index)] : NULL;
+/* kernel: lib/xarray.c __xa_erase() */
+void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index)
+{
+	assert(msim_lock_held_by_me(&xa->lock));
+	return msim__xa_zero_to_null(msim__xa_erase_raw(xa, index));
 }
 
-/* kernel: lib/xarray.c __xa_insert() */
-int msim_xa_insert_locked(struct msim_xarray *xa, unsigned long index, void *entry)
+/* kernel: lib/xarray.c __xa_store(): NULL reserves in an allocating array. */
+void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *entry, int *err)
 {
-	int err;
+	struct msim__xa_pos pos;
+	bool track_free = msim__xa_track_free(xa);
+	int e = 0;
+	void *old;
 
-	if (!entry || msim__xa_is_internal(entry))
-		return -EINVAL;
-	if (xa_load_locked(xa, index))
-		return -EBUSY;
-	msim_xa_store_locked(xa, index, entry, &err);
-	return err;
+	assert(msim_lock_held_by_me(&xa->lock));
+	if (err)
+		*err = 0;
+	if (!msim__xa_storable(entry)) {
+		if (err)
+			*err = -EINVAL;
+		return NULL;
+	}
+	if (!entry) {
+		if (!track_free)
+			return msim__xa_zero_to_null(msim__xa_erase_raw(xa, index));
+		entry = MSIM_XA_ZERO_ENTRY;
+	}
+	old = msim__xa_store_raw(xa, index, entry, &pos, &e);
+	if (e) {
+		if (err)
+			*err = e;
+		return NULL;
+	}
+	if (track_free)
+		msim__xa_mark_clear(xa, pos.node, pos.offset, MSIM_XA_FREE_MARK);
+	return msim__xa_zero_to_null(old);
 }
 
 void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, int *err)
@@ -482,17 +432,6 @@ void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, in
 	old = msim_xa_store_locked(xa, index, entry, err);
 	msim_unlock(&xa->lock);
 	return old;
-}
-
-/* kernel: include/linux/xarray.h xa_insert() */
-int msim_xa_insert(struct msim_xarray *xa, unsigned long index, void *entry)
-{
-	int ret;
-
-	msim_lock(&xa->lock);
-	ret = msim_xa_insert_locked(xa, index, entry);
-	msim_unlock(&xa->lock);
-	return ret;
 }
 
 /* kernel: lib/xarray.c xa_erase() */
@@ -506,6 +445,8 @@ void *msim_xa_erase(struct msim_xarray *xa, unsigned long index)
 	return old;
 }
 
+/* ---- destroy ---- */
+
 /* Free node's subtree (kernel: lib/xarray.c xas_free_nodes()). */
 static void free_subtree(struct msim_xarray *xa, struct msim_xa_node *node)
 {
@@ -517,12 +458,13 @@ static void free_subtree(struct msim_xarray *xa, struct msim_xa_node *node)
 	node->count = 0;
 	node->nr_values = 0;
 	node_update(xa, node);
-	node_free_rcu(xa, node);
+	msim__xa_node_free_rcu(xa, node);
 }
 
 /*
  * kernel: lib/xarray.c xa_destroy(). Nodes leave the totals after a grace
- * period, like every other node free, so a late reader stays safe.
+ * period, like every other node free, so a late reader stays safe. The array
+ * stays usable (kernel code stores into a destroyed xarray), so the lock lives on.
  */
 void msim_xa_destroy(struct msim_xarray *xa)
 {
@@ -531,21 +473,40 @@ void msim_xa_destroy(struct msim_xarray *xa)
 	msim_lock(&xa->lock);
 	head = xa->head;
 	xa_publish(&xa->head, NULL);
+	msim__xa_marks_reset(xa);
 	if (msim__xa_is_node(head))
 		free_subtree(xa, msim__xa_to_node(head));
-	__atomic_store_n(&xa->nr_entries, 0, __ATOMIC_RELAXED);
+	msim_quiet_store(&xa->nr_entries, 0, MSIM_RELAXED);
 	msim_unlock(&xa->lock);
+}
+
+/* Model-only: the end of the xarray's life, where its memory goes away. */
+void msim_xa_fini(struct msim_xarray *xa)
+{
+	msim_xa_destroy(xa);
 	msim_lock_destroy(&xa->lock);
 }
 
+/* ---- accessors ---- */
+
 unsigned long msim_xa_nr_nodes(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->nr_nodes, __ATOMIC_RELAXED);
+	return msim_quiet_load(&xa->nr_nodes, MSIM_RELAXED);
+}
+
+unsigned long msim_xa_nr_entries(const struct msim_xarray *xa)
+{
+	return msim_quiet_load(&xa->nr_entries, MSIM_RELAXED);
 }
 
 bool msim_xa_empty(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->head, __ATOMIC_RELAXED) == NULL;
+	return msim_quiet_load(&xa->head, MSIM_RELAXED) == NULL;
+}
+
+struct msim_kmem_cache *msim_xa_node_cache(const struct msim_xarray *xa)
+{
+	return xa->node_cache;
 }
 
 /* ---- node accessors for update hooks ---- */

@@ -83,7 +83,7 @@ static inline struct msim_memcg_stock *msim__stock(struct msim_charge_host *ch, 
 /* Counter bump on per-CPU data: one writer at a time, readers after quiescence. */
 static inline void msim__stat_inc(uint64_t *p, uint64_t v)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+	msim_quiet_store(p, msim_quiet_load(p, MSIM_RELAXED) + v, MSIM_RELAXED);
 }
 
 /* stock.c: the per-CPU stocks of the host's charge state. */

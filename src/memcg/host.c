@@ -51,7 +51,7 @@ static int memcg_host_init(struct msim *m, void *state)
 		return 0;
 	msim_kmem_cache_destroy(m, h->memcg_cache);
 	msim_kmem_cache_destroy(m, h->pn_cache);
-	msim_idr_destroy(&h->ids);
+	msim_idr_fini(&h->ids);
 	msim_lock_destroy(&h->root_lock);
 	return -ENOMEM;
 }
@@ -72,7 +72,7 @@ static void memcg_host_fini(struct msim *m, void *state)
 
 	h->destroying = true;
 	/* A free may put a parent and queue its release: drain until quiet. */
-	for (rounds = 0; __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0 && rounds < 100000;
+	for (rounds = 0; msim_quiet_load(&h->rcu_pending, MSIM_ACQUIRE) > 0 && rounds < 100000;
 	     rounds++)
 		msim_rcu_barrier();
 	for (memcg = h->all_tail; memcg; memcg = prev) {
@@ -88,7 +88,7 @@ static void memcg_host_fini(struct msim *m, void *state)
 		h->quarantine = memcg->quarantine_next;
 		free(memcg);
 	}
-	msim_idr_destroy(&h->ids);
+	msim_idr_fini(&h->ids);
 	msim_kmem_cache_destroy(m, h->memcg_cache);
 	msim_kmem_cache_destroy(m, h->pn_cache);
 	msim_lock_destroy(&h->root_lock);
@@ -121,12 +121,12 @@ void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out)
 	memset(out, 0, sizeof(*out));
 	if (!h)
 		return;
-	out->online = __atomic_load_n(&h->nr_state[MSIM_MEMCG_ONLINE], __ATOMIC_RELAXED);
-	out->dying = __atomic_load_n(&h->nr_state[MSIM_MEMCG_DYING], __ATOMIC_RELAXED);
-	out->offline = __atomic_load_n(&h->nr_state[MSIM_MEMCG_OFFLINE], __ATOMIC_RELAXED);
-	out->released = __atomic_load_n(&h->nr_state[MSIM_MEMCG_RELEASED], __ATOMIC_RELAXED);
-	out->freed_total = __atomic_load_n(&h->freed_total, __ATOMIC_RELAXED);
-	out->created_total = __atomic_load_n(&h->created_total, __ATOMIC_RELAXED);
+	out->online = msim_quiet_load(&h->nr_state[MSIM_MEMCG_ONLINE], MSIM_RELAXED);
+	out->dying = msim_quiet_load(&h->nr_state[MSIM_MEMCG_DYING], MSIM_RELAXED);
+	out->offline = msim_quiet_load(&h->nr_state[MSIM_MEMCG_OFFLINE], MSIM_RELAXED);
+	out->released = msim_quiet_load(&h->nr_state[MSIM_MEMCG_RELEASED], MSIM_RELAXED);
+	out->freed_total = msim_quiet_load(&h->freed_total, MSIM_RELAXED);
+	out->created_total = msim_quiet_load(&h->created_total, MSIM_RELAXED);
 }
 
 /* ---- hook registration ---- */
@@ -138,7 +138,7 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name)
 
 	if (!name || !(h = msim__memcg_host(m)))
 		return -EINVAL;
-	n = __atomic_load_n(&h->nr_hooks, __ATOMIC_ACQUIRE);
+	n = msim_quiet_load(&h->nr_hooks, MSIM_ACQUIRE);
 	for (i = 0; i < n; i++)
 		if (h->hooks[i].name && strcmp(h->hooks[i].name, name) == 0)
 			return (int)i;
@@ -194,7 +194,7 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	s = h->nr_hooks;
 	h->hooks[s] = *hooks;
 	hooks_insert_sorted(h, s);
-	__atomic_store_n(&h->nr_hooks, s + 1, __ATOMIC_RELEASE);
+	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);
 	root = h->root;
 	msim__raw_unlock(&h->lock);
 	ret = root ? msim__memcg_run_setup_on_root(root, s) : 0;

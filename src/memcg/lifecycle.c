@@ -43,13 +43,13 @@ static void memcg_free_work(struct msim_rcu_head *head)
 	msim__memcg_all_list_del(memcg);
 	msim__raw_unlock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
-	if (__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&h->freed_total, 1, __ATOMIC_RELAXED);
+	if (msim_quiet_load(&memcg->counted, MSIM_RELAXED))
+		msim_quiet_fetch_add(&h->freed_total, 1, MSIM_RELAXED);
 	msim__memcg_free_struct(memcg, true);
 	/* The parent put may release it: its callbacks count as pending first. */
 	if (parent)
 		msim_css_put(parent);
-	__atomic_fetch_sub(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+	msim_quiet_fetch_sub(&h->rcu_pending, 1, MSIM_ACQ_REL);
 }
 
 /*
@@ -75,7 +75,7 @@ static void css_release(struct msim_memcg *memcg)
 	struct msim__memcg_host *h = memcg->h;
 
 	msim__memcg_set_state(memcg, MSIM_MEMCG_RELEASED);
-	__atomic_fetch_add(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+	msim_quiet_fetch_add(&h->rcu_pending, 1, MSIM_ACQ_REL);
 	msim_call_rcu(&memcg->release_rcu, memcg_release_work);
 }
 
@@ -99,7 +99,8 @@ static void online_failed(struct msim_memcg *memcg)
 	msim__raw_unlock(&h->lock);
 	msim__memcg_run_alloc_undo(memcg);
 	msim__memcg_id_unreserve(memcg);
-	__atomic_store_n(&memcg->kmemcg_id, -1, __ATOMIC_RELAXED);
+	/* No yield: nothing was charged to a memcg that never went online. */
+	msim_quiet_store(&memcg->kmemcg_id, -1, MSIM_RELAXED);
 	msim_css_put(memcg);
 }
 
@@ -159,19 +160,24 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	msim__raw_lock(&h->lock);
 	msim__memcg_link(h, memcg);
 	msim__raw_unlock(&h->lock);
-	/* kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). */
-	__atomic_store_n(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, __ATOMIC_RELAXED);
+	/*
+	 * kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). No
+	 * yield: nothing is charged to the memcg before it is online, so no
+	 * list_lru looks its kmemcg_id up before this store.
+	 */
+	msim_quiet_store(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, MSIM_RELAXED);
 	ret = msim__memcg_run_online(memcg);
 	if (ret) {
 		online_failed(memcg);
 		return ret;
 	}
-	__atomic_store_n(&memcg->id_ref, 1, __ATOMIC_RELAXED);
+	/* refcount_set(&id.ref, 1): no yield, nobody finds the id before the publish. */
+	msim_quiet_store(&memcg->id_ref, 1, MSIM_RELAXED);
 	msim_css_get(memcg);         /* the private id pins the css */
 	msim__memcg_id_publish(memcg);
-	__atomic_store_n(&memcg->counted, true, __ATOMIC_RELAXED);
+	msim_quiet_store(&memcg->counted, true, MSIM_RELAXED);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_ONLINE);
-	__atomic_fetch_add(&h->created_total, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&h->created_total, 1, MSIM_RELAXED);
 	*out = memcg;
 	return 0;
 
@@ -201,14 +207,14 @@ struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
 	if (!h)
 		return NULL;
 	msim_drive_host(m);
-	root = __atomic_load_n(&h->root, __ATOMIC_ACQUIRE);
+	root = msim_quiet_load(&h->root, MSIM_ACQUIRE);  /* installed once, lazily */
 	if (root)
 		return root;
 	msim_lock(&h->root_lock);
 	root = h->root;
 	if (!root && memcg_create(h, NULL, "/", &root) == 0) {
 		msim__raw_lock(&h->lock);
-		__atomic_store_n(&h->root, root, __ATOMIC_RELEASE);
+		msim_quiet_store(&h->root, root, MSIM_RELEASE);
 		msim__raw_unlock(&h->lock);
 	}
 	msim_unlock(&h->root_lock);
@@ -267,6 +273,6 @@ void msim_memcg_drain(struct msim *m)
 	struct msim__memcg_host *h = msim__memcg_host(m);
 
 	/* A free may put its parent, queueing one more release: loop until quiet. */
-	while (h && __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0)
+	while (h && msim_quiet_load(&h->rcu_pending, MSIM_ACQUIRE) > 0)
 		msim_rcu_barrier();
 }

@@ -69,7 +69,13 @@
 #define MSIM__MEM_CGROUP_PER_NODE_PTR 8
 #define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
 
-/* ---- the tree lock ---- */
+/*
+ * ---- the tree lock ----
+ * A test-and-set lock written by hand around bookkeeping (the tree links, the
+ * all-memcg list, the state counts): never a yield point, so its atomics are
+ * quiet ones. lock.h's quiet spinlock (the same lock, from Concurrency Kit) is
+ * to replace it once host.c, which sets det, is rewritten for the registry.
+ */
 
 struct msim__rawlock {
 	int locked;
@@ -78,17 +84,17 @@ struct msim__rawlock {
 
 static inline void msim__raw_lock(struct msim__rawlock *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+	while (msim_quiet_xchg(&l->locked, 1, MSIM_ACQUIRE)) {
 		/* No critical section yields, so one thread can never see it held. */
 		assert(!l->det && "memcg tree lock held across a yield point");
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+		while (msim_quiet_load(&l->locked, MSIM_RELAXED))
 			sched_yield();
 	}
 }
 
 static inline void msim__raw_unlock(struct msim__rawlock *l)
 {
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	msim_quiet_store(&l->locked, 0, MSIM_RELEASE);
 }
 
 /* ---- one memcg ---- */
@@ -197,9 +203,13 @@ int msim__memcg_id_reserve(struct msim_memcg *memcg);
 void msim__memcg_id_publish(struct msim_memcg *memcg);
 void msim__memcg_id_unreserve(struct msim_memcg *memcg);
 
+/*
+ * The css flags test (CSS_ONLINE, CSS_DYING). No yield: a race on the state
+ * turns at rmdir's named points (msim__memcg_set_state()) and at its readers'.
+ */
 static inline int msim__memcg_state_load(const struct msim_memcg *memcg)
 {
-	return __atomic_load_n(&memcg->state, __ATOMIC_ACQUIRE);
+	return msim_quiet_load(&memcg->state, MSIM_ACQUIRE);
 }
 
 #endif /* MSIM_MEMCG_INTERNAL_H */

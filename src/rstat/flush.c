@@ -29,7 +29,8 @@ struct aggregate {
 /*
  * kernel: mem_cgroup_stat_aggregate(). Pending child deltas are collected by the
  * first CPU visit of a flush; this CPU's delta goes to local too; the sum goes
- * to the aggregate and up into the parent's pending. Under rs->lock.
+ * to the aggregate and up into the parent's pending. Under rs->lock. No yield
+ * per word: the caller's one point, rstat.flush.memcg, stands for the fold.
  */
 static void stat_aggregate(const struct aggregate *ac)
 {
@@ -38,16 +39,20 @@ static void stat_aggregate(const struct aggregate *ac)
 
 		if (delta)
 			ac->pending[i] = 0;
-		v = MSIM__LD(&ac->cstat[i]);
+		v = msim_quiet_load(&ac->cstat[i], MSIM_RELAXED);
 		if (v != ac->cstat_prev[i]) {
 			delta_cpu = v - ac->cstat_prev[i];
 			delta += delta_cpu;
 			ac->cstat_prev[i] = v;
 		}
 		if (delta_cpu)
-			MSIM__ST(&ac->local[i], MSIM__LD(&ac->local[i]) + delta_cpu);
+			msim_quiet_store(&ac->local[i],
+					 msim_quiet_load(&ac->local[i], MSIM_RELAXED) + delta_cpu,
+					 MSIM_RELAXED);
 		if (delta) {
-			MSIM__ST(&ac->aggregate[i], MSIM__LD(&ac->aggregate[i]) + delta);
+			msim_quiet_store(&ac->aggregate[i],
+					 msim_quiet_load(&ac->aggregate[i], MSIM_RELAXED) + delta,
+					 MSIM_RELAXED);
 			if (ac->ppending)
 				ac->ppending[i] += delta;
 		}
@@ -104,6 +109,8 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 		.cstat_prev = (long *)statc->events_prev,
 		.size = MSIM__NE,
 	};
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	/* One yield for the whole fold (simplification: the kernel reads each
 	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
@@ -114,17 +121,19 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	stat_aggregate(&ev);
 	aggregate_lruvecs(ms, cpu);
 
-	msim__st(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
-	if (msim__ld(&vs->stats_updates.counter, "rstat.flush.atomic_read")) {
-		msim__st(&vs->stats_updates.counter, 0, "rstat.flush.atomic_set");
+	msim_write_once_at(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
+	if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.flush.atomic_read")) {
+		msim_atomic_long_set_at(&vs->stats_updates, 0, "rstat.flush.atomic_set");
 		MSIM__CTR(rs, atomic_resets);
 	}
+	msim_yield_ctx_leave(prev);
 }
 
 /* kernel: memcg_vmstats_needs_flush(): the atomic, strictly above the threshold. */
 static bool needs_flush(struct msim__memcg_stats *ms, const char *point)
 {
-	return msim__ld(&ms->vmstats->stats_updates.counter, point) > msim__threshold(ms->rs);
+	return msim_atomic_long_read_at(&ms->vmstats->stats_updates, point) >
+	       msim__threshold(ms->rs);
 }
 
 /*
@@ -142,8 +151,8 @@ bool msim__flush_stats(struct msim__memcg_stats *ms, bool force)
 	if (force)
 		MSIM__CTR(rs, forced_flushes);
 	if (ms->is_root)
-		msim__st((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
-			 "rstat.flush.last_time");
+		msim_write_once_at((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
+				   "rstat.flush.last_time");
 	msim__memcg_stats_flush(ms);
 	return true;
 }
@@ -157,7 +166,7 @@ bool msim__flush_stats_ratelimited(struct msim__memcg_stats *ms)
 	struct msim__rstat *rs = ms->rs;
 	uint64_t last;
 
-	last = (uint64_t)msim__ld((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
+	last = (uint64_t)msim_read_once_at((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
 	if (msim_jiffies(rs->m) > last + 2 * rs->params.flush_time)
 		return msim__flush_stats(ms, false);
 	MSIM__CTR(rs, ratelimit_skipped);

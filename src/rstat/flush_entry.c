@@ -78,5 +78,5 @@ uint64_t msim_rstat_flush_last_time(struct msim *m)
 {
 	struct msim__rstat *rs = msim__rstat_peek(m);
 
-	return rs ? (uint64_t)MSIM__LD(&rs->flush_last_time) : 0;
+	return rs ? (uint64_t)msim_quiet_load(&rs->flush_last_time, MSIM_RELAXED) : 0;
 }

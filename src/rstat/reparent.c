@@ -17,12 +17,15 @@
 
 #include "rstat_internal.h"
 
-/* Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. */
+/*
+ * Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. The
+ * read needs no yield of its own: the __mod_ calls around it are the windows.
+ */
 static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_stats *pms,
 			      unsigned int nid, long *moved_memcg_level)
 {
 	for (unsigned int i = 0; i < MSIM__NN; i++) {
-		long v = MSIM__LD(&ms->lruvec[nid].state_local[i]);
+		long v = msim_quiet_load(&ms->lruvec[nid].state_local[i], MSIM_RELAXED);
 
 		if (!v)
 			continue;
@@ -55,8 +58,8 @@ void msim__reparent_state_local(struct msim__memcg_stats *ms)
 		return;
 	msim__flush_stats(ms, true);
 	msim_yield("rstat.reparent.local");
-	for (unsigned int i = 0; i < MSIM__NS; i++)
-		local[i] = MSIM__LD(&ms->vmstats->state_local[i]);
+	for (unsigned int i = 0; i < MSIM__NS; i++)    /* the point above stands for them all */
+		local[i] = msim_quiet_load(&ms->vmstats->state_local[i], MSIM_RELAXED);
 	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
 		move_lruvec_local(ms, pms, nid, moved);
 	for (unsigned int i = 0; i < MSIM__NS; i++) {

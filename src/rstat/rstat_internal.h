@@ -129,14 +129,14 @@ struct msim__rstat {
 	struct msim_delayed_work dwork;
 	bool periodic;
 	struct msim_rstat_counters ctr;           /* relaxed atomic increments */
-	int exit_lock;                            /* guards the lists (no yields inside) */
+	struct msim_quiet_spinlock list_lock;     /* exit_list, all_list (no yields inside) */
 	struct msim__memcg_stats *exit_list;
 	struct msim__memcg_stats *all_list;
 	struct msim__memcg_stats *root_ms;
 };
 
 /* A counter of struct msim_rstat_counters (relaxed; readers sum after the fact). */
-#define MSIM__CTR(rs, field) __atomic_fetch_add(&(rs)->ctr.field, 1, __ATOMIC_RELAXED)
+#define MSIM__CTR(rs, field) ((void)msim_quiet_fetch_add(&(rs)->ctr.field, 1, MSIM_RELAXED))
 
 static inline struct msim__stats_pcpu *msim__pcpu(const struct msim__memcg_stats *ms,
 						  unsigned int cpu)

@@ -30,39 +30,26 @@
 
 #define RSTAT_HOOKS "rstat"
 
-/* ---- tiny spin lock with no yield inside (exit list) ---- */
-
-static void exit_lock(struct msim__rstat *rs)
-{
-	while (__atomic_exchange_n(&rs->exit_lock, 1, __ATOMIC_ACQUIRE))
-		;
-}
-
-static void exit_unlock(struct msim__rstat *rs)
-{
-	__atomic_store_n(&rs->exit_lock, 0, __ATOMIC_RELEASE);
-}
-
 /* ---- per-memcg data ---- */
 
 static void all_list_add(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->all_prev = NULL;
 	ms->all_next = rs->all_list;
 	if (rs->all_list)
 		rs->all_list->all_prev = ms;
 	rs->all_list = ms;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 static void all_list_del(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	if (ms->all_prev)
 		ms->all_prev->all_next = ms->all_next;
 	else if (rs->all_list == ms)
@@ -70,7 +57,7 @@ static void all_list_del(struct msim__memcg_stats *ms)
 	if (ms->all_next)
 		ms->all_next->all_prev = ms->all_prev;
 	ms->all_next = ms->all_prev = NULL;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 void msim__stats_free(struct msim__memcg_stats *ms)
@@ -90,7 +77,7 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	if (ms->vmstats)
 		msim_kfree(m, ms->vmstats);
 	if (ms->parent)
-		__atomic_fetch_sub(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_sub(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_del(ms);
 	free(ms);
 }
@@ -130,7 +117,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	msim__css_rstat_init(&ms->css, &rs->ss, ms->parent ? &ms->parent->css : NULL,
 			     ms->css.rstat_cpu);
 	if (ms->parent)
-		__atomic_fetch_add(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_add(ms);
 	return ms;
 fail:
@@ -198,7 +185,7 @@ static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 /* Exit and free ms if nothing blocks it; false if it must wait. */
 static bool try_exit(struct msim__memcg_stats *ms)
 {
-	if (__atomic_load_n(&ms->nr_children, __ATOMIC_RELAXED) > 0)
+	if (msim_quiet_load(&ms->nr_children, MSIM_RELAXED) > 0)
 		return false;
 	if (!lock_available(ms->rs))
 		return false;
@@ -213,12 +200,12 @@ static void exit_list_process(struct msim__rstat *rs)
 {
 	struct msim__memcg_stats *list, **pp, *ms;
 
-	if (!__atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED))
+	if (!msim_quiet_load(&rs->exit_list, MSIM_RELAXED))
 		return;
-	exit_lock(rs);
-	list = __atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED);
-	__atomic_store_n(&rs->exit_list, NULL, __ATOMIC_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
+	list = msim_quiet_load(&rs->exit_list, MSIM_RELAXED);
+	msim_quiet_store(&rs->exit_list, NULL, MSIM_RELAXED);
+	msim_quiet_spin_unlock(&rs->list_lock);
 	/* list is newest first: reverse to try children before parents */
 	struct msim__memcg_stats *rev = NULL;
 	while (list) {
@@ -239,10 +226,10 @@ static void exit_list_process(struct msim__rstat *rs)
 	while (rev) {
 		ms = rev;
 		rev = ms->exit_next;
-		exit_lock(rs);
+		msim_quiet_spin_lock(&rs->list_lock);
 		ms->exit_next = rs->exit_list;
-		__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
-		exit_unlock(rs);
+		msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
+		msim_quiet_spin_unlock(&rs->list_lock);
 	}
 }
 
@@ -266,10 +253,10 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		rs->root_ms = NULL;
 	if (try_exit(ms))
 		return;
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->exit_next = rs->exit_list;
-	__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 /*

@@ -26,9 +26,9 @@
  */
 static long pcpu_xchg_zero(long *slot)
 {
-	long old = msim__ld(slot, "rstat.update.batch_push");
+	long old = msim_read_once_at(slot, "rstat.update.batch_push");
 
-	msim__st(slot, 0, "this_cpu_rmw.store");
+	msim_write_once_at(slot, 0, "this_cpu_rmw.store");
 	return old;
 }
 
@@ -52,6 +52,9 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		msim__store_drain(ps);
 		return;
 	}
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+
 	MSIM__CTR(rs, updates);
 	msim__css_rstat_updated(&ms->css, cpu, ps);
 	if (msim__store_pending(ps)) {
@@ -66,8 +69,10 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 
 		statc = msim_per_cpu_ptr(statc_pcpu, cpu);
 		vs = statc->ms->vmstats;
+		yc.object = statc->ms->memcg;      /* the level walked */
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
-		if (msim__ld(&vs->stats_updates.counter, "rstat.update.level") > threshold) {
+		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
+		    threshold) {
 			if (!cont) {
 				MSIM__CTR(rs, walk_breaks);
 				break;
@@ -79,11 +84,14 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		if (n < rs->params.charge_batch)
 			continue;
 		n = pcpu_xchg_zero(&statc->stats_updates);
-		msim_yield("rstat.update.atomic_add");
-		__atomic_fetch_add(&vs->stats_updates.counter, n, __ATOMIC_SEQ_CST);
+		/* atomic_add(), kept sequentially consistent as the model always had it */
+		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
+				  "rstat.update.atomic_add");
 		MSIM__CTR(rs, batches);
 	}
+	yc.object = ms->memcg;
 	msim_yield("rstat.update.done");
+	msim_yield_ctx_leave(prev);
 }
 
 /*

@@ -96,8 +96,8 @@ int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_it
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return -EINVAL;
-	msim_yield("rstat.node_stat");
-	__atomic_fetch_add(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, __ATOMIC_RELAXED);
+	msim_fetch_add_at(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, MSIM_RELAXED,
+			  "rstat.node_stat");
 	return 0;
 }
 

@@ -70,7 +70,7 @@ static void shr_host_teardown(struct msim__shr_host *h)
 			msim__shr_free_info_locked(h, memcg, sm);
 	}
 	h->detached = true;
-	msim_idr_destroy(&h->idr);
+	msim_idr_fini(&h->idr);
 	if (h->unit_cache)
 		msim_kmem_cache_destroy(m, h->unit_cache);
 	for (int k = 0; k < 2; k++)
@@ -103,8 +103,8 @@ static int register_hooks(struct msim__shr_host *h)
 		h->memcg_slot = r;
 		/* The root ran our css_online while the slot was unknown: publish its info. */
 		if (h->root_sm)
-			__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(h->root, r),
-					 h->root_sm, __ATOMIC_RELEASE);
+			msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(h->root, r),
+					 h->root_sm, MSIM_RELEASE);
 	}
 	return 0;
 }

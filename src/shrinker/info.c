@@ -56,8 +56,9 @@ struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_me
 {
 	if (!h || !memcg || h->memcg_slot < 0)
 		return NULL;
-	return __atomic_load_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
-			       __ATOMIC_ACQUIRE);
+	/* No yield: the info is published at online, before any user can reach memcg. */
+	return msim_quiet_load((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+			       MSIM_ACQUIRE);
 }
 
 /* A node id beyond sm's is a caller's bug: counted as misuse. */
@@ -77,8 +78,8 @@ void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *mem
 {
 	unsigned int nid;
 
-	__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
-			 __ATOMIC_RELEASE);
+	msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
+			 MSIM_RELEASE);
 	for (nid = 0; nid < sm->nr_nodes; nid++)
 		h->ops->free_node(h, sm, nid);
 	free(sm);
@@ -109,8 +110,8 @@ static int shr_css_online(struct msim_memcg *memcg, void *priv)
 	} else if (h->memcg_slot < 0) {
 		h->root_sm = sm; /* root, during our registration: slot not known yet */
 	} else {
-		__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
-				 sm, __ATOMIC_RELEASE);
+		msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+				 sm, MSIM_RELEASE);
 	}
 	msim_mutex_unlock(&h->mutex);
 	return r;
@@ -173,7 +174,8 @@ int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id)
 		}
 	}
 done:
-	__atomic_store_n(&h->nr_max, new_nr_max, __ATOMIC_RELEASE);
+	/* shrinker_nr_max, under the mutex (msim__nr_max_read() says why no yield) */
+	msim_quiet_store(&h->nr_max, new_nr_max, MSIM_RELEASE);
 	msim__stat_inc(&h->expansions);
 	return 0;
 }

@@ -109,7 +109,7 @@ unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid)
 
 	if (!sm || nid >= sm->nr_nodes)
 		return 0;
-	return __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+	return msim_quiet_load(&sm->pn[nid].nr_units, MSIM_RELAXED);
 }
 
 size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max)
@@ -124,7 +124,7 @@ size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *i
 		return 0;
 	msim_rcu_read_lock();
 	while ((u = msim__shr_next_present(h, sm, nid, &index)) != NULL) {
-		w = __atomic_load_n(&u->map[0], __ATOMIC_RELAXED);
+		w = msim_quiet_load(&u->map[0], MSIM_RELAXED);  /* introspection */
 		while (w && n < max) {
 			ids[n++] = (int)(index * MSIM_SHRINKER_UNIT_BITS) + __builtin_ctzl(w);
 			w &= w - 1;
@@ -146,7 +146,7 @@ void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_inf
 		return;
 	for (nid = 0; nid < sm->nr_nodes; nid++) {
 		out->container += h->ops->container_bytes(h, sm, nid);
-		out->nr_units += __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
+		out->nr_units += msim_quiet_load(&sm->pn[nid].nr_units, MSIM_RELAXED);
 	}
 	out->units = msim__unit_bytes(h, out->nr_units);
 }

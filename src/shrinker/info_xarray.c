@@ -33,7 +33,7 @@ static int xa_fill(struct msim__shr_host *h, struct msim__shr_pn *pn, unsigned l
 			msim__unit_free(h, u);
 			return err;
 		}
-		__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	}
 	return 0;
 }
@@ -60,7 +60,7 @@ static void xa_free_node(struct msim__shr_host *h, struct msim__shr_memcg *sm, u
 
 	msim_xa_for_each(&pn->xa, idx, u)
 		msim__unit_free(h, u);
-	msim_xa_destroy(&pn->xa);
+	msim_xa_fini(&pn->xa);
 }
 
 /* kernel (thread 001 patch 2): expand_shrinker_info(), root only.
@@ -89,7 +89,7 @@ static struct msim__unit *xa_unit(struct msim__shr_host *h, struct msim__shr_mem
 static struct msim__unit *xa_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 				       unsigned int nid, unsigned long *index)
 {
-	return msim_xa_find(&sm->pn[nid].xa, index, ~0UL);
+	return msim_xa_find(&sm->pn[nid].xa, index, ~0UL, MSIM_XA_PRESENT);
 }
 
 /* kernel (thread 001 patch 2): the unit install at list allocation.
@@ -114,7 +114,7 @@ static int xa_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsi
 		msim__unit_free(h, u);
 		return r == -EBUSY ? 0 : r;
 	}
-	__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	msim__stat_inc(&h->units_installed);
 	return 0;
 }

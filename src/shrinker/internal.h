@@ -180,12 +180,16 @@ uint64_t msim__shrinker_misuse_count(void);
 
 static inline void msim__stat_inc(uint64_t *c)
 {
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(c, 1, MSIM_RELAXED);
 }
 
+/*
+ * shrinker_nr_max. No yield: it grows under the shrinker mutex before a new id
+ * is handed out, so no race of the model turns on when a reader sees it.
+ */
 static inline int msim__nr_max_read(struct msim__shr_host *h)
 {
-	return __atomic_load_n(&h->nr_max, __ATOMIC_ACQUIRE);
+	return msim_quiet_load(&h->nr_max, MSIM_ACQUIRE);
 }
 
 #define MSIM__UNIT_HOLE ((struct msim__unit *)1)

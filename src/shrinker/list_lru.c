@@ -308,7 +308,7 @@ void msim_list_lru_destroy(struct msim_list_lru *lru)
 		msim_kfree(lru->host, mlru->charge);
 		free(mlru);
 	}
-	msim_xa_destroy(&lru->xa);
+	msim_xa_fini(&lru->xa);
 	for (nid = 0; nid < lru->nr_nodes; nid++)
 		msim_lock_destroy(&lru->node[nid].lru.lock);
 	free(lru->node);
@@ -402,12 +402,12 @@ int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lr
 			return -ENOMEM;
 		msim_yield("list_lru.alloc.before_store"); /* S6: offline may start here */
 		/* xas_lock; store only into an empty slot (xas_load) of a live memcg */
-		msim_lock(&lru->xa.lock);
+		msim_xa_lock(&lru->xa);
 		if (!msim_css_is_dying(pos) &&
 		    msim_xa_insert_locked(&lru->xa, (unsigned long)msim_memcg_kmemcg_id(pos),
 					  mlru) == 0)
 			mlru = NULL;
-		msim_unlock(&lru->xa.lock);
+		msim_xa_unlock(&lru->xa);
 	} while (pos != memcg && !msim_css_is_dying(pos));
 	if (mlru)
 		mlru_free_now(lru, mlru);
@@ -632,7 +632,7 @@ unsigned long msim_list_lru_walk_node(struct msim_list_lru *lru, unsigned int ni
 		return isolated;
 	for (idx = 0; *nr_to_walk; idx++) {
 		msim_rcu_read_lock();
-		mlru = msim_xa_find(&lru->xa, &idx, ~0UL);
+		mlru = msim_xa_find(&lru->xa, &idx, ~0UL, MSIM_XA_PRESENT);
 		memcg = mlru ? msim_mem_cgroup_from_private_id(lru->host, (unsigned short)idx)
 			     : NULL;
 		if (memcg && !msim_css_tryget(memcg))
@@ -674,7 +674,7 @@ unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len)
 			if (!memcg || !msim_mem_cgroup_online(memcg))
 				continue;
 			for (nid = 0; nid < mlru->nr_nodes; nid++) {
-				n = __atomic_load_n(&mlru->node[nid].nr_items, __ATOMIC_RELAXED);
+				n = msim_quiet_load(&mlru->node[nid].nr_items, MSIM_RELAXED);
 				if (n <= 0 || msim_shrinker_test_bit(memcg, nid, lru->shrinker_id))
 					continue;
 				if (!bad++ && why)

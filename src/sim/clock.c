@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "current.h"
 
 uint64_t msim_jiffies(const struct msim *m)
 {

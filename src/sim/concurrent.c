@@ -10,7 +10,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "concurrent.h"
+#include "current.h"
+#include "rcu.h"
+#include "task.h"
 
 struct cpu_thread {
 	struct msim *m;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "ctx.h"
 
 #if defined(MSIM_ASAN)
 #include <sanitizer/asan_interface.h>
@@ -40,6 +40,7 @@ void msim__ctx_swap(void **save_sp, void *new_sp);
 void msim__ctx_trampoline(void);
 __asm__(".text\n"
 	".globl msim__ctx_swap\n"
+	".hidden msim__ctx_swap\n"
 	".type msim__ctx_swap,@function\n"
 	"msim__ctx_swap:\n"
 	"	pushq %rbp\n"
@@ -59,6 +60,7 @@ __asm__(".text\n"
 	"	ret\n"
 	".size msim__ctx_swap, .-msim__ctx_swap\n"
 	".globl msim__ctx_trampoline\n"
+	".hidden msim__ctx_trampoline\n"
 	".type msim__ctx_trampoline,@function\n"
 	"msim__ctx_trampoline:\n"
 	"	movq %r12, %rdi\n"

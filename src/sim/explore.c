@@ -10,11 +10,11 @@
  * one uncounted calibration run under the canonical schedule measures it, so it
  * depends on the scenario alone, never on an earlier run.
  *
- * DFS is stateless model checking with a preemption bound (CHESS-style): a run
- * follows a prefix of recorded choices and then the canonical "no preemption"
- * choice; afterwards the deepest decision with an untried alternative within the
- * bound becomes the next prefix. The bounded space is exhausted when no decision
- * has an alternative left.
+ * DFS (explore_dfs.c) is stateless model checking with a preemption bound: each
+ * run follows a prefix of choices that the run before it computed.
+ *
+ * The parts: the environment (MSIM_SCHEDULE turns every exploration into one
+ * replay), PCT calibration, one run on a fresh host, its verdict, and the loop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,11 +22,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include <memcgsim/explore.h>
 
-struct dfs_state {
-	struct msim_dfs_point *prefix;
-	uint64_t len, cap;
+#include "explore_dfs.h"
+
+/* What every part of one exploration reads. */
+struct explore {
+	const struct msim_explore_target *target;
+	const struct msim_config *base;
+	const struct msim_explore_opts *o;
+	struct msim_explore_result *res;
+	uint64_t steps_hint;          /* PCT: the calibrated length of a run */
+	struct msim__dfs_state dfs;   /* DFS: the prefix the next run follows */
 };
 
 static double now_s(void)
@@ -37,85 +44,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool alt_allowed(const struct msim_dfs_point *p, unsigned int alt, unsigned int bound)
-{
-	bool is_r = p->has_r && alt == (unsigned int)p->nr_options - 1;
-	unsigned int pre = p->preemptions + (p->current_enabled && alt != 0 && !is_r ? 1 : 0);
+/* ---- the environment and the options ---- */
 
-	return pre <= bound;
+/* MSIM_SCHEDULE set: msim_sched_set() makes every run a replay of it. */
+static bool schedule_from_env(void)
+{
+	const char *env = getenv("MSIM_SCHEDULE");
+
+	return env && *env;
 }
 
-/* From the run just finished, pick the next prefix. Returns false when exhausted. */
-static bool dfs_next(struct dfs_state *d, const struct msim_sched *s, unsigned int bound)
+static int check_args(const struct msim_explore_target *target, const struct msim_config *base,
+		      const struct msim_explore_opts *o)
 {
-	uint64_t i = s->dfs_len;
-
-	while (i-- > 0) {
-		const struct msim_dfs_point *p = &s->dfs[i];
-		for (unsigned int alt = p->chosen + 1u; alt < p->nr_options; alt++) {
-			if (!alt_allowed(p, alt, bound))
-				continue;
-			if (i + 1 > d->cap) {
-				uint64_t cap = (i + 1) * 2;
-				struct msim_dfs_point *np = realloc(d->prefix, cap * sizeof(*np));
-				if (!np)
-					abort();
-				d->prefix = np;
-				d->cap = cap;
-			}
-			memcpy(d->prefix, s->dfs, (i + 1) * sizeof(*p));
-			d->prefix[i].chosen = (uint16_t)alt;
-			d->len = i + 1;
-			return true;
-		}
-	}
-	return false;
-}
-
-static int prepare(struct msim *m, const struct msim_explore_opts *o, unsigned int run,
-		   const struct dfs_state *d, uint64_t steps_hint, uint64_t *seed_out)
-{
-	struct msim_sched_opts so = { 0 };
-	int ret;
-
-	so.strategy = o->strategy;
-	so.seed = o->seed + run;
-	so.pct_depth = o->pct_depth;
-	so.pct_steps_hint = (unsigned int)(steps_hint ? steps_hint : 1000);
-	so.schedule = o->schedule;
-	*seed_out = so.seed;
-	ret = msim_sched_set(m, &so);
-	if (ret)
-		return ret;
-	if (o->strategy == MSIM_STRAT_DFS && d->len) {
-		struct msim_sched *s = &m->sched;
-		s->dfs = malloc(d->len * sizeof(*s->dfs));
-		if (!s->dfs)
-			return -ENOMEM;
-		memcpy(s->dfs, d->prefix, d->len * sizeof(*s->dfs));
-		s->dfs_cap = d->len;
-		s->dfs_prefix_len = d->len;
-		/* choose_dfs re-records each decision as it is replayed. */
-		s->dfs_len = 0;
-	}
+	if (!target || !target->setup || !base || base->mode != MSIM_DETERMINISTIC)
+		return -EINVAL;
+	if (o->strategy == MSIM_STRAT_SCRIPT)
+		return -EINVAL;
 	return 0;
 }
 
-static void note_violation(struct msim_explore_result *res, struct msim *m, unsigned int run,
-			   uint64_t seed, const char *why, bool deadlocked)
+/* A replay is one run, whatever runs says. */
+static unsigned int planned_runs(const struct msim_explore_opts *o, bool replay_env)
 {
-	res->violations++;
-	if (res->first_violation_run >= 0)
-		return;
-	res->first_violation_run = (int)run;
-	res->first_violation_seed = seed;
-	res->deadlocked = deadlocked;
-	snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
-	res->trace_hash = msim_sched_trace_hash(m);
-	res->diverged = msim_sched_replay_diverged(m);
-	res->schedule_truncated = strlen(msim_schedule_string(m)) >= sizeof(res->schedule);
-	snprintf(res->why, sizeof(res->why), "%s", why);
+	if (o->strategy == MSIM_STRAT_REPLAY || replay_env)
+		return 1;
+	return o->runs ? o->runs : 1;
 }
+
+/* ---- PCT calibration ---- */
 
 /* One run under the canonical schedule (option 0 at every step): its length. */
 static int calibrate(const struct msim_explore_target *target, const struct msim_config *base,
@@ -138,72 +95,136 @@ static int calibrate(const struct msim_explore_target *target, const struct msim
 	return ret;
 }
 
+/* ---- one run ---- */
+
+/* The strategy of run number run: random and PCT use seed + run. */
+static int prepare(struct msim *m, const struct explore *x, unsigned int run, uint64_t *seed_out)
+{
+	const struct msim_explore_opts *o = x->o;
+	struct msim_sched_opts so = { 0 };
+	int ret;
+
+	so.strategy = o->strategy;
+	so.seed = o->seed + run;
+	so.pct_depth = o->pct_depth;
+	so.pct_steps_hint = (unsigned int)(x->steps_hint ? x->steps_hint : 1000);
+	so.schedule = o->schedule;
+	*seed_out = so.seed;
+	ret = msim_sched_set(m, &so);
+	if (ret)
+		return ret;
+	return o->strategy == MSIM_STRAT_DFS ? msim__dfs_install(&x->dfs, m) : 0;
+}
+
+/* The run a result describes: its schedule (replayable unless truncated) and trace. */
+static void record_run(struct msim_explore_result *res, struct msim *m)
+{
+	const char *schedule = msim_schedule_string(m);
+
+	snprintf(res->schedule, sizeof(res->schedule), "%s", schedule);
+	res->trace_hash = msim_sched_trace_hash(m);
+	res->diverged = msim_sched_replay_diverged(m);
+	res->schedule_truncated = strlen(schedule) >= sizeof(res->schedule);
+}
+
+/* ---- verdicts ---- */
+
+static void note_violation(struct msim_explore_result *res, struct msim *m, unsigned int run,
+			   uint64_t seed, const char *why, bool deadlocked)
+{
+	res->violations++;
+	if (res->first_violation_run >= 0)
+		return;
+	res->first_violation_run = (int)run;
+	res->first_violation_seed = seed;
+	res->deadlocked = deadlocked;
+	record_run(res, m);
+	snprintf(res->why, sizeof(res->why), "%s", why);
+}
+
+/*
+ * A deadlock, a run cut at its step cap, or check() finding the invariant broken
+ * is a violation. Until the first one, the result describes the latest run.
+ */
+static void judge(const struct explore *x, struct msim *m, void *state, int rc, unsigned int run,
+		  uint64_t seed)
+{
+	const struct msim_explore_target *target = x->target;
+	char why[512] = "";
+
+	if (rc == -EDEADLK) {
+		note_violation(x->res, m, run, seed, msim_deadlock_report(m), true);
+	} else if (rc == 0 && target->check && target->check(m, state, why, sizeof(why))) {
+		note_violation(x->res, m, run, seed, why, false);
+	} else if (rc) {
+		snprintf(why, sizeof(why), "run cut after %llu steps",
+			 (unsigned long long)msim_sched_steps(m));
+		note_violation(x->res, m, run, seed, why, false);
+	}
+	if (x->res->first_violation_run < 0)
+		record_run(x->res, m);
+}
+
+/* ---- the loop ---- */
+
+/*
+ * Run number run on a fresh host: setup, strategy, run, verdict, and for DFS the
+ * next prefix (*more is false once the bounded space is exhausted). Returns 0, or
+ * the error of msim_create(), setup() or the strategy.
+ */
+static int run_once(struct explore *x, unsigned int run, bool *more)
+{
+	struct msim *m;
+	void *state = NULL;
+	uint64_t seed;
+	int ret = msim_create(x->base, &m, NULL, 0);
+
+	if (ret)
+		return ret;
+	msim_set_current_host(m);
+	ret = x->target->setup(m, &state, x->target->arg);
+	if (!ret)
+		ret = prepare(m, x, run, &seed);
+	if (!ret) {
+		int rc = msim_run(m);
+
+		x->res->runs++;
+		judge(x, m, state, rc, run, seed);
+		if (x->o->strategy == MSIM_STRAT_DFS)
+			*more = msim__dfs_next(&x->dfs, m, x->o->preemptions);
+	}
+	if (x->target->teardown)
+		x->target->teardown(m, state);
+	msim_destroy(m);
+	return ret;
+}
+
 int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
 		 const struct msim_explore_opts *o, struct msim_explore_result *res)
 {
-	struct dfs_state d = { 0 };
-	uint64_t steps_hint = 0;
-	unsigned int runs = o->runs ? o->runs : 1, run;
-	const char *env = getenv("MSIM_SCHEDULE");
+	struct explore x = { .target = target, .base = base, .o = o, .res = res };
+	bool replay_env = schedule_from_env();
 	double t0 = now_s();
-	int ret = 0;
+	unsigned int runs, run;
+	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->first_violation_run = -1;
-	if (!target || !target->setup || !base || base->mode != MSIM_DETERMINISTIC)
-		return -EINVAL;
-	if (o->strategy == MSIM_STRAT_SCRIPT)
-		return -EINVAL;
-	if (o->strategy == MSIM_STRAT_REPLAY || (env && *env))
-		runs = 1;
-	if (o->strategy == MSIM_STRAT_PCT && !(env && *env)) {
-		ret = calibrate(target, base, &steps_hint);
+	ret = check_args(target, base, o);
+	if (ret)
+		return ret;
+	runs = planned_runs(o, replay_env);
+	if (o->strategy == MSIM_STRAT_PCT && !replay_env) {
+		ret = calibrate(target, base, &x.steps_hint);
 		if (ret)
 			return ret;
 	}
 	for (run = 0; run < runs; run++) {
-		struct msim *m;
-		void *state = NULL;
-		uint64_t seed;
-		char why[512] = "";
+		bool more = true;
 
-		ret = msim_create(base, &m, why, sizeof(why));
+		ret = run_once(&x, run, &more);
 		if (ret)
 			break;
-		msim_set_current_host(m);
-		ret = target->setup(m, &state, target->arg);
-		if (!ret)
-			ret = prepare(m, o, run, &d, steps_hint, &seed);
-		if (ret) {
-			if (target->teardown)
-				target->teardown(m, state);
-			msim_destroy(m);
-			break;
-		}
-		int rc = msim_run(m);
-		res->runs++;
-		if (rc == -EDEADLK) {
-			note_violation(res, m, run, seed, msim_deadlock_report(m), true);
-		} else if (rc == 0 && target->check && target->check(m, state, why, sizeof(why))) {
-			note_violation(res, m, run, seed, why, false);
-		} else if (rc && rc != -EDEADLK) {
-			snprintf(why, sizeof(why), "run cut after %llu steps",
-				 (unsigned long long)msim_sched_steps(m));
-			note_violation(res, m, run, seed, why, false);
-		}
-		if (res->first_violation_run < 0) {
-			snprintf(res->schedule, sizeof(res->schedule), "%s", msim_schedule_string(m));
-			res->trace_hash = msim_sched_trace_hash(m);
-			res->diverged = msim_sched_replay_diverged(m);
-			res->schedule_truncated =
-				strlen(msim_schedule_string(m)) >= sizeof(res->schedule);
-		}
-		bool more = true;
-		if (o->strategy == MSIM_STRAT_DFS)
-			more = dfs_next(&d, &m->sched, o->preemptions);
-		if (target->teardown)
-			target->teardown(m, state);
-		msim_destroy(m);
 		if (!more) {
 			res->exhausted = true;
 			break;
@@ -211,7 +232,7 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		if (o->stop_at_first && res->violations)
 			break;
 	}
-	free(d.prefix);
+	msim__dfs_free(&x.dfs);
 	res->seconds = now_s() - t0;
 	return ret;
 }

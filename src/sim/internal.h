@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - struct msim and struct msim_task, private to src/sim.
+ * internal.h - the types of src/sim: struct msim, struct msim_task and the state
+ * of the scheduler and the deterministic RCU engine inside them. Types only: each
+ * .c file declares the functions it offers the others in its own header (ctx.h
+ * for ctx.c, sched.h for sched.c, ...), and includes the headers of the files it
+ * calls, so the include lines show the call graph, which has no circle.
+ * Quoted includes are these private headers; <memcgsim/...> the public ones.
  */
 #ifndef MSIM_SIM_INTERNAL_H
 #define MSIM_SIM_INTERNAL_H
@@ -9,36 +14,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host.h"
+#include <memcgsim/sim.h>
+#include <memcgsim/subsys.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
 
-/* ---- context switching (ctx.c) ---- */
+#include "ctx.h"
 
-struct msim_ctx {
-	void *sp;                 /* saved stack pointer */
-	void *stack;              /* base of the allocated stack (NULL for the driver) */
-	size_t stack_size;
-	void *fiber;              /* TSan fiber handle */
-	const void *asan_bottom;  /* ASan: the stack being switched to */
-	size_t asan_size;
-};
-
-/* Prepare ctx to run entry(arg) on a fresh stack of stack_size bytes. */
-int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *), void *arg);
-void msim__ctx_free(struct msim_ctx *ctx);
-/* Save the running context into from and resume to. */
-void msim__ctx_switch(struct msim_ctx *from, struct msim_ctx *to);
-/*
- * Leave a finished task's context for good. Not declared noreturn on purpose:
- * ASan would insert __asan_handle_no_return before the call, which unpoisons the
- * "current" stack and trips over the fiber stack it is not told about.
- */
-void msim__ctx_exit_to(struct msim_ctx *from, struct msim_ctx *to);
-/* Re-read the driver thread's identity (TSan fiber) before resuming a task. */
-void msim__ctx_refresh_driver(struct msim_ctx *ctx);
-/* Initialise the descriptor of the thread that drives a deterministic run. */
-void msim__ctx_init_driver(struct msim_ctx *ctx);
+/* Stack of a deterministic task when the configuration says 0. */
+#define MSIM_DEFAULT_STACK (256 * 1024)
 
 /* ---- tasks ---- */
+
+struct msim__point_hits; /* sched_points.c */
 
 enum msim_task_state {
 	MSIM_TASK_NEW = 0,
@@ -67,6 +56,12 @@ struct msim_task {
 	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
+	/* The yield context (yield.h) where the task last gave control back: a
+	 * pointer into its own stack, valid while it stays parked. */
+	const struct msim_yield_ctx *yield_ctx;
+	/* How often the task parked at each point name (sched_points.c). */
+	struct msim__point_hits *points;
+	unsigned int nr_points, points_cap;
 	struct msim_ctx ctx;
 	/* RCU reader state (deterministic model). */
 	int rcu_nesting;
@@ -95,12 +90,6 @@ struct msim_rcu_det {
 	struct msim_driver_reader driver;
 };
 
-bool msim__rcu_det_ready(struct msim *m);
-/* One 'R' step: end the grace period if its readers left, run ready callbacks. */
-bool msim__rcu_det_step(struct msim *m);
-/* Run grace periods and callbacks until nothing is pending (no reader may be parked). */
-void msim__rcu_det_drain(struct msim *m);
-uint64_t msim__rcu_det_request_gp(struct msim *m);
 
 /* ---- scheduler (sched.c) ---- */
 
@@ -165,12 +154,7 @@ struct msim_subsys_host {
 	bool attached[MSIM_MAX_SUBSYS + 1];
 };
 
-/* Attach every registered subsystem cfg enables, in dependency order. */
-int msim__subsys_attach_all(struct msim *m, char *err, size_t errlen);
-/* Free the states sim allocated (msim_destroy, after the last RCU callback). */
-void msim__subsys_free_states(struct msim *m);
-/* Run destructors newest first until mark are left (msim_destroy: mark 0). */
-void msim__host_unwind(struct msim *m, unsigned int mark);
+struct msim_kmem; /* kmem_internal.h */
 
 struct msim {
 	struct msim_config cfg;
@@ -196,36 +180,5 @@ struct msim {
 	bool destroying;
 };
 
-/* Thread-local context: the host being driven and the running task. */
-extern __thread struct msim *msim__tls_host;
-extern __thread struct msim_task *msim__tls_task;
-
-static inline bool msim__det(const struct msim *m)
-{
-	return m && m->cfg.mode == MSIM_DETERMINISTIC;
-}
-
-/* Deterministic: give control back to the scheduler (task context only). */
-void msim__task_park(struct msim_task *t, const char *why);
-/* Deterministic: block the running task on w until the scheduler resumes it. */
-void msim__task_block(struct msim_task *t, enum msim_wait_kind w);
-/* Is the task able to run now (not done, first on its CPU, not blocked)? */
-bool msim__task_enabled(struct msim *m, struct msim_task *t);
-
-int msim__run_det(struct msim *m);
-int msim__run_concurrent(struct msim *m);
-void msim__sched_init(struct msim *m);
-void msim__sched_fini(struct msim *m);
-/* Record a pick in the schedule string. */
-void msim__sched_record(struct msim *m, int pick);
-/* Resume task t for one step (until its next yield, block or exit). */
-void msim__resume(struct msim *m, struct msim_task *t);
-
-/* Concurrent-mode RCU thread registration (liburcu). */
-void msim__rcu_thread_online(void);
-void msim__rcu_thread_offline(void);
-
-uint64_t msim__rand(uint64_t *state);
-void msim__task_exit_check(const struct msim_task *t);
 
 #endif /* MSIM_SIM_INTERNAL_H */

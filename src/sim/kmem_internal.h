@@ -1,14 +1,80 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kmem_internal.h - the hidden header the kernel-memory model puts before every
- * allocation it hands out, and the owner table. Private to src/sim/kmem*.c.
+ * kmem_internal.h - the types of the kernel-memory model, shared by its files:
+ * kmem.c (lifetime, allocation and free), kmem_size.c (size classes and slab
+ * geometry), kmem_owner.c (the owner table) and kmem_report.c (totals). Types and
+ * constants only, plus the hidden header put before every allocation.
  */
 #ifndef MSIM_SIM_KMEM_INTERNAL_H
 #define MSIM_SIM_KMEM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdint.h>
 
+#include <memcgsim/atomic.h>
 #include <memcgsim/kmem.h>
+
+#include "internal.h"
+
+#define KMEM_FP_SHIFT 20          /* fixed point of the per-owner cache share */
+#define KMEM_OWNER_RECORDS 256
+#define KMEM_OWNER_SLOTS 1024     /* pointer -> record; power of two */
+#define KMEM_OWNER_NONE 0         /* owner == NULL */
+#define KMEM_OWNER_OTHER 1        /* the record table is full */
+
+#define SLUB_MAX_ORDER 3          /* PAGE_ALLOC_COSTLY_ORDER */
+#define SLUB_MAX_OBJS_PER_PAGE 32767
+#define MAX_PAGE_ORDER 10
+#define ARCH_SLAB_MINALIGN 8
+#define CACHE_LINE 64
+
+struct kmem_owner {
+	const char *name;
+	uint64_t kmalloc_bytes;   /* atomic */
+	uint64_t cache_share_fp;  /* atomic, bytes << KMEM_FP_SHIFT */
+	uint64_t percpu_bytes;    /* atomic */
+};
+
+struct msim_kmem_cache {
+	struct msim_kmem *k;
+	char *name;
+	size_t object_size;
+	size_t slot_size;
+	size_t slab_bytes;
+	unsigned int flags;
+	unsigned int order;
+	unsigned int objs_per_slab;
+	uint64_t share_fp;        /* slab_bytes / objs_per_slab, fixed point */
+	uint64_t objects;         /* atomic: live objects (kfree_rcu'd ones until their GP) */
+	uint64_t rcu_pending;     /* atomic: objects waiting for a grace period */
+	struct msim_kmem_cache *next;
+};
+
+struct msim_kmem {
+	struct msim *host;
+	pthread_mutex_t lock;     /* cache list, owner inserts */
+	struct msim_kmem_cache *caches;
+	uint64_t kmalloc_bytes;   /* atomics, all of them */
+	uint64_t cache_bytes;
+	uint64_t percpu_bytes;
+	uint64_t rcu_pending_bytes;
+	uint64_t rcu_pending_frees;
+	uint64_t allocations;
+	unsigned int nr_owners;   /* published with release */
+	struct kmem_owner owners[KMEM_OWNER_RECORDS];
+	const char *slot_key[KMEM_OWNER_SLOTS];   /* published with release */
+	uint16_t slot_owner[KMEM_OWNER_SLOTS];
+};
+
+/* The model's counters are bookkeeping: quiet atomics, no yield points. */
+#define ADD(p, v) msim_quiet_fetch_add((p), (v), MSIM_RELAXED)
+#define SUB(p, v) msim_quiet_fetch_sub((p), (v), MSIM_RELAXED)
+#define LOAD(p) msim_quiet_load((p), MSIM_RELAXED)
+
+static inline struct msim_kmem *msim__kmem_of(const struct msim *m)
+{
+	return m ? m->kmem : NULL;
+}
 
 /* 'kmem' in the magic word of a live allocation; anything else is a bug. */
 #define MSIM__KMEM_MAGIC 0x6b6d656dU

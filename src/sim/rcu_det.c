@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "current.h"
+#include "rcu_det.h"
 
 static void snapshot_readers(struct msim *m)
 {

@@ -14,9 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <memcgsim/yield.h>
 
-__thread int msim__det_active;
+#include "ctx.h"
+#include "current.h"
+#include "rand.h"
+#include "rcu_det.h"
+#include "sched.h"
+#include "sched_points.h"
+#include "task.h"
 
 #define MAX_OPTIONS 1025
 
@@ -62,7 +68,7 @@ static void rle_flush(struct msim_sched *s)
 	s->rle_count = 0;
 }
 
-void msim__sched_record(struct msim *m, int pick)
+static void sched_record(struct msim *m, int pick)
 {
 	struct msim_sched *s = &m->sched;
 
@@ -156,10 +162,11 @@ static void task_entry(void *arg)
 void msim__task_park(struct msim_task *t, const char *why)
 {
 	t->parked_at = why;
+	msim__points_hit(t, why);
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
-void msim__yield_slow(const char *name)
+void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
@@ -220,7 +227,7 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
-void msim__resume(struct msim *m, struct msim_task *t)
+static void resume(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_NEW) {
 		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
@@ -232,12 +239,21 @@ void msim__resume(struct msim *m, struct msim_task *t)
 	t->wait = MSIM_WAIT_NONE;
 	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
-	msim__det_active = 1;
+	msim_yield_ctx_current = t->yield_ctx;
+	msim_yield_det_active = 1;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
-	msim__det_active = 0;
+	msim_yield_det_active = 0;
+	/*
+	 * The context of the point where t parked. Only tasks read or write
+	 * msim_yield_ctx_current (static/yield.h), so the driver need not clear it; a done
+	 * task keeps a stale pointer that nothing reads (msim_task_where() checks
+	 * the state first).
+	 */
+	t->yield_ctx = msim_yield_ctx_current;
 	msim__tls_task = NULL;
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
+		msim__points_free(t);
 		cpu_heads_refresh(m);
 	}
 }
@@ -400,16 +416,16 @@ static void trace_mix(struct msim_sched *s, int pick, const char *point)
 	s->trace_hash = h;
 }
 
-static void do_pick(struct msim *m, int pick)
+void msim__sched_pick(struct msim *m, int pick)
 {
-	msim__sched_record(m, pick);
+	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
 		msim__rcu_det_step(m);
 		trace_mix(&m->sched, pick, "R");
 		return;
 	}
 	struct msim_task *t = m->task_vec[pick];
-	msim__resume(m, t);
+	resume(m, t);
 	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
 }
 
@@ -489,72 +505,11 @@ int msim__run_det(struct msim *m)
 			}
 			break;
 		}
-		do_pick(m, o.pick[choose(m, &o)]);
+		msim__sched_pick(m, o.pick[choose(m, &o)]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))
 		msim__rcu_det_drain(m);
 	return 0;
-}
-
-/* ---- scripted control ---- */
-
-/* Scripted control: a deterministic host, its own task, called by the driver. */
-static bool driver_may_step(struct msim *m, const struct msim_task *t)
-{
-	return msim__det(m) && t && t->host == m && !msim__tls_task;
-}
-
-int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth)
-{
-	unsigned int hits = 0;
-
-	if (!driver_may_step(m, t) || !point || !nth)
-		return -EINVAL;
-	for (;;) {
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (!msim__task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (t->state == MSIM_TASK_READY && t->parked_at && !strcmp(t->parked_at, point) &&
-		    ++hits == nth)
-			return 0;
-	}
-}
-
-unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
-{
-	unsigned int n = 0;
-
-	if (!driver_may_step(m, t))
-		return 0;
-	while (n < k && t->state != MSIM_TASK_DONE && msim__task_enabled(m, t)) {
-		do_pick(m, (int)t->idx);
-		n++;
-	}
-	return n;
-}
-
-int msim_run_task(struct msim *m, struct msim_task *t)
-{
-	if (!driver_may_step(m, t))
-		return -EINVAL;
-	while (t->state != MSIM_TASK_DONE) {
-		if (!msim__task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-	}
-	return 0;
-}
-
-bool msim_rcu_step(struct msim *m)
-{
-	if (!msim__det(m) || msim__tls_task || !msim__rcu_det_ready(m))
-		return false;
-	do_pick(m, MSIM_PICK_R);
-	return true;
 }

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "current.h"
+#include "rand.h"
 
 static const char *const strategy_names[] = {
 	[MSIM_STRAT_SCRIPT] = "script",
@@ -110,7 +111,7 @@ static int setup_replay(struct msim_sched *s, const char *str, unsigned int nr_t
  * change points at random steps in [1, k]; at change point i the running task's
  * priority drops to i. The RCU engine gets a priority like a task, so grace
  * periods end early in some runs and late in others. Tasks created after this
- * get their priorities when they first appear (msim__pct_prio).
+ * get their priorities when they first appear (pct_prio in sched.c).
  */
 static int setup_pct(struct msim *m, struct msim_sched *s)
 {

@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "current.h"
+#include "subsys.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct msim_subsys *registry[MSIM_MAX_SUBSYS + 1];  /* by id; 0 unused */
@@ -222,6 +223,28 @@ static int by_name(const void *a, const void *b)
 	const struct msim_subsys *y = *(struct msim_subsys *const *)b;
 
 	return strcmp(x->name, y->name);
+}
+
+/* ---- the destructor stack ---- */
+
+void msim__host_unwind(struct msim *m, unsigned int mark)
+{
+	while (m->nr_dtors > mark) {
+		m->nr_dtors--;
+		m->dtors[m->nr_dtors].fn(m, m->dtors[m->nr_dtors].arg);
+	}
+}
+
+int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg)
+{
+	if (!fn)
+		return -EINVAL;
+	if (m->nr_dtors >= MSIM_MAX_DTORS)
+		return -ENOSPC;
+	m->dtors[m->nr_dtors].fn = fn;
+	m->dtors[m->nr_dtors].arg = arg;
+	m->nr_dtors++;
+	return 0;
 }
 
 /* ---- attaching and detaching ---- */

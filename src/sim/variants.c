@@ -14,6 +14,7 @@ static const char *const v_dying[] = { "v1", "all", "all-rcu-on-dying", NULL };
 static const char *const v_info[] = { "array", "array-unit-cache", "array-on-demand", "xarray",
 				      NULL };
 static const char *const v_onoff[] = { "on", "off", NULL };
+static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -44,6 +45,11 @@ static const struct msim_variant_desc table[] = {
 	  "array-on-demand: the lock that keeps a unit install from being lost in a "
 	  "concurrent expansion copy (on); off shows the loss",
 	  "demo (001)", OFF(on_demand_lock) },
+	{ "lru-reparent", v_lru_reparent,
+	  "LRU folios of a memcg at its offline: they name a per-node objcg that offline "
+	  "repoints to the parent while their lists are spliced into the parent's (objcg), "
+	  "or they name the memcg, pin it and stay on its lists (off, the 7.0 world)",
+	  "000 (objcg series)", OFF(lru_reparent) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -9,9 +9,10 @@
 #  3. copy examples/ out of the source tree and build it there with CMake
 #     (find_package, shared and static) and with make + pkg-config (shared and
 #     static), each with -Werror so the public headers compile cleanly;
-#  4. run the four builds of each example program (race_counter, and race_flush,
-#     which defines its own race through <memcgsim/race.h>): each must end with
-#     "result: PASS", and all four must print the same lines (they are deterministic).
+#  4. run the four builds of each example program (race_counter; race_flush,
+#     which defines its own race through <memcgsim/race.h>; scripted_flush,
+#     which scripts thread 004's trace): each must end with "result: PASS",
+#     and all four must print the same lines (they are deterministic).
 # MSIM_KEEP_INSTALL_TMP=1 keeps the temporary directory for inspection.
 set -euo pipefail
 
@@ -138,4 +139,5 @@ run_builds() {
 # race_counter: the foundation API; race_flush: a race of its own through race.h.
 run_builds race_counter
 run_builds race_flush
+run_builds scripted_flush
 echo "install test: PASS (CMake and pkg-config, shared and static)"

@@ -8,10 +8,11 @@
  *   growth_and_shrink        0, 1, 64, ULONG_MAX: 3 -> 22 nodes and back, charged per node
  *   find_ordered_sparse      xa_find / xa_for_each over sparse indices up to ULONG_MAX
  *   find_respects_max        the max bound of xa_find
- *   insert_and_bad_entries   -EBUSY on an occupied slot, -EINVAL for internal entries
+ *   insert_and_bad_entries   -EBUSY if occupied, -EINVAL for internal entries, NULL reserves
  *   value_entries_and_hook   count / nr_values as the hook sees them, 0 before a free
  *   node_index               the first index a node covers
  *   destroy_frees_nodes      destroy with entries: nodes leave the totals after a GP
+ *   destroy_then_reuse       destroy leaves a usable empty array (kernel check_destroy)
  *   differential             20000 seeded stores/erases vs a reference: loads, finds, counts
  */
 #include <stdarg.h>
@@ -82,10 +83,10 @@ static void single_entry_in_head(void **state)
 	assert_ptr_equal(msim_xa_load(&xa, 0), ent(5));
 	assert_ptr_equal(msim_xa_erase(&xa, 0), ent(5));
 	assert_true(msim_xa_empty(&xa));
-	assert_int_equal(xa.nr_entries, 0);
+	assert_int_equal(msim_xa_nr_entries(&xa), 0);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 /*
@@ -117,7 +118,7 @@ static void growth_and_shrink(void **state)
 	assert_null(msim_xa_load(&xa, ~0UL - 1));
 	assert_ptr_equal(msim_xa_load(&xa, 64), ent(64));
 	assert_ptr_equal(msim_xa_load(&xa, 0), ent(0));
-	assert_int_equal(xa.nr_entries, 4);
+	assert_int_equal(msim_xa_nr_entries(&xa), 4);
 
 	assert_ptr_equal(msim_xa_erase(&xa, ~0UL), ent(7));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 3);
@@ -136,7 +137,7 @@ static void growth_and_shrink(void **state)
 	assert_int_equal(node_bytes(m), 0);
 	msim_kmem_totals(m, &t);
 	assert_int_equal(t.cache_bytes, 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 static const unsigned long sparse[] = {
@@ -166,20 +167,20 @@ static void find_ordered_sparse(void **state)
 	assert_int_equal(n, NSPARSE);
 
 	idx = 6;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(63));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(63));
 	assert_int_equal(idx, 63);
 	idx = 4097;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(1UL << 20));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(1UL << 20));
 	assert_int_equal(idx, 1UL << 20);
 	idx = (1UL << 40) + 4;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL), ent(~0UL - 1));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT), ent(~0UL - 1));
 
 	for (unsigned int i = 0; i < NSPARSE; i++)
 		assert_ptr_equal(msim_xa_erase(&xa, sparse[i]), ent(sparse[i]));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
 	idx = 0;
-	assert_null(msim_xa_find(&xa, &idx, ~0UL));
-	msim_xa_destroy(&xa);
+	assert_null(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT));
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
 }
@@ -194,17 +195,17 @@ static void find_respects_max(void **state)
 	msim_xa_store(&xa, 100, ent(100), NULL);
 	msim_xa_store(&xa, 200, ent(200), NULL);
 	idx = 0;
-	assert_null(msim_xa_find(&xa, &idx, 99));
+	assert_null(msim_xa_find(&xa, &idx, 99, MSIM_XA_PRESENT));
 	idx = 0;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, 100), ent(100));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, 100, MSIM_XA_PRESENT), ent(100));
 	idx = 101;
-	assert_null(msim_xa_find(&xa, &idx, 199));
+	assert_null(msim_xa_find(&xa, &idx, 199, MSIM_XA_PRESENT));
 	idx = 101;
-	assert_ptr_equal(msim_xa_find(&xa, &idx, 200), ent(200));
+	assert_ptr_equal(msim_xa_find(&xa, &idx, 200, MSIM_XA_PRESENT), ent(200));
 	assert_int_equal(idx, 200);
 	idx = 201;
-	assert_null(msim_xa_find(&xa, &idx, ~0UL));
-	msim_xa_destroy(&xa);
+	assert_null(msim_xa_find(&xa, &idx, ~0UL, MSIM_XA_PRESENT));
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -218,8 +219,12 @@ static void insert_and_bad_entries(void **state)
 	assert_int_equal(msim_xa_insert(&xa, 9, ent(9)), 0);
 	assert_int_equal(msim_xa_insert(&xa, 9, ent(10)), -EBUSY);
 	assert_ptr_equal(msim_xa_load(&xa, 9), ent(9));
-	assert_int_equal(msim_xa_insert(&xa, 10, NULL), -EINVAL);
 	assert_int_equal(msim_xa_insert(&xa, 10, (void *)0x10002UL), -EINVAL);
+	/* kernel: inserting NULL reserves the slot (a later insert is -EBUSY). */
+	assert_int_equal(msim_xa_insert(&xa, 10, NULL), 0);
+	assert_null(msim_xa_load(&xa, 10));
+	assert_int_equal(msim_xa_insert(&xa, 10, ent(10)), -EBUSY);
+	assert_null(msim_xa_erase(&xa, 10));
 	assert_null(msim_xa_store(&xa, 11, (void *)0x10002UL, &err));
 	assert_int_equal(err, -EINVAL);
 	assert_null(msim_xa_load(&xa, 11));
@@ -227,7 +232,7 @@ static void insert_and_bad_entries(void **state)
 	assert_ptr_equal(msim_xa_store(&xa, 9, NULL, &err), ent(9));
 	assert_int_equal(err, 0);
 	assert_true(msim_xa_empty(&xa));
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -282,7 +287,7 @@ static void value_entries_and_hook(void **state)
 	msim_xa_erase(&xa, 2);
 	assert_int_equal(log.zero_calls, 1);     /* the leaf, before its free */
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -307,7 +312,7 @@ static void node_index(void **state)
 	assert_int_equal(msim_xa_node_shift(seen), 0);
 	assert_int_equal(msim_xa_node_index(seen), 3 * 4096 + 2 * 64);
 	msim_xa_set_update(&xa, NULL, NULL);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 	msim_rcu_barrier();
 }
 
@@ -329,6 +334,46 @@ static void destroy_frees_nodes(void **state)
 	msim_kmem_totals(m, &t);
 	assert_int_equal(t.cache_bytes, 0);
 	assert_int_equal(t.allocations, 0);
+	msim_xa_fini(&xa);
+}
+
+/*
+ * kernel: xa_destroy() leaves an empty array that kernel code goes on using
+ * (lib/test_xarray.c check_destroy() stores after each destroy). Destroy an
+ * empty array, then one holding a single entry at each of 0..999 and at
+ * ULONG_MAX, storing again after every destroy; the nodes follow each time.
+ */
+static void destroy_then_reuse(void **state)
+{
+	struct msim *m = *state;
+	struct msim_xarray xa;
+	int err = 1;
+
+	msim_xa_init(m, &xa, "test_xa");
+	msim_xa_destroy(&xa);
+	assert_true(msim_xa_empty(&xa));
+	for (unsigned long i = 0; i < 1000; i++) {
+		assert_null(msim_xa_store(&xa, i, ent(i), &err));
+		assert_int_equal(err, 0);
+		assert_false(msim_xa_empty(&xa));
+		assert_int_equal(msim_xa_nr_nodes(&xa), i ? (i < 64 ? 1 : 2) : 0);
+		msim_xa_destroy(&xa);
+		assert_true(msim_xa_empty(&xa));
+		assert_null(msim_xa_load(&xa, i));
+		assert_int_equal(msim_xa_nr_nodes(&xa), 0);
+	}
+	assert_null(msim_xa_store(&xa, ~0UL, ent(3), &err));
+	assert_int_equal(err, 0);
+	assert_int_equal(msim_xa_nr_nodes(&xa), 11); /* shift 60 down to 0 */
+	msim_xa_destroy(&xa);
+	assert_true(msim_xa_empty(&xa));
+	/* Still a working array: insert and erase after the last destroy. */
+	assert_int_equal(msim_xa_insert(&xa, 4096, ent(4096)), 0);
+	assert_ptr_equal(msim_xa_load(&xa, 4096), ent(4096));
+	assert_ptr_equal(msim_xa_erase(&xa, 4096), ent(4096));
+	msim_rcu_barrier();
+	assert_int_equal(node_bytes(m), 0);
+	msim_xa_fini(&xa);
 }
 
 /* ---- differential run against a reference ---- */
@@ -398,14 +443,14 @@ static void differential(void **state)
 						 present[j] ? ent(pool_index(j)) : NULL);
 		}
 	}
-	assert_int_equal(xa.nr_entries, nr);
+	assert_int_equal(msim_xa_nr_entries(&xa), nr);
 	for (unsigned int i = 0; i < DIFF_SLOTS; i++)
 		msim_xa_erase(&xa, pool_index(i));
 	assert_int_equal(msim_xa_nr_nodes(&xa), 0);
 	assert_true(msim_xa_empty(&xa));
 	msim_rcu_barrier();
 	assert_int_equal(node_bytes(m), 0);
-	msim_xa_destroy(&xa);
+	msim_xa_fini(&xa);
 }
 
 int main(void)
@@ -419,6 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(value_entries_and_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(node_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(destroy_frees_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(destroy_then_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(differential, setup, teardown),
 	};
 

@@ -17,8 +17,10 @@
  *   rcu_read_unlock()                       |
  *                                           | grace period ends: node freed
  *
- * Invariant: a load returns NULL or the one entry ever stored at that index; a
- * find returns strictly increasing indices, each with its own entry; no reader
+ * The writer also sets a mark on entries and reserves empty slots. Invariant: a
+ * load returns NULL (empty or reserved) or the one entry ever stored at that
+ * index; a find, of present or of marked entries, returns strictly increasing
+ * indices, each with its own entry, never a reserved slot; no reader
  * touches freed memory (ASan/TSan); afterwards every node has left the totals.
  * The model has no variant that frees nodes early, so there is no "bad side" to
  * show here: the kernel has none either (xa_node_free() is call_rcu()). Under a
@@ -90,22 +92,33 @@ static void writer_task(void *arg)
 	for (unsigned int op = 0; op < sh->writer_ops; op++) {
 		unsigned long idx = pool_index((unsigned int)(rng(&seed) % POOL));
 
-		if (rng(&seed) % 2)
+		switch (rng(&seed) % 4) {
+		case 0:
+		case 1:
 			msim_xa_store(&sh->xa, idx, expected(idx), NULL);
-		else
+			break;
+		case 2:
 			msim_xa_erase(&sh->xa, idx);
+			break;
+		default: /* marks and reservations move under the readers too */
+			if (rng(&seed) % 2)
+				msim_xa_set_mark(&sh->xa, idx, MSIM_XA_MARK_1);
+			else
+				msim_xa_reserve(&sh->xa, idx);
+			break;
+		}
 	}
 	__atomic_store_n(&sh->writer_done, 1, __ATOMIC_RELEASE);
 }
 
-static void check_find(struct reader *r, unsigned long start)
+static void check_find(struct reader *r, unsigned long start, msim_xa_mark_t filter)
 {
 	unsigned long idx = start, prev = 0;
 	bool first = true;
 	void *e;
 
 	for (int n = 0; n < 8; n++) {
-		e = msim_xa_find(&r->sh->xa, &idx, ~0UL);
+		e = msim_xa_find(&r->sh->xa, &idx, ~0UL, filter);
 		if (!e)
 			break;
 		r->finds++;
@@ -138,7 +151,9 @@ static void reader_task(void *arg)
 				r->errors++;
 		}
 		if (round % 16 == 0)
-			check_find(r, idx);
+			check_find(r, idx, MSIM_XA_PRESENT);
+		if (round % 16 == 8)
+			check_find(r, idx, MSIM_XA_MARK_1);
 		msim_rcu_read_unlock();
 		round++;
 		if (round > 50 * r->sh->reader_rounds)
@@ -165,7 +180,7 @@ static void drain_and_check(struct msim *m, struct shared *sh)
 		msim_xa_erase(&sh->xa, pool_index(i));
 	assert_int_equal(msim_xa_nr_nodes(&sh->xa), 0);
 	assert_true(msim_xa_empty(&sh->xa));
-	msim_xa_destroy(&sh->xa);
+	msim_xa_fini(&sh->xa);
 	msim_rcu_barrier();
 	assert_int_equal(msim_kmem_owner_bytes(m, "xa_conc"), 0);
 }

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kmem_report.c - reading the kernel-memory model: totals, a cache's geometry,
+ * the bytes of one owner, the list of owners and caches, and the simulator's own
+ * resident set size.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kmem_owner.h"
+
+void msim_kmem_cache_info(const struct msim_kmem_cache *c, struct msim_kmem_cache_info *out)
+{
+	uint64_t objs;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return;
+	objs = LOAD(&c->objects);
+	out->name = c->name;
+	out->object_size = c->object_size;
+	out->slot_size = c->slot_size;
+	out->order = c->order;
+	out->objects_per_slab = c->objs_per_slab;
+	out->slab_bytes = c->slab_bytes;
+	out->objects = objs;
+	out->slabs = (objs + c->objs_per_slab - 1) / c->objs_per_slab;
+	out->bytes = out->slabs * c->slab_bytes;
+}
+
+void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+
+	memset(out, 0, sizeof(*out));
+	if (!k)
+		return;
+	out->kmalloc_bytes = LOAD(&k->kmalloc_bytes);
+	out->cache_bytes = LOAD(&k->cache_bytes);
+	out->percpu_bytes = LOAD(&k->percpu_bytes);
+	out->rcu_pending_bytes = LOAD(&k->rcu_pending_bytes);
+	out->allocations = LOAD(&k->allocations);
+}
+
+static uint64_t owner_bytes(const struct kmem_owner *o)
+{
+	return LOAD(&o->kmalloc_bytes) +
+	       ((LOAD(&o->cache_share_fp) + (1u << (KMEM_FP_SHIFT - 1))) >> KMEM_FP_SHIFT);
+}
+
+/* The record of owner's text, or NULL. */
+static const struct kmem_owner *owner_find(const struct msim *m, const char *owner)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+	int rec = k && owner ? msim__kmem_owner_record_find(k, owner) : -1;
+
+	return rec < 0 ? NULL : &k->owners[rec];
+}
+
+uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner)
+{
+	const struct kmem_owner *o = owner_find(m, owner);
+
+	return o ? owner_bytes(o) : 0;
+}
+
+uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner)
+{
+	const struct kmem_owner *o = owner_find(m, owner);
+
+	return o ? LOAD(&o->percpu_bytes) : 0;
+}
+
+size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_info *out, size_t max)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+	unsigned int n;
+	size_t found = 0;
+
+	if (!k)
+		return 0;
+	n = __atomic_load_n(&k->nr_owners, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct kmem_owner *o = &k->owners[i];
+		uint64_t bytes = owner_bytes(o), pc = LOAD(&o->percpu_bytes);
+
+		if (!bytes && !pc)
+			continue;
+		if (found < max)
+			out[found] = (struct msim_kmem_owner_info){ o->name, bytes, pc };
+		found++;
+	}
+	return found;
+}
+
+size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+	struct msim_kmem_cache *c;
+	size_t n = 0;
+
+	if (!k)
+		return 0;
+	pthread_mutex_lock(&k->lock);
+	for (c = k->caches; c; c = c->next, n++)
+		if (n < max)
+			msim_kmem_cache_info(c, &out[n]);
+	pthread_mutex_unlock(&k->lock);
+	return n;
+}
+
+/* The simulator's own resident set, from /proc/self/statm (pages). */
+uint64_t msim_kmem_process_rss(void)
+{
+	unsigned long long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)(page > 0 ? page : 4096);
+}

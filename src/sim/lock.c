@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lock.c - the lock models (lock.h) in both run modes. Deterministic tasks never
+ * touch the real lock: ownership is the owner field, and a contended lock blocks
+ * the task in the scheduler. The driver, and every thread in concurrent mode,
+ * take the real lock (lock_impl.c) and record themselves as owner.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/lock.h>
+#include <memcgsim/yield.h>
+
+#include "current.h"
+#include "lock_impl.h"
+#include "sched.h"
+
+static void lock_init(struct msim_lock *l, const char *name, bool queued_spinlock)
+{
+	memset(l, 0, sizeof(*l));
+	l->name = name;
+	l->impl = msim__lock_impl_new(queued_spinlock);
+}
+
+void msim_lock_init(struct msim_lock *l, const char *name)
+{
+	lock_init(l, name, false);
+}
+
+void msim_spin_lock_init(struct msim_lock *l, const char *name)
+{
+	lock_init(l, name, true);
+}
+
+void msim_lock_destroy(struct msim_lock *l)
+{
+	if (l->impl) {
+		msim__lock_impl_free(l->impl);
+		l->impl = NULL;
+	}
+}
+
+/* The owner field is read by other threads in concurrent mode (held_by_me). */
+static inline struct msim_task *owner_get(const struct msim_lock *l)
+{
+	return __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+}
+
+static inline void owner_set(struct msim_lock *l, struct msim_task *t)
+{
+	__atomic_store_n(&l->owner, t, __ATOMIC_RELAXED);
+}
+
+static inline bool det_task(void)
+{
+	return msim_yield_det_active && msim__tls_task;
+}
+
+/*
+ * Code outside tasks owns locks as its thread's sentinel: the driver, and in
+ * concurrent mode liburcu's callback thread, are different owners.
+ */
+static __thread struct msim_task driver_owner = { .name = "driver" };
+
+static struct msim_task *me(void)
+{
+	return msim__tls_task ? msim__tls_task : &driver_owner;
+}
+
+static void lock_det_task(struct msim_lock *l, struct msim_task *t)
+{
+	msim_yield("lock");
+	while (owner_get(l)) {
+		if (owner_get(l) == t) {
+			fprintf(stderr, "memcgsim: task %s takes lock %s it already holds\n",
+				t->name, l->name ? l->name : "?");
+			abort();
+		}
+		l->contended++;
+		t->wait_lock = l;
+		msim__task_block(t, MSIM_WAIT_LOCK);
+	}
+	t->wait_lock = NULL;
+	owner_set(l, t);
+	t->locks_held++;
+}
+
+void msim_lock(struct msim_lock *l)
+{
+	struct msim *m = msim__tls_task ? msim__tls_task->host : msim__tls_host;
+
+	if (det_task()) {
+		lock_det_task(l, msim__tls_task);
+		return;
+	}
+	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
+	    owner_get(l)->state != MSIM_TASK_DONE) {
+		/* Tearing down a host whose task is parked for good holding it: take over
+		 * (deterministic tasks never lock the mutex itself, so it is free). */
+		msim__lock_impl_lock(l->impl);
+		owner_set(l, me());
+		return;
+	}
+	if (msim__det(m) && owner_get(l)) {
+		/* Deterministic driver: a parked task holds it and cannot run meanwhile. */
+		fprintf(stderr, "memcgsim: the driver takes lock %s held by parked task %s: "
+				"step that task past its unlock first\n",
+			l->name ? l->name : "?", owner_get(l)->name);
+		abort();
+	}
+	msim__lock_impl_lock(l->impl);
+	owner_set(l, me());
+	if (msim__tls_task)
+		msim__tls_task->locks_held++;
+}
+
+bool msim_trylock(struct msim_lock *l)
+{
+	if (det_task()) {
+		msim_yield("trylock");
+		if (owner_get(l))
+			return false;
+		owner_set(l, msim__tls_task);
+		msim__tls_task->locks_held++;
+		return true;
+	}
+	if (owner_get(l) == &driver_owner || !msim__lock_impl_trylock(l->impl))
+		return false;
+	if (owner_get(l)) { /* held by a parked deterministic task */
+		msim__lock_impl_unlock(l->impl);
+		return false;
+	}
+	owner_set(l, me());
+	if (msim__tls_task)
+		msim__tls_task->locks_held++;
+	return true;
+}
+
+void msim_unlock(struct msim_lock *l)
+{
+	if (msim__tls_task && owner_get(l) == msim__tls_task)
+		msim__tls_task->locks_held--;
+	if (owner_get(l) != me()) {
+		fprintf(stderr, "memcgsim: %s releases lock %s it does not hold\n", me()->name,
+			l->name ? l->name : "?");
+		abort();
+	}
+	if (det_task()) {
+		owner_set(l, NULL);
+		/* Releasing is a window too: a waiter may run before the releaser goes on. */
+		msim_yield("unlock");
+		return;
+	}
+	owner_set(l, NULL);
+	msim__lock_impl_unlock(l->impl);
+}
+
+bool msim_lock_held_by_me(const struct msim_lock *l)
+{
+	return owner_get(l) == me();
+}
+
