@@ -182,30 +182,11 @@ MSIM_API void msim_set_current_host(struct msim *m);
 MSIM_API void msim_drive_host(struct msim *m);
 
 /*
- * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a
- * destructor registered by hand. It names the upper layers in sim and makes each
- * layer attach itself lazily; new layers register a struct msim_subsys
- * (subsys.h) instead, and the layers listed here move onto it. Kept working until
- * they have: destructors run at msim_destroy() in reverse order of registration,
- * interleaved with the fini of subsystems (one stack, newest first).
- */
-enum msim_host_slot {
-	MSIM_SLOT_MEMCG = 0,
-	MSIM_SLOT_RSTAT,
-	MSIM_SLOT_CHARGE,
-	MSIM_SLOT_SHRINKER,
-	MSIM_SLOT_LIST_LRU,
-	MSIM_SLOT_WORKINGSET,
-	MSIM_SLOT_ZSWAP,
-	MSIM_SLOT_DAMON,
-	MSIM_SLOT_USER0,      /* free for experiments */
-	MSIM_SLOT_USER1,
-	MSIM_NR_HOST_SLOTS
-};
-
-MSIM_API void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
-/*
- * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away.
+ * Per-host state of a layer: register a struct msim_subsys (subsys.h); sim hands
+ * out its slot, so sim names no layer above it.
+ *
+ * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away
+ * (on one stack with the subsystems' fini, newest first).
  * Returns 0, -EINVAL for a NULL fn, -ENOSPC past 64 destructors and subsystems.
  */
 MSIM_API int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);

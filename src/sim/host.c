@@ -95,13 +95,6 @@ void msim_destroy(struct msim *m)
 	free(m);
 }
 
-void **msim_host_slot(struct msim *m, enum msim_host_slot slot)
-{
-	if ((unsigned int)slot >= MSIM_NR_HOST_SLOTS)
-		return NULL;
-	return &m->slots[slot];
-}
-
 int msim_run(struct msim *m)
 {
 	struct msim *prev = msim__tls_host;

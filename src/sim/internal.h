@@ -168,7 +168,6 @@ struct msim {
 	uint64_t jiffies;
 	struct msim_delayed_work *works;
 	pthread_mutex_t works_lock;
-	void *slots[MSIM_NR_HOST_SLOTS];  /* deprecated enum slots (sim.h) */
 	struct msim_subsys_host subsys;
 	/* Destructors and subsystem detaches, one stack: msim_destroy pops newest first. */
 	struct {
