@@ -36,7 +36,6 @@ static int memcg_host_init(struct msim *m, void *state)
 	size_t memcg_bytes;
 
 	h->m = m;
-	h->lock.det = msim_config(m)->mode == MSIM_DETERMINISTIC;
 	msim_lock_init(&h->root_lock, "memcg_root");
 	msim_idr_init(m, &h->ids, "mem_cgroup_ids");
 	/* kernel: mem_cgroup_init(): struct_size(memcg, nodeinfo, nr_node_ids). */
@@ -164,14 +163,14 @@ static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
  */
 static void hooks_disable(struct msim__memcg_host *h, unsigned int s)
 {
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	h->hooks[s].css_alloc = NULL;
 	h->hooks[s].css_online = NULL;
 	h->hooks[s].css_offline = NULL;
 	h->hooks[s].css_released = NULL;
 	h->hooks[s].css_free = NULL;
 	h->hooks[s].css_alloc_undo = NULL;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 }
 
 int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks)
@@ -185,9 +184,9 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 		return -EINVAL;
 	/* Serialised with root creation, so the root runs the set exactly once. */
 	msim_lock(&h->root_lock);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (h->nr_hooks >= MSIM_MEMCG_MAX_SLOTS) {
-		msim__raw_unlock(&h->lock);
+		msim_quiet_spin_unlock(&h->lock);
 		msim_unlock(&h->root_lock);
 		return -ENOSPC;
 	}
@@ -196,7 +195,7 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	hooks_insert_sorted(h, s);
 	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);
 	root = h->root;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	ret = root ? msim__memcg_run_setup_on_root(root, s) : 0;
 	if (ret)
 		hooks_disable(h, s);

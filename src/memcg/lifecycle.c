@@ -39,9 +39,9 @@ static void memcg_free_work(struct msim_rcu_head *head)
 	struct msim_memcg *parent = memcg->parent;
 
 	msim__memcg_run_free(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_all_list_del(memcg);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
 	if (msim_quiet_load(&memcg->counted, MSIM_RELAXED))
 		msim_quiet_fetch_add(&h->freed_total, 1, MSIM_RELAXED);
@@ -62,9 +62,9 @@ static void memcg_release_work(struct msim_rcu_head *head)
 	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, release_rcu);
 	struct msim__memcg_host *h = memcg->h;
 
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_unlink(memcg);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_run_released(memcg);
 	msim_call_rcu(&memcg->free_rcu, memcg_free_work);
 }
@@ -92,11 +92,11 @@ static void online_failed(struct msim_memcg *memcg)
 	struct msim__memcg_host *h = memcg->h;
 
 	msim__memcg_run_offline(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_unlink(memcg);
 	if (memcg->parent)
 		memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_run_alloc_undo(memcg);
 	msim__memcg_id_unreserve(memcg);
 	/* No yield: nothing was charged to a memcg that never went online. */
@@ -111,12 +111,12 @@ static int reserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *p
 
 	if (!parent)
 		return 0;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (msim__memcg_state_load(parent) != MSIM_MEMCG_ONLINE)
 		ret = -EINVAL;
 	else
 		parent->nr_live_children++;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	return ret;
 }
 
@@ -124,9 +124,9 @@ static void unreserve_under_parent(struct msim__memcg_host *h, struct msim_memcg
 {
 	if (!parent)
 		return;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 }
 
 /*
@@ -157,9 +157,9 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	msim_yield("memcg.mkdir.link");
 	if (parent)
 		msim_css_get(parent);    /* dropped when memcg is freed */
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_link(h, memcg);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	/*
 	 * kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). No
 	 * yield: nothing is charged to the memcg before it is online, so no
@@ -213,9 +213,9 @@ struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
 	msim_lock(&h->root_lock);
 	root = h->root;
 	if (!root && memcg_create(h, NULL, "/", &root) == 0) {
-		msim__raw_lock(&h->lock);
+		msim_quiet_spin_lock(&h->lock);
 		msim_quiet_store(&h->root, root, MSIM_RELEASE);
-		msim__raw_unlock(&h->lock);
+		msim_quiet_spin_unlock(&h->lock);
 	}
 	msim_unlock(&h->root_lock);
 	return root;
@@ -244,24 +244,24 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 	msim_drive_host(h->m);
 	if (!memcg->parent)
 		return -EINVAL;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (msim__memcg_state_load(memcg) != MSIM_MEMCG_ONLINE)
 		ret = -EINVAL;
 	else if (memcg->nr_live_children)
 		ret = -EBUSY;
 	else
 		msim__memcg_set_state(memcg, MSIM_MEMCG_DYING);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	if (ret)
 		return ret;
 	msim_yield("memcg.rmdir.dying");
 	msim_synchronize_rcu();
 	msim__memcg_run_offline(memcg);
 	msim_mem_cgroup_private_id_put(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
 	memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim_yield("memcg.rmdir.put_online_ref");
 	msim_css_put(memcg);
 	return 0;

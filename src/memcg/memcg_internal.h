@@ -71,31 +71,10 @@
 
 /*
  * ---- the tree lock ----
- * A test-and-set lock written by hand around bookkeeping (the tree links, the
- * all-memcg list, the state counts): never a yield point, so its atomics are
- * quiet ones. lock.h's quiet spinlock (the same lock, from Concurrency Kit) is
- * to replace it once host.c, which sets det, is rewritten for the registry.
+ * lock.h's quiet spinlock around bookkeeping (the tree links, the all-memcg list,
+ * the state counts): never a yield point, so it takes no part in schedules, and
+ * finding it held in deterministic mode is a bug it reports.
  */
-
-struct msim__rawlock {
-	int locked;
-	bool det;   /* deterministic host: contention is a bug (a yield inside) */
-};
-
-static inline void msim__raw_lock(struct msim__rawlock *l)
-{
-	while (msim_quiet_xchg(&l->locked, 1, MSIM_ACQUIRE)) {
-		/* No critical section yields, so one thread can never see it held. */
-		assert(!l->det && "memcg tree lock held across a yield point");
-		while (msim_quiet_load(&l->locked, MSIM_RELAXED))
-			sched_yield();
-	}
-}
-
-static inline void msim__raw_unlock(struct msim__rawlock *l)
-{
-	msim_quiet_store(&l->locked, 0, MSIM_RELEASE);
-}
 
 /* ---- one memcg ---- */
 
@@ -145,7 +124,7 @@ struct msim_memcg {
 
 struct msim__memcg_host {
 	struct msim *m;
-	struct msim__rawlock lock;       /* the tree lock (see top) */
+	struct msim_quiet_spinlock lock; /* the tree lock (see top) */
 	struct msim_lock root_lock;      /* first msim_root_mem_cgroup() only */
 	struct msim_memcg *root;         /* atomic */
 	struct msim_idr ids;             /* kernel: mem_cgroup_ids (xarray) */
