@@ -30,7 +30,7 @@ void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner)
 {
 	memset(idr, 0, sizeof(*idr));
 	msim_xa_init_flags(m, &idr->xa, owner ? owner : "idr", MSIM_XA_FLAGS_ALLOC);
-	msim_lock_init(&idr->lock, "idr_lock");
+	msim_spin_lock_init(&idr->lock, "idr_lock");
 }
 
 /* kernel: lib/idr.c idr_destroy(): every id freed, the idr stays usable. */

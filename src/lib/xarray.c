@@ -65,7 +65,7 @@ void msim_xa_init_flags(struct msim *m, struct msim_xarray *xa, const char *owne
 {
 	memset(xa, 0, sizeof(*xa));
 	xa->host = m ? m : msim_current_host();
-	msim_lock_init(&xa->lock, "xa_lock");
+	msim_spin_lock_init(&xa->lock, "xa_lock");
 	xa->owner = owner ? owner : "xarray";
 	xa->flags = flags & MSIM__XA_FLAGS_PUBLIC;
 	/* kernel: XA_FLAGS_ALLOC includes XA_FLAGS_MARK(XA_FREE_MARK): all free */

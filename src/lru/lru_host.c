@@ -78,7 +78,7 @@ static void lru_gen_init(struct msim__lru_gen *lrugen, bool enabled)
 static void lru_vec_init(struct msim__lru_host *lh, struct msim__lru_vec *lv,
 			 struct msim_memcg *memcg, unsigned int nid)
 {
-	msim_lock_init(&lv->lru_lock, "lru_lock");
+	msim_spin_lock_init(&lv->lru_lock, "lru_lock");
 	for (unsigned int lru = 0; lru < MSIM_NR_LRU_LISTS; lru++)
 		msim_init_list_head(&lv->lists[lru]);
 	lru_gen_init(&lv->lrugen, lh->mglru);

@@ -195,7 +195,7 @@ static int objcg_host_init(struct msim *m, void *state)
 	h->nr_nodes = msim_nr_nodes(m);
 	h->refs = 1;
 	h->slot = -1;
-	msim_lock_init(&h->objcg_lock, "objcg_lock");
+	msim_spin_lock_init(&h->objcg_lock, "objcg_lock");
 	hooks.priv = h;
 	ret = msim_memcg_register_hooks(m, &hooks);
 	if (ret < 0) {

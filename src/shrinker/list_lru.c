@@ -70,7 +70,7 @@ static void init_one_lru(struct msim_list_lru_one *l)
 {
 	msim_init_list_head(&l->list);
 	l->nr_items = 0;
-	msim_lock_init(&l->lock, "list_lru_one");
+	msim_spin_lock_init(&l->lock, "list_lru_one");
 }
 
 static bool lru_ok(struct msim_list_lru *lru, unsigned int nid)
