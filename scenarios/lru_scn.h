@@ -65,7 +65,8 @@ static inline long lru_scn_listed_pages(struct msim_memcg *memcg)
 	for (unsigned int gen = 0; gen < MSIM_MAX_NR_GENS; gen++)
 		for (unsigned int type = 0; type < MSIM_ANON_AND_FILE; type++)
 			for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++) {
-				msim_lru_gen_nr_folios(lv, gen, type, (enum msim_zone_type)z, &pages);
+				msim_lru_gen_nr_folios(lv, gen, type, (enum msim_zone_type)z,
+						       &pages);
 				total += (long)pages;
 			}
 	return total;

@@ -263,27 +263,33 @@ static const struct msim_race uncharge_after_offline = {
 	.script = uao_script,
 	.script_replays = true,
 	.sides = (const struct msim_race_side[]){
-		{ .name = "off", .dfs_exhausts = true, .settings = "lru-reparent=off", .demo = true,
+		{ .name = "off", .settings = "lru-reparent=off", .demo = true,
 		  .summary = "7.0: the folio names c and pins it; it is freed from the dead c's "
 			     "lists and uncharged from c; p's local view stays exact",
+		  .dfs_exhausts = true,
 		  .figures = UAO_FIGURES("classic", "c", 1, 4, 1, 1, 1, 1, 0) },
-		{ .name = "objcg", .dfs_exhausts = true, .settings = "", .violation = true, .demo = true,
+		{ .name = "objcg", .settings = "", .violation = true, .demo = true,
 		  .clean_orders = true,
 		  .summary = "mainline (objcg, no local reparenting on v2): the free lands on p, "
 			     "whose local stats go to -3 and read 0 with 1 page listed",
 		  .why = "p's local view is wrong",
+		  .dfs_exhausts = true,
 		  .figures = UAO_FIGURES("classic", "p", 5, 0, 1, 1, -3, 0, 4) },
-		{ .name = "objcg-all", .dfs_exhausts = true, .settings = "dying-redirect=all", .demo = true,
+		{ .name = "objcg-all", .settings = "dying-redirect=all", .demo = true,
 		  .summary = "thread 000 patch 2: c's local stats move to p at offline; p reads 1",
+		  .dfs_exhausts = true,
 		  .figures = UAO_FIGURES("classic", "p", 5, 0, 5, 1, 1, 1, 0) },
-		{ .name = "mglru", .dfs_exhausts = true, .settings = "lru=mglru", .violation = true, .clean_orders = true,
+		{ .name = "mglru", .settings = "lru=mglru", .violation = true,
+		  .clean_orders = true,
 		  .summary = "mainline under MGLRU: the same -3 read as 0, and lruvec_lru_size() "
 			     "reads 0 too",
 		  .why = "p's local view is wrong",
+		  .dfs_exhausts = true,
 		  .figures = UAO_FIGURES("mglru", "p", 5, 0, 1, 0, -3, 0, 4) },
-		{ .name = "mglru-all", .dfs_exhausts = true, .settings = "lru=mglru,dying-redirect=all",
+		{ .name = "mglru-all", .settings = "lru=mglru,dying-redirect=all",
 		  .summary = "patch 2 under MGLRU: the local stats are exact, lruvec_lru_size() "
 			     "still reads 0 (why patch 1 reads the local stats)",
+		  .dfs_exhausts = true,
 		  .figures = UAO_FIGURES("mglru", "p", 5, 0, 5, 0, 1, 1, 0) },
 		{ NULL } },
 };
