@@ -95,8 +95,9 @@ static int uao_setup(struct msim *m, void **state, void *arg)
 	if (!s->pf || !s->cf)
 		return -ENOMEM;
 	msim_css_get(s->c);   /* the check reads the dead c's local stats */
-	s->rmdir = msim_task_create(m, "rmdir", 0, rmdir_fn, s);
+	/* created first: DFS preempts it before its LRU deletion within 300 schedules */
 	s->free = msim_task_create(m, "free", 1, free_fn, s);
+	s->rmdir = msim_task_create(m, "rmdir", 0, rmdir_fn, s);
 	return s->rmdir && s->free ? 0 : -ENOMEM;
 }
 
