@@ -65,6 +65,7 @@ struct msim_variants {
 	enum msim_onoff shrinker_recount;    /* shrink_slab_memcg's clear-barrier-recount */
 	enum msim_onoff on_demand_lock;      /* array-on-demand install vs expand lock */
 	enum msim_lru_reparent lru_reparent;
+	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
 };
 
 struct msim_variant_desc {

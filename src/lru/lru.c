@@ -76,6 +76,7 @@ static int lru_host_init(struct msim *m, void *state)
 	lh->nr_nodes = msim_nr_nodes(m);
 	lh->mglru = cfg->lru == MSIM_LRU_MGLRU;
 	lh->reparent_objcg = cfg->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
+	lh->lruvec_recheck = cfg->variants.lruvec_recheck == MSIM_ON;
 	lh->slot = -1;
 	ret = lru_attach_lower(m);
 	if (ret)

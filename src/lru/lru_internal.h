@@ -94,6 +94,7 @@ struct msim__lru_host {
 	unsigned int nr_nodes;
 	bool mglru;                     /* cfg.lru == MSIM_LRU_MGLRU */
 	bool reparent_objcg;            /* variant lru-reparent=objcg */
+	bool lruvec_recheck;            /* variant lruvec-recheck=on (off: a demonstration) */
 	/* counters (quiet atomics) */
 	unsigned long folios_live, folios_allocated_total, lru_size_underflows;
 	unsigned long lruvec_relock_retries, reparented_pages, freed_nonempty;

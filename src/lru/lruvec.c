@@ -82,7 +82,8 @@ struct msim__lru_vec *msim__folio_lru_vec(const struct msim_folio *folio)
 /*
  * kernel: folio_lruvec_lock() (newest): an offline may move the folio between
  * the lookup and the lock; the mover holds this lock while it repoints the
- * objcg, so once locked, an unchanged folio_memcg() is stable.
+ * objcg, so once locked, an unchanged folio_memcg() is stable. Variant
+ * lruvec-recheck=off (a demonstration) returns the lruvec looked up unchecked.
  */
 struct msim__lru_vec *msim__folio_lru_vec_lock(struct msim_folio *folio)
 {
@@ -92,7 +93,7 @@ struct msim__lru_vec *msim__folio_lru_vec_lock(struct msim_folio *folio)
 	for (;;) {
 		lv = msim__folio_lru_vec(folio);
 		msim_spin_lock(&lv->lru_lock);
-		if (lv->memcg == folio_lru_memcg(folio))
+		if (lv->memcg == folio_lru_memcg(folio) || !folio->lh->lruvec_recheck)
 			return lv;
 		msim_spin_unlock(&lv->lru_lock);
 		MSIM__LRU_COUNT(folio->lh, lruvec_relock_retries, 1);
@@ -100,12 +101,16 @@ struct msim__lru_vec *msim__folio_lru_vec_lock(struct msim_folio *folio)
 	}
 }
 
-/* kernel: folio_lruvec_relock_irq(): batch callers keep the lock across folios. */
+/*
+ * kernel: folio_lruvec_relock_irq(): batch callers keep the lock across folios.
+ * lruvec-recheck=off keeps it for any folio of the node (the memcg unchecked).
+ */
 struct msim__lru_vec *msim__folio_lru_vec_relock(struct msim_folio *folio,
 						 struct msim__lru_vec *locked)
 {
 	if (locked) {
-		if (locked->nid == folio->nid && locked->memcg == folio_lru_memcg(folio))
+		if (locked->nid == folio->nid && (locked->memcg == folio_lru_memcg(folio) ||
+						  !folio->lh->lruvec_recheck))
 			return locked;
 		msim__lru_vec_unlock(locked);
 	}

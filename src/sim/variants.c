@@ -50,6 +50,11 @@ static const struct msim_variant_desc table[] = {
 	  "repoints to the parent while their lists are spliced into the parent's (objcg), "
 	  "or they name the memcg, pin it and stay on its lists (off, the 7.0 world)",
 	  "000 (objcg series)", OFF(lru_reparent) },
+	{ "lruvec-recheck", v_onoff,
+	  "a folio's lruvec is checked under its lock: folio_lruvec_lock rechecks "
+	  "folio_memcg() and retries, move_folios_to_lru relocks when the folio moved (on); "
+	  "off trusts the lruvec looked up before an offline moved the folio",
+	  "demo (objcg LRU)", OFF(lruvec_recheck) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
