@@ -254,6 +254,8 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 	msim_quiet_spin_unlock(&h->lock);
 	if (ret)
 		return ret;
+	/* kernel: cgroup_destroy_locked()'s kernfs_remove(): the file nodes go now. */
+	msim__cgroup_kmem_remove_files(h, &memcg->cgroup_kmem);
 	msim_yield("memcg.rmdir.dying");
 	msim_synchronize_rcu();
 	msim__memcg_run_offline(memcg);

@@ -70,6 +70,41 @@
 #define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
 
 /*
+ * The rest of a cgroup's slab (cgroup_kmem.c, owner "cgroup"; docs/kmem.md section 7).
+ * x86_64, a distribution config with CONFIG_PSI, CONFIG_CGROUP_BPF, CONFIG_NUMA,
+ * CONFIG_SWAP, CONFIG_ZSWAP and CONFIG_IRQ_TIME_ACCOUNTING:
+ *  - struct cgroup: ESTIMATE 2200 bytes from its fields in include/linux/cgroup-defs.h
+ *    (the self css, six struct cgroup_file with their timers, subsys[] and e_csets[]
+ *    per subsystem, the base stats, struct cgroup_bpf with two arrays per attach type),
+ *    plus ancestors[level + 1]: kzalloc, kmalloc-4k.
+ *  - struct percpu_ref_data: 56 bytes (count, release, confirm_switch, flag bits,
+ *    rcu_head, ref), kmalloc-64, one for the self css and one for cgroup_bpf.
+ *  - struct psi_group: ESTIMATE 700 bytes (averaging work and timers, per-state
+ *    totals and averages, the rtpoll state), kzalloc, kmalloc-1k.
+ *  - struct kernfs_node: 136 bytes (6.x field list with its rcu_head), in
+ *    kernfs_node_cache, no constructor or alignment flag: slot 136.
+ *  - Files a non-root v2 cgroup with the memory controller shows: cgroup_base_files
+ *    13 (cgroup.type, .procs, .threads, .controllers, .subtree_control, .events,
+ *    .max.descendants, .max.depth, .stat, .freeze, .kill, cpu.stat, cpu.stat.local),
+ *    cgroup_psi_files 5 (io, memory, cpu, irq pressure, cgroup.pressure),
+ *    mm/memcontrol.c memory_files 12 (current, peak, min, low, high, max, events,
+ *    events.local, stat, numa_stat, oom.group, reclaim), swap_files 4 and
+ *    zswap_files 3: 37 file nodes plus the directory's.
+ */
+#define MSIM__CGROUP_BYTES 2200
+#define MSIM__PERCPU_REF_DATA_BYTES 56
+#define MSIM__PSI_GROUP_BYTES 700
+#define MSIM__KERNFS_NODE_BYTES 136
+#define MSIM__CGROUP_NR_FILES (13 + 5 + 12 + 4 + 3)
+
+/* The cgroup-core objects of one cgroup (bookkeeping only, nothing is kept in them). */
+struct msim__cgroup_kmem {
+	void *cgroup, *self_ref, *bpf_ref, *psi, *name;
+	void *kn_dir;
+	void *kn_files[MSIM__CGROUP_NR_FILES];
+};
+
+/*
  * ---- the tree lock ----
  * lock.h's quiet spinlock around bookkeeping (the tree links, the all-memcg list,
  * the state counts): never a yield point, so it takes no part in schedules, and
@@ -114,6 +149,8 @@ struct msim_memcg {
 	/* Kernel memory this memcg stands for. */
 	void *kmem_memcg;                /* "mem_cgroup" cache object */
 	void **kmem_pn;                  /* per node, "mem_cgroup_per_node" objects */
+	void *kmem_css_ref;              /* the css's percpu_ref_data ("mem_cgroup") */
+	struct msim__cgroup_kmem cgroup_kmem; /* non-root only ("cgroup") */
 
 	struct msim_rcu_head release_rcu; /* css_release_work stand-in */
 	struct msim_rcu_head free_rcu;    /* css_free_rwork */
@@ -129,6 +166,7 @@ struct msim__memcg_host {
 	struct msim_memcg *root;         /* atomic */
 	struct msim_idr ids;             /* kernel: mem_cgroup_ids (xarray) */
 	struct msim_kmem_cache *memcg_cache, *pn_cache;
+	struct msim_kmem_cache *kernfs_cache;    /* "kernfs_node_cache" */
 
 	unsigned int nr_hooks;
 	struct msim_memcg_hooks hooks[MSIM_MEMCG_MAX_SLOTS];
@@ -159,6 +197,12 @@ bool msim__memcg_quarantine_enabled(void);
 struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_memcg *parent,
 				     const char *name, void (*release)(struct msim_memcg *memcg));
 void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine);
+
+/* cgroup_kmem.c: the cgroup core's slab for one non-root cgroup. */
+void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck,
+			     const char *name);
+void msim__cgroup_kmem_remove_files(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck);
+void msim__cgroup_kmem_free(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck);
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s);
 void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg);
 void msim__memcg_all_list_del(struct msim_memcg *memcg);

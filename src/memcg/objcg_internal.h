@@ -37,7 +37,17 @@ struct msim_obj_cgroup {
 	struct msim__objcg_host *h;
 	struct msim_obj_cgroup *deferred_next; /* release deferred while objcg_lock was busy */
 	struct msim_rcu_head rcu;
+	void *kmem_objcg, *kmem_ref;    /* the kernel's objects ("obj_cgroup"): charge only */
 };
+
+/*
+ * x86_64: struct obj_cgroup (newest: percpu_ref 16, memcg 8, nr_charged_bytes 4 + 4,
+ * list/rcu union 16, is_root 8 with padding) is 56 bytes, kzalloc, kmalloc-64; its
+ * percpu_ref_init() adds a 56-byte percpu_ref_data (kmalloc-64) and an unsigned long
+ * per CPU.
+ */
+#define MSIM__OBJ_CGROUP_BYTES 56
+#define MSIM__OBJCG_REF_DATA_BYTES 56
 
 /* kernel: the objcg fields of struct mem_cgroup_per_node (newest). */
 struct msim__objcg_pn {

@@ -20,6 +20,8 @@
  */
 #include <stdlib.h>
 
+#include <memcgsim/kmem.h>
+
 #include "memcg/objcg_internal.h"
 
 #define OBJCG_COUNT(h, field) msim_quiet_fetch_add(&(h)->field, 1, MSIM_RELAXED)
@@ -51,6 +53,9 @@ struct msim_obj_cgroup *msim__obj_cgroup_alloc(struct msim__objcg_host *h,
 	objcg->is_root = is_root;
 	objcg->h = h;
 	msim_init_list_head(&objcg->list);
+	objcg->kmem_objcg = msim_kmalloc(h->m, MSIM__OBJ_CGROUP_BYTES, "obj_cgroup");
+	objcg->kmem_ref = msim_kmalloc(h->m, MSIM__OBJCG_REF_DATA_BYTES, "obj_cgroup");
+	msim_kmem_percpu_charge(h->m, sizeof(long) * msim_nr_cpus(h->m), "obj_cgroup");
 	msim__objcg_host_get(h);
 	OBJCG_COUNT(h, live);
 	OBJCG_COUNT(h, allocated_total);
@@ -67,6 +72,10 @@ static void objcg_finish(struct msim_obj_cgroup *objcg)
 {
 	struct msim__objcg_host *h = objcg->h;
 
+	/* kernel: percpu_ref_exit() in obj_cgroup_release(), then kfree_rcu(objcg). */
+	msim_kmem_percpu_uncharge(h->m, sizeof(long) * msim_nr_cpus(h->m), "obj_cgroup");
+	msim_kfree(h->m, objcg->kmem_ref);
+	msim_kfree_rcu(h->m, objcg->kmem_objcg);
 	msim_call_rcu(&objcg->rcu, objcg_free_rcu);
 	msim__objcg_host_put(h);
 }

@@ -71,6 +71,11 @@ struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_mem
 	for (nid = 0; nid < nr_nodes; nid++)
 		memcg->kmem_pn[nid] = msim_kmem_cache_alloc(h->m, h->pn_cache,
 							    "mem_cgroup_per_node");
+	/* css_init(): percpu_ref_init() of the css refcnt allocates its percpu_ref_data. */
+	memcg->kmem_css_ref = msim_kmalloc(h->m, MSIM__PERCPU_REF_DATA_BYTES, "mem_cgroup");
+	/* The root cgroup is static data with files made at boot: only mkdir pays. */
+	if (parent)
+		msim__cgroup_kmem_alloc(h, &memcg->cgroup_kmem, name);
 	return memcg;
 }
 
@@ -85,6 +90,10 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 			msim_kmem_cache_free(h->m, h->pn_cache, memcg->kmem_pn[nid]);
 	if (memcg->kmem_memcg)
 		msim_kmem_cache_free(h->m, h->memcg_cache, memcg->kmem_memcg);
+	if (memcg->kmem_css_ref)
+		msim_kfree(h->m, memcg->kmem_css_ref);
+	memcg->kmem_css_ref = NULL;
+	msim__cgroup_kmem_free(h, &memcg->cgroup_kmem);
 	free(memcg->kmem_pn);
 	free(memcg->name);
 	memcg->kmem_pn = NULL;

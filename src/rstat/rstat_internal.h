@@ -76,6 +76,14 @@ struct msim__vmstats {
 	msim_atomic_long_t stats_updates;
 };
 
+/*
+ * sizeof(struct lruvec_stats) on x86_64: state[], state_local[] and state_pending[],
+ * NR_MEMCG_NODE_STAT_ITEMS (47 in the 6.x distribution config) longs each:
+ * 3 x 47 x 8 = 1128 bytes, kzalloc_node per node, kmalloc-2k. The model keeps its
+ * counters elsewhere; this object is the charge only.
+ */
+#define MSIM__LRUVEC_STATS_BYTES 1128
+
 /* kernel: struct lruvec_stats_percpu. */
 struct msim__lruvec_pcpu {
 	long state[MSIM__NN];
@@ -88,6 +96,7 @@ struct msim_lruvec {
 	struct msim__memcg_stats *ms;             /* NULL: the node's own lruvec */
 	unsigned int nid;
 	struct msim__lruvec_pcpu *pcpu;           /* per-CPU base */
+	void *kmem_stats;                         /* the kernel's lruvec_stats ("lruvec_stats") */
 	long state[MSIM__NN];
 	long state_local[MSIM__NN];
 	long state_pending[MSIM__NN];

@@ -65,9 +65,12 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	struct msim *m = ms->rs->m;
 
 	if (ms->lruvec) {
-		for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
+		for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++) {
 			if (ms->lruvec[nid].pcpu)
 				msim_free_percpu(m, ms->lruvec[nid].pcpu);
+			if (ms->lruvec[nid].kmem_stats)
+				msim_kfree(m, ms->lruvec[nid].kmem_stats);
+		}
 		free(ms->lruvec);
 	}
 	if (ms->pcpu)
@@ -105,7 +108,10 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 		msim__lruvec_init(&ms->lruvec[nid], rs, ms, nid);
 		ms->lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(struct msim__lruvec_pcpu),
 							 "lruvec_stats_percpu");
-		if (!ms->lruvec[nid].pcpu)
+		/* kernel: alloc_mem_cgroup_per_node_info(): pn->lruvec_stats. */
+		ms->lruvec[nid].kmem_stats = msim_kmalloc(m, MSIM__LRUVEC_STATS_BYTES,
+							  "lruvec_stats");
+		if (!ms->lruvec[nid].pcpu || !ms->lruvec[nid].kmem_stats)
 			goto fail;
 	}
 	for (unsigned int cpu = 0; cpu < rs->nr_cpus; cpu++) {
