@@ -38,8 +38,7 @@ enum msim_task_state {
 
 enum msim_wait_kind {
 	MSIM_WAIT_NONE = 0,
-	MSIM_WAIT_LOCK,           /* a mutex: the task sleeps */
-	MSIM_WAIT_SPIN,           /* a spinlock: the task spins, preemption disabled */
+	MSIM_WAIT_LOCK,
 	MSIM_WAIT_GP,             /* synchronize_rcu: until gp_completed >= wait_seq */
 	MSIM_WAIT_BARRIER,        /* rcu_barrier: until cbs_done >= wait_seq */
 };

@@ -76,11 +76,9 @@ static struct msim_task *me(void)
 
 static void lock_det_task(struct msim_lock *l, struct msim_task *t)
 {
-	bool spins = msim__lock_impl_spins(l->impl);
-
 	msim_yield("lock");
-	if (spins)
-		t->preempt_off++;
+	if (msim__lock_impl_spins(l->impl))
+		t->preempt_off++;   /* spin_lock(): preempt_disable(), then spin */
 	while (owner_get(l)) {
 		if (owner_get(l) == t) {
 			fprintf(stderr, "memcgsim: task %s takes lock %s it already holds\n",
@@ -89,7 +87,7 @@ static void lock_det_task(struct msim_lock *l, struct msim_task *t)
 		}
 		l->contended++;
 		t->wait_lock = l;
-		msim__task_block(t, spins ? MSIM_WAIT_SPIN : MSIM_WAIT_LOCK);
+		msim__task_block(t, MSIM_WAIT_LOCK);
 	}
 	t->wait_lock = NULL;
 	owner_set(l, t);

@@ -196,8 +196,9 @@ void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
 {
 	t->state = MSIM_TASK_BLOCKED;
 	t->wait = w;
-	/* Every wait but a spinlock's sleeps: a voluntary scheduling point. */
-	t->at_sched_point = w != MSIM_WAIT_SPIN;
+	/* A wait is a voluntary scheduling point; a task that spins on a spinlock
+	 * has preemption disabled (lock.c), which keeps it from counting as one. */
+	t->at_sched_point = true;
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -226,7 +227,6 @@ static bool wait_satisfied(struct msim *m, const struct msim_task *t)
 {
 	switch (t->wait) {
 	case MSIM_WAIT_LOCK:
-	case MSIM_WAIT_SPIN:
 		return __atomic_load_n(&t->wait_lock->owner, __ATOMIC_RELAXED) == NULL;
 	case MSIM_WAIT_GP:
 		return m->rcu.gp_completed >= t->wait_seq;
@@ -490,7 +490,7 @@ static void deadlock_report(struct msim *m)
 			continue;
 		if (t->state != MSIM_TASK_BLOCKED)
 			cpu_wait_reason(m, t, what, sizeof(what));
-		else if (t->wait == MSIM_WAIT_LOCK || t->wait == MSIM_WAIT_SPIN)
+		else if (t->wait == MSIM_WAIT_LOCK)
 			snprintf(what, sizeof(what), "waits for lock %s held by %s",
 				 t->wait_lock->name ? t->wait_lock->name : "?",
 				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
