@@ -60,7 +60,8 @@ const struct msim_race_side *msim_race_side_find(const struct msim_race *r, cons
 	return NULL;
 }
 
-/* "cpus=N" or "cgroup=v1|v2" into cfg: 0, 1 when tok is neither, or -EINVAL. */
+/* "cpus=N", "cgroup=v1|v2" or "preempt=MODEL" into cfg: 0, 1 when tok is none of
+ * them, or -EINVAL. */
 static int apply_host_setting(struct msim_config *cfg, const char *tok, char *err,
 			      size_t errlen)
 {
@@ -75,6 +76,13 @@ static int apply_host_setting(struct msim_config *cfg, const char *tok, char *er
 			return -EINVAL;
 		}
 		cfg->nr_cpus = (unsigned int)n;
+		return 0;
+	}
+	if (!strncmp(tok, "preempt=", 8)) {
+		if (msim_preempt_parse(tok + 8, &cfg->preempt)) {
+			snprintf(err, errlen, "'%s': preempt is unmodelled, none or full", tok);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (strncmp(tok, "cgroup=", 7))
