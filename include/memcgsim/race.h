@@ -110,7 +110,7 @@ struct msim_race_expect {
 struct msim_race_side {
 	const char *name;         /* "bug", "fix", "xarray": unique within the race */
 	/* msim_race_settings_apply() form: "NAME=VALUE,...", "cpus=N", "cgroup=v1|v2",
-	 * "lru=classic|mglru" */
+	 * "lru=classic|mglru", "preempt=unmodelled|none|full" (sim.h: the preemption model) */
 	const char *settings;
 	const char *summary;      /* one line: what this side is */
 	void *arg;                /* target.arg on this side (NULL: the target's own) */
@@ -198,8 +198,9 @@ MSIM_API const struct msim_race_side *msim_race_side_find(const struct msim_race
 
 /*
  * Apply settings "NAME=VALUE,..." to cfg: variant assignments (msim_variant_set),
- * "cpus=N", "cgroup=v1" or "cgroup=v2", and "lru=classic" or "lru=mglru" (the host's
- * LRU kind). NULL or "" changes nothing.
+ * "cpus=N", "cgroup=v1" or "cgroup=v2", "lru=classic" or "lru=mglru" (the host's
+ * LRU kind), and "preempt=" a preemption model (msim_preempt_parse(), sim.h).
+ * NULL or "" changes nothing.
  * Returns 0, or -EINVAL with the reason in err.
  */
 MSIM_API int msim_race_settings_apply(struct msim_config *cfg, const char *settings, char *err,

@@ -5,10 +5,12 @@
  * One struct msim is one simulated machine. Several may live in one process (a
  * bench runs two designs side by side), but tasks of one host never touch another.
  *
- * Every piece of simulated kernel work runs in a task pinned to a simulated CPU. A
- * CPU runs its tasks one after the other, in creation order, each to completion:
- * like a kernel path with preemption disabled, a task never migrates and never
- * shares its CPU with another task while it runs. msim_this_cpu() is its CPU.
+ * Every piece of simulated kernel work runs in a task pinned to a simulated CPU; a
+ * task never migrates, and msim_this_cpu() is its CPU. Whether another task of
+ * the same CPU may run while it is parked at a yield point, and whether an RCU
+ * grace period may end meanwhile, is the host's preemption model (enum
+ * msim_preempt_model below). By default (unmodelled) a CPU runs its tasks one
+ * after the other, in creation order, each to completion.
  *
  * Two run modes, same model code:
  *  - MSIM_DETERMINISTIC: tasks are coroutines on the thread that calls msim_run();
@@ -53,6 +55,56 @@ enum msim_lru_kind {
 };
 
 /* Memory zones of a node: enum msim_zone_type, in mmzone.h. */
+/*
+ * The preemption model: where a task parked at a yield point may be preempted
+ * (another task of its CPU runs) and when it holds off an RCU grace period. Since
+ * consolidated RCU, a stretch of kernel code that cannot be preempted is an
+ * implicit read-side section: synchronize_rcu() waits for every CPU to pass a
+ * quiescent state (a context switch), so a grace period cannot end while a task
+ * sits between two scheduling points of a non-preemptible kernel, or inside a
+ * preempt-disabled region of a preemptible one.
+ *
+ * Deterministic mode only: in concurrent mode the OS schedules the CPU threads
+ * and liburcu's grace periods wait for read-side sections alone, whatever this says.
+ */
+enum msim_preempt_model {
+	/*
+	 * Default, the model as it was before preemption was modelled, kept so every
+	 * existing schedule and figure stays: a CPU runs its tasks one after the
+	 * other, each to completion (no task of its CPU runs while it blocks), and a
+	 * grace period waits only for explicit read-side sections (a parked task
+	 * counts as preempted, as under full, even inside a spinlock). It matches no
+	 * kernel: it finds windows that need a preemption (thread 000 patch 3) as if
+	 * preemption were everywhere, and misses those that need another task of the
+	 * same CPU to run in between.
+	 */
+	MSIM_PREEMPT_UNMODELLED = 0,
+	/*
+	 * CONFIG_PREEMPT_NONE (and, for every window modelled so far, VOLUNTARY, whose
+	 * extra might_sleep() points are not modelled): a task gives its CPU up only at
+	 * a voluntary scheduling point, that is where it sleeps (a contended mutex,
+	 * synchronize_rcu(), rcu_barrier()), at msim_cond_resched() (yield.h), or at
+	 * its end, and only outside spinlocks, msim_preempt_disable() and read-side
+	 * sections. Parked anywhere else it holds its CPU (no other task of that CPU
+	 * runs) and holds off every grace period that began meanwhile, exactly as an
+	 * RCU reader does, until it reaches such a point.
+	 */
+	MSIM_PREEMPT_NONE = 1,
+	/*
+	 * CONFIG_PREEMPT (full, with preemptible RCU): a task may be preempted at any
+	 * yield point except while it holds or spins on a spinlock or is inside
+	 * msim_preempt_disable(): there it holds its CPU and holds off grace periods;
+	 * elsewhere another task of its CPU may run, and only explicit read-side
+	 * sections hold off a grace period.
+	 */
+	MSIM_PREEMPT_FULL = 2,
+};
+
+/* "unmodelled", "none", "full"; NULL for a value out of range. */
+MSIM_API const char *msim_preempt_name(enum msim_preempt_model p);
+/* The model called name into *out: 0, or -EINVAL for an unknown name. */
+MSIM_API int msim_preempt_parse(const char *name, enum msim_preempt_model *out);
+
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
 
@@ -87,12 +139,15 @@ struct msim_config {
 	bool rstat;             /* memcg statistics (rstat.h); needs memcg */
 	bool charge;            /* page_counter charging, per-CPU stocks (charge.h); needs memcg */
 	bool shrinker;          /* shrinkers and list_lru (shrinker.h, list_lru.h); need memcg */
+	/* Where tasks may be preempted, and what holds off a grace period (above). */
+	enum msim_preempt_model preempt;
 };
 
 /*
  * Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline;
  * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
- * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not.
+ * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not; preemption
+ * unmodelled.
  */
 MSIM_API void msim_config_init(struct msim_config *cfg);
 

@@ -29,6 +29,31 @@ extern "C" {
  */
 
 /*
+ * Preemption (the host's preemption model, sim.h). Under preempt=none a task parked
+ * at an ordinary yield point holds its CPU and holds off RCU grace periods: the
+ * kernel could not have switched away from it there. These mark the places where
+ * the kernel does, or cannot, switch; under preempt=unmodelled they change
+ * nothing, so a layer may use them freely:
+ *
+ * void msim_cond_resched(const char *name);
+ *   A named yield point (as msim_yield(name): same name in schedules, traces and
+ *   scripts) that is also a voluntary scheduling point, the kernel's
+ *   cond_resched(): under preempt=none, outside spinlocks, msim_preempt_disable()
+ *   and read-side sections, the task parked here lets another task of its CPU
+ *   run and passes a quiescent state.
+ *
+ * void msim_preempt_disable(void);
+ * void msim_preempt_enable(void);
+ *   The kernel's preempt_disable()/preempt_enable() (and what get_cpu()/put_cpu()
+ *   and a this_cpu operation imply). They nest, and are no yield points: a task
+ *   parked between them cannot be preempted under any model that models
+ *   preemption, so no other task of its CPU runs and a grace period that began
+ *   meanwhile waits for it (under preempt=full as under none). Spinlocks
+ *   (lock.h) disable preemption from the moment they are taken, spinning
+ *   included, to the moment they are released. A task must not end inside.
+ */
+
+/*
  * The yield context: what the yield points of a stretch of code are *for*. A name
  * says where in the code a task stopped ("rstat.flush.memcg"); the context says on
  * which object, CPU and node, so a script can stop "at rstat.flush.memcg for mid"

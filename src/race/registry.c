@@ -76,7 +76,8 @@ static int apply_lru_setting(struct msim_config *cfg, const char *tok, char *err
 	return 0;
 }
 
-/* "cpus=N", "cgroup=v1|v2" or "lru=..." into cfg: 0, 1 when tok is none, or -EINVAL. */
+/* "cpus=N", "cgroup=v1|v2", "preempt=MODEL" or "lru=..." into cfg: 0, 1 when tok
+ * is none of them, or -EINVAL. */
 static int apply_host_setting(struct msim_config *cfg, const char *tok, char *err,
 			      size_t errlen)
 {
@@ -91,6 +92,13 @@ static int apply_host_setting(struct msim_config *cfg, const char *tok, char *er
 			return -EINVAL;
 		}
 		cfg->nr_cpus = (unsigned int)n;
+		return 0;
+	}
+	if (!strncmp(tok, "preempt=", 8)) {
+		if (msim_preempt_parse(tok + 8, &cfg->preempt)) {
+			snprintf(err, errlen, "'%s': preempt is unmodelled, none or full", tok);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (strncmp(tok, "cgroup=", 7))

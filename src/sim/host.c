@@ -13,6 +13,7 @@
 #include "ctx.h"
 #include "current.h"
 #include "kmem.h"
+#include "preempt.h"
 #include "rcu.h"
 #include "rcu_det.h"
 #include "sched.h"
@@ -76,6 +77,7 @@ void msim_destroy(struct msim *m)
 		if (t->state != MSIM_TASK_DONE)
 			t->rcu_nesting = 0;
 	m->rcu.driver.rcu_nesting = 0;
+	msim__preempt_release(m);   /* nor pass a quiescent state of their own */
 	/* Layers above sim free their data first, newest first, while RCU works. */
 	msim__host_unwind(m, 0);
 	if (msim__det(m))

@@ -68,6 +68,16 @@ struct msim_task {
 	uint64_t rcu_section;     /* increments at each outermost rcu_read_lock */
 	uint64_t gp_snapshot;     /* section seen when the current grace period began */
 	bool gp_waited;           /* the current grace period waits for this reader */
+	/*
+	 * Preemption model (preempt.c). Where the model says the task cannot be
+	 * preempted, it holds its CPU and is an implicit RCU reader: a grace period
+	 * that began then waits until it passes a quiescent state (qs_seq changes).
+	 */
+	unsigned int preempt_off; /* spinlocks held or spun on, preempt_disable depth */
+	bool at_sched_point;      /* parked at a voluntary scheduling point (sleeps) */
+	uint64_t qs_seq;          /* parks at which the task could be preempted, and exit */
+	uint64_t gp_qs_snapshot;  /* qs_seq when the current grace period began */
+	bool gp_implicit;         /* the current grace period waits for that */
 	struct msim_task *next;   /* creation list */
 };
 
@@ -135,9 +145,13 @@ struct msim_sched {
 	struct msim_dfs_point *dfs;
 	uint64_t dfs_len, dfs_cap, dfs_prefix_len;
 	unsigned int preemptions;
-	/* First unfinished task of each CPU (index), refreshed when a task ends. */
+	/* preempt=unmodelled: first unfinished task of each CPU (index), refreshed
+	 * when a task ends. */
 	int *cpu_head;
 	unsigned int heads_tasks; /* nr_tasks when cpu_head was computed */
+	/* preempt=none|full: the task that cannot be preempted on each CPU, or -1
+	 * (preempt.c; only it may run there). */
+	int *cpu_holder;
 	/* Deadlock. */
 	char deadlock[2048];
 	bool cut;                 /* max_steps reached */

@@ -131,6 +131,11 @@ struct msim__lock_impl *msim__lock_impl_new(bool queued_spinlock)
 	return impl;
 }
 
+bool msim__lock_impl_spins(const struct msim__lock_impl *impl)
+{
+	return impl && impl->queued;
+}
+
 void msim__lock_impl_free(struct msim__lock_impl *impl)
 {
 	if (!impl->queued)

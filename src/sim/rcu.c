@@ -155,7 +155,8 @@ void msim_synchronize_rcu(void)
 	while (m->rcu.gp_completed < need) {
 		if (!msim__rcu_det_step(m)) {
 			fprintf(stderr, "memcgsim: driver synchronize_rcu while a task is parked in a "
-					"read-side section: step it out first\n");
+					"read-side section, or where it cannot be preempted (preempt=%s): "
+					"step it out first\n", msim_preempt_name(m->cfg.preempt));
 			abort();
 		}
 	}
@@ -211,7 +212,8 @@ void msim_rcu_barrier(void)
 	while (m->rcu.cbs_done < need) {
 		if (!msim__rcu_det_step(m)) {
 			fprintf(stderr, "memcgsim: driver rcu_barrier while a task is parked in a "
-					"read-side section: step it out first\n");
+					"read-side section, or where it cannot be preempted (preempt=%s): "
+					"step it out first\n", msim_preempt_name(m->cfg.preempt));
 			abort();
 		}
 	}

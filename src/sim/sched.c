@@ -8,6 +8,11 @@
  * tasks by index, then R. Option 0 is therefore "no preemption"; every strategy is
  * a rule for choosing an index into that list, and the choice is recorded in the
  * schedule string, which is all that replay needs.
+ *
+ * Which tasks of a CPU may run follows the host's preemption model: under
+ * unmodelled the first unfinished task of each CPU (cpu_heads_refresh below),
+ * under none and full any task of a CPU that no non-preemptible task holds
+ * (preempt.c, which also makes such a task hold off grace periods).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@
 
 #include "ctx.h"
 #include "current.h"
+#include "preempt.h"
 #include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
@@ -142,6 +148,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->change_points);
 	free(s->dfs);
 	free(s->cpu_head);
+	msim__preempt_fini(m);
 }
 
 /* ---- tasks as coroutines ---- */
@@ -174,10 +181,24 @@ void msim_yield_slowpath(const char *name)
 		msim__task_park(t, name);
 }
 
+/* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
+void msim_cond_resched_slowpath(const char *name)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (t) {
+		t->at_sched_point = true;
+		msim__task_park(t, name);
+	}
+}
+
 void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
 {
 	t->state = MSIM_TASK_BLOCKED;
 	t->wait = w;
+	/* A wait is a voluntary scheduling point; a task that spins on a spinlock
+	 * has preemption disabled (lock.c), which keeps it from counting as one. */
+	t->at_sched_point = true;
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -220,10 +241,15 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_DONE)
 		return false;
-	if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
-		cpu_heads_refresh(m);
-	if (m->sched.cpu_head[t->cpu] != (int)t->idx)
-		return false;
+	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED) {
+		if (!msim__preempt_cpu_free_for(m, t))
+			return false;
+	} else {
+		if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
+			cpu_heads_refresh(m);
+		if (m->sched.cpu_head[t->cpu] != (int)t->idx)
+			return false;
+	}
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
@@ -237,6 +263,7 @@ static void resume(struct msim *m, struct msim_task *t)
 	}
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
+	t->at_sched_point = false;
 	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
 	msim_yield_ctx_current = t->yield_ctx;
@@ -251,6 +278,7 @@ static void resume(struct msim *m, struct msim_task *t)
 	 */
 	t->yield_ctx = msim_yield_ctx_current;
 	msim__tls_task = NULL;
+	msim__preempt_parked(m, t);
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
@@ -434,6 +462,19 @@ uint64_t msim_sched_trace_hash(const struct msim *m)
 	return m->sched.trace_hash;
 }
 
+/* Why t cannot take its CPU: the task there that may not be preempted. */
+static void cpu_wait_reason(struct msim *m, const struct msim_task *t, char *what, size_t len)
+{
+	int holder = m->sched.cpu_holder ? m->sched.cpu_holder[t->cpu] : -1;
+
+	if (m->cfg.preempt == MSIM_PREEMPT_UNMODELLED || holder < 0)
+		snprintf(what, len, "waits for CPU %u (an earlier task there is blocked)", t->cpu);
+	else
+		snprintf(what, len, "waits for CPU %u (task %s holds it and cannot be preempted "
+			 "there under preempt=%s)", t->cpu, m->task_vec[holder]->name,
+			 msim_preempt_name(m->cfg.preempt));
+}
+
 static void deadlock_report(struct msim *m)
 {
 	struct msim_sched *s = &m->sched;
@@ -448,15 +489,19 @@ static void deadlock_report(struct msim *m)
 		if (t->state == MSIM_TASK_DONE)
 			continue;
 		if (t->state != MSIM_TASK_BLOCKED)
-			snprintf(what, sizeof(what), "waits for CPU %u (an earlier task there is blocked)",
-				 t->cpu);
+			cpu_wait_reason(m, t, what, sizeof(what));
 		else if (t->wait == MSIM_WAIT_LOCK)
 			snprintf(what, sizeof(what), "waits for lock %s held by %s",
 				 t->wait_lock->name ? t->wait_lock->name : "?",
 				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
-		else if (t->wait == MSIM_WAIT_GP)
+		else if (t->wait == MSIM_WAIT_GP && m->cfg.preempt == MSIM_PREEMPT_UNMODELLED)
 			snprintf(what, sizeof(what),
 				 "waits for an RCU grace period (a reader never leaves its section)");
+		else if (t->wait == MSIM_WAIT_GP)
+			snprintf(what, sizeof(what),
+				 "waits for an RCU grace period (a reader never leaves its section, "
+				 "or a task that cannot be preempted never passes a quiescent "
+				 "state)");
 		else
 			snprintf(what, sizeof(what), "waits for rcu_barrier");
 		len += snprintf(s->deadlock + len, sizeof(s->deadlock) - len,

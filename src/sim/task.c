@@ -80,7 +80,8 @@ const char *msim_task_parked_at(const struct msim_task *t)
 	return t->state == MSIM_TASK_READY || t->state == MSIM_TASK_BLOCKED ? t->parked_at : NULL;
 }
 
-/* A task that returns inside a read-side section or holding a lock is a model bug. */
+/* A task that returns inside a read-side section, holding a lock or with
+ * preemption disabled is a model bug. */
 void msim__task_exit_check(const struct msim_task *t)
 {
 	if (t->rcu_nesting) {
@@ -90,6 +91,10 @@ void msim__task_exit_check(const struct msim_task *t)
 	if (t->locks_held) {
 		fprintf(stderr, "memcgsim: task %s exited holding %u lock(s)\n", t->name,
 			t->locks_held);
+		abort();
+	}
+	if (t->preempt_off) {
+		fprintf(stderr, "memcgsim: task %s exited with preemption disabled\n", t->name);
 		abort();
 	}
 }

@@ -5,8 +5,9 @@
  *
  * Headers under static/ hold the bodies of inline fast paths, as liburcu's
  * urcu/static/ does: the public header says what an operation means, this one how
- * it is made cheap. The three names below are part of the ABI only because the
- * inline bodies, compiled into the caller, need them: call msim_yield() and the
+ * it is made cheap. The names below with _slowpath or _det_active/_current in
+ * them are part of the ABI only because the inline bodies, compiled into the
+ * caller, need them: call msim_yield(), msim_cond_resched(), the preempt and the
  * context functions, never them.
  *
  * Why it is cheap: a yield point outside deterministic tasks (concurrent mode, the
@@ -48,11 +49,34 @@ MSIM_API extern __thread int msim_yield_det_active MSIM__TLS_IE;
 MSIM_API extern __thread const struct msim_yield_ctx *msim_yield_ctx_current MSIM__TLS_IE;
 /* Park the running task at the point called name and let the scheduler pick. */
 MSIM_API void msim_yield_slowpath(const char *name);
+/* The same, at a voluntary scheduling point (cond_resched). */
+MSIM_API void msim_cond_resched_slowpath(const char *name);
+/* The running deterministic task's preempt_disable depth, one up or down. */
+MSIM_API void msim_preempt_disable_slowpath(void);
+MSIM_API void msim_preempt_enable_slowpath(void);
 
 static inline void msim_yield(const char *name)
 {
 	if (__builtin_expect(msim_yield_det_active, 0))
 		msim_yield_slowpath(name);
+}
+
+static inline void msim_cond_resched(const char *name)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_cond_resched_slowpath(name);
+}
+
+static inline void msim_preempt_disable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_preempt_disable_slowpath();
+}
+
+static inline void msim_preempt_enable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_preempt_enable_slowpath();
 }
 
 static inline const struct msim_yield_ctx *msim_yield_ctx_enter(const struct msim_yield_ctx *ctx)
