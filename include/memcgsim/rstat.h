@@ -44,7 +44,8 @@
  *   "rstat.flush.cpu_done"         lock released after one CPU
  *   "rstat.flush.done"             the whole flush is done
  *   "rstat.flush.ratelimit"        the ratelimited flush reads flush_last_time
- *   "rstat.node_stat"              a node counter update
+ *   "rstat.node_stat"              a node counter update (node-stat=exact; under
+ *                                  node-stat=percpu vmstat's points, vmstat.h)
  *   "rstat.dying.checked"          the dying redirect decided the target memcg
  *   "rstat.reparent.local"         offline: local stats about to be moved
  *
@@ -327,7 +328,12 @@ MSIM_API int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_it
 MSIM_API int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
 				       enum msim_stat_item idx, long val);
 
-/* kernel: mod_node_page_state(): the node counter only. */
+/*
+ * kernel: mod_node_page_state(): the node counter only. Variant node-stat=exact
+ * (default): one exact atomic; percpu: vmstat's per-CPU diff (the cmpxchg form;
+ * msim_mod_lruvec_state uses the irqoff form, as __mod_lruvec_state does), where
+ * a slab byte delta that is not whole pages is -EINVAL.
+ */
 MSIM_API int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val);
 
 /* kernel: count_memcg_events(): per-CPU event add, then memcg_rstat_updated(count). */
@@ -393,7 +399,11 @@ MSIM_API unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum ms
 MSIM_API unsigned long msim_lruvec_page_state(struct msim_lruvec *lruvec, enum msim_stat_item idx);
 /* kernel: lruvec_page_state_local(): this memcg on this node, clamped at 0. */
 MSIM_API unsigned long msim_lruvec_page_state_local(struct msim_lruvec *lruvec, enum msim_stat_item idx);
-/* kernel: node_page_state(): the node counter (clamped at 0). */
+/*
+ * kernel: node_page_state(): the node counter (clamped at 0). node-stat=percpu:
+ * vmstat's node atomic, which lags the truth by up to threshold x CPUs
+ * (msim_vmstat_node_page_state_snapshot() is exact); slab items in bytes.
+ */
 MSIM_API unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx);
 
 /* ---- introspection (tests, scenarios, benches; raw, unclamped, no yield) ---- */

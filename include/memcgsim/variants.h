@@ -5,7 +5,9 @@
  * Each patch of a thread is one named variant that can be switched alone; each
  * thread's series is a named preset. One table (msim_variant_table()) lists every
  * variant with its values, meaning and thread, so the command line, the benches
- * and the docs all read the same thing. Value 0 of every variant is mainline.
+ * and the docs all read the same thing. Value 0 of every variant is mainline,
+ * except node-stat: its value 0 (exact) is the model's old simplification, kept
+ * so that figures measured before the vmstat layer stay comparable.
  */
 #ifndef MEMCGSIM_VARIANTS_H
 #define MEMCGSIM_VARIANTS_H
@@ -51,6 +53,16 @@ enum msim_lru_reparent {
 	MSIM_LRU_REPARENT_OFF = 1,         /* 7.0: folios name the memcg and stay on it */
 };
 
+/*
+ * How rstat keeps the node counters (mod_node_page_state() and node_page_state()).
+ * Value 0 is not the kernel: it is the model's old simplification, kept as the
+ * default so that every earlier figure, schedule and trace stays comparable.
+ */
+enum msim_node_stat {
+	MSIM_NODE_STAT_EXACT = 0,          /* one exact atomic per (node, item): always up to date */
+	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -66,6 +78,7 @@ struct msim_variants {
 	enum msim_onoff on_demand_lock;      /* array-on-demand install vs expand lock */
 	enum msim_lru_reparent lru_reparent;
 	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
+	enum msim_node_stat node_stat;
 };
 
 struct msim_variant_desc {

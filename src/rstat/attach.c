@@ -124,11 +124,32 @@ static int register_hooks(struct msim__rstat *rs)
 	return 0;
 }
 
+/*
+ * node-stat=percpu: the node counters are vmstat's, so vmstat attaches first
+ * (and detaches after rstat: its destructor is pushed before rstat's). A
+ * dependency only this variant has, so it is attached here rather than listed
+ * in rstat_deps: hosts with node-stat=exact keep their subsystems, memory and
+ * schedules.
+ */
+static int node_stat_attach(struct msim *m)
+{
+	char err[160];
+
+	if (msim_config(m)->variants.node_stat != MSIM_NODE_STAT_PERCPU ||
+	    msim_subsys_attached(m, &msim_vmstat_subsys))
+		return 0;
+	return msim_subsys_attach(m, &msim_vmstat_subsys, err, sizeof(err));
+}
+
 /* state: zeroed, sizeof(struct msim__rstat); default tunables (msim_rstat_init changes them). */
 static int rstat_host_init(struct msim *m, void *state)
 {
 	struct msim__rstat *rs = state;
-	int ret = rstat_setup(rs, m);
+	int ret = node_stat_attach(m);
+
+	if (ret)
+		return ret;
+	ret = rstat_setup(rs, m);
 
 	if (!ret)
 		ret = params_resolve(m, NULL, &rs->params);

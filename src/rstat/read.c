@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <memcgsim/kmem.h>
+
 #include "rstat_internal.h"
 
 static unsigned long clamp0(long x)
@@ -73,12 +75,26 @@ unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_
 	return msim_read_once_ul(&ms->vmstats->events_local[ev]);
 }
 
+/* vmstat keeps the slab items in pages; rstat's unit for them is bytes. */
+static long node_pages_to_unit(enum msim_stat_item idx, long pages)
+{
+	return msim_vmstat_item_in_bytes((int)idx) ? pages * (long)MSIM_PAGE_SIZE : pages;
+}
+
+/*
+ * kernel: node_page_state(). node-stat=percpu: vmstat's node atomic (what the
+ * CPUs hold is missed, up to threshold x CPUs), clamped at 0; exact: the atomic
+ * that every write reaches at once.
+ */
 unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx)
 {
 	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
+	if (msim__node_stat_percpu(rs))
+		return (unsigned long)node_pages_to_unit(
+			idx, (long)msim_vmstat_node_page_state(m, nid, (int)idx));
 	return clamp0(msim_read_once(&rs->node_stat[(size_t)nid * MSIM__NN + idx]));
 }
 
@@ -199,6 +215,8 @@ long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item id
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
+	if (msim__node_stat_percpu(rs)) /* the atomic alone; the exact sum is the snapshot */
+		return node_pages_to_unit(idx, msim_vmstat_node_stat_raw(m, nid, (int)idx));
 	return msim_quiet_load(&rs->node_stat[(size_t)nid * MSIM__NN + idx], MSIM_RELAXED);
 }
 

@@ -45,6 +45,7 @@
 #include <memcgsim/rstat.h>
 #include <memcgsim/sched.h>
 #include <memcgsim/sync.h>
+#include <memcgsim/vmstat.h>
 
 #include "rstat/core.h"
 
@@ -146,6 +147,15 @@ struct msim__rstat {
 
 /* A counter of struct msim_rstat_counters (relaxed; readers sum after the fact). */
 #define MSIM__CTR(rs, field) ((void)msim_quiet_fetch_add(&(rs)->ctr.field, 1, MSIM_RELAXED))
+
+/*
+ * Variant node-stat=percpu: the node counters are vmstat's (per-CPU diffs,
+ * thresholds, the periodic fold), attached with rstat; exact: rs->node_stat.
+ */
+static inline bool msim__node_stat_percpu(const struct msim__rstat *rs)
+{
+	return msim_config(rs->m)->variants.node_stat == MSIM_NODE_STAT_PERCPU;
+}
 
 static inline struct msim__stats_pcpu *msim__pcpu(const struct msim__memcg_stats *ms,
 						  unsigned int cpu)

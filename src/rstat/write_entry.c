@@ -86,29 +86,50 @@ int msim_mod_memcg_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item 
 }
 
 /*
- * kernel: mod_node_page_state(). Simplification: one exact atomic counter per
- * (node, item) instead of vmstat's per-CPU diffs with thresholds, so node reads
- * are exact (the kernel's can lag by the per-CPU thresholds).
+ * The node counter write. node-stat=exact (the default, the model's old
+ * simplification): one exact atomic per (node, item), so node reads are exact.
+ * node-stat=percpu (the kernel): vmstat, in the form the caller's context has:
+ * irqoff for __mod_lruvec_state() -> __mod_node_page_state(), the cmpxchg form
+ * for mod_node_page_state(). vmstat keeps the slab items in pages and refuses a
+ * byte delta that is not whole pages (-EINVAL): per-object slab bytes belong to
+ * msim_mod_memcg_lruvec_state() alone, as in the kernel's mod_objcg_state().
  */
-int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val)
+static int node_stat_mod(struct msim__rstat *rs, unsigned int nid, enum msim_stat_item idx,
+			 long val, bool irqoff)
 {
-	struct msim__rstat *rs = msim__rstat_peek(m);
-
-	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
-		return -EINVAL;
+	if (msim__node_stat_percpu(rs))
+		return irqoff ? msim_vmstat_mod_node_page_state_irqoff(rs->m, nid, (int)idx, val) :
+				msim_vmstat_mod_node_page_state(rs->m, nid, (int)idx, val);
 	msim_fetch_add_at(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, MSIM_RELAXED,
 			  "rstat.node_stat");
 	return 0;
 }
 
-/* kernel: mod_lruvec_state(): the node counter always, the memcg part if any. */
+static struct msim__rstat *node_stat_host(struct msim *m, unsigned int nid,
+					  enum msim_stat_item idx)
+{
+	struct msim__rstat *rs = msim__rstat_peek(m);
+
+	return rs && nid < rs->nr_nodes && msim_stat_item_is_node(idx) ? rs : NULL;
+}
+
+/* kernel: mod_node_page_state(). */
+int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val)
+{
+	struct msim__rstat *rs = node_stat_host(m, nid, idx);
+
+	return rs ? node_stat_mod(rs, nid, idx, val, false) : -EINVAL;
+}
+
+/* kernel: mod_lruvec_state(): irqs off; the node counter always, the memcg part if any. */
 int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val)
 {
+	struct msim__rstat *rs;
 	int ret;
 
-	if (!lruvec || !msim_stat_item_is_node(idx))
+	if (!lruvec || !(rs = node_stat_host(lruvec->host, lruvec->nid, idx)))
 		return -EINVAL;
-	ret = msim_mod_node_page_state(lruvec->host, lruvec->nid, idx, val);
+	ret = node_stat_mod(rs, lruvec->nid, idx, val, true);
 	if (ret || !lruvec->ms)
 		return ret;
 	return msim_mod_memcg_lruvec_state(lruvec, idx, val);

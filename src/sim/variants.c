@@ -15,6 +15,7 @@ static const char *const v_info[] = { "array", "array-unit-cache", "array-on-dem
 				      NULL };
 static const char *const v_onoff[] = { "on", "off", NULL };
 static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
+static const char *const v_node_stat[] = { "exact", "percpu", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -55,6 +56,13 @@ static const struct msim_variant_desc table[] = {
 	  "folio_memcg() and retries, move_folios_to_lru relocks when the folio moved (on); "
 	  "off trusts the lruvec looked up before an offline moved the folio",
 	  "demo (objcg LRU)", OFF(lruvec_recheck) },
+	{ "node-stat", v_node_stat,
+	  "rstat's node counters (mod_node_page_state, node_page_state): percpu is the "
+	  "kernel, vmstat's per-CPU diffs folded past a threshold and every second, so a "
+	  "node read lags by up to threshold x CPUs; exact is the model's old "
+	  "simplification, one always-up-to-date atomic, the default only so that "
+	  "figures measured before it stay comparable",
+	  "002 (node side), model", OFF(node_stat) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
