@@ -9,9 +9,9 @@
  * (msim_mem_cgroup_lruvec(m, memcg, nid)): its statistics live in rstat, its
  * lists here. Kernel: struct lruvec and mem_cgroup_per_node (mm/memcontrol.c,
  * include/linux/mmzone.h, include/linux/mm_inline.h, mm/folio.c, mm/vmscan.c).
- * Pass a memcg: rstat's msim_mem_cgroup_lruvec(m, NULL, nid) is the bare node
- * lruvec today (msim_node_lruvec()), which has no LRU lists while memcg is on,
- * whereas the kernel's mem_cgroup_lruvec(NULL, pgdat) means the root's.
+ * msim_mem_cgroup_lruvec(m, NULL, nid) is the root's lruvec, as the kernel's
+ * mem_cgroup_lruvec(NULL, pgdat); the bare node lruvec (msim_node_lruvec(),
+ * rstat.h) has no LRU lists while memcg is on.
  *
  * The host's LRU kind (msim_config.lru) decides, as lru_gen_enabled() does:
  *  - classic: folios on lists[lru]; lruvec_add_folio / lruvec_del_folio keep
@@ -94,8 +94,7 @@ MSIM_API bool msim_lru_gen_enabled(const struct msim *m);
 
 /* ---- lruvecs ---- */
 
-/* kernel: &pgdat->__lruvec: the memcg-less lruvec of node nid (no LRU lists). */
-MSIM_API struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid);
+/* msim_node_lruvec() (rstat.h) is the memcg-less lruvec of a node: it has no LRU lists. */
 
 /*
  * kernel: folio_lruvec(): the lruvec of folio_memcg() (the root's for an

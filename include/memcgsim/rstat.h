@@ -252,12 +252,18 @@ MSIM_API long msim_memcg_flush_threshold(struct msim *m);
 struct msim_lruvec;
 
 /*
- * kernel: mem_cgroup_lruvec(memcg, pgdat). memcg == NULL is the node's own lruvec
- * (memcg disabled / untracked pages): updates reach only the node counters. nid
- * must be < msim_nr_nodes(). The pointer stays valid while memcg is not freed.
+ * kernel: mem_cgroup_lruvec(memcg, pgdat). memcg == NULL means the root memcg's
+ * lruvec, as in the kernel. nid must be < msim_nr_nodes(). The pointer stays
+ * valid while memcg is not freed.
  */
 MSIM_API struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
 						    unsigned int nid);
+/*
+ * kernel: &pgdat->__lruvec, the node's own lruvec (memcg disabled, or pages no
+ * memcg owns): updates through it reach only the node counters. NULL without
+ * rstat or for a bad nid.
+ */
+MSIM_API struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid);
 MSIM_API struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec);
 MSIM_API unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
 

@@ -157,12 +157,6 @@ bool msim_lru_gen_enabled(const struct msim *m)
 	return lh && lh->mglru;
 }
 
-struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid)
-{
-	/* rstat's NULL memcg is the bare node lruvec today (see lru.h). */
-	return msim_mem_cgroup_lruvec(m, NULL, nid);
-}
-
 void msim_lru_counts(struct msim *m, struct msim_lru_counts *out)
 {
 	struct msim__lru_host *lh = msim__lru_host(m);

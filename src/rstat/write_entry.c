@@ -145,7 +145,7 @@ int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned
 	if (!m || nid >= msim_nr_nodes(m) || !msim_stat_item_is_node(idx))
 		return -EINVAL;
 	msim_rcu_read_lock();
-	lruvec = msim_mem_cgroup_lruvec(m, memcg, nid);
+	lruvec = memcg ? msim_mem_cgroup_lruvec(m, memcg, nid) : msim_node_lruvec(m, nid);
 	ret = lruvec ? msim_mod_lruvec_state(lruvec, idx, val) : -EINVAL;
 	msim_rcu_read_unlock();
 	return ret;
@@ -161,7 +161,7 @@ int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, 
 	return msim__count_memcg_events(ms, ev, count);
 }
 
-/* kernel: mem_cgroup_lruvec(memcg, pgdat). */
+/* kernel: mem_cgroup_lruvec(memcg, pgdat): a NULL memcg means the root memcg's. */
 struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
 					   unsigned int nid)
 {
@@ -171,9 +171,17 @@ struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *me
 	if (!rs || nid >= rs->nr_nodes)
 		return NULL;
 	if (!memcg)
-		return &rs->node_lruvec[nid];
+		memcg = msim_root_mem_cgroup(m);
 	ms = msim__memcg_stats(memcg);
 	return ms ? &ms->lruvec[nid] : NULL;
+}
+
+/* kernel: &pgdat->__lruvec, the memcg-less lruvec of a node: updates reach the node only. */
+struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid)
+{
+	struct msim__rstat *rs = msim__rstat_peek(m);
+
+	return rs && nid < rs->nr_nodes ? &rs->node_lruvec[nid] : NULL;
 }
 
 void msim_memcg_reparent_state_local(struct msim_memcg *memcg)

@@ -255,8 +255,11 @@ static void lruvec_and_node(void **st)
 	assert_int_equal(msim_memcg_page_state(a, MSIM_NR_INACTIVE_FILE), 17);
 	assert_int_equal(msim_lruvec_page_state(msim_mem_cgroup_lruvec(m, root, 1),
 						MSIM_NR_INACTIVE_FILE), 7);
-	assert_int_equal(msim_lruvec_page_state(msim_mem_cgroup_lruvec(m, NULL, 1),
+	assert_int_equal(msim_lruvec_page_state(msim_node_lruvec(m, 1),
 						MSIM_NR_INACTIVE_FILE), 107);
+	/* The kernel's mem_cgroup_lruvec(NULL, pgdat) is the root's lruvec. */
+	assert_ptr_equal(msim_mem_cgroup_lruvec(m, NULL, 1), msim_mem_cgroup_lruvec(m, root, 1));
+	assert_ptr_not_equal(msim_mem_cgroup_lruvec(m, NULL, 1), msim_node_lruvec(m, 1));
 	msim_destroy(m);
 }
 
