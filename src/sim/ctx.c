@@ -109,6 +109,8 @@ void msim__ctx_refresh_driver(struct msim_ctx *ctx)
  */
 #define STACK_POOL_MAX 16
 
+__thread bool msim__ctx_fresh_stacks;
+
 static struct {
 	pthread_mutex_t lock;
 	unsigned int n;
@@ -120,6 +122,8 @@ static void *stack_pool_take(size_t stack_size)
 {
 	void *stack = NULL;
 
+	if (msim__ctx_fresh_stacks)
+		return NULL;
 	pthread_mutex_lock(&stack_pool.lock);
 	for (unsigned int i = stack_pool.n; i-- > 0;) {
 		if (stack_pool.size[i] != stack_size)
@@ -139,6 +143,8 @@ static bool stack_pool_give(void *stack, size_t stack_size)
 {
 	bool kept = false;
 
+	if (msim__ctx_fresh_stacks)
+		return false;
 	pthread_mutex_lock(&stack_pool.lock);
 	if (stack_pool.n < STACK_POOL_MAX) {
 		stack_pool.stack[stack_pool.n] = stack;
