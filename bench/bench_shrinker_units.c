@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <memcgsim/kmem.h>
+
 #include "bench_shrinker_units.h"
 #include "bench_util.h"
 #include "scenario.h"
@@ -79,21 +81,22 @@ static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
 struct shu_opts {
 	bool custom;
 	struct msim_shu_config c;
-	unsigned long rss_mb;
 	int only_scale;       /* -1: both */
 	unsigned int mask;    /* 0: all */
+	bool in_turn, alternate;
+	bool reps_given;      /* --reps on the command line: every scale uses it */
 };
 
-static double fig(const struct msim_shu_layout_result *lr, int row, bool full)
+static double fig(const struct msim_shu_layout_result *lr, int row)
 {
 	switch (row) {
 	case R_SLAB: return (double)lr->slab_per_cgroup / 1024;
 	case R_CONT: return (double)lr->container_bytes / 1024;
 	case R_EMPTY: return lr->empty_ns / 1e3;
 	case R_BUSY: return lr->busy_ns / 1e3;
-	case R_REG: return full ? lr->reg_s_full : lr->reg_s;
+	case R_REG: return lr->reg_s;
 	case R_REG_NONE: return lr->reg_none_s;
-	case R_WALK: return full ? lr->walk_s_full : lr->walk_s;
+	case R_WALK: return lr->walk_s;
 	case R_VISIT: return lr->walk_visit_us;
 	default: return NAN;
 	}
@@ -116,16 +119,31 @@ static int layout_opt(const char *value, void *dest, char *err, size_t errlen)
 
 /* ---- text ---- */
 
-static void print_cell(double ours, double thr, bool star)
+/* Where the kernel-memory model kept its objects (docs/kmem.md section 2). */
+static const char *backing_name(void)
+{
+	struct msim_config cfg;
+	struct msim *m;
+	const char *name = "?";
+
+	msim_config_init(&cfg);
+	if (!msim_create(&cfg, &m, NULL, 0)) {
+		name = msim_kmem_lazy_backing(m) ? "in the lazily committed arena" : "on the heap";
+		msim_destroy(m);
+	}
+	return name;
+}
+
+static void print_cell(double ours, double thr)
 {
 	char b[40];
 
 	if (isnan(ours))
 		snprintf(b, sizeof(b), "-");
 	else if (isnan(thr))
-		snprintf(b, sizeof(b), "%.3g%s", ours, star ? "*" : "");
+		snprintf(b, sizeof(b), "%.3g", ours);
 	else
-		snprintf(b, sizeof(b), "%.3g%s (%.3g)", ours, star ? "*" : "", thr);
+		snprintf(b, sizeof(b), "%.3g (%.3g)", ours, thr);
 	printf(" %-23s", b);
 }
 
@@ -141,8 +159,9 @@ static void print_rows(const struct msim_shu_result *r, int scale)
 	printf("\n%s: %u mounts + %u host filesystems (shrinker_nr_max %d), %u cgroups, "
 	       "%u node(s), %u CPUs\n", c->name, c->mounts, c->boot_mounts, nr_max, c->cgroups,
 	       c->nodes, c->cpus);
-	printf("ours (thread's figure in brackets; * = extrapolated to %u cgroups, see "
-	       "counts below)\n", c->cgroups);
+	printf("ours (thread's figure in brackets), every layout with all %u cgroups; layouts %s, "
+	       "medians of %u repetitions\n", c->cgroups,
+	       c->in_turn ? "measured in turn" : "alternated", c->reps);
 	printf("%-42s", "");
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
@@ -152,24 +171,21 @@ static void print_rows(const struct msim_shu_result *r, int scale)
 		printf("%-42s", row_name[row]);
 		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
 			const struct msim_shu_layout_result *lr = &r->lay[l];
-			bool star = lr->capped && (row == R_REG || row == R_WALK);
 
 			if (!lr->ran)
 				continue;
-			print_cell(fig(lr, row, true), scale >= 0 ? thread_fig[scale][row][l] : NAN,
-				   star);
+			print_cell(fig(lr, row), scale >= 0 ? thread_fig[scale][row][l] : NAN);
 		}
 		printf("\n");
 	}
 }
 
 /* The counts below the table: what was measured and what the simulator cost. */
-enum { C_USED, C_SHRINKER_BYTES, C_UNITS, C_REG, C_WALK, C_COPIES, C_SIM, NCOUNTS };
+enum { C_USED, C_SHRINKER_BYTES, C_UNITS, C_COPIES, C_SIM, NCOUNTS };
 
 static const char *const count_name[NCOUNTS] = {
-	"cgroups actually created (empty)", "shrinker bytes per cgroup (exact)",
-	"units per cgroup (all nodes)", "640 mounts, measured cgroups alive (s)",
-	"walk, measured cgroups (s)", "header copies by the 640-mount rounds",
+	"cgroups created (empty)", "shrinker bytes per cgroup (exact)",
+	"units per cgroup (all nodes)", "header copies by the 640-mount rounds",
 	"simulator: setup (s) / RSS added (MiB)",
 };
 
@@ -179,8 +195,6 @@ static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, 
 	case C_USED: snprintf(b, n, "%u", lr->cgroups_used); break;
 	case C_SHRINKER_BYTES: snprintf(b, n, "%llu", (unsigned long long)lr->shrinker_bytes); break;
 	case C_UNITS: snprintf(b, n, "%llu", (unsigned long long)lr->units); break;
-	case C_REG: snprintf(b, n, "%.3g", lr->reg_s); break;
-	case C_WALK: snprintf(b, n, "%.3g", lr->walk_s); break;
 	case C_COPIES: snprintf(b, n, "%llu", (unsigned long long)lr->expand_visits); break;
 	default:
 		snprintf(b, n, "%.2f / %.0f", lr->setup_s, lr->rss_bytes / 1048576.0);
@@ -211,6 +225,10 @@ static void print_table(const struct msim_shu_result *r, int scale)
 	       (unsigned long long)r->rest.slab, (unsigned long long)r->rest.percpu);
 	printf("520-byte unit cache: %llu B per unit (slab share); kmalloc-1k: 1024 B\n",
 	       (unsigned long long)r->unit_slot_share);
+	printf("simulator, this scale: %.1f s wall, %.1f s CPU; RSS with the hosts built %.0f MiB "
+	       "(page tables %.0f MiB); peak RSS so far %.0f MiB\n", r->wall_s, r->cpu_s,
+	       r->rss_after_build / 1048576.0, r->page_tables_after_build / 1048576.0,
+	       r->peak_rss / 1048576.0);
 }
 
 static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
@@ -219,15 +237,15 @@ static void print_text(const struct msim_shu_result *res, const int *scale, size
 	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
 	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
 	       "shrinker_info_unit, shrinker_info_xa); the rest of a cgroup is an estimate.\n");
-	printf("Time: %s; medians of %u repetitions, layouts alternated.\n", MEASURES,
-	       nres ? res[0].cfg.reps : 0);
+	printf("Time: %s; medians of the repetitions each table names.\n", MEASURES);
 	for (size_t i = 0; i < nres; i++)
 		print_table(&res[i], scale[i]);
 	if (v->groups) {
 		printf("\n");
 		msim_verdict_print_text(stdout, v);
 	}
-	printf("\nwhole run: %.1f s, peak RSS %.0f MiB\n", wall, peak / 1048576.0);
+	printf("\nwhole run: %.1f s wall, %.1f s CPU, peak RSS %.0f MiB (kernel memory %s)\n",
+	       wall, msim_shu_cpu_ns() / 1e9, peak / 1048576.0, backing_name());
 }
 
 /* ---- JSON ---- */
@@ -241,7 +259,6 @@ static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
 	msim_json_kuint(j, "boot_mounts", r->cfg.boot_mounts);
 	msim_json_kuint(j, "cgroups", r->cfg.cgroups);
 	msim_json_kuint(j, "cgroups_used", lr->cgroups_used);
-	msim_json_kbool(j, "capped", lr->capped);
 	msim_json_kuint(j, "nodes", r->cfg.nodes);
 	msim_json_kuint(j, "cpus", r->cfg.cpus);
 	msim_json_kint(j, "shrinker_nr_max", lr->nr_max);
@@ -254,11 +271,9 @@ static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
 	msim_json_kbool(j, "info_bytes_agree", lr->info_bytes_agree);
 	msim_json_kdbl(j, "shrink_slab_memcg_empty_ns", lr->empty_ns);
 	msim_json_kdbl(j, "shrink_slab_memcg_100sb_ns", lr->busy_ns);
-	msim_json_kdbl(j, "register_640_mounts_s", lr->reg_s_full);
-	msim_json_kdbl(j, "register_640_mounts_measured_s", lr->reg_s);
+	msim_json_kdbl(j, "register_640_mounts_s", lr->reg_s);
 	msim_json_kdbl(j, "register_640_mounts_no_cgroups_s", lr->reg_none_s);
-	msim_json_kdbl(j, "drop_caches_walk_s", lr->walk_s_full);
-	msim_json_kdbl(j, "drop_caches_walk_measured_s", lr->walk_s);
+	msim_json_kdbl(j, "drop_caches_walk_s", lr->walk_s);
 	msim_json_kuint(j, "drop_caches_walk_visits", lr->walk_visits);
 	msim_json_kdbl(j, "shrink_slab_memcg_per_cgroup_node_us", lr->walk_visit_us);
 	msim_json_kint(j, "shrinker_nr_max_after", lr->nr_max_after);
@@ -297,7 +312,9 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 	msim_json_kstr(&j, "measures", MEASURES);
 	msim_json_kbool(&j, "quick", quick);
 	msim_json_kdbl(&j, "sim_wall_s", wall);
+	msim_json_kdbl(&j, "sim_cpu_s", msim_shu_cpu_ns() / 1e9);
 	msim_json_kuint(&j, "sim_peak_rss_bytes", peak);
+	msim_json_kstr(&j, "kernel_memory_backing", backing_name());
 	msim_json_arr_begin(&j, "scales");
 	for (size_t i = 0; i < nres; i++) {
 		const struct msim_shu_result *r = &res[i];
@@ -315,8 +332,13 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 		msim_json_kuint(&j, "percpu_not_counted", r->rest.percpu);
 		msim_json_kuint(&j, "cgroups", r->rest.cgroups);
 		msim_json_obj_end(&j);
+		msim_json_kbool(&j, "layouts_in_turn", r->cfg.in_turn);
 		msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
+		msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
 		msim_json_kuint(&j, "sim_rss_after_build_bytes", r->rss_after_build);
+		msim_json_kuint(&j, "sim_page_tables_after_build_bytes",
+				r->page_tables_after_build);
+		msim_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
 		msim_json_arr_begin(&j, "layouts");
 		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
 			if (r->lay[l].ran)
@@ -346,13 +368,12 @@ static void scale_config(const struct shu_opts *o, const struct msim_bench_args 
 	}
 	if (o->c.boot_mounts != ~0u)
 		c->boot_mounts = o->c.boot_mounts;
-	if (o->c.upfront_cap)
-		c->upfront_cap = o->c.upfront_cap;
 	if (o->mask)
 		c->layout_mask = o->mask;
-	if (o->rss_mb)
-		c->rss_budget = (uint64_t)o->rss_mb << 20;
-	c->reps = a->reps;
+	if (o->in_turn || o->alternate)
+		c->in_turn = o->in_turn;
+	if (o->reps_given || o->custom)
+		c->reps = a->reps;
 	c->base = a->variants;
 	c->progress = true;
 }
@@ -429,22 +450,24 @@ static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_benc
 		MSIM_OPT_UINT("--boot-mounts", "N", &o->c.boot_mounts, 0, 1000000,
 			      "host filesystems mounted first (default 64: nr_max 20096 and "
 			      "50112 as in the thread)"),
-		MSIM_OPT_ULONG("--rss-budget-mb", "N", &o->rss_mb, 64, 1UL << 20,
-			       "process RSS the upfront layouts may fill (default 6144)"),
-		MSIM_OPT_UINT("--upfront-cap", "N", &o->c.upfront_cap, 1, 1000000,
-			      "at most N cgroups in the upfront layouts"),
+		MSIM_OPT_FLAG("--in-turn", &o->in_turn,
+			      "build, measure and tear down one layout after another (table 2's "
+			      "default: all layouts at once would need ~2.4 GB)"),
+		MSIM_OPT_FLAG("--alternate", &o->alternate,
+			      "every layout built at once, repetitions alternated (table 1's "
+			      "default)"),
 		MSIM_OPT_END,
 	};
 	const struct msim_bench_spec spec = {
 		.name = "shrinker-units",
 		.summary = "thread 001: shrinker units in a pointer array or an xarray on demand:\n"
 			   "slab per empty cgroup, shrink_slab_memcg, 640 mounts, drop_caches walk.",
-		.description = "With no option, both of the thread's scales: 20000 mounts, 2000\n"
-			       "cgroups, 1 node, 4 CPUs; and 50000 mounts, 20000 cgroups, 4 nodes,\n"
-			       "48 CPUs (the upfront layouts with as many cgroups as fit in the RSS\n"
-			       "budget, per-cgroup figures from those). --mounts/--cgroups/--nodes/\n"
-			       "--cpus/--boot-mounts/--upfront-cap run one configuration. Layouts are\n"
-			       "the variant shrinker-info. Times are " MEASURES ".",
+		.description = "With no option, both of the thread's scales, whole: 20000 mounts,\n"
+			       "2000 cgroups, 1 node, 4 CPUs (layouts alternated); and 50000 mounts,\n"
+			       "20000 cgroups, 4 nodes, 48 CPUs (layouts in turn, 3 repetitions\n"
+			       "unless --reps says otherwise: each is ~12 s). --mounts/--cgroups/\n"
+			       "--nodes/--cpus/--boot-mounts run one configuration. Layouts are the\n"
+			       "variant shrinker-info. Times are " MEASURES ".",
 		.default_reps = 5,
 		.quick_reps = 1,
 		.options = opts,
@@ -455,10 +478,16 @@ static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_benc
 	o->c.cgroups = ~0u;      /* ~0u: not given (0 is a valid count) */
 	o->c.boot_mounts = ~0u;
 	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	for (int i = 1; i < argc; i++)
+		o->reps_given |= !strcmp(argv[i], "--reps") || !strncmp(argv[i], "--reps=", 7);
 	o->only_scale = table ? (int)table - 1 : -1;
 	/* Any size option makes one custom configuration (as --boot-mounts always did). */
 	o->custom = o->c.mounts || o->c.cgroups != ~0u || o->c.nodes || o->c.cpus ||
-		    o->c.boot_mounts != ~0u || o->c.upfront_cap;
+		    o->c.boot_mounts != ~0u;
+	if (!ret && o->in_turn && o->alternate) {
+		fprintf(stderr, "shrinker-units: --in-turn and --alternate exclude each other\n");
+		ret = 2;
+	}
 	return ret;
 }
 

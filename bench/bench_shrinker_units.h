@@ -36,8 +36,13 @@ struct msim_shu_config {
 	unsigned int layout_mask;    /* 1 << layout */
 	unsigned int reps;           /* repetitions of every timed row */
 	unsigned int shrink_calls;   /* shrink_slab_memcg calls per timing */
-	uint64_t rss_budget;         /* process RSS the upfront hosts may grow to, bytes */
-	unsigned int upfront_cap;    /* 0: none; else at most this many cgroups upfront */
+	/*
+	 * Layouts one after another (build, measure, tear down) instead of all built
+	 * and alternated: the thread's table 2, where every layout alive at once
+	 * would need ~2.4 GB (three array layouts' headers, 1.5 GB, plus the old ones
+	 * an expansion keeps until its grace period).
+	 */
+	bool in_turn;
 	unsigned int rest_cgroups;   /* cgroups of the footprint host (memcg + rstat) */
 	bool progress;               /* progress lines on stderr */
 	struct msim_variants base;   /* --preset/--variant; shrinker-info set per layout */
@@ -57,8 +62,7 @@ struct msim_shu_layout_result {
 	bool ran;
 	/* ---- memory (exact, read from the kernel-memory model) ---- */
 	int nr_max;                  /* shrinker_nr_max when the cgroups were made */
-	unsigned int cgroups_used;   /* empty cgroups actually created */
-	bool capped;                 /* fewer than asked: RSS budget or upfront cap */
+	unsigned int cgroups_used;   /* empty cgroups created (all that were asked) */
 	uint64_t shrinker_bytes;     /* per cgroup: container + units */
 	uint64_t container_bytes;    /* per cgroup: headers (array) or xa_nodes (xarray) */
 	uint64_t unit_bytes;         /* per cgroup */
@@ -68,11 +72,9 @@ struct msim_shu_layout_result {
 	/* ---- time (medians; the model's work on this machine) ---- */
 	double empty_ns;             /* shrink_slab_memcg, empty cgroup, node 0 */
 	double busy_ns;              /* same, cgroup with objects on 100 superblocks */
-	double walk_s;               /* drop_caches: one drop_slab pass, measured */
+	double walk_s;               /* drop_caches: one drop_slab pass */
 	double walk_visit_us;        /* shrink_slab_memcg per online cgroup and node */
-	double walk_s_full;          /* walk_s extrapolated to the asked cgroups */
-	double reg_s;                /* 640 mounts, cgroups alive (cgroups_used) */
-	double reg_s_full;           /* extrapolated to the asked cgroups */
+	double reg_s;                /* 640 mounts, cgroups alive */
 	double reg_none_s;           /* 640 mounts, no cgroups */
 	unsigned long walk_visits;   /* shrink_slab calls in one drop_slab pass */
 	int nr_max_after;            /* shrinker_nr_max after the registrations */
@@ -87,8 +89,11 @@ struct msim_shu_result {
 	struct msim_shu_rest rest;
 	uint64_t unit_slot_share;    /* 520-byte cache: bytes per unit (slab share) */
 	struct msim_shu_layout_result lay[MSIM_SHU_NLAYOUTS];
-	double wall_s;
-	uint64_t rss_after_build;    /* process RSS with every host of the scale built */
+	/* ---- the simulator's own cost for the scale ---- */
+	double wall_s, cpu_s;        /* elapsed; CPU time of the process (user + system) */
+	uint64_t rss_after_build;    /* process RSS with the hosts built (largest, in turn) */
+	uint64_t page_tables_after_build; /* page tables then: what reading unwritten memory costs */
+	uint64_t peak_rss;           /* the process's peak RSS when the scale ended */
 };
 
 /* The thread's two scales (which = 0, 1), at full size or quick. */
@@ -99,6 +104,8 @@ int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r);
 
 /* Peak RSS of the process so far, bytes (getrusage). */
 uint64_t msim_shu_peak_rss(void);
+/* CPU time of the process so far (user + system), ns (getrusage). */
+uint64_t msim_shu_cpu_ns(void);
 
 /* ---- the thread's comparisons (bench_shrinker_units_verdicts.c) ---- */
 
@@ -109,12 +116,11 @@ enum msim_shu_layout_fig {
 	MSIM_SHU_EMPTY_NS,          /* shrink_slab_memcg, empty cgroup */
 	MSIM_SHU_BUSY_NS,           /* same, cgroup with objects on 100 superblocks */
 	MSIM_SHU_VISIT_US,          /* shrink_slab_memcg per cgroup and node */
-	MSIM_SHU_WALK_S,            /* drop_caches walk, extrapolated when capped */
-	MSIM_SHU_EXCESS_S,          /* 640 mounts, cgroups alive (extrapolated) - no cgroups */
-	MSIM_SHU_EXCESS_MEASURED_S, /* the same with the measured cgroups */
+	MSIM_SHU_WALK_S,            /* drop_caches walk, one pass */
+	MSIM_SHU_EXCESS_S,          /* 640 mounts, cgroups alive - no cgroups */
 	MSIM_SHU_NONE_S,            /* 640 mounts, no cgroups */
-	MSIM_SHU_BOUNDARY_MS,       /* measured excess per unit boundary (10 of them) */
-	MSIM_SHU_USED,              /* cgroups actually created */
+	MSIM_SHU_BOUNDARY_MS,       /* excess per unit boundary (10 of them) */
+	MSIM_SHU_USED,              /* cgroups created */
 	MSIM_SHU_NR_MAX,            /* shrinker_nr_max */
 	MSIM_SHU_PER_LAYOUT,
 };

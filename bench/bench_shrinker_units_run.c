@@ -6,16 +6,18 @@
  *
  * Per layout, two deterministic hosts driven from this thread (no tasks, so
  * msim_this_cpu() is 0 and every yield point is a predictable branch):
- *  - the cgroup host: boot_mounts + mounts superblocks, then the empty cgroups
- *    (for the upfront layouts as many as fit in the RSS budget), then one "busy"
- *    cgroup with one dentry and one inode on each of 100 superblocks spread over
- *    the mounts (node 0);
+ *  - the cgroup host: boot_mounts + mounts superblocks, then every empty cgroup,
+ *    then one "busy" cgroup with one dentry and one inode on each of 100
+ *    superblocks spread over the mounts (node 0);
  *  - the bare host: the same superblocks, no cgroup (the "no cgroups" row).
  * Memory is read from the kernel-memory model by owner, as the difference before
  * and after the empty cgroups were made, divided by their number. The rest of a
  * cgroup's footprint comes from a third, small host with the memcg and rstat
  * layers (what they charge per cgroup). Times are medians over repetitions in
- * which the layouts run in rotated order (msim_bench_alternate()).
+ * which the layouts run in rotated order (msim_bench_alternate()), or, when the
+ * scale asks for its layouts in turn (table 2: the three array layouts' headers
+ * alone are 1.5 GB), one layout's repetitions after another, each layout's hosts
+ * torn down before the next is built.
  */
 #include <errno.h>
 #include <math.h>
@@ -70,6 +72,16 @@ uint64_t msim_shu_peak_rss(void)
 	return (uint64_t)ru.ru_maxrss * 1024;
 }
 
+uint64_t msim_shu_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
 void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool quick)
 {
 	memset(c, 0, sizeof(*c));
@@ -80,9 +92,9 @@ void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool 
 	msim_variants_init(&c->base);
 	c->boot_mounts = 64;
 	c->layout_mask = (1u << MSIM_SHU_NLAYOUTS) - 1;
-	c->rss_budget = 6ULL << 30;
 	c->progress = true;
-	c->reps = quick ? 1 : 5;
+	/* Table 2 repeats each of its ~12 s rounds 3 times, so the bench stays near a minute. */
+	c->reps = quick ? 1 : which == 0 ? 5 : 3;
 	c->shrink_calls = quick ? 200 : 5000;
 	c->rest_cgroups = quick ? 32 : 256;
 	if (which == 0) {
@@ -97,8 +109,7 @@ void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool 
 		c->cgroups = quick ? 100 : 20000;
 		c->nodes = 4;
 		c->cpus = 48;
-		/* quick: exercise the capped path with a fixed, deterministic cap */
-		c->upfront_cap = quick ? 40 : 0;
+		c->in_turn = true;
 	}
 }
 
@@ -170,14 +181,8 @@ static int host_mount_all(struct shu_run *s, struct shu_host *h)
 	return ret;
 }
 
-static bool upfront(enum msim_shrinker_info_layout l)
-{
-	return !msim_shrinker_layout_on_demand(l);
-}
-
-/* The empty cgroups; upfront layouts stop at the cap or when RSS reaches rss_limit. */
-static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinker_info_layout l,
-			uint64_t rss_limit)
+/* The empty cgroups. */
+static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinker_info_layout l)
 {
 	const struct msim_shu_config *c = s->c;
 	struct msim_memcg *root = msim_root_mem_cgroup(h->m), *cg;
@@ -185,12 +190,7 @@ static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinke
 	char name[32];
 	int ret;
 
-	if (upfront(l) && c->upfront_cap && c->upfront_cap < want)
-		want = c->upfront_cap;
 	for (h->ncg = 0; h->ncg < want; h->ncg++) {
-		if (upfront(l) && !(h->ncg & 31) && h->ncg &&
-		    msim_kmem_process_rss() >= rss_limit)
-			break;
 		snprintf(name, sizeof(name), "cg%u", h->ncg);
 		ret = msim_memcg_create(root, name, &cg);
 		if (ret) {
@@ -239,7 +239,6 @@ static void measure_memory(struct shu_run *s, struct shu_host *h,
 	for (int i = 0; i < 3; i++)
 		d[i] = msim_kmem_owner_bytes(h->m, shr_owner[i]) - before[i];
 	lr->cgroups_used = h->ncg;
-	lr->capped = h->ncg < s->c->cgroups;
 	if (!h->ncg)
 		return;
 	lr->container_bytes = (d[0] + d[2]) / h->ncg;
@@ -255,7 +254,7 @@ static void measure_memory(struct shu_run *s, struct shu_host *h,
 				       ib.nr_units;
 }
 
-static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l, uint64_t rss_limit)
+static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l)
 {
 	struct msim_shu_layout_result *lr = &s->r->lay[l];
 	struct shu_host *h = &s->cg[l], *b = &s->bare[l];
@@ -277,7 +276,7 @@ static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l, uin
 	lr->nr_max = msim_shrinker_nr_max(h->m);
 	for (int i = 0; i < 3; i++)
 		before[i] = msim_kmem_owner_bytes(h->m, shr_owner[i]);
-	ret = host_cgroups(s, h, l, rss_limit);
+	ret = host_cgroups(s, h, l);
 	if (ret)
 		return ret;
 	measure_memory(s, h, lr, before);
@@ -286,6 +285,10 @@ static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l, uin
 		ret = busy_populate(s, h);
 	lr->setup_s = (double)(msim_bench_now_ns() - t0) / 1e9;
 	lr->rss_bytes = msim_kmem_process_rss() - rss0;
+	if (msim_kmem_process_rss() > s->r->rss_after_build)
+		s->r->rss_after_build = msim_kmem_process_rss();
+	if (msim_kmem_process_page_tables() > s->r->page_tables_after_build)
+		s->r->page_tables_after_build = msim_kmem_process_page_tables();
 	return ret;
 }
 
@@ -415,53 +418,50 @@ static double time_mounts(struct shu_run *s, struct shu_host *h)
 	return ns / 1e9;
 }
 
-/* Row 4: 640 mounts with the cgroups alive, and on the bare host. */
-static double sample_register(unsigned int d, unsigned int rep, void *ctx)
+/* Row 4: 640 mounts with the cgroups alive. */
+static double sample_register_cg(unsigned int d, unsigned int rep, void *ctx)
 {
 	struct shu_run *s = ctx;
 	unsigned int l = s->order[d];
 
 	s->reg_s[d][rep] = time_mounts(s, &s->cg[l]);
-	s->reg_none_s[d][rep] = time_mounts(s, &s->bare[l]);
 	msim_bench_progress(&s->prog, "%s: 640 mounts, %s, repetition %u", s->c->name,
 			    msim_shrinker_layout_name(l), rep + 1);
 	return s->reg_s[d][rep];
 }
 
-static void summarise(struct shu_run *s)
+/* Row 5: the same 640 mounts on the bare host. */
+static double sample_register_bare(unsigned int d, unsigned int rep, void *ctx)
 {
-	const struct msim_shu_config *c = s->c;
-	unsigned int reps = c->reps;
+	struct shu_run *s = ctx;
 
-	for (unsigned int d = 0; d < s->ndesigns; d++) {
-		unsigned int l = s->order[d];
-		struct msim_shu_layout_result *lr = &s->r->lay[l];
-		struct msim_shrinker_stats st;
-		double missing;
+	s->reg_none_s[d][rep] = time_mounts(s, &s->bare[s->order[d]]);
+	return s->reg_none_s[d][rep];
+}
 
-		lr->empty_ns = msim_bench_median(s->empty_ns[d], reps);
-		lr->busy_ns = msim_bench_median(s->busy_ns[d], reps);
-		lr->walk_s = msim_bench_median(s->walk_s[d], reps);
-		lr->walk_visit_us = msim_bench_median(s->visit_us[d], reps);
-		lr->reg_s = msim_bench_median(s->reg_s[d], reps);
-		lr->reg_none_s = msim_bench_median(s->reg_none_s[d], reps);
-		/*
-		 * Capped hosts: the walk and the expansion copies are linear in the
-		 * cgroups; add the missing cgroups at the measured per-cgroup cost.
-		 */
-		missing = (double)c->cgroups - (double)lr->cgroups_used;
-		if (missing < 0)
-			missing = 0;
-		lr->walk_s_full = lr->walk_s + missing * c->nodes * lr->walk_visit_us / 1e6;
-		lr->reg_s_full = lr->reg_s;
-		if (lr->cgroups_used && missing > 0 && lr->reg_s > lr->reg_none_s)
-			lr->reg_s_full = lr->reg_none_s + (lr->reg_s - lr->reg_none_s) *
-								  (double)(c->cgroups + 1) /
-								  (double)(lr->cgroups_used + 1);
-		lr->nr_max_after = msim_shrinker_nr_max(s->cg[l].m);
-		msim_shrinker_stats(s->cg[l].m, &st);
-		lr->expand_visits = st.expand_memcg_visits;
-	}
+/* Rows 4 and 5 in one repetition of the alternated layouts. */
+static double sample_register(unsigned int d, unsigned int rep, void *ctx)
+{
+	sample_register_cg(d, rep, ctx);
+	return sample_register_bare(d, rep, ctx);
+}
+
+/* The medians of design d and its host's counts. */
+static void summarise(struct shu_run *s, unsigned int d)
+{
+	unsigned int reps = s->c->reps, l = s->order[d];
+	struct msim_shu_layout_result *lr = &s->r->lay[l];
+	struct msim_shrinker_stats st;
+
+	lr->empty_ns = msim_bench_median(s->empty_ns[d], reps);
+	lr->busy_ns = msim_bench_median(s->busy_ns[d], reps);
+	lr->walk_s = msim_bench_median(s->walk_s[d], reps);
+	lr->walk_visit_us = msim_bench_median(s->visit_us[d], reps);
+	lr->reg_s = msim_bench_median(s->reg_s[d], reps);
+	lr->reg_none_s = msim_bench_median(s->reg_none_s[d], reps);
+	lr->nr_max_after = msim_shrinker_nr_max(s->cg[l].m);
+	msim_shrinker_stats(s->cg[l].m, &st);
+	lr->expand_visits = st.expand_memcg_visits;
 }
 
 /* ---- teardown ---- */
@@ -487,36 +487,61 @@ static void unit_share(struct msim_shu_result *r)
 	r->unit_slot_share = slab / (slab / MSIM_SHRINKER_UNIT_BYTES);
 }
 
-/*
- * Build order: on-demand layouts first, then the upfront ones, each upfront host
- * getting an equal share of what is left of the RSS budget (minus 10% headroom
- * for the units the 640-mount registrations add).
- */
-static int build_all(struct shu_run *s)
+/* The designs in build order: the on-demand layouts first, the upfront ones last. */
+static void design_order(struct shu_run *s)
 {
 	static const unsigned int pref[MSIM_SHU_NLAYOUTS] = {
 		MSIM_SHRINKER_INFO_XARRAY, MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND,
 		MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE, MSIM_SHRINKER_INFO_ARRAY,
 	};
-	unsigned int nupfront = 0;
-	int ret;
 
 	for (unsigned int i = 0; i < MSIM_SHU_NLAYOUTS; i++)
-		if (s->c->layout_mask & (1u << pref[i])) {
+		if (s->c->layout_mask & (1u << pref[i]))
 			s->order[s->ndesigns++] = pref[i];
-			nupfront += upfront(pref[i]);
-		}
+}
+
+/*
+ * Every layout's hosts at once, its repetitions alternated with the others': all
+ * shrink and walk rows, then the registration rows (which grow nr_max).
+ */
+static int run_alternated(struct shu_run *s, double *dummy)
+{
+	int ret = 0;
+
+	for (unsigned int d = 0; d < s->ndesigns && !ret; d++)
+		ret = build_layout(s, s->order[d]);
+	if (ret)
+		return ret;
+	msim_bench_alternate(s->ndesigns, s->c->reps, sample_shrink, s, dummy, &s->prog);
+	msim_bench_alternate(s->ndesigns, s->c->reps, sample_register, s, dummy, &s->prog);
+	for (unsigned int d = 0; d < s->ndesigns; d++)
+		summarise(s, d);
+	return 0;
+}
+
+/*
+ * One layout at a time: build, every repetition of its rows, tear down. The bare
+ * host's mounts go before the cgroup host's: after 20000 cgroups' headers were
+ * copied ten times, a few milliseconds of mounts would be timed on cold caches.
+ */
+static int run_in_turn(struct shu_run *s)
+{
 	for (unsigned int d = 0; d < s->ndesigns; d++) {
 		unsigned int l = s->order[d];
-		uint64_t rss = msim_kmem_process_rss(), limit = UINT64_MAX;
+		int ret = build_layout(s, l);
 
-		if (upfront(l)) {
-			uint64_t budget = s->c->rss_budget * 9 / 10;
-
-			limit = rss + (budget > rss ? (budget - rss) / nupfront : 0);
-			nupfront--;
-		}
-		ret = build_layout(s, l, limit);
+		for (unsigned int rep = 0; rep < s->c->reps && !ret; rep++)
+			sample_shrink(d, rep, s);
+		for (unsigned int rep = 0; rep < s->c->reps && !ret; rep++)
+			sample_register_bare(d, rep, s);
+		for (unsigned int rep = 0; rep < s->c->reps && !ret; rep++)
+			sample_register_cg(d, rep, s);
+		if (!ret)
+			summarise(s, d);
+		msim_bench_progress(&s->prog, "%s: tearing down %s", s->c->name,
+				    msim_shrinker_layout_name(l));
+		host_destroy(&s->cg[l]);
+		host_destroy(&s->bare[l]);
 		if (ret)
 			return ret;
 	}
@@ -526,7 +551,7 @@ static int build_all(struct shu_run *s)
 int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r)
 {
 	struct shu_run *s = calloc(1, sizeof(*s));
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_shu_cpu_ns();
 	double *dummy = NULL;
 	int ret;
 
@@ -541,22 +566,12 @@ int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r)
 	s->c = &r->cfg;
 	s->r = r;
 	unit_share(r);
+	design_order(s);
 	msim_bench_progress_init(&s->prog, "shrinker-units", c->progress);
-	ret = measure_rest(s->c, &r->rest);
+	dummy = calloc((size_t)MSIM_SHU_NLAYOUTS * s->c->reps, sizeof(double));
+	ret = dummy ? measure_rest(s->c, &r->rest) : -ENOMEM;
 	if (!ret)
-		ret = build_all(s);
-	if (ret)
-		goto out;
-	r->rss_after_build = msim_kmem_process_rss();
-	dummy = calloc((size_t)s->ndesigns * s->c->reps, sizeof(double));
-	if (!dummy) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	msim_bench_alternate(s->ndesigns, s->c->reps, sample_shrink, s, dummy, &s->prog);
-	msim_bench_alternate(s->ndesigns, s->c->reps, sample_register, s, dummy, &s->prog);
-	summarise(s);
-out:
+		ret = s->c->in_turn ? run_in_turn(s) : run_alternated(s, dummy);
 	msim_bench_progress(&s->prog, "%s: tearing down", c->name);
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
 		host_destroy(&s->cg[l]);
@@ -564,6 +579,8 @@ out:
 	}
 	msim_bench_progress_done(&s->prog);
 	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(msim_shu_cpu_ns() - cpu0) / 1e9;
+	r->peak_rss = msim_shu_peak_rss();
 	free(dummy);
 	free(s);
 	return ret;

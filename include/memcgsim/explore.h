@@ -98,6 +98,15 @@ struct msim_explore_target {
 };
 /* A run that deadlocks counts as a violation (check() is not called for it). */
 
+/* One explored run, as msim_explore_opts.on_run sees it. */
+struct msim_explore_run {
+	unsigned int run;            /* 0, 1, ... */
+	uint64_t seed;               /* RANDOM/PCT: opts.seed + run */
+	uint64_t trace_hash;         /* msim_sched_trace_hash() of the run */
+	uint64_t steps;
+	bool violated;               /* a violation (check, deadlock or step cap) */
+};
+
 struct msim_explore_opts {
 	enum msim_strategy strategy; /* RANDOM, PCT, DFS or REPLAY */
 	uint64_t seed;
@@ -106,6 +115,15 @@ struct msim_explore_opts {
 	unsigned int preemptions;    /* DFS preemption bound */
 	const char *schedule;        /* REPLAY */
 	bool stop_at_first;          /* stop at the first violation */
+	/*
+	 * Map a new stack for every task, as the explorer did before it reused
+	 * finished tasks' stacks: the same schedules, a third slower (the kernel's
+	 * mmap, munmap and page faults). For tests and benches comparing the paths.
+	 */
+	bool fresh_stacks;
+	/* Called after every run when set: what the run was and whether it violated. */
+	void (*on_run)(const struct msim_explore_run *run, void *arg);
+	void *on_run_arg;
 };
 
 struct msim_explore_result {

@@ -123,6 +123,20 @@ MSIM_API size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_in
 
 /* Resident set size of this process, bytes (the simulator's own cost). */
 MSIM_API uint64_t msim_kmem_process_rss(void);
+/*
+ * Bytes of page tables of this process (VmPTE): reading memory nobody wrote costs
+ * no resident page but does cost page-table entries, which RSS does not count.
+ */
+MSIM_API uint64_t msim_kmem_process_page_tables(void);
+
+/*
+ * True when host m keeps its objects in the lazily committed arena (bytes the
+ * model never writes cost the process nothing; docs/kmem.md section 2); false
+ * when they are heap blocks: in sanitizer builds, with MSIM_KMEM_BACKING=heap in
+ * the environment when the host was created, or when the system refused the
+ * address space. The bytes charged are the same either way.
+ */
+MSIM_API bool msim_kmem_lazy_backing(const struct msim *m);
 
 /* per-CPU bytes are recorded by msim_alloc_percpu (percpu.h) through these. */
 MSIM_API void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner);

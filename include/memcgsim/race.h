@@ -221,6 +221,10 @@ struct msim_race_opts {
 	bool stop_at_first;
 	bool concurrent;               /* run the race's concurrent flavour instead */
 	const struct msim_race_side *side;  /* the side run (its arg and verdict); NULL: none */
+	/* Explorers: msim_explore_opts' fresh_stacks, on_run and on_run_arg. */
+	bool fresh_stacks;
+	void (*on_run)(const struct msim_explore_run *run, void *arg);
+	void *on_run_arg;
 };
 
 /* Defaults: strategy s, seed 0, the race's budget, no side. */

@@ -139,6 +139,9 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 								 : b->preemptions;
 	eo->schedule = o->schedule;
 	eo->stop_at_first = o->stop_at_first;
+	eo->fresh_stacks = o->fresh_stacks;
+	eo->on_run = o->on_run;
+	eo->on_run_arg = o->on_run_arg;
 	if (o->runs)
 		eo->runs = o->runs;
 	else if (o->strategy == MSIM_STRAT_DFS)

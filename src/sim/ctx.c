@@ -13,6 +13,7 @@
  * TSan: fibers), or they report false stack overflows and races.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,21 +100,88 @@ void msim__ctx_refresh_driver(struct msim_ctx *ctx)
 #endif
 }
 
-int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *), void *arg)
+/*
+ * Stacks of finished tasks are kept for the next task of the same size: an
+ * explorer creates and finishes a few tasks per run, thousands of runs a second,
+ * and mmap, mprotect of the guard page, munmap and the first-touch page faults
+ * cost more than the run itself. The pool is process-wide (hosts may be driven
+ * from several threads) and small; what it keeps is only the pages the tasks
+ * touched. A reused stack is the same mapping with its guard page: only its
+ * contents are stale, and a task never reads a stack slot it did not write.
+ */
+#define STACK_POOL_MAX 16
+
+__thread bool msim__ctx_fresh_stacks;
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned int n;
+	void *stack[STACK_POOL_MAX];
+	size_t size[STACK_POOL_MAX];
+} stack_pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *stack_pool_take(size_t stack_size)
 {
-	memset(ctx, 0, sizeof(*ctx));
+	void *stack = NULL;
+
+	if (msim__ctx_fresh_stacks)
+		return NULL;
+	pthread_mutex_lock(&stack_pool.lock);
+	for (unsigned int i = stack_pool.n; i-- > 0;) {
+		if (stack_pool.size[i] != stack_size)
+			continue;
+		stack = stack_pool.stack[i];
+		stack_pool.n--;
+		stack_pool.stack[i] = stack_pool.stack[stack_pool.n];
+		stack_pool.size[i] = stack_pool.size[stack_pool.n];
+		break;
+	}
+	pthread_mutex_unlock(&stack_pool.lock);
+	return stack;
+}
+
+/* False when the pool is full: the caller unmaps the stack. */
+static bool stack_pool_give(void *stack, size_t stack_size)
+{
+	bool kept = false;
+
+	if (msim__ctx_fresh_stacks)
+		return false;
+	pthread_mutex_lock(&stack_pool.lock);
+	if (stack_pool.n < STACK_POOL_MAX) {
+		stack_pool.stack[stack_pool.n] = stack;
+		stack_pool.size[stack_pool.n++] = stack_size;
+		kept = true;
+	}
+	pthread_mutex_unlock(&stack_pool.lock);
+	return kept;
+}
+
+static void *stack_map(size_t stack_size)
+{
 	/* mmap keeps large stacks lazy: untouched pages cost no memory. */
 	void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (stack == MAP_FAILED)
-		return -ENOMEM;
+		return NULL;
 	/* A guard page: a task that overflows its stack faults instead of corrupting. */
 	if (mprotect(stack, 4096, PROT_NONE)) {
 		munmap(stack, stack_size);
-		return -ENOMEM;
+		return NULL;
 	}
+	return stack;
+}
+
+int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *), void *arg)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	void *stack = stack_pool_take(stack_size);
+	if (!stack)
+		stack = stack_map(stack_size);
+	if (!stack)
+		return -ENOMEM;
 #if defined(MSIM_ASAN)
-	/* The mapping may reuse the addresses of a finished task's stack, whose frames
+	/* A pooled stack, or a mapping at the addresses of a finished task's stack: its frames
 	 * never returned: clear the poison they left in the shadow. */
 	__asan_unpoison_memory_region(stack, stack_size);
 #endif
@@ -135,7 +203,8 @@ int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *
 #else
 	ucontext_t *uc = calloc(1, sizeof(*uc));
 	if (!uc) {
-		munmap(stack, stack_size);
+		if (!stack_pool_give(stack, stack_size))
+			munmap(stack, stack_size);
 		return -ENOMEM;
 	}
 	getcontext(uc);
@@ -162,7 +231,8 @@ void msim__ctx_free(struct msim_ctx *ctx)
 #if !defined(__x86_64__)
 	free(ctx->sp);
 #endif
-	munmap(ctx->stack, ctx->stack_size);
+	if (!stack_pool_give(ctx->stack, ctx->stack_size))
+		munmap(ctx->stack, ctx->stack_size);
 	ctx->stack = NULL;
 }
 

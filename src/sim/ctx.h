@@ -5,6 +5,7 @@
 #ifndef MSIM_SIM_CTX_H
 #define MSIM_SIM_CTX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct msim_ctx {
@@ -15,6 +16,13 @@ struct msim_ctx {
 	const void *asan_bottom;  /* ASan: the stack being switched to */
 	size_t asan_size;
 };
+
+/*
+ * Set on a driver thread to map a new stack for every task and unmap it at the
+ * end, as before finished tasks' stacks were pooled (the explorer's fresh_stacks
+ * option: the two paths must give the same schedules).
+ */
+extern __thread bool msim__ctx_fresh_stacks;
 
 /* Prepare ctx to run entry(arg) on a fresh stack of stack_size bytes. */
 int msim__ctx_make(struct msim_ctx *ctx, size_t stack_size, void (*entry)(void *), void *arg);

@@ -24,6 +24,7 @@
 
 #include <memcgsim/explore.h>
 
+#include "ctx.h"
 #include "explore_dfs.h"
 
 /* What every part of one exploration reads. */
@@ -167,6 +168,21 @@ static void judge(const struct explore *x, struct msim *m, void *state, int rc, 
 
 /* ---- the loop ---- */
 
+/* Tell the caller's observer about run number run of host m. */
+static void report_run(const struct explore *x, struct msim *m, unsigned int run, uint64_t seed,
+		       bool violated)
+{
+	struct msim_explore_run r = {
+		.run = run,
+		.seed = seed,
+		.trace_hash = msim_sched_trace_hash(m),
+		.steps = msim_sched_steps(m),
+		.violated = violated,
+	};
+
+	x->o->on_run(&r, x->o->on_run_arg);
+}
+
 /*
  * Run number run on a fresh host: setup, strategy, run, verdict, and for DFS the
  * next prefix (*more is false once the bounded space is exhausted). Returns 0, or
@@ -187,9 +203,12 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 		ret = prepare(m, x, run, &seed);
 	if (!ret) {
 		int rc = msim_run(m);
+		unsigned int violations = x->res->violations;
 
 		x->res->runs++;
 		judge(x, m, state, rc, run, seed);
+		if (x->o->on_run)
+			report_run(x, m, run, seed, x->res->violations != violations);
 		if (x->o->strategy == MSIM_STRAT_DFS)
 			*more = msim__dfs_next(&x->dfs, m, x->o->preemptions);
 	}
@@ -203,7 +222,7 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		 const struct msim_explore_opts *o, struct msim_explore_result *res)
 {
 	struct explore x = { .target = target, .base = base, .o = o, .res = res };
-	bool replay_env = schedule_from_env();
+	bool replay_env = schedule_from_env(), fresh = msim__ctx_fresh_stacks;
 	double t0 = now_s();
 	unsigned int runs, run;
 	int ret;
@@ -214,12 +233,11 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 	if (ret)
 		return ret;
 	runs = planned_runs(o, replay_env);
-	if (o->strategy == MSIM_STRAT_PCT && !replay_env) {
+	/* The driver thread's tasks get their stacks the way the options say. */
+	msim__ctx_fresh_stacks = o->fresh_stacks;
+	if (o->strategy == MSIM_STRAT_PCT && !replay_env)
 		ret = calibrate(target, base, &x.steps_hint);
-		if (ret)
-			return ret;
-	}
-	for (run = 0; run < runs; run++) {
+	for (run = 0; run < runs && !ret; run++) {
 		bool more = true;
 
 		ret = run_once(&x, run, &more);
@@ -233,6 +251,7 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 			break;
 	}
 	msim__dfs_free(&x.dfs);
+	msim__ctx_fresh_stacks = fresh;
 	res->seconds = now_s() - t0;
 	return ret;
 }

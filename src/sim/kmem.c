@@ -3,11 +3,14 @@
  * kmem.c - the kernel-memory model: kmalloc classes, dedicated caches with SLUB
  * slab packing, RCU-deferred frees, per-CPU bytes, per-cache and per-owner totals.
  *
- * Every allocation is a real calloc() of the requested size behind a 16-byte
- * hidden header (kmem_internal.h) that records what it was charged as; totals
- * are relaxed atomic counters, so allocation is O(1) and thread-safe (concurrent
- * mode tasks and liburcu's callback thread allocate and free). The model is not
- * simulated shared state: it has no yield points and never changes a schedule.
+ * Objects live in a lazily committed arena (kmem_pool.c, kmem_arena.c: what the
+ * model never writes costs the process nothing), or, in sanitizer builds and for
+ * very large objects, in calloc() blocks behind a 16-byte header
+ * (kmem_internal.h); either way the model records what each was charged as.
+ * Totals are relaxed atomic counters, so accounting is O(1) and thread-safe
+ * (concurrent mode tasks and liburcu's callback thread allocate and free). The
+ * model is not simulated shared state: it has no yield points and never changes a
+ * schedule.
  *
  * docs/kmem.md states every byte rule and simplification; the short form:
  *  - kmalloc charges its class (kernel: include/linux/slab.h kmalloc_index());
@@ -22,11 +25,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "current.h"
 #include "kmem.h"
+#include "kmem_arena.h"
 #include "kmem_owner.h"
+#include "kmem_pool.h"
 #include "kmem_size.h"
 
 /* ---- lifetime ---- */
+
+/*
+ * Where objects live: MSIM_KMEM_BACKING=heap or =arena when set; otherwise the
+ * lazily committed arena (kmem_arena.c), unless the build is sanitized (ASan must
+ * see every object as a heap block to check its bounds; TSan is kept to the
+ * heap as well, and runs the arena only when asked, to check the arena itself).
+ * The heap also serves when the system refuses the address space. The bytes
+ * charged are the same either way.
+ */
+static bool want_arena(void)
+{
+	const char *env = getenv("MSIM_KMEM_BACKING");
+
+	if (env && *env)
+		return strcmp(env, "heap") != 0;
+#if defined(MSIM_ASAN) || defined(MSIM_TSAN)
+	return false;
+#else
+	return true;
+#endif
+}
 
 int msim__kmem_init(struct msim *m)
 {
@@ -35,6 +62,9 @@ int msim__kmem_init(struct msim *m)
 	if (!k)
 		return -ENOMEM;
 	k->host = m;
+	k->shared = !msim__det(m);
+	if (want_arena())
+		k->pools = msim__kmem_pools_new(k->shared); /* NULL: the heap after all */
 	pthread_mutex_init(&k->lock, NULL);
 	k->owners[KMEM_OWNER_NONE].name = "(none)";
 	k->owners[KMEM_OWNER_OTHER].name = "(other)";
@@ -53,6 +83,7 @@ void msim__kmem_fini(struct msim *m)
 	/* Pending kfree_rcu callbacks point at k: let them run first. */
 	if (LOAD(&k->rcu_pending_frees))
 		msim_rcu_barrier();
+	msim__kmem_pools_free(k->pools);
 	for (c = k->caches; c; c = next) {
 		next = c->next;
 		free(c->name);
@@ -61,6 +92,13 @@ void msim__kmem_fini(struct msim *m)
 	pthread_mutex_destroy(&k->lock);
 	free(k);
 	m->kmem = NULL;
+}
+
+bool msim_kmem_lazy_backing(const struct msim *m)
+{
+	const struct msim_kmem *k = msim__kmem_of(m);
+
+	return k && k->pools;
 }
 
 /* ---- validation ---- */
@@ -79,14 +117,6 @@ static bool kmem_bad(const char *what, const void *p, const char *why)
 	return false;
 }
 
-static bool hdr_check(const struct msim__kmem_hdr *h, const char *what, const void *p)
-{
-	if (h->magic == MSIM__KMEM_MAGIC)
-		return true;
-	return kmem_bad(what, p, h->magic == MSIM__KMEM_MAGIC_FREED ?
-			"double free" : "not an allocation of the kernel-memory model");
-}
-
 static void *hdr_new(size_t size)
 {
 	struct msim__kmem_hdr *h;
@@ -100,52 +130,72 @@ static void *hdr_new(size_t size)
 	return h;
 }
 
+/*
+ * A zeroed object of size bytes charged as d: in the arena when the host has one
+ * and the object fits a chunk, else on the heap behind a header.
+ */
+static void *obj_new(struct msim_kmem *k, size_t size, const struct msim__kmem_desc *d)
+{
+	struct msim__kmem_hdr *h;
+
+	if (k->pools && size <= KMEM_ARENA_MAX_SLOT)
+		return msim__kmem_pool_alloc(k, size, d);
+	h = hdr_new(size);
+	if (!h) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->kind = d->kind;
+	h->owner = d->owner;
+	if (d->kind == MSIM__KMEM_KMALLOC)
+		h->charged = d->charged;
+	else
+		h->cache = d->cache;
+	return h + 1;
+}
+
 /* ---- kmalloc ---- */
 
 /* kernel: mm/slub.c __kmalloc_noprof() (with __GFP_ZERO: kzalloc) */
 void *msim_kmalloc(struct msim *m, size_t size, const char *owner)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
-	struct msim__kmem_hdr *h;
-	size_t charged;
+	struct msim__kmem_desc d = { .kind = MSIM__KMEM_KMALLOC };
+	void *p;
 
 	if (!k) {
 		errno = EINVAL;
 		return NULL;
 	}
-	charged = msim_kmalloc_size(size);
-	h = hdr_new(size);
-	if (!h) {
-		errno = ENOMEM;
+	d.charged = msim_kmalloc_size(size);
+	d.owner = msim__kmem_owner_index(k, owner);
+	p = obj_new(k, size, &d);
+	if (!p)
 		return NULL;
-	}
-	h->kind = MSIM__KMEM_KMALLOC;
-	h->owner = msim__kmem_owner_index(k, owner);
-	h->charged = charged;
-	ADD(&k->kmalloc_bytes, charged);
-	ADD(&k->owners[h->owner].kmalloc_bytes, charged);
-	ADD(&k->allocations, 1);
-	return h + 1;
+	ADD(k, &k->kmalloc_bytes, d.charged);
+	ADD(k, &k->owners[d.owner].kmalloc_bytes, d.charged);
+	ADD(k, &k->allocations, 1);
+	return p;
 }
 
-static void kmalloc_uncharge(struct msim_kmem *k, struct msim__kmem_hdr *h)
+static void kmalloc_uncharge(struct msim_kmem *k, const struct msim__kmem_desc *d)
 {
-	SUB(&k->kmalloc_bytes, h->charged);
-	SUB(&k->owners[h->owner].kmalloc_bytes, h->charged);
-	SUB(&k->allocations, 1);
+	SUB(k, &k->kmalloc_bytes, d->charged);
+	SUB(k, &k->owners[d->owner].kmalloc_bytes, d->charged);
+	SUB(k, &k->allocations, 1);
 }
 
 /* ---- dedicated caches ---- */
 
 static void cache_uncharge(struct msim_kmem *k, struct msim_kmem_cache *c, uint16_t owner)
 {
-	uint64_t left = __atomic_sub_fetch(&c->objects, 1, __ATOMIC_RELAXED);
+	uint64_t left = SUB(k, &c->objects, 1);
 
 	/* The object that empties a slab gives the slab back (dense packing). */
 	if (left % c->objs_per_slab == 0)
-		SUB(&k->cache_bytes, c->slab_bytes);
-	SUB(&k->owners[owner].cache_share_fp, c->share_fp);
-	SUB(&k->allocations, 1);
+		SUB(k, &k->cache_bytes, c->slab_bytes);
+	SUB(k, &k->owners[owner].cache_share_fp, c->share_fp);
+	SUB(k, &k->allocations, 1);
 }
 
 /* kernel: mm/slab_common.c kmem_cache_create() -> mm/slub.c kmem_cache_open() */
@@ -250,95 +300,120 @@ void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c)
 void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
-	struct msim__kmem_hdr *h;
+	struct msim__kmem_desc d = { .kind = MSIM__KMEM_CACHE, .cache = c };
+	void *p;
 
 	if (!k || !c || c->k != k) {
 		errno = EINVAL;
 		return NULL;
 	}
-	h = hdr_new(c->object_size);
-	if (!h) {
-		errno = ENOMEM;
+	d.owner = msim__kmem_owner_index(k, owner);
+	/* In the arena the slot is the cache's (its alignment); on the heap the object. */
+	p = obj_new(k, k->pools ? c->slot_size : c->object_size, &d);
+	if (!p)
 		return NULL;
-	}
-	h->kind = MSIM__KMEM_CACHE;
-	h->owner = msim__kmem_owner_index(k, owner);
-	h->cache = c;
 	/* The object that opens a slab brings the whole slab in. */
-	if (__atomic_fetch_add(&c->objects, 1, __ATOMIC_RELAXED) % c->objs_per_slab == 0)
-		ADD(&k->cache_bytes, c->slab_bytes);
-	ADD(&k->owners[h->owner].cache_share_fp, c->share_fp);
-	ADD(&k->allocations, 1);
-	return h + 1;
+	if ((ADD(k, &c->objects, 1) - 1) % c->objs_per_slab == 0)
+		ADD(k, &k->cache_bytes, c->slab_bytes);
+	ADD(k, &k->owners[d.owner].cache_share_fp, c->share_fp);
+	ADD(k, &k->allocations, 1);
+	return p;
 }
 
 /* ---- free ---- */
 
-/* Uncharge and release a checked header that is no longer reachable. */
-static void kmem_release(struct msim_kmem *k, struct msim__kmem_hdr *h)
+static void uncharge(struct msim_kmem *k, const struct msim__kmem_desc *d)
 {
-	if (h->kind == MSIM__KMEM_KMALLOC)
-		kmalloc_uncharge(k, h);
+	if (d->kind == MSIM__KMEM_KMALLOC)
+		kmalloc_uncharge(k, d);
 	else
-		cache_uncharge(k, h->cache, h->owner);
-	h->magic = MSIM__KMEM_MAGIC_FREED;
-	free(h);
+		cache_uncharge(k, d->cache, d->owner);
 }
 
-static struct msim__kmem_hdr *free_check(struct msim_kmem *k, const void *p, const char *what)
+/* ---- objects on the heap: a header before each ---- */
+
+/* What the heap object p was charged as, or why p is not one. */
+static const char *hdr_desc(const void *p, struct msim__kmem_desc *d)
+{
+	const struct msim__kmem_hdr *h = msim__kmem_hdr_of(p);
+
+	if (h->magic != MSIM__KMEM_MAGIC)
+		return h->magic == MSIM__KMEM_MAGIC_FREED ?
+			"double free" : "not an allocation of the kernel-memory model";
+	if (h->kind != MSIM__KMEM_KMALLOC && h->kind != MSIM__KMEM_CACHE)
+		return "corrupted header";
+	*d = (struct msim__kmem_desc){ .kind = h->kind, .owner = h->owner };
+	d->rcu_pending = __atomic_load_n(&h->flags, __ATOMIC_RELAXED) & MSIM__KMEM_F_RCU_PENDING;
+	if (h->kind == MSIM__KMEM_KMALLOC)
+		d->charged = h->charged;
+	else
+		d->cache = h->cache;
+	return NULL;
+}
+
+/* The heap's checks of kfree, kmem_cache_free (from) and kfree_rcu, then the op. */
+static const char *hdr_free(struct msim_kmem *k, const void *p, enum msim__kmem_op op,
+			    const struct msim_kmem_cache *from, struct msim__kmem_desc *d)
 {
 	struct msim__kmem_hdr *h = msim__kmem_hdr_of(p);
+	const char *why = hdr_desc(p, d);
 
-	if (!k) {
-		kmem_bad(what, p, "no kernel-memory model on this host");
+	if (why)
+		return why;
+	if (op != MSIM__KMEM_RCU_DONE && d->rcu_pending)
+		return "already freed with kfree_rcu";
+	if (d->kind == MSIM__KMEM_CACHE && d->cache->k != k)
+		return "object of another host's cache";
+	if (from && (d->kind != MSIM__KMEM_CACHE || d->cache != from))
+		return "object is not from this cache";
+	if (op == MSIM__KMEM_RCU_MARK) {
+		__atomic_fetch_or(&h->flags, MSIM__KMEM_F_RCU_PENDING, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	if (!hdr_check(h, what, p))
-		return NULL;
-	if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & MSIM__KMEM_F_RCU_PENDING) {
-		kmem_bad(what, p, "already freed with kfree_rcu");
-		return NULL;
-	}
-	if (h->kind == MSIM__KMEM_CACHE && h->cache->k != k) {
-		kmem_bad(what, p, "object of another host's cache");
-		return NULL;
-	}
-	if (h->kind != MSIM__KMEM_KMALLOC && h->kind != MSIM__KMEM_CACHE) {
-		kmem_bad(what, p, "corrupted header");
-		return NULL;
-	}
-	return h;
+	h->magic = MSIM__KMEM_MAGIC_FREED;
+	free(h);
+	return NULL;
+}
+
+/*
+ * The checks, then op, for p from the arena or the heap; *d tells what it was
+ * charged as. False (after the report) for a bad free, which changes nothing.
+ */
+static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op op,
+			 const struct msim_kmem_cache *from, struct msim__kmem_desc *d,
+			 const char *what)
+{
+	const char *why;
+
+	if (!k)
+		return kmem_bad(what, p, "no kernel-memory model on this host");
+	if (msim__kmem_in_arena(p))
+		why = k->pools ? msim__kmem_pool_free(k, p, op, from, d) : "object of another host";
+	else
+		why = hdr_free(k, p, op, from, d);
+	return why ? kmem_bad(what, p, why) : true;
 }
 
 /* kernel: mm/slub.c kfree(); like the kernel it also frees cache objects. */
 void msim_kfree(struct msim *m, const void *p)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
-	struct msim__kmem_hdr *h;
+	struct msim__kmem_desc d;
 
-	if (!p)
-		return;
-	h = free_check(k, p, "kfree");
-	if (h)
-		kmem_release(k, h);
+	if (p && kmem_free_op(k, p, MSIM__KMEM_FREE, NULL, &d, "kfree"))
+		uncharge(k, &d);
 }
 
 /* kernel: mm/slub.c kmem_cache_free() */
 void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
-	struct msim__kmem_hdr *h;
+	struct msim__kmem_desc d;
 
-	if (!p)
-		return;
-	h = free_check(k, p, "kmem_cache_free");
-	if (!h)
-		return;
-	if (h->kind != MSIM__KMEM_CACHE || h->cache != c) {
+	if (p && c && kmem_free_op(k, p, MSIM__KMEM_FREE, c, &d, "kmem_cache_free"))
+		uncharge(k, &d);
+	else if (p && !c)
 		kmem_bad("kmem_cache_free", p, "object is not from this cache");
-		return;
-	}
-	kmem_release(k, h);
 }
 
 /* ---- kfree_rcu ---- */
@@ -346,32 +421,37 @@ void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void 
 struct kfree_rcu_work {
 	struct msim_rcu_head head;
 	struct msim_kmem *k;
-	struct msim__kmem_hdr *h;
+	const void *p;
 	uint64_t bytes;
 };
 
-static uint64_t hdr_bytes(const struct msim__kmem_hdr *h)
+static uint64_t desc_bytes(const struct msim__kmem_desc *d)
 {
-	if (h->kind == MSIM__KMEM_KMALLOC)
-		return h->charged;
-	return (h->cache->share_fp + (1u << (KMEM_FP_SHIFT - 1))) >> KMEM_FP_SHIFT;
+	if (d->kind == MSIM__KMEM_KMALLOC)
+		return d->charged;
+	return (d->cache->share_fp + (1u << (KMEM_FP_SHIFT - 1))) >> KMEM_FP_SHIFT;
 }
 
-static void kfree_rcu_finish(struct msim_kmem *k, struct msim__kmem_hdr *h, uint64_t bytes)
+/* The grace period of p has ended: free it and leave the pending totals. */
+static void kfree_rcu_finish(struct msim_kmem *k, const void *p, uint64_t bytes)
 {
-	SUB(&k->rcu_pending_bytes, bytes);
-	if (h->kind == MSIM__KMEM_CACHE)
-		SUB(&h->cache->rcu_pending, 1);
-	kmem_release(k, h);
+	struct msim__kmem_desc d;
+
+	SUB(k, &k->rcu_pending_bytes, bytes);
+	if (kmem_free_op(k, p, MSIM__KMEM_RCU_DONE, NULL, &d, "kfree_rcu callback")) {
+		if (d.kind == MSIM__KMEM_CACHE)
+			SUB(k, &d.cache->rcu_pending, 1);
+		uncharge(k, &d);
+	}
 	/* Last: fini's rcu_barrier() may free k once this reaches zero. */
-	SUB(&k->rcu_pending_frees, 1);
+	SUB(k, &k->rcu_pending_frees, 1);
 }
 
 static void kfree_rcu_cb(struct msim_rcu_head *head)
 {
 	struct kfree_rcu_work *w = msim_container_of(head, struct kfree_rcu_work, head);
 
-	kfree_rcu_finish(w->k, w->h, w->bytes);
+	kfree_rcu_finish(w->k, w->p, w->bytes);
 	free(w);
 }
 
@@ -383,29 +463,25 @@ static void kfree_rcu_cb(struct msim_rcu_head *head)
 void msim_kfree_rcu(struct msim *m, const void *p)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
-	struct msim__kmem_hdr *h;
+	struct msim__kmem_desc d;
 	struct kfree_rcu_work *w;
 	uint64_t bytes;
 
-	if (!p)
+	if (!p || !kmem_free_op(k, p, MSIM__KMEM_RCU_MARK, NULL, &d, "kfree_rcu"))
 		return;
-	h = free_check(k, p, "kfree_rcu");
-	if (!h)
-		return;
-	__atomic_fetch_or(&h->flags, MSIM__KMEM_F_RCU_PENDING, __ATOMIC_RELAXED);
-	bytes = hdr_bytes(h);
-	ADD(&k->rcu_pending_frees, 1);
-	ADD(&k->rcu_pending_bytes, bytes);
-	if (h->kind == MSIM__KMEM_CACHE)
-		ADD(&h->cache->rcu_pending, 1);
+	bytes = desc_bytes(&d);
+	ADD(k, &k->rcu_pending_frees, 1);
+	ADD(k, &k->rcu_pending_bytes, bytes);
+	if (d.kind == MSIM__KMEM_CACHE)
+		ADD(k, &d.cache->rcu_pending, 1);
 	w = malloc(sizeof(*w));
 	if (!w) {
 		/* kernel: kvfree_rcu_bulk()'s fallback, synchronize_rcu() then free. */
 		msim_synchronize_rcu();
-		kfree_rcu_finish(k, h, bytes);
+		kfree_rcu_finish(k, p, bytes);
 		return;
 	}
-	*w = (struct kfree_rcu_work){ .k = k, .h = h, .bytes = bytes };
+	*w = (struct kfree_rcu_work){ .k = k, .p = p, .bytes = bytes };
 	w->head.host = m;
 	msim_call_rcu(&w->head, kfree_rcu_cb);
 }
@@ -417,8 +493,8 @@ void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner)
 
 	if (!k)
 		return;
-	ADD(&k->percpu_bytes, bytes);
-	ADD(&k->owners[msim__kmem_owner_index(k, owner)].percpu_bytes, bytes);
+	ADD(k, &k->percpu_bytes, bytes);
+	ADD(k, &k->owners[msim__kmem_owner_index(k, owner)].percpu_bytes, bytes);
 }
 
 void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner)
@@ -427,6 +503,6 @@ void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner)
 
 	if (!k)
 		return;
-	SUB(&k->percpu_bytes, bytes);
-	SUB(&k->owners[msim__kmem_owner_index(k, owner)].percpu_bytes, bytes);
+	SUB(k, &k->percpu_bytes, bytes);
+	SUB(k, &k->owners[msim__kmem_owner_index(k, owner)].percpu_bytes, bytes);
 }

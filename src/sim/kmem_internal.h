@@ -2,13 +2,15 @@
 /*
  * kmem_internal.h - the types of the kernel-memory model, shared by its files:
  * kmem.c (lifetime, allocation and free), kmem_size.c (size classes and slab
- * geometry), kmem_owner.c (the owner table) and kmem_report.c (totals). Types and
- * constants only, plus the hidden header put before every allocation.
+ * geometry), kmem_owner.c (the owner table), kmem_report.c (totals) and
+ * kmem_pool.c (objects in the arena, kmem_arena.c). Types and constants only,
+ * plus the hidden header put before every allocation on the heap.
  */
 #ifndef MSIM_SIM_KMEM_INTERNAL_H
 #define MSIM_SIM_KMEM_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <memcgsim/atomic.h>
@@ -50,8 +52,12 @@ struct msim_kmem_cache {
 	struct msim_kmem_cache *next;
 };
 
+struct kmem_pools;            /* kmem_pool.c */
+
 struct msim_kmem {
 	struct msim *host;
+	bool shared;              /* concurrent mode: counters and pools used by many threads */
+	struct kmem_pools *pools; /* the arena's pools; NULL: objects on the heap */
 	pthread_mutex_t lock;     /* cache list, owner inserts */
 	struct msim_kmem_cache *caches;
 	uint64_t kmalloc_bytes;   /* atomics, all of them */
@@ -66,9 +72,17 @@ struct msim_kmem {
 	uint16_t slot_owner[KMEM_OWNER_SLOTS];
 };
 
-/* The model's counters are bookkeeping: quiet atomics, no yield points. */
-#define ADD(p, v) msim_quiet_fetch_add((p), (v), MSIM_RELAXED)
-#define SUB(p, v) msim_quiet_fetch_sub((p), (v), MSIM_RELAXED)
+/*
+ * The model's counters are bookkeeping, never yield points. A concurrent-mode
+ * host's are relaxed atomics: tasks on threads and liburcu's callback thread
+ * update them. A deterministic host runs on one thread at a time (its RCU
+ * callbacks too), so plain arithmetic does, at a third of the cost. ADD and SUB
+ * return the new value.
+ */
+#define ADD(k, p, v) ((k)->shared ? msim_quiet_fetch_add((p), (v), MSIM_RELAXED) + (v) \
+				  : (*(p) += (v)))
+#define SUB(k, p, v) ((k)->shared ? msim_quiet_fetch_sub((p), (v), MSIM_RELAXED) - (v) \
+				  : (*(p) -= (v)))
 #define LOAD(p) msim_quiet_load((p), MSIM_RELAXED)
 
 static inline struct msim_kmem *msim__kmem_of(const struct msim *m)
@@ -88,9 +102,11 @@ enum msim__kmem_kind {
 #define MSIM__KMEM_F_RCU_PENDING 0x1u /* kfree_rcu'd, waiting for its grace period */
 
 /*
- * 16 bytes, so the object behind it keeps malloc's 16-byte alignment. kmalloc
- * allocations keep their charged class size; cache objects their cache (which
- * knows the slot geometry).
+ * The header of an allocation on the heap (the backing store of sanitizer builds,
+ * of MSIM_KMEM_BACKING=heap, and of objects above KMEM_ARENA_MAX_SLOT): 16 bytes,
+ * so the object behind it keeps malloc's 16-byte alignment. kmalloc allocations
+ * keep their charged class size; cache objects their cache (which knows the slot
+ * geometry). Objects in the arena have no header: their pool knows the same.
  */
 struct msim__kmem_hdr {
 	uint32_t magic;

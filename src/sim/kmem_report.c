@@ -124,3 +124,19 @@ uint64_t msim_kmem_process_rss(void)
 	fclose(f);
 	return (uint64_t)resident * (uint64_t)(page > 0 ? page : 4096);
 }
+
+/* The page tables of this process, from VmPTE in /proc/self/status (kB). */
+uint64_t msim_kmem_process_page_tables(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}

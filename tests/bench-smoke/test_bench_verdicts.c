@@ -414,10 +414,10 @@ static void shu_plant(struct msim_shu_result *t1, struct msim_shu_result *t2)
 		b->nr_max = 50112;
 		b->slab_per_cgroup = (uint64_t)slab2[i];
 		b->container_bytes = (uint64_t)cont2[i];
-		b->reg_s = b->reg_s_full = reg2[i];
+		b->reg_s = reg2[i];
 		b->reg_none_s = none2[i];
 		b->walk_visit_us = visit2[i];
-		b->walk_s_full = walk2[i];
+		b->walk_s = walk2[i];
 		b->empty_ns = 150;
 	}
 }
@@ -453,10 +453,10 @@ static void f2(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO
 static void f3(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].busy_ns = 1950; }
 static void f5(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].container_bytes = 8; }
 static void f6(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LA].slab_per_cgroup = 500000; }
-static void f7(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].reg_s_full = 0.30; }
+static void f7(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].reg_s = 0.30; }
 static void f8(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].reg_none_s = 0.2; }
 static void f9(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].walk_visit_us = 2; }
-static void f10(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_s_full = 10; }
+static void f10(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_s = 10; }
 static void f11(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_visit_us = 0.9; }
 
 static void shrinker_units(void **state)

@@ -12,8 +12,12 @@
  *   xarray             0 (no container, no unit until a list is made)
  *
  *   quick table 1: 1000 + 64 mounts -> nr_max 1088 (U 17), 50 cgroups, 1 node, 4 CPUs
- *   quick table 2: 2000 + 64 mounts -> nr_max 2112 (U 33), 100 cgroups (upfront
- *                  layouts capped at 40), 4 nodes, 48 CPUs
+ *   quick table 2: 2000 + 64 mounts -> nr_max 2112 (U 33), 100 cgroups, 4 nodes,
+ *                  48 CPUs, layouts in turn (as the full table 2)
+ *
+ * Every layout gets every cgroup (no cap, nothing extrapolated), and the figures
+ * do not depend on where the kernel-memory model keeps its objects: the quick
+ * scales run again with MSIM_KMEM_BACKING=heap and must agree to the byte.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,20 +36,20 @@
 
 static struct msim_shu_result results[2];
 
-static void run_quick(unsigned int which)
+static void run_quick(unsigned int which, struct msim_shu_result *r)
 {
 	struct msim_shu_config c;
 
 	msim_shu_config_thread(&c, which, true);
 	c.progress = false;
-	assert_int_equal(msim_shu_run(&c, &results[which]), 0);
+	assert_int_equal(msim_shu_run(&c, r), 0);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	run_quick(0);
-	run_quick(1);
+	run_quick(0, &results[0]);
+	run_quick(1, &results[1]);
 	return 0;
 }
 
@@ -89,7 +93,7 @@ static void check_layout_bytes(const struct msim_shu_layout_result *lr, unsigned
 	}
 }
 
-static void check_scale(const struct msim_shu_result *r, int nr_max, unsigned int capped_to)
+static void check_scale(const struct msim_shu_result *r, int nr_max)
 {
 	const struct msim_shu_config *c = &r->cfg;
 	uint64_t u = (uint64_t)nr_max / 64, nodes = c->nodes;
@@ -98,14 +102,11 @@ static void check_scale(const struct msim_shu_result *r, int nr_max, unsigned in
 
 	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
 		const struct msim_shu_layout_result *lr = &r->lay[l];
-		bool upfront = l == MSIM_SHRINKER_INFO_ARRAY ||
-			       l == MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE;
-		unsigned int used = upfront && capped_to ? capped_to : c->cgroups;
+		unsigned int used = c->cgroups;
 
 		assert_true(lr->ran);
 		assert_int_equal(lr->nr_max, nr_max);
 		assert_int_equal(lr->cgroups_used, used);
-		assert_int_equal(lr->capped, used < c->cgroups);
 		assert_true(lr->info_bytes_agree);
 		/* The 640 mounts grow nr_max by exactly 10 units of 64 ids. */
 		assert_int_equal(lr->nr_max_after, nr_max + MSIM_SHU_REG_MOUNTS);
@@ -136,20 +137,63 @@ static void test_table1_quick_bytes(void **state)
 {
 	(void)state;
 	assert_int_equal(results[0].cfg.nodes, 1);
-	check_scale(&results[0], 1088, 0);
+	assert_false(results[0].cfg.in_turn);
+	check_scale(&results[0], 1088);
 	/* mainline, 1 node: kmalloc(24 + 136 = 160) = 192, plus 17 KiB of units */
 	assert_int_equal(results[0].lay[MSIM_SHRINKER_INFO_ARRAY].shrinker_bytes, 192 + 17 * 1024);
 }
 
-/* 2000 + 64 mounts: nr_max 2112, 33 units per node; 4 nodes; upfront capped at 40. */
+/* 2000 + 64 mounts: nr_max 2112, 33 units per node; 4 nodes; layouts in turn. */
 static void test_table2_quick_bytes(void **state)
 {
 	(void)state;
 	assert_int_equal(results[1].cfg.nodes, 4);
-	check_scale(&results[1], 2112, 40);
+	assert_true(results[1].cfg.in_turn);
+	check_scale(&results[1], 2112);
 	/* the container: 4 x kmalloc(24 + 264 = 288) = 4 x 512 */
 	assert_int_equal(results[1].lay[MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND].container_bytes,
 			 4 * 512);
+}
+
+/* Every deterministic figure of one layout, the same whatever the backing store. */
+static void check_same_figures(const struct msim_shu_layout_result *a,
+			       const struct msim_shu_layout_result *b)
+{
+	assert_int_equal(a->nr_max, b->nr_max);
+	assert_int_equal(a->cgroups_used, b->cgroups_used);
+	assert_int_equal(a->shrinker_bytes, b->shrinker_bytes);
+	assert_int_equal(a->container_bytes, b->container_bytes);
+	assert_int_equal(a->unit_bytes, b->unit_bytes);
+	assert_int_equal(a->units, b->units);
+	assert_int_equal(a->slab_per_cgroup, b->slab_per_cgroup);
+	assert_int_equal(a->info_bytes_agree, b->info_bytes_agree);
+	assert_int_equal(a->walk_visits, b->walk_visits);
+	assert_int_equal(a->nr_max_after, b->nr_max_after);
+	assert_int_equal(a->expand_visits, b->expand_visits);
+}
+
+/*
+ * The arena (objects committed only where written) and the heap (a calloc per
+ * object) charge the same bytes: run both quick scales on the heap and compare.
+ * Sanitizer builds use the heap for both runs; the comparison still holds.
+ */
+static void test_backings_agree(void **state)
+{
+	struct msim_shu_result *heap = calloc(2, sizeof(*heap));
+
+	(void)state;
+	assert_non_null(heap);
+	assert_int_equal(setenv("MSIM_KMEM_BACKING", "heap", 1), 0);
+	run_quick(0, &heap[0]);
+	run_quick(1, &heap[1]);
+	unsetenv("MSIM_KMEM_BACKING");
+	for (unsigned int t = 0; t < 2; t++) {
+		assert_memory_equal(&heap[t].rest, &results[t].rest, sizeof(heap[t].rest));
+		assert_int_equal(heap[t].unit_slot_share, results[t].unit_slot_share);
+		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+			check_same_figures(&heap[t].lay[l], &results[t].lay[l]);
+	}
+	free(heap);
 }
 
 /* The full scales' arithmetic, without running them: table 2's 32 KB container. */
@@ -167,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table1_quick_bytes),
 		cmocka_unit_test(test_table2_quick_bytes),
+		cmocka_unit_test(test_backings_agree),
 		cmocka_unit_test(test_thread_scale_arithmetic),
 	};
 

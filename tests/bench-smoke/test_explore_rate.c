@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_explore_rate.c - the explore-rate bench small: 300 runs of rstat-early-exit
+ * per strategy on both paths (pooled and fresh task stacks). Asserts what is
+ * deterministic: both paths found the same runs, random and PCT ran all 300 and
+ * found the race's violation, and the verdicts follow planted figures (the goal
+ * holds at 20000 a second and fails below; a disagreement fails the second row).
+ * Never a time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_explore_rate.h"
+
+static void small_run_agrees(void **state)
+{
+	struct msim_er_config c = { .race = "rstat-early-exit", .runs = 300, .reps = 1, .seed = 1 };
+	struct msim_er_result r;
+
+	(void)state;
+	assert_int_equal(msim_er_run(&c, &r), 0);
+	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+		assert_true(r.s[s].paths_agree);
+		assert_true(r.s[s].runs > 0);
+		assert_true(r.s[s].pooled_per_s > 0 && r.s[s].fresh_per_s > 0);
+	}
+	assert_int_equal(r.s[0].strategy, MSIM_STRAT_RANDOM);
+	assert_int_equal(r.s[1].strategy, MSIM_STRAT_PCT);
+	for (unsigned int s = 0; s < 2; s++) {
+		assert_int_equal(r.s[s].runs, 300);
+		assert_true(r.s[s].violations > 0);
+		assert_true(r.s[s].first_violation_run >= 0);
+	}
+}
+
+static void unknown_race_refused(void **state)
+{
+	struct msim_er_config c = { .race = "no-such-race", .runs = 10, .reps = 1 };
+	struct msim_er_result r;
+
+	(void)state;
+	assert_int_equal(msim_er_run(&c, &r), -22);
+}
+
+/* The verdict of the row whose claim starts with prefix, from the text printer. */
+static const char *verdict_of(const struct msim_verdict_table *t, const char *prefix)
+{
+	static char line[64];
+	char *buf = NULL, *at;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	msim_verdict_print_text(f, t);
+	fclose(f);
+	at = strstr(buf, prefix);
+	assert_non_null(at);
+	while (at > buf && at[-1] != '[')
+		at--;
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "]"), at);
+	free(buf);
+	return line;
+}
+
+static void plant(struct msim_er_result *r, double random, double pct, bool agree)
+{
+	memset(r, 0, sizeof(*r));
+	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+		r->s[s].fresh_per_s = 10000;
+		r->s[s].paths_agree = true;
+	}
+	r->s[0].pooled_per_s = random;
+	r->s[1].pooled_per_s = pct;
+	r->s[2].paths_agree = agree;
+}
+
+static void verdicts_follow_figures(void **state)
+{
+	struct msim_er_result r;
+	struct msim_er_verdicts v;
+
+	(void)state;
+	plant(&r, 20000, 45000, true);
+	msim_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "holds");
+	assert_string_equal(verdict_of(&v.table, "both paths"), "holds");
+	assert_true(v.fig[MSIM_ER_F_PCT_SPEEDUP] == 4.5);
+	plant(&r, 19999, 45000, false);
+	msim_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "both paths"), "does not hold");
+	plant(&r, 30000, 12000, true);
+	msim_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "does not hold");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(small_run_agrees),
+		cmocka_unit_test(unknown_race_refused),
+		cmocka_unit_test(verdicts_follow_figures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
