@@ -22,6 +22,17 @@
  * the walk breaks below root (a child's atomic is past the threshold) the root's
  * gate stays shut until the 2 s periodic flush: the volume written in one
  * periodic-flush window (2 s plus a step) is added.
+ * Schedules (--schedules N): the figures above come from the default schedule
+ * (tasks in creation order). The same workload then runs again on a fresh host
+ * under N seeded schedules, odd ones random, even ones PCT (depth 3), each step's
+ * seed derived from (schedule, step). At a quiescent point the errors do not
+ * depend on the order (each CPU's diff is its own updates'), so these runs add a
+ * reader task on CPU 0 that reads both ways NRD_MID_READS times in the middle of
+ * the step, wherever the schedule puts it. A read in the middle may also miss
+ * the update each other CPU has in flight (the truth counts an update once it
+ * returns): at most NRD_MAX_DELTA pages per CPU, added to both bounds for these
+ * reads. The worst error of each reader over the default and the N schedules is
+ * reported beside those bounds (the volume per step does not depend on the order).
  * All figures are pages and deterministic; no time is measured.
  */
 #include <errno.h>
@@ -40,9 +51,12 @@
 
 #define NRD_ITEM MSIM_NR_ACTIVE_ANON
 #define NRD_NODE_GIB 64UL
+#define NRD_MAX_DELTA 4        /* |delta| of one update: -3..+4 */
+#define NRD_MID_READS 4        /* reads per step by the reader task (seeded schedules) */
 
 struct nrd {
-	unsigned int cpus, nmemcgs, ops, step_ms, seconds;
+	unsigned int cpus, nmemcgs, ops, step_ms, seconds, schedules;
+	unsigned int schedule;           /* 0: the default; k >= 1: seeded schedule k */
 	struct msim_variants base;
 	struct msim *m;
 	struct msim_memcg **memcgs;
@@ -52,6 +66,7 @@ struct nrd {
 	long *volume;                    /* [steps]: sum of |delta| per step */
 	unsigned int steps, threshold;
 	unsigned long rstat_flushes;     /* gated flushes the reader got through */
+	double mid_node_err, mid_rstat_err; /* worst of the reader task's reads */
 	struct msim_nrd_summary s;
 };
 
@@ -154,6 +169,35 @@ static double max_window(const struct nrd *r, unsigned int w)
 	return (double)best;
 }
 
+/* Seeded schedules: reads in the middle of a step, wherever the schedule runs them. */
+static void mid_reader(void *arg)
+{
+	struct nrd *r = arg;
+	struct msim_memcg *root = msim_root_mem_cgroup(r->m);
+
+	for (unsigned int i = 0; i < NRD_MID_READS; i++) {
+		double e = abs_err(r->truth, msim_node_page_state(r->m, 0, NRD_ITEM));
+
+		r->mid_node_err = fmax(r->mid_node_err, e);
+		r->rstat_flushes += msim_mem_cgroup_flush_stats(root);
+		e = abs_err(r->truth, msim_memcg_page_state(root, NRD_ITEM));
+		r->mid_rstat_err = fmax(r->mid_rstat_err, e);
+	}
+}
+
+/* Seeded schedule r->schedule for this step: odd ones random, even ones PCT. */
+static int nrd_sched_set(struct nrd *r)
+{
+	struct msim_sched_opts so = {
+		.strategy = r->schedule % 2 ? MSIM_STRAT_RANDOM : MSIM_STRAT_PCT,
+		.seed = (uint64_t)r->schedule * 1000003u + r->step,
+		.pct_depth = 3,
+		.pct_steps_hint = r->cpus * r->ops,
+	};
+
+	return msim_sched_set(r->m, &so);
+}
+
 static int nrd_run(struct nrd *r)
 {
 	unsigned int hz = msim_config(r->m)->hz;
@@ -166,6 +210,10 @@ static int nrd_run(struct nrd *r)
 		for (unsigned int cpu = 0; cpu < r->cpus; cpu++)
 			if (!msim_task_create(r->m, "updater", cpu, updater, r))
 				return -ENOMEM;
+		if (r->schedule && !msim_task_create(r->m, "reader", 0, mid_reader, r))
+			return -ENOMEM;
+		if (r->schedule && nrd_sched_set(r))
+			return -EINVAL;
 		if (msim_run(r->m))
 			return -EINVAL;
 		nrd_check(r);
@@ -187,6 +235,12 @@ static const char *const nrd_fig_names[MSIM_NRD_NFIGS] = {
 	[MSIM_NRD_F_RSTAT_ERR] = "rstat_err_max",
 	[MSIM_NRD_F_RSTAT_BOUND] = "rstat_bound",
 	[MSIM_NRD_F_SNAPSHOT_ERR] = "snapshot_err_max",
+	[MSIM_NRD_F_SCHEDULES] = "schedules",
+	[MSIM_NRD_F_SCHED_NODE_ERR] = "sched_node_err_max",
+	[MSIM_NRD_F_SCHED_RSTAT_ERR] = "sched_rstat_err_max",
+	[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = "sched_snapshot_err_max",
+	[MSIM_NRD_F_SCHED_NODE_BOUND] = "sched_node_bound",
+	[MSIM_NRD_F_SCHED_RSTAT_BOUND] = "sched_rstat_bound",
 };
 
 static const struct msim_verdict_row nrd_rows[] = {
@@ -229,6 +283,32 @@ static const struct msim_verdict_row nrd_rows[] = {
 						"node by at most 1 s (the fold), rstat by up "
 						"to 2 s (the periodic flush)" },
 	},
+	{
+		.claim = "over every schedule, a node read stays within (stat_threshold + the "
+			 "update in flight) x CPUs",
+		.thread = { { "(the kernel's bound, not the thread's)", 0, NAN, "" } },
+		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", MSIM_NRD_F_SCHED_NODE_ERR, 0, "pages" },
+			  { "bound", MSIM_NRD_F_SCHED_NODE_BOUND, 0, "pages" } },
+		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 },
+				     { MSIM_NRD_F_SCHED_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
+		.holds_when = { { MSIM_NRD_F_SCHED_NODE_ERR, MSIM_VOP_LE, 1,
+				  MSIM_NRD_F_SCHED_NODE_BOUND } },
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran, or a snapshot "
+							 "was not exact" },
+	},
+	{
+		.claim = "over every schedule, a flushed rstat read stays within its bound plus "
+			 "the updates in flight",
+		.thread = { { "\"can be stale for seconds\"", 0, NAN, "" } },
+		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", MSIM_NRD_F_SCHED_RSTAT_ERR, 0, "pages" },
+			  { "bound", MSIM_NRD_F_SCHED_RSTAT_BOUND, 0, "pages" } },
+		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 } },
+		.holds_when = { { MSIM_NRD_F_SCHED_RSTAT_ERR, MSIM_VOP_LE, 1,
+				  MSIM_NRD_F_SCHED_RSTAT_BOUND } },
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran" },
+	},
 };
 
 void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdicts *v)
@@ -241,6 +321,12 @@ void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdict
 	f[MSIM_NRD_F_RSTAT_ERR] = s->rstat_err_max;
 	f[MSIM_NRD_F_RSTAT_BOUND] = s->rstat_bound;
 	f[MSIM_NRD_F_SNAPSHOT_ERR] = s->snapshot_err_max;
+	f[MSIM_NRD_F_SCHEDULES] = s->schedules;
+	f[MSIM_NRD_F_SCHED_NODE_ERR] = s->sched_node_err_max;
+	f[MSIM_NRD_F_SCHED_RSTAT_ERR] = s->sched_rstat_err_max;
+	f[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = s->sched_snapshot_err_max;
+	f[MSIM_NRD_F_SCHED_NODE_BOUND] = s->sched_node_bound;
+	f[MSIM_NRD_F_SCHED_RSTAT_BOUND] = s->sched_rstat_bound;
 	v->table = (struct msim_verdict_table){
 		.reference = "thread 002",
 		.rows = nrd_rows,
@@ -265,7 +351,15 @@ static void print_text(const struct nrd *r, const struct msim_bench_args *a)
 	       r->s.node_bound);
 	printf("  %-34s %10.0f %10.0f\n", "flushed rstat (mainline)", r->s.rstat_err_max,
 	       r->s.rstat_bound);
-	printf("  %-34s %10.0f %10s\n\n", "node snapshot (check)", r->s.snapshot_err_max, "0");
+	printf("  %-34s %10.0f %10s\n", "node snapshot (check)", r->s.snapshot_err_max, "0");
+	printf("  over the default and %u seeded random/PCT schedules (with reads mid-step; "
+	       "bounds + %d x CPUs in flight):\n", r->schedules, NRD_MAX_DELTA);
+	printf("  %-34s %10.0f %10.0f\n", "node counter, worst", r->s.sched_node_err_max,
+	       r->s.sched_node_bound);
+	printf("  %-34s %10.0f %10.0f\n", "flushed rstat, worst", r->s.sched_rstat_err_max,
+	       r->s.sched_rstat_bound);
+	printf("  %-34s %10.0f %10s\n\n", "node snapshot, worst", r->s.sched_snapshot_err_max,
+	       "0");
 	msim_nrd_verdicts(&r->s, &v);
 	msim_verdict_print_text(stdout, &v.table);
 }
@@ -288,6 +382,13 @@ static void print_json(const struct nrd *r, const struct msim_bench_args *a)
 	msim_json_kuint(&j, "rstat_err_max", (unsigned long long)r->s.rstat_err_max);
 	msim_json_kuint(&j, "rstat_bound", (unsigned long long)r->s.rstat_bound);
 	msim_json_kuint(&j, "snapshot_err_max", (unsigned long long)r->s.snapshot_err_max);
+	msim_json_kuint(&j, "schedules", r->schedules);
+	msim_json_kuint(&j, "sched_node_err_max", (unsigned long long)r->s.sched_node_err_max);
+	msim_json_kuint(&j, "sched_rstat_err_max", (unsigned long long)r->s.sched_rstat_err_max);
+	msim_json_kuint(&j, "sched_snapshot_err_max",
+			(unsigned long long)r->s.sched_snapshot_err_max);
+	msim_json_kuint(&j, "sched_node_bound", (unsigned long long)r->s.sched_node_bound);
+	msim_json_kuint(&j, "sched_rstat_bound", (unsigned long long)r->s.sched_rstat_bound);
 	msim_nrd_verdicts(&r->s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
@@ -306,6 +407,9 @@ static int nrd_parse(struct nrd *r, int argc, char **argv, struct msim_bench_arg
 			      "virtual time per step (default 100)"),
 		MSIM_OPT_UINT("--seconds", "S", &r->seconds, 1, 3600,
 			      "virtual seconds (default 10; quick 3)"),
+		MSIM_OPT_UINT("--schedules", "N", &r->schedules, 0, 1000,
+			      "seeded random/PCT schedules after the default one (default 1; "
+			      "quick 1; PCT runs are slower)"),
 		MSIM_OPT_END,
 	};
 	const struct msim_bench_spec spec = {
@@ -324,25 +428,75 @@ static int nrd_parse(struct nrd *r, int argc, char **argv, struct msim_bench_arg
 	r->nmemcgs = 8;
 	r->ops = 64;
 	r->step_ms = 100;
+	r->schedules = UINT32_MAX;
 	ret = msim_bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
 	if (!r->seconds)
 		r->seconds = a->quick ? 3 : 10;
+	if (r->schedules == UINT32_MAX)
+		r->schedules = 1;
 	r->steps = (unsigned int)((uint64_t)r->seconds * 1000 / r->step_ms);
 	if (!r->steps)
 		r->steps = 1;
 	return 0;
 }
 
-static void nrd_free(struct nrd *r)
+/* The host and its memcgs gone, the counts of a run back to 0: ready for another. */
+static void nrd_reset(struct nrd *r)
 {
 	msim_bench_host_destroy(r->m);
 	free(r->memcgs);
 	free(r->lruvecs);
+	r->m = NULL;
+	r->memcgs = NULL;
+	r->lruvecs = NULL;
+	r->truth = 0;
+	r->rstat_flushes = 0;
+	r->mid_node_err = 0;
+	r->mid_rstat_err = 0;
+	memset(r->volume, 0, r->steps * sizeof(long));
+}
+
+static void nrd_free(struct nrd *r)
+{
+	if (r->volume)
+		nrd_reset(r);
 	free(r->volume);
 	free(r);
+}
+
+/*
+ * The N seeded schedules, each on a fresh host; the default run's figures (r->s)
+ * stay, and the worst of each reader over every run goes into r->s.sched_*.
+ */
+static int nrd_schedules(struct nrd *r)
+{
+	struct msim_nrd_summary def = r->s;
+	unsigned long flushes = r->rstat_flushes;
+	long truth = r->truth;
+	double node = def.node_err_max, rstat = def.rstat_err_max, snap = def.snapshot_err_max;
+
+	for (r->schedule = 1; r->schedule <= r->schedules; r->schedule++) {
+		nrd_reset(r);
+		memset(&r->s, 0, sizeof(r->s));
+		if (nrd_host(r) || nrd_run(r))
+			return 1;
+		node = fmax(node, fmax(r->s.node_err_max, r->mid_node_err));
+		rstat = fmax(rstat, fmax(r->s.rstat_err_max, r->mid_rstat_err));
+		snap = fmax(snap, r->s.snapshot_err_max);
+	}
+	r->s = def;
+	r->rstat_flushes = flushes;
+	r->truth = truth;
+	r->s.schedules = r->schedules;
+	r->s.sched_node_err_max = node;
+	r->s.sched_rstat_err_max = rstat;
+	r->s.sched_snapshot_err_max = snap;
+	r->s.sched_node_bound = r->s.node_bound + (double)NRD_MAX_DELTA * r->cpus;
+	r->s.sched_rstat_bound = r->s.rstat_bound + (double)NRD_MAX_DELTA * r->cpus;
+	return 0;
 }
 
 static int node_read_drift_main(int argc, char **argv)
@@ -359,7 +513,7 @@ static int node_read_drift_main(int argc, char **argv)
 		return msim_args_exit_status(ret);
 	}
 	r->volume = calloc(r->steps, sizeof(long));
-	ret = !r->volume || nrd_host(r) || nrd_run(r) ? 1 : 0;
+	ret = !r->volume || nrd_host(r) || nrd_run(r) || nrd_schedules(r) ? 1 : 0;
 	if (!ret && a.json)
 		print_json(r, &a);
 	else if (!ret)

@@ -16,6 +16,14 @@ struct msim_nrd_summary {
 	double rstat_err_max;      /* max |truth - root's flushed rstat value| */
 	double rstat_bound;        /* (64 + 63) x CPUs + the volume of one periodic-flush window */
 	double snapshot_err_max;   /* max |truth - node_page_state_snapshot| (the check: 0) */
+	/* --schedules N: the same workload under N seeded random/PCT schedules */
+	double schedules;          /* N (0: no seeded schedule ran) */
+	double sched_node_err_max; /* worst node read error over the default and N schedules,
+				    * mid-step reads included */
+	double sched_rstat_err_max;
+	double sched_snapshot_err_max;
+	double sched_node_bound;   /* node_bound + the update each CPU may have in flight */
+	double sched_rstat_bound;  /* rstat_bound + the same */
 };
 
 enum msim_nrd_fig {
@@ -25,6 +33,12 @@ enum msim_nrd_fig {
 	MSIM_NRD_F_RSTAT_ERR,
 	MSIM_NRD_F_RSTAT_BOUND,
 	MSIM_NRD_F_SNAPSHOT_ERR,
+	MSIM_NRD_F_SCHEDULES,
+	MSIM_NRD_F_SCHED_NODE_ERR,
+	MSIM_NRD_F_SCHED_RSTAT_ERR,
+	MSIM_NRD_F_SCHED_SNAPSHOT_ERR,
+	MSIM_NRD_F_SCHED_NODE_BOUND,
+	MSIM_NRD_F_SCHED_RSTAT_BOUND,
 	MSIM_NRD_NFIGS,
 };
 

@@ -271,6 +271,35 @@ static void node_read_drift(void **state)
 	assert_int_equal(judge(&v.table, rb), FAILS);
 }
 
+/* The rows over seeded schedules: not comparable without one, then each outcome. */
+static void node_read_drift_schedules(void **state)
+{
+	struct msim_nrd_summary s = { .node_bound = 100, .rstat_bound = 50,
+				      .sched_node_bound = 110, .sched_rstat_bound = 60,
+				      .sched_node_err_max = 105, .sched_rstat_err_max = 55 };
+	struct msim_nrd_verdicts v;
+	const char *const nb = "over every schedule, a node read",
+			  *const rb = "over every schedule, a flushed rstat read";
+
+	(void)state;
+	msim_nrd_verdicts(&s, &v);  /* schedules 0 */
+	assert_int_equal(judge(&v.table, nb), NC);
+	assert_int_equal(judge(&v.table, rb), NC);
+	s.schedules = 2;            /* within the in-flight bounds, past the quiescent ones */
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, nb), HOLDS);
+	assert_int_equal(judge(&v.table, rb), HOLDS);
+	s.sched_node_err_max = 111;
+	s.sched_rstat_err_max = 61;
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, nb), FAILS);
+	assert_int_equal(judge(&v.table, rb), FAILS);
+	s.sched_snapshot_err_max = 1;
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, nb), NC);
+	assert_int_equal(judge(&v.table, rb), FAILS);
+}
+
 /* ---- rstat-propagate (thread 004) ---- */
 
 static void rstat_propagate(void **state)
@@ -509,6 +538,7 @@ int main(void)
 		cmocka_unit_test(engine_printers),
 		cmocka_unit_test(root_flush),
 		cmocka_unit_test(node_read_drift),
+		cmocka_unit_test(node_read_drift_schedules),
 		cmocka_unit_test(rstat_propagate),
 		cmocka_unit_test(anon_churn),
 		cmocka_unit_test(rstat_staleness),

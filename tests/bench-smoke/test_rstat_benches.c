@@ -19,7 +19,9 @@
  *                    continue flushes 199 times and stays within 1114112 bytes
  *   node_read_drift  8 CPUs (threshold 88), 3 s in 100 ms steps of 16 updates per
  *                    CPU: the node read is off by up to 582 pages (bound 704), the
- *                    gated-flush rstat read by 144 (9 flushes), the snapshot exact
+ *                    gated-flush rstat read by 144 (9 flushes), the snapshot exact;
+ *                    over 2 seeded schedules with mid-step reads, node 582 and
+ *                    rstat 180 (bounds + 4 pages in flight per CPU)
  *   usage            --help exits 0 and lists --preset/--variant and the variant
  *                    table; an unknown option or a bad value exits 2 naming it; a
  *                    bad --variant or --preset exits 2 naming the valid variants,
@@ -138,9 +140,9 @@ static void root_flush(void **state)
 static void node_read_drift(void **state)
 {
 	char *argv[] = { "node-read-drift", "--cpus", "8", "--seconds", "3", "--ops", "16",
-			 "--json", NULL };
+			 "--schedules", "2", "--json", NULL };
 	int rc;
-	char *out = run_bench("node-read-drift", &rc, 8, argv);
+	char *out = run_bench("node-read-drift", &rc, 10, argv);
 
 	(void)state;
 	assert_int_equal(rc, 0);
@@ -153,6 +155,13 @@ static void node_read_drift(void **state)
 	assert_int_equal(value_after(out, "rstat_err_max"), 144);
 	assert_int_equal(value_after(out, "rstat_bound"), 6382);
 	assert_int_equal(value_after(out, "snapshot_err_max"), 0);
+	/* schedule 1 (random) and 2 (PCT) with mid-step reads: rstat's worst grows */
+	assert_int_equal(value_after(out, "schedules"), 2);
+	assert_int_equal(value_after(out, "sched_node_err_max"), 582);
+	assert_int_equal(value_after(out, "sched_rstat_err_max"), 180);
+	assert_int_equal(value_after(out, "sched_snapshot_err_max"), 0);
+	assert_int_equal(value_after(out, "sched_node_bound"), 704 + 4 * 8);
+	assert_int_equal(value_after(out, "sched_rstat_bound"), 6382 + 4 * 8);
 	assert_non_null(strstr(out, "\"verdict\":\"does not hold\""));
 	free(out);
 }

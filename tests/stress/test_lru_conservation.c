@@ -30,7 +30,13 @@
  *    on cgroup v2 they drift (race uncharge-after-offline): the drift is
  *    printed and must be there;
  *  - per node, rstat's node counters equal the root's hierarchical statistics
- *    (every item) and the pages listed on that node in every memcg.
+ *    (every item) and the pages listed on that node in every memcg. Under
+ *    node-stat=percpu (vmstat keeps them, with per-CPU diffs: docs/vmstat.md,
+ *    section 6) the node atomic and the normal reader (msim_node_page_state,
+ *    clamped at 0 against the truth clamped at 0) may first differ from
+ *    the root's statistics by at most the sum of the CPUs' node stat_threshold
+ *    (threshold x CPUs) per item; after msim_vmstat_refresh() (the fold, kernel
+ *    vmstat_refresh) it equals them, and the lists, exactly.
  * Every live folio is on an LRU (listed or unevictable), no lru_zone_size
  * underflowed, no lruvec was freed with folios on it. Then every folio is freed:
  * nothing live, every node counter at 0 (MGLRU: per type; the active/inactive
@@ -63,6 +69,8 @@ struct world {
 	struct msim *m;
 	int iters;
 	bool mglru, objcg, exact_local;
+	bool percpu;                         /* node-stat=percpu: vmstat's node counters */
+	long worst_lag;                      /* percpu: largest |node read - truth| before the fold */
 	struct msim_memcg *slots[NSLOT];     /* atomics; NULL = empty */
 	unsigned long created, removed, charged, freed_after_offline;
 };
@@ -457,12 +465,68 @@ static long check_stats(struct world *w, struct tally *t)
 	return drift;
 }
 
+/*
+ * percpu: the normal reader (msim_node_page_state, vmstat's node atomic clamped
+ * at 0, as the kernel's node_page_state) against the truth as that reader shows
+ * it: the root's hierarchical statistic clamped at 0. The clamp matters on MGLRU,
+ * where reparenting moves no statistics and an active item's truth can be
+ * negative (docs/lru.md, Findings). Returns |read - truth|.
+ */
+static long node_read_error(struct world *w, unsigned int nid, enum msim_stat_item idx,
+			    long truth)
+{
+	return labs((long)msim_node_page_state(w->m, nid, idx) - (truth > 0 ? truth : 0));
+}
+
+/* percpu: the most node nid's counters may lag, the CPUs' thresholds summed (vmstat.h). */
+static long node_lag_bound(struct world *w, unsigned int nid)
+{
+	long bound = 0;
+
+	for (unsigned int cpu = 0; cpu < NCPU; cpu++)
+		bound += msim_vmstat_node_stat_threshold(w->m, nid, cpu);
+	return bound;
+}
+
+/*
+ * percpu: each LRU item of each node against the root's hierarchical statistic
+ * (exact after the forced flush, and checked against the lists by check_stats).
+ * Before the fold (folded false) the node atomic and the normal reader may lag
+ * it by threshold x CPUs; after it (folded true) both equal it exactly.
+ */
+static void check_node_reads(struct world *w, bool folded)
+{
+	struct msim_memcg *root = msim_root_mem_cgroup(w->m);
+
+	for (unsigned int nid = 0; nid < NNODES; nid++) {
+		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(w->m, root, nid);
+		long bound = folded ? 0 : node_lag_bound(w, nid);
+
+		assert_true(folded || bound > 0);
+		for (unsigned int lru = 0; lru < NLRU; lru++) {
+			enum msim_stat_item idx = lru_item(lru);
+			long truth = msim_lruvec_stat_raw(lv, MSIM_STAT_STATE, idx);
+			long lag = labs(msim_node_stat_raw(w->m, nid, idx) - truth);
+
+			assert_true(lag <= bound);
+			assert_true(node_read_error(w, nid, idx, truth) <= bound);
+			if (lag > w->worst_lag)
+				w->worst_lag = lag;
+		}
+	}
+}
+
 /* rstat's node counters: the root's hierarchical statistics, and every page listed. */
 static void check_node_counters(struct world *w, struct tally *t)
 {
 	struct msim_memcg *root = msim_root_mem_cgroup(w->m);
 	uint64_t rs = msim_memcg_serial(root);
 
+	if (w->percpu) {
+		check_node_reads(w, false);
+		(void)msim_vmstat_refresh(w->m);
+		check_node_reads(w, true);
+	}
 	for (unsigned int nid = 0; nid < NNODES; nid++) {
 		struct msim_lruvec *lv = msim_mem_cgroup_lruvec(w->m, root, nid);
 
@@ -517,6 +581,8 @@ static void check_empty(struct world *w, struct task_arg *args)
 		;
 	msim_memcg_drain(w->m);
 	msim_mem_cgroup_flush_stats_forced(NULL);
+	if (w->percpu)
+		(void)msim_vmstat_refresh(w->m);
 	msim_lru_counts(w->m, &n);
 	msim_memcg_counts(w->m, &mc);
 	assert_int_equal(n.folios_live, 0);
@@ -547,6 +613,7 @@ struct run_cfg {
 	const char *variant;      /* NULL: mainline */
 	int iters;
 	uint64_t seed;            /* deterministic: the schedule's */
+	bool percpu;              /* also node-stat=percpu */
 };
 
 static struct world *world_new(const struct run_cfg *rc)
@@ -563,10 +630,14 @@ static struct world *world_new(const struct run_cfg *rc)
 	cfg.lru = rc->lru;
 	if (rc->variant)
 		assert_int_equal(msim_variant_set(&cfg.variants, rc->variant, err, sizeof(err)), 0);
+	if (rc->percpu)
+		assert_int_equal(msim_variant_set(&cfg.variants, "node-stat=percpu", err,
+						  sizeof(err)), 0);
 	assert_int_equal(msim_create(&cfg, &w->m, err, sizeof(err)), 0);
 	msim_set_current_host(w->m);
 	assert_int_equal(msim_lru_attach(w->m, err, sizeof(err)), 0);
 	w->iters = rc->iters;
+	w->percpu = rc->percpu;
 	w->mglru = rc->lru == MSIM_LRU_MGLRU;
 	w->objcg = cfg.variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
 	w->exact_local = !w->objcg || cfg.variants.dying_redirect == MSIM_DYING_REDIRECT_ALL;
@@ -612,12 +683,17 @@ static uint64_t conservation_run(const struct run_cfg *rc)
 	assert_true(w->exact_local ? drift == 0 : drift > 0);
 	print_message("%s %s %s seed %llu: %lu charged, %lu ops (add %lu, folio %lu, reclaim %lu, "
 		      "age %lu); %lu memcgs created, %lu removed; %lu frees after an offline; "
-		      "local drift %ld pages%s\n",
+		      "local drift %ld pages%s%s\n",
 		      rc->mode == MSIM_DETERMINISTIC ? "deterministic" : "concurrent",
 		      w->mglru ? "mglru" : "classic", rc->variant ? rc->variant : "mainline",
 		      (unsigned long long)rc->seed, w->charged, ops[0] + ops[1] + ops[2] + ops[3],
 		      ops[0], ops[1], ops[2], ops[3], w->created, w->removed,
-		      w->freed_after_offline, drift, w->exact_local ? " (checked: 0)" : "");
+		      w->freed_after_offline, drift, w->exact_local ? " (checked: 0)" : "",
+		      w->percpu ? "; node-stat=percpu" : "");
+	if (w->percpu)
+		print_message("  node counters before the fold: worst lag %ld pages, bound %ld "
+			      "(threshold x %d CPUs); exact after msim_vmstat_refresh\n",
+			      w->worst_lag, node_lag_bound(w, 0), NCPU);
 	check_empty(w, args);
 	msim_destroy(w->m);
 	free(args);
@@ -628,13 +704,15 @@ static uint64_t conservation_run(const struct run_cfg *rc)
 #define DET_ITERS 1000
 #define CONC_ITERS 3000
 
-#define RUN(fn, mode, lru, variant, iters, seed)                                    \
+#define RUN_NODE_STAT(fn, mode, lru, variant, iters, seed, percpu)                 \
 	static void fn(void **st)                                                   \
 	{                                                                           \
-		const struct run_cfg rc = { mode, lru, variant, iters, seed };      \
+		const struct run_cfg rc = { mode, lru, variant, iters, seed, percpu }; \
 		(void)st;                                                           \
 		(void)conservation_run(&rc);                                        \
 	}
+#define RUN(fn, mode, lru, variant, iters, seed)                                    \
+	RUN_NODE_STAT(fn, mode, lru, variant, iters, seed, false)
 
 RUN(det_classic, MSIM_DETERMINISTIC, MSIM_LRU_CLASSIC, NULL, DET_ITERS, 1)
 RUN(det_mglru, MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 2)
@@ -646,12 +724,18 @@ RUN(conc_classic, MSIM_CONCURRENT, MSIM_LRU_CLASSIC, NULL, CONC_ITERS, 0)
 RUN(conc_mglru, MSIM_CONCURRENT, MSIM_LRU_MGLRU, NULL, CONC_ITERS, 0)
 RUN(conc_classic_all, MSIM_CONCURRENT, MSIM_LRU_CLASSIC, "dying-redirect=all", CONC_ITERS, 0)
 RUN(conc_mglru_off, MSIM_CONCURRENT, MSIM_LRU_MGLRU, "lru-reparent=off", CONC_ITERS, 0)
+/* node-stat=percpu: node counters from vmstat, exact only after the fold */
+RUN_NODE_STAT(det_classic_percpu, MSIM_DETERMINISTIC, MSIM_LRU_CLASSIC, NULL, DET_ITERS, 9, true)
+RUN_NODE_STAT(det_mglru_percpu, MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 10, true)
+RUN_NODE_STAT(det_classic_off_percpu, MSIM_DETERMINISTIC, MSIM_LRU_CLASSIC, "lru-reparent=off",
+	      DET_ITERS, 11, true)
+RUN_NODE_STAT(conc_classic_percpu, MSIM_CONCURRENT, MSIM_LRU_CLASSIC, NULL, CONC_ITERS, 0, true)
 
 /* The seeded schedule is the whole run: the same seed gives the same trace. */
 static void det_seed_replays(void **st)
 {
-	const struct run_cfg a = { MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 7 };
-	const struct run_cfg b = { MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 8 };
+	const struct run_cfg a = { MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 7, false };
+	const struct run_cfg b = { MSIM_DETERMINISTIC, MSIM_LRU_MGLRU, NULL, DET_ITERS, 8, false };
 	uint64_t h = conservation_run(&a);
 
 	(void)st;
@@ -668,6 +752,8 @@ int main(void)
 		cmocka_unit_test(det_seed_replays),
 		cmocka_unit_test(conc_classic),     cmocka_unit_test(conc_mglru),
 		cmocka_unit_test(conc_classic_all), cmocka_unit_test(conc_mglru_off),
+		cmocka_unit_test(det_classic_percpu), cmocka_unit_test(det_mglru_percpu),
+		cmocka_unit_test(det_classic_off_percpu), cmocka_unit_test(conc_classic_percpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
