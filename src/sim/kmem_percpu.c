@@ -2,7 +2,7 @@
 /*
  * kmem_percpu.c - the address space behind per-CPU memory (kmem_percpu.h).
  *
- * A host gets an area of nr_cpus units of 1 GiB, reserved with MAP_NORESERVE:
+ * A host gets an area of nr_cpus units of 512 MiB, reserved with MAP_NORESERVE:
  * an allocation is a block at one offset, present in every unit (kernel:
  * mm/percpu.c lays out its chunks the same way, one unit per CPU). Copy c is at
  * base + c units: no header, nothing to read to find it, and a CPU's copy costs

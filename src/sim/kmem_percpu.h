@@ -13,8 +13,12 @@
 
 #include "internal.h"
 
-/* 1 GiB of address space per CPU: room for ~250000 cgroups' per-CPU statistics. */
-#define MSIM_PCPU_UNIT_SHIFT 30
+/*
+ * 512 MiB of address space per CPU: room for ~120000 cgroups' per-CPU statistics
+ * (~4.3 KB per cgroup and CPU), and 512 GiB for a 1024-CPU host, which fits where
+ * ThreadSanitizer leaves ~1 TiB for mappings.
+ */
+#define MSIM_PCPU_UNIT_SHIFT 29
 
 /* A zeroed allocation of size bytes on every CPU of m; CPU 0's copy, or NULL (errno). */
 void *msim__kmem_pcpu_alloc(struct msim *m, size_t size, const char *owner);
