@@ -159,7 +159,7 @@ static void updater_task(void *arg)
 	for (unsigned int i = 0; i < run->per_task; i++)
 		msim_mod_memcg_state(run->leaf, MSIM_NR_FILE_PAGES, 1);
 	msim_yield("bench.updater.done");
-	__atomic_add_fetch(&run->done, 1, __ATOMIC_SEQ_CST);
+	msim_quiet_add_return(&run->done, 1, MSIM_SEQ_CST);
 }
 
 static void reader_task(void *arg)
@@ -168,7 +168,7 @@ static void reader_task(void *arg)
 
 	for (;;) {
 		msim_yield("bench.reader.poll");
-		if (__atomic_load_n(&run->done, __ATOMIC_SEQ_CST) == NUPDATERS)
+		if (msim_quiet_load(&run->done, MSIM_SEQ_CST) == NUPDATERS)
 			break;
 		msim_mem_cgroup_flush_stats(run->root);
 	}

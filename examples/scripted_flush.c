@@ -2,7 +2,8 @@
 /*
  * scripted_flush.c - thread 004's production trace, reproduced by a script,
  * written only against the installed libmemcgsim (sim.h, sched.h, memcg.h,
- * rstat.h, variants.h). docs/experiments.md walks through how it was written.
+ * rstat.h, variants.h; sched.h brings script.h and yield.h).
+ * docs/experiments.md walks through how it was written.
  *
  * The thread reports, on a 96-CPU machine with the flush threshold at
  * 64 x 96 = 6144 pages: "leaf stats_updates at 6656 while root stayed at 6144
@@ -151,15 +152,19 @@ static int script(struct exp *e)
 
 	/*
 	 * The flush folds CPU 1's updated memcgs children first: leaf, mid, root,
-	 * each after a "rstat.flush.memcg" yield point. Stopping at the second one
-	 * parks it after leaf's reset and before mid's fold.
+	 * each after a "rstat.flush.memcg" yield point whose context (yield.h) is
+	 * the memcg and the CPU. Stopping at mid's on CPU 1 parks the flusher
+	 * after leaf's reset and before mid's fold.
 	 */
-	if ((ret = msim_run_until(e->m, e->flusher, "rstat.flush.memcg", 2)))
+	struct msim_yield_ctx mid_on_cpu1 = { .object = e->mid, .cpu = 1, .nid = -1 };
+	struct msim_task_where w;
+
+	if ((ret = msim_run_until_ctx(e->m, e->flusher, "rstat.flush.memcg", &mid_on_cpu1, 1)))
 		return ret;
 	show(e, "flusher parked after leaf's reset:");
 	expect(at(e, 0, thr, thr), "the flusher stopped between leaf and mid");
-	expect(strcmp(msim_task_parked_at(e->flusher), "rstat.flush.memcg") == 0,
-	       "the flusher is parked at rstat.flush.memcg");
+	expect(msim_task_where(e->flusher, &w) && w.ctx.object == e->mid && w.hits == 2,
+	       "the flusher is parked at its 2nd rstat.flush.memcg, mid's");
 
 	if ((ret = thp_updates(e, 1)))
 		return ret;

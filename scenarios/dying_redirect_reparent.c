@@ -13,9 +13,25 @@
  *   v1 on a v1 host:      redirect and reparenting under RCU: p.local 110, exact
  *   all (patch 2):        RCU always: rmdir waits for the updater; p.local 110
  *   all-rcu-on-dying (3): the window of the diagram: 10 pages land on c after the
- *                         move; p.local 100, c.local 10 stranded
+ *                         move; p.local 100, c.local 10 stranded. Only under full
+ *                         preemption (preempt=full, below)
+ *   the same, preempt=none: rmdir waits for the updater; p.local 110
  * Nothing is double counted in any variant: p's and root's hierarchical values
  * are 110 (the release flush pushes c's remainder into p).
+ *
+ * Which preemption patch 3's window needs (sim.h: the host's preemption model).
+ * The updater takes no RCU between the dying check and the per-CPU update, so
+ * rmdir's synchronize_rcu() waits for it only if that stretch is a read-side
+ * section of another kind. Under CONFIG_PREEMPT_NONE (and VOLUNTARY: there is no
+ * might_sleep() in between) it is: the stretch has no scheduling point, so CPU 1
+ * passes no quiescent state until the update is done, and the grace period, which
+ * began after the check, cannot end before it (consolidated RCU). The window
+ * exists only where the updater can be preempted between the check and get_cpu(),
+ * that is under CONFIG_PREEMPT (full, and PREEMPT_DYNAMIC booted as full or lazy).
+ * So side all-rcu-on-dying runs with preempt=full and all-rcu-on-dying-none with
+ * preempt=none, where every explorer comes back clean. Under the model's default
+ * (preempt=unmodelled, no side) the window is found as under full: the default
+ * over-reports it.
  *
  * Violation: after offline, c's local stats did not all reach p's local.
  */
@@ -155,7 +171,8 @@ static bool dr_expect(const struct msim_config *cfg, const void *arg)
 	case MSIM_DYING_REDIRECT_ALL:
 		return false;
 	default:
-		return true;
+		/* patch 3: the updater must be preempted between check and update */
+		return cfg->preempt != MSIM_PREEMPT_NONE;
 	}
 }
 
@@ -179,10 +196,13 @@ static const struct msim_race dying_redirect_reparent = {
 		"---------------                    --------------------------------------\n"
 		"                                   get_non_dying_memcg_start(c):\n"
 		"                                     c is not dying\n"
+		"                                   <preempted here (preempt=full)>\n"
 		"set CSS_DYING\n"
 		"synchronize_rcu()                  (all: the updater is inside RCU, so this\n"
 		"                                    waits for it; all-rcu-on-dying: it took\n"
-		"                                    no RCU, so this does not wait)\n"
+		"                                    no RCU, so this does not wait, unless\n"
+		"                                    preempt=none: CPU 1 has passed no\n"
+		"                                    quiescent state since the check)\n"
 		"offline: reparent_state_local(c)\n"
 		"  move c.local 100 -> p.local\n"
 		"                                   this_cpu_add(c, +10)   <- after the move\n",
@@ -199,10 +219,18 @@ static const struct msim_race dying_redirect_reparent = {
 		{ .name = "all", .settings = "dying-redirect=all", .demo = true,
 		  .summary = "patch 2: RCU always taken, rmdir waits for the updater",
 		  .figures = DR_FIGURES(110, 0, 1) },
-		{ .name = "all-rcu-on-dying", .settings = "dying-redirect=all-rcu-on-dying",
+		{ .name = "all-rcu-on-dying",
+		  .settings = "dying-redirect=all-rcu-on-dying,preempt=full",
 		  .violation = true, .demo = true,
-		  .summary = "patch 3: RCU only on the dying path; 10 pages land on c after the move",
+		  .summary = "patch 3 under full preemption: RCU only on the dying path, the "
+			     "updater preempted after the check; 10 pages land on c after the move",
 		  .why = "local stats lost", .figures = DR_FIGURES(100, 10, 0) },
+		{ .name = "all-rcu-on-dying-none",
+		  .settings = "dying-redirect=all-rcu-on-dying,preempt=none", .demo = true,
+		  .summary = "patch 3 under preempt=none (or voluntary): no scheduling point "
+			     "between check and update, so rmdir's grace period waits for the "
+			     "updater",
+		  .figures = DR_FIGURES(110, 0, 1) },
 		{ .name = "v1-host", .settings = "cgroup=v1",
 		  .summary = "mainline on a cgroup v1 host: redirect and reparenting under RCU",
 		  .figures = DR_FIGURES(110, 0, 1) },

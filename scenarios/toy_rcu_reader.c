@@ -46,10 +46,10 @@ static struct toy_rcu *cb_state; /* one scenario at a time per process */
  */
 static void obj_free(struct toy_rcu *s, struct obj *o)
 {
-	__atomic_store_n(&o->value, POISON, __ATOMIC_RELAXED);
-	o->quarantine = __atomic_load_n(&s->quarantine, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&s->quarantine, &o->quarantine, o, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	msim_quiet_store(&o->value, POISON, MSIM_RELAXED);
+	o->quarantine = msim_quiet_load(&s->quarantine, MSIM_RELAXED);
+	while (!msim_quiet_try_cmpxchg(&s->quarantine, &o->quarantine, o, MSIM_RELEASE,
+				      MSIM_RELAXED))
 		;
 }
 
@@ -61,8 +61,8 @@ static void reader_fn(void *arg)
 	msim_rcu_read_lock();
 	struct obj *p = msim_rcu_dereference(&s->gp);
 	msim_yield("toy.reader.inside");
-	__atomic_store_n(&s->seen[me], p ? __atomic_load_n(&p->value, __ATOMIC_RELAXED) : LIVE,
-			 __ATOMIC_RELAXED);
+	msim_quiet_store(&s->seen[me], p ? msim_quiet_load(&p->value, MSIM_RELAXED) : LIVE,
+			 MSIM_RELAXED);
 	msim_rcu_read_unlock();
 }
 

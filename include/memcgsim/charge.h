@@ -16,15 +16,19 @@
  *                      memory_current_read(), memory_max_show/write(), memory_high_*()
  *                                           -> msim_memory_{current,max,high}_*()
  *
- * Set-up: msim_charge_init(m) once per host, after msim_create() and before the
- * first mkdir (it registers the memcg hooks that give every memcg its page_counter
- * and drain the stocks at offline). Every other call returns -ENODEV (or charges
- * nothing) on a host that was not initialised.
+ * Set-up: the layer is the subsystem "charge" (msim_charge_subsys, subsys.h),
+ * which registers the memcg hooks that give every memcg its page_counter and
+ * drain the stocks at offline. msim_create() attaches it when the configuration
+ * sets charge; msim_charge_init(m) attaches it by hand, from the driver, before
+ * the first mkdir. Every other call returns -EINVAL (or charges nothing) on a
+ * host without it: nothing here attaches it on first use.
  *
  * Units: page counts everywhere except the interface files, which speak bytes.
  */
 #ifndef MEMCGSIM_CHARGE_H
 #define MEMCGSIM_CHARGE_H
+
+#include <memcgsim/api.h>
 
 #include <limits.h>
 #include <stdbool.h>
@@ -60,37 +64,37 @@ struct msim_page_counter {
 };
 
 /* kernel: page_counter_init(counter, parent, protection_support = false). */
-void msim_page_counter_init(struct msim_page_counter *c, struct msim_page_counter *parent);
+MSIM_API void msim_page_counter_init(struct msim_page_counter *c, struct msim_page_counter *parent);
 
 /* kernel: page_counter_read(): the usage, in pages. */
-unsigned long msim_page_counter_read(const struct msim_page_counter *c);
+MSIM_API unsigned long msim_page_counter_read(const struct msim_page_counter *c);
 
 /* kernel: page_counter_charge(): charge c and its ancestors, never fails. */
-void msim_page_counter_charge(struct msim_page_counter *c, unsigned long nr_pages);
+MSIM_API void msim_page_counter_charge(struct msim_page_counter *c, unsigned long nr_pages);
 
 /*
  * kernel: page_counter_try_charge(): speculative add at each level up to the
  * root; a level that goes over its max is rolled back, its failcnt bumped, every
  * level below it cancelled, and *fail set to it. Returns true on success.
  */
-bool msim_page_counter_try_charge(struct msim_page_counter *c, unsigned long nr_pages,
-				  struct msim_page_counter **fail);
+MSIM_API bool msim_page_counter_try_charge(struct msim_page_counter *c, unsigned long nr_pages,
+					   struct msim_page_counter **fail);
 
 /* kernel: page_counter_cancel(): one level; an underflow is clamped to 0 and counted. */
-void msim_page_counter_cancel(struct msim_page_counter *c, unsigned long nr_pages);
+MSIM_API void msim_page_counter_cancel(struct msim_page_counter *c, unsigned long nr_pages);
 
 /* kernel: page_counter_uncharge(): cancel at c and every ancestor. */
-void msim_page_counter_uncharge(struct msim_page_counter *c, unsigned long nr_pages);
+MSIM_API void msim_page_counter_uncharge(struct msim_page_counter *c, unsigned long nr_pages);
 
 /*
  * kernel: page_counter_set_max(): read usage, exchange max, re-read usage; retried
  * so a limit is never set below a concurrently rising usage. Returns 0 or -EBUSY
  * when usage is above nr_pages.
  */
-int msim_page_counter_set_max(struct msim_page_counter *c, unsigned long nr_pages);
+MSIM_API int msim_page_counter_set_max(struct msim_page_counter *c, unsigned long nr_pages);
 
 /* kernel: page_counter_set_high(). */
-void msim_page_counter_set_high(struct msim_page_counter *c, unsigned long nr_pages);
+MSIM_API void msim_page_counter_set_high(struct msim_page_counter *c, unsigned long nr_pages);
 
 /* ---- the charge subsystem of a host ---- */
 
@@ -115,40 +119,49 @@ enum msim_gfp {
 typedef unsigned long (*msim_reclaim_fn)(struct msim_memcg *memcg, unsigned long nr_pages,
 					 void *arg);
 
-/* Register the charge hooks and per-CPU stocks on m. Idempotent; 0 or -errno. */
-int msim_charge_init(struct msim *m);
-bool msim_charge_initialized(struct msim *m);
+/* The charge layer as a subsystem (subsys.h): name "charge", depends on "memcg". */
+MSIM_API extern struct msim_subsys msim_charge_subsys;
+
+/*
+ * Attach the charge subsystem to m by hand (msim_subsys_attach(), with memcg
+ * first if m lacks it): the per-CPU stocks and the memcg hooks. Returns 0, also
+ * when attached already (from the configuration or an earlier call); -EINVAL for
+ * a NULL host or a call from inside a task; -ENOMEM.
+ */
+MSIM_API int msim_charge_init(struct msim *m);
+/* Whether m has the charge subsystem (msim_subsys_attached(m, &msim_charge_subsys)). */
+MSIM_API bool msim_charge_initialized(struct msim *m);
 
 /* Seed of the per-CPU PRNG that picks the stock slot to evict (default 1). */
-void msim_charge_set_seed(struct msim *m, uint64_t seed);
-void msim_charge_set_reclaim(struct msim *m, msim_reclaim_fn fn, void *arg);
+MSIM_API void msim_charge_set_seed(struct msim *m, uint64_t seed);
+MSIM_API void msim_charge_set_reclaim(struct msim *m, msim_reclaim_fn fn, void *arg);
 
 /* The memory page_counter of memcg (memcg->memory); NULL if not initialised. */
-struct msim_page_counter *msim_memcg_page_counter(struct msim_memcg *memcg);
+MSIM_API struct msim_page_counter *msim_memcg_page_counter(struct msim_memcg *memcg);
 
 /*
  * kernel: try_charge_memcg(). Charge nr_pages to memcg (never the root: see
  * msim_try_charge()). Returns 0, or -ENOMEM when the limit holds and the gfp flags
  * allow failure, -EINVAL for nr_pages == 0 or an uninitialised host.
  */
-int msim_try_charge_memcg(struct msim_memcg *memcg, unsigned int gfp, unsigned int nr_pages);
+MSIM_API int msim_try_charge_memcg(struct msim_memcg *memcg, unsigned int gfp, unsigned int nr_pages);
 
 /* kernel: try_charge(): the root is never charged (returns 0). */
-int msim_try_charge(struct msim_memcg *memcg, unsigned int gfp, unsigned int nr_pages);
+MSIM_API int msim_try_charge(struct msim_memcg *memcg, unsigned int gfp, unsigned int nr_pages);
 
 /* kernel: memcg_uncharge(): page_counter_uncharge of memory; the root is skipped. */
-void msim_memcg_uncharge(struct msim_memcg *memcg, unsigned int nr_pages);
+MSIM_API void msim_memcg_uncharge(struct msim_memcg *memcg, unsigned int nr_pages);
 
 /* kernel: consume_stock(), refill_stock(), drain_all_stock() on this CPU's stock. */
-bool msim_consume_stock(struct msim_memcg *memcg, unsigned int nr_pages);
-void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages);
-void msim_drain_all_stock(struct msim_memcg *root);
+MSIM_API bool msim_consume_stock(struct msim_memcg *memcg, unsigned int nr_pages);
+MSIM_API void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages);
+MSIM_API void msim_drain_all_stock(struct msim_memcg *root);
 
 /* Pages cached for memcg in cpu's stock (0 if none); for tests and reports. */
-unsigned int msim_stock_pages(struct msim *m, unsigned int cpu, const struct msim_memcg *memcg);
+MSIM_API unsigned int msim_stock_pages(struct msim *m, unsigned int cpu, const struct msim_memcg *memcg);
 /* The memcg in slot (0..6) of cpu's stock and its pages; NULL when empty. */
-struct msim_memcg *msim_stock_slot(struct msim *m, unsigned int cpu, unsigned int slot,
-				   unsigned int *nr_pages);
+MSIM_API struct msim_memcg *msim_stock_slot(struct msim *m, unsigned int cpu, unsigned int slot,
+					    unsigned int *nr_pages);
 
 /* Charge-path counters of a host, summed over CPUs (deterministic figures). */
 struct msim_charge_stats {
@@ -166,7 +179,7 @@ struct msim_charge_stats {
 	uint64_t high_throttles;     /* synchronous over-high handling runs */
 	uint64_t high_penalty_jiffies; /* penalty computed by the throttling (not slept) */
 };
-void msim_charge_stats(struct msim *m, struct msim_charge_stats *out);
+MSIM_API void msim_charge_stats(struct msim *m, struct msim_charge_stats *out);
 
 /* memory.events counters the charge path raises (kernel: enum memcg_memory_event). */
 enum msim_memory_event {
@@ -177,21 +190,21 @@ enum msim_memory_event {
 	MSIM_MEMCG_OOM_KILL,
 	MSIM_MEMCG_NR_MEMORY_EVENTS,
 };
-unsigned long msim_memory_events(struct msim_memcg *memcg, enum msim_memory_event e);
+MSIM_API unsigned long msim_memory_events(struct msim_memcg *memcg, enum msim_memory_event e);
 
 /* ---- interface files (bytes, as the kernel prints and parses them) ---- */
 
 /* memory.current: usage in bytes. */
-uint64_t msim_memory_current_read(struct msim_memcg *memcg);
+MSIM_API uint64_t msim_memory_current_read(struct msim_memcg *memcg);
 /* memory.peak: the watermark in bytes. */
-uint64_t msim_memory_peak_read(struct msim_memcg *memcg);
+MSIM_API uint64_t msim_memory_peak_read(struct msim_memcg *memcg);
 
 /*
  * memory.max / memory.high show: "max\n" for no limit, else the byte count and a
  * newline. Return the length written (snprintf semantics) or -EINVAL.
  */
-int msim_memory_max_show(struct msim_memcg *memcg, char *buf, size_t len);
-int msim_memory_high_show(struct msim_memcg *memcg, char *buf, size_t len);
+MSIM_API int msim_memory_max_show(struct msim_memcg *memcg, char *buf, size_t len);
+MSIM_API int msim_memory_high_show(struct msim_memcg *memcg, char *buf, size_t len);
 
 /*
  * memory.max / memory.high write: "max" or a byte count (rounded down to pages).
@@ -199,8 +212,8 @@ int msim_memory_high_show(struct msim_memcg *memcg, char *buf, size_t len);
  * (here: the reclaim callback) and then sets the limit anyway (raising
  * MSIM_MEMCG_MAX / OOM events). Returns 0 or -EINVAL for bad input.
  */
-int msim_memory_max_write(struct msim_memcg *memcg, const char *buf);
-int msim_memory_high_write(struct msim_memcg *memcg, const char *buf);
+MSIM_API int msim_memory_max_write(struct msim_memcg *memcg, const char *buf);
+MSIM_API int msim_memory_high_write(struct msim_memcg *memcg, const char *buf);
 
 /*
  * memory.stat and memory.numa_stat (implemented in src/rstat/memory_stat.c, on the
@@ -214,10 +227,10 @@ int msim_memory_high_write(struct msim_memcg *memcg, const char *buf);
  * keys. Return the length of the full text (snprintf semantics: the text is
  * truncated if len is too small) or -EINVAL.
  */
-int msim_memory_stat_show(struct msim_memcg *memcg, char *buf, size_t len);
-int msim_memory_numa_stat_show(struct msim_memcg *memcg, char *buf, size_t len);
+MSIM_API int msim_memory_stat_show(struct msim_memcg *memcg, char *buf, size_t len);
+MSIM_API int msim_memory_numa_stat_show(struct msim_memcg *memcg, char *buf, size_t len);
 /* Find "key value" in a rendered memory.stat text. Returns 0 and *value, or -ENOENT. */
-int msim_memory_stat_lookup(const char *text, const char *key, uint64_t *value);
+MSIM_API int msim_memory_stat_lookup(const char *text, const char *key, uint64_t *value);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,8 @@
 #ifndef MEMCGSIM_EXPLORE_H
 #define MEMCGSIM_EXPLORE_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,8 +40,8 @@ enum msim_strategy {
 	MSIM_STRAT_REPLAY,      /* follow a schedule string */
 };
 
-const char *msim_strategy_name(enum msim_strategy s);
-int msim_strategy_parse(const char *name, enum msim_strategy *out); /* "script", ... */
+MSIM_API const char *msim_strategy_name(enum msim_strategy s);
+MSIM_API int msim_strategy_parse(const char *name, enum msim_strategy *out); /* "script", ... */
 
 struct msim_sched_opts {
 	enum msim_strategy strategy;
@@ -56,28 +58,28 @@ struct msim_sched_opts {
  * variable MSIM_SCHEDULE, when set, overrides any strategy with REPLAY of its
  * value (so a failing test can be replayed without editing it).
  */
-int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts);
+MSIM_API int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts);
 
 /* ---- what the run did ---- */
 
 /* The schedule of the run so far, as a string owned by the host. */
-const char *msim_schedule_string(struct msim *m);
+MSIM_API const char *msim_schedule_string(struct msim *m);
 
 /* Number of steps taken (picks made) so far, and context switches between tasks. */
-uint64_t msim_sched_steps(const struct msim *m);
-uint64_t msim_sched_switches(const struct msim *m);
+MSIM_API uint64_t msim_sched_steps(const struct msim *m);
+MSIM_API uint64_t msim_sched_switches(const struct msim *m);
 
 /*
  * A hash of the run's trace: every step's pick and the yield point (or exit) at
  * which it stopped. Equal hashes mean the same trace (replay tests compare them).
  */
-uint64_t msim_sched_trace_hash(const struct msim *m);
+MSIM_API uint64_t msim_sched_trace_hash(const struct msim *m);
 
 /* True when a REPLAY run diverged from its string (a pick was not enabled). */
-bool msim_sched_replay_diverged(const struct msim *m);
+MSIM_API bool msim_sched_replay_diverged(const struct msim *m);
 
 /* The report of the last -EDEADLK: one line per blocked task (name, CPU, what). */
-const char *msim_deadlock_report(const struct msim *m);
+MSIM_API const char *msim_deadlock_report(const struct msim *m);
 
 /* ---- exploration ---- */
 
@@ -143,8 +145,8 @@ struct msim_explore_result {
  * Explore target under base (its mode must be deterministic). Returns 0, or a
  * negative errno for bad options or a setup failure.
  */
-int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
-		 const struct msim_explore_opts *opts, struct msim_explore_result *res);
+MSIM_API int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
+			  const struct msim_explore_opts *opts, struct msim_explore_result *res);
 
 #ifdef __cplusplus
 }

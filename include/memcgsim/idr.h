@@ -17,6 +17,8 @@
 #ifndef MEMCGSIM_IDR_H
 #define MEMCGSIM_IDR_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -55,14 +57,14 @@ struct msim_idr {
 	struct msim_lock lock;
 };
 
-void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner);
+MSIM_API void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner);
 /*
  * kernel: idr_destroy(). Free every id and the memory behind them; the idr stays
  * usable. Like the kernel's, the caller excludes allocators and removers.
  */
-void msim_idr_destroy(struct msim_idr *idr);
+MSIM_API void msim_idr_destroy(struct msim_idr *idr);
 /* Model-only: msim_idr_destroy() and the end of the idr's life (msim_xa_fini()). */
-void msim_idr_fini(struct msim_idr *idr);
+MSIM_API void msim_idr_fini(struct msim_idr *idr);
 
 /*
  * Allocate the lowest free id in [start, end] (inclusive) for ptr. A NULL ptr
@@ -71,38 +73,38 @@ void msim_idr_fini(struct msim_idr *idr);
  * Returns the id, or -ENOSPC when the range is full, -EINVAL for a bad range
  * (start > end, or end above LONG_MAX), -ENOMEM.
  */
-long msim_idr_alloc(struct msim_idr *idr, void *ptr, unsigned long start, unsigned long end);
+MSIM_API long msim_idr_alloc(struct msim_idr *idr, void *ptr, unsigned long start, unsigned long end);
 
 /*
  * kernel: idr_alloc_cyclic(). The lowest free id in [max(cursor, start), end],
  * else in [start, end]; the cursor then moves past the id handed out. Returns
  * as msim_idr_alloc().
  */
-long msim_idr_alloc_cyclic(struct msim_idr *idr, void *ptr, unsigned long start,
-			   unsigned long end);
+MSIM_API long msim_idr_alloc_cyclic(struct msim_idr *idr, void *ptr, unsigned long start,
+				    unsigned long end);
 /* kernel: idr_get_cursor() / idr_set_cursor(): where the next cyclic search starts. */
-unsigned long msim_idr_get_cursor(const struct msim_idr *idr);
-void msim_idr_set_cursor(struct msim_idr *idr, unsigned long next);
+MSIM_API unsigned long msim_idr_get_cursor(const struct msim_idr *idr);
+MSIM_API void msim_idr_set_cursor(struct msim_idr *idr, unsigned long next);
 
 /* The pointer at id, or NULL (free, or reserved with NULL). RCU-safe. */
-void *msim_idr_find(struct msim_idr *idr, unsigned long id);
+MSIM_API void *msim_idr_find(struct msim_idr *idr, unsigned long id);
 
 /*
  * kernel: idr_replace(). Put ptr (NULL keeps the id reserved) at an allocated
  * id; returns the old pointer (NULL for an id reserved with NULL), or
  * msim_err_ptr(-ENOENT) when id is not allocated: test with msim_is_err().
  */
-void *msim_idr_replace(struct msim_idr *idr, void *ptr, unsigned long id);
+MSIM_API void *msim_idr_replace(struct msim_idr *idr, void *ptr, unsigned long id);
 
 /* Free id; returns the pointer it held, or NULL if it was not allocated. */
-void *msim_idr_remove(struct msim_idr *idr, unsigned long id);
+MSIM_API void *msim_idr_remove(struct msim_idr *idr, unsigned long id);
 
 /* True if id is allocated (reserved or holding a pointer). */
-bool msim_idr_allocated(struct msim_idr *idr, unsigned long id);
+MSIM_API bool msim_idr_allocated(struct msim_idr *idr, unsigned long id);
 /* Number of allocated ids. */
-unsigned long msim_idr_count(const struct msim_idr *idr);
+MSIM_API unsigned long msim_idr_count(const struct msim_idr *idr);
 /* kernel: idr_is_empty() */
-bool msim_idr_is_empty(const struct msim_idr *idr);
+MSIM_API bool msim_idr_is_empty(const struct msim_idr *idr);
 
 /*
  * kernel: idr_get_next_ul(). The first pointer at an id >= *nextid (ids
@@ -110,14 +112,14 @@ bool msim_idr_is_empty(const struct msim_idr *idr);
  * RCU-safe: ids allocated or removed meanwhile may or may not be seen, and no
  * other id is skipped or made up.
  */
-void *msim_idr_get_next(struct msim_idr *idr, unsigned long *nextid);
+MSIM_API void *msim_idr_get_next(struct msim_idr *idr, unsigned long *nextid);
 
 /*
  * kernel: idr_for_each(). fn(id, ptr, data) for each pointer in id order; a
  * nonzero return stops the walk and is returned. RCU-safe as above.
  */
-int msim_idr_for_each(struct msim_idr *idr, int (*fn)(unsigned long id, void *p, void *data),
-		      void *data);
+MSIM_API int msim_idr_for_each(struct msim_idr *idr, int (*fn)(unsigned long id, void *p, void *data),
+			       void *data);
 
 /* kernel: idr_for_each_entry() */
 #define msim_idr_for_each_entry(idr, entry, id)                                             \

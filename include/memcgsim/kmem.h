@@ -21,6 +21,8 @@
 #ifndef MEMCGSIM_KMEM_H
 #define MEMCGSIM_KMEM_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,18 +37,18 @@ extern "C" {
 #define MSIM_KMALLOC_MAX_CACHE_SIZE 8192UL
 
 /* The kmalloc class (bytes charged) of a request of size bytes; page allocator above 8 KiB. */
-size_t msim_kmalloc_size(size_t size);
+MSIM_API size_t msim_kmalloc_size(size_t size);
 
 /* kmalloc / kzalloc: returns zeroed memory of at least size bytes, charged to owner. */
-void *msim_kmalloc(struct msim *m, size_t size, const char *owner);
-void msim_kfree(struct msim *m, const void *p);
+MSIM_API void *msim_kmalloc(struct msim *m, size_t size, const char *owner);
+MSIM_API void msim_kfree(struct msim *m, const void *p);
 /* kvfree_rcu: the charge leaves the totals when a grace period has passed. */
-void msim_kfree_rcu(struct msim *m, const void *p);
+MSIM_API void msim_kfree_rcu(struct msim *m, const void *p);
 
 struct msim_kmem_cache;
 
 /* A dedicated cache of objects of size bytes (slab order chosen like SLUB for nr_cpus). */
-struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const char *name, size_t size);
+MSIM_API struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const char *name, size_t size);
 
 /*
  * Cache flags that change the slot size the way SLUB's calculate_sizes() does:
@@ -57,24 +59,24 @@ struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const char *name,
  */
 #define MSIM_SLAB_HWCACHE_ALIGN 0x1u
 #define MSIM_SLAB_FREEPTR_OUTSIDE 0x2u
-struct msim_kmem_cache *msim_kmem_cache_create_flags(struct msim *m, const char *name,
-						     size_t size, unsigned int flags);
+MSIM_API struct msim_kmem_cache *msim_kmem_cache_create_flags(struct msim *m, const char *name,
+							      size_t size, unsigned int flags);
 /*
  * The host's cache called name, created on first use (with size and flags). Returns
  * NULL (errno EINVAL) if a cache of that name exists with another size or flags.
  * Lets library code (the xarray's "radix_tree_node") share one cache per host.
  */
-struct msim_kmem_cache *msim_kmem_cache_find_or_create(struct msim *m, const char *name,
-						       size_t size, unsigned int flags);
+MSIM_API struct msim_kmem_cache *msim_kmem_cache_find_or_create(struct msim *m, const char *name,
+								size_t size, unsigned int flags);
 
 /*
  * SLUB's slab order for objects occupying slot_size bytes on a host with nr_cpus
  * CPUs (kernel: mm/slub.c calculate_order()); docs/kmem.md derives the rule.
  */
-unsigned int msim_slub_calculate_order(size_t slot_size, unsigned int nr_cpus);
-void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c);
-void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner);
-void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p);
+MSIM_API unsigned int msim_slub_calculate_order(size_t slot_size, unsigned int nr_cpus);
+MSIM_API void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c);
+MSIM_API void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner);
+MSIM_API void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p);
 
 /* Slab geometry of a cache: objects per slab, slab bytes, and bytes per object charged. */
 struct msim_kmem_cache_info {
@@ -88,7 +90,7 @@ struct msim_kmem_cache_info {
 	uint64_t slabs;          /* slabs needed for them (packed) */
 	uint64_t bytes;          /* slabs * slab_bytes */
 };
-void msim_kmem_cache_info(const struct msim_kmem_cache *c, struct msim_kmem_cache_info *out);
+MSIM_API void msim_kmem_cache_info(const struct msim_kmem_cache *c, struct msim_kmem_cache_info *out);
 
 /* Totals. Bytes are the kernel's charged bytes, not the request sizes. */
 struct msim_kmem_totals {
@@ -98,15 +100,15 @@ struct msim_kmem_totals {
 	uint64_t rcu_pending_bytes;  /* freed with kfree_rcu, grace period not yet over */
 	uint64_t allocations;        /* live allocations */
 };
-void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out);
+MSIM_API void msim_kmem_totals(const struct msim *m, struct msim_kmem_totals *out);
 
 /*
  * Bytes currently charged to owner (kmalloc plus cache objects at their packed
  * share, slab_bytes / objects_per_slab each, rounded to the nearest byte).
  */
-uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner);
+MSIM_API uint64_t msim_kmem_owner_bytes(const struct msim *m, const char *owner);
 /* Per-CPU bytes charged to owner (not part of msim_kmem_owner_bytes). */
-uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner);
+MSIM_API uint64_t msim_kmem_owner_percpu_bytes(const struct msim *m, const char *owner);
 
 /* For reports: every owner that holds a charge now, and every cache of the host. */
 struct msim_kmem_owner_info {
@@ -115,17 +117,17 @@ struct msim_kmem_owner_info {
 	uint64_t percpu_bytes;
 };
 /* Fills up to max entries (owners with a nonzero charge); returns how many there are. */
-size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_info *out, size_t max);
+MSIM_API size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_info *out, size_t max);
 /* Fills up to max entries, newest cache first; returns how many caches there are. */
-size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max);
+MSIM_API size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max);
 
 /* Resident set size of this process, bytes (the simulator's own cost). */
-uint64_t msim_kmem_process_rss(void);
+MSIM_API uint64_t msim_kmem_process_rss(void);
 /*
  * Bytes of page tables of this process (VmPTE): reading memory nobody wrote costs
  * no resident page but does cost page-table entries, which RSS does not count.
  */
-uint64_t msim_kmem_process_page_tables(void);
+MSIM_API uint64_t msim_kmem_process_page_tables(void);
 
 /*
  * Give back to the system the memory that destroyed hosts left for later ones
@@ -141,11 +143,11 @@ void msim_kmem_trim(void);
  * the environment when the host was created, or when the system refused the
  * address space. The bytes charged are the same either way.
  */
-bool msim_kmem_lazy_backing(const struct msim *m);
+MSIM_API bool msim_kmem_lazy_backing(const struct msim *m);
 
 /* per-CPU bytes are recorded by msim_alloc_percpu (percpu.h) through these. */
-void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner);
-void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner);
+MSIM_API void msim_kmem_percpu_charge(struct msim *m, size_t bytes, const char *owner);
+MSIM_API void msim_kmem_percpu_uncharge(struct msim *m, size_t bytes, const char *owner);
 
 #ifdef __cplusplus
 }

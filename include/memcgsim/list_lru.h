@@ -15,9 +15,16 @@
  *
  * Misuse (a list_lru used before init or after destroy, a bad node) returns
  * false / 0 / -EINVAL and is counted in msim_shrinker_stats().misuse.
+ *
+ * The host's list of memcg-aware lrus and the offline reparenting are the
+ * subsystem "list_lru" (msim_list_lru_subsys, subsys.h), which depends on
+ * "shrinker": msim_create() attaches both when the configuration sets shrinker,
+ * msim_shrinker_init() attaches both by hand.
  */
 #ifndef MEMCGSIM_LIST_LRU_H
 #define MEMCGSIM_LIST_LRU_H
+
+#include <memcgsim/api.h>
 
 #include <limits.h>
 #include <stdbool.h>
@@ -25,6 +32,7 @@
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/list.h>
 #include <memcgsim/sync.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/xarray.h>
@@ -33,22 +41,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* struct list_head: a circular doubly linked list. */
-struct msim_list_head {
-	struct msim_list_head *next, *prev;
-};
-
-static inline void msim_init_list_head(struct msim_list_head *h)
-{
-	h->next = h;
-	h->prev = h;
-}
-
-static inline bool msim_list_empty(const struct msim_list_head *h)
-{
-	return h->next == h;
-}
 
 /* LONG_MIN in nr_items marks a list that was reparented (dead). */
 #define MSIM_LIST_LRU_DEAD LONG_MIN
@@ -97,70 +89,74 @@ typedef enum msim_lru_status (*msim_list_lru_walk_cb)(struct msim_list_head *ite
 						      struct msim_list_lru_one *list,
 						      void *cb_arg);
 
+/* The list_lru host state as a subsystem: name "list_lru", depends on "memcg" and "shrinker". */
+MSIM_API extern struct msim_subsys msim_list_lru_subsys;
+
 /*
  * __list_lru_init(): memcg_aware lrus register on the host's list (for
  * reparenting); shrinker (may be NULL) gives the id whose bit the first item of a
- * memcg's list sets. Returns 0, -EINVAL, -ENOMEM.
+ * memcg's list sets. Returns 0, -EINVAL (also on a host without the list_lru
+ * subsystem), -EBUSY (initialised twice), -ENOMEM.
  */
-int msim_list_lru_init(struct msim *m, struct msim_list_lru *lru, bool memcg_aware,
-		       struct msim_shrinker *shrinker);
+MSIM_API int msim_list_lru_init(struct msim *m, struct msim_list_lru *lru, bool memcg_aware,
+				struct msim_shrinker *shrinker);
 
 /* list_lru_destroy(): free every per-memcg list (items are the caller's). Idempotent. */
-void msim_list_lru_destroy(struct msim_list_lru *lru);
+MSIM_API void msim_list_lru_destroy(struct msim_list_lru *lru);
 
 /*
  * memcg_list_lru_alloc(): give memcg (and every ancestor missing one) its lists on
  * lru; installs the shrinker unit in on-demand layouts. A no-op for root, NULL,
  * an lru that is not memcg-aware, or lists that exist. Returns 0, -EINVAL.
  */
-int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lru);
-bool msim_memcg_list_lru_allocated(struct msim_memcg *memcg, struct msim_list_lru *lru);
+MSIM_API int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lru);
+MSIM_API bool msim_memcg_list_lru_allocated(struct msim_memcg *memcg, struct msim_list_lru *lru);
 
 /*
  * list_lru_add(): add item (not on any list) to memcg's list on nid, redirected to
  * the nearest live ancestor when memcg is dying. Returns true if added.
  */
-bool msim_list_lru_add(struct msim_list_lru *lru, struct msim_list_head *item,
-		       unsigned int nid, struct msim_memcg *memcg);
+MSIM_API bool msim_list_lru_add(struct msim_list_lru *lru, struct msim_list_head *item,
+				unsigned int nid, struct msim_memcg *memcg);
 /* list_lru_del(): remove item (on memcg's list, or its redirect). True if removed. */
-bool msim_list_lru_del(struct msim_list_lru *lru, struct msim_list_head *item,
-		       unsigned int nid, struct msim_memcg *memcg);
+MSIM_API bool msim_list_lru_del(struct msim_list_lru *lru, struct msim_list_head *item,
+				unsigned int nid, struct msim_memcg *memcg);
 
 /* list_lru_isolate / list_lru_isolate_move, for callbacks (lock held). */
-void msim_list_lru_isolate(struct msim_list_lru_one *list, struct msim_list_head *item);
-void msim_list_lru_isolate_move(struct msim_list_lru_one *list, struct msim_list_head *item,
-				struct msim_list_head *head);
+MSIM_API void msim_list_lru_isolate(struct msim_list_lru_one *list, struct msim_list_head *item);
+MSIM_API void msim_list_lru_isolate_move(struct msim_list_lru_one *list, struct msim_list_head *item,
+					 struct msim_list_head *head);
 
 /* list_lru_count_one(): lockless, clamped at 0 (the dead marker reads 0). */
-unsigned long msim_list_lru_count_one(struct msim_list_lru *lru, unsigned int nid,
-				      struct msim_memcg *memcg);
+MSIM_API unsigned long msim_list_lru_count_one(struct msim_list_lru *lru, unsigned int nid,
+					       struct msim_memcg *memcg);
 /* list_lru_count_node(): the node total. */
-unsigned long msim_list_lru_count_node(struct msim_list_lru *lru, unsigned int nid);
-unsigned long msim_list_lru_shrink_count(struct msim_list_lru *lru,
-					 struct msim_shrink_control *sc);
+MSIM_API unsigned long msim_list_lru_count_node(struct msim_list_lru *lru, unsigned int nid);
+MSIM_API unsigned long msim_list_lru_shrink_count(struct msim_list_lru *lru,
+						  struct msim_shrink_control *sc);
 
 /* list_lru_walk_one(): walk memcg's list on nid; returns isolated items. */
-unsigned long msim_list_lru_walk_one(struct msim_list_lru *lru, unsigned int nid,
-				     struct msim_memcg *memcg, msim_list_lru_walk_cb isolate,
-				     void *cb_arg, unsigned long *nr_to_walk);
+MSIM_API unsigned long msim_list_lru_walk_one(struct msim_list_lru *lru, unsigned int nid,
+					      struct msim_memcg *memcg, msim_list_lru_walk_cb isolate,
+					      void *cb_arg, unsigned long *nr_to_walk);
 /* list_lru_shrink_walk(): walk sc's list with sc->nr_to_scan as the budget. */
-unsigned long msim_list_lru_shrink_walk(struct msim_list_lru *lru,
-					struct msim_shrink_control *sc,
-					msim_list_lru_walk_cb isolate, void *cb_arg);
+MSIM_API unsigned long msim_list_lru_shrink_walk(struct msim_list_lru *lru,
+						 struct msim_shrink_control *sc,
+						 msim_list_lru_walk_cb isolate, void *cb_arg);
 /* list_lru_walk_node(): root's list, then every memcg's list, within the budget. */
-unsigned long msim_list_lru_walk_node(struct msim_list_lru *lru, unsigned int nid,
-				      msim_list_lru_walk_cb isolate, void *cb_arg,
-				      unsigned long *nr_to_walk);
+MSIM_API unsigned long msim_list_lru_walk_node(struct msim_list_lru *lru, unsigned int nid,
+					       msim_list_lru_walk_cb isolate, void *cb_arg,
+					       unsigned long *nr_to_walk);
 
 /*
  * Raw per-memcg list count (no clamp: LONG_MIN for a dead list), and whether a
  * list exists; for tests. Returns 0 / false when no list.
  */
-long msim_list_lru_nr_items_raw(struct msim_list_lru *lru, unsigned int nid,
-				struct msim_memcg *memcg, bool *exists);
+MSIM_API long msim_list_lru_nr_items_raw(struct msim_list_lru *lru, unsigned int nid,
+					 struct msim_memcg *memcg, bool *exists);
 
 /* Bytes per list_lru_memcg: kmalloc_class(16 + 32 * nr_nodes). */
-size_t msim_list_lru_memcg_bytes(unsigned int nr_nodes);
+MSIM_API size_t msim_list_lru_memcg_bytes(unsigned int nr_nodes);
 
 /*
  * Invariant check for tests and stress (call at quiescence): every per-memcg list
@@ -168,7 +164,7 @@ size_t msim_list_lru_memcg_bytes(unsigned int nr_nodes);
  * an online memcg whose bit is set. Returns the number of violations, and writes
  * the first as a one-line reason.
  */
-unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len);
+MSIM_API unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@
 #ifndef MEMCGSIM_LOCK_H
 #define MEMCGSIM_LOCK_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,14 +44,14 @@ struct msim_lock {
 };
 
 /* A static name is enough; a lock needs an init before use. */
-void msim_lock_init(struct msim_lock *l, const char *name);
-void msim_spin_lock_init(struct msim_lock *l, const char *name);
+MSIM_API void msim_lock_init(struct msim_lock *l, const char *name);
+MSIM_API void msim_spin_lock_init(struct msim_lock *l, const char *name);
 #define msim_mutex_init msim_lock_init
-void msim_lock_destroy(struct msim_lock *l);
-void msim_lock(struct msim_lock *l);
-bool msim_trylock(struct msim_lock *l);
-void msim_unlock(struct msim_lock *l);
-bool msim_lock_held_by_me(const struct msim_lock *l);
+MSIM_API void msim_lock_destroy(struct msim_lock *l);
+MSIM_API void msim_lock(struct msim_lock *l);
+MSIM_API bool msim_trylock(struct msim_lock *l);
+MSIM_API void msim_unlock(struct msim_lock *l);
+MSIM_API bool msim_lock_held_by_me(const struct msim_lock *l);
 
 /* The kernel's spinlock_t and struct mutex are the same model here. */
 #define msim_spin_lock msim_lock
@@ -73,8 +75,8 @@ struct msim_quiet_spinlock {
 };
 #define MSIM_QUIET_SPINLOCK_INIT { 0 }
 
-void msim_quiet_spin_lock(struct msim_quiet_spinlock *l);
-void msim_quiet_spin_unlock(struct msim_quiet_spinlock *l);
+MSIM_API void msim_quiet_spin_lock(struct msim_quiet_spinlock *l);
+MSIM_API void msim_quiet_spin_unlock(struct msim_quiet_spinlock *l);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,14 @@
  * this layer knows none of them. Each registered hook set gets a private slot
  * per memcg (msim_memcg_slot()) for its per-memcg data.
  *
+ * The layer itself is the subsystem "memcg" (msim_memcg_subsys, subsys.h): every
+ * host has it from msim_create() unless its configuration sets memcg_disabled.
+ * Its host state (the id space, the "mem_cgroup" and "mem_cgroup_per_node"
+ * caches, the hook table) exists from then on; the root memcg is created by the
+ * first msim_root_mem_cgroup() (or by a layer that attaches, which asks for it),
+ * so a host that never makes a memcg holds none in its kernel-memory totals.
+ * Without the subsystem every entry point here returns NULL, -EINVAL or zeros.
+ *
  * Handles: a struct msim_memcg * stays valid while the caller holds a css
  * reference or an RCU read-side section that began while the memcg was not yet
  * freed. Debug builds poison freed memcgs and catch use through a freed handle.
@@ -21,15 +29,21 @@
 #ifndef MEMCGSIM_MEMCG_H
 #define MEMCGSIM_MEMCG_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/subsys.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The memcg layer as a subsystem (subsys.h): name "memcg", no dependency. */
+MSIM_API extern struct msim_subsys msim_memcg_subsys;
 
 #define MSIM_MEM_CGROUP_ID_MAX 65535 /* private ids 1..65535 (MEM_CGROUP_ID_SHIFT 16) */
 #define MSIM_MEMCG_MAX_SLOTS 16
@@ -81,20 +95,20 @@ struct msim_memcg_hooks {
  * registered later are run on the root at registration). Returns the slot index
  * (>= 0) for msim_memcg_slot(), or -ENOSPC / -EINVAL.
  */
-int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks);
+MSIM_API int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks);
 
 /*
  * The slot of the hook set registered under name, or -ENOENT. Lets a hook set that
  * is registered after the root exists find its slot while its hooks run on the
  * root during msim_memcg_register_hooks() (the slot is not returned yet then).
  */
-int msim_memcg_hooks_slot(struct msim *m, const char *name);
+MSIM_API int msim_memcg_hooks_slot(struct msim *m, const char *name);
 
 /* Per-memcg private data of the hook set that owns slot. */
-void **msim_memcg_slot(struct msim_memcg *memcg, int slot);
+MSIM_API void **msim_memcg_slot(struct msim_memcg *memcg, int slot);
 
-/* The root memcg of the host (created on first call, online, id 1). */
-struct msim_memcg *msim_root_mem_cgroup(struct msim *m);
+/* The root memcg of the host (created on first call, online, id 1); NULL without memcg. */
+MSIM_API struct msim_memcg *msim_root_mem_cgroup(struct msim *m);
 
 /*
  * mkdir: create and online a child of parent (which must be online). Returns 0 and
@@ -102,7 +116,7 @@ struct msim_memcg *msim_root_mem_cgroup(struct msim *m);
  * private ids are exhausted, -EINVAL for a parent that is not online, or a hook's
  * error. name may be NULL.
  */
-int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_memcg **out);
+MSIM_API int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_memcg **out);
 
 /*
  * rmdir: -EBUSY if memcg has live (not yet offline) children, -EINVAL for root or
@@ -111,33 +125,33 @@ int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_m
  * deterministic mode the scheduler's RCU engine completes it), run the offline
  * hooks, and drop the online reference.
  */
-int msim_memcg_rmdir(struct msim_memcg *memcg);
+MSIM_API int msim_memcg_rmdir(struct msim_memcg *memcg);
 
 /* css references. tryget fails once the memcg is released. */
-void msim_css_get(struct msim_memcg *memcg);
-bool msim_css_tryget(struct msim_memcg *memcg);
-bool msim_css_tryget_online(struct msim_memcg *memcg);
-void msim_css_put(struct msim_memcg *memcg);
+MSIM_API void msim_css_get(struct msim_memcg *memcg);
+MSIM_API bool msim_css_tryget(struct msim_memcg *memcg);
+MSIM_API bool msim_css_tryget_online(struct msim_memcg *memcg);
+MSIM_API void msim_css_put(struct msim_memcg *memcg);
 
-struct msim *msim_memcg_host(const struct msim_memcg *memcg);
-struct msim_memcg *msim_parent_mem_cgroup(const struct msim_memcg *memcg);
-bool msim_mem_cgroup_is_root(const struct msim_memcg *memcg);
+MSIM_API struct msim *msim_memcg_host(const struct msim_memcg *memcg);
+MSIM_API struct msim_memcg *msim_parent_mem_cgroup(const struct msim_memcg *memcg);
+MSIM_API bool msim_mem_cgroup_is_root(const struct msim_memcg *memcg);
 enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg);
-bool msim_css_is_dying(const struct msim_memcg *memcg);   /* rmdir'ed (dying or later) */
-bool msim_mem_cgroup_online(const struct msim_memcg *memcg);
-const char *msim_memcg_name(const struct msim_memcg *memcg);
-unsigned int msim_memcg_level(const struct msim_memcg *memcg); /* root 0 */
+MSIM_API bool msim_css_is_dying(const struct msim_memcg *memcg);   /* rmdir'ed (dying or later) */
+MSIM_API bool msim_mem_cgroup_online(const struct msim_memcg *memcg);
+MSIM_API const char *msim_memcg_name(const struct msim_memcg *memcg);
+MSIM_API unsigned int msim_memcg_level(const struct msim_memcg *memcg); /* root 0 */
 /* Creation serial, unique per host, never reused (for array indexing in tests). */
-uint64_t msim_memcg_serial(const struct msim_memcg *memcg);
+MSIM_API uint64_t msim_memcg_serial(const struct msim_memcg *memcg);
 
 /* Private id (1..65535) and its reference count (mem_cgroup_private_id_get/put). */
-unsigned short msim_mem_cgroup_private_id(const struct msim_memcg *memcg);
-void msim_mem_cgroup_private_id_get(struct msim_memcg *memcg);
-void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg);
+MSIM_API unsigned short msim_mem_cgroup_private_id(const struct msim_memcg *memcg);
+MSIM_API void msim_mem_cgroup_private_id_get(struct msim_memcg *memcg);
+MSIM_API void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg);
 /* Under RCU: the memcg whose published private id is id, or NULL. */
-struct msim_memcg *msim_mem_cgroup_from_private_id(struct msim *m, unsigned short id);
+MSIM_API struct msim_memcg *msim_mem_cgroup_from_private_id(struct msim *m, unsigned short id);
 /* kmemcg_id: -1 for root, else the private id (set at online). */
-int msim_memcg_kmemcg_id(const struct msim_memcg *memcg);
+MSIM_API int msim_memcg_kmemcg_id(const struct msim_memcg *memcg);
 
 /*
  * Pre-order iteration over root's subtree, root included (mem_cgroup_iter): pass
@@ -147,21 +161,21 @@ int msim_memcg_kmemcg_id(const struct msim_memcg *memcg);
  * kernel's iterator returns offline memcgs not yet freed). Call
  * msim_mem_cgroup_iter_break() to stop early.
  */
-struct msim_memcg *msim_mem_cgroup_iter(struct msim_memcg *root, struct msim_memcg *prev);
-void msim_mem_cgroup_iter_break(struct msim_memcg *root, struct msim_memcg *prev);
+MSIM_API struct msim_memcg *msim_mem_cgroup_iter(struct msim_memcg *root, struct msim_memcg *prev);
+MSIM_API void msim_mem_cgroup_iter_break(struct msim_memcg *root, struct msim_memcg *prev);
 
 /*
  * Wait until every memcg whose last reference is gone has been released and freed
  * (css_released and css_free hooks run, FREED): msim_rcu_barrier() until no release
  * or free callback is in flight. Deterministic mode: from the driver, or a task.
  */
-void msim_memcg_drain(struct msim *m);
+MSIM_API void msim_memcg_drain(struct msim *m);
 
 /* Counts over the host (for tests and reports). */
 struct msim_memcg_counts {
 	unsigned long online, dying, offline, released, freed_total, created_total;
 };
-void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out);
+MSIM_API void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #define MEMCGSIM_H
 
 /* The simulated machine (src/sim). */
+#include <memcgsim/api.h>
 #include <memcgsim/variants.h>
 #include <memcgsim/sim.h>
 #include <memcgsim/subsys.h>
@@ -26,10 +27,15 @@
 /* Kernel-library equivalents (src/lib). */
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>
+#include <memcgsim/list.h>
 /* The layers. */
 #include <memcgsim/memcg.h>
+#include <memcgsim/objcg.h>
 #include <memcgsim/charge.h>
 #include <memcgsim/rstat.h>
+#include <memcgsim/mmzone.h>
+#include <memcgsim/folio.h>
+#include <memcgsim/lru.h>
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
 #include <memcgsim/vmstat.h>

@@ -20,6 +20,8 @@
 #ifndef MEMCGSIM_PERCPU_H
 #define MEMCGSIM_PERCPU_H
 
+#include <memcgsim/api.h>
+
 #include <stddef.h>
 
 #include <memcgsim/sim.h>
@@ -29,9 +31,9 @@
 extern "C" {
 #endif
 
-void *msim_alloc_percpu(struct msim *m, size_t size, const char *owner);
-void msim_free_percpu(struct msim *m, void *base);
-void *msim_per_cpu_ptr(const void *base, unsigned int cpu);
+MSIM_API void *msim_alloc_percpu(struct msim *m, size_t size, const char *owner);
+MSIM_API void msim_free_percpu(struct msim *m, void *base);
+MSIM_API void *msim_per_cpu_ptr(const void *base, unsigned int cpu);
 
 static inline void *msim_this_cpu_ptr(const void *base)
 {

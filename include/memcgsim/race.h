@@ -33,6 +33,8 @@
 #ifndef MEMCGSIM_RACE_H
 #define MEMCGSIM_RACE_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,15 +75,15 @@ struct msim_race_report {
 };
 
 /* Set a figure (a second call with the same key overwrites it). */
-void msim_race_fig_int(struct msim_race_report *r, const char *key, long long v);
-void msim_race_fig_bool(struct msim_race_report *r, const char *key, bool v);
-void msim_race_fig_str(struct msim_race_report *r, const char *key, const char *v);
-void msim_race_fig_double(struct msim_race_report *r, const char *key, double v);
+MSIM_API void msim_race_fig_int(struct msim_race_report *r, const char *key, long long v);
+MSIM_API void msim_race_fig_bool(struct msim_race_report *r, const char *key, bool v);
+MSIM_API void msim_race_fig_str(struct msim_race_report *r, const char *key, const char *v);
+MSIM_API void msim_race_fig_double(struct msim_race_report *r, const char *key, double v);
 /* The figure named key, or NULL. */
-const struct msim_race_fig *msim_race_fig_find(const struct msim_race_report *r,
-					       const char *key);
+MSIM_API const struct msim_race_fig *msim_race_fig_find(const struct msim_race_report *r,
+							const char *key);
 /* Append one line to the narrative. */
-void msim_race_note(struct msim_race_report *r, const char *fmt, ...)
+MSIM_API void msim_race_note(struct msim_race_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ---- a race and its sides ---- */
@@ -107,7 +109,8 @@ struct msim_race_expect {
  */
 struct msim_race_side {
 	const char *name;         /* "bug", "fix", "xarray": unique within the race */
-	/* msim_race_settings_apply() form: "NAME=VALUE,...", "cpus=N", "cgroup=v1|v2" */
+	/* msim_race_settings_apply() form: "NAME=VALUE,...", "cpus=N", "cgroup=v1|v2",
+	 * "lru=classic|mglru", "preempt=unmodelled|none|full" (sim.h: the preemption model) */
 	const char *settings;
 	const char *summary;      /* one line: what this side is */
 	void *arg;                /* target.arg on this side (NULL: the target's own) */
@@ -180,26 +183,28 @@ struct msim_race {
  * Register a race by name. Returns 0; -EINVAL (no name, or no target.setup),
  * -EEXIST (the name is taken), or -ENOSPC (the registry holds 64 races).
  */
-int msim_race_register(const struct msim_race *r);
+MSIM_API int msim_race_register(const struct msim_race *r);
 /* Register from a constructor: MSIM_RACE_REGISTER(var) after the definition. */
 #define MSIM_RACE_REGISTER(var)                                              \
 	__attribute__((constructor)) static void msim_race_register_##var(void) \
 	{                                                                    \
 		(void)msim_race_register(&(var));                            \
 	}
-const struct msim_race *msim_race_find(const char *name);
+MSIM_API const struct msim_race *msim_race_find(const char *name);
 /* The registered races in name order, at most max of them; returns how many exist. */
-size_t msim_race_list(const struct msim_race **out, size_t max);
+MSIM_API size_t msim_race_list(const struct msim_race **out, size_t max);
 /* The side named name, or NULL. */
-const struct msim_race_side *msim_race_side_find(const struct msim_race *r, const char *name);
+MSIM_API const struct msim_race_side *msim_race_side_find(const struct msim_race *r, const char *name);
 
 /*
  * Apply settings "NAME=VALUE,..." to cfg: variant assignments (msim_variant_set),
- * "cpus=N" and "cgroup=v1" or "cgroup=v2". NULL or "" changes nothing.
+ * "cpus=N", "cgroup=v1" or "cgroup=v2", "lru=classic" or "lru=mglru" (the host's
+ * LRU kind), and "preempt=" a preemption model (msim_preempt_parse(), sim.h).
+ * NULL or "" changes nothing.
  * Returns 0, or -EINVAL with the reason in err.
  */
-int msim_race_settings_apply(struct msim_config *cfg, const char *settings, char *err,
-			     size_t errlen);
+MSIM_API int msim_race_settings_apply(struct msim_config *cfg, const char *settings, char *err,
+				      size_t errlen);
 
 /* ---- running a race ---- */
 
@@ -223,7 +228,7 @@ struct msim_race_opts {
 };
 
 /* Defaults: strategy s, seed 0, the race's budget, no side. */
-void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s);
+MSIM_API void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s);
 
 struct msim_race_result {
 	const char *race;
@@ -248,19 +253,19 @@ struct msim_race_result {
  * configuration the race refuses, a schedule that is not one of this race, no
  * script to run. res is large: allocate it.
  */
-int msim_race_run(const struct msim_race *r, const struct msim_config *base,
-		  const struct msim_race_opts *o, struct msim_race_result *res,
-		  char *err, size_t errlen);
+MSIM_API int msim_race_run(const struct msim_race *r, const struct msim_config *base,
+			   const struct msim_race_opts *o, struct msim_race_result *res,
+			   char *err, size_t errlen);
 
 /* Run side (by name) of r: the default configuration plus the side's settings. */
-int msim_race_run_side(const struct msim_race *r, const char *side,
-		       const struct msim_race_opts *o, struct msim_race_result *res,
-		       char *err, size_t errlen);
+MSIM_API int msim_race_run_side(const struct msim_race *r, const char *side,
+				const struct msim_race_opts *o, struct msim_race_result *res,
+				char *err, size_t errlen);
 
 /* Replay schedule on r under cfg (a result's cfg replays its run): one run. */
-int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
-		     const struct msim_race_side *side, const char *schedule,
-		     struct msim_race_result *res, char *err, size_t errlen);
+MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
+			      const struct msim_race_side *side, const char *schedule,
+			      struct msim_race_result *res, char *err, size_t errlen);
 
 /*
  * Check res (a run of r on res->side) against what the side states: the verdict
@@ -271,17 +276,17 @@ int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
  * figures). Returns 0, -EINVAL for a result without a side, or -EDOM with the
  * first difference in err.
  */
-int msim_race_verify(const struct msim_race *r, const struct msim_race_result *res,
-		     char *err, size_t errlen);
+MSIM_API int msim_race_verify(const struct msim_race *r, const struct msim_race_result *res,
+			      char *err, size_t errlen);
 
 /* ---- printing ---- */
 
 /* One JSON object: race, strategy, runs, violations, schedule, outcome, figures. */
-void msim_race_print_json(FILE *f, const struct msim_race_result *res);
+MSIM_API void msim_race_print_json(FILE *f, const struct msim_race_result *res);
 /* The narrative, figures, verdict and how to replay it, for a person. */
-void msim_race_print_text(FILE *f, const struct msim_race_result *res);
+MSIM_API void msim_race_print_text(FILE *f, const struct msim_race_result *res);
 /* s as a JSON string, quoted and escaped. */
-void msim_json_str(FILE *f, const char *s);
+MSIM_API void msim_json_str(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #ifndef MEMCGSIM_RCU_H
 #define MEMCGSIM_RCU_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,14 +36,14 @@ struct msim_rcu_head {
 };
 
 /* Read-side sections nest; each lock and unlock is a yield point in deterministic mode. */
-void msim_rcu_read_lock(void);
-void msim_rcu_read_unlock(void);
-bool msim_rcu_read_lock_held(void);
+MSIM_API void msim_rcu_read_lock(void);
+MSIM_API void msim_rcu_read_unlock(void);
+MSIM_API bool msim_rcu_read_lock_held(void);
 /* Wait for a grace period. A task blocks; the driver ends grace periods itself. */
-void msim_synchronize_rcu(void);
-void msim_call_rcu(struct msim_rcu_head *head, void (*func)(struct msim_rcu_head *head));
+MSIM_API void msim_synchronize_rcu(void);
+MSIM_API void msim_call_rcu(struct msim_rcu_head *head, void (*func)(struct msim_rcu_head *head));
 /* Wait until every callback queued so far has run. */
-void msim_rcu_barrier(void);
+MSIM_API void msim_rcu_barrier(void);
 
 /* rcu_dereference / rcu_assign_pointer on a void * slot: acquire load, release store. */
 static inline void *msim_rcu_dereference(void *const *p)

@@ -44,18 +44,39 @@
  *   "rstat.flush.cpu_done"         lock released after one CPU
  *   "rstat.flush.done"             the whole flush is done
  *   "rstat.flush.ratelimit"        the ratelimited flush reads flush_last_time
- *   "rstat.node_stat"              a node counter update
+ *   "rstat.node_stat"              a node counter update (node-stat=exact; under
+ *                                  node-stat=percpu vmstat's points, vmstat.h)
  *   "rstat.dying.checked"          the dying redirect decided the target memcg
  *   "rstat.reparent.local"         offline: local stats about to be moved
+ *
+ * Their yield contexts (yield.h; msim_task_where(), msim_run_until_ctx() in
+ * script.h), object being a struct msim_memcg *:
+ *   flush, "rstat.flush.cpu_start" to ".cpu_done"   cpu: the CPU visited; no object
+ *   flush, "rstat.flush.memcg" to ".atomic_set"     the memcg folded and the CPU visited
+ *   write, "rstat.update.after_state" to ".done"    the memcg written and the writer's
+ *                                                   CPU; during the walk ("rstat.update.level",
+ *                                                   "this_cpu_rmw.*", ".batch_push",
+ *                                                   ".atomic_add") the level walked
+ * Every other point has none (nid is -1 throughout). So "the flush between leaf's
+ * fold and mid's on CPU 1" is msim_run_until_ctx(m, t, "rstat.flush.memcg",
+ * &(struct msim_yield_ctx){ mid, 1, -1 }, 1).
  *
  * Dying memcgs (reference 1.10): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
  * same hierarchies get local-stat reparenting at offline (a css_offline hook of
  * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
  * and the free hook flushes again (css_rstat_exit).
+ *
+ * Attach. The layer is the subsystem "rstat" (msim_rstat_subsys, subsys.h; it
+ * needs "memcg"): msim_create() attaches it when the configuration sets rstat,
+ * msim_rstat_init() attaches it by hand. A host without it has no statistics:
+ * the write paths return -EINVAL, readers 0, flushes nothing; no entry point
+ * attaches it on first use.
  */
 #ifndef MEMCGSIM_RSTAT_H
 #define MEMCGSIM_RSTAT_H
+
+#include <memcgsim/api.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -165,18 +186,18 @@ enum msim_memcg_event {
 };
 
 /* kernel: memcg_page_state_unit(): 1 (bytes), 1024 (KiB) or MSIM_PAGE_SIZE. */
-long msim_memcg_page_state_unit(enum msim_stat_item idx);
+MSIM_API long msim_memcg_page_state_unit(enum msim_stat_item idx);
 /* kernel: memcg_page_state_output_unit(): 1 for WORKINGSET_*, PGDEMOTE_*, PGPROMOTE_SUCCESS. */
-long msim_memcg_page_state_output_unit(enum msim_stat_item idx);
+MSIM_API long msim_memcg_page_state_output_unit(enum msim_stat_item idx);
 /* kernel: memcg_state_val_in_pages() (newest): |val|*unit/PAGE_SIZE, at least 1, signed. */
-long msim_memcg_state_val_in_pages(enum msim_stat_item idx, long val);
+MSIM_API long msim_memcg_state_val_in_pages(enum msim_stat_item idx, long val);
 /* The kernel's vmstat name ("nr_inactive_anon", "memcg_swap" ...) / event name ("pgfault"). */
-const char *msim_stat_item_name(enum msim_stat_item idx);
-const char *msim_memcg_event_name(enum msim_memcg_event ev);
+MSIM_API const char *msim_stat_item_name(enum msim_stat_item idx);
+MSIM_API const char *msim_memcg_event_name(enum msim_memcg_event ev);
 /* True for the node items (MSIM_NR_INACTIVE_ANON .. MSIM_NR_HUGETLB). */
-bool msim_stat_item_is_node(enum msim_stat_item idx);
+MSIM_API bool msim_stat_item_is_node(enum msim_stat_item idx);
 /* Thread 002 patch 2 node_stat_includes_unaccounted(): node counter may exceed root's value. */
-bool msim_node_stat_includes_unaccounted(enum msim_stat_item idx);
+MSIM_API bool msim_node_stat_includes_unaccounted(enum msim_stat_item idx);
 
 /* ---- per-host setup ---- */
 
@@ -201,40 +222,87 @@ struct msim_rstat_params {
 	 */
 	bool store_buffer;
 };
-void msim_rstat_params_init(struct msim_rstat_params *p);
+MSIM_API void msim_rstat_params_init(struct msim_rstat_params *p);
+
+/* The rstat layer as a subsystem (subsys.h): name "rstat", depends on "memcg". */
+MSIM_API extern struct msim_subsys msim_rstat_subsys;
 
 /*
- * Attach rstat to a host: registers the memcg hooks (per-memcg data, offline
- * reparenting, release/free flushes), sets up node counters and queues the
- * periodic flush. Idempotent. Call it from setup code before creating child
- * memcgs. Every rstat entry point also attaches lazily (from setup code or
- * deterministic tasks); memcgs created before are then adopted: they get stats,
- * but the memcg layer never runs this hook set's offline/release/free on them, so
- * their data (and the dying-memcg reparenting) stays until msim_destroy().
- * params may be NULL (defaults); on a host already attached it updates the
- * tunables. Returns 0, -EINVAL for bad params, -ENOMEM.
+ * Attach rstat to a host by hand, with tunables (params NULL: the defaults):
+ * msim_subsys_attach() (memcg first if the host lacks it), which registers the
+ * memcg hooks (per-memcg data, offline reparenting, release/free flushes), sets
+ * up the node counters and queues the periodic flush, then params apply as if
+ * the host had attached with them. On a host that has rstat already (from its
+ * configuration or an earlier call) it only updates the tunables, the periodic
+ * flush included. Call it from the driver (not a task), before creating child
+ * memcgs: memcgs made before are adopted (they get stats, but the memcg layer
+ * never runs this hook set's offline/release/free on them, so their data and the
+ * dying-memcg reparenting stay until msim_destroy()). Returns 0; -EINVAL for a
+ * NULL host, bad params (nothing changes) or a call from a task; -ENOMEM.
  */
-int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params);
-bool msim_rstat_attached(struct msim *m);
+MSIM_API int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params);
+/* Whether m has rstat (msim_subsys_attached(m, &msim_rstat_subsys)). */
+MSIM_API bool msim_rstat_attached(struct msim *m);
 
 /* kernel: MEMCG_CHARGE_BATCH * num_online_cpus(), read at call time. */
-long msim_memcg_flush_threshold(struct msim *m);
+MSIM_API long msim_memcg_flush_threshold(struct msim *m);
 
 /* ---- lruvecs (per memcg per node) ---- */
 
 struct msim_lruvec;
 
 /*
- * kernel: mem_cgroup_lruvec(memcg, pgdat). memcg == NULL is the node's own lruvec
- * (memcg disabled / untracked pages): updates reach only the node counters. nid
- * must be < msim_nr_nodes(). The pointer stays valid while memcg is not freed.
+ * kernel: mem_cgroup_lruvec(memcg, pgdat). memcg == NULL means the root memcg's
+ * lruvec, as in the kernel. nid must be < msim_nr_nodes(). The pointer stays
+ * valid while memcg is not freed.
  */
-struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
-					   unsigned int nid);
-struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec);
-unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
+MSIM_API struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
+						    unsigned int nid);
+/*
+ * kernel: &pgdat->__lruvec, the node's own lruvec (memcg disabled, or pages no
+ * memcg owns): updates through it reach only the node counters. NULL without
+ * rstat or for a bad nid.
+ */
+MSIM_API struct msim_lruvec *msim_node_lruvec(struct msim *m, unsigned int nid);
+MSIM_API struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec);
+MSIM_API unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
 
 /* ---- write paths (call from a task, or from setup code as CPU 0) ---- */
+
+/*
+ * Which write to call: the kernel function you model decides. What each one
+ * changes ("node": the node counter, msim_node_page_state(); "memcg" and
+ * "lruvec": the per-CPU state that flushes fold into msim_memcg_page_state() and
+ * msim_lruvec_page_state()); "redirect": the dying-memcg redirect runs first.
+ *
+ *   model                          kernel                       node memcg lruvec redirect
+ *   msim_lruvec_stat_mod_page()    lruvec_stat_mod_folio(),     yes  yes*  yes*   yes
+ *                                  mod_lruvec_kmem_state()
+ *   msim_mod_lruvec_state()        mod_lruvec_state()           yes  yes*  yes*   yes
+ *   msim_mod_memcg_lruvec_state()  mod_memcg_lruvec_state()     no   yes   yes    yes
+ *   msim_mod_memcg_state()         mod_memcg_state()            no   yes   no     yes
+ *   msim_mod_memcg_state_no_redirect()  __mod_memcg_state()     no   yes   no     no
+ *   msim_mod_node_page_state()     mod_node_page_state()        yes  no    no     -
+ *   msim_count_memcg_events()      count_memcg_events()         events of the memcg, no redirect
+ *   (* only when there is a memcg: a NULL memcg, or the node's own lruvec, is the node alone)
+ *
+ * When to call which:
+ *   - a page or folio of a memcg on a node (page cache, anon, shmem, THP counts,
+ *     kernel stacks, page tables: node items): msim_lruvec_stat_mod_page(), as the
+ *     kernel's callers of lruvec_stat_mod_folio() do;
+ *   - code that holds the lruvec already (LRU list sizes, workingset):
+ *     msim_mod_lruvec_state();
+ *   - the memcg half of a node item whose node counter the caller updates on its own:
+ *     msim_mod_memcg_lruvec_state();
+ *   - a memcg-only item (MSIM_MEMCG_SWAP, _KMEM, _SOCK, _PERCPU_B, _ZSWAP_*):
+ *     msim_mod_memcg_state();
+ *   - memory no memcg owns: msim_mod_node_page_state(); an event:
+ *     msim_count_memcg_events().
+ * Every one that reaches a memcg calls memcg_rstat_updated() once, with val in
+ * pages, so the flush heuristic sees the same amount whichever path carries it;
+ * the paths differ in which readers see the change. Node items need nid <
+ * msim_nr_nodes(); a memcg-only item passed to a node path is -EINVAL.
+ */
 
 /*
  * kernel: mod_memcg_state(). Memcg-level item (node items are accepted too: they
@@ -242,45 +310,50 @@ unsigned int msim_lruvec_nid(const struct msim_lruvec *lruvec);
  * Applies the dying redirect of variant dying-redirect first. Returns 0, or
  * -EINVAL for a bad item / NULL memcg (nothing is changed).
  */
-int msim_mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
+MSIM_API int msim_mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
 /* kernel: __mod_memcg_state(): the same without the dying redirect. */
-int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
+MSIM_API int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val);
 
 /*
  * kernel: mod_memcg_lruvec_state(): node item; updates the memcg's and the
  * lruvec's per-CPU state, then one memcg_rstat_updated. Dying redirect first.
  * Not the node counter (see msim_mod_lruvec_state). -EINVAL for a memcg-only item.
  */
-int msim_mod_memcg_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
+MSIM_API int msim_mod_memcg_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
 
 /*
  * kernel: mod_lruvec_state(): the node counter always, then the memcg lruvec
  * state when the lruvec has a memcg. -EINVAL for a memcg-only item.
  */
-int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
+MSIM_API int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val);
 
 /*
  * kernel: lruvec_stat_mod_folio() / mod_lruvec_kmem_state(): a page owned by memcg
  * (NULL: untracked, node counter only) on node nid.
  */
-int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
-			      enum msim_stat_item idx, long val);
+MSIM_API int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
+				       enum msim_stat_item idx, long val);
 
-/* kernel: mod_node_page_state(): the node counter only. */
-int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val);
+/*
+ * kernel: mod_node_page_state(): the node counter only. Variant node-stat=exact
+ * (default): one exact atomic; percpu: vmstat's per-CPU diff (the cmpxchg form;
+ * msim_mod_lruvec_state uses the irqoff form, as __mod_lruvec_state does), where
+ * a slab byte delta that is not whole pages is -EINVAL.
+ */
+MSIM_API int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val);
 
 /* kernel: count_memcg_events(): per-CPU event add, then memcg_rstat_updated(count). */
-int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count);
+MSIM_API int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count);
 
 /*
  * kernel: memcg_rstat_updated(memcg, val, cpu): enqueue, then the stats_updates
  * walk (val in pages; 0 does nothing). Exposed for tests that drive the heuristic
  * without a stat write. cpu must be the caller's CPU (msim_this_cpu()).
  */
-void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int cpu);
+MSIM_API void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int cpu);
 
 /* kernel: __css_rstat_updated(css, cpu): the lockless per-CPU llist enqueue. */
-void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu);
+MSIM_API void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu);
 
 /* ---- flushing ---- */
 
@@ -289,59 +362,63 @@ void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu);
  * atomic unless force; a root flush writes flush_last_time before flushing.
  * NULL means root. Returns true if it flushed, false if it skipped.
  */
-bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force);
+MSIM_API bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force);
 /* kernel: mem_cgroup_flush_stats(): threshold-gated. NULL means root. */
-bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg);
+MSIM_API bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg);
 /* Forced (obj_cgroup_may_zswap, reparent_state_local, bpf_mem_cgroup_flush_stats proposal). */
-bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg);
+MSIM_API bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg);
 /*
  * kernel: mem_cgroup_flush_stats_ratelimited(): the threshold-gated flush only when
  * jiffies > flush_last_time + 2 * FLUSH_TIME. Returns true if it flushed.
  */
-bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg);
+MSIM_API bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg);
 /* kernel: css_rstat_flush(css): unconditional flush of memcg's subtree (BPF kfunc). */
-void msim_css_rstat_flush(struct msim_memcg *memcg);
+MSIM_API void msim_css_rstat_flush(struct msim_memcg *memcg);
 /*
  * kernel: flush_memcg_stats_dwork(): forced root flush, then re-queue after
  * FLUSH_TIME. Runs by itself on msim_clock_advance(); callable directly too.
  */
-void msim_flush_memcg_stats_dwork(struct msim *m);
+MSIM_API void msim_flush_memcg_stats_dwork(struct msim *m);
 /* Stop / restart the periodic work (a driver that wants no surprise flushes). */
-void msim_rstat_periodic_flush_enable(struct msim *m, bool on);
+MSIM_API void msim_rstat_periodic_flush_enable(struct msim *m, bool on);
 /* kernel: flush_last_time (jiffies). */
-uint64_t msim_rstat_flush_last_time(struct msim *m);
+MSIM_API uint64_t msim_rstat_flush_last_time(struct msim *m);
 
 /* ---- readers (no flush, no lock; a torn read is possible, R6) ---- */
 
 /* kernel: memcg_page_state(): hierarchical, native unit, clamped at 0. */
-unsigned long msim_memcg_page_state(struct msim_memcg *memcg, enum msim_stat_item idx);
+MSIM_API unsigned long msim_memcg_page_state(struct msim_memcg *memcg, enum msim_stat_item idx);
 /* kernel: memcg_page_state_local(): this memcg only, clamped at 0. */
-unsigned long msim_memcg_page_state_local(struct msim_memcg *memcg, enum msim_stat_item idx);
+MSIM_API unsigned long msim_memcg_page_state_local(struct msim_memcg *memcg, enum msim_stat_item idx);
 /* kernel: memcg_page_state_output(): value times the output unit (bytes or counts). */
-unsigned long msim_memcg_page_state_output(struct msim_memcg *memcg, enum msim_stat_item idx);
-unsigned long msim_memcg_page_state_local_output(struct msim_memcg *memcg,
-						  enum msim_stat_item idx);
+MSIM_API unsigned long msim_memcg_page_state_output(struct msim_memcg *memcg, enum msim_stat_item idx);
+MSIM_API unsigned long msim_memcg_page_state_local_output(struct msim_memcg *memcg,
+							   enum msim_stat_item idx);
 /* kernel: memcg_events() / memcg_events_local(). */
-unsigned long msim_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev);
-unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_event ev);
+MSIM_API unsigned long msim_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev);
+MSIM_API unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_event ev);
 /*
  * kernel: lruvec_page_state(): hierarchical per-node value, clamped at 0. For the
  * node lruvec (memcg NULL) the node counter. Variant root-lruvec-read=node: for
  * the root memcg, the node counter unless msim_node_stat_includes_unaccounted().
  */
-unsigned long msim_lruvec_page_state(struct msim_lruvec *lruvec, enum msim_stat_item idx);
+MSIM_API unsigned long msim_lruvec_page_state(struct msim_lruvec *lruvec, enum msim_stat_item idx);
 /* kernel: lruvec_page_state_local(): this memcg on this node, clamped at 0. */
-unsigned long msim_lruvec_page_state_local(struct msim_lruvec *lruvec, enum msim_stat_item idx);
-/* kernel: node_page_state(): the node counter (clamped at 0). */
-unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx);
+MSIM_API unsigned long msim_lruvec_page_state_local(struct msim_lruvec *lruvec, enum msim_stat_item idx);
+/*
+ * kernel: node_page_state(): the node counter (clamped at 0). node-stat=percpu:
+ * vmstat's node atomic, which lags the truth by up to threshold x CPUs
+ * (msim_vmstat_node_page_state_snapshot() is exact); slab items in bytes.
+ */
+MSIM_API unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx);
 
 /* ---- introspection (tests, scenarios, benches; raw, unclamped, no yield) ---- */
 
 /* The memcg's atomic stats_updates and its per-CPU stats_updates on cpu. */
-long msim_memcg_stats_updates(struct msim_memcg *memcg);
-long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu);
+MSIM_API long msim_memcg_stats_updates(struct msim_memcg *memcg);
+MSIM_API long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu);
 /* kernel: memcg_vmstats_needs_flush(): atomic > threshold. */
-bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg);
+MSIM_API bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg);
 
 enum msim_stat_array {
 	MSIM_STAT_STATE = 0,  /* hierarchical */
@@ -349,18 +426,18 @@ enum msim_stat_array {
 	MSIM_STAT_PENDING,
 };
 /* Raw memcg-level value of one array (native unit, may be negative). */
-long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
-			 enum msim_stat_item idx);
-long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
-			  enum msim_memcg_event ev);
-long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which,
-			  enum msim_stat_item idx);
+MSIM_API long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
+				  enum msim_stat_item idx);
+MSIM_API long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
+				   enum msim_memcg_event ev);
+MSIM_API long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which,
+				   enum msim_stat_item idx);
 /* Per-CPU state of (memcg, cpu) and its state_prev. */
-long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_stat_item idx);
-long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
-			       enum msim_stat_item idx);
+MSIM_API long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_stat_item idx);
+MSIM_API long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
+					enum msim_stat_item idx);
 /* Raw node counter (may be negative transiently). */
-long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx);
+MSIM_API long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx);
 
 /*
  * Unflushed update volume of memcg's subtree as seen from memcg: for every memcg
@@ -369,9 +446,9 @@ long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item id
  * This is the true amount a flush of memcg would fold; compare it with
  * msim_memcg_stats_updates() (the heuristic's view). Driver context only.
  */
-long msim_memcg_unflushed(struct msim_memcg *memcg);
+MSIM_API long msim_memcg_unflushed(struct msim_memcg *memcg);
 /* True when (memcg, cpu) is on that CPU's llist or updated tree. */
-bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu);
+MSIM_API bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu);
 
 struct msim_rstat_counters {
 	uint64_t updates;            /* memcg_rstat_updated calls with val != 0 */
@@ -390,8 +467,8 @@ struct msim_rstat_counters {
 	uint64_t redirects;          /* updates moved off a dying memcg */
 	uint64_t reparents;          /* local-stat reparentings at offline */
 };
-void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out);
-void msim_rstat_counters_reset(struct msim *m);
+MSIM_API void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out);
+MSIM_API void msim_rstat_counters_reset(struct msim *m);
 
 /* ---- dying memcgs ---- */
 
@@ -401,10 +478,10 @@ void msim_rstat_counters_reset(struct msim *m);
  * *rcu_locked says whether an RCU read-side section was entered and must be left
  * by _end(rcu_locked).
  */
-struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool *rcu_locked);
-void msim_get_non_dying_memcg_end(bool rcu_locked);
+MSIM_API struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool *rcu_locked);
+MSIM_API void msim_get_non_dying_memcg_end(bool rcu_locked);
 /* True when, under the host's variants, dying memcgs get redirect + local reparenting. */
-bool msim_rstat_dying_redirect_active(struct msim *m);
+MSIM_API bool msim_rstat_dying_redirect_active(struct msim *m);
 
 /*
  * kernel: reparent_state_local(): forced flush of memcg, move its local memcg and
@@ -412,7 +489,7 @@ bool msim_rstat_dying_redirect_active(struct msim *m);
  * parent. Called by the offline hook when the variant covers this hierarchy;
  * exposed for tests.
  */
-void msim_memcg_reparent_state_local(struct msim_memcg *memcg);
+MSIM_API void msim_memcg_reparent_state_local(struct msim_memcg *memcg);
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,14 @@
  * The root memcg always has every unit (it holds the deferred counts of global
  * reclaim); in the xarray layout it is the only memcg a registration visits.
  *
- * Setup: call msim_shrinker_init(m) before creating child memcgs (it registers
- * the memcg hooks that allocate and free the per-memcg info). Every other entry
- * point initialises lazily, but memcgs created before that have no shrinker_info
- * (they are never shrunk per memcg; set_shrinker_bit is a no-op on them).
+ * Setup: the layer is two subsystems (subsys.h), "shrinker" (msim_shrinker_subsys:
+ * the registry, the layout and the memcg hooks that allocate and free the
+ * per-memcg info) and "list_lru" (msim_list_lru_subsys, list_lru.h), which needs
+ * it. msim_create() attaches both when the configuration sets shrinker;
+ * msim_shrinker_init(m) attaches both by hand, before creating child memcgs:
+ * memcgs created before have no shrinker_info (they are never shrunk per memcg;
+ * set_shrinker_bit is a no-op on them). On a host without them the entry points
+ * fail (-EINVAL, NULL) or do nothing; none of them attaches anything.
  *
  * Errors: bad input or misuse returns a negative errno (or NULL with errno set);
  * nothing aborts in release builds.
@@ -39,6 +43,8 @@
  */
 #ifndef MEMCGSIM_SHRINKER_H
 #define MEMCGSIM_SHRINKER_H
+
+#include <memcgsim/api.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -116,28 +122,35 @@ struct msim_shrinker {
 
 /* ---- setup ---- */
 
+/* The shrinker layer as a subsystem (subsys.h): name "shrinker", depends on "memcg". */
+MSIM_API extern struct msim_subsys msim_shrinker_subsys;
+
 /*
- * Set up the host's shrinker state: the layout from the config's variants, the
- * idr, shrinker_nr_max 0, and the memcg hooks (alloc_shrinker_info at online,
- * reparent_shrinker_deferred at offline, free_shrinker_info at css_free).
- * Idempotent. Returns 0, or -EBUSY when child memcgs already exist (they would
- * have no shrinker_info), or -ENOMEM.
+ * Attach the shrinker and list_lru subsystems to m by hand (msim_subsys_attach()
+ * of list_lru, which brings the shrinker first, and memcg if m lacks it): the
+ * layout from the config's variants, the idr, shrinker_nr_max 0, the memcg hooks
+ * (alloc_shrinker_info at online, reparent_shrinker_deferred at offline,
+ * free_shrinker_info at css_free) and list_lru's offline reparenting. Call it
+ * from the driver (not a task). Returns 0, also when attached already (from the
+ * configuration or an earlier call); -EBUSY when it attached while child memcgs
+ * existed (they have no shrinker_info; the layer is attached all the same);
+ * -EINVAL for a NULL host or a call from a task; -ENOMEM.
  */
-int msim_shrinker_init(struct msim *m);
+MSIM_API int msim_shrinker_init(struct msim *m);
 
 enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m);
-const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
+MSIM_API const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
 /* True for the layouts that install units on demand. */
-bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);
+MSIM_API bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);
 
 /*
  * Lower the id limit of this host (tests of the -ENOSPC path). limit in
  * 1..MSIM_SHRINKER_ID_LIMIT; returns 0 or -EINVAL.
  */
-int msim_shrinker_set_id_limit(struct msim *m, int limit);
+MSIM_API int msim_shrinker_set_id_limit(struct msim *m, int limit);
 
 /* shrinker_nr_max: multiple of 64, never shrinks. */
-int msim_shrinker_nr_max(struct msim *m);
+MSIM_API int msim_shrinker_nr_max(struct msim *m);
 
 /* ---- lifetime (kernel: mm/shrinker.c shrinker_alloc/register/free) ---- */
 
@@ -147,15 +160,15 @@ int msim_shrinker_nr_max(struct msim *m);
  * crosses shrinker_nr_max. Returns 0 and *out, -ENOSPC for ids past
  * MSIM_SHRINKER_ID_LIMIT, -EINVAL for unknown flags, -ENOMEM.
  */
-int msim_shrinker_alloc(struct msim *m, unsigned int flags, const char *name,
-			struct msim_shrinker **out);
+MSIM_API int msim_shrinker_alloc(struct msim *m, unsigned int flags, const char *name,
+				 struct msim_shrinker **out);
 
 /*
  * shrinker_register(): add to shrinker_list and allow try_get. Returns 0, -EBUSY
  * if already registered, -EINVAL if count/scan are missing or s is not a live
  * allocated shrinker.
  */
-int msim_shrinker_register(struct msim_shrinker *s);
+MSIM_API int msim_shrinker_register(struct msim_shrinker *s);
 
 /*
  * shrinker_free(): drop the initial reference, wait for in-flight users, unlink,
@@ -164,11 +177,11 @@ int msim_shrinker_register(struct msim_shrinker *s);
  * (error path). Returns 0, or -EINVAL for a pointer that is not a live shrinker
  * of any host (double free, never allocated).
  */
-int msim_shrinker_free(struct msim_shrinker *s);
+MSIM_API int msim_shrinker_free(struct msim_shrinker *s);
 
 /* shrinker_try_get / shrinker_put. */
-bool msim_shrinker_try_get(struct msim_shrinker *s);
-void msim_shrinker_put(struct msim_shrinker *s);
+MSIM_API bool msim_shrinker_try_get(struct msim_shrinker *s);
+MSIM_API void msim_shrinker_put(struct msim_shrinker *s);
 
 /* ---- per-memcg shrinker_info (the layout ops) ---- */
 
@@ -176,7 +189,7 @@ void msim_shrinker_put(struct msim_shrinker *s);
  * set_shrinker_bit(): no-op for id < 0, a NULL or root memcg, or a memcg without
  * the unit (on-demand layouts: the install was never done or was lost).
  */
-void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id);
+MSIM_API void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id);
 
 /*
  * Install the unit that covers id in memcg's info on node nid (on-demand layouts;
@@ -184,17 +197,17 @@ void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id);
  * msim_memcg_list_lru_alloc() when the memcg gets its first list on a list_lru
  * whose shrinker is id. Returns 0 or -ENOMEM / -EINVAL.
  */
-int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id);
+MSIM_API int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id);
 
 /* Inspection (tests, benches): bit, deferred count and units of a memcg. */
-bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id);
-long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id);
+MSIM_API bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id);
+MSIM_API long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id);
 /* A non-memcg-aware shrinker's own deferred count on nid. */
-long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid);
-bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id);
-unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid);
+MSIM_API long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid);
+MSIM_API bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id);
+MSIM_API unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid);
 /* Ids whose bit is set in memcg on nid, ascending, up to max; returns how many. */
-size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max);
+MSIM_API size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max);
 /*
  * Bytes the kernel would hold for memcg's shrinker_info on all nodes: the
  * container (header class, 0 in the xarray layout but its xa_nodes) and the units
@@ -205,27 +218,27 @@ struct msim_shrinker_info_bytes {
 	uint64_t units;
 	unsigned long nr_units;
 };
-void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out);
+MSIM_API void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out);
 
 /* ---- reclaim (kernel: mm/shrinker.c, mm/vmscan.c) ---- */
 
 /* do_shrink_slab(): one shrinker, the deferred arithmetic of reference 2.5. */
-unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_shrinker *s,
-				  int priority);
+MSIM_API unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_shrinker *s,
+					   int priority);
 
 /*
  * shrink_slab(): memcg non-root → shrink_slab_memcg only; root or NULL → every
  * registered shrinker on shrinker_list under RCU.
  */
-unsigned long msim_shrink_slab(struct msim *m, unsigned int nid, struct msim_memcg *memcg,
-			       int priority);
+MSIM_API unsigned long msim_shrink_slab(struct msim *m, unsigned int nid, struct msim_memcg *memcg,
+					int priority);
 
 /* shrink_slab_memcg(): over present units and set bits; clear, barrier, recount. */
-unsigned long msim_shrink_slab_memcg(struct msim *m, unsigned int nid,
-				     struct msim_memcg *memcg, int priority);
+MSIM_API unsigned long msim_shrink_slab_memcg(struct msim *m, unsigned int nid,
+					      struct msim_memcg *memcg, int priority);
 
 /* reparent_shrinker_deferred(): run by the offline hook; public for scenarios. */
-void msim_reparent_shrinker_deferred(struct msim_memcg *memcg);
+MSIM_API void msim_reparent_shrinker_deferred(struct msim_memcg *memcg);
 
 /*
  * drop_caches (echo 2): drop_slab() → for every node, shrink_slab(nid, memcg, 0)
@@ -238,8 +251,8 @@ struct msim_drop_slab_stats {
 	unsigned long memcg_node_visits;   /* shrink_slab calls */
 	unsigned long freed;
 };
-unsigned long msim_drop_slab(struct msim *m, unsigned int max_passes,
-			     struct msim_drop_slab_stats *st);
+MSIM_API unsigned long msim_drop_slab(struct msim *m, unsigned int max_passes,
+				      struct msim_drop_slab_stats *st);
 
 /* Host-wide counters (tests, benches). */
 struct msim_shrinker_stats {
@@ -254,7 +267,7 @@ struct msim_shrinker_stats {
 	uint64_t count_calls, scan_calls;
 	uint64_t misuse;              /* API misuse reports */
 };
-void msim_shrinker_stats(struct msim *m, struct msim_shrinker_stats *out);
+MSIM_API void msim_shrinker_stats(struct msim *m, struct msim_shrinker_stats *out);
 
 /* ---- superblocks (kernel: fs/super.c alloc_super / deactivate_locked_super) ---- */
 
@@ -271,14 +284,14 @@ enum msim_sb_object_kind {
  * (super_cache_count / super_cache_scan) with its dentry and inode list_lrus.
  * Returns 0 and *out, or the shrinker's error.
  */
-int msim_sb_mount(struct msim *m, const char *name, struct msim_super_block **out);
+MSIM_API int msim_sb_mount(struct msim *m, const char *name, struct msim_super_block **out);
 
 /*
  * Unmount: free the shrinker (waiting for in-flight shrinks), evict every object,
  * destroy the list_lrus, free sb. Returns 0, or -EINVAL for NULL. sb must not be
  * used afterwards.
  */
-int msim_sb_umount(struct msim_super_block *sb);
+MSIM_API int msim_sb_umount(struct msim_super_block *sb);
 
 /*
  * Create n unreferenced objects on node nid, charged to memcg (NULL: root): the
@@ -286,17 +299,17 @@ int msim_sb_umount(struct msim_super_block *sb);
  * the shrinker unit in on-demand layouts), then each object is added to it.
  * Returns 0 or a negative errno.
  */
-int msim_sb_alloc_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
-			  unsigned int nid, enum msim_sb_object_kind kind, unsigned long n);
+MSIM_API int msim_sb_alloc_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
+				   unsigned int nid, enum msim_sb_object_kind kind, unsigned long n);
 
 /* Free up to n of memcg's objects on nid (list_lru_del). Returns how many. */
-unsigned long msim_sb_free_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
-				   unsigned int nid, enum msim_sb_object_kind kind,
-				   unsigned long n);
+MSIM_API unsigned long msim_sb_free_objects(struct msim_super_block *sb, struct msim_memcg *memcg,
+					    unsigned int nid, enum msim_sb_object_kind kind,
+					    unsigned long n);
 
-unsigned long msim_sb_nr_objects(const struct msim_super_block *sb);
-struct msim_shrinker *msim_sb_shrinker(struct msim_super_block *sb);
-struct msim_list_lru *msim_sb_lru(struct msim_super_block *sb, enum msim_sb_object_kind kind);
+MSIM_API unsigned long msim_sb_nr_objects(const struct msim_super_block *sb);
+MSIM_API struct msim_shrinker *msim_sb_shrinker(struct msim_super_block *sb);
+MSIM_API struct msim_list_lru *msim_sb_lru(struct msim_super_block *sb, enum msim_sb_object_kind kind);
 
 #ifdef __cplusplus
 }

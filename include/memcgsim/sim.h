@@ -5,10 +5,12 @@
  * One struct msim is one simulated machine. Several may live in one process (a
  * bench runs two designs side by side), but tasks of one host never touch another.
  *
- * Every piece of simulated kernel work runs in a task pinned to a simulated CPU. A
- * CPU runs its tasks one after the other, in creation order, each to completion:
- * like a kernel path with preemption disabled, a task never migrates and never
- * shares its CPU with another task while it runs. msim_this_cpu() is its CPU.
+ * Every piece of simulated kernel work runs in a task pinned to a simulated CPU; a
+ * task never migrates, and msim_this_cpu() is its CPU. Whether another task of
+ * the same CPU may run while it is parked at a yield point, and whether an RCU
+ * grace period may end meanwhile, is the host's preemption model (enum
+ * msim_preempt_model below). By default (unmodelled) a CPU runs its tasks one
+ * after the other, in creation order, each to completion.
  *
  * Two run modes, same model code:
  *  - MSIM_DETERMINISTIC: tasks are coroutines on the thread that calls msim_run();
@@ -20,9 +22,13 @@
 #ifndef MEMCGSIM_SIM_H
 #define MEMCGSIM_SIM_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <memcgsim/mmzone.h>
 
 #include <memcgsim/variants.h>
 
@@ -48,18 +54,56 @@ enum msim_lru_kind {
 	MSIM_LRU_MGLRU = 1,
 };
 
+/* Memory zones of a node: enum msim_zone_type, in mmzone.h. */
 /*
- * Memory zones of a node: x86_64's enum zone_type without ZONE_DEVICE (which has
- * no managed pages). The numbers are the kernel's, so zone-indexed tables
- * (lru_zone_size[zone][lru]) read like the kernel's.
+ * The preemption model: where a task parked at a yield point may be preempted
+ * (another task of its CPU runs) and when it holds off an RCU grace period. Since
+ * consolidated RCU, a stretch of kernel code that cannot be preempted is an
+ * implicit read-side section: synchronize_rcu() waits for every CPU to pass a
+ * quiescent state (a context switch), so a grace period cannot end while a task
+ * sits between two scheduling points of a non-preemptible kernel, or inside a
+ * preempt-disabled region of a preemptible one.
+ *
+ * Deterministic mode only: in concurrent mode the OS schedules the CPU threads
+ * and liburcu's grace periods wait for read-side sections alone, whatever this says.
  */
-enum msim_zone_type {
-	MSIM_ZONE_DMA = 0,      /* below 16 MiB: node 0 only */
-	MSIM_ZONE_DMA32,        /* below 4 GiB: node 0 only */
-	MSIM_ZONE_NORMAL,
-	MSIM_ZONE_MOVABLE,      /* populated only when configured (movablecore=) */
-	MSIM_MAX_NR_ZONES
+enum msim_preempt_model {
+	/*
+	 * Default, the model as it was before preemption was modelled, kept so every
+	 * existing schedule and figure stays: a CPU runs its tasks one after the
+	 * other, each to completion (no task of its CPU runs while it blocks), and a
+	 * grace period waits only for explicit read-side sections (a parked task
+	 * counts as preempted, as under full, even inside a spinlock). It matches no
+	 * kernel: it finds windows that need a preemption (thread 000 patch 3) as if
+	 * preemption were everywhere, and misses those that need another task of the
+	 * same CPU to run in between.
+	 */
+	MSIM_PREEMPT_UNMODELLED = 0,
+	/*
+	 * CONFIG_PREEMPT_NONE (and, for every window modelled so far, VOLUNTARY, whose
+	 * extra might_sleep() points are not modelled): a task gives its CPU up only at
+	 * a voluntary scheduling point, that is where it sleeps (a contended mutex,
+	 * synchronize_rcu(), rcu_barrier()), at msim_cond_resched() (yield.h), or at
+	 * its end, and only outside spinlocks, msim_preempt_disable() and read-side
+	 * sections. Parked anywhere else it holds its CPU (no other task of that CPU
+	 * runs) and holds off every grace period that began meanwhile, exactly as an
+	 * RCU reader does, until it reaches such a point.
+	 */
+	MSIM_PREEMPT_NONE = 1,
+	/*
+	 * CONFIG_PREEMPT (full, with preemptible RCU): a task may be preempted at any
+	 * yield point except while it holds or spins on a spinlock or is inside
+	 * msim_preempt_disable(): there it holds its CPU and holds off grace periods;
+	 * elsewhere another task of its CPU may run, and only explicit read-side
+	 * sections hold off a grace period.
+	 */
+	MSIM_PREEMPT_FULL = 2,
 };
+
+/* "unmodelled", "none", "full"; NULL for a value out of range. */
+MSIM_API const char *msim_preempt_name(enum msim_preempt_model p);
+/* The model called name into *out: 0, or -EINVAL for an unknown name. */
+MSIM_API int msim_preempt_parse(const char *name, enum msim_preempt_model *out);
 
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
@@ -83,20 +127,35 @@ struct msim_config {
 	unsigned long zone_managed_pages[MSIM_MAX_NR_ZONES];
 	/* Attach the vmstat subsystem: node and zone counters with per-CPU diffs (vmstat.h). */
 	bool vmstat;
+	/*
+	 * The layers above sim that msim_create() attaches (subsys.h), each after the
+	 * ones it needs. The memory controller is there unless disabled; the layers on
+	 * it are not until a host asks for them, here or by hand (msim_rstat_init(),
+	 * msim_charge_init(), msim_shrinker_init()), so that a host carries exactly the
+	 * hook sets, kernel memory and periodic work of the layers it uses. A layer
+	 * whose dependency is disabled fails msim_create() with the reason in err.
+	 */
+	bool memcg_disabled;    /* kernel: cgroup_disable=memory (memcg.h) */
+	bool rstat;             /* memcg statistics (rstat.h); needs memcg */
+	bool charge;            /* page_counter charging, per-CPU stocks (charge.h); needs memcg */
+	bool shrinker;          /* shrinkers and list_lru (shrinker.h, list_lru.h); need memcg */
+	/* Where tasks may be preempted, and what holds off a grace period (above). */
+	enum msim_preempt_model preempt;
 };
 
 /*
  * Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline;
  * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
- * MOVABLE); vmstat not attached.
+ * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not; preemption
+ * unmodelled.
  */
-void msim_config_init(struct msim_config *cfg);
+MSIM_API void msim_config_init(struct msim_config *cfg);
 
 /*
  * Check a configuration. Returns 0, or -EINVAL with a one-line reason written to
  * err (if err is non-NULL) naming the bad field and its valid range.
  */
-int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen);
+MSIM_API int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen);
 
 struct msim;
 struct msim_task;
@@ -108,33 +167,35 @@ struct msim_task;
  * disabled or circular, with the reason in err; -ENOMEM; a subsystem's init
  * error, after detaching what attached). Never aborts on bad input.
  */
-int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
+MSIM_API int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen);
 
 /*
  * Destroy a host. Tasks left unfinished (a deadlocked or cut deterministic run)
  * are released: their read-side sections end and the locks they hold pass to the
  * destroying driver, then the layers' destructors run and everything is freed.
  */
-void msim_destroy(struct msim *m);
+MSIM_API void msim_destroy(struct msim *m);
 
-const struct msim_config *msim_config(const struct msim *m);
-unsigned int msim_nr_cpus(const struct msim *m);
-unsigned int msim_nr_nodes(const struct msim *m);
-unsigned int msim_num_online_cpus(const struct msim *m);
+MSIM_API const struct msim_config *msim_config(const struct msim *m);
+MSIM_API unsigned int msim_nr_cpus(const struct msim *m);
+MSIM_API unsigned int msim_nr_nodes(const struct msim *m);
+MSIM_API unsigned int msim_num_online_cpus(const struct msim *m);
 
 typedef void (*msim_task_fn)(void *arg);
 
 /*
  * Create a task that will run fn(arg) on CPU cpu when msim_run() (or a scripted
  * step) starts it. Returns NULL with errno set on a bad CPU (EINVAL) or ENOMEM.
- * The name appears in schedules, traces and deadlock reports.
+ * The name appears in schedules, traces and deadlock reports. The driver may
+ * create tasks at any time, also between scripted steps (where such a task
+ * enters the schedule: script.h); a call from inside a task gets EINVAL.
  */
-struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
-				   msim_task_fn fn, void *arg);
+MSIM_API struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
+					    msim_task_fn fn, void *arg);
 
-const char *msim_task_name(const struct msim_task *t);
-unsigned int msim_task_cpu(const struct msim_task *t);
-bool msim_task_done(const struct msim_task *t);
+MSIM_API const char *msim_task_name(const struct msim_task *t);
+MSIM_API unsigned int msim_task_cpu(const struct msim_task *t);
+MSIM_API bool msim_task_done(const struct msim_task *t);
 
 /*
  * Run every task to completion. Deterministic mode: under the host's strategy
@@ -144,18 +205,18 @@ bool msim_task_done(const struct msim_task *t);
  * tasks; returns 0, or -EAGAIN / -ENOMEM when threads cannot be started.
  * -EINVAL when called from inside a task.
  */
-int msim_run(struct msim *m);
+MSIM_API int msim_run(struct msim *m);
 
 /* The host and task the caller runs in; NULL outside a task. */
-struct msim *msim_current_host(void);
-struct msim_task *msim_current_task(void);
+MSIM_API struct msim *msim_current_host(void);
+MSIM_API struct msim_task *msim_current_task(void);
 
 /*
  * The simulated CPU of the running task. Outside any task (setup code, the
  * scenario driver, RCU callbacks in deterministic mode) it is CPU 0 of the host
  * that is being driven.
  */
-unsigned int msim_this_cpu(void);
+MSIM_API unsigned int msim_this_cpu(void);
 
 /*
  * Kernel-style context for code that runs outside a task (test drivers, benches):
@@ -165,7 +226,7 @@ unsigned int msim_this_cpu(void);
  * make their memcg's host current, so a driver that alternates between hosts only
  * needs this call before other shims of a host it has not touched since.
  */
-void msim_set_current_host(struct msim *m);
+MSIM_API void msim_set_current_host(struct msim *m);
 
 /*
  * What a layer's entry point calls for its host: msim_set_current_host() when the
@@ -173,40 +234,21 @@ void msim_set_current_host(struct msim *m);
  * current and stays so). The memcg entry points call it, so a driver that
  * alternates between hosts needs no call of its own.
  */
-void msim_drive_host(struct msim *m);
+MSIM_API void msim_drive_host(struct msim *m);
 
 /*
- * DEPRECATED: per-host data of the layers above sim by a fixed slot number, with a
- * destructor registered by hand. It names the upper layers in sim and makes each
- * layer attach itself lazily; new layers register a struct msim_subsys
- * (subsys.h) instead, and the layers listed here move onto it. Kept working until
- * they have: destructors run at msim_destroy() in reverse order of registration,
- * interleaved with the fini of subsystems (one stack, newest first).
- */
-enum msim_host_slot {
-	MSIM_SLOT_MEMCG = 0,
-	MSIM_SLOT_RSTAT,
-	MSIM_SLOT_CHARGE,
-	MSIM_SLOT_SHRINKER,
-	MSIM_SLOT_LIST_LRU,
-	MSIM_SLOT_WORKINGSET,
-	MSIM_SLOT_ZSWAP,
-	MSIM_SLOT_DAMON,
-	MSIM_SLOT_USER0,      /* free for experiments */
-	MSIM_SLOT_USER1,
-	MSIM_NR_HOST_SLOTS
-};
-
-void **msim_host_slot(struct msim *m, enum msim_host_slot slot);
-/*
- * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away.
+ * Per-host state of a layer: register a struct msim_subsys (subsys.h); sim hands
+ * out its slot, so sim names no layer above it.
+ *
+ * Run fn(m, arg) at msim_destroy(), before the kernel-memory model goes away
+ * (on one stack with the subsystems' fini, newest first).
  * Returns 0, -EINVAL for a NULL fn, -ENOSPC past 64 destructors and subsystems.
  */
-int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
+MSIM_API int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), void *arg);
 
 /* ---- virtual clock and delayed work ---- */
 
-uint64_t msim_jiffies(const struct msim *m);
+MSIM_API uint64_t msim_jiffies(const struct msim *m);
 
 struct msim_delayed_work;
 typedef void (*msim_work_fn)(struct msim_delayed_work *dw);
@@ -220,13 +262,13 @@ struct msim_delayed_work {
 	struct msim_delayed_work *next;
 };
 
-void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data);
+MSIM_API void msim_init_delayed_work(struct msim_delayed_work *dw, msim_work_fn fn, void *data);
 
 /* Queue dw to fire when jiffies passes now + delay. Returns false if already pending. */
-bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay);
+MSIM_API bool msim_queue_delayed_work(struct msim *m, struct msim_delayed_work *dw, uint64_t delay);
 
 /* Cancel a pending work item. Returns true if it was pending. */
-bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
+MSIM_API bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
 
 /*
  * Advance the clock by ticks jiffies. Works whose deadline is reached run in the
@@ -234,7 +276,7 @@ bool msim_cancel_delayed_work(struct msim *m, struct msim_delayed_work *dw);
  * Simplification: the kernel runs them on a worker thread of some CPU; here the
  * caller is that worker, which keeps replay exact.
  */
-void msim_clock_advance(struct msim *m, uint64_t ticks);
+MSIM_API void msim_clock_advance(struct msim *m, uint64_t ticks);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,8 @@
 #ifndef MEMCGSIM_SUBSYS_H
 #define MEMCGSIM_SUBSYS_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -98,13 +100,13 @@ struct msim_subsys {
  * already); -EINVAL for a missing name, -EEXIST when another subsystem has the
  * name, -ENOSPC past MSIM_MAX_SUBSYS.
  */
-int msim_subsys_register(struct msim_subsys *ss);
+MSIM_API int msim_subsys_register(struct msim_subsys *ss);
 
 /*
  * Forget a subsystem (tests and experiments that register their own). Returns 0;
  * -EBUSY while a live host has it attached; -ENOENT if it is not registered.
  */
-int msim_subsys_unregister(struct msim_subsys *ss);
+MSIM_API int msim_subsys_unregister(struct msim_subsys *ss);
 
 /*
  * Attach ss, and before it any dependency the host lacks, to a host that exists
@@ -113,15 +115,15 @@ int msim_subsys_unregister(struct msim_subsys *ss);
  * that is not registered or a cycle; host_init's error, after detaching, newest
  * first, everything this call attached. Call from the driver, not from a task.
  */
-int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen);
+MSIM_API int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen);
 
-bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss);
+MSIM_API bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss);
 
 /* The subsystem's per-host state on m, or NULL (unregistered, not attached). */
-void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss);
+MSIM_API void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss);
 
 /* Where that state is published (state_size == 0 layers store theirs); NULL if unregistered. */
-void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss);
+MSIM_API void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss);
 
 #ifdef __cplusplus
 }

@@ -5,10 +5,14 @@
  * Each patch of a thread is one named variant that can be switched alone; each
  * thread's series is a named preset. One table (msim_variant_table()) lists every
  * variant with its values, meaning and thread, so the command line, the benches
- * and the docs all read the same thing. Value 0 of every variant is mainline.
+ * and the docs all read the same thing. Value 0 of every variant is mainline,
+ * except node-stat: its value 0 (exact) is the model's old simplification, kept
+ * so that figures measured before the vmstat layer stay comparable.
  */
 #ifndef MEMCGSIM_VARIANTS_H
 #define MEMCGSIM_VARIANTS_H
+
+#include <memcgsim/api.h>
 
 #include <stddef.h>
 
@@ -43,6 +47,22 @@ enum msim_shrinker_info_layout {
 	MSIM_SHRINKER_INFO_XARRAY = 3,           /* thread's series: on demand, xarray */
 };
 
+/* LRU folios of a memcg at its offline (reference 1.10, section 8's objcg item). */
+enum msim_lru_reparent {
+	MSIM_LRU_REPARENT_OBJCG = 0,       /* mainline: folios name an objcg; offline moves them */
+	MSIM_LRU_REPARENT_OFF = 1,         /* 7.0: folios name the memcg and stay on it */
+};
+
+/*
+ * How rstat keeps the node counters (mod_node_page_state() and node_page_state()).
+ * Value 0 is not the kernel: it is the model's old simplification, kept as the
+ * default so that every earlier figure, schedule and trace stays comparable.
+ */
+enum msim_node_stat {
+	MSIM_NODE_STAT_EXACT = 0,          /* one exact atomic per (node, item): always up to date */
+	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -56,6 +76,9 @@ struct msim_variants {
 	enum msim_shrinker_info_layout shrinker_info;
 	enum msim_onoff shrinker_recount;    /* shrink_slab_memcg's clear-barrier-recount */
 	enum msim_onoff on_demand_lock;      /* array-on-demand install vs expand lock */
+	enum msim_lru_reparent lru_reparent;
+	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
+	enum msim_node_stat node_stat;
 };
 
 struct msim_variant_desc {
@@ -67,30 +90,30 @@ struct msim_variant_desc {
 };
 
 /* The table, terminated by an entry with name == NULL. */
-const struct msim_variant_desc *msim_variant_table(void);
+MSIM_API const struct msim_variant_desc *msim_variant_table(void);
 
 struct msim_preset_desc {
 	const char *name;         /* "mainline", "thread-004", ... */
 	const char *meaning;
 	const char *settings;     /* "rstat-propagate=continue,..." ("" for none) */
 };
-const struct msim_preset_desc *msim_preset_table(void);
+MSIM_API const struct msim_preset_desc *msim_preset_table(void);
 
 /* Every variant at its mainline value. */
-void msim_variants_init(struct msim_variants *v);
+MSIM_API void msim_variants_init(struct msim_variants *v);
 
 /*
  * Apply "NAME=VALUE" (or a preset by name). Returns 0, or -EINVAL writing a message
  * that lists the valid names or values into err.
  */
-int msim_variant_set(struct msim_variants *v, const char *assignment, char *err, size_t errlen);
-int msim_preset_apply(struct msim_variants *v, const char *preset, char *err, size_t errlen);
+MSIM_API int msim_variant_set(struct msim_variants *v, const char *assignment, char *err, size_t errlen);
+MSIM_API int msim_preset_apply(struct msim_variants *v, const char *preset, char *err, size_t errlen);
 
 /* Current value name of a variant ("break"), or NULL for an unknown variant. */
-const char *msim_variant_get(const struct msim_variants *v, const char *name);
+MSIM_API const char *msim_variant_get(const struct msim_variants *v, const char *name);
 
 /* "rstat-propagate=break,..." for every variant; returns bytes that would be written. */
-size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len);
+MSIM_API size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,8 @@
 #ifndef MEMCGSIM_VMSTAT_H
 #define MEMCGSIM_VMSTAT_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -108,10 +110,10 @@ enum msim_vmstat_zone_item {
 /* kernel: the cap of calculate_normal_threshold() (an s8 diff must hold threshold + 1). */
 #define MSIM_VMSTAT_MAX_THRESHOLD 125
 
-extern struct msim_subsys msim_vmstat_subsys;
+MSIM_API extern struct msim_subsys msim_vmstat_subsys;
 
 /* kernel: vmstat_item_in_bytes(): NR_SLAB_RECLAIMABLE_B and NR_SLAB_UNRECLAIMABLE_B. */
-bool msim_vmstat_item_in_bytes(int item);
+MSIM_API bool msim_vmstat_item_in_bytes(int item);
 
 /* ---- thresholds ---- */
 
@@ -119,59 +121,59 @@ bool msim_vmstat_item_in_bytes(int item);
  * kernel: calculate_normal_threshold(zone) for a zone of managed_pages pages on
  * a host with nr_online_cpus online CPUs.
  */
-int msim_vmstat_calculate_normal_threshold(unsigned int nr_online_cpus,
-					   unsigned long managed_pages);
+MSIM_API int msim_vmstat_calculate_normal_threshold(unsigned int nr_online_cpus,
+						    unsigned long managed_pages);
 /*
  * kernel: calculate_pressure_threshold(zone), given the zone's low - min
  * watermark distance in pages. The model keeps no watermarks and never installs
  * it (set_pgdat_percpu_threshold is a stub); provided for experiments.
  */
-int msim_vmstat_calculate_pressure_threshold(unsigned int nr_online_cpus,
-					     unsigned long watermark_distance);
+MSIM_API int msim_vmstat_calculate_pressure_threshold(unsigned int nr_online_cpus,
+						      unsigned long watermark_distance);
 /*
  * kernel: refresh_zone_stat_thresholds(): recompute every zone's and node's
  * per-CPU thresholds. Attaching runs it (the kernel reruns it on hotplug, which
  * the model does not have); call it to undo msim_vmstat_set_node_stat_threshold().
  */
-void msim_vmstat_refresh_zone_stat_thresholds(struct msim *m);
+MSIM_API void msim_vmstat_refresh_zone_stat_thresholds(struct msim *m);
 /* The stat_threshold of CPU cpu for node nid / for zone (nid, zone); 0 if none. */
-int msim_vmstat_node_stat_threshold(struct msim *m, unsigned int nid, unsigned int cpu);
-int msim_vmstat_zone_stat_threshold(struct msim *m, unsigned int nid,
-				    enum msim_zone_type zone, unsigned int cpu);
+MSIM_API int msim_vmstat_node_stat_threshold(struct msim *m, unsigned int nid, unsigned int cpu);
+MSIM_API int msim_vmstat_zone_stat_threshold(struct msim *m, unsigned int nid,
+					     enum msim_zone_type zone, unsigned int cpu);
 /*
  * Override node nid's per-CPU threshold on every CPU (0 .. MSIM_VMSTAT_MAX_THRESHOLD;
  * 0 makes every update fold). Returns 0 or -EINVAL. For experiments on the
  * threshold itself; msim_vmstat_refresh_zone_stat_thresholds() undoes it.
  */
-int msim_vmstat_set_node_stat_threshold(struct msim *m, unsigned int nid, int threshold);
+MSIM_API int msim_vmstat_set_node_stat_threshold(struct msim *m, unsigned int nid, int threshold);
 
 /* ---- updates (the running task's CPU; the driver is CPU 0) ---- */
 
 /* kernel: mod_node_page_state(pgdat, item, delta) (x86: mod_node_state(.., 0)). */
-int msim_vmstat_mod_node_page_state(struct msim *m, unsigned int nid, int item, long delta);
+MSIM_API int msim_vmstat_mod_node_page_state(struct msim *m, unsigned int nid, int item, long delta);
 /* kernel: inc_node_state() / dec_node_page_state() (x86: overstep +1 / -1). */
-int msim_vmstat_inc_node_state(struct msim *m, unsigned int nid, int item);
-int msim_vmstat_dec_node_state(struct msim *m, unsigned int nid, int item);
+MSIM_API int msim_vmstat_inc_node_state(struct msim *m, unsigned int nid, int item);
+MSIM_API int msim_vmstat_dec_node_state(struct msim *m, unsigned int nid, int item);
 /* kernel: __mod_node_page_state(), __inc_node_state(), __dec_node_state(). */
-int msim_vmstat_mod_node_page_state_irqoff(struct msim *m, unsigned int nid, int item,
-					   long delta);
-int msim_vmstat_inc_node_state_irqoff(struct msim *m, unsigned int nid, int item);
-int msim_vmstat_dec_node_state_irqoff(struct msim *m, unsigned int nid, int item);
+MSIM_API int msim_vmstat_mod_node_page_state_irqoff(struct msim *m, unsigned int nid, int item,
+						    long delta);
+MSIM_API int msim_vmstat_inc_node_state_irqoff(struct msim *m, unsigned int nid, int item);
+MSIM_API int msim_vmstat_dec_node_state_irqoff(struct msim *m, unsigned int nid, int item);
 
 /* kernel: mod_zone_page_state(), inc/dec_zone_page_state() (x86: mod_zone_state()). */
-int msim_vmstat_mod_zone_page_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-				    int item, long delta);
-int msim_vmstat_inc_zone_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-			       int item);
-int msim_vmstat_dec_zone_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-			       int item);
+MSIM_API int msim_vmstat_mod_zone_page_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
+					     int item, long delta);
+MSIM_API int msim_vmstat_inc_zone_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
+					int item);
+MSIM_API int msim_vmstat_dec_zone_state(struct msim *m, unsigned int nid, enum msim_zone_type zone,
+					int item);
 /* kernel: __mod_zone_page_state(), __inc_zone_state(), __dec_zone_state(). */
-int msim_vmstat_mod_zone_page_state_irqoff(struct msim *m, unsigned int nid,
-					   enum msim_zone_type zone, int item, long delta);
-int msim_vmstat_inc_zone_state_irqoff(struct msim *m, unsigned int nid,
-				      enum msim_zone_type zone, int item);
-int msim_vmstat_dec_zone_state_irqoff(struct msim *m, unsigned int nid,
-				      enum msim_zone_type zone, int item);
+MSIM_API int msim_vmstat_mod_zone_page_state_irqoff(struct msim *m, unsigned int nid,
+						    enum msim_zone_type zone, int item, long delta);
+MSIM_API int msim_vmstat_inc_zone_state_irqoff(struct msim *m, unsigned int nid,
+					       enum msim_zone_type zone, int item);
+MSIM_API int msim_vmstat_dec_zone_state_irqoff(struct msim *m, unsigned int nid,
+					       enum msim_zone_type zone, int item);
 
 /* ---- folding ---- */
 
@@ -180,39 +182,39 @@ int msim_vmstat_dec_zone_state_irqoff(struct msim *m, unsigned int nid,
  * now (refresh_cpu_vm_stats on each CPU). A CPU inside an _irqoff section gets
  * its fold at the section's end instead. Returns the number of counters changed.
  */
-long msim_vmstat_refresh(struct msim *m);
+MSIM_API long msim_vmstat_refresh(struct msim *m);
 /* Whether the periodic fold (vmstat_shepherd and the per-CPU vmstat_update) runs (default on). */
-void msim_vmstat_periodic_enable(struct msim *m, bool on);
+MSIM_API void msim_vmstat_periodic_enable(struct msim *m, bool on);
 
 /* ---- reads, in pages (KiB for NR_KERNEL_STACK_KB) ---- */
 
 /* kernel: node_page_state_pages(): the node atomic only, clamped at 0. */
-unsigned long msim_vmstat_node_page_state(struct msim *m, unsigned int nid, int item);
+MSIM_API unsigned long msim_vmstat_node_page_state(struct msim *m, unsigned int nid, int item);
 /*
  * kernel: node_page_state_snapshot() (the node twin of zone_page_state_snapshot):
  * the atomic plus every CPU's diff, clamped at 0 only if that sum is negative.
  */
-unsigned long msim_vmstat_node_page_state_snapshot(struct msim *m, unsigned int nid, int item);
+MSIM_API unsigned long msim_vmstat_node_page_state_snapshot(struct msim *m, unsigned int nid, int item);
 /* kernel: global_node_page_state_pages(): the host-wide atomic, clamped at 0. */
-unsigned long msim_vmstat_global_node_page_state(struct msim *m, int item);
+MSIM_API unsigned long msim_vmstat_global_node_page_state(struct msim *m, int item);
 /* kernel: zone_page_state(), zone_page_state_snapshot(), global_zone_page_state(). */
-unsigned long msim_vmstat_zone_page_state(struct msim *m, unsigned int nid,
-					  enum msim_zone_type zone, int item);
-unsigned long msim_vmstat_zone_page_state_snapshot(struct msim *m, unsigned int nid,
+MSIM_API unsigned long msim_vmstat_zone_page_state(struct msim *m, unsigned int nid,
 						   enum msim_zone_type zone, int item);
-unsigned long msim_vmstat_global_zone_page_state(struct msim *m, int item);
+MSIM_API unsigned long msim_vmstat_zone_page_state_snapshot(struct msim *m, unsigned int nid,
+							    enum msim_zone_type zone, int item);
+MSIM_API unsigned long msim_vmstat_global_zone_page_state(struct msim *m, int item);
 
 /* ---- introspection (raw values, no yield point; for tests and reports) ---- */
 
 /* The node atomic, signed (may be negative). */
-long msim_vmstat_node_stat_raw(struct msim *m, unsigned int nid, int item);
+MSIM_API long msim_vmstat_node_stat_raw(struct msim *m, unsigned int nid, int item);
 /* CPU cpu's diff of node nid / of zone (nid, zone). */
-long msim_vmstat_node_diff(struct msim *m, unsigned int nid, unsigned int cpu, int item);
-long msim_vmstat_zone_diff(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-			   unsigned int cpu, int item);
+MSIM_API long msim_vmstat_node_diff(struct msim *m, unsigned int nid, unsigned int cpu, int item);
+MSIM_API long msim_vmstat_zone_diff(struct msim *m, unsigned int nid, enum msim_zone_type zone,
+				    unsigned int cpu, int item);
 /* The zone's managed pages on this host (0: not populated). */
-unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,
-					     enum msim_zone_type zone);
+MSIM_API unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,
+						      enum msim_zone_type zone);
 
 /* What the fold machinery did on this host (bookkeeping, not kernel state). */
 struct msim_vmstat_counters {
@@ -222,7 +224,7 @@ struct msim_vmstat_counters {
 	uint64_t shepherd_runs;
 	uint64_t cmpxchg_retries;    /* mod form: a cmpxchg found the diff changed */
 };
-void msim_vmstat_counters(struct msim *m, struct msim_vmstat_counters *out);
+MSIM_API void msim_vmstat_counters(struct msim *m, struct msim_vmstat_counters *out);
 
 #ifdef __cplusplus
 }

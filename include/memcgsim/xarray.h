@@ -16,6 +16,8 @@
 #ifndef MEMCGSIM_XARRAY_H
 #define MEMCGSIM_XARRAY_H
 
+#include <memcgsim/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,32 +91,32 @@ struct msim_xarray {
 	void *update_arg;
 };
 
-void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner);
-void msim_xa_init_flags(struct msim *m, struct msim_xarray *xa, const char *owner,
-			unsigned int flags);
+MSIM_API void msim_xa_init(struct msim *m, struct msim_xarray *xa, const char *owner);
+MSIM_API void msim_xa_init_flags(struct msim *m, struct msim_xarray *xa, const char *owner,
+				 unsigned int flags);
 /*
  * kernel: xa_destroy(). Free every node (entries are the caller's) and leave an
  * empty array that is still usable, with its flags: stores may follow.
  */
-void msim_xa_destroy(struct msim_xarray *xa);
+MSIM_API void msim_xa_destroy(struct msim_xarray *xa);
 /*
  * Model-only: msim_xa_destroy(), then release what the model's lock holds on
  * the host (a kernel spinlock holds nothing, so the kernel has no such call).
  * Call it once, where the memory holding the xarray goes away; the xarray needs
  * msim_xa_init() before any further use.
  */
-void msim_xa_fini(struct msim_xarray *xa);
-void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg);
+MSIM_API void msim_xa_fini(struct msim_xarray *xa);
+MSIM_API void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg);
 
 /* kernel: xa_lock() / xa_unlock(), for the _locked forms below. */
-void msim_xa_lock(struct msim_xarray *xa);
-void msim_xa_unlock(struct msim_xarray *xa);
+MSIM_API void msim_xa_lock(struct msim_xarray *xa);
+MSIM_API void msim_xa_unlock(struct msim_xarray *xa);
 
 /*
  * RCU-safe: call under msim_rcu_read_lock() or with the lock held. A reserved
  * slot reads as NULL.
  */
-void *msim_xa_load(struct msim_xarray *xa, unsigned long index);
+MSIM_API void *msim_xa_load(struct msim_xarray *xa, unsigned long index);
 
 /*
  * Store entry at index; returns the old entry (NULL for an empty or reserved
@@ -122,14 +124,14 @@ void *msim_xa_load(struct msim_xarray *xa, unsigned long index);
  * erases (in an MSIM_XA_FLAGS_ALLOC array it reserves, as in the kernel).
  * *err: -EINVAL for an internal entry, -ENOMEM if a node allocation fails.
  */
-void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
+MSIM_API void *msim_xa_store(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
 
 /*
  * Store only if the slot is empty: 0, -EBUSY if occupied (a reserved slot is
  * occupied), -EINVAL for an internal entry, -ENOMEM. A NULL entry reserves the
  * slot, as msim_xa_reserve() does.
  */
-int msim_xa_insert(struct msim_xarray *xa, unsigned long index, void *entry);
+MSIM_API int msim_xa_insert(struct msim_xarray *xa, unsigned long index, void *entry);
 
 /*
  * Entries: any pointer aligned to 4, or a value entry (kernel: xa_mk_value(),
@@ -170,8 +172,8 @@ static inline bool msim_xa_is_zero(const void *entry)
  * -ENOMEM); an occupied slot stays as it is. Release frees index only if it is
  * still reserved: a slot stored into since then is left alone.
  */
-int msim_xa_reserve(struct msim_xarray *xa, unsigned long index);
-void msim_xa_release(struct msim_xarray *xa, unsigned long index);
+MSIM_API int msim_xa_reserve(struct msim_xarray *xa, unsigned long index);
+MSIM_API void msim_xa_release(struct msim_xarray *xa, unsigned long index);
 
 /*
  * kernel: xa_cmpxchg(). If the slot holds old (MSIM_XA_ZERO_ENTRY matches a
@@ -179,8 +181,8 @@ void msim_xa_release(struct msim_xarray *xa, unsigned long index);
  * the slot's previous contents, NULL for an empty or reserved slot: the exchange
  * happened if that equals old. *err as for msim_xa_store().
  */
-void *msim_xa_cmpxchg(struct msim_xarray *xa, unsigned long index, void *old, void *entry,
-		      int *err);
+MSIM_API void *msim_xa_cmpxchg(struct msim_xarray *xa, unsigned long index, void *old, void *entry,
+			       int *err);
 
 /*
  * kernel: xa_alloc() in an MSIM_XA_FLAGS_ALLOC array. Store entry (NULL
@@ -196,7 +198,7 @@ struct msim_xa_limit {
 #define MSIM_XA_LIMIT_31B MSIM_XA_LIMIT(0, 0x7fffffffu) /* kernel: xa_limit_31b */
 #define MSIM_XA_LIMIT_16B MSIM_XA_LIMIT(0, 0xffffu)     /* kernel: xa_limit_16b */
 
-int msim_xa_alloc(struct msim_xarray *xa, uint32_t *id, void *entry, struct msim_xa_limit limit);
+MSIM_API int msim_xa_alloc(struct msim_xarray *xa, uint32_t *id, void *entry, struct msim_xa_limit limit);
 
 /*
  * kernel: xa_alloc_cyclic(). Like msim_xa_alloc(), searching from *next and
@@ -205,50 +207,50 @@ int msim_xa_alloc(struct msim_xarray *xa, uint32_t *id, void *entry, struct msim
  * instead of 0 when the allocation wrapped: the search went back to limit.min,
  * or *next itself wrapped past the 32-bit ids at the previous allocation.
  */
-int msim_xa_alloc_cyclic(struct msim_xarray *xa, uint32_t *id, void *entry,
-			 struct msim_xa_limit limit, uint32_t *next);
-int msim_xa_alloc_cyclic_locked(struct msim_xarray *xa, uint32_t *id, void *entry,
-				struct msim_xa_limit limit, uint32_t *next);
+MSIM_API int msim_xa_alloc_cyclic(struct msim_xarray *xa, uint32_t *id, void *entry,
+				  struct msim_xa_limit limit, uint32_t *next);
+MSIM_API int msim_xa_alloc_cyclic_locked(struct msim_xarray *xa, uint32_t *id, void *entry,
+					 struct msim_xa_limit limit, uint32_t *next);
 
 /* kernel: __xa_store / __xa_erase / __xa_insert / __xa_cmpxchg / __xa_alloc: lock held. */
-void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
-void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index);
-int msim_xa_insert_locked(struct msim_xarray *xa, unsigned long index, void *entry);
-void *msim_xa_cmpxchg_locked(struct msim_xarray *xa, unsigned long index, void *old,
-			     void *entry, int *err);
-int msim_xa_alloc_locked(struct msim_xarray *xa, uint32_t *id, void *entry,
-			 struct msim_xa_limit limit);
+MSIM_API void *msim_xa_store_locked(struct msim_xarray *xa, unsigned long index, void *entry, int *err);
+MSIM_API void *msim_xa_erase_locked(struct msim_xarray *xa, unsigned long index);
+MSIM_API int msim_xa_insert_locked(struct msim_xarray *xa, unsigned long index, void *entry);
+MSIM_API void *msim_xa_cmpxchg_locked(struct msim_xarray *xa, unsigned long index, void *old,
+				      void *entry, int *err);
+MSIM_API int msim_xa_alloc_locked(struct msim_xarray *xa, uint32_t *id, void *entry,
+				  struct msim_xa_limit limit);
 
 /*
  * A node as the update hook sees it (xa lock held): present slots, value
  * entries among them (the workingset's "only shadows" test, count == nr_values),
  * the xarray it belongs to, its level, and the first index it covers.
  */
-unsigned int msim_xa_node_count(const struct msim_xa_node *node);
-unsigned int msim_xa_node_nr_values(const struct msim_xa_node *node);
-struct msim_xarray *msim_xa_node_array(const struct msim_xa_node *node);
-unsigned int msim_xa_node_shift(const struct msim_xa_node *node);
-unsigned long msim_xa_node_index(const struct msim_xa_node *node);
+MSIM_API unsigned int msim_xa_node_count(const struct msim_xa_node *node);
+MSIM_API unsigned int msim_xa_node_nr_values(const struct msim_xa_node *node);
+MSIM_API struct msim_xarray *msim_xa_node_array(const struct msim_xa_node *node);
+MSIM_API unsigned int msim_xa_node_shift(const struct msim_xa_node *node);
+MSIM_API unsigned long msim_xa_node_index(const struct msim_xa_node *node);
 
 /*
  * Erase index; returns the old entry (NULL if it was empty or reserved). Its
  * marks go; in an MSIM_XA_FLAGS_ALLOC array the index is free again. Empty nodes
  * are freed after a grace period.
  */
-void *msim_xa_erase(struct msim_xarray *xa, unsigned long index);
+MSIM_API void *msim_xa_erase(struct msim_xarray *xa, unsigned long index);
 
 /*
  * kernel: xa_set_mark() / xa_clear_mark() (take the lock; nothing happens at an
  * empty index) and xa_get_mark() (RCU-safe). msim_xa_marked(): does any entry
  * carry mark (kernel: xa_marked())?
  */
-void msim_xa_set_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
-void msim_xa_clear_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
-bool msim_xa_get_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
-bool msim_xa_marked(const struct msim_xarray *xa, msim_xa_mark_t mark);
-void msim_xa_set_mark_locked(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
-void msim_xa_clear_mark_locked(struct msim_xarray *xa, unsigned long index,
-			       msim_xa_mark_t mark);
+MSIM_API void msim_xa_set_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
+MSIM_API void msim_xa_clear_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
+MSIM_API bool msim_xa_get_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
+MSIM_API bool msim_xa_marked(const struct msim_xarray *xa, msim_xa_mark_t mark);
+MSIM_API void msim_xa_set_mark_locked(struct msim_xarray *xa, unsigned long index, msim_xa_mark_t mark);
+MSIM_API void msim_xa_clear_mark_locked(struct msim_xarray *xa, unsigned long index,
+					msim_xa_mark_t mark);
 
 /*
  * kernel: xa_find(). The first entry at an index in [*index, max] that matches
@@ -256,15 +258,15 @@ void msim_xa_clear_mark_locked(struct msim_xarray *xa, unsigned long index,
  * entry's index; on failure *index is unchanged. Reserved slots are skipped.
  * RCU-safe; one yield point ("xa_find").
  */
-void *msim_xa_find(struct msim_xarray *xa, unsigned long *index, unsigned long max,
-		   msim_xa_mark_t filter);
+MSIM_API void *msim_xa_find(struct msim_xarray *xa, unsigned long *index, unsigned long max,
+			    msim_xa_mark_t filter);
 
 /*
  * kernel: xa_find_after(). The same, from *index + 1: the next entry after the
  * one at *index. NULL at once (no yield point) when *index is ULONG_MAX.
  */
-void *msim_xa_find_after(struct msim_xarray *xa, unsigned long *index, unsigned long max,
-			 msim_xa_mark_t filter);
+MSIM_API void *msim_xa_find_after(struct msim_xarray *xa, unsigned long *index, unsigned long max,
+				  msim_xa_mark_t filter);
 
 /* kernel: xa_for_each_range(), xa_for_each_start(), xa_for_each(), xa_for_each_marked(). */
 #define msim_xa_for_each_range(xa, idx, entry, start, last)                                 \
@@ -281,13 +283,13 @@ void *msim_xa_find_after(struct msim_xarray *xa, unsigned long *index, unsigned 
 	for ((idx) = 0, (entry) = msim_xa_find((xa), &(idx), ~0UL, (mark)); (entry);         \
 	     (entry) = msim_xa_find_after((xa), &(idx), ~0UL, (mark)))
 
-unsigned long msim_xa_nr_nodes(const struct msim_xarray *xa);
+MSIM_API unsigned long msim_xa_nr_nodes(const struct msim_xarray *xa);
 /* Slots in use: entries plus reserved slots (model-only; the kernel keeps no count). */
-unsigned long msim_xa_nr_entries(const struct msim_xarray *xa);
+MSIM_API unsigned long msim_xa_nr_entries(const struct msim_xarray *xa);
 /* kernel: xa_empty(). False while a slot is reserved. */
-bool msim_xa_empty(const struct msim_xarray *xa);
+MSIM_API bool msim_xa_empty(const struct msim_xarray *xa);
 /* The host's "radix_tree_node" cache the nodes come from (msim_kmem_cache_info()). */
-struct msim_kmem_cache *msim_xa_node_cache(const struct msim_xarray *xa);
+MSIM_API struct msim_kmem_cache *msim_xa_node_cache(const struct msim_xarray *xa);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,10 @@
 #ifndef MEMCGSIM_YIELD_H
 #define MEMCGSIM_YIELD_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * void msim_yield(const char *name);
  *
@@ -23,6 +27,75 @@
  * control compare it by content, and the trace hash (explore.h) mixes it in, so
  * renaming a point changes every trace that passes through it.
  */
+
+/*
+ * Preemption (the host's preemption model, sim.h). Under preempt=none a task parked
+ * at an ordinary yield point holds its CPU and holds off RCU grace periods: the
+ * kernel could not have switched away from it there. These mark the places where
+ * the kernel does, or cannot, switch; under preempt=unmodelled they change
+ * nothing, so a layer may use them freely:
+ *
+ * void msim_cond_resched(const char *name);
+ *   A named yield point (as msim_yield(name): same name in schedules, traces and
+ *   scripts) that is also a voluntary scheduling point, the kernel's
+ *   cond_resched(): under preempt=none, outside spinlocks, msim_preempt_disable()
+ *   and read-side sections, the task parked here lets another task of its CPU
+ *   run and passes a quiescent state.
+ *
+ * void msim_preempt_disable(void);
+ * void msim_preempt_enable(void);
+ *   The kernel's preempt_disable()/preempt_enable() (and what get_cpu()/put_cpu()
+ *   and a this_cpu operation imply). They nest, and are no yield points: a task
+ *   parked between them cannot be preempted under any model that models
+ *   preemption, so no other task of its CPU runs and a grace period that began
+ *   meanwhile waits for it (under preempt=full as under none). Spinlocks
+ *   (lock.h) disable preemption from the moment they are taken, spinning
+ *   included, to the moment they are released. A task must not end inside.
+ */
+
+/*
+ * The yield context: what the yield points of a stretch of code are *for*. A name
+ * says where in the code a task stopped ("rstat.flush.memcg"); the context says on
+ * which object, CPU and node, so a script can stop "at rstat.flush.memcg for mid"
+ * (msim_run_until_ctx(), script.h) instead of counting occurrences.
+ *
+ * A layer sets it around a loop body or a call, at no cost to the yield points
+ * inside (they stay one branch) and with no effect on the schedule: entering and
+ * leaving a context is no yield point, the trace hash does not see it, and every
+ * pick of every strategy stays the same. Contexts nest; the innermost is the one
+ * a parked task reports (msim_task_where(), script.h):
+ *
+ *   struct msim_yield_ctx yc = { .object = memcg, .cpu = (int)cpu, .nid = -1 };
+ *   const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+ *   ... code with yield points; it may change yc's fields as it goes ...
+ *   msim_yield_ctx_leave(prev);
+ *
+ * yc must stay alive until the matching leave (a local variable of the scope is
+ * the usual place). Outside a deterministic task both calls do nothing: the
+ * context is only observable where a task can be parked.
+ *
+ * Which layers set which context is written where their yield points are listed
+ * (rstat.h: the memcg and the CPU whose data the code touches).
+ */
+struct msim_yield_ctx {
+	const void *object;   /* the layer's public object (rstat: struct msim_memcg *), or NULL */
+	int cpu;              /* the CPU whose data is touched (a flush visits each), or -1 */
+	int nid;              /* the NUMA node, or -1 */
+};
+
+#define MSIM_YIELD_CTX_NONE { 0, -1, -1 }
+
+/*
+ * const struct msim_yield_ctx *msim_yield_ctx_enter(const struct msim_yield_ctx *ctx);
+ *   Make ctx the running task's context; returns the previous one, for leave.
+ * void msim_yield_ctx_leave(const struct msim_yield_ctx *prev);
+ *   Put back the context that enter returned.
+ */
+
+#ifdef __cplusplus
+}
+#endif
+
 #include <memcgsim/static/yield.h>
 
 #endif /* MEMCGSIM_YIELD_H */

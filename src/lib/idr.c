@@ -30,7 +30,7 @@ void msim_idr_init(struct msim *m, struct msim_idr *idr, const char *owner)
 {
 	memset(idr, 0, sizeof(*idr));
 	msim_xa_init_flags(m, &idr->xa, owner ? owner : "idr", MSIM_XA_FLAGS_ALLOC);
-	msim_lock_init(&idr->lock, "idr_lock");
+	msim_spin_lock_init(&idr->lock, "idr_lock");
 }
 
 /* kernel: lib/idr.c idr_destroy(): every id freed, the idr stays usable. */
@@ -95,19 +95,19 @@ long msim_idr_alloc_cyclic(struct msim_idr *idr, void *ptr, unsigned long start,
 	if (found == 0)
 		ret = idr_take(idr, ptr, id);
 	if (ret >= 0)
-		__atomic_store_n(&idr->next, id + 1, __ATOMIC_RELAXED);
+		msim_quiet_store(&idr->next, id + 1, MSIM_RELAXED); /* under idr->lock */
 	msim_unlock(&idr->lock);
 	return ret;
 }
 
 unsigned long msim_idr_get_cursor(const struct msim_idr *idr)
 {
-	return __atomic_load_n(&idr->next, __ATOMIC_RELAXED);
+	return msim_quiet_load(&idr->next, MSIM_RELAXED);
 }
 
 void msim_idr_set_cursor(struct msim_idr *idr, unsigned long next)
 {
-	__atomic_store_n(&idr->next, next, __ATOMIC_RELAXED);
+	msim_quiet_store(&idr->next, next, MSIM_RELAXED);
 }
 
 /* kernel: lib/idr.c idr_find(): RCU-safe */

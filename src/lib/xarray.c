@@ -42,14 +42,19 @@
 /* kernel: lib/radix-tree.c radix_tree_init(): a cache with a constructor. */
 #define XA_NODE_CACHE "radix_tree_node"
 
+/*
+ * The xarray's own stores: writers hold xa_lock (taking it is the yield point),
+ * and RCU readers see a slot published with release order. Quiet: the model's
+ * xarray windows are the lock and the reader's entry, not each slot word.
+ */
 static inline void xa_publish(void **p, void *v)
 {
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	msim_quiet_store(p, v, MSIM_RELEASE);
 }
 
 static inline void xa_stat(unsigned long *p, long delta)
 {
-	__atomic_store_n(p, *p + (unsigned long)delta, __ATOMIC_RELAXED);
+	msim_quiet_store(p, *p + (unsigned long)delta, MSIM_RELAXED);
 }
 
 /* ---- init ---- */
@@ -60,7 +65,7 @@ void msim_xa_init_flags(struct msim *m, struct msim_xarray *xa, const char *owne
 {
 	memset(xa, 0, sizeof(*xa));
 	xa->host = m ? m : msim_current_host();
-	msim_lock_init(&xa->lock, "xa_lock");
+	msim_spin_lock_init(&xa->lock, "xa_lock");
 	xa->owner = owner ? owner : "xarray";
 	xa->flags = flags & MSIM__XA_FLAGS_PUBLIC;
 	/* kernel: XA_FLAGS_ALLOC includes XA_FLAGS_MARK(XA_FREE_MARK): all free */
@@ -471,7 +476,7 @@ void msim_xa_destroy(struct msim_xarray *xa)
 	msim__xa_marks_reset(xa);
 	if (msim__xa_is_node(head))
 		free_subtree(xa, msim__xa_to_node(head));
-	__atomic_store_n(&xa->nr_entries, 0, __ATOMIC_RELAXED);
+	msim_quiet_store(&xa->nr_entries, 0, MSIM_RELAXED);
 	msim_unlock(&xa->lock);
 }
 
@@ -486,17 +491,17 @@ void msim_xa_fini(struct msim_xarray *xa)
 
 unsigned long msim_xa_nr_nodes(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->nr_nodes, __ATOMIC_RELAXED);
+	return msim_quiet_load(&xa->nr_nodes, MSIM_RELAXED);
 }
 
 unsigned long msim_xa_nr_entries(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->nr_entries, __ATOMIC_RELAXED);
+	return msim_quiet_load(&xa->nr_entries, MSIM_RELAXED);
 }
 
 bool msim_xa_empty(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->head, __ATOMIC_RELAXED) == NULL;
+	return msim_quiet_load(&xa->head, MSIM_RELAXED) == NULL;
 }
 
 struct msim_kmem_cache *msim_xa_node_cache(const struct msim_xarray *xa)

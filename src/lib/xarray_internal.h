@@ -84,7 +84,7 @@ static inline bool msim__xa_storable(const void *entry)
 
 static inline unsigned int msim__xa_flags(const struct msim_xarray *xa)
 {
-	return __atomic_load_n(&xa->flags, __ATOMIC_RELAXED);
+	return msim_quiet_load(&xa->flags, MSIM_RELAXED);
 }
 
 static inline bool msim__xa_track_free(const struct msim_xarray *xa)
@@ -100,7 +100,7 @@ static inline bool msim__xa_flag_marked(const struct msim_xarray *xa, msim_xa_ma
 /* Mark words are read by RCU walkers while the lock holder changes them. */
 static inline unsigned long msim__xa_marks(const struct msim_xa_node *node, msim_xa_mark_t mark)
 {
-	return __atomic_load_n(&node->marks[mark], __ATOMIC_RELAXED);
+	return msim_quiet_load(&node->marks[mark], MSIM_RELAXED);
 }
 
 /* Highest index a tree whose top node has this shift can hold. */
@@ -117,7 +117,7 @@ static inline unsigned int msim__xa_offset(unsigned int shift, unsigned long ind
 
 static inline void *msim__xa_acquire(void *const *p)
 {
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	return msim_quiet_load(p, MSIM_ACQUIRE);
 }
 
 /* ---- xarray_node.c ---- */

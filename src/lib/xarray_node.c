@@ -26,24 +26,25 @@
 _Static_assert(sizeof(struct msim_xa_node) <= MSIM_XA_NODE_BYTES,
 	       "the model's node must fit the kernel's 576 bytes");
 
+/* Counters, flags and marks change under xa_lock: quiet stores, no yield point. */
 static inline void xa_stat(unsigned long *p, long delta)
 {
-	__atomic_store_n(p, *p + (unsigned long)delta, __ATOMIC_RELAXED);
+	msim_quiet_store(p, *p + (unsigned long)delta, MSIM_RELAXED);
 }
 
 void msim__xa_flag_set(struct msim_xarray *xa, unsigned int bits)
 {
-	__atomic_store_n(&xa->flags, xa->flags | bits, __ATOMIC_RELAXED);
+	msim_quiet_store(&xa->flags, xa->flags | bits, MSIM_RELAXED);
 }
 
 void msim__xa_flag_clear(struct msim_xarray *xa, unsigned int bits)
 {
-	__atomic_store_n(&xa->flags, xa->flags & ~bits, __ATOMIC_RELAXED);
+	msim_quiet_store(&xa->flags, xa->flags & ~bits, MSIM_RELAXED);
 }
 
 static inline void marks_store(struct msim_xa_node *node, msim_xa_mark_t mark, unsigned long v)
 {
-	__atomic_store_n(&node->marks[mark], v, __ATOMIC_RELAXED);
+	msim_quiet_store(&node->marks[mark], v, MSIM_RELAXED);
 }
 
 /* kernel: lib/xarray.c xas_alloc() -> kmem_cache_alloc_lru(radix_tree_node_cachep) */

@@ -41,17 +41,20 @@ static struct msim_memcg_stock *this_stock(struct msim_charge_host *ch)
 
 /* ---- memory events ---- */
 
-/* kernel: memcg_memory_event(): local at memcg, hierarchical up to (not incl.) root. */
+/*
+ * kernel: memcg_memory_event(): local at memcg, hierarchical up to (not incl.)
+ * root. The atomic_long_inc()s need no yield: the counts only make a report.
+ */
 static void memcg_memory_event(struct msim_memcg *memcg, enum msim_memory_event e)
 {
 	struct msim_memcg_charge *mc = msim__memcg_charge(memcg);
 
 	if (!mc)
 		return;
-	__atomic_fetch_add(&mc->memory_events_local[e], 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&mc->memory_events_local[e], 1, MSIM_RELAXED);
 	do {
 		mc = msim__memcg_charge(memcg);
-		__atomic_fetch_add(&mc->memory_events[e], 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&mc->memory_events[e], 1, MSIM_RELAXED);
 		memcg = msim_parent_mem_cgroup(memcg);
 	} while (memcg && !msim_mem_cgroup_is_root(memcg));
 }
@@ -62,7 +65,7 @@ unsigned long msim_memory_events(struct msim_memcg *memcg, enum msim_memory_even
 
 	if (!mc || (unsigned int)e >= MSIM_MEMCG_NR_MEMORY_EVENTS)
 		return 0;
-	return __atomic_load_n(&mc->memory_events[e], __ATOMIC_RELAXED);
+	return msim_quiet_load(&mc->memory_events[e], MSIM_RELAXED);
 }
 
 /* ---- reclaim stand-ins ---- */
@@ -331,7 +334,7 @@ void msim_charge_stats(struct msim *m, struct msim_charge_stats *out)
 	for (unsigned int cpu = 0; cpu < msim_nr_cpus(m); cpu++) {
 		struct msim_memcg_stock *s = msim__stock(ch, cpu);
 
-#define ADD(f, g) out->f += __atomic_load_n(&s->g, __ATOMIC_RELAXED)
+#define ADD(f, g) out->f += msim_quiet_load(&s->g, MSIM_RELAXED)
 		ADD(stock_hits, hits);
 		ADD(stock_misses, misses);
 		ADD(stock_refills, refills);
@@ -362,7 +365,8 @@ uint64_t msim_memory_peak_read(struct msim_memcg *memcg)
 {
 	struct msim_page_counter *c = msim_memcg_page_counter(memcg);
 
-	return c ? (uint64_t)__atomic_load_n(&c->watermark, __ATOMIC_RELAXED) * MSIM_PAGE_SIZE : 0;
+	/* memory.peak: a report, no race turns on this READ_ONCE. */
+	return c ? (uint64_t)msim_quiet_load(&c->watermark, MSIM_RELAXED) * MSIM_PAGE_SIZE : 0;
 }
 
 /* kernel: seq_puts_memcg_tunable() */
@@ -445,8 +449,7 @@ int msim_memory_max_write(struct msim_memcg *memcg, const char *buf)
 
 	if (!mc || !buf || memparse_pages(buf, &max))
 		return -EINVAL;
-	msim_yield("memory_max_write.xchg");
-	__atomic_exchange_n(&mc->memory.max, max, __ATOMIC_SEQ_CST);
+	msim_xchg_at(&mc->memory.max, max, MSIM_SEQ_CST, "memory_max_write.xchg");
 	for (;;) {
 		unsigned long nr_pages = msim_page_counter_read(&mc->memory);
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * charge_host.c - the charge layer on a host: msim_charge_init() (the per-host
- * data with its per-CPU stocks, and the memcg hooks that create and free each
- * memcg's charge state), its teardown at msim_destroy(), and the tunables.
+ * charge_host.c - the charge layer as the subsystem "charge": the per-host data
+ * with its per-CPU stocks, the memcg hooks that create and free each memcg's
+ * charge state, the teardown at msim_destroy(), msim_charge_init() (the attach
+ * by hand) and the tunables.
  *
  * kernel: mm/memcontrol.c mem_cgroup_css_alloc() (page_counter_init of
  * memcg->memory), mem_cgroup_css_offline() step 9 (drain_all_stock),
  * mem_cgroup_css_free(), memcg_hotplug_cpu_dead() (drain a CPU's stock).
- * The top of the charge files: it calls stock.c and charge_state.c.
+ *
+ * It calls stock.c and charge_state.c, which take the host data as an argument;
+ * the files that look it up (charge_entry.c, charge.c) sit above this one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@ static int charge_css_alloc(struct msim_memcg *memcg, void *priv)
 {
 	struct msim_charge_host *ch = priv;
 	struct msim_memcg *parent = msim_parent_mem_cgroup(memcg);
-	struct msim_memcg_charge *mc = calloc(1, sizeof(*mc));
+	struct msim_memcg_charge *mc = calloc(1, sizeof(*mc)), *pmc;
 
 	if (!mc)
 		return -ENOMEM;
@@ -35,25 +38,16 @@ static int charge_css_alloc(struct msim_memcg *memcg, void *priv)
 	 * mem_cgroup, whose size the memcg layer accounts.
 	 */
 	mc->memcg = memcg;
-	__atomic_add_fetch(&ch->refs, 1, __ATOMIC_RELAXED);
-	msim_page_counter_init(&mc->memory, parent ? msim_memcg_page_counter(parent) : NULL);
+	pmc = parent ? msim__memcg_charge_of(ch, parent) : NULL;
+	msim_page_counter_init(&mc->memory, pmc ? &pmc->memory : NULL);
 	*(struct msim_memcg_charge **)msim_memcg_slot(memcg, ch->slot) = mc;
 	return 0;
 }
 
 /*
- * The host state outlives msim_destroy()'s call of charge_host_destroy(): the
- * memcg layer frees its memcgs (running css_free) after that, so the last of
- * charge_host_destroy() and the last css_free frees it.
+ * Also after the host data is detached: the memcg layer frees its memcgs (this
+ * hook) at msim_destroy() after charge_host_fini(), and sim frees ch after that.
  */
-static void charge_host_put(struct msim_charge_host *ch)
-{
-	if (__atomic_sub_fetch(&ch->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		msim_lock_destroy(&ch->percpu_charge_mutex);
-		free(ch);
-	}
-}
-
 static void charge_css_free(struct msim_memcg *memcg, void *priv)
 {
 	struct msim_charge_host *ch = priv;
@@ -62,83 +56,103 @@ static void charge_css_free(struct msim_memcg *memcg, void *priv)
 	if (ch->slot < 0)
 		return;
 	slot = msim_memcg_slot(memcg, ch->slot);
-	if (!*slot)
-		return;
 	free(*slot);
 	*slot = NULL;
-	charge_host_put(ch);
 }
 
 /* kernel: mem_cgroup_css_offline() step 9, drain_all_stock(memcg). */
 static void charge_css_offline(struct msim_memcg *memcg, void *priv)
 {
-	(void)priv;
-	msim_drain_all_stock(memcg);
+	msim__drain_all_stock(priv, memcg);
 }
 
-static void charge_host_destroy(struct msim *m, void *arg)
-{
-	struct msim_charge_host *ch = arg;
+static const struct msim_memcg_hooks charge_hooks = {
+	.name = "charge",
+	.order = MSIM_HOOK_ORDER_STOCK,
+	.css_alloc = charge_css_alloc,
+	.css_offline = charge_css_offline,
+	.css_free = charge_css_free,
+	.css_alloc_undo = charge_css_free,
+};
 
-	msim__stock_drain_everything(ch);
-	msim__stock_fini(ch);
-	*(struct msim_charge_host **)msim_host_slot(m, MSIM_SLOT_CHARGE) = NULL;
-	charge_host_put(ch);
+static const struct msim_memcg_hooks *const charge_hook_sets[] = { &charge_hooks, NULL };
+
+static bool charge_enabled(const struct msim_config *cfg)
+{
+	return cfg->charge;
 }
 
-int msim_charge_init(struct msim *m)
+/* state: zeroed, sizeof(struct msim_charge_host); the hook set gets it as priv. */
+static int charge_host_init(struct msim *m, void *state)
 {
-	static const struct msim_memcg_hooks tmpl = {
-		.name = "charge",
-		.order = MSIM_HOOK_ORDER_STOCK,
-		.css_alloc = charge_css_alloc,
-		.css_offline = charge_css_offline,
-		.css_free = charge_css_free,
-		.css_alloc_undo = charge_css_free,
-	};
-	struct msim_memcg_hooks hooks = tmpl;
-	struct msim_charge_host *ch;
+	struct msim_memcg_hooks hooks = charge_hooks;
+	struct msim_charge_host *ch = state;
 	int ret;
 
-	if (!m)
-		return -EINVAL;
-	if (msim__charge_host(m))
-		return 0;
-	ch = calloc(1, sizeof(*ch));
-	if (!ch)
-		return -ENOMEM;
 	ch->m = m;
-	ch->refs = 1; /* dropped by charge_host_destroy() */
 	ch->slot = -1;
 	ch->seed = 1;
 	msim_lock_init(&ch->percpu_charge_mutex, "percpu_charge_mutex");
 	ret = msim__stock_init(ch);
 	if (ret)
 		goto err;
-	/* Publish before registering: the root's alloc hook may run right away. */
-	*(struct msim_charge_host **)msim_host_slot(m, MSIM_SLOT_CHARGE) = ch;
+	/* Hooks registered after the root exists are run on it at registration. */
 	hooks.priv = ch;
 	ret = msim_memcg_register_hooks(m, &hooks);
 	if (ret < 0)
-		goto err_slot;
+		goto err_stock;
 	ch->slot = ret;
-	/* Hooks registered after the root exists are run on it at registration. */
-	ret = msim_host_on_destroy(m, charge_host_destroy, ch);
-	if (ret)
-		return ret; /* hooks stay registered; the host owns ch from here */
 	return 0;
-err_slot:
-	*(struct msim_charge_host **)msim_host_slot(m, MSIM_SLOT_CHARGE) = NULL;
+err_stock:
 	msim__stock_fini(ch);
 err:
 	msim_lock_destroy(&ch->percpu_charge_mutex);
-	free(ch);
 	return ret;
+}
+
+static void charge_host_fini(struct msim *m, void *state)
+{
+	struct msim_charge_host *ch = state;
+
+	(void)m;
+	msim__stock_drain_everything(ch);
+	msim__stock_fini(ch);
+	msim_lock_destroy(&ch->percpu_charge_mutex);
+}
+
+static const char *const charge_deps[] = { "memcg", NULL };
+
+struct msim_subsys msim_charge_subsys = {
+	.name = "charge",
+	.depends = charge_deps,
+	.enabled = charge_enabled,
+	.state_size = sizeof(struct msim_charge_host),
+	.host_init = charge_host_init,
+	.host_fini = charge_host_fini,
+	.memcg_hooks = charge_hook_sets,
+};
+
+/*
+ * Every charge entry point reaches msim_charge_subsys (msim__charge_host), so a
+ * program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void charge_register(void)
+{
+	msim_subsys_register(&msim_charge_subsys);
+}
+
+int msim_charge_init(struct msim *m)
+{
+	char err[160];
+
+	if (!m)
+		return -EINVAL;
+	return msim_subsys_attach(m, &msim_charge_subsys, err, sizeof(err));
 }
 
 bool msim_charge_initialized(struct msim *m)
 {
-	return msim__charge_host(m) != NULL;
+	return msim_subsys_attached(m, &msim_charge_subsys);
 }
 
 void msim_charge_set_seed(struct msim *m, uint64_t seed)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * charge_internal.h - state shared by the charge files of src/memcg, bottom up:
- * charge_state.c (where the state lives, uncharge), stock.c (the per-CPU
- * cache), charge.c (try_charge, memory.high, the interface files) and
- * charge_host.c (attach, memcg hooks, teardown). Nothing else includes it.
+ * charge_state.c (where a memcg's state lives, uncharge), stock.c (the per-CPU
+ * cache), charge_host.c (the subsystem "charge": attach, memcg hooks, teardown,
+ * tunables), charge_entry.c (the entry points of the two lower files, which find
+ * the host's state) and charge.c (try_charge, memory.high, the interface files).
+ * The files below charge_host.c take the host state as an argument and never
+ * look it up, so charge_host.c, which calls them, closes no circle. Nothing
+ * outside the charge files includes this header.
  */
 #ifndef MSIM_MEMCG_CHARGE_INTERNAL_H
 #define MSIM_MEMCG_CHARGE_INTERNAL_H
@@ -39,11 +43,13 @@ struct msim_memcg_charge {
 	unsigned long memory_events_local[MSIM_MEMCG_NR_MEMORY_EVENTS];
 };
 
-/* Per-host state (host slot MSIM_SLOT_CHARGE). */
+/*
+ * Per-host state: the state of msim_charge_subsys, which sim frees after the
+ * memcg layer's teardown (whose css_free hooks still use it: see charge_host.c).
+ */
 struct msim_charge_host {
 	struct msim *m;
 	int slot;                       /* memcg hook slot */
-	unsigned long refs;             /* 1 for the host + 1 per memcg with charge data */
 	void *stocks;                   /* per-CPU struct msim_memcg_stock */
 	struct msim_lock percpu_charge_mutex;
 	uint64_t seed;
@@ -51,9 +57,23 @@ struct msim_charge_host {
 	void *reclaim_arg;
 };
 
-/* charge_state.c */
-struct msim_charge_host *msim__charge_host(struct msim *m);
-struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg);
+/* charge_state.c: a memcg's charge state on the host's (NULL if it has none). */
+struct msim_memcg_charge *msim__memcg_charge_of(struct msim_charge_host *ch,
+						struct msim_memcg *memcg);
+void msim__memcg_uncharge(struct msim_charge_host *ch, struct msim_memcg *memcg,
+			  unsigned int nr_pages);
+
+/* charge_host.c: the host's charge state, or NULL: a plain load, never an attach. */
+static inline struct msim_charge_host *msim__charge_host(struct msim *m)
+{
+	return m ? (struct msim_charge_host *)msim_subsys_state(m, &msim_charge_subsys) : NULL;
+}
+
+/* A memcg's charge state, found through its host (the files above charge_host.c). */
+static inline struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg)
+{
+	return msim__memcg_charge_of(msim__charge_host(msim_memcg_host(memcg)), memcg);
+}
 
 static inline struct msim_memcg_stock *msim__stock(struct msim_charge_host *ch, unsigned int cpu)
 {
@@ -63,13 +83,22 @@ static inline struct msim_memcg_stock *msim__stock(struct msim_charge_host *ch, 
 /* Counter bump on per-CPU data: one writer at a time, readers after quiescence. */
 static inline void msim__stat_inc(uint64_t *p, uint64_t v)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+	msim_quiet_store(p, msim_quiet_load(p, MSIM_RELAXED) + v, MSIM_RELAXED);
 }
 
-/* stock.c */
+/* stock.c: the per-CPU stocks of the host's charge state. */
 int msim__stock_init(struct msim_charge_host *ch);
 void msim__stock_seed(struct msim_charge_host *ch);
 void msim__stock_drain_everything(struct msim_charge_host *ch);
 void msim__stock_fini(struct msim_charge_host *ch);
+bool msim__consume_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
+			 unsigned int nr_pages);
+void msim__refill_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
+			unsigned int nr_pages);
+void msim__drain_all_stock(struct msim_charge_host *ch, struct msim_memcg *root);
+unsigned int msim__stock_pages(struct msim_charge_host *ch, unsigned int cpu,
+			       const struct msim_memcg *memcg);
+struct msim_memcg *msim__stock_slot(struct msim_charge_host *ch, unsigned int cpu,
+				    unsigned int slot, unsigned int *nr_pages);
 
 #endif /* MSIM_MEMCG_CHARGE_INTERNAL_H */

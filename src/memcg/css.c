@@ -24,8 +24,7 @@ void msim_css_get(struct msim_memcg *memcg)
 	long old;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield("css_get");
-	old = __atomic_fetch_add(&memcg->css_refcnt, 1, __ATOMIC_RELAXED);
+	old = msim_fetch_add_at(&memcg->css_refcnt, 1, MSIM_RELAXED, "css_get");
 	assert(old > 0 && "css_get on a released memcg");
 	(void)old;
 }
@@ -36,13 +35,13 @@ bool msim_css_tryget(struct msim_memcg *memcg)
 	long c;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield("css_tryget");
-	c = __atomic_load_n(&memcg->css_refcnt, __ATOMIC_RELAXED);
+	c = msim_load_at(&memcg->css_refcnt, MSIM_RELAXED, "css_tryget");
+	/* The retry is the same tryget (one percpu_ref operation): no second yield. */
 	do {
 		if (c <= 0)
 			return false;
-	} while (!__atomic_compare_exchange_n(&memcg->css_refcnt, &c, c + 1, true,
-					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	} while (!msim_quiet_try_cmpxchg_weak(&memcg->css_refcnt, &c, c + 1, MSIM_ACQUIRE,
+					      MSIM_RELAXED));
 	return true;
 }
 
@@ -63,8 +62,7 @@ void msim_css_put(struct msim_memcg *memcg)
 	long n;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield("css_put");
-	n = __atomic_sub_fetch(&memcg->css_refcnt, 1, __ATOMIC_ACQ_REL);
+	n = msim_sub_return_at(&memcg->css_refcnt, 1, MSIM_ACQ_REL, "css_put");
 	assert(n >= 0 && "css_put underflow");
 	if (n == 0)
 		memcg->css_release(memcg);
@@ -94,7 +92,7 @@ bool msim_mem_cgroup_is_root(const struct msim_memcg *memcg)
 enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg)
 {
 	assert(memcg);
-	if (__atomic_load_n(&memcg->magic, __ATOMIC_ACQUIRE) == MSIM__MEMCG_POISON)
+	if (msim_quiet_load(&memcg->magic, MSIM_ACQUIRE) == MSIM__MEMCG_POISON)
 		return MSIM_MEMCG_FREED;
 	MSIM__MEMCG_ASSERT(memcg);
 	return (enum msim_memcg_state)msim__memcg_state_load(memcg);
@@ -108,7 +106,7 @@ bool msim_css_is_dying(const struct msim_memcg *memcg)
 
 	MSIM__MEMCG_ASSERT(memcg);
 	s = msim__memcg_state_load(memcg);
-	created = __atomic_load_n(&memcg->counted, __ATOMIC_RELAXED);
+	created = msim_quiet_load(&memcg->counted, MSIM_RELAXED);
 	/* A memcg whose mkdir failed is released without ever dying. */
 	return s >= MSIM_MEMCG_DYING && (created || s < MSIM_MEMCG_RELEASED);
 }
@@ -148,5 +146,6 @@ uint64_t msim_memcg_serial(const struct msim_memcg *memcg)
 int msim_memcg_kmemcg_id(const struct msim_memcg *memcg)
 {
 	MSIM__MEMCG_ASSERT(memcg);
-	return __atomic_load_n(&memcg->kmemcg_id, __ATOMIC_RELAXED);
+	/* No yield: kmemcg_id is set before online and never changes after (lifecycle.c). */
+	return msim_quiet_load(&memcg->kmemcg_id, MSIM_RELAXED);
 }

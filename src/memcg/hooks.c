@@ -23,10 +23,10 @@ static unsigned int hooks_sorted(struct msim__memcg_host *h, unsigned char *out)
 {
 	unsigned int n;
 
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	n = h->nr_hooks;
 	memcpy(out, h->sorted, n);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	return n;
 }
 

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host.c - the per-host memcg state: created on first use, torn down at
- * msim_destroy(); the registration of hook sets (the order they run in is
- * hooks.c's); the per-state counts.
+ * host.c - the memcg layer as a subsystem: its per-host state, attached at
+ * msim_create() and detached at msim_destroy(); the registration of hook sets
+ * (the order they run in is hooks.c's); the per-state counts.
  *
  * kernel: the cgroup core's subsystem table and mem_cgroup_init() (the
  * "mem_cgroup" and "mem_cgroup_per_node" caches, the private id space). The
  * teardown has no kernel counterpart: a host is the model's, a machine that
  * goes away with every memcg still in it.
+ *
+ * Every host has the subsystem unless its configuration sets memcg_disabled
+ * (kernel: cgroup_disable=memory). Attaching creates no memcg: the root comes
+ * with the first msim_root_mem_cgroup() (lifecycle.c), so a host that never
+ * makes a memcg holds no memcg memory. This file calls only tree.c and hooks.c,
+ * which never look the state up: the lookups (msim__memcg_host, the internal
+ * header) stay above it and close no circle.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,19 +22,20 @@
 
 #include "memcg/memcg_internal.h"
 
-/* ---- per-host state ---- */
+/* ---- the subsystem ---- */
 
-static void memcg_host_destroy(struct msim *m, void *arg);
-
-static struct msim__memcg_host *memcg_host_new(struct msim *m)
+static bool memcg_enabled(const struct msim_config *cfg)
 {
-	struct msim__memcg_host *h = calloc(1, sizeof(*h));
+	return !cfg->memcg_disabled;
+}
+
+/* state: zeroed, sizeof(struct msim__memcg_host); sim frees it after the last RCU callback. */
+static int memcg_host_init(struct msim *m, void *state)
+{
+	struct msim__memcg_host *h = state;
 	size_t memcg_bytes;
 
-	if (!h)
-		return NULL;
 	h->m = m;
-	h->lock.det = msim_config(m)->mode == MSIM_DETERMINISTIC;
 	msim_lock_init(&h->root_lock, "memcg_root");
 	msim_idr_init(m, &h->ids, "mem_cgroup_ids");
 	/* kernel: mem_cgroup_init(): struct_size(memcg, nodeinfo, nr_node_ids). */
@@ -38,55 +46,34 @@ static struct msim__memcg_host *memcg_host_new(struct msim *m)
 	h->pn_cache = msim_kmem_cache_create_flags(m, "mem_cgroup_per_node",
 						   MSIM__MEM_CGROUP_PER_NODE_BYTES,
 						   MSIM_SLAB_HWCACHE_ALIGN);
-	return h;
+	h->kernfs_cache = msim_kmem_cache_find_or_create(m, "kernfs_node_cache",
+							 MSIM__KERNFS_NODE_BYTES, 0);
+	if (h->memcg_cache && h->pn_cache && h->kernfs_cache)
+		return 0;
+	msim_kmem_cache_destroy(m, h->memcg_cache);
+	msim_kmem_cache_destroy(m, h->pn_cache);
+	msim_idr_fini(&h->ids);
+	msim_lock_destroy(&h->root_lock);
+	return -ENOMEM;
 }
-
-/*
- * The host's tree state, created on first use. The first user may race with
- * another CPU in concurrent mode: the slot is installed with a compare-exchange
- * and the loser frees its copy before anything else saw it.
- */
-struct msim__memcg_host *msim__memcg_host_get(struct msim *m)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_MEMCG);
-	struct msim__memcg_host *h = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-	void *expected = NULL;
-
-	if (h)
-		return h;
-	h = memcg_host_new(m);
-	if (!h)
-		return NULL;
-	if (!__atomic_compare_exchange_n(slot, &expected, h, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		msim_kmem_cache_destroy(m, h->memcg_cache);
-		msim_kmem_cache_destroy(m, h->pn_cache);
-		msim_idr_fini(&h->ids);
-		msim_lock_destroy(&h->root_lock);
-		free(h);
-		return expected;
-	}
-	msim_host_on_destroy(m, memcg_host_destroy, h);
-	return h;
-}
-
-/* ---- teardown at msim_destroy() ---- */
 
 /*
  * Free every remaining memcg, children before parents (reverse link order): the
  * css_released hooks for those not yet released, the css_free hooks, then the
  * memory. Callbacks still in flight finish first. Offline hooks are not run (the
- * host is going away, nothing needs reparenting).
+ * host is going away, nothing needs reparenting). The layers above detached
+ * before this (they attached after it); the hooks they registered still run here,
+ * with the priv they registered, and must tell that their layer is gone.
  */
-static void memcg_host_destroy(struct msim *m, void *arg)
+static void memcg_host_fini(struct msim *m, void *state)
 {
-	struct msim__memcg_host *h = arg;
+	struct msim__memcg_host *h = state;
 	struct msim_memcg *memcg, *prev;
 	unsigned int rounds;
 
 	h->destroying = true;
 	/* A free may put a parent and queue its release: drain until quiet. */
-	for (rounds = 0; __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0 && rounds < 100000;
+	for (rounds = 0; msim_quiet_load(&h->rcu_pending, MSIM_ACQUIRE) > 0 && rounds < 100000;
 	     rounds++)
 		msim_rcu_barrier();
 	for (memcg = h->all_tail; memcg; memcg = prev) {
@@ -106,25 +93,41 @@ static void memcg_host_destroy(struct msim *m, void *arg)
 	msim_kmem_cache_destroy(m, h->memcg_cache);
 	msim_kmem_cache_destroy(m, h->pn_cache);
 	msim_lock_destroy(&h->root_lock);
-	*msim_host_slot(m, MSIM_SLOT_MEMCG) = NULL;
-	free(h);
+}
+
+struct msim_subsys msim_memcg_subsys = {
+	.name = "memcg",
+	.depends = NULL,
+	.enabled = memcg_enabled,
+	.state_size = sizeof(struct msim__memcg_host),
+	.host_init = memcg_host_init,
+	.host_fini = memcg_host_fini,
+};
+
+/*
+ * Every memcg entry point reaches msim_memcg_subsys (msim__memcg_host), so a
+ * program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void memcg_register(void)
+{
+	msim_subsys_register(&msim_memcg_subsys);
 }
 
 /* ---- counts ---- */
 
 void msim_memcg_counts(struct msim *m, struct msim_memcg_counts *out)
 {
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 
 	memset(out, 0, sizeof(*out));
 	if (!h)
 		return;
-	out->online = __atomic_load_n(&h->nr_state[MSIM_MEMCG_ONLINE], __ATOMIC_RELAXED);
-	out->dying = __atomic_load_n(&h->nr_state[MSIM_MEMCG_DYING], __ATOMIC_RELAXED);
-	out->offline = __atomic_load_n(&h->nr_state[MSIM_MEMCG_OFFLINE], __ATOMIC_RELAXED);
-	out->released = __atomic_load_n(&h->nr_state[MSIM_MEMCG_RELEASED], __ATOMIC_RELAXED);
-	out->freed_total = __atomic_load_n(&h->freed_total, __ATOMIC_RELAXED);
-	out->created_total = __atomic_load_n(&h->created_total, __ATOMIC_RELAXED);
+	out->online = msim_quiet_load(&h->nr_state[MSIM_MEMCG_ONLINE], MSIM_RELAXED);
+	out->dying = msim_quiet_load(&h->nr_state[MSIM_MEMCG_DYING], MSIM_RELAXED);
+	out->offline = msim_quiet_load(&h->nr_state[MSIM_MEMCG_OFFLINE], MSIM_RELAXED);
+	out->released = msim_quiet_load(&h->nr_state[MSIM_MEMCG_RELEASED], MSIM_RELAXED);
+	out->freed_total = msim_quiet_load(&h->freed_total, MSIM_RELAXED);
+	out->created_total = msim_quiet_load(&h->created_total, MSIM_RELAXED);
 }
 
 /* ---- hook registration ---- */
@@ -134,9 +137,9 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name)
 	struct msim__memcg_host *h;
 	unsigned int i, n;
 
-	if (!m || !name || !(h = msim__memcg_host_get(m)))
+	if (!name || !(h = msim__memcg_host(m)))
 		return -EINVAL;
-	n = __atomic_load_n(&h->nr_hooks, __ATOMIC_ACQUIRE);
+	n = msim_quiet_load(&h->nr_hooks, MSIM_ACQUIRE);
 	for (i = 0; i < n; i++)
 		if (h->hooks[i].name && strcmp(h->hooks[i].name, name) == 0)
 			return (int)i;
@@ -162,14 +165,14 @@ static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
  */
 static void hooks_disable(struct msim__memcg_host *h, unsigned int s)
 {
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	h->hooks[s].css_alloc = NULL;
 	h->hooks[s].css_online = NULL;
 	h->hooks[s].css_offline = NULL;
 	h->hooks[s].css_released = NULL;
 	h->hooks[s].css_free = NULL;
 	h->hooks[s].css_alloc_undo = NULL;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 }
 
 int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hooks)
@@ -179,22 +182,22 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	unsigned int s;
 	int ret;
 
-	if (!m || !hooks || !(h = msim__memcg_host_get(m)))
+	if (!hooks || !(h = msim__memcg_host(m)))
 		return -EINVAL;
 	/* Serialised with root creation, so the root runs the set exactly once. */
 	msim_lock(&h->root_lock);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (h->nr_hooks >= MSIM_MEMCG_MAX_SLOTS) {
-		msim__raw_unlock(&h->lock);
+		msim_quiet_spin_unlock(&h->lock);
 		msim_unlock(&h->root_lock);
 		return -ENOSPC;
 	}
 	s = h->nr_hooks;
 	h->hooks[s] = *hooks;
 	hooks_insert_sorted(h, s);
-	__atomic_store_n(&h->nr_hooks, s + 1, __ATOMIC_RELEASE);
+	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);
 	root = h->root;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	ret = root ? msim__memcg_run_setup_on_root(root, s) : 0;
 	if (ret)
 		hooks_disable(h, s);

@@ -26,7 +26,7 @@ int msim__memcg_id_reserve(struct msim_memcg *memcg)
 
 	if (id < 0)
 		return id == -EINVAL ? -EINVAL : -ENOSPC;
-	__atomic_store_n(&memcg->id, (unsigned short)id, __ATOMIC_RELAXED);
+	msim_quiet_store(&memcg->id, (unsigned short)id, MSIM_RELAXED);  /* not published yet */
 	return 0;
 }
 
@@ -40,7 +40,8 @@ void msim__memcg_id_publish(struct msim_memcg *memcg)
 /* kernel: mem_cgroup_id_remove() on a failed mkdir. */
 void msim__memcg_id_unreserve(struct msim_memcg *memcg)
 {
-	unsigned short id = __atomic_exchange_n(&memcg->id, 0, __ATOMIC_RELAXED);
+	/* No yield of its own: it follows memcg.id.put, or a failed mkdir (never published). */
+	unsigned short id = msim_quiet_xchg(&memcg->id, 0, MSIM_RELAXED);
 
 	if (id)
 		msim_idr_remove(&memcg->h->ids, id);
@@ -50,7 +51,8 @@ void msim__memcg_id_unreserve(struct msim_memcg *memcg)
 unsigned short msim_mem_cgroup_private_id(const struct msim_memcg *memcg)
 {
 	MSIM__MEMCG_ASSERT(memcg);
-	return __atomic_load_n(&memcg->id, __ATOMIC_RELAXED);
+	/* No yield: the id changes only when its last reference goes, at memcg.id.put. */
+	return msim_quiet_load(&memcg->id, MSIM_RELAXED);
 }
 
 /* kernel: mem_cgroup_private_id_get_many(memcg, 1): the caller holds an id ref. */
@@ -59,8 +61,7 @@ void msim_mem_cgroup_private_id_get(struct msim_memcg *memcg)
 	long old;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield("memcg.id.get");
-	old = __atomic_fetch_add(&memcg->id_ref, 1, __ATOMIC_RELAXED);
+	old = msim_fetch_add_at(&memcg->id_ref, 1, MSIM_RELAXED, "memcg.id.get");
 	assert(old > 0 && "private id get after the id was freed");
 	(void)old;
 }
@@ -74,8 +75,7 @@ void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg)
 	long n;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield("memcg.id.put");
-	n = __atomic_sub_fetch(&memcg->id_ref, 1, __ATOMIC_ACQ_REL);
+	n = msim_sub_return_at(&memcg->id_ref, 1, MSIM_ACQ_REL, "memcg.id.put");
 	assert(n >= 0 && "private id put underflow");
 	if (n != 0)
 		return;
@@ -86,8 +86,7 @@ void msim_mem_cgroup_private_id_put(struct msim_memcg *memcg)
 /* kernel: mem_cgroup_from_private_id(): xa_load under rcu_read_lock(). */
 struct msim_memcg *msim_mem_cgroup_from_private_id(struct msim *m, unsigned short id)
 {
-	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
-	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 	void *p;
 
 	if (!h || id == 0)

@@ -38,7 +38,8 @@ static struct msim_memcg *next_child(struct msim_memcg *pos, struct msim_memcg *
 
 	if (!pos)
 		return load_ptr(&parent->first_child);
-	if (__atomic_load_n(&pos->linked, __ATOMIC_ACQUIRE))
+	/* kernel: !(pos->flags & CSS_RELEASED); no yield, the rcu_dereference is the window */
+	if (msim_quiet_load(&pos->linked, MSIM_ACQUIRE))
 		return load_ptr(&pos->next_sibling);
 	for (next = load_ptr(&parent->first_child); next; next = load_ptr(&next->next_sibling))
 		if (next->serial > pos->serial)

@@ -39,17 +39,17 @@ static void memcg_free_work(struct msim_rcu_head *head)
 	struct msim_memcg *parent = memcg->parent;
 
 	msim__memcg_run_free(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_all_list_del(memcg);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_FREED);
-	if (__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&h->freed_total, 1, __ATOMIC_RELAXED);
+	if (msim_quiet_load(&memcg->counted, MSIM_RELAXED))
+		msim_quiet_fetch_add(&h->freed_total, 1, MSIM_RELAXED);
 	msim__memcg_free_struct(memcg, true);
 	/* The parent put may release it: its callbacks count as pending first. */
 	if (parent)
 		msim_css_put(parent);
-	__atomic_fetch_sub(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+	msim_quiet_fetch_sub(&h->rcu_pending, 1, MSIM_ACQ_REL);
 }
 
 /*
@@ -62,9 +62,9 @@ static void memcg_release_work(struct msim_rcu_head *head)
 	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, release_rcu);
 	struct msim__memcg_host *h = memcg->h;
 
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_unlink(memcg);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_run_released(memcg);
 	msim_call_rcu(&memcg->free_rcu, memcg_free_work);
 }
@@ -75,7 +75,7 @@ static void css_release(struct msim_memcg *memcg)
 	struct msim__memcg_host *h = memcg->h;
 
 	msim__memcg_set_state(memcg, MSIM_MEMCG_RELEASED);
-	__atomic_fetch_add(&h->rcu_pending, 1, __ATOMIC_ACQ_REL);
+	msim_quiet_fetch_add(&h->rcu_pending, 1, MSIM_ACQ_REL);
 	msim_call_rcu(&memcg->release_rcu, memcg_release_work);
 }
 
@@ -92,14 +92,15 @@ static void online_failed(struct msim_memcg *memcg)
 	struct msim__memcg_host *h = memcg->h;
 
 	msim__memcg_run_offline(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_unlink(memcg);
 	if (memcg->parent)
 		memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim__memcg_run_alloc_undo(memcg);
 	msim__memcg_id_unreserve(memcg);
-	__atomic_store_n(&memcg->kmemcg_id, -1, __ATOMIC_RELAXED);
+	/* No yield: nothing was charged to a memcg that never went online. */
+	msim_quiet_store(&memcg->kmemcg_id, -1, MSIM_RELAXED);
 	msim_css_put(memcg);
 }
 
@@ -110,12 +111,12 @@ static int reserve_under_parent(struct msim__memcg_host *h, struct msim_memcg *p
 
 	if (!parent)
 		return 0;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (msim__memcg_state_load(parent) != MSIM_MEMCG_ONLINE)
 		ret = -EINVAL;
 	else
 		parent->nr_live_children++;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	return ret;
 }
 
@@ -123,9 +124,9 @@ static void unreserve_under_parent(struct msim__memcg_host *h, struct msim_memcg
 {
 	if (!parent)
 		return;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 }
 
 /*
@@ -156,22 +157,27 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	msim_yield("memcg.mkdir.link");
 	if (parent)
 		msim_css_get(parent);    /* dropped when memcg is freed */
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_link(h, memcg);
-	msim__raw_unlock(&h->lock);
-	/* kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). */
-	__atomic_store_n(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, __ATOMIC_RELAXED);
+	msim_quiet_spin_unlock(&h->lock);
+	/*
+	 * kernel: memcg_online_kmem() comes first in mem_cgroup_css_online(). No
+	 * yield: nothing is charged to the memcg before it is online, so no
+	 * list_lru looks its kmemcg_id up before this store.
+	 */
+	msim_quiet_store(&memcg->kmemcg_id, parent ? (int)memcg->id : -1, MSIM_RELAXED);
 	ret = msim__memcg_run_online(memcg);
 	if (ret) {
 		online_failed(memcg);
 		return ret;
 	}
-	__atomic_store_n(&memcg->id_ref, 1, __ATOMIC_RELAXED);
+	/* refcount_set(&id.ref, 1): no yield, nobody finds the id before the publish. */
+	msim_quiet_store(&memcg->id_ref, 1, MSIM_RELAXED);
 	msim_css_get(memcg);         /* the private id pins the css */
 	msim__memcg_id_publish(memcg);
-	__atomic_store_n(&memcg->counted, true, __ATOMIC_RELAXED);
+	msim_quiet_store(&memcg->counted, true, MSIM_RELAXED);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_ONLINE);
-	__atomic_fetch_add(&h->created_total, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&h->created_total, 1, MSIM_RELAXED);
 	*out = memcg;
 	return 0;
 
@@ -195,21 +201,21 @@ int msim_memcg_create(struct msim_memcg *parent, const char *name, struct msim_m
 
 struct msim_memcg *msim_root_mem_cgroup(struct msim *m)
 {
-	struct msim__memcg_host *h = m ? msim__memcg_host_get(m) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 	struct msim_memcg *root;
 
 	if (!h)
 		return NULL;
 	msim_drive_host(m);
-	root = __atomic_load_n(&h->root, __ATOMIC_ACQUIRE);
+	root = msim_quiet_load(&h->root, MSIM_ACQUIRE);  /* installed once, lazily */
 	if (root)
 		return root;
 	msim_lock(&h->root_lock);
 	root = h->root;
 	if (!root && memcg_create(h, NULL, "/", &root) == 0) {
-		msim__raw_lock(&h->lock);
-		__atomic_store_n(&h->root, root, __ATOMIC_RELEASE);
-		msim__raw_unlock(&h->lock);
+		msim_quiet_spin_lock(&h->lock);
+		msim_quiet_store(&h->root, root, MSIM_RELEASE);
+		msim_quiet_spin_unlock(&h->lock);
 	}
 	msim_unlock(&h->root_lock);
 	return root;
@@ -238,24 +244,26 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 	msim_drive_host(h->m);
 	if (!memcg->parent)
 		return -EINVAL;
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	if (msim__memcg_state_load(memcg) != MSIM_MEMCG_ONLINE)
 		ret = -EINVAL;
 	else if (memcg->nr_live_children)
 		ret = -EBUSY;
 	else
 		msim__memcg_set_state(memcg, MSIM_MEMCG_DYING);
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	if (ret)
 		return ret;
+	/* kernel: cgroup_destroy_locked()'s kernfs_remove(): the file nodes go now. */
+	msim__cgroup_kmem_remove_files(h, &memcg->cgroup_kmem);
 	msim_yield("memcg.rmdir.dying");
 	msim_synchronize_rcu();
 	msim__memcg_run_offline(memcg);
 	msim_mem_cgroup_private_id_put(memcg);
-	msim__raw_lock(&h->lock);
+	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
 	memcg->parent->nr_live_children--;
-	msim__raw_unlock(&h->lock);
+	msim_quiet_spin_unlock(&h->lock);
 	msim_yield("memcg.rmdir.put_online_ref");
 	msim_css_put(memcg);
 	return 0;
@@ -264,10 +272,9 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 /* Wait until every release and free in flight has run. */
 void msim_memcg_drain(struct msim *m)
 {
-	void **slot = m ? msim_host_slot(m, MSIM_SLOT_MEMCG) : NULL;
-	struct msim__memcg_host *h = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+	struct msim__memcg_host *h = msim__memcg_host(m);
 
 	/* A free may put its parent, queueing one more release: loop until quiet. */
-	while (h && __atomic_load_n(&h->rcu_pending, __ATOMIC_ACQUIRE) > 0)
+	while (h && msim_quiet_load(&h->rcu_pending, MSIM_ACQUIRE) > 0)
 		msim_rcu_barrier();
 }

@@ -2,9 +2,12 @@
 /*
  * memcg_internal.h - struct msim_memcg and the per-host tree state, shared by
  * the tree files of src/memcg, bottom up: tree.c (the struct and its links),
- * hooks.c (running the hook sets), host.c (per-host state, hook registration),
- * css.c (references), id.c (private ids), iter.c (mem_cgroup_iter) and, on
- * top, lifecycle.c (mkdir, rmdir, release, free). Layers above memcg use
+ * hooks.c (running the hook sets), host.c (the subsystem: per-host state, hook
+ * registration), css.c (references), id.c (private ids), iter.c
+ * (mem_cgroup_iter) and, on top, lifecycle.c (mkdir, rmdir, release, free).
+ * host.c defines msim_memcg_subsys and calls only tree.c and hooks.c, which
+ * never look the host state up, so the files that do (through msim__memcg_host
+ * below) close no circle. Layers above memcg use
  * include/memcgsim/memcg.h only; tests may include this header for the debug
  * checks (msim__memcg_check()).
  *
@@ -66,27 +69,47 @@
 #define MSIM__MEM_CGROUP_PER_NODE_PTR 8
 #define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
 
-/* ---- the tree lock ---- */
+/*
+ * The rest of a cgroup's slab (cgroup_kmem.c, owner "cgroup"; docs/kmem.md section 7).
+ * x86_64, a distribution config with CONFIG_PSI, CONFIG_CGROUP_BPF, CONFIG_NUMA,
+ * CONFIG_SWAP, CONFIG_ZSWAP and CONFIG_IRQ_TIME_ACCOUNTING:
+ *  - struct cgroup: ESTIMATE 2200 bytes from its fields in include/linux/cgroup-defs.h
+ *    (the self css, six struct cgroup_file with their timers, subsys[] and e_csets[]
+ *    per subsystem, the base stats, struct cgroup_bpf with two arrays per attach type),
+ *    plus ancestors[level + 1]: kzalloc, kmalloc-4k.
+ *  - struct percpu_ref_data: 56 bytes (count, release, confirm_switch, flag bits,
+ *    rcu_head, ref), kmalloc-64, one for the self css and one for cgroup_bpf.
+ *  - struct psi_group: ESTIMATE 700 bytes (averaging work and timers, per-state
+ *    totals and averages, the rtpoll state), kzalloc, kmalloc-1k.
+ *  - struct kernfs_node: 136 bytes (6.x field list with its rcu_head), in
+ *    kernfs_node_cache, no constructor or alignment flag: slot 136.
+ *  - Files a non-root v2 cgroup with the memory controller shows: cgroup_base_files
+ *    13 (cgroup.type, .procs, .threads, .controllers, .subtree_control, .events,
+ *    .max.descendants, .max.depth, .stat, .freeze, .kill, cpu.stat, cpu.stat.local),
+ *    cgroup_psi_files 5 (io, memory, cpu, irq pressure, cgroup.pressure),
+ *    mm/memcontrol.c memory_files 12 (current, peak, min, low, high, max, events,
+ *    events.local, stat, numa_stat, oom.group, reclaim), swap_files 4 and
+ *    zswap_files 3: 37 file nodes plus the directory's.
+ */
+#define MSIM__CGROUP_BYTES 2200
+#define MSIM__PERCPU_REF_DATA_BYTES 56
+#define MSIM__PSI_GROUP_BYTES 700
+#define MSIM__KERNFS_NODE_BYTES 136
+#define MSIM__CGROUP_NR_FILES (13 + 5 + 12 + 4 + 3)
 
-struct msim__rawlock {
-	int locked;
-	bool det;   /* deterministic host: contention is a bug (a yield inside) */
+/* The cgroup-core objects of one cgroup (bookkeeping only, nothing is kept in them). */
+struct msim__cgroup_kmem {
+	void *cgroup, *self_ref, *bpf_ref, *psi, *name;
+	void *kn_dir;
+	void *kn_files[MSIM__CGROUP_NR_FILES];
 };
 
-static inline void msim__raw_lock(struct msim__rawlock *l)
-{
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		/* No critical section yields, so one thread can never see it held. */
-		assert(!l->det && "memcg tree lock held across a yield point");
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			sched_yield();
-	}
-}
-
-static inline void msim__raw_unlock(struct msim__rawlock *l)
-{
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-}
+/*
+ * ---- the tree lock ----
+ * lock.h's quiet spinlock around bookkeeping (the tree links, the all-memcg list,
+ * the state counts): never a yield point, so it takes no part in schedules, and
+ * finding it held in deterministic mode is a bug it reports.
+ */
 
 /* ---- one memcg ---- */
 
@@ -126,6 +149,8 @@ struct msim_memcg {
 	/* Kernel memory this memcg stands for. */
 	void *kmem_memcg;                /* "mem_cgroup" cache object */
 	void **kmem_pn;                  /* per node, "mem_cgroup_per_node" objects */
+	void *kmem_css_ref;              /* the css's percpu_ref_data ("mem_cgroup") */
+	struct msim__cgroup_kmem cgroup_kmem; /* non-root only ("cgroup") */
 
 	struct msim_rcu_head release_rcu; /* css_release_work stand-in */
 	struct msim_rcu_head free_rcu;    /* css_free_rwork */
@@ -136,11 +161,12 @@ struct msim_memcg {
 
 struct msim__memcg_host {
 	struct msim *m;
-	struct msim__rawlock lock;       /* the tree lock (see top) */
+	struct msim_quiet_spinlock lock; /* the tree lock (see top) */
 	struct msim_lock root_lock;      /* first msim_root_mem_cgroup() only */
 	struct msim_memcg *root;         /* atomic */
 	struct msim_idr ids;             /* kernel: mem_cgroup_ids (xarray) */
 	struct msim_kmem_cache *memcg_cache, *pn_cache;
+	struct msim_kmem_cache *kernfs_cache;    /* "kernfs_node_cache" */
 
 	unsigned int nr_hooks;
 	struct msim_memcg_hooks hooks[MSIM_MEMCG_MAX_SLOTS];
@@ -171,6 +197,12 @@ bool msim__memcg_quarantine_enabled(void);
 struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_memcg *parent,
 				     const char *name, void (*release)(struct msim_memcg *memcg));
 void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine);
+
+/* cgroup_kmem.c: the cgroup core's slab for one non-root cgroup. */
+void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck,
+			     const char *name);
+void msim__cgroup_kmem_remove_files(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck);
+void msim__cgroup_kmem_free(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck);
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s);
 void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg);
 void msim__memcg_all_list_del(struct msim_memcg *memcg);
@@ -184,16 +216,23 @@ void msim__memcg_run_released(struct msim_memcg *memcg);
 void msim__memcg_run_free(struct msim_memcg *memcg);
 /* css_alloc and css_online of set s on the root (a set registered after it). */
 int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s);
-/* host.c */
-struct msim__memcg_host *msim__memcg_host_get(struct msim *m);
+/* host.c: the subsystem. The host's tree state, or NULL: a plain load, never an attach. */
+static inline struct msim__memcg_host *msim__memcg_host(struct msim *m)
+{
+	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &msim_memcg_subsys) : NULL;
+}
 /* id.c */
 int msim__memcg_id_reserve(struct msim_memcg *memcg);
 void msim__memcg_id_publish(struct msim_memcg *memcg);
 void msim__memcg_id_unreserve(struct msim_memcg *memcg);
 
+/*
+ * The css flags test (CSS_ONLINE, CSS_DYING). No yield: a race on the state
+ * turns at rmdir's named points (msim__memcg_set_state()) and at its readers'.
+ */
 static inline int msim__memcg_state_load(const struct msim_memcg *memcg)
 {
-	return __atomic_load_n(&memcg->state, __ATOMIC_ACQUIRE);
+	return msim_quiet_load(&memcg->state, MSIM_ACQUIRE);
 }
 
 #endif /* MSIM_MEMCG_INTERNAL_H */

@@ -20,7 +20,7 @@
 
 void msim_page_counter_init(struct msim_page_counter *c, struct msim_page_counter *parent)
 {
-	__atomic_store_n(&c->usage.counter, 0, __ATOMIC_RELAXED);
+	msim_quiet_store(&c->usage.counter, 0, MSIM_RELAXED);  /* not shared yet */
 	c->max = MSIM_PAGE_COUNTER_MAX;
 	c->high = MSIM_PAGE_COUNTER_MAX;
 	c->watermark = 0;
@@ -41,14 +41,15 @@ unsigned long msim_page_counter_read(const struct msim_page_counter *c)
 /*
  * The watermark update of page_counter_charge/try_charge: racy on purpose (the
  * kernel uses plain READ_ONCE/WRITE_ONCE; a lost update only under-reports the
- * peak by one racing charge).
+ * peak by one racing charge). No yield point: no race of the model is about the
+ * peak; a scenario that wants the lost update would name this window.
  */
 static void update_watermarks(struct msim_page_counter *c, long new)
 {
-	if ((unsigned long)new > __atomic_load_n(&c->local_watermark, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&c->local_watermark, (unsigned long)new, __ATOMIC_RELAXED);
-		if ((unsigned long)new > __atomic_load_n(&c->watermark, __ATOMIC_RELAXED))
-			__atomic_store_n(&c->watermark, (unsigned long)new, __ATOMIC_RELAXED);
+	if ((unsigned long)new > msim_quiet_load(&c->local_watermark, MSIM_RELAXED)) {
+		msim_quiet_store(&c->local_watermark, (unsigned long)new, MSIM_RELAXED);
+		if ((unsigned long)new > msim_quiet_load(&c->watermark, MSIM_RELAXED))
+			msim_quiet_store(&c->watermark, (unsigned long)new, MSIM_RELAXED);
 	}
 }
 
@@ -68,8 +69,8 @@ void msim_page_counter_cancel(struct msim_page_counter *c, unsigned long nr_page
 	long new = msim_atomic_long_add_return(&c->usage, -(long)nr_pages);
 
 	if (new < 0) {
-		__atomic_fetch_add(&c->underflows, 1, __ATOMIC_RELAXED);
-		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		msim_quiet_fetch_add(&c->underflows, 1, MSIM_RELAXED);
+		if (!msim_quiet_xchg(&warned, 1, MSIM_RELAXED))
 			fprintf(stderr, "memcgsim: WARNING: page_counter underflow: %ld nr_pages=%lu\n",
 				new, nr_pages);
 		msim_atomic_long_set(&c->usage, 0);
@@ -91,10 +92,12 @@ bool msim_page_counter_try_charge(struct msim_page_counter *counter, unsigned lo
 
 		if ((unsigned long)new > msim_read_once_ul(&c->max)) {
 			msim_atomic_long_add(&c->usage, -(long)nr_pages);
-			/* data_race(c->failcnt++) in the kernel: racy by design. */
-			__atomic_store_n(&c->failcnt,
-					 __atomic_load_n(&c->failcnt, __ATOMIC_RELAXED) + 1,
-					 __ATOMIC_RELAXED);
+			/*
+			 * data_race(c->failcnt++) in the kernel: racy by design, and
+			 * no yield: a lost count is a report's, no race turns on it.
+			 */
+			msim_quiet_store(&c->failcnt, msim_quiet_load(&c->failcnt, MSIM_RELAXED) + 1,
+					 MSIM_RELAXED);
 			*fail = c;
 			goto failed;
 		}
@@ -126,8 +129,7 @@ int msim_page_counter_set_max(struct msim_page_counter *c, unsigned long nr_page
 
 		if (usage > nr_pages)
 			return -EBUSY;
-		msim_yield("page_counter.set_max.xchg");
-		old = __atomic_exchange_n(&c->max, nr_pages, __ATOMIC_SEQ_CST);
+		old = msim_xchg_at(&c->max, nr_pages, MSIM_SEQ_CST, "page_counter.set_max.xchg");
 		/*
 		 * A charger that raced past the old limit after our usage read
 		 * would now sit above the new one: retry unless usage did not

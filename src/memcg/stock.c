@@ -17,6 +17,10 @@
  *  - the slot to evict is chosen by a per-CPU xorshift PRNG seeded from the
  *    host's seed, not get_random_u32_below(), so replay stays exact;
  *  - no obj_stock (byte-granular kmem charges) yet.
+ *
+ * Every function takes the host's charge data: charge_host.c (the subsystem)
+ * calls this file, which therefore never looks the data up; the entry points
+ * that take a memcg or a host are charge_entry.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -77,9 +81,9 @@ void msim__stock_fini(struct msim_charge_host *ch)
 }
 
 /* kernel: mm/memcontrol.c consume_stock() */
-bool msim_consume_stock(struct msim_memcg *memcg, unsigned int nr_pages)
+bool msim__consume_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
+			 unsigned int nr_pages)
 {
-	struct msim_charge_host *ch = msim__charge_host(msim_memcg_host(memcg));
 	struct msim_memcg_stock *stock;
 	bool ret = false;
 
@@ -106,14 +110,15 @@ bool msim_consume_stock(struct msim_memcg *memcg, unsigned int nr_pages)
  * kernel: mm/memcontrol.c drain_stock(): give slot i's pages back to the
  * page_counter and drop the slot's css reference. Caller holds stock->lock.
  */
-static void drain_stock(struct msim_memcg_stock *stock, unsigned int i)
+static void drain_stock(struct msim_charge_host *ch, struct msim_memcg_stock *stock,
+			unsigned int i)
 {
 	struct msim_memcg *old = stock->cached[i];
 
 	if (!old)
 		return;
 	if (stock->nr_pages[i]) {
-		msim_memcg_uncharge(old, stock->nr_pages[i]);
+		msim__memcg_uncharge(ch, old, stock->nr_pages[i]);
 		stock->nr_pages[i] = 0;
 	}
 	msim__stat_inc(&stock->drains, 1);
@@ -122,9 +127,9 @@ static void drain_stock(struct msim_memcg_stock *stock, unsigned int i)
 }
 
 /* kernel: mm/memcontrol.c refill_stock() */
-void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages)
+void msim__refill_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
+			unsigned int nr_pages)
 {
-	struct msim_charge_host *ch = msim__charge_host(msim_memcg_host(memcg));
 	struct msim_memcg_stock *stock;
 	int empty_slot = -1;
 	unsigned int i;
@@ -133,7 +138,7 @@ void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages)
 		return;
 	stock = msim__stock(ch, msim_this_cpu());
 	if (nr_pages > MSIM_MEMCG_CHARGE_BATCH || !msim_trylock(&stock->lock)) {
-		msim_memcg_uncharge(memcg, nr_pages);
+		msim__memcg_uncharge(ch, memcg, nr_pages);
 		return;
 	}
 	msim__stat_inc(&stock->refills, 1);
@@ -146,7 +151,7 @@ void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages)
 
 			stock->nr_pages[i] = (uint8_t)pages;
 			if (pages > MSIM_MEMCG_CHARGE_BATCH)
-				drain_stock(stock, i);
+				drain_stock(ch, stock, i);
 			msim_unlock(&stock->lock);
 			return;
 		}
@@ -154,7 +159,7 @@ void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages)
 	if (empty_slot == -1) {
 		i = stock_random_below(stock, MSIM_NR_MEMCG_STOCK);
 		msim__stat_inc(&stock->evictions, 1);
-		drain_stock(stock, i);
+		drain_stock(ch, stock, i);
 	} else {
 		i = (unsigned int)empty_slot;
 	}
@@ -187,10 +192,8 @@ static bool drain_needed(struct msim_memcg_stock *stock, const struct msim_memcg
  * drainer holds percpu_charge_mutex. Like drain_local_memcg_stock, a stock that
  * needs draining is drained whole (every slot), not only root's descendants.
  */
-void msim_drain_all_stock(struct msim_memcg *root)
+void msim__drain_all_stock(struct msim_charge_host *ch, struct msim_memcg *root)
 {
-	struct msim_charge_host *ch = msim__charge_host(msim_memcg_host(root));
-
 	if (!ch || !msim_trylock(&ch->percpu_charge_mutex))
 		return;
 	for (unsigned int cpu = 0; cpu < msim_num_online_cpus(ch->m); cpu++) {
@@ -200,7 +203,7 @@ void msim_drain_all_stock(struct msim_memcg *root)
 		if (!(stock->flags & (1UL << FLUSHING_CACHED_CHARGE)) && drain_needed(stock, root)) {
 			stock->flags |= 1UL << FLUSHING_CACHED_CHARGE;
 			for (unsigned int i = 0; i < MSIM_NR_MEMCG_STOCK; i++)
-				drain_stock(stock, i);
+				drain_stock(ch, stock, i);
 			stock->flags &= ~(1UL << FLUSHING_CACHED_CHARGE);
 		}
 		msim_unlock(&stock->lock);
@@ -219,17 +222,17 @@ void msim__stock_drain_everything(struct msim_charge_host *ch)
 
 		msim_lock(&stock->lock);
 		for (unsigned int i = 0; i < MSIM_NR_MEMCG_STOCK; i++)
-			drain_stock(stock, i);
+			drain_stock(ch, stock, i);
 		msim_unlock(&stock->lock);
 	}
 }
 
-unsigned int msim_stock_pages(struct msim *m, unsigned int cpu, const struct msim_memcg *memcg)
+unsigned int msim__stock_pages(struct msim_charge_host *ch, unsigned int cpu,
+			       const struct msim_memcg *memcg)
 {
-	struct msim_charge_host *ch = msim__charge_host(m);
 	unsigned int pages = 0;
 
-	if (!ch || cpu >= msim_nr_cpus(m))
+	if (!ch || cpu >= msim_nr_cpus(ch->m))
 		return 0;
 	struct msim_memcg_stock *stock = msim__stock(ch, cpu);
 
@@ -241,15 +244,14 @@ unsigned int msim_stock_pages(struct msim *m, unsigned int cpu, const struct msi
 	return pages;
 }
 
-struct msim_memcg *msim_stock_slot(struct msim *m, unsigned int cpu, unsigned int slot,
-				   unsigned int *nr_pages)
+struct msim_memcg *msim__stock_slot(struct msim_charge_host *ch, unsigned int cpu,
+				    unsigned int slot, unsigned int *nr_pages)
 {
-	struct msim_charge_host *ch = msim__charge_host(m);
 	struct msim_memcg *memcg;
 
 	if (nr_pages)
 		*nr_pages = 0;
-	if (!ch || cpu >= msim_nr_cpus(m) || slot >= MSIM_NR_MEMCG_STOCK)
+	if (!ch || cpu >= msim_nr_cpus(ch->m) || slot >= MSIM_NR_MEMCG_STOCK)
 		return NULL;
 	struct msim_memcg_stock *stock = msim__stock(ch, cpu);
 

@@ -17,17 +17,23 @@
 
 #include "memcg/memcg_internal.h"
 
-/* State change, with the host's per-state counts for memcgs whose mkdir completed. */
+/*
+ * State change, with the host's per-state counts for memcgs whose mkdir completed.
+ * No yield at the store: rmdir changes the state under the tree lock, where no
+ * yield may be, and races on it (S4, S6) turn at the named points around it
+ * (memcg.rmdir.dying, memcg.rmdir.put_online_ref, and the readers' own, such as
+ * list_lru.alloc.before_store).
+ */
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 {
 	struct msim__memcg_host *h = memcg->h;
-	int old = __atomic_exchange_n(&memcg->state, (int)s, __ATOMIC_ACQ_REL);
+	int old = msim_quiet_xchg(&memcg->state, (int)s, MSIM_ACQ_REL);
 
-	if (!__atomic_load_n(&memcg->counted, __ATOMIC_RELAXED))
+	if (!msim_quiet_load(&memcg->counted, MSIM_RELAXED))
 		return;
 	if (old != MSIM_MEMCG_ALLOCATED)
-		__atomic_fetch_sub(&h->nr_state[old], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&h->nr_state[s], 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_sub(&h->nr_state[old], 1, MSIM_RELAXED);
+	msim_quiet_fetch_add(&h->nr_state[s], 1, MSIM_RELAXED);
 }
 
 /* ---- allocation (kernel: mem_cgroup_alloc / __mem_cgroup_free) ---- */
@@ -65,6 +71,11 @@ struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_mem
 	for (nid = 0; nid < nr_nodes; nid++)
 		memcg->kmem_pn[nid] = msim_kmem_cache_alloc(h->m, h->pn_cache,
 							    "mem_cgroup_per_node");
+	/* css_init(): percpu_ref_init() of the css refcnt allocates its percpu_ref_data. */
+	memcg->kmem_css_ref = msim_kmalloc(h->m, MSIM__PERCPU_REF_DATA_BYTES, "mem_cgroup");
+	/* The root cgroup is static data with files made at boot: only mkdir pays. */
+	if (parent)
+		msim__cgroup_kmem_alloc(h, &memcg->cgroup_kmem, name);
 	return memcg;
 }
 
@@ -79,6 +90,10 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 			msim_kmem_cache_free(h->m, h->pn_cache, memcg->kmem_pn[nid]);
 	if (memcg->kmem_memcg)
 		msim_kmem_cache_free(h->m, h->memcg_cache, memcg->kmem_memcg);
+	if (memcg->kmem_css_ref)
+		msim_kfree(h->m, memcg->kmem_css_ref);
+	memcg->kmem_css_ref = NULL;
+	msim__cgroup_kmem_free(h, &memcg->cgroup_kmem);
 	free(memcg->kmem_pn);
 	free(memcg->name);
 	memcg->kmem_pn = NULL;
@@ -89,16 +104,16 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 	}
 	/* Poison: every later check of this handle fails. */
 	memset(memcg->slots, 0x6b, sizeof(memcg->slots));
-	__atomic_store_n(&memcg->magic, MSIM__MEMCG_POISON, __ATOMIC_RELEASE);
-	memcg->quarantine_next = __atomic_load_n(&h->quarantine, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&h->quarantine, &memcg->quarantine_next, memcg, true,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	msim_quiet_store(&memcg->magic, MSIM__MEMCG_POISON, MSIM_RELEASE);
+	memcg->quarantine_next = msim_quiet_load(&h->quarantine, MSIM_RELAXED);
+	while (!msim_quiet_try_cmpxchg_weak(&h->quarantine, &memcg->quarantine_next, memcg,
+					    MSIM_RELEASE, MSIM_RELAXED))
 		;
 }
 
 bool msim__memcg_check(const struct msim_memcg *memcg)
 {
-	return memcg && __atomic_load_n(&memcg->magic, __ATOMIC_ACQUIRE) == MSIM__MEMCG_MAGIC;
+	return memcg && msim_quiet_load(&memcg->magic, MSIM_ACQUIRE) == MSIM__MEMCG_MAGIC;
 }
 
 bool msim__memcg_quarantine_enabled(void)
@@ -137,7 +152,12 @@ void msim__memcg_all_list_del(struct msim_memcg *memcg)
 	memcg->on_all = false;
 }
 
-/* Append memcg to its parent's children (tree lock held). Serial order = list order. */
+/*
+ * Append memcg to its parent's children (tree lock held). Serial order = list
+ * order. The stores are list_add_tail_rcu()'s and need no yield point: no yield
+ * may sit under the tree lock, and an iterator racing with mkdir turns at
+ * memcg.mkdir.link, before the lock.
+ */
 void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg)
 {
 	struct msim_memcg *parent = memcg->parent;
@@ -147,19 +167,20 @@ void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg)
 	if (!parent)
 		return;
 	memcg->prev_sibling = parent->last_child;
-	__atomic_store_n(&memcg->next_sibling, NULL, __ATOMIC_RELAXED);
+	msim_quiet_store(&memcg->next_sibling, NULL, MSIM_RELAXED);
 	if (parent->last_child)
-		__atomic_store_n(&parent->last_child->next_sibling, memcg, __ATOMIC_RELEASE);
+		msim_quiet_store(&parent->last_child->next_sibling, memcg, MSIM_RELEASE);
 	else
-		__atomic_store_n(&parent->first_child, memcg, __ATOMIC_RELEASE);
+		msim_quiet_store(&parent->first_child, memcg, MSIM_RELEASE);
 	parent->last_child = memcg;
-	__atomic_store_n(&memcg->linked, true, __ATOMIC_RELEASE);
+	msim_quiet_store(&memcg->linked, true, MSIM_RELEASE);
 }
 
 /*
  * list_del_rcu (tree lock held): memcg keeps its next_sibling, so a reader
  * standing on it can still move forward; the iterator prefers the serial order
- * for unlinked nodes anyway (css_next_child()).
+ * for unlinked nodes anyway (css_next_child()). No yield point, as in
+ * msim__memcg_link(): the release work that unlinks runs no yield under the lock.
  */
 void msim__memcg_unlink(struct msim_memcg *memcg)
 {
@@ -168,14 +189,14 @@ void msim__memcg_unlink(struct msim_memcg *memcg)
 
 	if (!parent || !memcg->linked)
 		return;
-	next = __atomic_load_n(&memcg->next_sibling, __ATOMIC_RELAXED);
+	next = msim_quiet_load(&memcg->next_sibling, MSIM_RELAXED);
 	if (memcg->prev_sibling)
-		__atomic_store_n(&memcg->prev_sibling->next_sibling, next, __ATOMIC_RELEASE);
+		msim_quiet_store(&memcg->prev_sibling->next_sibling, next, MSIM_RELEASE);
 	else
-		__atomic_store_n(&parent->first_child, next, __ATOMIC_RELEASE);
+		msim_quiet_store(&parent->first_child, next, MSIM_RELEASE);
 	if (next)
 		next->prev_sibling = memcg->prev_sibling;
 	else
 		parent->last_child = memcg->prev_sibling;
-	__atomic_store_n(&memcg->linked, false, __ATOMIC_RELEASE);
+	msim_quiet_store(&memcg->linked, false, MSIM_RELEASE);
 }

@@ -67,6 +67,8 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 		yes_no(r->ex.deadlocked), yes_no(r->ex.exhausted), yes_no(r->ex.diverged),
 		yes_no(r->ex.schedule_truncated), r->ex.seconds);
 	msim_json_str(f, r->variants);
+	if (!r->concurrent)
+		fprintf(f, ", \"preempt\": \"%s\"", msim_preempt_name(r->cfg.preempt));
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
 		fprintf(f, ", \"first_violation_seed\": %llu",
 			(unsigned long long)r->ex.first_violation_seed);
@@ -102,8 +104,9 @@ static void print_figs_text(FILE *f, const struct msim_race_report *rep)
 
 /*
  * The options that recreate r's configuration on the command line: its side
- * (when the side changes anything), then every variant and the CPU count where
- * the run differs from what that side (and the race's configure) gives.
+ * (when the side changes anything), then every variant, the CPU count and the
+ * preemption model where the run differs from what that side (and the race's
+ * configure) gives.
  */
 static void replay_options(const struct msim_race_result *r, char *buf, size_t len)
 {
@@ -127,7 +130,9 @@ static void replay_options(const struct msim_race_result *r, char *buf, size_t l
 			n += (size_t)snprintf(buf + n, len - n, " --variant %s=%s", d->name, want);
 	}
 	if (n < len && r->cfg.nr_cpus != base.nr_cpus)
-		snprintf(buf + n, len - n, " --cpus %u", r->cfg.nr_cpus);
+		n += (size_t)snprintf(buf + n, len - n, " --cpus %u", r->cfg.nr_cpus);
+	if (n < len && r->cfg.preempt != base.preempt)
+		snprintf(buf + n, len - n, " --preempt %s", msim_preempt_name(r->cfg.preempt));
 }
 
 /* Where the first violation came from and the command line that replays it. */
@@ -154,9 +159,15 @@ static void print_violation_text(FILE *f, const struct msim_race_result *r)
 
 void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 {
-	fprintf(f, "race %s, strategy %s, variants %s\n", r->race,
-		r->concurrent ? "concurrent (real threads, liburcu)" : msim_strategy_name(r->strategy),
-		r->variants);
+	/* The preemption model decides which windows are reachable (sim.h); the OS
+	 * schedules a concurrent run. */
+	if (r->concurrent)
+		fprintf(f, "race %s, strategy concurrent (real threads, liburcu), variants %s\n",
+			r->race, r->variants);
+	else
+		fprintf(f, "race %s, strategy %s, variants %s, preempt %s\n", r->race,
+			msim_strategy_name(r->strategy), r->variants,
+			msim_preempt_name(r->cfg.preempt));
 	if (r->rep.notes[0])
 		fprintf(f, "%s", r->rep.notes);
 	print_figs_text(f, &r->rep);

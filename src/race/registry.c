@@ -60,7 +60,24 @@ const struct msim_race_side *msim_race_side_find(const struct msim_race *r, cons
 	return NULL;
 }
 
-/* "cpus=N" or "cgroup=v1|v2" into cfg: 0, 1 when tok is neither, or -EINVAL. */
+/* "lru=classic|mglru" into cfg: 0, 1 when tok is not one, or -EINVAL. */
+static int apply_lru_setting(struct msim_config *cfg, const char *tok, char *err, size_t errlen)
+{
+	if (strncmp(tok, "lru=", 4))
+		return 1;
+	if (!strcmp(tok + 4, "classic"))
+		cfg->lru = MSIM_LRU_CLASSIC;
+	else if (!strcmp(tok + 4, "mglru"))
+		cfg->lru = MSIM_LRU_MGLRU;
+	else {
+		snprintf(err, errlen, "'%s': lru is classic or mglru", tok);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "cpus=N", "cgroup=v1|v2", "preempt=MODEL" or "lru=..." into cfg: 0, 1 when tok
+ * is none of them, or -EINVAL. */
 static int apply_host_setting(struct msim_config *cfg, const char *tok, char *err,
 			      size_t errlen)
 {
@@ -77,8 +94,15 @@ static int apply_host_setting(struct msim_config *cfg, const char *tok, char *er
 		cfg->nr_cpus = (unsigned int)n;
 		return 0;
 	}
+	if (!strncmp(tok, "preempt=", 8)) {
+		if (msim_preempt_parse(tok + 8, &cfg->preempt)) {
+			snprintf(err, errlen, "'%s': preempt is unmodelled, none or full", tok);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (strncmp(tok, "cgroup=", 7))
-		return 1;
+		return apply_lru_setting(cfg, tok, err, errlen);
 	if (!strcmp(tok + 7, "v1"))
 		cfg->cgroup_version = MSIM_CGROUP_V1;
 	else if (!strcmp(tok + 7, "v2"))

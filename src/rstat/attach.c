@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attach.c - rstat on a host: msim_rstat_init() allocates the host's data (the
- * rstat core's lock, llists and flush callback among it), registers the two
- * memcg hook sets (the per-memcg data, stats.c; the local-stat reparenting at
- * offline, reparent.c), gives memcgs made before it their data, starts the
- * periodic flush (flush.c), and arranges the teardown at msim_destroy().
+ * attach.c - the memcg statistics as the subsystem "rstat": host_init sets up
+ * the host's data (the rstat core's lock, llists and flush callback, the node
+ * counters), registers the two memcg hook sets (the per-memcg data, stats.c;
+ * the local-stat reparenting at offline, reparent.c), gives memcgs made before
+ * it their data and starts the periodic flush (flush.c); host_fini undoes it
+ * at msim_destroy(). msim_rstat_init() attaches it by hand, with tunables.
  *
  * kernel: mm/memcontrol.c mem_cgroup_init() and the memory_cgrp_subsys
  * definition (css_rstat_flush = mem_cgroup_css_rstat_flush); kernel/cgroup/rstat.c
  * ss_rstat_init().
  *
- * The top of src/rstat's memcg statistics: it calls stats.c, flush.c and
- * reparent.c; of them, only stats.c's msim__rstat_get() calls back (attach on
- * first use, until the subsystem registry does it at msim_create()).
+ * It calls stats.c, flush.c and reparent.c, which take the host's data as an
+ * argument or as their hooks' priv; the entry points that look it up (through
+ * msim_rstat_subsys, defined here) sit above this file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,30 +32,33 @@ void msim_rstat_params_init(struct msim_rstat_params *p)
 	p->periodic_flush = true;
 }
 
-static int params_apply(struct msim__rstat *rs, const struct msim_rstat_params *p)
+/* The tunables m gets from p (NULL: the defaults), or -EINVAL. */
+static int params_resolve(struct msim *m, const struct msim_rstat_params *p,
+			  struct msim_rstat_params *out)
 {
-	struct msim_rstat_params d;
-
 	if (!p) {
-		msim_rstat_params_init(&d);
-		p = &d;
+		msim_rstat_params_init(out);
+		p = out;
 	}
 	if (p->charge_batch < 1 || p->threshold_per_cpu < 0)
 		return -EINVAL;
-	rs->params = *p;
-	if (!rs->params.flush_time)
-		rs->params.flush_time = (uint64_t)MSIM_FLUSH_TIME_SECONDS * msim_config(rs->m)->hz;
+	*out = *p;
+	if (!out->flush_time)
+		out->flush_time = (uint64_t)MSIM_FLUSH_TIME_SECONDS * msim_config(m)->hz;
 	return 0;
 }
 
-static void rstat_host_destroy(struct msim *m, void *arg)
+/*
+ * What host_init set up, freed; also on a failed attach. The memcg layer still
+ * runs the hook sets at its own teardown (and on a set registered before the
+ * failure): detached makes them return at once.
+ */
+static void rstat_teardown(struct msim__rstat *rs)
 {
-	struct msim__rstat *rs = arg;
+	struct msim *m = rs->m;
 
 	msim_cancel_delayed_work(m, &rs->dwork);
-	/* Memcgs still allocated are freed by the memcg layer's teardown, which runs
-	 * our css_free hook only while the slot is set; from here on it is not. */
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = NULL;
+	rs->detached = true;
 	rs->exit_list = NULL;
 	while (rs->all_list) {
 		struct msim__memcg_stats *ms = rs->all_list;
@@ -62,21 +66,17 @@ static void rstat_host_destroy(struct msim *m, void *arg)
 		ms->parent = NULL;
 		msim__stats_free(ms); /* unlinks it from all_list */
 	}
-	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++)
+	for (unsigned int nid = 0; rs->node_lruvec && nid < rs->nr_nodes; nid++)
 		msim_free_percpu(m, rs->node_lruvec[nid].pcpu);
 	free(rs->node_lruvec);
 	free(rs->node_stat);
 	msim_free_percpu(m, rs->ss.lhead);
 	msim_lock_destroy(&rs->ss.lock);
-	free(rs);
 }
 
-static struct msim__rstat *rstat_alloc(struct msim *m)
+/* The host's data and the core's view of the memory controller. */
+static int rstat_setup(struct msim__rstat *rs, struct msim *m)
 {
-	struct msim__rstat *rs = calloc(1, sizeof(*rs));
-
-	if (!rs)
-		return NULL;
 	rs->m = m;
 	rs->slot = -1;
 	rs->slot_offline = -1;
@@ -86,74 +86,156 @@ static struct msim__rstat *rstat_alloc(struct msim *m)
 	rs->ss.nr_cpus = rs->nr_cpus;
 	rs->ss.css_rstat_flush = msim__memcg_rstat_flush_cpu;
 	rs->ss.ctr = &rs->ctr;
-	msim_lock_init(&rs->ss.lock, "rstat_ss_lock");
+	msim_spin_lock_init(&rs->ss.lock, "rstat_ss_lock");
 	rs->ss.lhead = msim_alloc_percpu(m, sizeof(long), "rstat_llist_head");
 	rs->node_stat = calloc((size_t)rs->nr_nodes * MSIM__NN, sizeof(long));
 	rs->node_lruvec = calloc(rs->nr_nodes, sizeof(*rs->node_lruvec));
-	if (!rs->ss.lhead || !rs->node_stat || !rs->node_lruvec) {
-		free(rs->node_stat);
-		free(rs->node_lruvec);
-		if (rs->ss.lhead)
-			msim_free_percpu(m, rs->ss.lhead);
-		free(rs);
-		return NULL;
-	}
+	if (!rs->ss.lhead || !rs->node_stat || !rs->node_lruvec)
+		return -ENOMEM;
 	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++) {
 		msim__lruvec_init(&rs->node_lruvec[nid], rs, NULL, nid);
 		/* unused by memcg-less lruvecs, allocated so the free path is uniform */
 		rs->node_lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(long), "node_lruvec");
 	}
-	return rs;
+	return 0;
+}
+
+/* The hook sets of the subsystem, each registered with the host's data as priv. */
+static const struct msim_memcg_hooks *const rstat_hooks[] = {
+	&msim__rstat_stats_hooks,      /* slot: rs->slot */
+	&msim__rstat_offline_hooks,    /* slot: rs->slot_offline */
+	NULL,
+};
+
+static int register_hooks(struct msim__rstat *rs)
+{
+	int *slots[] = { &rs->slot, &rs->slot_offline };
+
+	for (unsigned int i = 0; rstat_hooks[i]; i++) {
+		struct msim_memcg_hooks hooks = *rstat_hooks[i];
+		int ret;
+
+		hooks.priv = rs;
+		ret = msim_memcg_register_hooks(rs->m, &hooks);
+		if (ret < 0)
+			return ret;
+		*slots[i] = ret;
+	}
+	return 0;
+}
+
+/*
+ * node-stat=percpu: the node counters are vmstat's, so vmstat attaches first
+ * (and detaches after rstat: its destructor is pushed before rstat's). A
+ * dependency only this variant has, so it is attached here rather than listed
+ * in rstat_deps: hosts with node-stat=exact keep their subsystems, memory and
+ * schedules.
+ */
+static int node_stat_attach(struct msim *m)
+{
+	char err[160];
+
+	if (msim_config(m)->variants.node_stat != MSIM_NODE_STAT_PERCPU ||
+	    msim_subsys_attached(m, &msim_vmstat_subsys))
+		return 0;
+	return msim_subsys_attach(m, &msim_vmstat_subsys, err, sizeof(err));
+}
+
+/* state: zeroed, sizeof(struct msim__rstat); default tunables (msim_rstat_init changes them). */
+static int rstat_host_init(struct msim *m, void *state)
+{
+	struct msim__rstat *rs = state;
+	int ret = node_stat_attach(m);
+
+	if (ret)
+		return ret;
+	ret = rstat_setup(rs, m);
+
+	if (!ret)
+		ret = params_resolve(m, NULL, &rs->params);
+	rs->periodic = rs->params.periodic_flush;
+	if (!ret)
+		ret = register_hooks(rs);
+	if (!ret)
+		ret = msim__rstat_adopt_existing(rs);
+	if (ret) {
+		rstat_teardown(rs);
+		return ret;
+	}
+	if (!rs->root_ms)
+		rs->root_ms = msim__stats_of(rs, msim_root_mem_cgroup(m));
+	msim__rstat_dwork_init(rs);
+	return 0;
+}
+
+/*
+ * Memcgs still allocated are freed by the memcg layer's teardown, after this
+ * (memcg attached first); their css_free hooks then find rs detached.
+ */
+static void rstat_host_fini(struct msim *m, void *state)
+{
+	(void)m;
+	rstat_teardown(state);
+}
+
+static bool rstat_enabled(const struct msim_config *cfg)
+{
+	return cfg->rstat;
+}
+
+static const char *const rstat_deps[] = { "memcg", NULL };
+
+struct msim_subsys msim_rstat_subsys = {
+	.name = "rstat",
+	.depends = rstat_deps,
+	.enabled = rstat_enabled,
+	.state_size = sizeof(struct msim__rstat),
+	.host_init = rstat_host_init,
+	.host_fini = rstat_host_fini,
+	.memcg_hooks = rstat_hooks,
+};
+
+/*
+ * Every rstat entry point reaches msim_rstat_subsys (msim__rstat_peek), so a
+ * program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void rstat_register(void)
+{
+	msim_subsys_register(&msim_rstat_subsys);
 }
 
 int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
 {
+	struct msim_rstat_params p;
 	struct msim__rstat *rs;
+	char err[160];
+	bool fresh;
 	int ret;
 
 	if (!m)
 		return -EINVAL;
+	ret = params_resolve(m, params, &p);
+	if (ret)
+		return ret;
+	fresh = !msim_subsys_attached(m, &msim_rstat_subsys);
+	if (fresh && (ret = msim_subsys_attach(m, &msim_rstat_subsys, err, sizeof(err))))
+		return ret;
 	rs = msim__rstat_peek(m);
-	if (rs) {
-		/* Already attached (perhaps lazily): update the tunables, the periodic
-		 * flush included. */
-		ret = params_apply(rs, params);
-		if (!ret)
-			msim_rstat_periodic_flush_enable(m, rs->params.periodic_flush);
-		return ret;
+	rs->params = p;
+	if (!fresh) {
+		/* Attached already: update the tunables, the periodic flush included. */
+		msim__rstat_periodic_flush(rs, p.periodic_flush);
+		return 0;
 	}
-	rs = rstat_alloc(m);
-	if (!rs)
-		return -ENOMEM;
-	ret = params_apply(rs, params);
-	if (ret) {
-		rstat_host_destroy(m, rs);
-		return ret;
-	}
-	rs->periodic = rs->params.periodic_flush;
-	/* Publish before registering: the root's alloc hook runs right away. */
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = rs;
-	ret = msim_memcg_register_hooks(m, &msim__rstat_stats_hooks);
-	if (ret < 0)
-		goto err;
-	rs->slot = ret;
-	ret = msim_memcg_register_hooks(m, &msim__rstat_offline_hooks);
-	if (ret < 0)
-		return ret; /* the stats hooks stay registered: keep rs */
-	rs->slot_offline = ret;
-	ret = msim__rstat_adopt_existing(rs);
-	if (!rs->root_ms)
-		rs->root_ms = msim__memcg_stats(msim_root_mem_cgroup(m));
-	msim__rstat_dwork_init(rs);
-	msim_host_on_destroy(m, rstat_host_destroy, rs);
-	return ret;
-err:
-	*(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) = NULL;
-	rstat_host_destroy(m, rs);
-	return ret;
+	/* As if it had attached with p: the first periodic flush at p's flush_time. */
+	msim_cancel_delayed_work(m, &rs->dwork);
+	rs->periodic = p.periodic_flush;
+	if (rs->periodic)
+		msim_queue_delayed_work(m, &rs->dwork, p.flush_time);
+	return 0;
 }
 
 bool msim_rstat_attached(struct msim *m)
 {
-	return msim__rstat_peek(m) != NULL;
+	return msim_subsys_attached(m, &msim_rstat_subsys);
 }

@@ -19,7 +19,7 @@
 
 #include "rstat/core.h"
 
-#define SS_CTR(ss, field) __atomic_fetch_add(&(ss)->ctr->field, 1, __ATOMIC_RELAXED)
+#define SS_CTR(ss, field) ((void)msim_quiet_fetch_add(&(ss)->ctr->field, 1, MSIM_RELAXED))
 
 static inline long self_of(struct msim__rstat_cpu *rc)
 {
@@ -72,18 +72,24 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	 * under params.store_buffer its store may still be buffered (the caller
 	 * drains it), otherwise (SC) a flusher that pops the node later sees it.
 	 */
-	if (msim__ld(&rc->lnode_next, "rstat.update.after_state") != self)
+	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != self)
 		return;
 	/* the claim's cmpxchg is a locked instruction: the store buffer drains */
 	msim__store_drain(ps);
-	if (!msim__cmpxchg(&rc->lnode_next, &self, 0, "rstat.enqueue.claim"))
+	if (!msim_try_cmpxchg_at(&rc->lnode_next, &self, 0, MSIM_SEQ_CST, MSIM_RELAXED,
+				 "rstat.enqueue.claim"))
 		return;
 	SS_CTR(ss, enqueues);
-	/* llist_add(): link to the current first node, then swing the head. */
-	first = msim__ld(head, "rstat.enqueue.head");
+	/*
+	 * llist_add(): link to the current first node, then swing the head. The
+	 * link needs no yield: the claimed node is nobody else's until the head
+	 * points to it.
+	 */
+	first = msim_read_once_at(head, "rstat.enqueue.head");
 	do {
-		MSIM__ST(&rc->lnode_next, first);
-	} while (!msim__cmpxchg(head, &first, self_of(rc), "rstat.enqueue.add"));
+		msim_quiet_store(&rc->lnode_next, first, MSIM_RELAXED);
+	} while (!msim_try_cmpxchg_at(head, &first, self_of(rc), MSIM_SEQ_CST, MSIM_RELAXED,
+				      "rstat.enqueue.add"));
 }
 
 /*
@@ -119,16 +125,25 @@ static void process_update_tree(struct msim__rstat_ss *ss, unsigned int cpu)
 	long *head = lhead_of(ss, cpu);
 
 	for (;;) {
-		long first = msim__ld_acquire(head, "rstat.flush.pop");
+		/* Acquire: a popped llist node was initialised by the CPU that enqueued it. */
+		long first = msim_load_at(head, MSIM_ACQUIRE, "rstat.flush.pop");
 		struct msim__rstat_cpu *rc;
+		long next;
 
 		if (!first)
 			break;
 		rc = (struct msim__rstat_cpu *)(intptr_t)first;
-		if (!msim__cmpxchg(head, &first, MSIM__LD(&rc->lnode_next), "rstat.flush.pop"))
+		/*
+		 * The popped node's link is read before the cmpxchg's yield, as
+		 * llist_del_first() does; no yield of its own: only a flusher, under
+		 * ss->lock, changes the link of a node that is on the list.
+		 */
+		next = msim_quiet_load(&rc->lnode_next, MSIM_RELAXED);
+		if (!msim_try_cmpxchg_at(head, &first, next, MSIM_SEQ_CST, MSIM_RELAXED,
+					 "rstat.flush.pop"))
 			continue;
 		/* init_llist_node(): off-list again; a new update may enqueue it now. */
-		msim__st(&rc->lnode_next, self_of(rc), "rstat.flush.node_init");
+		msim_write_once_at(&rc->lnode_next, self_of(rc), "rstat.flush.node_init");
 		process_update_tree_one(rc->css, cpu);
 	}
 }
@@ -210,6 +225,8 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 {
 	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *pos;
+	struct msim_yield_ctx yc = { .object = NULL, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	msim_yield("rstat.flush.cpu_start");
 	msim_lock(&ss->lock);
@@ -219,6 +236,7 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	msim_unlock(&ss->lock);
 	/* cond_resched(): other updates and flushes interleave between CPUs. */
 	msim_yield("rstat.flush.cpu_done");
+	msim_yield_ctx_leave(prev);
 }
 
 /*
@@ -264,7 +282,7 @@ bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer)
 		for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
 			ss->css_rstat_flush(pos->css, cpu);
 		/* Off every list: nobody updates a freed css, so it stays off. */
-		assert(MSIM__LD(&rc->lnode_next) == self_of(rc));
+		assert(msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) == self_of(rc));
 		assert(!rc->updated_next && rc->updated_children == rc);
 		(void)rc; /* only the asserts read it: release builds define NDEBUG */
 		msim_unlock(&ss->lock);
@@ -276,5 +294,6 @@ bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu)
 {
 	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 
-	return MSIM__LD(&rc->lnode_next) != self_of(rc) || rc->updated_next;
+	/* introspection (tests, reports): no yield */
+	return msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) != self_of(rc) || rc->updated_next;
 }

@@ -23,37 +23,12 @@
 #include <memcgsim/sched.h>
 #include <memcgsim/sync.h>
 
-/* ---- shared-memory helpers: a named yield point, then the operation ---- */
-
-static inline long msim__ld(const long *p, const char *point)
-{
-	msim_yield(point);
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-/* Acquire: a popped llist node was initialised by the CPU that enqueued it. */
-static inline long msim__ld_acquire(const long *p, const char *point)
-{
-	msim_yield(point);
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void msim__st(long *p, long v, const char *point)
-{
-	msim_yield(point);
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
-
-static inline bool msim__cmpxchg(long *p, long *old, long new_, const char *point)
-{
-	msim_yield(point);
-	return __atomic_compare_exchange_n(p, old, new_, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_RELAXED);
-}
-
-/* No yield: lock-protected or driver-only accesses that readers may race with. */
-#define MSIM__LD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define MSIM__ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/*
+ * Shared memory goes through <memcgsim/atomic.h>: the race windows (R1-R7,
+ * docs/races.md) are _at forms named after the step (rstat.enqueue.claim,
+ * rstat.flush.atomic_set, ...); accesses under ss->lock, driver-only ones and
+ * introspection are quiet atomics, each saying why no race needs a yield there.
+ */
 
 /*
  * A write path's per-CPU state store still in its CPU's store buffer (params
@@ -70,7 +45,9 @@ static inline void msim__store_drain(struct msim__pending_store *ps)
 {
 	for (int i = 0; ps && i < 2; i++) {
 		if (ps->slot[i])
-			MSIM__ST(ps->slot[i], MSIM__LD(ps->slot[i]) + ps->val);
+			msim_quiet_store(ps->slot[i],
+					 msim_quiet_load(ps->slot[i], MSIM_RELAXED) + ps->val,
+					 MSIM_RELAXED);
 		ps->slot[i] = NULL;
 	}
 }

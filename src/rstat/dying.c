@@ -21,10 +21,7 @@
 
 bool msim_rstat_dying_redirect_active(struct msim *m)
 {
-	const struct msim_config *cfg = msim_config(m);
-
-	return cfg->variants.dying_redirect != MSIM_DYING_REDIRECT_V1 ||
-	       cfg->cgroup_version == MSIM_CGROUP_V1;
+	return msim__dying_redirect_active(msim_config(m));
 }
 
 static struct msim_memcg *walk_to_live(struct msim_memcg *memcg)

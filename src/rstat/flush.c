@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flush.c - the memcg flush callback (what the rstat core calls for each
- * updated memcg and CPU) and the flush entry points.
+ * updated memcg and CPU), the gated flush of one memcg's stats, and the
+ * periodic flush work.
  *
  * kernel: mm/memcontrol.c mem_cgroup_css_rstat_flush(), mem_cgroup_stat_aggregate(),
- * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats(),
- * mem_cgroup_flush_stats_ratelimited(), flush_memcg_stats_dwork().
+ * __mem_cgroup_flush_stats(), mem_cgroup_flush_stats_ratelimited(),
+ * flush_memcg_stats_dwork().
+ *
+ * attach.c calls this file (the callback, the work), so everything here takes
+ * a memcg's stats or the host's state; the entry points that take a memcg or a
+ * host and look the stats up are flush_entry.c's.
  */
 #include <stdint.h>
 
@@ -24,7 +29,8 @@ struct aggregate {
 /*
  * kernel: mem_cgroup_stat_aggregate(). Pending child deltas are collected by the
  * first CPU visit of a flush; this CPU's delta goes to local too; the sum goes
- * to the aggregate and up into the parent's pending. Under rs->lock.
+ * to the aggregate and up into the parent's pending. Under rs->lock. No yield
+ * per word: the caller's one point, rstat.flush.memcg, stands for the fold.
  */
 static void stat_aggregate(const struct aggregate *ac)
 {
@@ -33,16 +39,20 @@ static void stat_aggregate(const struct aggregate *ac)
 
 		if (delta)
 			ac->pending[i] = 0;
-		v = MSIM__LD(&ac->cstat[i]);
+		v = msim_quiet_load(&ac->cstat[i], MSIM_RELAXED);
 		if (v != ac->cstat_prev[i]) {
 			delta_cpu = v - ac->cstat_prev[i];
 			delta += delta_cpu;
 			ac->cstat_prev[i] = v;
 		}
 		if (delta_cpu)
-			MSIM__ST(&ac->local[i], MSIM__LD(&ac->local[i]) + delta_cpu);
+			msim_quiet_store(&ac->local[i],
+					 msim_quiet_load(&ac->local[i], MSIM_RELAXED) + delta_cpu,
+					 MSIM_RELAXED);
 		if (delta) {
-			MSIM__ST(&ac->aggregate[i], MSIM__LD(&ac->aggregate[i]) + delta);
+			msim_quiet_store(&ac->aggregate[i],
+					 msim_quiet_load(&ac->aggregate[i], MSIM_RELAXED) + delta,
+					 MSIM_RELAXED);
 			if (ac->ppending)
 				ac->ppending[i] += delta;
 		}
@@ -99,6 +109,8 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 		.cstat_prev = (long *)statc->events_prev,
 		.size = MSIM__NE,
 	};
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	/* One yield for the whole fold (simplification: the kernel reads each
 	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
@@ -109,42 +121,29 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	stat_aggregate(&ev);
 	aggregate_lruvecs(ms, cpu);
 
-	msim__st(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
-	if (msim__ld(&vs->stats_updates.counter, "rstat.flush.atomic_read")) {
-		msim__st(&vs->stats_updates.counter, 0, "rstat.flush.atomic_set");
+	msim_write_once_at(&statc->stats_updates, 0, "rstat.flush.reset_percpu");
+	if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.flush.atomic_read")) {
+		msim_atomic_long_set_at(&vs->stats_updates, 0, "rstat.flush.atomic_set");
 		MSIM__CTR(rs, atomic_resets);
 	}
+	msim_yield_ctx_leave(prev);
 }
 
 /* kernel: memcg_vmstats_needs_flush(): the atomic, strictly above the threshold. */
 static bool needs_flush(struct msim__memcg_stats *ms, const char *point)
 {
-	return msim__ld(&ms->vmstats->stats_updates.counter, point) > msim__threshold(ms->rs);
-}
-
-static struct msim__memcg_stats *target_of(struct msim_memcg *memcg)
-{
-	if (!memcg) {
-		struct msim *m = msim_current_host();
-		struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-		return rs ? rs->root_ms : NULL;
-	}
-	return msim__memcg_stats(memcg);
+	return msim_atomic_long_read_at(&ms->vmstats->stats_updates, point) >
+	       msim__threshold(ms->rs);
 }
 
 /*
  * kernel: __mem_cgroup_flush_stats(memcg, force): only this memcg's own atomic
  * gates the flush; a root flush publishes flush_last_time before flushing (R7).
  */
-bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
+bool msim__flush_stats(struct msim__memcg_stats *ms, bool force)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-	struct msim__rstat *rs;
+	struct msim__rstat *rs = ms->rs;
 
-	if (!ms)
-		return false;
-	rs = ms->rs;
 	if (!needs_flush(ms, "rstat.flush.gate") && !force) {
 		MSIM__CTR(rs, flush_skipped);
 		return false;
@@ -152,68 +151,42 @@ bool msim_do_mem_cgroup_flush_stats(struct msim_memcg *memcg, bool force)
 	if (force)
 		MSIM__CTR(rs, forced_flushes);
 	if (ms->is_root)
-		msim__st((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
-			 "rstat.flush.last_time");
+		msim_write_once_at((long *)&rs->flush_last_time, (long)msim_jiffies(rs->m),
+				   "rstat.flush.last_time");
 	msim__memcg_stats_flush(ms);
 	return true;
-}
-
-bool msim_mem_cgroup_flush_stats(struct msim_memcg *memcg)
-{
-	return msim_do_mem_cgroup_flush_stats(memcg, false);
-}
-
-bool msim_mem_cgroup_flush_stats_forced(struct msim_memcg *memcg)
-{
-	return msim_do_mem_cgroup_flush_stats(memcg, true);
 }
 
 /*
  * kernel: mem_cgroup_flush_stats_ratelimited(): flush (still threshold-gated)
  * only if the periodic flusher is a whole cycle late: now > last + 2*FLUSH_TIME.
  */
-bool msim_mem_cgroup_flush_stats_ratelimited(struct msim_memcg *memcg)
+bool msim__flush_stats_ratelimited(struct msim__memcg_stats *ms)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-	struct msim__rstat *rs;
+	struct msim__rstat *rs = ms->rs;
 	uint64_t last;
 
-	if (!ms)
-		return false;
-	rs = ms->rs;
-	last = (uint64_t)msim__ld((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
+	last = (uint64_t)msim_read_once_at((long *)&rs->flush_last_time, "rstat.flush.ratelimit");
 	if (msim_jiffies(rs->m) > last + 2 * rs->params.flush_time)
-		return msim_mem_cgroup_flush_stats(memcg);
+		return msim__flush_stats(ms, false);
 	MSIM__CTR(rs, ratelimit_skipped);
 	return false;
 }
 
-/* kernel: css_rstat_flush(): unconditional, no flush_last_time update. */
-void msim_css_rstat_flush(struct msim_memcg *memcg)
+/* kernel: flush_memcg_stats_dwork(): a forced root flush. */
+void msim__rstat_dwork_run(struct msim__rstat *rs)
 {
-	struct msim__memcg_stats *ms = target_of(memcg);
-
-	if (ms)
-		msim__memcg_stats_flush(ms);
-}
-
-/* kernel: flush_memcg_stats_dwork(): forced root flush, re-queued every FLUSH_TIME. */
-void msim_flush_memcg_stats_dwork(struct msim *m)
-{
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	if (!rs)
-		return;
 	MSIM__CTR(rs, periodic_flushes);
-	msim_set_current_host(m);
-	msim_do_mem_cgroup_flush_stats(rs->root_ms->memcg, true);
+	msim_set_current_host(rs->m);
+	msim__flush_stats(rs->root_ms, true);
 }
 
+/* ... re-queued every FLUSH_TIME while the periodic flush is on. */
 static void dwork_fn(struct msim_delayed_work *dw)
 {
 	struct msim__rstat *rs = dw->data;
 
-	msim_flush_memcg_stats_dwork(rs->m);
+	msim__rstat_dwork_run(rs);
 	if (rs->periodic)
 		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 }
@@ -226,22 +199,11 @@ void msim__rstat_dwork_init(struct msim__rstat *rs)
 		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 }
 
-void msim_rstat_periodic_flush_enable(struct msim *m, bool on)
+void msim__rstat_periodic_flush(struct msim__rstat *rs, bool on)
 {
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	if (!rs)
-		return;
 	rs->periodic = on;
 	if (on)
-		msim_queue_delayed_work(m, &rs->dwork, rs->params.flush_time);
+		msim_queue_delayed_work(rs->m, &rs->dwork, rs->params.flush_time);
 	else
-		msim_cancel_delayed_work(m, &rs->dwork);
-}
-
-uint64_t msim_rstat_flush_last_time(struct msim *m)
-{
-	struct msim__rstat *rs = m ? msim__rstat_get(m) : NULL;
-
-	return rs ? (uint64_t)MSIM__LD(&rs->flush_last_time) : 0;
+		msim_cancel_delayed_work(rs->m, &rs->dwork);
 }

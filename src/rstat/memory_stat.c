@@ -222,8 +222,8 @@ static uint64_t hierarchical_limit(struct msim_memcg *memcg)
 	for (struct msim_memcg *mi = memcg; mi; mi = msim_parent_mem_cgroup(mi)) {
 		struct msim_page_counter *c = msim_memcg_page_counter(mi);
 
-		if (c && c->max < memory)
-			memory = __atomic_load_n(&c->max, __ATOMIC_RELAXED);
+		if (c && c->max < memory)    /* a report: no race turns on memory.max here */
+			memory = msim_quiet_load(&c->max, MSIM_RELAXED);
 	}
 	return (uint64_t)memory * MSIM_PAGE_SIZE;
 }

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <memcgsim/kmem.h>
+
 #include "rstat_internal.h"
 
 static unsigned long clamp0(long x)
@@ -73,12 +75,26 @@ unsigned long msim_memcg_events_local(struct msim_memcg *memcg, enum msim_memcg_
 	return msim_read_once_ul(&ms->vmstats->events_local[ev]);
 }
 
+/* vmstat keeps the slab items in pages; rstat's unit for them is bytes. */
+static long node_pages_to_unit(enum msim_stat_item idx, long pages)
+{
+	return msim_vmstat_item_in_bytes((int)idx) ? pages * (long)MSIM_PAGE_SIZE : pages;
+}
+
+/*
+ * kernel: node_page_state(). node-stat=percpu: vmstat's node atomic (what the
+ * CPUs hold is missed, up to threshold x CPUs), clamped at 0; exact: the atomic
+ * that every write reaches at once.
+ */
 unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
+	if (msim__node_stat_percpu(rs))
+		return (unsigned long)node_pages_to_unit(
+			idx, (long)msim_vmstat_node_page_state(m, nid, (int)idx));
 	return clamp0(msim_read_once(&rs->node_stat[(size_t)nid * MSIM__NN + idx]));
 }
 
@@ -114,7 +130,7 @@ long msim_memcg_stats_updates(struct msim_memcg *memcg)
 {
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
-	return ms ? MSIM__LD(&ms->vmstats->stats_updates.counter) : 0;
+	return ms ? msim_quiet_load(&ms->vmstats->stats_updates.counter, MSIM_RELAXED) : 0;
 }
 
 long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu)
@@ -123,14 +139,15 @@ long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu)
 
 	if (!ms || cpu >= ms->rs->nr_cpus)
 		return 0;
-	return MSIM__LD(&msim__pcpu(ms, cpu)->stats_updates);
+	return msim_quiet_load(&msim__pcpu(ms, cpu)->stats_updates, MSIM_RELAXED);
 }
 
 bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg)
 {
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
-	return ms && MSIM__LD(&ms->vmstats->stats_updates.counter) > msim__threshold(ms->rs);
+	return ms && msim_quiet_load(&ms->vmstats->stats_updates.counter, MSIM_RELAXED) >
+		     msim__threshold(ms->rs);
 }
 
 long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
@@ -143,7 +160,7 @@ long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
 		return 0;
 	a = which == MSIM_STAT_LOCAL ? ms->vmstats->state_local :
 	    which == MSIM_STAT_PENDING ? ms->vmstats->state_pending : ms->vmstats->state;
-	return MSIM__LD(&a[idx]);
+	return msim_quiet_load(&a[idx], MSIM_RELAXED);
 }
 
 long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
@@ -156,7 +173,7 @@ long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
 		return 0;
 	a = which == MSIM_STAT_LOCAL ? ms->vmstats->events_local :
 	    which == MSIM_STAT_PENDING ? ms->vmstats->events_pending : ms->vmstats->events;
-	return (long)MSIM__LD(&a[ev]);
+	return (long)msim_quiet_load(&a[ev], MSIM_RELAXED);
 }
 
 long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which,
@@ -170,7 +187,7 @@ long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which
 		return msim_node_stat_raw(lruvec->host, lruvec->nid, idx);
 	a = which == MSIM_STAT_LOCAL ? lruvec->state_local :
 	    which == MSIM_STAT_PENDING ? lruvec->state_pending : lruvec->state;
-	return MSIM__LD(&a[idx]);
+	return msim_quiet_load(&a[idx], MSIM_RELAXED);
 }
 
 long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_stat_item idx)
@@ -179,7 +196,7 @@ long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_
 
 	if (!ms || bad_item(idx) || cpu >= ms->rs->nr_cpus)
 		return 0;
-	return MSIM__LD(&msim__pcpu(ms, cpu)->state[idx]);
+	return msim_quiet_load(&msim__pcpu(ms, cpu)->state[idx], MSIM_RELAXED);
 }
 
 long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
@@ -189,16 +206,18 @@ long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
 
 	if (!ms || bad_item(idx) || cpu >= ms->rs->nr_cpus)
 		return 0;
-	return MSIM__LD(&msim__pcpu(ms, cpu)->state_prev[idx]);
+	return msim_quiet_load(&msim__pcpu(ms, cpu)->state_prev[idx], MSIM_RELAXED);
 }
 
 long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
 		return 0;
-	return MSIM__LD(&rs->node_stat[(size_t)nid * MSIM__NN + idx]);
+	if (msim__node_stat_percpu(rs)) /* the atomic alone; the exact sum is the snapshot */
+		return node_pages_to_unit(idx, msim_vmstat_node_stat_raw(m, nid, (int)idx));
+	return msim_quiet_load(&rs->node_stat[(size_t)nid * MSIM__NN + idx], MSIM_RELAXED);
 }
 
 /* Unflushed volume of one memcg (its per-CPU deltas and its pending), in pages. */
@@ -209,11 +228,17 @@ static long memcg_unflushed_one(struct msim__memcg_stats *ms)
 	for (unsigned int cpu = 0; cpu < ms->rs->nr_cpus; cpu++) {
 		struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
 
-		for (unsigned int i = 0; i < MSIM__NS; i++)
-			sum += labs(msim_memcg_state_val_in_pages(
-				i, MSIM__LD(&pc->state[i]) - pc->state_prev[i]));
-		for (unsigned int e = 0; e < MSIM__NE; e++)
-			sum += labs((long)(MSIM__LD(&pc->events[e]) - pc->events_prev[e]));
+		for (unsigned int i = 0; i < MSIM__NS; i++) {
+			long d = msim_quiet_load(&pc->state[i], MSIM_RELAXED) - pc->state_prev[i];
+
+			sum += labs(msim_memcg_state_val_in_pages(i, d));
+		}
+		for (unsigned int e = 0; e < MSIM__NE; e++) {
+			unsigned long d = msim_quiet_load(&pc->events[e], MSIM_RELAXED) -
+					  pc->events_prev[e];
+
+			sum += labs((long)d);
+		}
 	}
 	return sum;
 }
@@ -251,7 +276,7 @@ long msim_memcg_unflushed(struct msim_memcg *memcg)
 
 long msim_memcg_flush_threshold(struct msim *m)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 
 	return rs ? msim__threshold(rs) : -ENODEV;
 }
@@ -265,19 +290,19 @@ bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu)
 
 void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 	const uint64_t *src = rs ? (const uint64_t *)&rs->ctr : NULL;
 	uint64_t *dst = (uint64_t *)out;
 
 	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		dst[i] = src ? __atomic_load_n(&src[i], __ATOMIC_RELAXED) : 0;
+		dst[i] = src ? msim_quiet_load(&src[i], MSIM_RELAXED) : 0;
 }
 
 void msim_rstat_counters_reset(struct msim *m)
 {
-	struct msim__rstat *rs = msim__rstat_get(m);
+	struct msim__rstat *rs = msim__rstat_peek(m);
 	uint64_t *dst = rs ? (uint64_t *)&rs->ctr : NULL;
 
 	for (size_t i = 0; dst && i < sizeof(rs->ctr) / sizeof(uint64_t); i++)
-		__atomic_store_n(&dst[i], 0, __ATOMIC_RELAXED);
+		msim_quiet_store(&dst[i], 0, MSIM_RELAXED);
 }

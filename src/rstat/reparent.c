@@ -8,18 +8,24 @@
  * dying-redirect. Why the redirect (dying.c) and this move must pair up, and
  * where they do not (patch 3), is told at the top of dying.c.
  *
- * Above write.c (the non-redirecting __mod_* paths), flush.c and dying.c.
+ * Above write.c (the non-redirecting __mod_* paths) and flush.c. attach.c
+ * registers the hook set with the host's state as its priv, so nothing here
+ * looks the state up; the entry point msim_memcg_reparent_state_local() is
+ * write_entry.c's.
  */
 #include <stdint.h>
 
 #include "rstat_internal.h"
 
-/* Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. */
+/*
+ * Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. The
+ * read needs no yield of its own: the __mod_ calls around it are the windows.
+ */
 static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_stats *pms,
 			      unsigned int nid, long *moved_memcg_level)
 {
 	for (unsigned int i = 0; i < MSIM__NN; i++) {
-		long v = MSIM__LD(&ms->lruvec[nid].state_local[i]);
+		long v = msim_quiet_load(&ms->lruvec[nid].state_local[i], MSIM_RELAXED);
 
 		if (!v)
 			continue;
@@ -43,18 +49,17 @@ static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_s
  * lruvec moves could already include them and the residue would move them twice
  * (found by the concurrent stress test under cgroup v1).
  */
-void msim_memcg_reparent_state_local(struct msim_memcg *memcg)
+void msim__reparent_state_local(struct msim__memcg_stats *ms)
 {
-	struct msim__memcg_stats *ms = msim__memcg_stats(memcg), *pms;
+	struct msim__memcg_stats *pms = ms->parent;
 	long moved[MSIM__NS] = { 0 }, local[MSIM__NS];
 
-	if (!ms || !ms->parent)
+	if (!pms)
 		return;
-	pms = ms->parent;
-	msim_do_mem_cgroup_flush_stats(memcg, true);
+	msim__flush_stats(ms, true);
 	msim_yield("rstat.reparent.local");
-	for (unsigned int i = 0; i < MSIM__NS; i++)
-		local[i] = MSIM__LD(&ms->vmstats->state_local[i]);
+	for (unsigned int i = 0; i < MSIM__NS; i++)    /* the point above stands for them all */
+		local[i] = msim_quiet_load(&ms->vmstats->state_local[i], MSIM_RELAXED);
 	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
 		move_lruvec_local(ms, pms, nid, moved);
 	for (unsigned int i = 0; i < MSIM__NS; i++) {
@@ -65,17 +70,21 @@ void msim_memcg_reparent_state_local(struct msim_memcg *memcg)
 		msim__mod_memcg_state(ms, i, -v);
 		msim__mod_memcg_state(pms, i, v);
 	}
-	msim_do_mem_cgroup_flush_stats(msim_parent_mem_cgroup(memcg), true);
+	msim__flush_stats(pms, true);
 	MSIM__CTR(ms->rs, reparents);
 }
 
 /* css_offline hook (order MSIM_HOOK_ORDER_OBJCG_LRU, step 5 of the kernel's offline). */
 static void rstat_css_offline(struct msim_memcg *memcg, void *priv)
 {
-	struct msim *m = msim_memcg_host(memcg);
+	struct msim__rstat *rs = priv;
+	struct msim__memcg_stats *ms;
 
-	if (msim__rstat_peek(m) && msim_rstat_dying_redirect_active(m))
-		msim_memcg_reparent_state_local(memcg);
+	if (rs->detached || !msim__dying_redirect_active(msim_config(rs->m)))
+		return;
+	ms = msim__stats_of(rs, memcg);
+	if (ms)
+		msim__reparent_state_local(ms);
 }
 
 const struct msim_memcg_hooks msim__rstat_offline_hooks = {

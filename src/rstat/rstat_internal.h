@@ -12,6 +12,20 @@
  *   memory_cgrp_subsys (rstat)   -> struct msim__rstat.ss        (core.h)
  *   node vmstat counters         -> struct msim__rstat.node_stat
  *
+ * Files, each calling only those below it (no circle: tests/unit/test_layers.c):
+ *   read.c, memory_stat.c   readers, memory.stat            } the entry points: they
+ *   write_entry.c, dying.c  write paths, dying redirect     } look the host's state up
+ *   flush_entry.c           mem_cgroup_flush_stats & co.    } (msim__rstat_peek below)
+ *   attach.c     the subsystem "rstat" (msim_rstat_subsys): host init and fini
+ *   reparent.c   the offline hook set: local-stat reparenting
+ *   write.c      memcg_rstat_updated and the per-CPU writes on a memcg's stats
+ *   flush.c      the flush callback, the gated flush of one memcg, the periodic work
+ *   stats.c      per-memcg data, its hook set, deferred exits
+ *   core.c       the generic rstat core; items.c  the stat item tables
+ * attach.c defines the subsystem and calls the files below it, which take the
+ * host's state (struct msim__rstat) or a memcg's (struct msim__memcg_stats) as
+ * an argument or as their hook's priv, and never look it up.
+ *
  * Access rules (what makes the model TSan-clean and interleavable):
  *  - per-CPU state/events are written only on their own CPU (this_cpu_add) and
  *    read by flushers: relaxed atomics on both sides;
@@ -31,6 +45,7 @@
 #include <memcgsim/rstat.h>
 #include <memcgsim/sched.h>
 #include <memcgsim/sync.h>
+#include <memcgsim/vmstat.h>
 
 #include "rstat/core.h"
 
@@ -62,6 +77,14 @@ struct msim__vmstats {
 	msim_atomic_long_t stats_updates;
 };
 
+/*
+ * sizeof(struct lruvec_stats) on x86_64: state[], state_local[] and state_pending[],
+ * NR_MEMCG_NODE_STAT_ITEMS (47 in the 6.x distribution config) longs each:
+ * 3 x 47 x 8 = 1128 bytes, kzalloc_node per node, kmalloc-2k. The model keeps its
+ * counters elsewhere; this object is the charge only.
+ */
+#define MSIM__LRUVEC_STATS_BYTES 1128
+
 /* kernel: struct lruvec_stats_percpu. */
 struct msim__lruvec_pcpu {
 	long state[MSIM__NN];
@@ -74,6 +97,7 @@ struct msim_lruvec {
 	struct msim__memcg_stats *ms;             /* NULL: the node's own lruvec */
 	unsigned int nid;
 	struct msim__lruvec_pcpu *pcpu;           /* per-CPU base */
+	void *kmem_stats;                         /* the kernel's lruvec_stats ("lruvec_stats") */
 	long state[MSIM__NN];
 	long state_local[MSIM__NN];
 	long state_pending[MSIM__NN];
@@ -96,9 +120,14 @@ struct msim__memcg_stats {
 	struct msim__memcg_stats *all_next, *all_prev; /* every ms of the host */
 };
 
-/* Per host (host slot MSIM_SLOT_RSTAT). */
+/*
+ * Per host: the state of msim_rstat_subsys. sim frees it after the memcg layer's
+ * teardown, whose css_released/css_free calls still reach the hook sets (priv):
+ * detached tells them rstat is gone.
+ */
 struct msim__rstat {
 	struct msim *m;
+	bool detached;                            /* host_fini ran (driver only) */
 	int slot;                                 /* memcg hook slot of the stats */
 	int slot_offline;                         /* the reparenting hook set */
 	struct msim_rstat_params params;
@@ -110,14 +139,23 @@ struct msim__rstat {
 	struct msim_delayed_work dwork;
 	bool periodic;
 	struct msim_rstat_counters ctr;           /* relaxed atomic increments */
-	int exit_lock;                            /* guards the lists (no yields inside) */
+	struct msim_quiet_spinlock list_lock;     /* exit_list, all_list (no yields inside) */
 	struct msim__memcg_stats *exit_list;
 	struct msim__memcg_stats *all_list;
 	struct msim__memcg_stats *root_ms;
 };
 
 /* A counter of struct msim_rstat_counters (relaxed; readers sum after the fact). */
-#define MSIM__CTR(rs, field) __atomic_fetch_add(&(rs)->ctr.field, 1, __ATOMIC_RELAXED)
+#define MSIM__CTR(rs, field) ((void)msim_quiet_fetch_add(&(rs)->ctr.field, 1, MSIM_RELAXED))
+
+/*
+ * Variant node-stat=percpu: the node counters are vmstat's (per-CPU diffs,
+ * thresholds, the periodic fold), attached with rstat; exact: rs->node_stat.
+ */
+static inline bool msim__node_stat_percpu(const struct msim__rstat *rs)
+{
+	return msim_config(rs->m)->variants.node_stat == MSIM_NODE_STAT_PERCPU;
+}
 
 static inline struct msim__stats_pcpu *msim__pcpu(const struct msim__memcg_stats *ms,
 						  unsigned int cpu)
@@ -143,18 +181,38 @@ static inline long msim__threshold(const struct msim__rstat *rs)
 	return rs->params.threshold_per_cpu * (long)msim_num_online_cpus(rs->m);
 }
 
-/* ---- internal entry points, by file, bottom up ---- */
+/* Where the dying redirect and the local-stat reparenting apply (variant dying-redirect). */
+static inline bool msim__dying_redirect_active(const struct msim_config *cfg)
+{
+	return cfg->variants.dying_redirect != MSIM_DYING_REDIRECT_V1 ||
+	       cfg->cgroup_version == MSIM_CGROUP_V1;
+}
+
+/* memcg's stats on rs (NULL without); rs->slot is set before any memcg asks. */
+static inline struct msim__memcg_stats *msim__stats_of(const struct msim__rstat *rs,
+						       struct msim_memcg *memcg)
+{
+	return rs && memcg ? *(struct msim__memcg_stats **)msim_memcg_slot(memcg, rs->slot) : NULL;
+}
 
 /*
- * stats.c: lookups, per-memcg data, deferred exits. msim__rstat_get attaches
- * rstat on first use (msim_rstat_init, attach.c: the one call up, until the
- * subsystem registry attaches rstat at msim_create); NULL only on allocation
- * failure.
+ * attach.c: the host's rstat state, or NULL (rstat not attached): a plain load,
+ * never an attach. The entry points' lookups; the files below attach.c must
+ * not use these two (they would reach back up to the subsystem).
  */
-struct msim__rstat *msim__rstat_get(struct msim *m);
-struct msim__rstat *msim__rstat_peek(struct msim *m);
-/* The stats of memcg (NULL if rstat is not attached to its host). */
-struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg);
+static inline struct msim__rstat *msim__rstat_peek(struct msim *m)
+{
+	return m ? (struct msim__rstat *)msim_subsys_state(m, &msim_rstat_subsys) : NULL;
+}
+
+static inline struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
+{
+	return memcg ? msim__stats_of(msim__rstat_peek(msim_memcg_host(memcg)), memcg) : NULL;
+}
+
+/* ---- internal entry points, by file, bottom up ---- */
+
+/* stats.c: per-memcg data, its hooks (priv: the host's struct msim__rstat), deferred exits. */
 void msim__stats_free(struct msim__memcg_stats *ms);
 /* The memcg's css_rstat_flush: deferred exits first, then the core's flush. */
 void msim__memcg_stats_flush(struct msim__memcg_stats *ms);
@@ -163,8 +221,13 @@ extern const struct msim_memcg_hooks msim__rstat_stats_hooks;
 
 /* flush.c: the ss->css_rstat_flush callback (kernel: mem_cgroup_css_rstat_flush()) */
 void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu);
-/* flush.c: the periodic work */
+/* flush.c: kernel __mem_cgroup_flush_stats() and the ratelimited flush, on ms */
+bool msim__flush_stats(struct msim__memcg_stats *ms, bool force);
+bool msim__flush_stats_ratelimited(struct msim__memcg_stats *ms);
+/* flush.c: the periodic work (flush_memcg_stats_dwork) */
 void msim__rstat_dwork_init(struct msim__rstat *rs);
+void msim__rstat_dwork_run(struct msim__rstat *rs);
+void msim__rstat_periodic_flush(struct msim__rstat *rs, bool on);
 
 /* write.c: the write paths without the dying redirect */
 void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu,
@@ -172,8 +235,11 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx, long val);
 int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 				 enum msim_stat_item idx, long val);
+int msim__count_memcg_events(struct msim__memcg_stats *ms, enum msim_memcg_event ev,
+			     long count);
 
-/* reparent.c: the css_offline hook set (local-stat reparenting) */
+/* reparent.c: reparent_state_local on ms, and the css_offline hook set */
+void msim__reparent_state_local(struct msim__memcg_stats *ms);
 extern const struct msim_memcg_hooks msim__rstat_offline_hooks;
 
 #endif /* MSIM_RSTAT_INTERNAL_H */

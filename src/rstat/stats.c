@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats.c - the lookups of the memcg statistics (per host and per memcg), the
- * per-memcg data and its lifecycle hooks, and the deferred exits.
+ * stats.c - the per-memcg data of the memcg statistics, its lifecycle hooks,
+ * and the deferred exits.
  *
- * The bottom of the memcg statistics: it calls only the rstat core (core.c),
- * and msim_rstat_init() (attach.c) to attach on first use: the one call up in
- * src/rstat, which goes when the subsystem registry attaches rstat at
- * msim_create() (issue 7 item 1); tests/unit/test_layers.c names it.
+ * The bottom of the memcg statistics: it calls only the rstat core (core.c).
+ * attach.c registers the hooks with the host's state as their priv, so nothing
+ * here looks the state up (the lookups are the entry points', above attach.c).
  *
  * kernel: mm/memcontrol.c mem_cgroup_alloc() (vmstats, vmstats_percpu with
  * parent_pcpu, per-node lruvec stats), init_memcg_stats(), css_rstat_init() /
@@ -31,68 +30,26 @@
 
 #define RSTAT_HOOKS "rstat"
 
-/* ---- lookups ---- */
-
-struct msim__rstat *msim__rstat_peek(struct msim *m)
-{
-	return m ? *(struct msim__rstat **)msim_host_slot(m, MSIM_SLOT_RSTAT) : NULL;
-}
-
-/* The host's data, attaching rstat on first use (the call up: see the top). */
-struct msim__rstat *msim__rstat_get(struct msim *m)
-{
-	struct msim__rstat *rs = msim__rstat_peek(m);
-
-	if (rs || !m)
-		return rs;
-	if (msim_rstat_init(m, NULL))
-		return NULL;
-	return msim__rstat_peek(m);
-}
-
-struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
-{
-	struct msim__rstat *rs;
-
-	if (!memcg)
-		return NULL;
-	rs = msim__rstat_get(msim_memcg_host(memcg));
-	return rs ? *(struct msim__memcg_stats **)msim_memcg_slot(memcg, rs->slot) : NULL;
-}
-
-/* ---- tiny spin lock with no yield inside (exit list) ---- */
-
-static void exit_lock(struct msim__rstat *rs)
-{
-	while (__atomic_exchange_n(&rs->exit_lock, 1, __ATOMIC_ACQUIRE))
-		;
-}
-
-static void exit_unlock(struct msim__rstat *rs)
-{
-	__atomic_store_n(&rs->exit_lock, 0, __ATOMIC_RELEASE);
-}
-
 /* ---- per-memcg data ---- */
 
 static void all_list_add(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->all_prev = NULL;
 	ms->all_next = rs->all_list;
 	if (rs->all_list)
 		rs->all_list->all_prev = ms;
 	rs->all_list = ms;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 static void all_list_del(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	if (ms->all_prev)
 		ms->all_prev->all_next = ms->all_next;
 	else if (rs->all_list == ms)
@@ -100,7 +57,7 @@ static void all_list_del(struct msim__memcg_stats *ms)
 	if (ms->all_next)
 		ms->all_next->all_prev = ms->all_prev;
 	ms->all_next = ms->all_prev = NULL;
-	exit_unlock(rs);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 void msim__stats_free(struct msim__memcg_stats *ms)
@@ -108,9 +65,12 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	struct msim *m = ms->rs->m;
 
 	if (ms->lruvec) {
-		for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
+		for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++) {
 			if (ms->lruvec[nid].pcpu)
 				msim_free_percpu(m, ms->lruvec[nid].pcpu);
+			if (ms->lruvec[nid].kmem_stats)
+				msim_kfree(m, ms->lruvec[nid].kmem_stats);
+		}
 		free(ms->lruvec);
 	}
 	if (ms->pcpu)
@@ -120,7 +80,7 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 	if (ms->vmstats)
 		msim_kfree(m, ms->vmstats);
 	if (ms->parent)
-		__atomic_fetch_sub(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_sub(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_del(ms);
 	free(ms);
 }
@@ -137,7 +97,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	ms->rs = rs;
 	ms->memcg = memcg;
 	ms->is_root = !pmemcg;
-	ms->parent = pmemcg ? msim__memcg_stats(pmemcg) : NULL;
+	ms->parent = pmemcg ? msim__stats_of(rs, pmemcg) : NULL;
 	ms->vmstats = msim_kmalloc(m, sizeof(*ms->vmstats), "memcg_vmstats");
 	ms->pcpu = msim_alloc_percpu(m, sizeof(struct msim__stats_pcpu), "memcg_vmstats_percpu");
 	ms->css.rstat_cpu = msim_alloc_percpu(m, sizeof(struct msim__rstat_cpu), "css_rstat_cpu");
@@ -148,7 +108,10 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 		msim__lruvec_init(&ms->lruvec[nid], rs, ms, nid);
 		ms->lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(struct msim__lruvec_pcpu),
 							 "lruvec_stats_percpu");
-		if (!ms->lruvec[nid].pcpu)
+		/* kernel: alloc_mem_cgroup_per_node_info(): pn->lruvec_stats. */
+		ms->lruvec[nid].kmem_stats = msim_kmalloc(m, MSIM__LRUVEC_STATS_BYTES,
+							  "lruvec_stats");
+		if (!ms->lruvec[nid].pcpu || !ms->lruvec[nid].kmem_stats)
 			goto fail;
 	}
 	for (unsigned int cpu = 0; cpu < rs->nr_cpus; cpu++) {
@@ -160,7 +123,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 	msim__css_rstat_init(&ms->css, &rs->ss, ms->parent ? &ms->parent->css : NULL,
 			     ms->css.rstat_cpu);
 	if (ms->parent)
-		__atomic_fetch_add(&ms->parent->nr_children, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&ms->parent->nr_children, 1, MSIM_RELAXED);
 	all_list_add(ms);
 	return ms;
 fail:
@@ -176,11 +139,11 @@ static int slot_of(struct msim__rstat *rs)
 
 static int rstat_css_alloc(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	struct msim__memcg_stats *ms;
 	int slot;
 
-	if (!rs || (slot = slot_of(rs)) < 0)
+	if (rs->detached || (slot = slot_of(rs)) < 0)
 		return -EINVAL;
 	ms = stats_alloc(rs, memcg);
 	if (!ms)
@@ -193,10 +156,10 @@ static int rstat_css_alloc(struct msim_memcg *memcg, void *priv)
 
 static void rstat_css_alloc_undo(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	void **slot;
 
-	if (!rs)
+	if (rs->detached)
 		return;
 	slot = msim_memcg_slot(memcg, rs->slot);
 	if (*slot)
@@ -218,8 +181,8 @@ static bool lock_available(struct msim__rstat *rs)
 /* kernel: css_release_work_fn(): css_rstat_flush(css) before ss->css_released. */
 static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
-	struct msim__memcg_stats *ms = rs ? *(void **)msim_memcg_slot(memcg, rs->slot) : NULL;
+	struct msim__rstat *rs = priv;
+	struct msim__memcg_stats *ms = rs->detached ? NULL : msim__stats_of(rs, memcg);
 
 	if (ms && lock_available(rs))
 		msim__memcg_stats_flush(ms);
@@ -228,7 +191,7 @@ static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 /* Exit and free ms if nothing blocks it; false if it must wait. */
 static bool try_exit(struct msim__memcg_stats *ms)
 {
-	if (__atomic_load_n(&ms->nr_children, __ATOMIC_RELAXED) > 0)
+	if (msim_quiet_load(&ms->nr_children, MSIM_RELAXED) > 0)
 		return false;
 	if (!lock_available(ms->rs))
 		return false;
@@ -243,12 +206,12 @@ static void exit_list_process(struct msim__rstat *rs)
 {
 	struct msim__memcg_stats *list, **pp, *ms;
 
-	if (!__atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED))
+	if (!msim_quiet_load(&rs->exit_list, MSIM_RELAXED))
 		return;
-	exit_lock(rs);
-	list = __atomic_load_n(&rs->exit_list, __ATOMIC_RELAXED);
-	__atomic_store_n(&rs->exit_list, NULL, __ATOMIC_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
+	list = msim_quiet_load(&rs->exit_list, MSIM_RELAXED);
+	msim_quiet_store(&rs->exit_list, NULL, MSIM_RELAXED);
+	msim_quiet_spin_unlock(&rs->list_lock);
 	/* list is newest first: reverse to try children before parents */
 	struct msim__memcg_stats *rev = NULL;
 	while (list) {
@@ -269,21 +232,21 @@ static void exit_list_process(struct msim__rstat *rs)
 	while (rev) {
 		ms = rev;
 		rev = ms->exit_next;
-		exit_lock(rs);
+		msim_quiet_spin_lock(&rs->list_lock);
 		ms->exit_next = rs->exit_list;
-		__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
-		exit_unlock(rs);
+		msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
+		msim_quiet_spin_unlock(&rs->list_lock);
 	}
 }
 
 /* kernel: css_free_rwork_fn() -> css_rstat_exit(), then __mem_cgroup_free(). */
 static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__rstat *rs = msim__rstat_peek(msim_memcg_host(memcg));
+	struct msim__rstat *rs = priv;
 	void **slot;
 	struct msim__memcg_stats *ms;
 
-	if (!rs)
+	if (rs->detached)
 		return;
 	slot = msim_memcg_slot(memcg, rs->slot);
 	ms = *slot;
@@ -296,10 +259,10 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		rs->root_ms = NULL;
 	if (try_exit(ms))
 		return;
-	exit_lock(rs);
+	msim_quiet_spin_lock(&rs->list_lock);
 	ms->exit_next = rs->exit_list;
-	__atomic_store_n(&rs->exit_list, ms, __ATOMIC_RELAXED);
-	exit_unlock(rs);
+	msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);
+	msim_quiet_spin_unlock(&rs->list_lock);
 }
 
 /*

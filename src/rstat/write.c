@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * write.c - the stat write paths and memcg_rstat_updated().
+ * write.c - memcg_rstat_updated() and the per-CPU writes of the stat write
+ * paths, on a memcg's stats (the entry points that find them, with the dying
+ * redirect, are write_entry.c's: reparent.c, which attach.c calls, writes
+ * through this file, so it never looks anything up).
  *
- * kernel: mm/memcontrol.c mod_memcg_state(), __mod_memcg_state(),
- * mod_memcg_lruvec_state(), __mod_memcg_lruvec_state(), mod_lruvec_state(),
- * lruvec_stat_mod_folio(), count_memcg_events(), memcg_rstat_updated();
- * mm/vmstat.c mod_node_page_state().
+ * kernel: mm/memcontrol.c __mod_memcg_state(), __mod_memcg_lruvec_state(),
+ * count_memcg_events()'s write, memcg_rstat_updated().
  *
  * Order (reference 1.3, 1.4), each step its own yield point: the per-CPU write;
  * the rstat enqueue; the walk up with 64-batching and the threshold test.
@@ -19,20 +20,15 @@
 
 #include "rstat_internal.h"
 
-static bool bad_item(enum msim_stat_item idx)
-{
-	return (unsigned int)idx >= MSIM_MEMCG_NR_STAT;
-}
-
 /*
  * this_cpu_xchg(statc->stats_updates, 0): a load and a store with a window
  * between them (a remote reset there is lost, R1).
  */
 static long pcpu_xchg_zero(long *slot)
 {
-	long old = msim__ld(slot, "rstat.update.batch_push");
+	long old = msim_read_once_at(slot, "rstat.update.batch_push");
 
-	msim__st(slot, 0, "this_cpu_rmw.store");
+	msim_write_once_at(slot, 0, "this_cpu_rmw.store");
 	return old;
 }
 
@@ -56,6 +52,9 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		msim__store_drain(ps);
 		return;
 	}
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+
 	MSIM__CTR(rs, updates);
 	msim__css_rstat_updated(&ms->css, cpu, ps);
 	if (msim__store_pending(ps)) {
@@ -70,8 +69,10 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 
 		statc = msim_per_cpu_ptr(statc_pcpu, cpu);
 		vs = statc->ms->vmstats;
+		yc.object = statc->ms->memcg;      /* the level walked */
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
-		if (msim__ld(&vs->stats_updates.counter, "rstat.update.level") > threshold) {
+		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
+		    threshold) {
 			if (!cont) {
 				MSIM__CTR(rs, walk_breaks);
 				break;
@@ -83,28 +84,14 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		if (n < rs->params.charge_batch)
 			continue;
 		n = pcpu_xchg_zero(&statc->stats_updates);
-		msim_yield("rstat.update.atomic_add");
-		__atomic_fetch_add(&vs->stats_updates.counter, n, __ATOMIC_SEQ_CST);
+		/* atomic_add(), kept sequentially consistent as the model always had it */
+		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
+				  "rstat.update.atomic_add");
 		MSIM__CTR(rs, batches);
 	}
+	yc.object = ms->memcg;
 	msim_yield("rstat.update.done");
-}
-
-void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int cpu)
-{
-	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
-
-	if (!ms || cpu >= ms->rs->nr_cpus)
-		return;
-	msim__memcg_rstat_updated(ms, val, cpu, NULL);
-}
-
-void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
-{
-	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
-
-	if (ms && cpu < ms->rs->nr_cpus)
-		msim__css_rstat_updated(&ms->css, cpu, NULL);
+	msim_yield_ctx_leave(prev);
 }
 
 /*
@@ -137,33 +124,6 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 	return 0;
 }
 
-int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val)
-{
-	struct msim__memcg_stats *ms;
-
-	if (bad_item(idx) || !(ms = msim__memcg_stats(memcg)))
-		return -EINVAL;
-	return msim__mod_memcg_state(ms, idx, val);
-}
-
-/* kernel: mod_memcg_state(): the dying redirect, then __mod_memcg_state(). */
-int msim_mod_memcg_state(struct msim_memcg *memcg, enum msim_stat_item idx, long val)
-{
-	struct msim_memcg *target;
-	struct msim__memcg_stats *ms;
-	bool locked;
-	int ret = -EINVAL;
-
-	if (bad_item(idx) || !msim__memcg_stats(memcg))
-		return -EINVAL;
-	target = msim_get_non_dying_memcg_start(memcg, &locked);
-	ms = msim__memcg_stats(target);
-	if (ms)
-		ret = msim__mod_memcg_state(ms, idx, val);
-	msim_get_non_dying_memcg_end(locked);
-	return ret;
-}
-
 /*
  * kernel: __mod_memcg_lruvec_state(pn, idx, val): the same index into the memcg
  * and the lruvec per-CPU arrays (node items come first), one rstat update.
@@ -181,97 +141,16 @@ int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 	return 0;
 }
 
-/* kernel: mod_memcg_lruvec_state(): the dying redirect, pn re-derived for the target. */
-int msim_mod_memcg_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val)
-{
-	struct msim_memcg *target;
-	struct msim__memcg_stats *ms;
-	bool locked;
-	int ret = -EINVAL;
-
-	if (!lruvec || !lruvec->ms || !msim_stat_item_is_node(idx) || !lruvec->ms->memcg)
-		return -EINVAL;
-	target = msim_get_non_dying_memcg_start(lruvec->ms->memcg, &locked);
-	ms = msim__memcg_stats(target);
-	if (ms)
-		ret = msim__mod_memcg_lruvec_state(ms, lruvec->nid, idx, val);
-	msim_get_non_dying_memcg_end(locked);
-	return ret;
-}
-
-/*
- * kernel: mod_node_page_state(). Simplification: one exact atomic counter per
- * (node, item) instead of vmstat's per-CPU diffs with thresholds, so node reads
- * are exact (the kernel's can lag by the per-CPU thresholds).
- */
-int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val)
-{
-	struct msim__rstat *rs = msim__rstat_get(m);
-
-	if (!rs || nid >= rs->nr_nodes || !msim_stat_item_is_node(idx))
-		return -EINVAL;
-	msim_yield("rstat.node_stat");
-	__atomic_fetch_add(&rs->node_stat[(size_t)nid * MSIM__NN + idx], val, __ATOMIC_RELAXED);
-	return 0;
-}
-
-/* kernel: mod_lruvec_state(): the node counter always, the memcg part if any. */
-int msim_mod_lruvec_state(struct msim_lruvec *lruvec, enum msim_stat_item idx, long val)
-{
-	int ret;
-
-	if (!lruvec || !msim_stat_item_is_node(idx))
-		return -EINVAL;
-	ret = msim_mod_node_page_state(lruvec->host, lruvec->nid, idx, val);
-	if (ret || !lruvec->ms)
-		return ret;
-	return msim_mod_memcg_lruvec_state(lruvec, idx, val);
-}
-
-/* kernel: lruvec_stat_mod_folio(): under RCU; no memcg means the node only. */
-int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
-			      enum msim_stat_item idx, long val)
-{
-	struct msim_lruvec *lruvec;
-	int ret;
-
-	if (!m || nid >= msim_nr_nodes(m) || !msim_stat_item_is_node(idx))
-		return -EINVAL;
-	msim_rcu_read_lock();
-	lruvec = msim_mem_cgroup_lruvec(m, memcg, nid);
-	ret = lruvec ? msim_mod_lruvec_state(lruvec, idx, val) : -EINVAL;
-	msim_rcu_read_unlock();
-	return ret;
-}
-
 /* kernel: count_memcg_events(): no unit conversion, no dying redirect. */
-int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count)
+int msim__count_memcg_events(struct msim__memcg_stats *ms, enum msim_memcg_event ev,
+			     long count)
 {
-	struct msim__memcg_stats *ms;
+	unsigned int cpu = msim_this_cpu();
 	struct msim__pending_store buf, *ps;
-	unsigned int cpu;
 
-	if ((unsigned int)ev >= MSIM_NR_MEMCG_EVENTS || !(ms = msim__memcg_stats(memcg)))
-		return -EINVAL;
-	cpu = msim_this_cpu();
 	ps = state_add(ms->rs, &buf, (long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
 	msim__memcg_rstat_updated(ms, count, cpu, ps);
 	return 0;
-}
-
-/* kernel: mem_cgroup_lruvec(memcg, pgdat). */
-struct msim_lruvec *msim_mem_cgroup_lruvec(struct msim *m, struct msim_memcg *memcg,
-					   unsigned int nid)
-{
-	struct msim__rstat *rs = msim__rstat_get(m);
-	struct msim__memcg_stats *ms;
-
-	if (!rs || nid >= rs->nr_nodes)
-		return NULL;
-	if (!memcg)
-		return &rs->node_lruvec[nid];
-	ms = msim__memcg_stats(memcg);
-	return ms ? &ms->lruvec[nid] : NULL;
 }
 
 struct msim_memcg *msim_lruvec_memcg(const struct msim_lruvec *lruvec)

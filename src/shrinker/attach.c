@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attach.c - the shrinker layer on a host: msim_shrinker_init() creates the
- * host's state (registry, layout, unit cache), sets up list_lru's, registers
- * the shrinker_info and deferred-count memcg hooks (info.c), and arranges the
- * teardown at msim_destroy().
+ * attach.c - the shrinker layer as the subsystem "shrinker": host_init creates
+ * the host's state (registry, layout, unit cache) and registers the
+ * shrinker_info and deferred-count memcg hooks (info.c) with it as their priv;
+ * host_fini frees it at msim_destroy(). list_lru is a subsystem of its own
+ * (list_lru.c), which needs this one; msim_shrinker_init() attaches both
+ * (init.c).
  *
  * kernel: the boot-time state of mm/shrinker.c (shrinker_idr, shrinker_mutex,
- * shrinker_list) and mm/list_lru.c (memcg_list_lrus); the unit cache of thread
- * 001's kernels.
+ * shrinker_list); the unit cache of thread 001's kernels.
  *
- * The top of src/shrinker: it calls info.c and list_lru.c; of them, only
- * info.c's msim__shr_host() calls back (attach on first use, until the
- * subsystem registry does it at msim_create()).
+ * It calls info.c and below, which take the state as an argument; the files
+ * that look it up (msim__shr_host, through msim_shrinker_subsys defined here)
+ * sit above it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,13 +20,10 @@
 
 #include "shrinker/internal.h"
 
-static struct msim__shr_host *shr_host_create(struct msim *m)
+static void shr_host_setup(struct msim__shr_host *h, struct msim *m)
 {
 	const struct msim_config *cfg = msim_config(m);
-	struct msim__shr_host *h = calloc(1, sizeof(*h));
 
-	if (!h)
-		return NULL;
 	h->m = m;
 	h->layout = cfg->variants.shrinker_info;
 	h->ops = msim__shr_layout_ops(h->layout);
@@ -43,19 +41,19 @@ static struct msim__shr_host *shr_host_create(struct msim *m)
 	if (h->ops->unit_cache)
 		h->unit_cache = msim_kmem_cache_create(m, "shrinker_info_unit",
 						       MSIM_SHRINKER_UNIT_BYTES);
-	return h;
 }
 
-static void shr_host_destroy(struct msim *m, void *arg)
+/*
+ * What host_init set up, freed; also on a failed attach. The memcg layer's
+ * teardown (after this one) still calls the hook sets: detached makes them
+ * return at once.
+ */
+static void shr_host_teardown(struct msim__shr_host *h)
 {
-	void **slot = msim_host_slot(m, MSIM_SLOT_SHRINKER);
-	struct msim__shr_host *h = *slot;
+	struct msim *m = h->m;
 	struct msim_memcg *memcg = NULL;
 	struct msim__shr_memcg *sm;
 
-	(void)arg;
-	if (!h)
-		return;
 	/* Let released memcgs reach css_free (our hook) while we are still here. */
 	for (int rounds = 0; rounds < 1000; rounds++) {
 		struct msim_memcg_counts cnt;
@@ -66,12 +64,12 @@ static void shr_host_destroy(struct msim *m, void *arg)
 		msim_rcu_barrier();
 	}
 	/* Free every memcg's info still around (root at least); hooks then find none. */
-	while ((memcg = msim_mem_cgroup_iter(h->root, memcg)) != NULL) {
+	while (h->memcg_slot >= 0 && (memcg = msim_mem_cgroup_iter(h->root, memcg)) != NULL) {
 		sm = msim__shr_memcg(h, memcg);
 		if (sm)
 			msim__shr_free_info_locked(h, memcg, sm);
 	}
-	*slot = NULL;
+	h->detached = true;
 	msim_idr_fini(&h->idr);
 	if (h->unit_cache)
 		msim_kmem_cache_destroy(m, h->unit_cache);
@@ -81,41 +79,79 @@ static void shr_host_destroy(struct msim *m, void *arg)
 	msim_lock_destroy(&h->mutex);
 	msim_lock_destroy(&h->info_lock);
 	pthread_mutex_destroy(&h->track_lock);
-	free(h);
 }
 
-int msim_shrinker_init(struct msim *m)
+/* The hook sets of the subsystem, each registered with the host state as priv. */
+static const struct msim_memcg_hooks *const shr_hooks[] = {
+	&msim__shr_info_hooks,         /* slot: h->memcg_slot */
+	&msim__shr_deferred_hooks,
+	NULL,
+};
+
+static int register_hooks(struct msim__shr_host *h)
 {
-	void **slot = msim_host_slot(m, MSIM_SLOT_SHRINKER);
-	struct msim_memcg_counts cnt;
-	struct msim__shr_host *h;
-	struct msim_memcg_hooks hooks;
+	for (unsigned int i = 0; shr_hooks[i]; i++) {
+		struct msim_memcg_hooks hooks = *shr_hooks[i];
+		int r;
+
+		hooks.priv = h;
+		r = msim_memcg_register_hooks(h->m, &hooks);
+		if (r < 0)
+			return r;
+		if (shr_hooks[i] != &msim__shr_info_hooks)
+			continue;
+		h->memcg_slot = r;
+		/* The root ran our css_online while the slot was unknown: publish its info. */
+		if (h->root_sm)
+			msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(h->root, r),
+					 h->root_sm, MSIM_RELEASE);
+	}
+	return 0;
+}
+
+static bool shrinker_enabled(const struct msim_config *cfg)
+{
+	return cfg->shrinker;
+}
+
+/* state: zeroed, sizeof(struct msim__shr_host). */
+static int shrinker_host_init(struct msim *m, void *state)
+{
+	struct msim__shr_host *h = state;
 	int r;
 
-	if (*slot)
-		return 0;
-	h = shr_host_create(m);
-	if (!h)
-		return -ENOMEM;
-	/* Root first, so that the memcg layer's destructor runs after ours. */
+	shr_host_setup(h, m);
+	/* Root first: alloc_shrinker_info runs on it when the hooks register. */
 	h->root = msim_root_mem_cgroup(m);
-	msim_memcg_counts(m, &cnt);
-	__atomic_store_n((struct msim__shr_host **)slot, h, __ATOMIC_RELEASE);
-	msim_host_on_destroy(m, shr_host_destroy, NULL);
-	msim__list_lru_host_init(m);
-	hooks = msim__shr_info_hooks;
-	hooks.priv = h;
-	r = msim_memcg_register_hooks(m, &hooks);
-	if (r < 0)
-		return r;
-	h->memcg_slot = r;
-	if (h->root_sm)
-		__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(h->root, r),
-				 h->root_sm, __ATOMIC_RELEASE);
-	hooks = msim__shr_deferred_hooks;
-	r = msim_memcg_register_hooks(m, &hooks);
-	if (r < 0)
-		return r;
-	/* Child memcgs made before us have no shrinker_info: say so. */
-	return cnt.online > 1 ? -EBUSY : 0;
+	r = h->root ? register_hooks(h) : -ENOMEM;
+	if (r)
+		shr_host_teardown(h);
+	return r;
+}
+
+static void shrinker_host_fini(struct msim *m, void *state)
+{
+	(void)m;
+	shr_host_teardown(state);
+}
+
+static const char *const shrinker_deps[] = { "memcg", NULL };
+
+struct msim_subsys msim_shrinker_subsys = {
+	.name = "shrinker",
+	.depends = shrinker_deps,
+	.enabled = shrinker_enabled,
+	.state_size = sizeof(struct msim__shr_host),
+	.host_init = shrinker_host_init,
+	.host_fini = shrinker_host_fini,
+	.memcg_hooks = shr_hooks,
+};
+
+/*
+ * Every shrinker entry point reaches msim_shrinker_subsys (msim__shr_host), so
+ * a program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void shrinker_register(void)
+{
+	msim_subsys_register(&msim_shrinker_subsys);
 }

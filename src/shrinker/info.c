@@ -12,9 +12,10 @@
  * xchg_nr_deferred / add_nr_deferred (the slot), and thread 001's
  * shrinker_unit_install.
  *
- * list_lru.c, registry.c and shrink_slab.c call it; it calls none of them
- * (the offline hook that reparents the deferred counts is its own). Its one
- * call up is msim__shr_host()'s attach on first use (see there).
+ * attach.c (the subsystem) and the files above it call it; it calls none of
+ * them (the offline hook that reparents the deferred counts is its own). It
+ * works on the host state it is given, or its hooks' priv, and never looks it
+ * up: the entry points that take a memcg or a host are info_entry.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,13 +40,6 @@ const struct msim__info_ops *msim__shr_layout_ops(enum msim_shrinker_info_layout
 	}
 }
 
-enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m)
-{
-	struct msim__shr_host *h = msim__shr_host(m);
-
-	return h ? h->layout : msim_config(m)->variants.shrinker_info;
-}
-
 const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l)
 {
 	return msim__shr_layout_ops(l)->name;
@@ -56,42 +50,15 @@ bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l)
 	return msim__shr_layout_ops(l)->on_demand;
 }
 
-/* ---- lookups ---- */
-
-/*
- * The host's state, attaching the shrinker layer on first use: the one call
- * up in src/shrinker (msim_shrinker_init, attach.c), until the subsystem
- * registry attaches it at msim_create() (issue 7 item 1).
- */
-struct msim__shr_host *msim__shr_host(struct msim *m)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_SHRINKER);
-	struct msim__shr_host *h = __atomic_load_n((struct msim__shr_host **)slot,
-						   __ATOMIC_ACQUIRE);
-
-	if (h)
-		return h;
-	return msim_shrinker_init(m) == 0 || *slot ? *slot : NULL;
-}
+/* ---- a memcg's info on the host state ---- */
 
 struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg)
 {
 	if (!h || !memcg || h->memcg_slot < 0)
 		return NULL;
-	return __atomic_load_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
-			       __ATOMIC_ACQUIRE);
-}
-
-static struct msim__shr_memcg *memcg_data(struct msim_memcg *memcg, struct msim__shr_host **hp)
-{
-	struct msim__shr_host *h;
-
-	if (!memcg)
-		return NULL;
-	h = msim__shr_host(msim_memcg_host(memcg));
-	if (hp)
-		*hp = h;
-	return msim__shr_memcg(h, memcg);
+	/* No yield: the info is published at online, before any user can reach memcg. */
+	return msim_quiet_load((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+			       MSIM_ACQUIRE);
 }
 
 /* A node id beyond sm's is a caller's bug: counted as misuse. */
@@ -111,8 +78,8 @@ void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *mem
 {
 	unsigned int nid;
 
-	__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
-			 __ATOMIC_RELEASE);
+	msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
+			 MSIM_RELEASE);
 	for (nid = 0; nid < sm->nr_nodes; nid++)
 		h->ops->free_node(h, sm, nid);
 	free(sm);
@@ -143,8 +110,8 @@ static int shr_css_online(struct msim_memcg *memcg, void *priv)
 	} else if (h->memcg_slot < 0) {
 		h->root_sm = sm; /* root, during our registration: slot not known yet */
 	} else {
-		__atomic_store_n((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
-				 sm, __ATOMIC_RELEASE);
+		msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot),
+				 sm, MSIM_RELEASE);
 	}
 	msim_mutex_unlock(&h->mutex);
 	return r;
@@ -153,13 +120,11 @@ static int shr_css_online(struct msim_memcg *memcg, void *priv)
 /* kernel: mm/shrinker.c free_shrinker_info() (from mem_cgroup_css_free) */
 static void shr_css_free(struct msim_memcg *memcg, void *priv)
 {
-	/* priv may be gone at host teardown: reach our state through the host slot. */
-	struct msim *m = msim_memcg_host(memcg);
-	struct msim__shr_host *h = *msim_host_slot(m, MSIM_SLOT_SHRINKER);
+	/* The memcg layer's teardown comes after ours: then every info is gone already. */
+	struct msim__shr_host *h = priv;
 	struct msim__shr_memcg *sm;
 
-	(void)priv;
-	if (!h)
+	if (h->detached)
 		return;
 	msim_mutex_lock(&h->mutex);
 	sm = msim__shr_memcg(h, memcg);
@@ -209,53 +174,16 @@ int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id)
 		}
 	}
 done:
-	__atomic_store_n(&h->nr_max, new_nr_max, __ATOMIC_RELEASE);
+	/* shrinker_nr_max, under the mutex (msim__nr_max_read() says why no yield) */
+	msim_quiet_store(&h->nr_max, new_nr_max, MSIM_RELEASE);
 	msim__stat_inc(&h->expansions);
 	return 0;
 }
 
-/* ---- bits and units ---- */
+/* ---- walking the units ---- */
 
-/* kernel: mm/shrinker.c set_shrinker_bit() */
-void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm;
-	struct msim__unit *unit;
-
-	if (id < 0 || !memcg || msim_mem_cgroup_is_root(memcg))
-		return;
-	sm = memcg_data(memcg, &h);
-	if (!sm || msim__shr_bad_nid(sm, nid))
-		return;
-	msim_rcu_read_lock();
-	unit = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(id));
-	if (unit) {
-		msim_smp_mb(); /* smp_mb__before_atomic: the list add is visible first */
-		msim_set_bit(MSIM__UNIT_OFFSET(id), unit->map);
-	}
-	msim_rcu_read_unlock();
-}
-
-/* thread 001: the unit is installed with the memcg's first list on the lru. */
-int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm;
-
-	if (id < 0 || !memcg || msim_mem_cgroup_is_root(memcg))
-		return 0;
-	sm = memcg_data(memcg, &h);
-	if (!sm || !h->ops->on_demand)
-		return 0;
-	if (msim__shr_bad_nid(sm, nid) || id >= msim__nr_max_read(h))
-		return -EINVAL;
-	return h->ops->install(h, sm, nid, MSIM__UNIT_INDEX(id));
-}
-
-/* The next present unit at or after *index (RCU held), skipping holes. */
-static struct msim__unit *next_present(struct msim__shr_host *h, struct msim__shr_memcg *sm,
-				       unsigned int nid, unsigned long *index)
+struct msim__unit *msim__shr_next_present(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+					  unsigned int nid, unsigned long *index)
 {
 	struct msim__unit *u;
 
@@ -279,88 +207,7 @@ struct msim__unit *msim__shr_next_unit(struct msim__shr_host *h, struct msim__sh
 	return unit;
 }
 
-static struct msim__unit *unit_of(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
-	struct msim__unit *u;
-
-	if (!sm || id < 0 || nid >= sm->nr_nodes)
-		return NULL;
-	msim_rcu_read_lock();
-	u = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(id));
-	msim_rcu_read_unlock();
-	return u; /* units live as long as the memcg */
-}
-
-bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	struct msim__unit *u = unit_of(memcg, nid, id);
-
-	return u && msim_test_bit(MSIM__UNIT_OFFSET(id), u->map);
-}
-
-bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	return unit_of(memcg, nid, id) != NULL;
-}
-
-unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid)
-{
-	struct msim__shr_memcg *sm = memcg_data(memcg, NULL);
-
-	if (!sm || nid >= sm->nr_nodes)
-		return 0;
-	return __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
-}
-
-size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max)
-{
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
-	unsigned long index = 0, w;
-	struct msim__unit *u;
-	size_t n = 0;
-
-	if (!sm || nid >= sm->nr_nodes)
-		return 0;
-	msim_rcu_read_lock();
-	while ((u = next_present(h, sm, nid, &index)) != NULL) {
-		w = __atomic_load_n(&u->map[0], __ATOMIC_RELAXED);
-		while (w && n < max) {
-			ids[n++] = (int)(index * MSIM_SHRINKER_UNIT_BITS) + __builtin_ctzl(w);
-			w &= w - 1;
-		}
-		index++;
-	}
-	msim_rcu_read_unlock();
-	return n;
-}
-
-void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out)
-{
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm = memcg_data(memcg, &h);
-	unsigned int nid;
-
-	memset(out, 0, sizeof(*out));
-	if (!sm)
-		return;
-	for (nid = 0; nid < sm->nr_nodes; nid++) {
-		out->container += h->ops->container_bytes(h, sm, nid);
-		out->nr_units += __atomic_load_n(&sm->pn[nid].nr_units, __ATOMIC_RELAXED);
-	}
-	out->units = msim__unit_bytes(h, out->nr_units);
-}
-
 /* ---- deferred counts ---- */
-
-long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id)
-{
-	struct msim__unit *u = unit_of(memcg, nid, id);
-
-	return u ? msim_atomic_long_read(&u->nr_deferred[MSIM__UNIT_OFFSET(id)]) : 0;
-}
 
 long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid)
 {
@@ -372,36 +219,13 @@ long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid)
 }
 
 /*
- * kernel: the slot xchg_nr_deferred() / add_nr_deferred() work on: the memcg's
- * unit (memcg-aware shrinkers) or the shrinker's own per-node array.
- */
-msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
-					     struct msim_shrinker *s, struct msim__unit **unit)
-{
-	unsigned int nid = (s->flags & MSIM_SHRINKER_NUMA_AWARE) ? sc->nid : 0;
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm;
-
-	if (!(s->flags & MSIM_SHRINKER_MEMCG_AWARE))
-		return s->nr_deferred ? &s->nr_deferred[nid] : NULL;
-	sm = memcg_data(sc->memcg, &h);
-	if (!sm || nid >= sm->nr_nodes)
-		return NULL;
-	msim_rcu_read_lock();
-	*unit = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(s->id));
-	msim_rcu_read_unlock();
-	return *unit ? &(*unit)->nr_deferred[MSIM__UNIT_OFFSET(s->id)] : NULL;
-}
-
-/*
  * kernel: mm/shrinker.c reparent_shrinker_deferred(), from offline under
  * shrinker_mutex: the child's counts are read and added to the parent's, not
  * zeroed. A shrink in flight adds to the child after this read: lost (S4).
  */
-void msim_reparent_shrinker_deferred(struct msim_memcg *memcg)
+void msim__reparent_shrinker_deferred(struct msim__shr_host *h, struct msim_memcg *memcg)
 {
-	struct msim__shr_host *h;
-	struct msim__shr_memcg *sm = memcg_data(memcg, &h), *psm;
+	struct msim__shr_memcg *sm = msim__shr_memcg(h, memcg), *psm;
 	struct msim_memcg *parent = msim_parent_mem_cgroup(memcg);
 	struct msim__unit *cu, *pu;
 	unsigned long index;
@@ -419,7 +243,7 @@ void msim_reparent_shrinker_deferred(struct msim_memcg *memcg)
 	for (nid = 0; nid < sm->nr_nodes; nid++) {
 		for (index = 0;; index++) {
 			msim_rcu_read_lock();
-			cu = next_present(h, sm, nid, &index);
+			cu = msim__shr_next_present(h, sm, nid, &index);
 			pu = cu ? h->ops->unit(h, psm, nid, index) : NULL;
 			msim_rcu_read_unlock();
 			if (!cu)
@@ -442,12 +266,11 @@ void msim_reparent_shrinker_deferred(struct msim_memcg *memcg)
 	msim_mutex_unlock(&h->mutex);
 }
 
-/* ---- the memcg hook sets (msim_shrinker_init registers them) ---- */
+/* ---- the memcg hook sets (attach.c registers them, priv: the host state) ---- */
 
 static void shr_css_offline(struct msim_memcg *memcg, void *priv)
 {
-	(void)priv;
-	msim_reparent_shrinker_deferred(memcg);
+	msim__reparent_shrinker_deferred(priv, memcg);
 }
 
 const struct msim_memcg_hooks msim__shr_info_hooks = {

@@ -44,7 +44,7 @@ static int units_fill(struct msim__shr_host *h, struct msim__shr_pn *pn,
 		info->unit[i] = msim__unit_alloc(h);
 		if (!info->unit[i])
 			return -ENOMEM;
-		__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	}
 	return 0;
 }
@@ -109,8 +109,9 @@ int msim__array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm
 	old_units = msim__info_units(old);
 	if (lock)
 		msim_spin_lock(&h->info_lock);
+	/* The kernel's memcpy: no yield per unit; the lost-install window is the point below. */
 	for (i = 0; i < old_units; i++)
-		new->unit[i] = __atomic_load_n(&old->unit[i], __ATOMIC_ACQUIRE);
+		new->unit[i] = msim_quiet_load(&old->unit[i], MSIM_ACQUIRE);
 	/* Window: an install into old after this copy is lost without the lock. */
 	msim_yield("shrinker.expand.copied");
 	r = upfront(h, sm) ? units_fill(h, pn, new, old_units, msim__info_units(new)) : 0;
@@ -152,14 +153,15 @@ struct msim__unit *msim__array_next_unit(struct msim__shr_host *h, struct msim__
 
 	if (!info || *index >= msim__info_units(info))
 		return NULL;
-	u = __atomic_load_n(&info->unit[*index], __ATOMIC_ACQUIRE);
+	/* No yield of its own: the rcu_dereference of info just above is the window. */
+	u = msim_quiet_load(&info->unit[*index], MSIM_ACQUIRE);
 	return u ? u : MSIM__UNIT_HOLE;
 }
 
 uint64_t msim__array_container_bytes(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 				     unsigned int nid)
 {
-	struct msim__info_array *info = __atomic_load_n(&sm->pn[nid].info, __ATOMIC_ACQUIRE);
+	struct msim__info_array *info = msim_quiet_load(&sm->pn[nid].info, MSIM_ACQUIRE);
 
 	return info ? msim_kmalloc_size(msim__info_array_size(info->map_nr_max)) : 0;
 }

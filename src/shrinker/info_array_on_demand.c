@@ -28,7 +28,7 @@ static void free_lost_installs(struct msim__shr_host *h, struct msim__shr_pn *pn
 
 		if (info && r->index < msim__info_units(info) && info->unit[r->index] == r->unit)
 			continue;
-		__atomic_fetch_add(&h->units_lost, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&h->units_lost, 1, MSIM_RELAXED);
 		msim__unit_free(h, r->unit);
 	}
 	free(pn->track);
@@ -87,9 +87,8 @@ static int array_install(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 	if (!info || index >= msim__info_units(info)) {
 		r = -EINVAL;
 	} else {
-		msim_yield("shrinker.install.store");
-		installed = __atomic_compare_exchange_n(&info->unit[index], &expect, u, false,
-							__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		installed = msim_try_cmpxchg_at(&info->unit[index], &expect, u, MSIM_RELEASE,
+						MSIM_RELAXED, "shrinker.install.store");
 	}
 	msim_rcu_read_unlock();
 	if (h->install_lock)
@@ -98,7 +97,7 @@ static int array_install(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 		msim__unit_free(h, u);
 		return r;
 	}
-	__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	msim__stat_inc(&h->units_installed);
 	if (!h->install_lock)
 		track_install(h, pn, index, u);

@@ -33,7 +33,7 @@ static int xa_fill(struct msim__shr_host *h, struct msim__shr_pn *pn, unsigned l
 			msim__unit_free(h, u);
 			return err;
 		}
-		__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	}
 	return 0;
 }
@@ -114,7 +114,7 @@ static int xa_install(struct msim__shr_host *h, struct msim__shr_memcg *sm, unsi
 		msim__unit_free(h, u);
 		return r == -EBUSY ? 0 : r;
 	}
-	__atomic_fetch_add(&pn->nr_units, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&pn->nr_units, 1, MSIM_RELAXED);
 	msim__stat_inc(&h->units_installed);
 	return 0;
 }

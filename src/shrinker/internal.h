@@ -3,11 +3,16 @@
  * internal.h - state shared by the files of src/shrinker. Bottom up (each file
  * calls only files before it): misuse.c, unit.c, the layouts (info_array.c,
  * info_array_unit_cache.c, info_array_on_demand.c, info_xarray.c), info.c
- * (shrinker_info: bits, units, deferred counts), registry.c, list_lru.c,
- * shrink_slab.c, superblock.c, attach.c (msim_shrinker_init).
+ * (shrinker_info: bits, units, deferred counts, on the host state it is given),
+ * attach.c (the subsystem "shrinker"), info_entry.c (info.c's entry points,
+ * which look the host state up), registry.c, list_lru.c (the subsystem
+ * "list_lru"), shrink_slab.c, superblock.c, init.c (msim_shrinker_init).
+ * attach.c calls only info.c and below, which never look the state up, so the
+ * lookups above it (msim__shr_host) close no circle.
  *
- * Per host (MSIM_SLOT_SHRINKER): the registry (shrinker_mutex, idr, shrinker_list,
- * shrinker_nr_max), the chosen shrinker_info layout and its ops, the unit cache.
+ * Per host (the state of msim_shrinker_subsys): the registry (shrinker_mutex,
+ * idr, shrinker_list, shrinker_nr_max), the chosen shrinker_info layout and its
+ * ops, the unit cache.
  * Per memcg (a memcg hook slot): struct msim__shr_memcg, one struct msim__shr_pn
  * per node standing for mem_cgroup_per_node's shrinker_info pointer (array
  * layouts) or its xarray (xarray layout).
@@ -120,6 +125,7 @@ extern const struct msim__info_ops msim__info_xarray_ops;
 
 struct msim__shr_host {
 	struct msim *m;
+	bool detached;                   /* host_fini ran: the hooks find nothing (driver only) */
 	enum msim_shrinker_info_layout layout;
 	const struct msim__info_ops *ops;
 	bool recount;                    /* shrinker-recount=on */
@@ -174,12 +180,16 @@ uint64_t msim__shrinker_misuse_count(void);
 
 static inline void msim__stat_inc(uint64_t *c)
 {
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(c, 1, MSIM_RELAXED);
 }
 
+/*
+ * shrinker_nr_max. No yield: it grows under the shrinker mutex before a new id
+ * is handed out, so no race of the model turns on when a reader sees it.
+ */
 static inline int msim__nr_max_read(struct msim__shr_host *h)
 {
-	return __atomic_load_n(&h->nr_max, __ATOMIC_ACQUIRE);
+	return msim_quiet_load(&h->nr_max, MSIM_ACQUIRE);
 }
 
 #define MSIM__UNIT_HOLE ((struct msim__unit *)1)
@@ -188,12 +198,19 @@ static inline int msim__nr_max_read(struct msim__shr_host *h)
 #define MSIM__UNIT_OFFSET(id) ((unsigned int)(id) % MSIM_SHRINKER_UNIT_BITS)
 
 /*
- * info.c: shrinker_info. msim__shr_host() is the host's state, set up on first
- * use (NULL only on allocation failure); msim__shr_memcg() a memcg's, or NULL
- * (not yet online, freed, or no shrinker state).
+ * attach.c: the host's shrinker state, or NULL (no shrinker subsystem): a plain
+ * load, never an attach. For the files above attach.c only.
+ */
+static inline struct msim__shr_host *msim__shr_host(struct msim *m)
+{
+	return m ? (struct msim__shr_host *)msim_subsys_state(m, &msim_shrinker_subsys) : NULL;
+}
+
+/*
+ * info.c: shrinker_info on the host state h. msim__shr_memcg() is a memcg's, or
+ * NULL (not yet online, freed, or no shrinker state).
  */
 const struct msim__info_ops *msim__shr_layout_ops(enum msim_shrinker_info_layout l);
-struct msim__shr_host *msim__shr_host(struct msim *m);
 struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg);
 bool msim__shr_bad_nid(struct msim__shr_memcg *sm, unsigned int nid);
 /* shrinker_mutex held */
@@ -202,12 +219,16 @@ void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *mem
 int msim__expand_shrinker_info(struct msim__shr_host *h, int new_id);
 struct msim__unit *msim__shr_next_unit(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 				       unsigned int nid, unsigned long *index);
-msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
-					     struct msim_shrinker *s, struct msim__unit **unit);
+/* The next present unit at or after *index, skipping holes (RCU held). */
+struct msim__unit *msim__shr_next_present(struct msim__shr_host *h, struct msim__shr_memcg *sm,
+					  unsigned int nid, unsigned long *index);
+void msim__reparent_shrinker_deferred(struct msim__shr_host *h, struct msim_memcg *memcg);
+/* The hook sets attach.c registers, with the host state as their priv. */
 extern const struct msim_memcg_hooks msim__shr_info_hooks;
 extern const struct msim_memcg_hooks msim__shr_deferred_hooks;
 
-/* list_lru.c: list_lru's host state and its offline (reparenting) hook. */
-void msim__list_lru_host_init(struct msim *m);
+/* info_entry.c: the deferred-count slot of a shrink (memcg-aware: the memcg's unit). */
+msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
+					     struct msim_shrinker *s, struct msim__unit **unit);
 
 #endif /* MSIM_SHRINKER_INTERNAL_H */

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * list_lru.c - the memcg-aware list_lru (kernel: mm/list_lru.c, reference 2.8).
+ * list_lru.c - the memcg-aware list_lru (kernel: mm/list_lru.c, reference 2.8),
+ * and the subsystem "list_lru": the host's list of memcg-aware lrus
+ * (memcg_list_lrus, list_lrus_mutex) and the offline hook that reparents their
+ * per-memcg lists. It needs the shrinker subsystem (the first item of a memcg's
+ * list sets a shrinker bit); msim_create() attaches both when the configuration
+ * sets shrinker, msim_shrinker_init() by hand (init.c).
  *
  * Simplifications (docs/shrinker.md):
  *  - the list_lru_memcg is a host allocation bigger than the kernel's (our lock
@@ -65,7 +70,7 @@ static void init_one_lru(struct msim_list_lru_one *l)
 {
 	msim_init_list_head(&l->list);
 	l->nr_items = 0;
-	msim_lock_init(&l->lock, "list_lru_one");
+	msim_spin_lock_init(&l->lock, "list_lru_one");
 }
 
 static bool lru_ok(struct msim_list_lru *lru, unsigned int nid)
@@ -83,22 +88,10 @@ static bool lru_ok(struct msim_list_lru *lru, unsigned int nid)
 
 /* ---- host state and the offline hook ---- */
 
+/* The host's list_lru state, or NULL (no list_lru subsystem): a plain load. */
 static struct msim__lru_host *lru_host(struct msim *m)
 {
-	return *msim_host_slot(m, MSIM_SLOT_LIST_LRU);
-}
-
-static void lru_host_destroy(struct msim *m, void *arg)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_LIST_LRU);
-	struct msim__lru_host *lh = *slot;
-
-	(void)arg;
-	if (!lh)
-		return;
-	*slot = NULL;
-	msim_lock_destroy(&lh->mutex);
-	free(lh);
+	return m ? msim_subsys_state(m, &msim_list_lru_subsys) : NULL;
 }
 
 static void mlru_free_rcu(struct msim_rcu_head *head)
@@ -156,15 +149,14 @@ static void reparent_one(struct msim_list_lru *lru, unsigned int nid,
 /* kernel: mm/list_lru.c memcg_reparent_list_lrus() (offline step 4) */
 static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 {
-	struct msim__lru_host *lh = lru_host(msim_memcg_host(memcg));
+	struct msim__lru_host *lh = priv;
 	struct msim_memcg *parent = msim_parent_mem_cgroup(memcg);
 	int idx = msim_memcg_kmemcg_id(memcg);
 	struct msim_list_lru *lru;
 	struct msim__mlru *mlru;
 	unsigned int nid;
 
-	(void)priv;
-	if (!lh || idx < 0 || !parent)
+	if (idx < 0 || !parent)
 		return;
 	msim_mutex_lock(&lh->mutex);
 	for (lru = lh->head.lnext; lru != &lh->head; lru = lru->lnext) {
@@ -182,28 +174,68 @@ static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 	msim_mutex_unlock(&lh->mutex);
 }
 
+/* ---- the subsystem ---- */
+
 static const struct msim_memcg_hooks lru_hooks = {
 	.name = "list_lru",
 	.order = MSIM_HOOK_ORDER_KMEM_LIST_LRU,
 	.css_offline = lru_css_offline,
 };
 
-void msim__list_lru_host_init(struct msim *m)
-{
-	void **slot = msim_host_slot(m, MSIM_SLOT_LIST_LRU);
-	struct msim__lru_host *lh;
+static const struct msim_memcg_hooks *const lru_hook_sets[] = { &lru_hooks, NULL };
 
-	if (*slot)
-		return;
-	lh = calloc(1, sizeof(*lh));
-	if (!lh)
-		return;
+static bool list_lru_enabled(const struct msim_config *cfg)
+{
+	return cfg->shrinker;
+}
+
+/* state: zeroed, sizeof(struct msim__lru_host); the hook set gets it as priv. */
+static int list_lru_host_init(struct msim *m, void *state)
+{
+	struct msim__lru_host *lh = state;
+	struct msim_memcg_hooks hooks = lru_hooks;
+	int r;
+
 	lh->m = m;
 	msim_lock_init(&lh->mutex, "list_lrus_mutex");
 	lh->head.lnext = lh->head.lprev = &lh->head;
-	*slot = lh;
-	msim_host_on_destroy(m, lru_host_destroy, NULL);
-	msim_memcg_register_hooks(m, &lru_hooks);
+	hooks.priv = lh;
+	r = msim_memcg_register_hooks(m, &hooks);
+	if (r < 0) {
+		msim_lock_destroy(&lh->mutex);
+		return r;
+	}
+	return 0;
+}
+
+/* Offline hooks never run at teardown: the hook set has nothing left to do. */
+static void list_lru_host_fini(struct msim *m, void *state)
+{
+	struct msim__lru_host *lh = state;
+
+	(void)m;
+	msim_lock_destroy(&lh->mutex);
+}
+
+static const char *const list_lru_deps[] = { "memcg", "shrinker", NULL };
+
+struct msim_subsys msim_list_lru_subsys = {
+	.name = "list_lru",
+	.depends = list_lru_deps,
+	.enabled = list_lru_enabled,
+	.state_size = sizeof(struct msim__lru_host),
+	.host_init = list_lru_host_init,
+	.host_fini = list_lru_host_fini,
+	.memcg_hooks = lru_hook_sets,
+};
+
+/*
+ * The list_lru entry points reach msim_list_lru_subsys (lru_host), so a program
+ * that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void list_lru_register(void)
+{
+	msim_subsys_register(&msim_list_lru_subsys);
 }
 
 /* ---- init / destroy ---- */
@@ -221,9 +253,9 @@ int msim_list_lru_init(struct msim *m, struct msim_list_lru *lru, bool memcg_awa
 		msim__shrinker_misuse("list_lru initialised twice");
 		return -EBUSY;
 	}
-	if (!msim__shr_host(m))
-		return -ENOMEM;
 	lh = lru_host(m);
+	if (!lh)
+		return -EINVAL; /* no list_lru subsystem on m (nothing attaches it here) */
 	memset(lru, 0, sizeof(*lru));
 	lru->host = m;
 	lru->nr_nodes = msim_nr_nodes(m);
@@ -642,7 +674,7 @@ unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len)
 			if (!memcg || !msim_mem_cgroup_online(memcg))
 				continue;
 			for (nid = 0; nid < mlru->nr_nodes; nid++) {
-				n = __atomic_load_n(&mlru->node[nid].nr_items, __ATOMIC_RELAXED);
+				n = msim_quiet_load(&mlru->node[nid].nr_items, MSIM_RELAXED);
 				if (n <= 0 || msim_shrinker_test_bit(memcg, nid, lru->shrinker_id))
 					continue;
 				if (!bad++ && why)

@@ -13,7 +13,7 @@ static uint64_t misuse_count;
 
 void msim__shrinker_misuse(const char *what)
 {
-	uint64_t n = __atomic_add_fetch(&misuse_count, 1, __ATOMIC_RELAXED);
+	uint64_t n = msim_quiet_add_return(&misuse_count, 1, MSIM_RELAXED);
 
 	if (n <= 8 && getenv("MSIM_QUIET_MISUSE") == NULL)
 		fprintf(stderr, "memcgsim: shrinker misuse: %s\n", what);
@@ -21,5 +21,5 @@ void msim__shrinker_misuse(const char *what)
 
 uint64_t msim__shrinker_misuse_count(void)
 {
-	return __atomic_load_n(&misuse_count, __ATOMIC_RELAXED);
+	return msim_quiet_load(&misuse_count, MSIM_RELAXED);
 }

@@ -215,9 +215,8 @@ int msim_shrinker_register(struct msim_shrinker *s)
 	s->flags |= MSIM_SHRINKER_REGISTERED;
 	msim_mutex_unlock(&h->mutex);
 	/* init_completion + refcount_set: only now can try_get succeed. */
-	msim_yield("shrinker_register.refcount_set");
 	/* release: a try_get that succeeds sees the callbacks set before register */
-	__atomic_store_n(&s->refcount.counter, 1, __ATOMIC_RELEASE);
+	msim_store_at(&s->refcount.counter, 1, MSIM_RELEASE, "shrinker_register.refcount_set");
 	msim__stat_inc(&h->registered);
 	return 0;
 }
@@ -268,10 +267,10 @@ int msim_shrinker_free(struct msim_shrinker *s)
 		msim_shrinker_put(s);
 		/* wait_for_completion(&done): in-flight shrinks hold references. */
 		for (;;) { /* acquire: the users' last accesses happen before ours */
-			msim_yield("shrinker_free.wait_done");
-			if (__atomic_load_n(&s->refcount.counter, __ATOMIC_ACQUIRE) == 0)
+			if (msim_load_at(&s->refcount.counter, MSIM_ACQUIRE,
+					 "shrinker_free.wait_done") == 0)
 				break;
-			if (!msim__det_active)
+			if (!msim_yield_det_active)
 				sched_yield();
 		}
 	}
@@ -281,14 +280,14 @@ int msim_shrinker_free(struct msim_shrinker *s)
 		msim_rcu_assign_pointer((void **)&s->prev->next, s->next);
 		s->next->prev = s->prev;
 		s->flags &= ~MSIM_SHRINKER_REGISTERED;
-		__atomic_fetch_sub(&h->registered, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_sub(&h->registered, 1, MSIM_RELAXED);
 	}
 	if ((s->flags & MSIM_SHRINKER_MEMCG_AWARE) && s->id >= 0) {
 		msim_yield("shrinker_free.idr_remove"); /* S3: bits of s->id stay set */
 		msim_idr_remove(&h->idr, (unsigned long)s->id);
 	}
 	msim_mutex_unlock(&h->mutex);
-	__atomic_fetch_sub(&h->allocated, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_sub(&h->allocated, 1, MSIM_RELAXED);
 	msim_call_rcu(&s->rcu, shrinker_free_rcu_cb);
 	return 0;
 }
@@ -303,7 +302,7 @@ void msim_shrinker_stats(struct msim *m, struct msim_shrinker_stats *out)
 	out->misuse = msim__shrinker_misuse_count();
 	if (!h)
 		return;
-#define LD(x) __atomic_load_n(&h->x, __ATOMIC_RELAXED)
+#define LD(x) msim_quiet_load(&h->x, MSIM_RELAXED)
 	out->registered = LD(registered);
 	out->allocated = LD(allocated);
 	out->expansions = LD(expansions);

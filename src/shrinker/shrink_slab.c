@@ -38,7 +38,7 @@ static unsigned long scan_batches(struct msim__shr_host *h, struct msim_shrink_c
 
 		sc->nr_to_scan = nr_to_scan;
 		sc->nr_scanned = nr_to_scan;
-		__atomic_fetch_add(&s->scan_calls, 1, __ATOMIC_RELAXED);
+		msim_quiet_fetch_add(&s->scan_calls, 1, MSIM_RELAXED);
 		msim__stat_inc(&h->scan_calls);
 		ret = s->scan_objects(s, sc);
 		if (ret == MSIM_SHRINK_STOP)
@@ -62,7 +62,7 @@ unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_sh
 	msim_atomic_long_t *slot;
 	long nr, delta, next_deferred;
 
-	__atomic_fetch_add(&s->count_calls, 1, __ATOMIC_RELAXED);
+	msim_quiet_fetch_add(&s->count_calls, 1, MSIM_RELAXED);
 	msim__stat_inc(&h->count_calls);
 	freeable = s->count_objects(s, sc);
 	if (freeable == 0 || freeable == MSIM_SHRINK_EMPTY)
@@ -185,8 +185,8 @@ unsigned long msim_shrink_slab_memcg(struct msim *m, unsigned int nid, struct ms
 			continue;
 		}
 		for (offset = 0; offset < MSIM_SHRINKER_UNIT_BITS; offset++) {
-			msim_yield("shrink_slab_memcg.find_bit");
-			w = __atomic_load_n(&unit->map[0], __ATOMIC_ACQUIRE) & (~0UL << offset);
+			w = msim_load_at(&unit->map[0], MSIM_ACQUIRE, "shrink_slab_memcg.find_bit") &
+			    (~0UL << offset);
 			if (!w)
 				break;
 			offset = (unsigned int)__builtin_ctzl(w);

@@ -36,17 +36,18 @@ struct msim_super_block {
 static const size_t obj_size[2] = { 192, 768 };
 static const char *const obj_cache_name[2] = { "dentry", "shmem_inode_cache" };
 
+/* The object caches of the test superblocks, created once on first use. */
 static struct msim_kmem_cache *obj_cache(struct msim__shr_host *h, int kind)
 {
-	struct msim_kmem_cache *c = __atomic_load_n(&h->obj_cache[kind], __ATOMIC_ACQUIRE);
+	struct msim_kmem_cache *c = msim_quiet_load(&h->obj_cache[kind], MSIM_ACQUIRE);
 
 	if (c)
 		return c;
 	msim_mutex_lock(&h->mutex);
 	if (!h->obj_cache[kind])
-		__atomic_store_n(&h->obj_cache[kind],
+		msim_quiet_store(&h->obj_cache[kind],
 				 msim_kmem_cache_create(h->m, obj_cache_name[kind], obj_size[kind]),
-				 __ATOMIC_RELEASE);
+				 MSIM_RELEASE);
 	msim_mutex_unlock(&h->mutex);
 	return h->obj_cache[kind];
 }
@@ -255,7 +256,7 @@ unsigned long msim_sb_free_objects(struct msim_super_block *sb, struct msim_memc
 
 unsigned long msim_sb_nr_objects(const struct msim_super_block *sb)
 {
-	long n = sb ? __atomic_load_n(&sb->nr_objects.counter, __ATOMIC_RELAXED) : 0;
+	long n = sb ? msim_quiet_load(&sb->nr_objects.counter, MSIM_RELAXED) : 0;  /* a report */
 
 	return n > 0 ? (unsigned long)n : 0;
 }

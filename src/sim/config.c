@@ -24,6 +24,26 @@ void msim_config_init(struct msim_config *cfg)
 	cfg->zone_managed_pages[MSIM_ZONE_DMA] = 3840;       /* 15 MiB */
 	cfg->zone_managed_pages[MSIM_ZONE_DMA32] = 761856;   /* 2976 MiB */
 	cfg->zone_managed_pages[MSIM_ZONE_NORMAL] = 3407872; /* 13 GiB */
+	cfg->preempt = MSIM_PREEMPT_UNMODELLED;  /* today's schedules and figures */
+}
+
+static const char *const preempt_names[] = { "unmodelled", "none", "full" };
+
+const char *msim_preempt_name(enum msim_preempt_model p)
+{
+	return (unsigned int)p < sizeof(preempt_names) / sizeof(preempt_names[0])
+		? preempt_names[p] : NULL;
+}
+
+int msim_preempt_parse(const char *name, enum msim_preempt_model *out)
+{
+	for (unsigned int i = 0; name && i < sizeof(preempt_names) / sizeof(preempt_names[0]); i++) {
+		if (!strcmp(name, preempt_names[i])) {
+			*out = (enum msim_preempt_model)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int config_error(char *err, size_t len, const char *fmt, ...)
@@ -63,6 +83,9 @@ int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen
 	if (cfg->mode != MSIM_DETERMINISTIC && cfg->mode != MSIM_CONCURRENT)
 		return config_error(err, errlen, "mode %d is neither deterministic (0) nor concurrent (1)",
 				    (int)cfg->mode);
+	if (!msim_preempt_name(cfg->preempt))
+		return config_error(err, errlen, "preempt %d is none of unmodelled (0), none (1), "
+				    "full (2)", (int)cfg->preempt);
 	if (cfg->hz < 1 || cfg->hz > 100000)
 		return config_error(err, errlen, "hz %u out of range 1..100000", cfg->hz);
 	if (cfg->task_stack_size && cfg->task_stack_size < 16384)

@@ -4,11 +4,14 @@
  * runs, and which simulated CPU that is. Every other file of src/sim reads it;
  * the scheduler, the concurrent runner and the entry points set it.
  */
+#include <memcgsim/yield.h>
+
 #include "current.h"
 
 __thread struct msim *msim__tls_host;
 __thread struct msim_task *msim__tls_task;
-__thread int msim__det_active;
+__thread int msim_yield_det_active;
+__thread const struct msim_yield_ctx *msim_yield_ctx_current;
 
 struct msim *msim_current_host(void)
 {

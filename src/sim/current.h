@@ -13,7 +13,10 @@
 /* Thread-local context: the host being driven and the running task. */
 extern __thread struct msim *msim__tls_host;
 extern __thread struct msim_task *msim__tls_task;
-/* msim__det_active (1 while a deterministic task runs) is in static/yield.h. */
+/*
+ * msim_yield_det_active (1 while a deterministic task runs) and msim_yield_ctx_current (its
+ * innermost yield context) are declared in static/yield.h.
+ */
 
 static inline bool msim__det(const struct msim *m)
 {

@@ -13,10 +13,12 @@
 #include "ctx.h"
 #include "current.h"
 #include "kmem.h"
+#include "preempt.h"
 #include "rcu.h"
 #include "rcu_det.h"
 #include "sched.h"
 #include "subsys.h"
+#include "task.h"
 
 int msim_create(const struct msim_config *cfg, struct msim **out, char *err, size_t errlen)
 {
@@ -75,6 +77,7 @@ void msim_destroy(struct msim *m)
 		if (t->state != MSIM_TASK_DONE)
 			t->rcu_nesting = 0;
 	m->rcu.driver.rcu_nesting = 0;
+	msim__preempt_release(m);   /* nor pass a quiescent state of their own */
 	/* Layers above sim free their data first, newest first, while RCU works. */
 	msim__host_unwind(m, 0);
 	if (msim__det(m))
@@ -85,21 +88,13 @@ void msim_destroy(struct msim *m)
 	msim__kmem_fini(m);
 	for (t = m->tasks; t; t = next) {
 		next = t->next;
-		msim__ctx_free(&t->ctx);
-		free(t);
+		msim__task_free(t);
 	}
 	free(m->task_vec);
 	msim__sched_fini(m);
 	pthread_mutex_destroy(&m->works_lock);
 	msim__tls_host = prev_host == m ? NULL : prev_host;
 	free(m);
-}
-
-void **msim_host_slot(struct msim *m, enum msim_host_slot slot)
-{
-	if ((unsigned int)slot >= MSIM_NR_HOST_SLOTS)
-		return NULL;
-	return &m->slots[slot];
 }
 
 int msim_run(struct msim *m)

@@ -27,6 +27,8 @@
 
 /* ---- tasks ---- */
 
+struct msim__point_hits; /* sched_points.c */
+
 enum msim_task_state {
 	MSIM_TASK_NEW = 0,
 	MSIM_TASK_READY,          /* started, parked at a yield point */
@@ -54,12 +56,28 @@ struct msim_task {
 	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
+	/* The yield context (yield.h) where the task last gave control back: a
+	 * pointer into its own stack, valid while it stays parked. */
+	const struct msim_yield_ctx *yield_ctx;
+	/* How often the task parked at each point name (sched_points.c). */
+	struct msim__point_hits *points;
+	unsigned int nr_points, points_cap;
 	struct msim_ctx ctx;
 	/* RCU reader state (deterministic model). */
 	int rcu_nesting;
 	uint64_t rcu_section;     /* increments at each outermost rcu_read_lock */
 	uint64_t gp_snapshot;     /* section seen when the current grace period began */
 	bool gp_waited;           /* the current grace period waits for this reader */
+	/*
+	 * Preemption model (preempt.c). Where the model says the task cannot be
+	 * preempted, it holds its CPU and is an implicit RCU reader: a grace period
+	 * that began then waits until it passes a quiescent state (qs_seq changes).
+	 */
+	unsigned int preempt_off; /* spinlocks held or spun on, preempt_disable depth */
+	bool at_sched_point;      /* parked at a voluntary scheduling point (sleeps) */
+	uint64_t qs_seq;          /* parks at which the task could be preempted, and exit */
+	uint64_t gp_qs_snapshot;  /* qs_seq when the current grace period began */
+	bool gp_implicit;         /* the current grace period waits for that */
 	struct msim_task *next;   /* creation list */
 };
 
@@ -127,9 +145,13 @@ struct msim_sched {
 	struct msim_dfs_point *dfs;
 	uint64_t dfs_len, dfs_cap, dfs_prefix_len;
 	unsigned int preemptions;
-	/* First unfinished task of each CPU (index), refreshed when a task ends. */
+	/* preempt=unmodelled: first unfinished task of each CPU (index), refreshed
+	 * when a task ends. */
 	int *cpu_head;
 	unsigned int heads_tasks; /* nr_tasks when cpu_head was computed */
+	/* preempt=none|full: the task that cannot be preempted on each CPU, or -1
+	 * (preempt.c; only it may run there). */
+	int *cpu_holder;
 	/* Deadlock. */
 	char deadlock[2048];
 	bool cut;                 /* max_steps reached */
@@ -160,7 +182,6 @@ struct msim {
 	uint64_t jiffies;
 	struct msim_delayed_work *works;
 	pthread_mutex_t works_lock;
-	void *slots[MSIM_NR_HOST_SLOTS];  /* deprecated enum slots (sim.h) */
 	struct msim_subsys_host subsys;
 	/* Destructors and subsystem detaches, one stack: msim_destroy pops newest first. */
 	struct {

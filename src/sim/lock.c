@@ -4,6 +4,12 @@
  * touch the real lock: ownership is the owner field, and a contended lock blocks
  * the task in the scheduler. The driver, and every thread in concurrent mode,
  * take the real lock (lock_impl.c) and record themselves as owner.
+ *
+ * For the preemption model (sim.h, preempt.c) the two kinds differ in
+ * deterministic mode too: a spinlock disables preemption from the moment it is
+ * taken, spinning included, until it is released (spin_lock() is
+ * preempt_disable() and then the spin), while a task that waits for a mutex
+ * sleeps, which is a voluntary scheduling point.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +60,7 @@ static inline void owner_set(struct msim_lock *l, struct msim_task *t)
 
 static inline bool det_task(void)
 {
-	return msim__det_active && msim__tls_task;
+	return msim_yield_det_active && msim__tls_task;
 }
 
 /*
@@ -71,6 +77,8 @@ static struct msim_task *me(void)
 static void lock_det_task(struct msim_lock *l, struct msim_task *t)
 {
 	msim_yield("lock");
+	if (msim__lock_impl_spins(l->impl))
+		t->preempt_off++;   /* spin_lock(): preempt_disable(), then spin */
 	while (owner_get(l)) {
 		if (owner_get(l) == t) {
 			fprintf(stderr, "memcgsim: task %s takes lock %s it already holds\n",
@@ -123,6 +131,8 @@ bool msim_trylock(struct msim_lock *l)
 			return false;
 		owner_set(l, msim__tls_task);
 		msim__tls_task->locks_held++;
+		if (msim__lock_impl_spins(l->impl))
+			msim__tls_task->preempt_off++;
 		return true;
 	}
 	if (owner_get(l) == &driver_owner || !msim__lock_impl_trylock(l->impl))
@@ -148,6 +158,8 @@ void msim_unlock(struct msim_lock *l)
 	}
 	if (det_task()) {
 		owner_set(l, NULL);
+		if (msim__lock_impl_spins(l->impl))
+			msim__tls_task->preempt_off--;
 		/* Releasing is a window too: a waiter may run before the releaser goes on. */
 		msim_yield("unlock");
 		return;

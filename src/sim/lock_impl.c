@@ -131,6 +131,11 @@ struct msim__lock_impl *msim__lock_impl_new(bool queued_spinlock)
 	return impl;
 }
 
+bool msim__lock_impl_spins(const struct msim__lock_impl *impl)
+{
+	return impl && impl->queued;
+}
+
 void msim__lock_impl_free(struct msim__lock_impl *impl)
 {
 	if (!impl->queued)
@@ -195,7 +200,7 @@ static ck_spinlock_fas_t *fas_of(struct msim_quiet_spinlock *l)
 /* On this thread runs a deterministic host: its tasks, or its driver. */
 static bool on_deterministic_thread(void)
 {
-	return msim__det_active || msim__det(msim__tls_host);
+	return msim_yield_det_active || msim__det(msim__tls_host);
 }
 
 void msim_quiet_spin_lock(struct msim_quiet_spinlock *l)

@@ -15,5 +15,7 @@ void msim__lock_impl_free(struct msim__lock_impl *impl);
 void msim__lock_impl_lock(struct msim__lock_impl *impl);
 bool msim__lock_impl_trylock(struct msim__lock_impl *impl);
 void msim__lock_impl_unlock(struct msim__lock_impl *impl);
+/* A spinlock (spinning disables preemption) rather than a mutex (sleeping)? */
+bool msim__lock_impl_spins(const struct msim__lock_impl *impl);
 
 #endif /* MSIM_SIM_LOCK_IMPL_H */

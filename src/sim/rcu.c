@@ -145,7 +145,7 @@ void msim_synchronize_rcu(void)
 		abort();
 	}
 	uint64_t need = msim__rcu_det_request_gp(m);
-	if (msim__det_active && msim__tls_task) {
+	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.gp_completed < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_GP);
@@ -155,7 +155,8 @@ void msim_synchronize_rcu(void)
 	while (m->rcu.gp_completed < need) {
 		if (!msim__rcu_det_step(m)) {
 			fprintf(stderr, "memcgsim: driver synchronize_rcu while a task is parked in a "
-					"read-side section: step it out first\n");
+					"read-side section, or where it cannot be preempted (preempt=%s): "
+					"step it out first\n", msim_preempt_name(m->cfg.preempt));
 			abort();
 		}
 	}
@@ -202,7 +203,7 @@ void msim_rcu_barrier(void)
 		return;
 	}
 	uint64_t need = m->rcu.cbs_queued;
-	if (msim__det_active && msim__tls_task) {
+	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.cbs_done < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_BARRIER);
@@ -211,7 +212,8 @@ void msim_rcu_barrier(void)
 	while (m->rcu.cbs_done < need) {
 		if (!msim__rcu_det_step(m)) {
 			fprintf(stderr, "memcgsim: driver rcu_barrier while a task is parked in a "
-					"read-side section: step it out first\n");
+					"read-side section, or where it cannot be preempted (preempt=%s): "
+					"step it out first\n", msim_preempt_name(m->cfg.preempt));
 			abort();
 		}
 	}

@@ -11,6 +11,11 @@
  * needs the *next* one to end (it may have missed readers that began before it
  * asked), which is the kernel's rule too.
  *
+ * Readers are also the tasks that the preemption model says cannot be preempted
+ * where they are (preempt.c): such a task is an implicit read-side section, and
+ * a grace period that began while it was one waits until it passes a quiescent
+ * state. Under preempt=unmodelled there are none.
+ *
  * call_rcu callbacks run in the 'R' step that follows the end of their grace
  * period, in the order they were queued, outside any task (like softirq context:
  * they must not block; yield points inside them are not switch points).
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 
 #include "current.h"
+#include "preempt.h"
 #include "rcu_det.h"
 
 static void snapshot_readers(struct msim *m)
@@ -29,6 +35,8 @@ static void snapshot_readers(struct msim *m)
 		struct msim_task *t = m->task_vec[i];
 		t->gp_waited = t->rcu_nesting > 0;
 		t->gp_snapshot = t->rcu_section;
+		t->gp_implicit = msim__preempt_holds_cpu(m, t);
+		t->gp_qs_snapshot = t->qs_seq;
 	}
 	m->rcu.driver.gp_waited = m->rcu.driver.rcu_nesting > 0;
 	m->rcu.driver.gp_snapshot = m->rcu.driver.rcu_section;
@@ -47,6 +55,8 @@ static bool readers_done(struct msim *m)
 	for (i = 0; i < m->nr_tasks; i++) {
 		struct msim_task *t = m->task_vec[i];
 		if (!reader_done(t->rcu_nesting, t->rcu_section, t->gp_waited, t->gp_snapshot))
+			return false;
+		if (t->gp_implicit && t->qs_seq == t->gp_qs_snapshot)
 			return false;
 	}
 	return reader_done(d->rcu_nesting, d->rcu_section, d->gp_waited, d->gp_snapshot);
@@ -128,7 +138,8 @@ void msim__rcu_det_drain(struct msim *m)
 	while (m->rcu.gp_in_progress || m->rcu.cb_head) {
 		if (!msim__rcu_det_step(m)) {
 			fprintf(stderr, "memcgsim: an RCU grace period cannot end: a reader is parked "
-					"inside a read-side section (step it out first)\n");
+					"inside a read-side section, or a task where the preemption "
+					"model says it cannot be preempted (step it out first)\n");
 			abort();
 		}
 	}

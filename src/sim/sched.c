@@ -8,20 +8,26 @@
  * tasks by index, then R. Option 0 is therefore "no preemption"; every strategy is
  * a rule for choosing an index into that list, and the choice is recorded in the
  * schedule string, which is all that replay needs.
+ *
+ * Which tasks of a CPU may run follows the host's preemption model: under
+ * unmodelled the first unfinished task of each CPU (cpu_heads_refresh below),
+ * under none and full any task of a CPU that no non-preemptible task holds
+ * (preempt.c, which also makes such a task hold off grace periods).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <memcgsim/script.h>
 #include <memcgsim/yield.h>
 
 #include "ctx.h"
 #include "current.h"
+#include "preempt.h"
 #include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
+#include "sched_points.h"
 #include "task.h"
 
 #define MAX_OPTIONS 1025
@@ -169,6 +175,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->change_points);
 	free(s->dfs);
 	free(s->cpu_head);
+	msim__preempt_fini(m);
 }
 
 /* ---- tasks as coroutines ---- */
@@ -189,10 +196,11 @@ static void task_entry(void *arg)
 void msim__task_park(struct msim_task *t, const char *why)
 {
 	t->parked_at = why;
+	msim__points_hit(t, why);
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
-void msim__yield_slow(const char *name)
+void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
@@ -200,10 +208,24 @@ void msim__yield_slow(const char *name)
 		msim__task_park(t, name);
 }
 
+/* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
+void msim_cond_resched_slowpath(const char *name)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (t) {
+		t->at_sched_point = true;
+		msim__task_park(t, name);
+	}
+}
+
 void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
 {
 	t->state = MSIM_TASK_BLOCKED;
 	t->wait = w;
+	/* A wait is a voluntary scheduling point; a task that spins on a spinlock
+	 * has preemption disabled (lock.c), which keeps it from counting as one. */
+	t->at_sched_point = true;
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -242,14 +264,19 @@ static bool wait_satisfied(struct msim *m, const struct msim_task *t)
 	}
 }
 
-static bool task_enabled(struct msim *m, struct msim_task *t)
+bool msim__task_enabled(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_DONE)
 		return false;
-	if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
-		cpu_heads_refresh(m);
-	if (m->sched.cpu_head[t->cpu] != (int)t->idx)
-		return false;
+	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED) {
+		if (!msim__preempt_cpu_free_for(m, t))
+			return false;
+	} else {
+		if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
+			cpu_heads_refresh(m);
+		if (m->sched.cpu_head[t->cpu] != (int)t->idx)
+			return false;
+	}
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
@@ -263,14 +290,25 @@ static void resume(struct msim *m, struct msim_task *t)
 	}
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
+	t->at_sched_point = false;
 	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
-	msim__det_active = 1;
+	msim_yield_ctx_current = t->yield_ctx;
+	msim_yield_det_active = 1;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
-	msim__det_active = 0;
+	msim_yield_det_active = 0;
+	/*
+	 * The context of the point where t parked. Only tasks read or write
+	 * msim_yield_ctx_current (static/yield.h), so the driver need not clear it; a done
+	 * task keeps a stale pointer that nothing reads (msim_task_where() checks
+	 * the state first).
+	 */
+	t->yield_ctx = msim_yield_ctx_current;
 	msim__tls_task = NULL;
+	msim__preempt_parked(m, t);
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
+		msim__points_free(t);
 		cpu_heads_refresh(m);
 	}
 }
@@ -292,14 +330,14 @@ static void build_options(struct msim *m, struct options *o)
 	o->n = 0;
 	o->current_enabled = false;
 	o->has_r = false;
-	if (s->current >= 0 && task_enabled(m, m->task_vec[s->current])) {
+	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
 		o->pick[o->n++] = s->current;
 		o->current_enabled = true;
 	}
 	for (i = 0; i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
 		if ((int)i == s->current)
 			continue;
-		if (task_enabled(m, m->task_vec[i]))
+		if (msim__task_enabled(m, m->task_vec[i]))
 			o->pick[o->n++] = (int)i;
 	}
 	if (msim__rcu_det_ready(m)) {
@@ -433,7 +471,7 @@ static void trace_mix(struct msim_sched *s, int pick, const char *point)
 	s->trace_hash = h;
 }
 
-static void do_pick(struct msim *m, int pick)
+void msim__sched_pick(struct msim *m, int pick)
 {
 	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
@@ -451,6 +489,19 @@ uint64_t msim_sched_trace_hash(const struct msim *m)
 	return m->sched.trace_hash;
 }
 
+/* Why t cannot take its CPU: the task there that may not be preempted. */
+static void cpu_wait_reason(struct msim *m, const struct msim_task *t, char *what, size_t len)
+{
+	int holder = m->sched.cpu_holder ? m->sched.cpu_holder[t->cpu] : -1;
+
+	if (m->cfg.preempt == MSIM_PREEMPT_UNMODELLED || holder < 0)
+		snprintf(what, len, "waits for CPU %u (an earlier task there is blocked)", t->cpu);
+	else
+		snprintf(what, len, "waits for CPU %u (task %s holds it and cannot be preempted "
+			 "there under preempt=%s)", t->cpu, m->task_vec[holder]->name,
+			 msim_preempt_name(m->cfg.preempt));
+}
+
 static void deadlock_report(struct msim *m)
 {
 	struct msim_sched *s = &m->sched;
@@ -465,15 +516,19 @@ static void deadlock_report(struct msim *m)
 		if (t->state == MSIM_TASK_DONE)
 			continue;
 		if (t->state != MSIM_TASK_BLOCKED)
-			snprintf(what, sizeof(what), "waits for CPU %u (an earlier task there is blocked)",
-				 t->cpu);
+			cpu_wait_reason(m, t, what, sizeof(what));
 		else if (t->wait == MSIM_WAIT_LOCK)
 			snprintf(what, sizeof(what), "waits for lock %s held by %s",
 				 t->wait_lock->name ? t->wait_lock->name : "?",
 				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
-		else if (t->wait == MSIM_WAIT_GP)
+		else if (t->wait == MSIM_WAIT_GP && m->cfg.preempt == MSIM_PREEMPT_UNMODELLED)
 			snprintf(what, sizeof(what),
 				 "waits for an RCU grace period (a reader never leaves its section)");
+		else if (t->wait == MSIM_WAIT_GP)
+			snprintf(what, sizeof(what),
+				 "waits for an RCU grace period (a reader never leaves its section, "
+				 "or a task that cannot be preempted never passes a quiescent "
+				 "state)");
 		else
 			snprintf(what, sizeof(what), "waits for rcu_barrier");
 		len += snprintf(s->deadlock + len, sizeof(s->deadlock) - len,
@@ -522,72 +577,11 @@ int msim__run_det(struct msim *m)
 			}
 			break;
 		}
-		do_pick(m, o.pick[choose(m, &o)]);
+		msim__sched_pick(m, o.pick[choose(m, &o)]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))
 		msim__rcu_det_drain(m);
 	return 0;
-}
-
-/* ---- scripted control ---- */
-
-/* Scripted control: a deterministic host, its own task, called by the driver. */
-static bool driver_may_step(struct msim *m, const struct msim_task *t)
-{
-	return msim__det(m) && t && t->host == m && !msim__tls_task;
-}
-
-int msim_run_until(struct msim *m, struct msim_task *t, const char *point, unsigned int nth)
-{
-	unsigned int hits = 0;
-
-	if (!driver_may_step(m, t) || !point || !nth)
-		return -EINVAL;
-	for (;;) {
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (!task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-		if (t->state == MSIM_TASK_DONE)
-			return -ESRCH;
-		if (t->state == MSIM_TASK_READY && t->parked_at && !strcmp(t->parked_at, point) &&
-		    ++hits == nth)
-			return 0;
-	}
-}
-
-unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
-{
-	unsigned int n = 0;
-
-	if (!driver_may_step(m, t))
-		return 0;
-	while (n < k && t->state != MSIM_TASK_DONE && task_enabled(m, t)) {
-		do_pick(m, (int)t->idx);
-		n++;
-	}
-	return n;
-}
-
-int msim_run_task(struct msim *m, struct msim_task *t)
-{
-	if (!driver_may_step(m, t))
-		return -EINVAL;
-	while (t->state != MSIM_TASK_DONE) {
-		if (!task_enabled(m, t))
-			return -EDEADLK;
-		do_pick(m, (int)t->idx);
-	}
-	return 0;
-}
-
-bool msim_rcu_step(struct msim *m)
-{
-	if (!msim__det(m) || msim__tls_task || !msim__rcu_det_ready(m))
-		return false;
-	do_pick(m, MSIM_PICK_R);
-	return true;
 }

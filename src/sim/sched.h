@@ -19,5 +19,9 @@ void msim__sched_init(struct msim *m);
 void msim__sched_fini(struct msim *m);
 /* Run the host under its strategy until every task is done (msim_run). */
 int msim__run_det(struct msim *m);
+/* True if task t may take the next step (not done, first of its CPU, not blocked). */
+bool msim__task_enabled(struct msim *m, struct msim_task *t);
+/* Take one step: resume task index pick (or the RCU engine, MSIM_PICK_R) and record it. */
+void msim__sched_pick(struct msim *m, int pick);
 
 #endif /* MSIM_SIM_SCHED_H */

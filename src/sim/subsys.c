@@ -268,6 +268,9 @@ static int attach_one(struct msim *m, struct msim_subsys *ss)
 	unsigned int id = ss->id;
 	int ret;
 
+	/* A subsystem's host_init may attach one planned after it (msim_subsys_attach). */
+	if (m->subsys.attached[id])
+		return 0;
 	if (m->nr_dtors >= MSIM_MAX_DTORS)
 		return -ENOSPC;
 	if (ss->state_size) {

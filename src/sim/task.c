@@ -10,6 +10,9 @@
 
 #include <memcgsim/script.h>
 
+#include "ctx.h"
+#include "current.h"
+#include "sched_points.h"
 #include "task.h"
 
 struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned int cpu,
@@ -17,7 +20,8 @@ struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned in
 {
 	struct msim_task *t;
 
-	if (!m || !fn || cpu >= m->cfg.nr_cpus) {
+	/* Only the driver creates tasks (script.h: tasks created while a run is under way). */
+	if (!m || !fn || cpu >= m->cfg.nr_cpus || msim__tls_task) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -49,6 +53,13 @@ struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned in
 	return t;
 }
 
+void msim__task_free(struct msim_task *t)
+{
+	msim__ctx_free(&t->ctx);
+	msim__points_free(t);
+	free(t);
+}
+
 const char *msim_task_name(const struct msim_task *t)
 {
 	return t->name;
@@ -69,7 +80,8 @@ const char *msim_task_parked_at(const struct msim_task *t)
 	return t->state == MSIM_TASK_READY || t->state == MSIM_TASK_BLOCKED ? t->parked_at : NULL;
 }
 
-/* A task that returns inside a read-side section or holding a lock is a model bug. */
+/* A task that returns inside a read-side section, holding a lock or with
+ * preemption disabled is a model bug. */
 void msim__task_exit_check(const struct msim_task *t)
 {
 	if (t->rcu_nesting) {
@@ -79,6 +91,10 @@ void msim__task_exit_check(const struct msim_task *t)
 	if (t->locks_held) {
 		fprintf(stderr, "memcgsim: task %s exited holding %u lock(s)\n", t->name,
 			t->locks_held);
+		abort();
+	}
+	if (t->preempt_off) {
+		fprintf(stderr, "memcgsim: task %s exited with preemption disabled\n", t->name);
 		abort();
 	}
 }

@@ -14,6 +14,8 @@ static const char *const v_dying[] = { "v1", "all", "all-rcu-on-dying", NULL };
 static const char *const v_info[] = { "array", "array-unit-cache", "array-on-demand", "xarray",
 				      NULL };
 static const char *const v_onoff[] = { "on", "off", NULL };
+static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
+static const char *const v_node_stat[] = { "exact", "percpu", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -44,6 +46,23 @@ static const struct msim_variant_desc table[] = {
 	  "array-on-demand: the lock that keeps a unit install from being lost in a "
 	  "concurrent expansion copy (on); off shows the loss",
 	  "demo (001)", OFF(on_demand_lock) },
+	{ "lru-reparent", v_lru_reparent,
+	  "LRU folios of a memcg at its offline: they name a per-node objcg that offline "
+	  "repoints to the parent while their lists are spliced into the parent's (objcg), "
+	  "or they name the memcg, pin it and stay on its lists (off, the 7.0 world)",
+	  "000 (objcg series)", OFF(lru_reparent) },
+	{ "lruvec-recheck", v_onoff,
+	  "a folio's lruvec is checked under its lock: folio_lruvec_lock rechecks "
+	  "folio_memcg() and retries, move_folios_to_lru relocks when the folio moved (on); "
+	  "off trusts the lruvec looked up before an offline moved the folio",
+	  "demo (objcg LRU)", OFF(lruvec_recheck) },
+	{ "node-stat", v_node_stat,
+	  "rstat's node counters (mod_node_page_state, node_page_state): percpu is the "
+	  "kernel, vmstat's per-CPU diffs folded past a threshold and every second, so a "
+	  "node read lags by up to threshold x CPUs; exact is the model's old "
+	  "simplification, one always-up-to-date atomic, the default only so that "
+	  "figures measured before it stay comparable",
+	  "002 (node side), model", OFF(node_stat) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

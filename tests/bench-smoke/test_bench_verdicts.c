@@ -20,6 +20,7 @@
 #include <memcgsim/shrinker.h>
 
 #include "bench_anon_churn.h"
+#include "bench_node_read_drift.h"
 #include "bench_root_flush.h"
 #include "bench_rstat_propagate.h"
 #include "bench_rstat_staleness.h"
@@ -237,6 +238,37 @@ static void root_flush(void **state)
 	msim_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, active), NC);
 	assert_int_equal(judge(&v.table, idle), NC);
+}
+
+/* ---- node-read-drift (thread 002) ---- */
+
+static void node_read_drift(void **state)
+{
+	struct msim_nrd_summary s = { .node_err_max = 0, .node_bound = 100, .rstat_err_max = 5,
+				      .rstat_bound = 50, .snapshot_err_max = 0 };
+	struct msim_nrd_verdicts v;
+	const char *const exact = "node counters are always", *const nb = "a node read stays",
+			  *const rb = "a flushed rstat read", *const acc = "reading node counters";
+
+	(void)state;
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, exact), HOLDS);
+	assert_int_equal(judge(&v.table, nb), HOLDS);
+	assert_int_equal(judge(&v.table, rb), HOLDS);
+	assert_int_equal(judge(&v.table, acc), HOLDS);
+	s.node_err_max = 101;       /* off, beyond its bound, and worse than rstat */
+	s.rstat_err_max = 51;       /* beyond its bound */
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, exact), FAILS);
+	assert_int_equal(judge(&v.table, nb), FAILS);
+	assert_int_equal(judge(&v.table, rb), FAILS);
+	assert_int_equal(judge(&v.table, acc), FAILS);
+	s.snapshot_err_max = 1;     /* the truth itself in doubt */
+	msim_nrd_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, exact), NC);
+	assert_int_equal(judge(&v.table, nb), NC);
+	assert_int_equal(judge(&v.table, acc), NC);
+	assert_int_equal(judge(&v.table, rb), FAILS);
 }
 
 /* ---- rstat-propagate (thread 004) ---- */
@@ -476,6 +508,7 @@ int main(void)
 		cmocka_unit_test(engine_direction),
 		cmocka_unit_test(engine_printers),
 		cmocka_unit_test(root_flush),
+		cmocka_unit_test(node_read_drift),
 		cmocka_unit_test(rstat_propagate),
 		cmocka_unit_test(anon_churn),
 		cmocka_unit_test(rstat_staleness),

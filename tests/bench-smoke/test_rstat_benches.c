@@ -17,6 +17,9 @@
  *   rstat_staleness  2 s of 1 GiB/s growth after the early-exit race: break's root
  *                    skips all 200 gated flushes and falls 2138046464 bytes behind,
  *                    continue flushes 199 times and stays within 1114112 bytes
+ *   node_read_drift  8 CPUs (threshold 88), 3 s in 100 ms steps of 16 updates per
+ *                    CPU: the node read is off by up to 582 pages (bound 704), the
+ *                    gated-flush rstat read by 144 (9 flushes), the snapshot exact
  *   usage            --help exits 0 and lists --preset/--variant and the variant
  *                    table; an unknown option or a bad value exits 2 naming it; a
  *                    bad --variant or --preset exits 2 naming the valid variants,
@@ -129,6 +132,28 @@ static void root_flush(void **state)
 	assert_int_equal(value_after(out, "root_active_anon_rstat"), 128 * 80);
 	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80);
 	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 2);
+	free(out);
+}
+
+static void node_read_drift(void **state)
+{
+	char *argv[] = { "node-read-drift", "--cpus", "8", "--seconds", "3", "--ops", "16",
+			 "--json", NULL };
+	int rc;
+	char *out = run_bench("node-read-drift", &rc, 8, argv);
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	assert_int_equal(value_after(out, "steps"), 30);
+	assert_int_equal(value_after(out, "threshold"), 88);
+	assert_int_equal(value_after(out, "truth"), 1908);
+	assert_int_equal(value_after(out, "rstat_flushes"), 9);
+	assert_int_equal(value_after(out, "node_err_max"), 582);
+	assert_int_equal(value_after(out, "node_bound"), 704);
+	assert_int_equal(value_after(out, "rstat_err_max"), 144);
+	assert_int_equal(value_after(out, "rstat_bound"), 6382);
+	assert_int_equal(value_after(out, "snapshot_err_max"), 0);
+	assert_non_null(strstr(out, "\"verdict\":\"does not hold\""));
 	free(out);
 }
 
@@ -316,6 +341,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(anon_churn),
 		cmocka_unit_test(root_flush),
+		cmocka_unit_test(node_read_drift),
 		cmocka_unit_test(rstat_propagate),
 		cmocka_unit_test(rstat_staleness),
 		cmocka_unit_test(usage),

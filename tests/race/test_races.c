@@ -303,6 +303,12 @@ static void registry_and_settings(void **state)
 	assert_int_equal(msim_race_settings_apply(&cfg, "cpus=0", err, sizeof(err)), -EINVAL);
 	assert_int_equal(msim_race_settings_apply(&cfg, "cpus=8x", err, sizeof(err)), -EINVAL);
 	assert_int_equal(msim_race_settings_apply(&cfg, "cgroup=v3", err, sizeof(err)), -EINVAL);
+	assert_int_equal(msim_race_settings_apply(&cfg, "lru=mglru", err, sizeof(err)), 0);
+	assert_int_equal(cfg.lru, MSIM_LRU_MGLRU);
+	assert_int_equal(msim_race_settings_apply(&cfg, "lru=classic", err, sizeof(err)), 0);
+	assert_int_equal(cfg.lru, MSIM_LRU_CLASSIC);
+	assert_int_equal(msim_race_settings_apply(&cfg, "lru=clock", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "lru is classic or mglru"));
 	assert_int_equal(msim_race_settings_apply(&cfg, "no-such-variant=1", err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(msim_race_settings_apply(&cfg, NULL, err, sizeof(err)), 0);

@@ -373,7 +373,8 @@ static void freed_handle_caught(void **state)
 
 /*
  * struct mem_cgroup (2304 + 8 per node, 64-aligned) and one mem_cgroup_per_node
- * per node (2896 -> 2944), from their dedicated caches.
+ * per node (2896 -> 2944), from their dedicated caches; plus, per css, the
+ * 56-byte percpu_ref_data of its refcnt in kmalloc-64.
  */
 static void kmem_charged(void **state)
 {
@@ -394,9 +395,47 @@ static void kmem_charged(void **state)
 	assert_int_equal(pi.objects, 6);
 	/* Each object is charged its share of a slab, the total rounded to a byte. */
 	assert_int_equal(msim_kmem_owner_bytes(m, "mem_cgroup"),
-			 (3 * ci.slab_bytes + ci.objects_per_slab / 2) / ci.objects_per_slab);
+			 (3 * ci.slab_bytes + ci.objects_per_slab / 2) / ci.objects_per_slab +
+				 3 * 64);
 	assert_int_equal(msim_kmem_owner_bytes(m, "mem_cgroup_per_node"),
 			 (6 * pi.slab_bytes + pi.objects_per_slab / 2) / pi.objects_per_slab);
+	msim_destroy(m);
+}
+
+/*
+ * The cgroup core of a mkdir (owner "cgroup"): struct cgroup (2200 bytes,
+ * kmalloc-4k), two percpu_ref_data (kmalloc-64 each), psi_group (700 bytes,
+ * kmalloc-1k), the name ("a": kmalloc-8), and 38 kernfs nodes (the directory and
+ * 37 files, 136 bytes, 30 to an order-0 slab). rmdir drops the 37 file nodes at
+ * once, the free the rest. The root pays none of it.
+ */
+static void cgroup_core_charged(void **state)
+{
+	struct msim *m = unit_host(4, 2);
+	struct msim_memcg *root = msim_root_mem_cgroup(m), *a, *b;
+	struct msim__memcg_host *h = root->h;
+	struct msim_kmem_cache_info ki;
+	const uint64_t per_cgroup_kmalloc = 4096 + 64 + 64 + 1024 + 8;
+
+	msim_kmem_cache_info(h->kernfs_cache, &ki);
+	assert_int_equal(ki.slot_size, 136);
+	assert_int_equal(ki.objects_per_slab, 30);
+	assert_int_equal(ki.objects, 0);
+	assert_int_equal(msim_kmem_owner_bytes(m, "cgroup"), 0);
+	a = unit_mkdir(root, "a");
+	b = unit_mkdir(a, "b");
+	msim_kmem_cache_info(h->kernfs_cache, &ki);
+	assert_int_equal(ki.objects, 2 * 38);
+	assert_int_equal(msim_kmem_owner_bytes(m, "cgroup"),
+			 2 * per_cgroup_kmalloc + (76 * 4096 + 15) / 30);
+	assert_int_equal(msim_memcg_rmdir(b), 0);
+	msim_kmem_cache_info(h->kernfs_cache, &ki);
+	assert_true(ki.objects == 38 + 1 || ki.objects == 38); /* b's directory: until its free */
+	msim_memcg_drain(m);
+	msim_kmem_cache_info(h->kernfs_cache, &ki);
+	assert_int_equal(ki.objects, 38);
+	assert_int_equal(msim_kmem_owner_bytes(m, "cgroup"),
+			 per_cgroup_kmalloc + (38 * 4096 + 15) / 30);
 	msim_destroy(m);
 }
 
@@ -505,6 +544,7 @@ int main(void)
 		cmocka_unit_test(enospc_at_65535),
 		cmocka_unit_test(freed_handle_caught),
 		cmocka_unit_test(kmem_charged),
+		cmocka_unit_test(cgroup_core_charged),
 		cmocka_unit_test(task_rmdir_waits_gp),
 		cmocka_unit_test(driver_rmdir),
 	};

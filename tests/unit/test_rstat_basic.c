@@ -18,7 +18,8 @@
  *   deferred_exit         a memcg freed (driver-context RCU callback) while a parked
  *                         task holds the rstat lock: exit deferred, then done by
  *                         the next flush, nothing lost
- *   lazy_attach           memcgs made before rstat attached are adopted on first use
+ *   late_attach           without rstat a write fails and attaches nothing; attached
+ *                         by hand later, memcgs made before are adopted
  *   params                tunable batch and threshold; bad params rejected
  *   bad_input             -EINVAL, no change
  */
@@ -254,8 +255,11 @@ static void lruvec_and_node(void **st)
 	assert_int_equal(msim_memcg_page_state(a, MSIM_NR_INACTIVE_FILE), 17);
 	assert_int_equal(msim_lruvec_page_state(msim_mem_cgroup_lruvec(m, root, 1),
 						MSIM_NR_INACTIVE_FILE), 7);
-	assert_int_equal(msim_lruvec_page_state(msim_mem_cgroup_lruvec(m, NULL, 1),
+	assert_int_equal(msim_lruvec_page_state(msim_node_lruvec(m, 1),
 						MSIM_NR_INACTIVE_FILE), 107);
+	/* The kernel's mem_cgroup_lruvec(NULL, pgdat) is the root's lruvec. */
+	assert_ptr_equal(msim_mem_cgroup_lruvec(m, NULL, 1), msim_mem_cgroup_lruvec(m, root, 1));
+	assert_ptr_not_equal(msim_mem_cgroup_lruvec(m, NULL, 1), msim_node_lruvec(m, 1));
 	msim_destroy(m);
 }
 
@@ -416,7 +420,7 @@ static void deferred_exit(void **st)
 	msim_destroy(m);
 }
 
-static void lazy_attach(void **st)
+static void late_attach(void **st)
 {
 	struct msim_config cfg;
 	struct msim *m;
@@ -427,8 +431,14 @@ static void lazy_attach(void **st)
 	assert_int_equal(msim_memcg_create(msim_root_mem_cgroup(m), "a", &a), 0);
 	assert_int_equal(msim_memcg_create(a, "b", &b), 0);
 	assert_false(msim_rstat_attached(m));
-	assert_int_equal(msim_mod_memcg_state(b, MSIM_NR_SHMEM, 4), 0);   /* attaches */
+	/* a write is no attach: without rstat it fails and the host stays without */
+	assert_int_equal(msim_mod_memcg_state(b, MSIM_NR_SHMEM, 4), -EINVAL);
+	assert_false(msim_rstat_attached(m));
+	assert_int_equal(msim_memcg_page_state(b, MSIM_NR_SHMEM), 0);
+	assert_false(msim_mem_cgroup_flush_stats(NULL));
+	assert_int_equal(msim_rstat_init(m, NULL), 0);    /* by hand: a and b adopted */
 	assert_true(msim_rstat_attached(m));
+	assert_int_equal(msim_mod_memcg_state(b, MSIM_NR_SHMEM, 4), 0);
 	msim_css_rstat_flush(NULL);
 	assert_int_equal(msim_memcg_page_state(a, MSIM_NR_SHMEM), 4);
 	assert_int_equal(msim_memcg_page_state(msim_root_mem_cgroup(m), MSIM_NR_SHMEM), 4);
@@ -496,7 +506,7 @@ int main(void)
 		cmocka_unit_test(rmdir_release),
 		cmocka_unit_test(dying_redirect_v1),
 		cmocka_unit_test(deferred_exit),
-		cmocka_unit_test(lazy_attach),
+		cmocka_unit_test(late_attach),
 		cmocka_unit_test(params),
 		cmocka_unit_test(bad_input),
 	};

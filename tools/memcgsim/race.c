@@ -18,6 +18,7 @@ struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
 	bool json, strategy_set;
+	const char *preempt;                     /* after the side: the preemption model */
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
@@ -67,6 +68,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 				"one side of the race: its settings and what it expects\n"
 				"(memcgsim list --markdown lists each race's sides)"),
 		MSIM_OPT_UINT("--cpus", "N", &c->o.cpus, 1, MSIM_MAX_CPUS, "simulated CPUs"),
+		MSIM_OPT_STRING("--preempt", "MODEL",
+				&c->preempt, "preemption model: unmodelled (default), none or full\n"
+				"(overrides the side's)"),
 		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
 				"variant preset (memcgsim list --variants)"),
 		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
@@ -81,7 +85,7 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	memcpy(t, opts, sizeof(opts));
 }
 
-#define RACE_NR_OPTS 15
+#define RACE_NR_OPTS 16
 
 static void race_epilog(FILE *f, void *ctx)
 {
@@ -121,7 +125,7 @@ static int race_usage(bool help)
 /*
  * The configuration: the side's settings, then the preset (which resets every
  * variant, so it goes before any --variant whatever the argument order), then
- * each --variant in order.
+ * --preempt, then each --variant in order.
  */
 static int apply_settings(const struct msim_race *r, struct race_cli *c)
 {
@@ -138,6 +142,11 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 						   sizeof(err))) ||
 	    (c->preset && msim_preset_apply(&c->cfg.variants, c->preset, err, sizeof(err)))) {
 		fprintf(stderr, "memcgsim: %s\n", err);
+		return -EINVAL;
+	}
+	if (c->preempt && msim_preempt_parse(c->preempt, &c->cfg.preempt)) {
+		fprintf(stderr, "memcgsim: unknown preemption model '%s' (unmodelled, none, "
+				"full)\n", c->preempt);
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < c->variant_list.n; i++) {

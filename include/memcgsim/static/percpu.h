@@ -4,12 +4,16 @@
  *
  * Only the running task's CPU writes its own slot with these; a flusher on
  * another CPU reads the slot and may reset it (WRITE_ONCE). The yield points
- * between load and store are that race's windows (R1).
+ * between load and store are that race's windows (R1). Between them the task
+ * cannot be preempted (yield.h: msim_preempt_disable): the kernel's operation
+ * is one instruction on its CPU, so under a preemption model no other task of
+ * that CPU may run in the window; remote CPUs still may.
  */
 #ifndef MEMCGSIM_STATIC_PERCPU_H
 #define MEMCGSIM_STATIC_PERCPU_H
 
 #include <memcgsim/atomic.h>
+#include <memcgsim/yield.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,7 +24,9 @@ static inline long msim_this_cpu_add_return(long *slot, long v)
 	long n;
 
 	n = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") + v;
+	msim_preempt_disable();
 	msim_store_at(slot, n, MSIM_RELAXED, "this_cpu_rmw.store");
+	msim_preempt_enable();
 	return n;
 }
 
@@ -29,7 +35,9 @@ static inline long msim_this_cpu_xchg(long *slot, long v)
 	long old;
 
 	old = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load");
+	msim_preempt_disable();
 	msim_store_at(slot, v, MSIM_RELAXED, "this_cpu_rmw.store");
+	msim_preempt_enable();
 	return old;
 }
 

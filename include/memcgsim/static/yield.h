@@ -1,31 +1,99 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * static/yield.h - the inline fast path of msim_yield() (include <memcgsim/yield.h>).
+ * static/yield.h - the inline fast paths of msim_yield() and of the yield context
+ * (include <memcgsim/yield.h>, which says what they mean).
  *
  * Headers under static/ hold the bodies of inline fast paths, as liburcu's
  * urcu/static/ does: the public header says what an operation means, this one how
- * it is made cheap. The two msim__ names below are internal, exported only because
- * the inline body needs them; nothing outside this header may use them.
+ * it is made cheap. The names below with _slowpath or _det_active/_current in
+ * them are part of the ABI only because the inline bodies, compiled into the
+ * caller, need them: call msim_yield(), msim_cond_resched(), the preempt and the
+ * context functions, never them.
  *
  * Why it is cheap: a yield point outside deterministic tasks (concurrent mode, the
- * driver, benches) is one thread-local load and a branch predicted not taken.
+ * driver, benches) is one thread-local load and a branch predicted not taken. The
+ * context calls cost the same load and branch: outside a deterministic task no
+ * one can ask where a task is parked, so the context is not even published.
  */
 #ifndef MEMCGSIM_STATIC_YIELD_H
 #define MEMCGSIM_STATIC_YIELD_H
+
+#include <memcgsim/api.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+struct msim_yield_ctx;
+
+/*
+ * Initial-exec TLS: in libmemcgsim.so the default (global-dynamic) model makes
+ * every yield point call __tls_get_addr; initial-exec is one load through the
+ * GOT. The price is a slot of static TLS, which glibc reserves for libraries
+ * loaded at startup and, for a few bytes like these, for dlopen() too.
+ */
+#if defined(__GNUC__) && !defined(__APPLE__)
+#define MSIM__TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define MSIM__TLS_IE
+#endif
+
 /* 1 while a deterministic task runs on this thread (set by the scheduler). */
-extern __thread int msim__det_active;
+MSIM_API extern __thread int msim_yield_det_active MSIM__TLS_IE;
+/*
+ * The running task's innermost yield context, NULL for none. Only a deterministic
+ * task sets it; the scheduler saves it in the task when the task gives control
+ * back and puts it back when the task resumes (tasks are coroutines that share
+ * the driver's thread).
+ */
+MSIM_API extern __thread const struct msim_yield_ctx *msim_yield_ctx_current MSIM__TLS_IE;
 /* Park the running task at the point called name and let the scheduler pick. */
-void msim__yield_slow(const char *name);
+MSIM_API void msim_yield_slowpath(const char *name);
+/* The same, at a voluntary scheduling point (cond_resched). */
+MSIM_API void msim_cond_resched_slowpath(const char *name);
+/* The running deterministic task's preempt_disable depth, one up or down. */
+MSIM_API void msim_preempt_disable_slowpath(void);
+MSIM_API void msim_preempt_enable_slowpath(void);
 
 static inline void msim_yield(const char *name)
 {
-	if (__builtin_expect(msim__det_active, 0))
-		msim__yield_slow(name);
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_yield_slowpath(name);
+}
+
+static inline void msim_cond_resched(const char *name)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_cond_resched_slowpath(name);
+}
+
+static inline void msim_preempt_disable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_preempt_disable_slowpath();
+}
+
+static inline void msim_preempt_enable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_preempt_enable_slowpath();
+}
+
+static inline const struct msim_yield_ctx *msim_yield_ctx_enter(const struct msim_yield_ctx *ctx)
+{
+	const struct msim_yield_ctx *prev = 0;
+
+	if (__builtin_expect(msim_yield_det_active, 0)) {
+		prev = msim_yield_ctx_current;
+		msim_yield_ctx_current = ctx;
+	}
+	return prev;
+}
+
+static inline void msim_yield_ctx_leave(const struct msim_yield_ctx *prev)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_yield_ctx_current = prev;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lru.h - LRU lists per (memcg, node): the classic lists with lru_zone_size, the
+ * multi-gen LRU, a minimal reclaim, and the move of a dying memcg's folios to its
+ * parent at offline. docs/lru.md has the model, the kernel map and every
+ * simplification.
+ *
+ * The lruvec of (memcg, node) is the handle rstat.h already gives out
+ * (msim_mem_cgroup_lruvec(m, memcg, nid)): its statistics live in rstat, its
+ * lists here. Kernel: struct lruvec and mem_cgroup_per_node (mm/memcontrol.c,
+ * include/linux/mmzone.h, include/linux/mm_inline.h, mm/folio.c, mm/vmscan.c).
+ * msim_mem_cgroup_lruvec(m, NULL, nid) is the root's lruvec, as the kernel's
+ * mem_cgroup_lruvec(NULL, pgdat); the bare node lruvec (msim_node_lruvec(),
+ * rstat.h) has no LRU lists while memcg is on.
+ *
+ * The host's LRU kind (msim_config.lru) decides, as lru_gen_enabled() does:
+ *  - classic: folios on lists[lru]; lruvec_add_folio / lruvec_del_folio keep
+ *    mz->lru_zone_size[zone][lru] through update_lru_size();
+ *  - MGLRU: evictable folios on lrugen->folios[gen][type][zone], counted in
+ *    lrugen->nr_pages[gen][type][zone]; the lruvec statistics are kept
+ *    (__update_lru_size), lru_zone_size is not: lruvec_lru_size() reads 0 for the
+ *    evictable lists, as in the kernel (thread 000). Unevictable folios take the
+ *    classic path under both.
+ *
+ * Locking: each lruvec has an lru_lock. msim_folio_lruvec_lock() locks the
+ * lruvec a folio is on and rechecks folio_memcg() after locking, retrying if an
+ * offline moved the folio meanwhile; it returns inside an RCU read-side section
+ * that msim_lruvec_unlock() ends (kernel: folio_lruvec_lock, lruvec_unlock).
+ *
+ * Offline (variant lru-reparent): objcg (mainline) moves, per node, the lists and
+ * sizes of the dying memcg into the parent's lruvec under objcg_lock, the child's
+ * lru_lock and the parent's (objcg.h has the sequence); off (7.0) leaves them on
+ * the dead memcg.
+ *
+ * Attach: msim_lru_attach(m) (the "lru" subsystem, with "objcg" before it; rstat
+ * and the charge layer are attached by it when missing) after msim_create() and
+ * before the first child memcg (-EBUSY after). The configuration has no switch
+ * for the layer yet, so msim_create() never attaches it: a host without it
+ * behaves as before.
+ *
+ * Named yield points (a task parked at one has not yet done the operation):
+ *   "folio.lru.test_clear"     folio_test_clear_lru (isolation and moves claim the folio)
+ *   "folio.lru.set"            folio_set_lru (add, putback)
+ *   "folio.ref.get" / ".tryget" / ".put" / ".freeze"   the folio's reference count
+ *   "lru.zone_size.read" / ".write"   mz->lru_zone_size (READ_ONCE / update)
+ *   "lru_gen.max_seq" / ".inc" lrugen->max_seq read / the aging's increment
+ *   "lru_gen.nr_pages" / ".read"   lrugen->nr_pages[gen][type][zone] update / READ_ONCE
+ *   "lru.lruvec.recheck"       folio_lruvec_lock found the folio moved: retry
+ *   "lru.shrink.isolated"      reclaim isolated its batch, lock dropped
+ *   "lru.shrink.putback"       reclaim about to put the survivors back
+ * The lruvec locks, RCU sections and rstat's stat writes add their own points
+ * (lock.h, rcu.h, rstat.h); the offline's are in objcg.h.
+ */
+#ifndef MEMCGSIM_LRU_H
+#define MEMCGSIM_LRU_H
+
+#include <memcgsim/api.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <memcgsim/folio.h>
+#include <memcgsim/subsys.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* kernel: enum lru_list (the order of NR_INACTIVE_ANON .. NR_UNEVICTABLE). */
+enum msim_lru_list {
+	MSIM_LRU_INACTIVE_ANON = 0,
+	MSIM_LRU_ACTIVE_ANON,
+	MSIM_LRU_INACTIVE_FILE,
+	MSIM_LRU_ACTIVE_FILE,
+	MSIM_LRU_UNEVICTABLE,
+	MSIM_NR_LRU_LISTS
+};
+#define MSIM_LRU_ACTIVE 1         /* LRU_ACTIVE */
+#define MSIM_LRU_FILE 2           /* LRU_FILE */
+#define MSIM_ANON_AND_FILE 2      /* MGLRU types: 0 anon, 1 file */
+#define MSIM_MIN_NR_GENS 2U       /* MIN_NR_GENS */
+#define MSIM_MAX_NR_GENS 4U       /* MAX_NR_GENS */
+#define MSIM_SWAP_CLUSTER_MAX 32U /* SWAP_CLUSTER_MAX */
+#define MSIM_DEF_PRIORITY 12      /* DEF_PRIORITY */
+
+/* The registered subsystem ("lru", depends on "objcg"). */
+MSIM_API extern struct msim_subsys msim_lru_subsys;
+
+/* msim_subsys_attach(m, &msim_lru_subsys, ...): 0 or a negative errno (reason in err). */
+MSIM_API int msim_lru_attach(struct msim *m, char *err, size_t errlen);
+MSIM_API bool msim_lru_attached(const struct msim *m);
+/* kernel: lru_gen_enabled(): the host's LRU kind is MGLRU. */
+MSIM_API bool msim_lru_gen_enabled(const struct msim *m);
+
+/* ---- lruvecs ---- */
+
+/* msim_node_lruvec() (rstat.h) is the memcg-less lruvec of a node: it has no LRU lists. */
+
+/*
+ * kernel: folio_lruvec(): the lruvec of folio_memcg() (the root's for an
+ * uncharged folio) on the folio's node. Stable only while the lruvec lock is
+ * held; otherwise the caller holds RCU and must expect an offline to move it.
+ */
+MSIM_API struct msim_lruvec *msim_folio_lruvec(const struct msim_folio *folio);
+
+/* kernel: folio_lruvec_lock(): locked, RCU held, rechecked against folio_memcg(). */
+MSIM_API struct msim_lruvec *msim_folio_lruvec_lock(struct msim_folio *folio);
+/* RCU read lock + lru_lock / lru_lock release + RCU read unlock. */
+MSIM_API void msim_lruvec_lock(struct msim_lruvec *lruvec);
+MSIM_API void msim_lruvec_unlock(struct msim_lruvec *lruvec);
+
+/*
+ * kernel: lruvec_add_folio() / lruvec_add_folio_tail() / lruvec_del_folio()
+ * (include/linux/mm_inline.h): the caller holds the lruvec's lock, the folio's
+ * PG_lru is clear (the caller claimed it) and lruvec is msim_folio_lruvec(folio).
+ * Return 0, or -EINVAL (a lruvec without LRU lists).
+ */
+MSIM_API int msim_lruvec_add_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
+MSIM_API int msim_lruvec_add_folio_tail(struct msim_lruvec *lruvec, struct msim_folio *folio);
+MSIM_API int msim_lruvec_del_folio(struct msim_lruvec *lruvec, struct msim_folio *folio);
+
+/*
+ * kernel: lruvec_lru_size(lruvec, lru, zone_idx): the sum of
+ * mem_cgroup_get_zone_lru_size() over the zones up to zone_idx, read without the
+ * lock (READ_ONCE). Under MGLRU the evictable lists read 0.
+ */
+MSIM_API unsigned long msim_lruvec_lru_size(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+					    enum msim_zone_type zone_idx);
+/* kernel: mem_cgroup_get_zone_lru_size(): READ_ONCE(mz->lru_zone_size[zid][lru]). */
+MSIM_API unsigned long msim_mem_cgroup_get_zone_lru_size(struct msim_lruvec *lruvec,
+							 enum msim_lru_list lru, enum msim_zone_type zid);
+
+/* ---- folio LRU operations (kernel: mm/folio.c; no per-CPU batches here) ---- */
+
+/* kernel: folio_add_lru(): onto its lruvec's list (LRU_UNEVICTABLE if mlocked). */
+MSIM_API void msim_folio_add_lru(struct msim_folio *folio);
+/* kernel: folio_activate() -> lru_activate(): inactive -> active. */
+MSIM_API void msim_folio_activate(struct msim_folio *folio);
+/* kernel: folio_deactivate() -> lru_deactivate(): active -> inactive, referenced cleared. */
+MSIM_API void msim_folio_deactivate(struct msim_folio *folio);
+/* kernel: folio_rotate_reclaimable() -> lru_move_tail(): to the inactive tail. */
+MSIM_API void msim_folio_rotate_reclaimable(struct msim_folio *folio);
+/*
+ * kernel: folio_mark_accessed(): classic: inactive,unreferenced -> referenced ->
+ * active; MGLRU: only PG_referenced (lru_gen_inc_refs, without the tier counts).
+ */
+MSIM_API void msim_folio_mark_accessed(struct msim_folio *folio);
+/* kernel: folio_isolate_lru(): off its list with a reference; false if not on one. */
+MSIM_API bool msim_folio_isolate_lru(struct msim_folio *folio);
+/* kernel: folio_putback_lru(): folio_add_lru() and drop the isolation reference. */
+MSIM_API void msim_folio_putback_lru(struct msim_folio *folio);
+
+/* ---- MGLRU (kernel: mm/vmscan.c lru_gen_*, include/linux/mm_inline.h) ---- */
+
+/* lru_gen_from_seq(): seq % MAX_NR_GENS. */
+MSIM_API unsigned int msim_lru_gen_from_seq(unsigned long seq);
+MSIM_API unsigned long msim_lru_gen_max_seq(struct msim_lruvec *lruvec);       /* READ_ONCE */
+MSIM_API unsigned long msim_lru_gen_min_seq(struct msim_lruvec *lruvec, unsigned int type);
+/* READ_ONCE(lrugen->nr_pages[gen][type][zone]) (pages; may be negative transiently). */
+MSIM_API long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen, unsigned int type,
+				    enum msim_zone_type zone);
+/*
+ * Aging: try_to_inc_max_seq() without the page-table walk: a new youngest
+ * generation, the oldest one of a type with MAX_NR_GENS first folded into the
+ * next (inc_min_seq), and the active/inactive statistics moved as the kernel's
+ * inc_max_seq() does. No-op on a classic host.
+ */
+MSIM_API void msim_lru_gen_inc_max_seq(struct msim_lruvec *lruvec);
+
+/* ---- reclaim (kernel: mm/vmscan.c shrink_lruvec and its helpers) ---- */
+
+enum msim_reclaim_verdict {
+	MSIM_RECLAIM_FREE = 0,     /* evicted: the callback dropped its references */
+	MSIM_RECLAIM_KEEP,         /* put back on the inactive list (or the oldest generation) */
+	MSIM_RECLAIM_ACTIVATE,     /* put back active (promoted) */
+};
+
+/*
+ * Called for each isolated folio that reclaim wants to free, without the lruvec
+ * lock: the owner's part of shrink_folio_list() (remove it from the page cache
+ * leaving a shadow entry, write it to swap or zswap) for the reclaim target
+ * target_memcg. On MSIM_RECLAIM_FREE the callback has dropped its references;
+ * reclaim then frees the folio if only its isolation reference is left (kernel:
+ * the refcount freeze of __remove_mapping), else puts it back. Without a
+ * callback, reclaim drops the reference msim_folio_alloc() returned: the folio
+ * is freed, and its owner must not use it afterwards.
+ */
+typedef enum msim_reclaim_verdict (*msim_reclaim_evict_fn)(struct msim_folio *folio,
+							   struct msim_memcg *target_memcg,
+							   void *arg);
+
+/* kernel: struct scan_control, the fields this reclaim uses. */
+struct msim_scan_control {
+	unsigned long nr_to_reclaim;       /* pages; stop after the batch that reaches it */
+	int priority;                      /* scan lru_size >> priority per list */
+	bool may_swap;                     /* anon lists too (swap space to reclaim to) */
+	struct msim_memcg *target_mem_cgroup; /* reclaim target (NULL: root) */
+	msim_reclaim_evict_fn evict;
+	void *evict_arg;
+	/* results, added to */
+	unsigned long nr_scanned;          /* pages isolated for a look */
+	unsigned long nr_reclaimed;        /* pages freed */
+	unsigned long nr_activated;        /* pages put back active (referenced / verdict) */
+	unsigned long nr_deactivated;      /* pages moved active -> inactive */
+};
+
+/* Defaults: nothing to reclaim, priority DEF_PRIORITY, may_swap, no callback. */
+MSIM_API void msim_scan_control_init(struct msim_scan_control *sc);
+
+/*
+ * kernel: shrink_lruvec() (classic: get_scan_count, shrink_list in batches of
+ * SWAP_CLUSTER_MAX, then the active anon aging) or lru_gen_shrink_lruvec()
+ * (MGLRU: evict the oldest generation, aging when only MIN_NR_GENS are left).
+ * Call from a task or the driver, no lock held. Returns the pages reclaimed by
+ * this call (also added to sc->nr_reclaimed).
+ */
+MSIM_API unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_control *sc);
+
+/*
+ * kernel: try_to_free_mem_cgroup_pages(): priorities DEF_PRIORITY down to 0, each
+ * shrinking every lruvec of memcg's subtree on every node (mem_cgroup_iter),
+ * until nr_pages are reclaimed. sc may be NULL (defaults); its nr_to_reclaim and
+ * target_mem_cgroup are set here. Returns the pages reclaimed.
+ */
+MSIM_API unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
+							 struct msim_scan_control *sc);
+
+/* ---- introspection (tests, reports: under the lock, no race windows named) ---- */
+
+/* Folios on a classic list (LRU_UNEVICTABLE: none, as in the kernel); *nr_pages their pages. */
+MSIM_API unsigned long msim_lruvec_nr_folios(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+					     unsigned long *nr_pages);
+/* Folios on lrugen->folios[gen][type][zone]; *nr_pages their pages. */
+MSIM_API unsigned long msim_lru_gen_nr_folios(struct msim_lruvec *lruvec, unsigned int gen,
+					      unsigned int type, enum msim_zone_type zone,
+					      unsigned long *nr_pages);
+/*
+ * Call fn for each folio of a classic list from head (youngest) to tail (next
+ * to be reclaimed), under the lock; fn must not change the lists. Returns the
+ * count visited.
+ */
+MSIM_API unsigned long msim_lruvec_for_each_folio(struct msim_lruvec *lruvec, enum msim_lru_list lru,
+						  void (*fn)(struct msim_folio *folio, void *arg),
+						  void *arg);
+
+struct msim_lru_counts {
+	unsigned long folios_live;          /* allocated and not yet freed */
+	unsigned long folios_allocated_total;
+	unsigned long lru_size_underflows;  /* mem_cgroup_update_lru_size WARNs (reset to 0) */
+	unsigned long lruvec_relock_retries;/* folio_lruvec_lock found the folio moved */
+	unsigned long reparented_pages;     /* LRU pages moved to a parent at offline */
+	unsigned long freed_nonempty;       /* lruvecs freed with folios still listed (a bug) */
+};
+MSIM_API void msim_lru_counts(struct msim *m, struct msim_lru_counts *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_LRU_H */

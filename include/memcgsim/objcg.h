@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objcg.h - object cgroups: the indirection through which charged memory names
+ * its memory cgroup, so that the memory follows the cgroup's death to the parent.
+ *
+ * Model of mm/memcontrol.c newest mainline (reference sections 0, 1.10 and 8):
+ * one struct obj_cgroup per memcg per node (mem_cgroup_per_node's objcg,
+ * orig_objcg and objcg_list), the root's included (is_root). Charged memory
+ * holds a reference on an objcg and reads its memcg through objcg->memcg, which
+ * offline rewrites to the parent: an uncharge or a stat update after offline
+ * lands on the parent. 7.0 had one objcg per memcg and none for the root; the
+ * per-node form is what LRU reparenting needs, because each node's objcgs are
+ * repointed in the same lock section as that node's LRU lists (docs/lru.md).
+ *
+ * Lifetime (kernel: percpu_ref with obj_cgroup_release as the release):
+ *   css_online   objcg allocated per node, refcount 1 (the initial reference),
+ *                published in pn->objcg, plus a reference for pn->orig_objcg
+ *   charge       +1 per charged folio (get_obj_cgroup_from_memcg, kept by the folio)
+ *   css_offline  per node: pn->objcg = NULL, the objcg and those inherited from
+ *                dead descendants repointed to the parent and moved to its
+ *                objcg_list, then the initial reference is killed
+ *   css_free     the orig_objcg reference is put
+ *   refcount 0   obj_cgroup_release: off its objcg_list (objcg_lock), freed after
+ *                an RCU grace period
+ *
+ * The subsystem "objcg" is attached with the layers that need it (the "lru"
+ * subsystem depends on it) or by hand (msim_subsys_attach()), before the first
+ * child memcg is created (else the attach fails with -EBUSY). Per-memcg data lives in a memcg hook
+ * slot; every call here is a plain lookup.
+ *
+ * Named yield points (a task parked at one has not yet done the operation):
+ *   "objcg.memcg"            READ_ONCE(objcg->memcg) (obj_cgroup_memcg)
+ *   "objcg.memcg.write"      offline's WRITE_ONCE(iter->memcg, parent)
+ *   "objcg.pn"               rcu_dereference(pn->objcg)
+ *   "objcg.ref.get" / ".put" / ".tryget"   the reference count
+ *   "objcg.reparent.lock"    offline, one node: prepared, about to take the locks
+ *   "objcg.reparent.retry"   MGLRU recheck failed: cond_resched() before retrying
+ */
+#ifndef MEMCGSIM_OBJCG_H
+#define MEMCGSIM_OBJCG_H
+
+#include <memcgsim/api.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <memcgsim/memcg.h>
+#include <memcgsim/subsys.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct msim_obj_cgroup;
+
+/* The registered subsystem (name "objcg"); attach it with msim_subsys_attach(). */
+MSIM_API extern struct msim_subsys msim_objcg_subsys;
+
+/*
+ * kernel: get_obj_cgroup_from_memcg() for node nid: under RCU, the first objcg
+ * on the way from memcg to the root whose reference can be taken (a dying memcg
+ * has none once offline, so its parent's is used). Returns it with a reference,
+ * or NULL (no objcg layer on the host, nid out of range, memcg NULL).
+ */
+MSIM_API struct msim_obj_cgroup *msim_get_obj_cgroup_from_memcg(struct msim_memcg *memcg,
+								 unsigned int nid);
+
+/* kernel: obj_cgroup_get() / obj_cgroup_tryget() / obj_cgroup_put(). */
+MSIM_API void msim_obj_cgroup_get(struct msim_obj_cgroup *objcg);
+MSIM_API bool msim_obj_cgroup_tryget(struct msim_obj_cgroup *objcg);
+MSIM_API void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg);
+
+/*
+ * kernel: obj_cgroup_memcg(): READ_ONCE(objcg->memcg). The caller holds an RCU
+ * read-side section (or a lock that keeps the memcg from being reparented and
+ * freed: the lruvec lock of the memcg, objcg_lock).
+ */
+MSIM_API struct msim_memcg *msim_obj_cgroup_memcg(const struct msim_obj_cgroup *objcg);
+
+/* kernel: get_mem_cgroup_from_objcg(): obj_cgroup_memcg with a css reference (retries). */
+MSIM_API struct msim_memcg *msim_get_mem_cgroup_from_objcg(const struct msim_obj_cgroup *objcg);
+
+/* kernel: obj_cgroup_is_root(). */
+MSIM_API bool msim_obj_cgroup_is_root(const struct msim_obj_cgroup *objcg);
+MSIM_API unsigned int msim_obj_cgroup_nid(const struct msim_obj_cgroup *objcg);
+
+/* ---- introspection (tests, reports) ---- */
+
+/* rcu_dereference(pn->objcg): NULL once memcg is offline. Caller under RCU. */
+MSIM_API struct msim_obj_cgroup *msim_memcg_objcg(struct msim_memcg *memcg, unsigned int nid);
+/* pn->orig_objcg: the node's own objcg, kept until the memcg is freed. */
+MSIM_API struct msim_obj_cgroup *msim_memcg_orig_objcg(struct msim_memcg *memcg, unsigned int nid);
+/* Raw reference count; killed: the initial reference was dropped at offline. */
+MSIM_API long msim_obj_cgroup_refcount(const struct msim_obj_cgroup *objcg);
+MSIM_API bool msim_obj_cgroup_killed(const struct msim_obj_cgroup *objcg);
+/* Objcgs on memcg's pn->objcg_list (inherited from dead descendants). */
+MSIM_API unsigned long msim_memcg_objcg_list_count(struct msim_memcg *memcg, unsigned int nid);
+
+struct msim_objcg_counts {
+	unsigned long live;              /* allocated and not yet released */
+	unsigned long allocated_total;
+	unsigned long released_total;    /* reference count reached 0 */
+	unsigned long reparented_total;  /* objcgs repointed at an offline (per node) */
+	unsigned long reparent_retries;  /* recheck failures (MGLRU) */
+	unsigned long deferred_releases; /* releases that found objcg_lock busy */
+};
+MSIM_API void msim_objcg_counts(struct msim *m, struct msim_objcg_counts *out);
+
+/* ---- the LRU part of memcg_reparent_objcgs ---- */
+
+/*
+ * kernel: memcg_reparent_objcgs() moves, per node and in one lock section, the
+ * LRU folios and the objcgs of a dying memcg to its parent. objcg owns the
+ * sequence; the layer that owns the LRU lists plugs its part in here (the kernel
+ * calls lru_reparent_memcg() / lru_gen_reparent_memcg() from memcontrol.c).
+ * Per node, with memcg going offline and parent = its parent:
+ *   prepare(memcg, parent, nid)        before the locks (max_lru_gen_memcg)
+ *   objcg_lock; lock(memcg, parent, nid)   child lruvec lock, then the parent's
+ *   recheck(parent, nid) false?        unlock (unlock, objcg_lock), cond_resched, retry
+ *   reparent(memcg, parent, nid)       splice the lists, move the sizes
+ *   objcgs repointed (__memcg_reparent_objcgs)
+ *   unlock(memcg, parent, nid); objcg_unlock; the node's objcg killed
+ * Every callback may be NULL. Without ops (lru-reparent=off, or no LRU layer)
+ * only the objcgs move: the 7.0 sequence, objcg_lock alone.
+ */
+struct msim_objcg_reparent_ops {
+	void (*prepare)(struct msim_memcg *memcg, struct msim_memcg *parent, unsigned int nid,
+			void *arg);
+	void (*lock)(struct msim_memcg *memcg, struct msim_memcg *parent, unsigned int nid,
+		     void *arg);
+	bool (*recheck)(struct msim_memcg *parent, unsigned int nid, void *arg);
+	void (*reparent)(struct msim_memcg *memcg, struct msim_memcg *parent, unsigned int nid,
+			 void *arg);
+	void (*unlock)(struct msim_memcg *memcg, struct msim_memcg *parent, unsigned int nid,
+		       void *arg);
+};
+
+/*
+ * Install (ops non-NULL) or remove the LRU part on m. Returns 0, -ENODEV when the
+ * objcg layer is not attached, -EBUSY when other ops are installed.
+ */
+MSIM_API int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg_reparent_ops *ops,
+					 void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMCGSIM_OBJCG_H */

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lru_internal.h - the LRU layer's structures (lru.h, folio.h).
+ *
+ * Files, bottom up (each calls only files listed before it):
+ *   lru_host.c    per-host state, per-memcg data, lookups from handles
+ *   folio.c       folios, flags, memcg_data, charge and uncharge
+ *   lru_size.c    update_lru_size, mem_cgroup_update_lru_size, lruvec_lru_size
+ *   mglru.c       generations: add/del, sizes, aging, the reparent recheck
+ *   lruvec.c      lruvec_add/del_folio, folio_lruvec(_lock), locks
+ *   swap.c        folio operations (mm/folio.c) and folio_put
+ *   vmscan.c      reclaim
+ *   reparent.c    the LRU part of memcg_reparent_objcgs (objcg.h ops)
+ *   lru.c         the subsystem: attach, memcg hooks
+ */
+#ifndef MSIM_LRU_INTERNAL_H
+#define MSIM_LRU_INTERNAL_H
+
+#include <stdbool.h>
+
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/lru.h>
+#include <memcgsim/rcu.h>
+
+#include <memcgsim/list.h>
+
+struct msim__lru_host;
+
+/* Page flags (kernel: enum pageflags, the bits this model uses). */
+enum msim__pg {
+	MSIM__PG_LRU = 0,        /* on an LRU list (or claimed off it); named shims */
+	MSIM__PG_ACTIVE,
+	MSIM__PG_REFERENCED,
+	MSIM__PG_WORKINGSET,
+	MSIM__PG_UNEVICTABLE,
+	MSIM__PG_MLOCKED,
+};
+
+/* kernel: struct folio, the fields the LRU and memcg code read. */
+struct msim_folio {
+	struct msim_list_head lru;          /* LRU list or a private list; the lru_lock */
+	unsigned long flags;            /* MSIM__PG_* bits, atomic bit operations */
+	msim_atomic_long_t refcount;
+	void *memcg_data;               /* objcg (lru-reparent=objcg), memcg (off), NULL */
+	int gen;                        /* MGLRU generation while listed there, else -1 */
+	unsigned int order;
+	unsigned int nid;
+	enum msim_zone_type zone;
+	enum msim_folio_type type;
+	struct msim__lru_host *lh;
+	void *private_data;
+};
+
+/* kernel: struct lru_gen_folio (include/linux/mmzone.h). */
+struct msim__lru_gen {
+	unsigned long max_seq;          /* READ_ONCE outside the lock: "lru_gen.max_seq" */
+	unsigned long min_seq[MSIM_ANON_AND_FILE];
+	long nr_pages[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
+	struct msim_list_head folios[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
+	bool enabled;                   /* lru_gen_enabled() when the lruvec was made */
+};
+
+/*
+ * kernel: struct lruvec (lists, lru_lock, lrugen) together with the
+ * lru_zone_size of its mem_cgroup_per_node. The statistics of the same lruvec
+ * are rstat's: stats is rstat's handle, which the public API takes.
+ */
+struct msim__lru_vec {
+	struct msim_lock lru_lock;
+	struct msim_list_head lists[MSIM_NR_LRU_LISTS];  /* LRU_UNEVICTABLE stays empty */
+	long lru_zone_size[MSIM_MAX_NR_ZONES][MSIM_NR_LRU_LISTS];
+	struct msim__lru_gen lrugen;
+	struct msim_lruvec *stats;
+	struct msim_memcg *memcg;
+	unsigned int nid;
+	struct msim__lru_host *lh;
+};
+
+/* Per-memcg data (the memcg hook slot): one lruvec per node. */
+struct msim__lru_memcg {
+	struct msim_memcg *memcg;
+	struct msim__lru_vec node[];
+};
+
+/*
+ * Per-host state. sim owns the memory (state_size) and frees it after every
+ * layer's teardown, so the memcg layer's css_free of our hook set, which runs
+ * after host_fini at msim_destroy(), may still use it (through the hook's priv).
+ */
+struct msim__lru_host {
+	struct msim *m;
+	int slot;
+	unsigned int nr_nodes;
+	bool mglru;                     /* cfg.lru == MSIM_LRU_MGLRU */
+	bool reparent_objcg;            /* variant lru-reparent=objcg */
+	bool lruvec_recheck;            /* variant lruvec-recheck=on (off: a demonstration) */
+	/* counters (quiet atomics) */
+	unsigned long folios_live, folios_allocated_total, lru_size_underflows;
+	unsigned long lruvec_relock_retries, reparented_pages, freed_nonempty;
+};
+
+#define MSIM__LRU_COUNT(lh, field, n) msim_quiet_fetch_add(&(lh)->field, (n), MSIM_RELAXED)
+
+/* ---- lru_host.c ---- */
+extern struct msim_subsys msim_lru_subsys;
+struct msim__lru_host *msim__lru_host(const struct msim *m);
+/* The lruvec of (memcg, nid); NULL if memcg has no LRU data. memcg NULL: the root's. */
+struct msim__lru_vec *msim__lru_vec(struct msim__lru_host *lh, struct msim_memcg *memcg,
+				    unsigned int nid);
+/* From rstat's handle; NULL for the bare node lruvec or a host without the layer. */
+struct msim__lru_vec *msim__lru_vec_of(struct msim_lruvec *lruvec);
+struct msim__lru_memcg *msim__lru_memcg_alloc(struct msim__lru_host *lh,
+					      struct msim_memcg *memcg);
+void msim__lru_memcg_free(struct msim__lru_host *lh, struct msim__lru_memcg *lm);
+/* lru_lock of an lruvec known to the caller: RCU read lock + lock / unlock + RCU unlock. */
+void msim__lru_vec_lock(struct msim__lru_vec *lv);
+void msim__lru_vec_unlock(struct msim__lru_vec *lv);
+
+/* ---- folio.c ---- */
+static inline bool msim__folio_test(const struct msim_folio *f, enum msim__pg bit)
+{
+	return (msim_quiet_load(&f->flags, MSIM_RELAXED) >> bit) & 1;
+}
+static inline void msim__folio_set(struct msim_folio *f, enum msim__pg bit)
+{
+	msim_quiet_fetch_or(&f->flags, 1UL << bit, MSIM_SEQ_CST);
+}
+static inline void msim__folio_clear(struct msim_folio *f, enum msim__pg bit)
+{
+	msim_quiet_fetch_and(&f->flags, ~(1UL << bit), MSIM_SEQ_CST);
+}
+/* kernel: folio_test_clear_lru(): the claim on a folio that isolation and moves race for. */
+bool msim__folio_test_clear_lru(struct msim_folio *folio);
+void msim__folio_set_lru(struct msim_folio *folio);
+/* kernel: folio_is_file_lru() as the MGLRU type index: 0 anon, 1 file. */
+static inline unsigned int msim__folio_type(const struct msim_folio *f)
+{
+	return f->type == MSIM_FOLIO_FILE;
+}
+/* kernel: folio_ref_freeze(): count expected -> 0, or false if another holder is there. */
+bool msim__folio_ref_freeze(struct msim_folio *folio, long expected);
+/* kernel: folio_put_testzero(): drop a reference; true when it was the last. */
+bool msim__folio_put_testzero(struct msim_folio *folio);
+/* Uncharge and free a folio whose last reference is gone and that is off every list. */
+void msim__folio_release(struct msim_folio *folio);
+
+/* ---- lru_size.c ---- */
+/* kernel: __update_lru_size(): the lruvec statistic only (MGLRU uses this one). */
+void msim__update_lru_size_stats(struct msim__lru_vec *lv, enum msim_lru_list lru,
+				 enum msim_zone_type zid, long nr_pages);
+/* kernel: mem_cgroup_update_lru_size(). */
+void msim__mem_cgroup_update_lru_size(struct msim__lru_vec *lv, enum msim_lru_list lru,
+				      enum msim_zone_type zid, long nr_pages);
+/* kernel: update_lru_size(): both of the above. */
+void msim__update_lru_size(struct msim__lru_vec *lv, enum msim_lru_list lru,
+			   enum msim_zone_type zid, long nr_pages);
+long msim__lru_zone_size_read(const struct msim__lru_vec *lv, enum msim_lru_list lru,
+			      enum msim_zone_type zid);
+
+/* ---- mglru.c ---- */
+unsigned long msim__lru_gen_max_seq(const struct msim__lru_vec *lv);
+unsigned int msim__get_nr_gens(const struct msim__lru_vec *lv, unsigned int type);
+/* kernel: lru_gen_add_folio() / lru_gen_del_folio(): false when the classic path applies. */
+bool msim__lru_gen_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
+			     bool reclaiming);
+bool msim__lru_gen_del_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
+			     bool reclaiming);
+/* kernel: folio_inc_gen() for a referenced folio of the oldest generation (lock held). */
+void msim__lru_gen_protect_folio(struct msim__lru_vec *lv, struct msim_folio *folio);
+/* kernel: inc_max_seq() (lock held). */
+void msim__lru_gen_inc_max_seq_locked(struct msim__lru_vec *lv);
+/* kernel: try_to_inc_min_seq() for one type (lock held): drop empty oldest generations. */
+void msim__lru_gen_try_inc_min_seq_locked(struct msim__lru_vec *lv, unsigned int type);
+/* kernel: the per-node max_lru_gen_memcg / recheck_lru_gen_max_memcg. */
+void msim__max_lru_gen_memcg(struct msim__lru_vec *lv);
+bool msim__recheck_lru_gen_max_memcg(const struct msim__lru_vec *lv);
+
+/* ---- lruvec.c ---- */
+/* folio_lruvec() as internal data; caller under RCU or the lock. */
+struct msim__lru_vec *msim__folio_lru_vec(const struct msim_folio *folio);
+/* folio_lruvec_lock(); returns locked (RCU held). */
+struct msim__lru_vec *msim__folio_lru_vec_lock(struct msim_folio *folio);
+/* folio_lruvec_relock(): keep *locked if it is the folio's, else switch. */
+struct msim__lru_vec *msim__folio_lru_vec_relock(struct msim_folio *folio,
+						 struct msim__lru_vec *locked);
+void msim__lruvec_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio);
+void msim__lruvec_add_folio_tail(struct msim__lru_vec *lv, struct msim_folio *folio);
+void msim__lruvec_del_folio(struct msim__lru_vec *lv, struct msim_folio *folio);
+/* kernel: folio_lru_list(). */
+enum msim_lru_list msim__folio_lru_list(const struct msim_folio *folio);
+
+/* ---- swap.c ---- */
+/* kernel: lru_add() with the caller holding the folio's lruvec lock. */
+void msim__lru_add(struct msim__lru_vec *lv, struct msim_folio *folio);
+
+/* ---- reparent.c ---- */
+extern const struct msim_objcg_reparent_ops msim__lru_reparent_ops;
+
+#endif /* MSIM_LRU_INTERNAL_H */

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmscan.c - a minimal reclaim in the shape of mm/vmscan.c: shrink_lruvec
+ * (get_scan_count, shrink_list in batches), shrink_inactive_list
+ * (isolate_lru_folios, shrink_folio_list, move_folios_to_lru),
+ * shrink_active_list (deactivation), lru_gen_shrink_lruvec (evict the oldest
+ * generation, aging first when only MIN_NR_GENS are left) and
+ * try_to_free_mem_cgroup_pages (priorities over the subtree).
+ *
+ * The owner of a folio (the page cache, swap, zswap) is not modelled here: the
+ * scan_control's evict callback plays shrink_folio_list's owner part, and the
+ * layers above supply it (workingset leaves a shadow entry, zswap stores).
+ *
+ * Order that races depend on (shrink_inactive_list):
+ *   lock; isolate a batch from the tail (PG_lru claimed, sizes down); unlock
+ *   "lru.shrink.isolated": the batch is off every list, its sizes are gone from
+ *       the lruvec it came from, and an offline may now move that lruvec's lists
+ *   evict / keep / activate each folio without the lock
+ *   "lru.shrink.putback": each survivor goes back to folio_lruvec() *now*
+ *       (relocked: after an offline that is the parent's)
+ *   freed folios are uncharged (through their objcg: the parent after an offline)
+ */
+#include <string.h>
+
+#include "lru/lru_internal.h"
+
+void msim_scan_control_init(struct msim_scan_control *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->priority = MSIM_DEF_PRIORITY;
+	sc->may_swap = true;
+}
+
+static struct msim_folio *lru_to_folio(struct msim_list_head *head)
+{
+	return msim_container_of(head->prev, struct msim_folio, lru);
+}
+
+/* Claim one folio for isolation (kernel: folio_try_get + folio_test_clear_lru). */
+static bool isolate_claim(struct msim_folio *folio)
+{
+	if (!msim_folio_try_get(folio))
+		return false;
+	if (msim__folio_test_clear_lru(folio))
+		return true;
+	msim_folio_put(folio);
+	return false;
+}
+
+/*
+ * kernel: isolate_lru_folios() (lock held): from the tail of lists[lru], up to
+ * nr_to_scan pages; folios another party holds go back to the head. The sizes
+ * go down per zone (update_lru_sizes).
+ */
+static unsigned long isolate_lru_folios(struct msim__lru_vec *lv, unsigned long nr_to_scan,
+					enum msim_lru_list lru, struct msim_list_head *dst,
+					unsigned long *nr_scanned)
+{
+	long nr_zone_taken[MSIM_MAX_NR_ZONES] = { 0 };
+	struct msim_list_head *src = &lv->lists[lru];
+	unsigned long scan = 0, taken = 0;
+
+	while (scan < nr_to_scan && !msim_list_empty(src)) {
+		struct msim_folio *folio = lru_to_folio(src);
+		long nr = msim_folio_nr_pages(folio);
+
+		scan += (unsigned long)nr;
+		if (!isolate_claim(folio)) {
+			msim_list_move(&folio->lru, src);
+			continue;
+		}
+		msim_list_move(&folio->lru, dst);
+		nr_zone_taken[folio->zone] += nr;
+		taken += (unsigned long)nr;
+	}
+	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+		if (nr_zone_taken[z])
+			msim__update_lru_size(lv, lru, (enum msim_zone_type)z, -nr_zone_taken[z]);
+	*nr_scanned += scan;
+	return taken;
+}
+
+/* Without a callback the owner is "the mapping": reclaim drops its reference. */
+static enum msim_reclaim_verdict evict_default(struct msim_folio *folio)
+{
+	msim_folio_put(folio);
+	return MSIM_RECLAIM_FREE;
+}
+
+static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
+					       struct msim_scan_control *sc)
+{
+	enum msim_reclaim_verdict v = MSIM_RECLAIM_ACTIVATE;
+
+	/* folio_check_references(): referenced since the last look -> activate */
+	if (!msim__folio_test(folio, MSIM__PG_REFERENCED))
+		v = sc->evict ? sc->evict(folio, sc->target_mem_cgroup, sc->evict_arg)
+			      : evict_default(folio);
+	msim__folio_clear(folio, MSIM__PG_REFERENCED);
+	/* __remove_mapping()'s freeze: only the isolation reference may be left */
+	if (v == MSIM_RECLAIM_FREE && !msim__folio_ref_freeze(folio, 1))
+		v = MSIM_RECLAIM_KEEP;
+	return v;
+}
+
+/*
+ * kernel: shrink_folio_list(), the part this model has: each folio is activated,
+ * kept or freed (folio_verdict). Freed folios (reference count frozen at 0) move
+ * to free; the rest stay on list, activated ones with PG_active. Returns the
+ * pages freed.
+ */
+static unsigned long shrink_folio_list(struct msim_list_head *list, struct msim_list_head *free,
+				       struct msim_scan_control *sc)
+{
+	struct msim_list_head *p, *next;
+	unsigned long freed = 0;
+
+	/* from the tail: the folio isolated first is looked at first */
+	for (p = list->prev; p != list; p = next) {
+		struct msim_folio *folio = msim_container_of(p, struct msim_folio, lru);
+		enum msim_reclaim_verdict v = folio_verdict(folio, sc);
+		long nr = msim_folio_nr_pages(folio);
+
+		next = p->prev;
+		if (v == MSIM_RECLAIM_FREE) {
+			msim_list_move(&folio->lru, free);
+			freed += (unsigned long)nr;
+		} else if (v == MSIM_RECLAIM_ACTIVATE) {
+			msim__folio_set(folio, MSIM__PG_ACTIVE);
+			sc->nr_activated += (unsigned long)nr;
+		}
+	}
+	return freed;
+}
+
+/*
+ * kernel: move_folios_to_lru(): each folio back on the lruvec it belongs to now,
+ * relocking when that changes (an offline moved it to the parent), dropping the
+ * isolation reference; a folio whose last other holder let go meanwhile goes to
+ * to_free instead. Called and returns with *locked held (maybe another lruvec).
+ */
+static struct msim__lru_vec *move_folios_to_lru(struct msim__lru_vec *locked,
+						struct msim_list_head *list,
+						struct msim_list_head *to_free)
+{
+	while (!msim_list_empty(list)) {
+		struct msim_folio *folio = lru_to_folio(list);
+
+		msim_list_del_init(&folio->lru);
+		locked = msim__folio_lru_vec_relock(folio, locked);
+		msim__folio_set_lru(folio);
+		if (msim__folio_put_testzero(folio)) {
+			msim__folio_clear(folio, MSIM__PG_LRU);
+			msim_list_add(&folio->lru, to_free);
+			continue;
+		}
+		msim__lruvec_add_folio(locked, folio);
+	}
+	return locked;
+}
+
+/* Uncharge and free folios whose last reference is gone (mem_cgroup_uncharge_folios). */
+static void free_folios(struct msim_list_head *to_free)
+{
+	while (!msim_list_empty(to_free)) {
+		struct msim_folio *folio = msim_container_of(to_free->next, struct msim_folio, lru);
+
+		msim_list_del_init(&folio->lru);
+		msim__folio_release(folio);
+	}
+}
+
+/*
+ * Put the survivors back, then uncharge and free the evicted ones, whose
+ * isolation reference is the last (kernel order: putback under the lock, the
+ * uncharge after it).
+ */
+static void putback_and_free(struct msim__lru_vec *lv, struct msim_list_head *list,
+			     struct msim_list_head *evicted)
+{
+	struct msim__lru_vec *locked;
+
+	msim_yield("lru.shrink.putback");
+	msim__lru_vec_lock(lv);
+	locked = move_folios_to_lru(lv, list, evicted);
+	msim__lru_vec_unlock(locked);
+	free_folios(evicted);
+}
+
+/* PGSCAN_* / PGSTEAL_* (node items in newest) for one batch. */
+static void count_scan(struct msim__lru_vec *lv, bool file, unsigned long scanned,
+		       unsigned long reclaimed)
+{
+	msim_mod_lruvec_state(lv->stats, MSIM_PGSCAN_DIRECT, (long)scanned);
+	msim_mod_lruvec_state(lv->stats, file ? MSIM_PGSCAN_FILE : MSIM_PGSCAN_ANON, (long)scanned);
+	msim_mod_lruvec_state(lv->stats, MSIM_PGSTEAL_DIRECT, (long)reclaimed);
+	msim_mod_lruvec_state(lv->stats, file ? MSIM_PGSTEAL_FILE : MSIM_PGSTEAL_ANON,
+			      (long)reclaimed);
+}
+
+/* kernel: shrink_inactive_list(). */
+static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
+					  struct msim_scan_control *sc, enum msim_lru_list lru)
+{
+	struct msim_list_head list, free;
+	unsigned long scanned = 0, taken, reclaimed;
+
+	msim_init_list_head(&list);
+	msim_init_list_head(&free);
+	msim__lru_vec_lock(lv);
+	taken = isolate_lru_folios(lv, nr_to_scan, lru, &list, &scanned);
+	msim__lru_vec_unlock(lv);
+	sc->nr_scanned += scanned;
+	if (!taken)
+		return 0;
+	msim_yield("lru.shrink.isolated");
+	reclaimed = shrink_folio_list(&list, &free, sc);
+	putback_and_free(lv, &list, &free);
+	count_scan(lv, lru == MSIM_LRU_INACTIVE_FILE, scanned, reclaimed);
+	return reclaimed;
+}
+
+/*
+ * kernel: shrink_active_list(): a batch off the active tail; referenced file
+ * folios rotate back (the kernel keeps executable ones), the rest lose
+ * PG_active, gain PG_workingset and go to the inactive list.
+ */
+static void shrink_active_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
+			       struct msim_scan_control *sc, enum msim_lru_list lru)
+{
+	struct msim_list_head list, l_active, l_inactive;
+	unsigned long scanned = 0, deactivated = 0;
+	struct msim__lru_vec *locked;
+
+	msim_init_list_head(&list);
+	msim_init_list_head(&l_active);
+	msim_init_list_head(&l_inactive);
+	msim__lru_vec_lock(lv);
+	isolate_lru_folios(lv, nr_to_scan, lru, &list, &scanned);
+	msim__lru_vec_unlock(lv);
+	while (!msim_list_empty(&list)) {
+		struct msim_folio *folio = lru_to_folio(&list);
+		bool referenced = msim__folio_test(folio, MSIM__PG_REFERENCED);
+
+		msim__folio_clear(folio, MSIM__PG_REFERENCED);
+		if (referenced && lru == MSIM_LRU_ACTIVE_FILE) {
+			msim_list_move(&folio->lru, &l_active);
+			continue;
+		}
+		msim__folio_clear(folio, MSIM__PG_ACTIVE);
+		msim__folio_set(folio, MSIM__PG_WORKINGSET);
+		deactivated += (unsigned long)msim_folio_nr_pages(folio);
+		msim_list_move(&folio->lru, &l_inactive);
+	}
+	msim__lru_vec_lock(lv);
+	locked = move_folios_to_lru(lv, &l_active, &list);
+	locked = move_folios_to_lru(locked, &l_inactive, &list);
+	msim__lru_vec_unlock(locked);
+	free_folios(&list);
+	sc->nr_deactivated += deactivated;
+	msim_count_memcg_events(lv->memcg, MSIM_PGDEACTIVATE, (long)deactivated);
+	msim_mod_lruvec_state(lv->stats, MSIM_PGREFILL, (long)scanned);
+}
+
+/* ---- classic: shrink_lruvec ---- */
+
+static unsigned long lv_lru_size(const struct msim__lru_vec *lv, enum msim_lru_list lru)
+{
+	unsigned long size = 0;
+
+	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+		size += (unsigned long)msim__lru_zone_size_read(lv, lru, (enum msim_zone_type)z);
+	return size;
+}
+
+static unsigned long int_sqrt(unsigned long x)
+{
+	unsigned long r = 0;
+
+	while ((r + 1) * (r + 1) <= x)
+		r++;
+	return r;
+}
+
+/*
+ * kernel: inactive_is_low(): inactive * inactive_ratio < active, the ratio
+ * int_sqrt(10 * size in GiB), 1 below a GiB.
+ */
+static bool inactive_is_low(const struct msim__lru_vec *lv, enum msim_lru_list inactive_lru)
+{
+	unsigned long inactive = lv_lru_size(lv, inactive_lru);
+	unsigned long active = lv_lru_size(lv, inactive_lru + MSIM_LRU_ACTIVE);
+	unsigned long gb = (inactive + active) >> (30 - 12);
+	unsigned long ratio = gb ? int_sqrt(10 * gb) : 1;
+
+	return inactive * ratio < active;
+}
+
+/* kernel: shrink_list(): active lists are only aged (when sc->may_deactivate says so). */
+static unsigned long shrink_list(struct msim__lru_vec *lv, enum msim_lru_list lru,
+				 unsigned long nr_to_scan, struct msim_scan_control *sc,
+				 const bool may_deactivate[2])
+{
+	if (lru == MSIM_LRU_ACTIVE_ANON || lru == MSIM_LRU_ACTIVE_FILE) {
+		if (may_deactivate[lru >= MSIM_LRU_INACTIVE_FILE])
+			shrink_active_list(lv, nr_to_scan, sc, lru);
+		return 0;
+	}
+	return shrink_inactive_list(lv, nr_to_scan, sc, lru);
+}
+
+/*
+ * kernel: shrink_lruvec() with get_scan_count() reduced to "lru size >>
+ * priority, anon only with swap" and prepare_scan_control()'s may_deactivate
+ * from inactive_is_low(); the proportional scan after the target is reached is
+ * left out (the loop stops).
+ */
+static unsigned long classic_shrink_lruvec(struct msim__lru_vec *lv, struct msim_scan_control *sc)
+{
+	unsigned long nr[MSIM_LRU_UNEVICTABLE], reclaimed = 0;
+	bool may_deactivate[2];
+
+	for (unsigned int lru = 0; lru < MSIM_LRU_UNEVICTABLE; lru++) {
+		bool anon = lru < MSIM_LRU_INACTIVE_FILE;
+
+		nr[lru] = anon && !sc->may_swap ? 0 : lv_lru_size(lv, lru) >> sc->priority;
+	}
+	may_deactivate[0] = sc->may_swap && inactive_is_low(lv, MSIM_LRU_INACTIVE_ANON);
+	may_deactivate[1] = inactive_is_low(lv, MSIM_LRU_INACTIVE_FILE);
+	while (nr[MSIM_LRU_INACTIVE_ANON] || nr[MSIM_LRU_ACTIVE_FILE] ||
+	       nr[MSIM_LRU_INACTIVE_FILE]) {
+		for (unsigned int lru = 0; lru < MSIM_LRU_UNEVICTABLE; lru++) {
+			unsigned long n = nr[lru] < MSIM_SWAP_CLUSTER_MAX ? nr[lru]
+									  : MSIM_SWAP_CLUSTER_MAX;
+
+			if (!n)
+				continue;
+			nr[lru] -= n;
+			reclaimed += shrink_list(lv, lru, n, sc, may_deactivate);
+		}
+		if (reclaimed >= sc->nr_to_reclaim)
+			break;
+	}
+	if (sc->may_swap && inactive_is_low(lv, MSIM_LRU_INACTIVE_ANON))
+		shrink_active_list(lv, MSIM_SWAP_CLUSTER_MAX, sc, MSIM_LRU_ACTIVE_ANON);
+	return reclaimed;
+}
+
+/* ---- MGLRU: lru_gen_shrink_lruvec ---- */
+
+static long lru_gen_type_pages(const struct msim__lru_vec *lv, unsigned int type)
+{
+	long pages = 0;
+
+	for (unsigned int g = 0; g < MSIM_MAX_NR_GENS; g++)
+		for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+			pages += lv->lrugen.nr_pages[g][type][z];
+	return pages;
+}
+
+/*
+ * kernel: sort_folio() + isolate_folio() for one folio of the oldest generation
+ * (lock held): a referenced folio is protected (folio_inc_gen: moved to the next
+ * generation's head); a busy one goes back to the head; the rest is taken.
+ */
+static bool lru_gen_take(struct msim__lru_vec *lv, struct msim_folio *folio,
+			 struct msim_list_head *src, struct msim_list_head *dst)
+{
+	if (msim__folio_test(folio, MSIM__PG_REFERENCED)) {
+		msim__folio_clear(folio, MSIM__PG_REFERENCED);
+		msim__lru_gen_protect_folio(lv, folio);
+		return false;
+	}
+	if (!isolate_claim(folio)) {
+		msim_list_move(&folio->lru, src);
+		return false;
+	}
+	msim__lru_gen_del_folio(lv, folio, true);
+	msim_list_add(&folio->lru, dst);
+	return true;
+}
+
+/*
+ * kernel: isolate_folios() -> scan_folios() on the oldest generation of type
+ * (lock held), zones from the highest, up to SWAP_CLUSTER_MAX pages looked at;
+ * an empty oldest generation is then retired (try_to_inc_min_seq). Aging comes
+ * first when only MIN_NR_GENS are left (should_run_aging: both are active).
+ */
+static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type,
+				     struct msim_list_head *dst, unsigned long *nr_scanned)
+{
+	unsigned long scan = 0, taken = 0;
+	unsigned int gen;
+
+	if (msim__get_nr_gens(lv, type) <= MSIM_MIN_NR_GENS)
+		msim__lru_gen_inc_max_seq_locked(lv);
+	gen = msim_lru_gen_from_seq(msim_quiet_load(&lv->lrugen.min_seq[type], MSIM_RELAXED));
+	for (int z = MSIM_MAX_NR_ZONES - 1; z >= 0 && scan < MSIM_SWAP_CLUSTER_MAX; z--) {
+		struct msim_list_head *src = &lv->lrugen.folios[gen][type][z];
+
+		while (scan < MSIM_SWAP_CLUSTER_MAX && !msim_list_empty(src)) {
+			struct msim_folio *folio = lru_to_folio(src);
+			long nr = msim_folio_nr_pages(folio);
+
+			scan += (unsigned long)nr;
+			if (lru_gen_take(lv, folio, src, dst))
+				taken += (unsigned long)nr;
+		}
+	}
+	msim__lru_gen_try_inc_min_seq_locked(lv, type);
+	*nr_scanned += scan;
+	return taken;
+}
+
+/* kernel: evict_folios() for one batch of type. Returns the pages freed. */
+static unsigned long lru_gen_evict(struct msim__lru_vec *lv, unsigned int type,
+				   struct msim_scan_control *sc, unsigned long *nr_scanned)
+{
+	struct msim_list_head list, free;
+	unsigned long scanned = 0, taken, reclaimed;
+
+	msim_init_list_head(&list);
+	msim_init_list_head(&free);
+	msim__lru_vec_lock(lv);
+	taken = lru_gen_isolate(lv, type, &list, &scanned);
+	msim__lru_vec_unlock(lv);
+	sc->nr_scanned += scanned;
+	*nr_scanned += scanned;
+	if (!taken)
+		return 0;
+	msim_yield("lru.shrink.isolated");
+	reclaimed = shrink_folio_list(&list, &free, sc);
+	putback_and_free(lv, &list, &free);
+	count_scan(lv, type == 1, scanned, reclaimed);
+	return reclaimed;
+}
+
+/*
+ * kernel: lru_gen_shrink_lruvec() with get_type_to_scan() reduced to "file
+ * first, anon when file is empty and swap is allowed": batches until the target
+ * is reached or lru size >> priority pages were looked at.
+ */
+static unsigned long lru_gen_shrink_lruvec(struct msim__lru_vec *lv, struct msim_scan_control *sc)
+{
+	unsigned long reclaimed = 0, scanned = 0, budget;
+	long file, anon;
+
+	msim__lru_vec_lock(lv);
+	file = lru_gen_type_pages(lv, 1);
+	anon = sc->may_swap ? lru_gen_type_pages(lv, 0) : 0;
+	msim__lru_vec_unlock(lv);
+	budget = (unsigned long)(file + anon) >> sc->priority;
+	while (reclaimed < sc->nr_to_reclaim && scanned < budget) {
+		unsigned int type;
+
+		msim__lru_vec_lock(lv);
+		file = lru_gen_type_pages(lv, 1);
+		anon = sc->may_swap ? lru_gen_type_pages(lv, 0) : 0;
+		msim__lru_vec_unlock(lv);
+		if (file <= 0 && anon <= 0)
+			break;
+		type = file > 0 ? 1 : 0;
+		reclaimed += lru_gen_evict(lv, type, sc, &scanned);
+	}
+	return reclaimed;
+}
+
+/* ---- entry points ---- */
+
+static unsigned long shrink_lru_vec(struct msim__lru_vec *lv, struct msim_scan_control *sc)
+{
+	unsigned long reclaimed = lv->lrugen.enabled ? lru_gen_shrink_lruvec(lv, sc)
+						     : classic_shrink_lruvec(lv, sc);
+
+	sc->nr_reclaimed += reclaimed;
+	return reclaimed;
+}
+
+unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_control *sc)
+{
+	struct msim__lru_vec *lv = msim__lru_vec_of(lruvec);
+
+	return lv && sc ? shrink_lru_vec(lv, sc) : 0;
+}
+
+/* One priority level over memcg's subtree; true once the target is reached. */
+static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
+			   struct msim_scan_control *sc, unsigned long start)
+{
+	struct msim_memcg *iter;
+
+	for (iter = msim_mem_cgroup_iter(memcg, NULL); iter;
+	     iter = msim_mem_cgroup_iter(memcg, iter)) {
+		for (unsigned int nid = 0; nid < lh->nr_nodes; nid++) {
+			struct msim__lru_vec *lv = msim__lru_vec(lh, iter, nid);
+
+			if (lv)
+				shrink_lru_vec(lv, sc);
+		}
+		if (sc->nr_reclaimed - start >= sc->nr_to_reclaim) {
+			msim_mem_cgroup_iter_break(memcg, iter);
+			return true;
+		}
+	}
+	return false;
+}
+
+unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
+						struct msim_scan_control *sc)
+{
+	struct msim__lru_host *lh = memcg ? msim__lru_host(msim_memcg_host(memcg)) : NULL;
+	struct msim_scan_control local;
+	unsigned long start;
+
+	if (!lh)
+		return 0;
+	if (!sc) {
+		msim_scan_control_init(&local);
+		sc = &local;
+	}
+	sc->nr_to_reclaim = nr_pages > MSIM_SWAP_CLUSTER_MAX ? nr_pages : MSIM_SWAP_CLUSTER_MAX;
+	sc->target_mem_cgroup = memcg;
+	start = sc->nr_reclaimed;
+	for (int prio = MSIM_DEF_PRIORITY; prio >= 0; prio--) {
+		sc->priority = prio;
+		if (shrink_subtree(lh, memcg, sc, start))
+			break;
+	}
+	return sc->nr_reclaimed - start;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched_points.h - how often each task parked at each yield point (sched_points.c).
+ *
+ * Counting happens at every park of a deterministic task, so the common case (a
+ * name the task parked at before) is inline here: one multiply, usually one probe.
+ */
+#ifndef MSIM_SIM_SCHED_POINTS_H
+#define MSIM_SIM_SCHED_POINTS_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* One slot of a task's table, keyed by the name's address (names are static). */
+struct msim__point_hits {
+	const char *name;       /* NULL: free slot */
+	uint64_t hits;
+};
+
+/* The slot a name hashes to, in a table of cap slots (a power of two). */
+static inline unsigned int msim__points_slot(const char *name, unsigned int cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL;
+
+	return (unsigned int)(h >> 32) & (cap - 1);
+}
+
+/* A name t has not parked at before (or t's first park): add it with one hit. */
+void msim__points_insert(struct msim_task *t, const char *name);
+
+/* t parks at the point called name: count it. */
+static inline void msim__points_hit(struct msim_task *t, const char *name)
+{
+	if (t->points_cap && name) {
+		unsigned int mask = t->points_cap - 1, i = msim__points_slot(name, t->points_cap);
+
+		for (;; i = (i + 1) & mask) {
+			struct msim__point_hits *e = &t->points[i];
+
+			if (e->name == name) {
+				e->hits++;
+				return;
+			}
+			if (!e->name)
+				break;
+		}
+	}
+	if (name)
+		msim__points_insert(t, name);
+}
+
+/* How often t has parked at a point called name (compared by content). */
+uint64_t msim__points_hits(const struct msim_task *t, const char *name);
+/* Free t's counts (its task is done, or being freed). */
+void msim__points_free(struct msim_task *t);
+
+#endif /* MSIM_SIM_SCHED_POINTS_H */
