@@ -134,7 +134,7 @@ MSIM_API uint64_t msim_kmem_process_page_tables(void);
  * (freed chunks kept for reuse, per-CPU areas, the C library's free lists), so
  * that RSS measures what live hosts hold. A bench calls it between sizes.
  */
-void msim_kmem_trim(void);
+MSIM_API void msim_kmem_trim(void);
 
 /*
  * True when host m keeps its objects in the lazily committed arena (bytes the
