@@ -130,6 +130,13 @@ MSIM_API uint64_t msim_kmem_process_rss(void);
 MSIM_API uint64_t msim_kmem_process_page_tables(void);
 
 /*
+ * Give back to the system the memory that destroyed hosts left for later ones
+ * (freed chunks kept for reuse, per-CPU areas, the C library's free lists), so
+ * that RSS measures what live hosts hold. A bench calls it between sizes.
+ */
+MSIM_API void msim_kmem_trim(void);
+
+/*
  * True when host m keeps its objects in the lazily committed arena (bytes the
  * model never writes cost the process nothing; docs/kmem.md section 2); false
  * when they are heap blocks: in sanitizer builds, with MSIM_KMEM_BACKING=heap in

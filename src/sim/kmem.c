@@ -29,6 +29,7 @@
 #include "kmem.h"
 #include "kmem_arena.h"
 #include "kmem_owner.h"
+#include "kmem_percpu.h"
 #include "kmem_pool.h"
 #include "kmem_size.h"
 
@@ -84,6 +85,7 @@ void msim__kmem_fini(struct msim *m)
 	if (LOAD(&k->rcu_pending_frees))
 		msim_rcu_barrier();
 	msim__kmem_pools_free(k->pools);
+	msim__kmem_pcpu_fini(m);
 	for (c = k->caches; c; c = next) {
 		next = c->next;
 		free(c->name);

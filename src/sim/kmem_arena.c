@@ -332,6 +332,29 @@ struct kmem_chunk *msim__kmem_chunk_of(const void *p)
 			       __ATOMIC_ACQUIRE);
 }
 
+void msim__kmem_arena_trim(void)
+{
+	pthread_mutex_lock(&arena.lock);
+	for (unsigned int i = 0; i < KMEM_KEEPERS; i++) {
+		struct kmem_keeper *kp = &arena.keeper[i];
+
+		for (unsigned int s = 0; s < KMEM_NSHIFTS; s++) {
+			struct kmem_chunk *c;
+
+			while ((c = list_pop(&kp->dirty[s]))) {
+				madvise(c->base, (size_t)1 << c->shift, MADV_DONTNEED);
+				arena.st.free_dirty_bytes -= c->resident;
+				c->dirty = c->resident = 0;
+				c->huge_zero = false;
+				arena.st.releases++;
+				c->next = arena.clean[s];
+				arena.clean[s] = c;
+			}
+		}
+	}
+	pthread_mutex_unlock(&arena.lock);
+}
+
 void msim__kmem_arena_stats(struct msim__kmem_arena_stats *out)
 {
 	pthread_mutex_lock(&arena.lock);

@@ -61,6 +61,9 @@ bool msim__kmem_arena_contains(const void *p);
 /* The chunk holding p, or NULL (p is not in the arena, or in no chunk yet). */
 struct kmem_chunk *msim__kmem_chunk_of(const void *p);
 
+/* Give back the pages of every free dirty chunk (msim_kmem_trim()). */
+void msim__kmem_arena_trim(void);
+
 /* Process-wide figures, for reports and tests. */
 struct msim__kmem_arena_stats {
 	uint64_t reserved_bytes;     /* address space reserved */

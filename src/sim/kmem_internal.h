@@ -53,11 +53,13 @@ struct msim_kmem_cache {
 };
 
 struct kmem_pools;            /* kmem_pool.c */
+struct pcpu_area;             /* kmem_percpu.c */
 
 struct msim_kmem {
 	struct msim *host;
 	bool shared;              /* concurrent mode: counters and pools used by many threads */
 	struct kmem_pools *pools; /* the arena's pools; NULL: objects on the heap */
+	struct pcpu_area *pcpu;   /* per-CPU memory: made on the first per-CPU allocation */
 	pthread_mutex_t lock;     /* cache list, owner inserts */
 	struct msim_kmem_cache *caches;
 	uint64_t kmalloc_bytes;   /* atomics, all of them */

@@ -312,8 +312,12 @@ void *msim__kmem_pool_alloc(struct msim_kmem *k, size_t size, const struct msim_
 	if ((size_t)(p - c->base) + slot > c->dirty)
 		c->dirty = (size_t)(p - c->base) + slot;
 	pools_unlock(ps);
-	/* kzalloc: a reused slot is cleared, without writing pages that are zero already. */
-	if (old_bytes && !all_zero(p, slot))
+	/*
+	 * kzalloc: a reused slot is cleared. In a huge chunk only if something is
+	 * left, so pages that read as zero are not written; a small chunk's pages are
+	 * resident already, and clearing outright costs less than reading first.
+	 */
+	if (old_bytes && (c->shift < KMEM_HUGE_SHIFT || !all_zero(p, slot)))
 		memset(p, 0, slot);
 	return p;
 }

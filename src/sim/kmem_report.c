@@ -4,11 +4,14 @@
  * the bytes of one owner, the list of owners and caches, and the simulator's own
  * resident set size.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "kmem_arena.h"
 #include "kmem_owner.h"
+#include "kmem_percpu.h"
 
 void msim_kmem_cache_info(const struct msim_kmem_cache *c, struct msim_kmem_cache_info *out)
 {
@@ -139,4 +142,16 @@ uint64_t msim_kmem_process_page_tables(void)
 			break;
 	fclose(f);
 	return (uint64_t)kb * 1024;
+}
+
+/*
+ * Memory freed by hosts that is kept for the next ones (the arena's dirty chunks,
+ * small per-CPU areas, the C library's free lists) goes back to the system, so
+ * that the process's RSS is again what live hosts hold.
+ */
+void msim_kmem_trim(void)
+{
+	msim__kmem_arena_trim();
+	msim__kmem_pcpu_trim();
+	malloc_trim(0);
 }

@@ -9,7 +9,9 @@
  *  - the arena and the heap charge the same bytes for the same allocations;
  *  - bad frees of arena objects are caught (interior pointer, double free,
  *    another host's object) and leave the totals alone;
- *  - threads allocating and freeing (kfree_rcu through liburcu) leave exact totals.
+ *  - threads allocating and freeing (kfree_rcu through liburcu) leave exact totals;
+ *  - per-CPU memory: every CPU's copy distinct and zeroed, zeroed again when a
+ *    block is reused, and 1024 CPUs' copies cost nothing until written.
  * Every test asks for the arena with MSIM_KMEM_BACKING=arena (sanitizer builds
  * default to the heap), and skips when the system gave no address space.
  */
@@ -27,6 +29,7 @@
 
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/kmem.h>
+#include <memcgsim/percpu.h>
 
 static struct msim *host_on(const char *backing, unsigned int cpus, enum msim_run_mode mode)
 {
@@ -312,6 +315,47 @@ static void concurrent_churn(void **state)
 	msim_destroy(m);
 }
 
+/* Per-CPU blocks on 1024 CPUs: distinct copies, zeroed, cheap until written. */
+static void percpu_copies(void **state)
+{
+	struct msim *m = host_on("arena", 1024, MSIM_DETERMINISTIC);
+	enum { N = 256, SIZE = 200 };
+	long *v[N];
+	uint64_t rss0 = msim_kmem_process_rss();
+
+	for (unsigned int i = 0; i < N; i++)
+		assert_non_null(v[i] = msim_alloc_percpu(m, SIZE, "pcpu_test"));
+	assert_int_equal(msim_kmem_owner_percpu_bytes(m, "pcpu_test"), (uint64_t)N * SIZE * 1024);
+	/* 50 MiB charged; only the copies written below are resident */
+	for (unsigned int cpu = 0; cpu < 1024; cpu += 64)
+		for (unsigned int i = 0; i < N; i++) {
+			long *p = msim_per_cpu_ptr(v[i], cpu);
+
+			assert_int_equal(p[SIZE / sizeof(long) - 1], 0);
+			p[0] = (long)(cpu * N + i);
+		}
+#if !defined(MSIM_ASAN) && !defined(MSIM_TSAN)
+	assert_true(msim_kmem_process_rss() < rss0 + (8ULL << 20));
+#else
+	(void)rss0;
+#endif
+	for (unsigned int cpu = 0; cpu < 1024; cpu += 64)
+		for (unsigned int i = 0; i < N; i++)
+			assert_int_equal(*(long *)msim_per_cpu_ptr(v[i], cpu), (long)(cpu * N + i));
+	for (unsigned int i = 0; i < N; i++)
+		msim_free_percpu(m, v[i]);
+	assert_int_equal(msim_kmem_owner_percpu_bytes(m, "pcpu_test"), 0);
+	/* the same blocks again: every copy written above reads zero */
+	for (unsigned int i = 0; i < N; i++)
+		assert_non_null(v[i] = msim_alloc_percpu(m, SIZE, "pcpu_test"));
+	for (unsigned int cpu = 0; cpu < 1024; cpu += 64)
+		for (unsigned int i = 0; i < N; i++)
+			assert_int_equal(*(long *)msim_per_cpu_ptr(v[i], cpu), 0);
+	for (unsigned int i = 0; i < N; i++)
+		msim_free_percpu(m, v[i]);
+	msim_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +364,7 @@ int main(void)
 		cmocka_unit_test(backings_agree),
 		cmocka_unit_test(bad_frees_caught),
 		cmocka_unit_test(concurrent_churn),
+		cmocka_unit_test(percpu_copies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

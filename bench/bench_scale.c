@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_scale.c - `memcgsim bench scale` (issue 13): the memcg statistics on
+ * many CPUs and many cgroups. Prints, per host size: the bytes per memcg per CPU
+ * the kernel-memory model charges and those the simulator holds; the periodic
+ * (forced) root flush against how many (cgroup, CPU) pairs were updated before
+ * it; and the simulator's own build time and memory, with their growth ratios as
+ * CPUs and cgroups double. The measuring is in bench_scale_run.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_scale.h"
+#include "bench_util.h"
+#include "scenario.h"
+
+#define MEASURES "the simulator's own work on this machine (driver CPU time), not the kernel's"
+
+/* ---- verdicts ---- */
+
+static const char *const sc_fig_names[MSIM_SC_NFIGS] = {
+	[MSIM_SC_F_FLUSH_SAME] = "flush_work_same_across_cgroups",
+	[MSIM_SC_F_FLUSH_GROWTH_G] = "flush_time_4x_cgroups",
+	[MSIM_SC_F_FLUSH_GROWTH_U] = "flush_time_top_per_first_load",
+	[MSIM_SC_F_LOAD_RATIO] = "top_per_first_load",
+	[MSIM_SC_F_RSS_GROWTH_C] = "rss_2x_cpus",
+	[MSIM_SC_F_RSS_GROWTH_G] = "rss_2x_cgroups",
+};
+
+static const struct msim_verdict_row sc_rows[] = {
+	{
+		.claim = "the root flush grows with what was updated, not with all cgroups",
+		.thread = { { "4x the cgroups, the same updates: flush work", 0, 1, "x" } },
+		.ours = { { "memcg flushes the same at every size", MSIM_SC_F_FLUSH_SAME, 0, "" },
+			  { "flush time, 4x the cgroups", MSIM_SC_F_FLUSH_GROWTH_G, 0, "x" } },
+		.holds_when = { { MSIM_SC_F_FLUSH_SAME, MSIM_VOP_EQ, 1 },
+				{ MSIM_SC_F_FLUSH_GROWTH_G, MSIM_VOP_LT, 2 } },
+		.note = "rstat keeps a per-CPU list of the cgroups updated since the last flush; "
+			"a flush walks those lists and their ancestors, one visit per CPU",
+	},
+	{
+		.claim = "the root flush grows with the updates before it",
+		.thread = { { "more updated pairs, a longer flush", 0, NAN, "" } },
+		.ours = { { "flush time, top load / first load", MSIM_SC_F_FLUSH_GROWTH_U, 0, "x" },
+			  { "updates per CPU, top / first", MSIM_SC_F_LOAD_RATIO, 0, "x" } },
+		.holds_when = { { MSIM_SC_F_FLUSH_GROWTH_U, MSIM_VOP_GT, 2 } },
+		.note = "with few updates the flush is its per-CPU visits; it grows as the "
+			"updated pairs grow",
+	},
+	{
+		.claim = "the simulator's memory grows linearly with CPUs and with cgroups",
+		.thread = { { "2x CPUs or 2x cgroups: 2x memory", 0, 2, "x" } },
+		.ours = { { "RSS, 2x CPUs", MSIM_SC_F_RSS_GROWTH_C, 0, "x" },
+			  { "RSS, 2x cgroups", MSIM_SC_F_RSS_GROWTH_G, 0, "x" } },
+		.holds_when = { { MSIM_SC_F_RSS_GROWTH_C, MSIM_VOP_LT, 2.5 },
+				{ MSIM_SC_F_RSS_GROWTH_G, MSIM_VOP_LT, 2.5 },
+				{ MSIM_SC_F_RSS_GROWTH_C, MSIM_VOP_GT, 1.5 },
+				{ MSIM_SC_F_RSS_GROWTH_G, MSIM_VOP_GT, 1.5 } },
+		.note = "every cgroup's per-CPU statistics are written on every CPU when the "
+			"cgroup is made (as the kernel does), so they are resident: the memory "
+			"is cgroups x CPUs x the per-CPU bytes",
+	},
+};
+
+static const struct msim_sc_point *top(const struct msim_sc_point *s)
+{
+	return &s[MSIM_SC_SERIES - 1];
+}
+
+void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v)
+{
+	const struct msim_sc_point *g = r->cgroup_series, *c = r->cpu_series;
+	unsigned int u = r->cfg.nloads ? r->cfg.nloads - 1 : 0;
+	bool same = g[0].ran && top(g)->ran;
+
+	for (unsigned int i = 0; i < MSIM_SC_NFIGS; i++)
+		v->fig[i] = NAN;
+	for (unsigned int i = 1; i < MSIM_SC_SERIES && same; i++)
+		same = !g[i].ran || g[i].load[u].memcg_flushes == g[0].load[u].memcg_flushes;
+	if (g[0].ran && top(g)->ran) {
+		v->fig[MSIM_SC_F_FLUSH_SAME] = same;
+		v->fig[MSIM_SC_F_FLUSH_GROWTH_G] = msim_bench_ratio(top(g)->load[u].flush_us,
+								    g[0].load[u].flush_us);
+	}
+	if (top(g)->ran && r->cfg.nloads > 1) {
+		v->fig[MSIM_SC_F_FLUSH_GROWTH_U] = msim_bench_ratio(top(g)->load[u].flush_us,
+								    top(g)->load[0].flush_us);
+		v->fig[MSIM_SC_F_LOAD_RATIO] = msim_bench_ratio(r->cfg.loads[u], r->cfg.loads[0]);
+	}
+	if (c[1].ran && top(c)->ran)
+		v->fig[MSIM_SC_F_RSS_GROWTH_C] = msim_bench_ratio(top(c)->rss_bytes, c[1].rss_bytes);
+	if (g[1].ran && top(g)->ran)
+		v->fig[MSIM_SC_F_RSS_GROWTH_G] = msim_bench_ratio(top(g)->rss_bytes, g[1].rss_bytes);
+	v->fig[MSIM_SC_F_NONE] = 0;
+	v->table = (struct msim_verdict_table){
+		.reference = "the issue",
+		.rows = sc_rows,
+		.nrows = sizeof(sc_rows) / sizeof(sc_rows[0]),
+		.fig_names = sc_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_SC_NFIGS,
+	};
+}
+
+/* ---- text ---- */
+
+static void print_point(const struct msim_sc_result *r, const struct msim_sc_point *p,
+			const struct msim_sc_point *prev)
+{
+	printf("%5u CPUs x %5u cgroups: ", p->cpus, p->cgroups);
+	if (!p->ran) {
+		printf("not run: needs ~%.1f GiB resident (budget %.1f GiB)\n",
+		       p->estimate_bytes / 1073741824.0, r->cfg.max_rss / 1073741824.0);
+		return;
+	}
+	printf("build %.2f s, +%.0f MiB RSS (page tables %.0f MiB)", p->build_s,
+	       p->rss_bytes / 1048576.0, p->page_tables / 1048576.0);
+	if (prev && prev->ran)
+		printf("; growth x%.2f time, x%.2f RSS", msim_bench_ratio(p->build_s, prev->build_s),
+		       msim_bench_ratio(p->rss_bytes, prev->rss_bytes));
+	printf("\n    per memcg per CPU: charged %.0f B per-CPU (+ %.0f B slab per memcg), held "
+	       "%.0f B by the simulator\n", p->charged_pcpu_per_memcg_cpu,
+	       p->charged_slab_per_memcg, p->resident_per_memcg_cpu);
+	printf("    root flush: idle %.1f us (%llu CPU visits, %llu memcg flushes)\n",
+	       p->idle_flush_us, (unsigned long long)p->idle_cpu_visits,
+	       (unsigned long long)p->idle_memcg_flushes);
+	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
+		const struct msim_sc_load *l = &p->load[u];
+
+		printf("      %3u updates per CPU: %7llu pairs updated -> flush %9.1f us, "
+		       "%7llu memcg flushes; update %.0f ns\n", l->per_cpu,
+		       (unsigned long long)l->updated_pairs, l->flush_us,
+		       (unsigned long long)l->memcg_flushes, l->update_ns);
+	}
+}
+
+static void print_target(const struct msim_sc_result *r)
+{
+	const struct msim_sc_config *c = &r->cfg;
+	double pairs = (double)c->top_cpus * (c->top_cgroups + MSIM_SC_PARENTS + 1);
+
+	printf("\nThe issue's size, %u CPUs x %u cgroups x %u nodes: the kernel-memory model "
+	       "charges %.0f B per memcg per CPU", c->top_cpus, c->top_cgroups, c->nodes,
+	       top(r->cpu_series)->ran ? top(r->cpu_series)->charged_pcpu_per_memcg_cpu : NAN);
+	printf(" (%.1f GiB), and the simulator holds %.0f B per memcg per CPU (a %u x %u probe): "
+	       "%.1f GiB. ", top(r->cpu_series)->charged_pcpu_per_memcg_cpu * pairs / 1073741824.0,
+	       r->resident_probe, 64, 512, r->resident_probe * pairs / 1073741824.0);
+	printf("Sizes above --max-rss-mib are not run: every cgroup's per-CPU statistics are "
+	       "written on every CPU when it is made (the kernel does the same), so they are "
+	       "resident.\n");
+}
+
+static void print_text(const struct msim_sc_result *r)
+{
+	struct msim_sc_verdicts v;
+
+	printf("scale: memcg statistics at many CPUs and cgroups (%u nodes; root -> %u parents "
+	       "-> leaves)\n", r->cfg.nodes, MSIM_SC_PARENTS);
+	printf("Time: %s; medians of %u.\n\n", MEASURES, r->cfg.reps);
+	printf("CPUs doubling, %u cgroups:\n", r->cfg.cpu_series_cgroups);
+	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+		print_point(r, &r->cpu_series[i], i ? &r->cpu_series[i - 1] : NULL);
+	printf("\ncgroups doubling, %u CPUs (updates among the first %u leaves at every size):\n",
+	       r->cfg.cgroup_series_cpus, r->cfg.top_cgroups / 4);
+	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+		print_point(r, &r->cgroup_series[i], i ? &r->cgroup_series[i - 1] : NULL);
+	print_target(r);
+	printf("\nsimulator: %.1f s wall, %.1f s CPU, peak RSS %.0f MiB\n\n", r->wall_s, r->cpu_s,
+	       r->peak_rss / 1048576.0);
+	msim_sc_verdicts(r, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
+
+/* ---- JSON ---- */
+
+static void json_point(struct msim_json *j, const struct msim_sc_result *r,
+		       const struct msim_sc_point *p)
+{
+	msim_json_obj_begin(j, NULL);
+	msim_json_kuint(j, "cpus", p->cpus);
+	msim_json_kuint(j, "cgroups", p->cgroups);
+	msim_json_kbool(j, "ran", p->ran);
+	msim_json_kuint(j, "estimate_bytes", p->estimate_bytes);
+	msim_json_kdbl(j, "sim_build_s", p->build_s);
+	msim_json_kuint(j, "sim_rss_bytes", p->rss_bytes);
+	msim_json_kuint(j, "sim_page_tables_bytes", p->page_tables);
+	msim_json_kdbl(j, "charged_percpu_bytes_per_memcg_cpu", p->charged_pcpu_per_memcg_cpu);
+	msim_json_kdbl(j, "charged_slab_bytes_per_memcg", p->charged_slab_per_memcg);
+	msim_json_kdbl(j, "sim_bytes_per_memcg_cpu", p->resident_per_memcg_cpu);
+	msim_json_kdbl(j, "idle_flush_us", p->idle_flush_us);
+	msim_json_kuint(j, "idle_cpu_visits", p->idle_cpu_visits);
+	msim_json_kuint(j, "idle_memcg_flushes", p->idle_memcg_flushes);
+	msim_json_arr_begin(j, "loads");
+	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
+		const struct msim_sc_load *l = &p->load[u];
+
+		msim_json_obj_begin(j, NULL);
+		msim_json_kuint(j, "updates_per_cpu", l->per_cpu);
+		msim_json_kuint(j, "updated_pairs", l->updated_pairs);
+		msim_json_kdbl(j, "flush_us", l->flush_us);
+		msim_json_kuint(j, "memcg_flushes", l->memcg_flushes);
+		msim_json_kuint(j, "cpu_visits", l->cpu_visits);
+		msim_json_kdbl(j, "update_ns", l->update_ns);
+		msim_json_obj_end(j);
+	}
+	msim_json_arr_end(j);
+	msim_json_obj_end(j);
+}
+
+static void print_json(const struct msim_sc_result *r)
+{
+	struct msim_sc_verdicts v;
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "scale");
+	msim_json_kstr(&j, "measures", MEASURES);
+	msim_json_kuint(&j, "nodes", r->cfg.nodes);
+	msim_json_kuint(&j, "reps", r->cfg.reps);
+	msim_json_kdbl(&j, "sim_bytes_per_memcg_cpu_probe", r->resident_probe);
+	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+	msim_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
+	msim_json_arr_begin(&j, "cpu_series");
+	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+		json_point(&j, r, &r->cpu_series[i]);
+	msim_json_arr_end(&j);
+	msim_json_arr_begin(&j, "cgroup_series");
+	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+		json_point(&j, r, &r->cgroup_series[i]);
+	msim_json_arr_end(&j);
+	msim_sc_verdicts(r, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+/* ---- main ---- */
+
+static int scale_main(int argc, char **argv)
+{
+	struct msim_sc_config c;
+	unsigned int cpus = 0, cgroups = 0, cpu_series_cgroups = 0, cgroup_series_cpus = 0;
+	unsigned int nodes = 0;
+	unsigned long max_mib = 0;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--cpus", "N", &cpus, 4, MSIM_MAX_CPUS,
+			      "top of the CPU series: N/4, N/2, N CPUs (default 1024)"),
+		MSIM_OPT_UINT("--cgroups", "N", &cgroups, 4, 10000000,
+			      "top of the cgroup series: N/4, N/2, N cgroups (default 20000)"),
+		MSIM_OPT_UINT("--series-cgroups", "N", &cpu_series_cgroups, 1, 10000000,
+			      "cgroups of the CPU series (default 256)"),
+		MSIM_OPT_UINT("--series-cpus", "N", &cgroup_series_cpus, 1, MSIM_MAX_CPUS,
+			      "CPUs of the cgroup series (default 16)"),
+		MSIM_OPT_UINT("--nodes", "N", &nodes, 1, MSIM_MAX_NODES, "NUMA nodes (default 4)"),
+		MSIM_OPT_ULONG("--max-rss-mib", "N", &max_mib, 16, 1UL << 24,
+			       "skip a size whose estimated memory exceeds this (default 1536)"),
+		MSIM_OPT_END,
+	};
+	static const struct msim_bench_spec spec_base = {
+		.name = "scale",
+		.summary = "memcg statistics at scale: bytes per memcg per CPU, flush against "
+			   "updates, growth",
+		.description = "Two series of hosts (CPUs doubling, cgroups doubling), 4 nodes, the "
+			       "memcg and rstat layers,\nroot -> 16 parents -> leaves. Every CPU "
+			       "updates 1, 4, 16, 64 leaves, then a forced root\nflush is timed. "
+			       "Figures are " MEASURES ".",
+		.default_reps = 3,
+		.quick_reps = 1,
+	};
+	struct msim_bench_spec spec = spec_base;
+	struct msim_bench_args a;
+	struct msim_sc_result *r;
+	int ret;
+
+	spec.options = opts;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret)
+		return msim_args_exit_status(ret);
+	msim_sc_config_default(&c, a.quick);
+	c.top_cpus = cpus ? cpus : c.top_cpus;
+	c.top_cgroups = cgroups ? cgroups : c.top_cgroups;
+	c.cpu_series_cgroups = cpu_series_cgroups ? cpu_series_cgroups : c.cpu_series_cgroups;
+	c.cgroup_series_cpus = cgroup_series_cpus ? cgroup_series_cpus : c.cgroup_series_cpus;
+	c.nodes = nodes ? nodes : c.nodes;
+	c.max_rss = max_mib ? (uint64_t)max_mib << 20 : c.max_rss;
+	c.reps = a.reps;
+	c.base = a.variants;
+	r = calloc(1, sizeof(*r));
+	if (!r || msim_sc_run(&c, r)) {
+		fprintf(stderr, "scale: failed (a series needs --cgroups / 4 >= the first leaves "
+			"updated; see --help)\n");
+		free(r);
+		return 1;
+	}
+	if (a.json)
+		print_json(r);
+	else
+		print_text(r);
+	free(r);
+	return 0;
+}
+
+static const struct msim_bench scale_bench = {
+	.name = "scale",
+	.summary = "memcg statistics at scale: bytes per memcg per CPU, flush vs updates, growth",
+	.main = scale_main,
+};
+MSIM_BENCH(scale_bench);
