@@ -240,6 +240,25 @@ static void print_json(const struct msim_sc_result *r)
 
 /* ---- main ---- */
 
+static const struct msim_bench_spec scale_spec = {
+	.name = "scale",
+	.summary = "memcg statistics at scale: bytes per memcg per CPU, flush against "
+		   "updates, growth",
+	.description = "Two series of hosts (CPUs doubling, cgroups doubling), 4 nodes, the "
+		       "memcg and rstat layers,\nroot -> 16 parents -> leaves. Every CPU "
+		       "updates 1, 4, 16, 64 leaves, then a forced root\nflush is timed. "
+		       "Figures are " MEASURES ".",
+	.default_reps = 3,
+	.quick_reps = 1,
+};
+
+/* An option given (non-zero) replaces the default. */
+static void pick_uint(unsigned int *dst, unsigned int given)
+{
+	if (given)
+		*dst = given;
+}
+
 static int scale_main(int argc, char **argv)
 {
 	struct msim_sc_config c;
@@ -260,18 +279,7 @@ static int scale_main(int argc, char **argv)
 			       "skip a size whose estimated memory exceeds this (default 1536)"),
 		MSIM_OPT_END,
 	};
-	static const struct msim_bench_spec spec_base = {
-		.name = "scale",
-		.summary = "memcg statistics at scale: bytes per memcg per CPU, flush against "
-			   "updates, growth",
-		.description = "Two series of hosts (CPUs doubling, cgroups doubling), 4 nodes, the "
-			       "memcg and rstat layers,\nroot -> 16 parents -> leaves. Every CPU "
-			       "updates 1, 4, 16, 64 leaves, then a forced root\nflush is timed. "
-			       "Figures are " MEASURES ".",
-		.default_reps = 3,
-		.quick_reps = 1,
-	};
-	struct msim_bench_spec spec = spec_base;
+	struct msim_bench_spec spec = scale_spec;
 	struct msim_bench_args a;
 	struct msim_sc_result *r;
 	int ret;
@@ -281,11 +289,11 @@ static int scale_main(int argc, char **argv)
 	if (ret)
 		return msim_args_exit_status(ret);
 	msim_sc_config_default(&c, a.quick);
-	c.top_cpus = cpus ? cpus : c.top_cpus;
-	c.top_cgroups = cgroups ? cgroups : c.top_cgroups;
-	c.cpu_series_cgroups = cpu_series_cgroups ? cpu_series_cgroups : c.cpu_series_cgroups;
-	c.cgroup_series_cpus = cgroup_series_cpus ? cgroup_series_cpus : c.cgroup_series_cpus;
-	c.nodes = nodes ? nodes : c.nodes;
+	pick_uint(&c.top_cpus, cpus);
+	pick_uint(&c.top_cgroups, cgroups);
+	pick_uint(&c.cpu_series_cgroups, cpu_series_cgroups);
+	pick_uint(&c.cgroup_series_cpus, cgroup_series_cpus);
+	pick_uint(&c.nodes, nodes);
 	c.max_rss = max_mib ? (uint64_t)max_mib << 20 : c.max_rss;
 	c.reps = a.reps;
 	c.base = a.variants;

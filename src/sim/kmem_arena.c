@@ -19,11 +19,15 @@
  * huge page. A write into such a chunk makes the kernel allocate the whole huge
  * page (2 MiB resident), which is why densely written pools do not get it.
  *
- * Free chunks are kept dirty (their pages stay, so an explorer's thousands of
- * short-lived hosts cost no system call) up to KMEM_DIRTY_CAP bytes; beyond that
- * a returned chunk's pages are released with MADV_DONTNEED. A table with one
- * entry per 64 KiB maps an address back to its chunk; chunk descriptors live as
- * long as the process, so a stale pointer finds a free chunk, never garbage.
+ * A free chunk with written pages is kept dirty for the same owner (its pages
+ * stay: an explorer's thousands of short-lived hosts cost no system call, and the
+ * next headers of an expansion land where the old ones were) while the kept
+ * chunks' written bytes stay under KMEM_DIRTY_CAP; beyond that its pages are
+ * released with MADV_DONTNEED. One with nothing written is clean as it is.
+ *
+ * A table with one entry per 64 KiB maps an address back to its chunk; chunk
+ * descriptors live as long as the process, so a stale pointer finds a free chunk,
+ * never garbage.
  * One mutex guards the free lists and the carving; lookups take no lock.
  */
 #include <fcntl.h>
