@@ -198,12 +198,30 @@ static void count_scan(struct msim__lru_vec *lv, bool file, unsigned long scanne
 			      (long)reclaimed);
 }
 
+/*
+ * What both LRU kinds do with a batch they isolated (the lock dropped): decide and
+ * evict, put the survivors back, count the scan. The window after isolation is
+ * the one reparenting races (lru-reparent-vs-isolate).
+ */
+static unsigned long reclaim_isolated(struct msim__lru_vec *lv, struct msim_list_head *list,
+				      struct msim_list_head *free, struct msim_scan_control *sc,
+				      bool file, unsigned long scanned)
+{
+	unsigned long reclaimed;
+
+	msim_yield("lru.shrink.isolated");
+	reclaimed = shrink_folio_list(list, free, sc);
+	putback_and_free(lv, list, free);
+	count_scan(lv, file, scanned, reclaimed);
+	return reclaimed;
+}
+
 /* kernel: shrink_inactive_list(). */
 static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
 					  struct msim_scan_control *sc, enum msim_lru_list lru)
 {
 	struct msim_list_head list, free;
-	unsigned long scanned = 0, taken, reclaimed;
+	unsigned long scanned = 0, taken;
 
 	msim_init_list_head(&list);
 	msim_init_list_head(&free);
@@ -213,11 +231,7 @@ static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned lon
 	sc->nr_scanned += scanned;
 	if (!taken)
 		return 0;
-	msim_yield("lru.shrink.isolated");
-	reclaimed = shrink_folio_list(&list, &free, sc);
-	putback_and_free(lv, &list, &free);
-	count_scan(lv, lru == MSIM_LRU_INACTIVE_FILE, scanned, reclaimed);
-	return reclaimed;
+	return reclaim_isolated(lv, &list, &free, sc, lru == MSIM_LRU_INACTIVE_FILE, scanned);
 }
 
 /*
@@ -417,7 +431,7 @@ static unsigned long lru_gen_evict(struct msim__lru_vec *lv, unsigned int type,
 				   struct msim_scan_control *sc, unsigned long *nr_scanned)
 {
 	struct msim_list_head list, free;
-	unsigned long scanned = 0, taken, reclaimed;
+	unsigned long scanned = 0, taken;
 
 	msim_init_list_head(&list);
 	msim_init_list_head(&free);
@@ -428,11 +442,7 @@ static unsigned long lru_gen_evict(struct msim__lru_vec *lv, unsigned int type,
 	*nr_scanned += scanned;
 	if (!taken)
 		return 0;
-	msim_yield("lru.shrink.isolated");
-	reclaimed = shrink_folio_list(&list, &free, sc);
-	putback_and_free(lv, &list, &free);
-	count_scan(lv, type == 1, scanned, reclaimed);
-	return reclaimed;
+	return reclaim_isolated(lv, &list, &free, sc, type == 1, scanned);
 }
 
 /*

@@ -173,6 +173,10 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	print_figs_text(f, &r->rep);
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
+	/* An explorer is built to find the window: its hit count says "reachable", not "how often". */
+	if (r->ex.violations && r->ex.runs > 1)
+		fputs("  (reachability under an adversarial scheduler, not a frequency in production)\n",
+		      f);
 	if (r->ex.first_violation_run >= 0 && !r->concurrent)
 		print_violation_text(f, r);
 	fprintf(f, "  outcome: %s -> %s\n", r->outcome,

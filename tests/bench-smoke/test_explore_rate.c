@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bench_explore_rate.h"
+#include "verdict_util.h"
 
 static void small_run_agrees(void **state)
 {
@@ -47,26 +48,6 @@ static void unknown_race_refused(void **state)
 
 	(void)state;
 	assert_int_equal(msim_er_run(&c, &r), -22);
-}
-
-/* The verdict of the row whose claim starts with prefix, from the text printer. */
-static const char *verdict_of(const struct msim_verdict_table *t, const char *prefix)
-{
-	static char line[64];
-	char *buf = NULL, *at;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	msim_verdict_print_text(f, t);
-	fclose(f);
-	at = strstr(buf, prefix);
-	assert_non_null(at);
-	while (at > buf && at[-1] != '[')
-		at--;
-	snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "]"), at);
-	free(buf);
-	return line;
 }
 
 static void plant(struct msim_er_result *r, double random, double pct, bool agree)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "bench_scale.h"
+#include "verdict_util.h"
 
 static struct msim_sc_result *res;
 
@@ -93,25 +94,6 @@ static void flush_follows_updates(void **state)
 			assert_int_equal(g[i].load[u].updated_pairs, g[0].load[u].updated_pairs);
 			assert_int_equal(g[i].load[u].memcg_flushes, g[0].load[u].memcg_flushes);
 		}
-}
-
-static const char *verdict_of(const struct msim_verdict_table *t, const char *prefix)
-{
-	static char word[64];
-	char *buf = NULL, *at;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	msim_verdict_print_text(f, t);
-	fclose(f);
-	at = strstr(buf, prefix);
-	assert_non_null(at);
-	while (at > buf && at[-1] != '[')
-		at--;
-	snprintf(word, sizeof(word), "%.*s", (int)strcspn(at, "]"), at);
-	free(buf);
-	return word;
 }
 
 static void verdicts_follow_figures(void **state)
