@@ -28,6 +28,7 @@
 
 /*     race                          side                 strategy  runs  seed */
 RACE_CHECK(every_side_is_listed)
+RACE_CHECK(every_race_has_a_diagram_and_both_sides)
 RACE_CHECK(verify_finds_a_wrong_side)
 RACE_CHECK(registry_and_settings)
 
