@@ -366,30 +366,54 @@ static void anon_churn(void **state)
 
 /* ---- rstat-staleness (thread 004) ---- */
 
+/* A measured result, planted: 8 CPUs, threshold 512, 1 GiB/s for 4 s, 5 seeds. */
+static void st_plant(struct msim_st_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	msim_st_opts_init(&r->opts, false);
+	r->threshold = 512;
+	r->pending_slack = 8 * 63;
+	r->d[0] = (struct msim_st_design){ .design = "break", .max_gap = 2LL << 30, .reads = 2000,
+					   .beyond = 150, .seeds_beyond = 5, .max_inflight = 900 };
+	r->d[1] = (struct msim_st_design){ .design = "continue", .max_gap = 6LL << 20,
+					   .reads = 2000, .max_inflight = 800 };
+}
+
 static void rstat_staleness(void **state)
 {
-	/* 4 CPUs: threshold 256 pages; 16-page folios; 1 GiB/s for 4 s: 2 GiB expected */
-	struct msim_st_summary s = { .cpus = 4, .seconds = 4, .rate_gib = 1, .folio_pages = 16,
-				     .max_gap_break = 2LL << 30,
-				     .max_gap_continue = (256 + 16) * 4096LL };
+	struct msim_st_result r;
 	struct msim_st_verdicts v;
+	const char *gap = "break: \"a two-second", *behind = "break: concurrent flushes",
+		   *cont = "continue keeps", *scripted = "scripted:";
 
 	(void)state;
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), HOLDS);
-	assert_int_equal(judge(&v.table, "continue keeps"), HOLDS);
-	s.max_gap_break = (2LL << 30) / 2;          /* half the thread's gap */
-	s.max_gap_continue += 1;                     /* one byte beyond the bound */
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), FAILS);
-	assert_int_equal(judge(&v.table, "continue keeps"), FAILS);
-	s.max_gap_break = (long long)(2.3 * (1LL << 30));   /* 15 % over */
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), FAILS);
-	s.seconds = 1;                               /* a shorter run expects rate x 1 s */
-	s.max_gap_break = 1LL << 30;
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), HOLDS);
+	st_plant(&r);
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), HOLDS);
+	assert_int_equal(judge(&v.table, behind), HOLDS);
+	assert_int_equal(judge(&v.table, cont), HOLDS);
+	/* the scripted row is not printed for a measured run */
+	assert_null(strstr(print_text(&v.table), "scripted:"));
+	r.d[0].max_gap = (2LL << 30) / 2;           /* stuck late in the window: half */
+	r.d[0].beyond = 0;                           /* never behind its bound */
+	r.d[1].beyond = 1;                           /* continue behind once */
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), FAILS);
+	assert_int_equal(judge(&v.table, behind), FAILS);
+	assert_int_equal(judge(&v.table, cont), FAILS);
+	r.d[0].max_gap = (long long)(2.3 * (1LL << 30));   /* 15 % over */
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), FAILS);
+	r.opts.seconds = 1;                          /* a shorter run expects rate x 1 s */
+	r.d[0].max_gap = 1LL << 30;
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), HOLDS);
+	/* scripted: printed, labelled by construction, never judged */
+	r.opts.scripted = true;
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, scripted), NC);
+	assert_non_null(strstr(print_text(&v.table), "by construction"));
+	assert_null(strstr(print_text(&v.table), "[holds]"));
 }
 
 /* ---- sched-switch (the goal) ---- */
