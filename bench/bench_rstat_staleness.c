@@ -47,7 +47,7 @@ static int st_parse(int argc, char **argv, struct st_cli *c)
 		MSIM_OPT_UINT("--sample-ms", "MS", &o->sample_ms, 1, 60000,
 			      "the reader's period in virtual ms (default 10)"),
 		MSIM_OPT_UINT("--seeds", "N", &o->seeds, 1, 10000,
-			      "seeded schedules per design (default 5; quick 2)"),
+			      "seeded schedules per design (default 3; quick 1)"),
 		MSIM_OPT_FLAG("--scripted", &o->scripted,
 			      "the old run: the race scripted at t = 0, then the driver alone\n"
 			      "(the gap follows from the script: printed, not judged)"),

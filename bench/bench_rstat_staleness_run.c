@@ -348,7 +348,7 @@ void msim_st_opts_init(struct msim_st_opts *o, bool quick)
 {
 	*o = (struct msim_st_opts){ .cpus = 8, .updaters = 4, .seconds = quick ? 2.2 : 4.0,
 				    .rate_gib = 1.0, .folio_pages = 16, .sample_ms = 10,
-				    .seeds = quick ? 2 : 5, .seed = 1 };
+				    .seeds = quick ? 1 : 3, .seed = 1 };
 	msim_variants_init(&o->base);
 }
 
