@@ -199,14 +199,17 @@ static int thp_script(struct msim *m, void *state, struct msim_race_report *rep)
 	return ret ? ret : thp_after(s, rep);
 }
 
+/*
+ * Fewer than 16 CPUs (the default 4 among them) run on the thread's 96: the
+ * threshold must hold at least two THP updates, and CPUs 1-4 host the updaters.
+ */
 static int thp_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	/* two THP updates under the threshold, and CPUs 1-4 for the updaters */
-	if (cfg->nr_cpus >= 16)
-		return 0;
-	snprintf(err, len, "rstat-thp-trace needs at least 16 CPUs (a threshold of two THP "
-		 "updates, 64 x 16 = 1024 pages); the thread's trace is on 96: --side bug");
-	return -EINVAL;
+	(void)err;
+	(void)len;
+	if (cfg->nr_cpus < 16)
+		cfg->nr_cpus = 96;
+	return 0;
 }
 
 static bool thp_expect(const struct msim_config *cfg, const void *arg)

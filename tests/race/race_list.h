@@ -73,7 +73,6 @@ RACE("rstat-thp-trace",              "fix",               SCRIPT,      0,    0)
 RACE("rstat-thp-trace",              "two-in-window",     SCRIPT,      0,    0)
 RACE("rstat-thp-trace",              "bug",               RANDOM,      0,    1)
 RACE("rstat-thp-trace",              "fix",               RANDOM,      0,    1)
-RACE_REFUSED("rstat-thp-trace",      "cpus=8",            "needs at least 16 CPUs")
 
 RACE("rstat-ratelimit-window",       "bug",               SCRIPT,      0,    0)
 RACE("rstat-ratelimit-window",       "fix",               SCRIPT,      0,    0)
