@@ -194,8 +194,8 @@ static int st_measured_seed(const struct msim_st_opts *o, struct msim_st_result 
 		if (series)
 			st_record(d, cap, t, hz, s.at_read, s.reported);
 		msim_clock_advance(h.m, step);   /* the periodic flush, on its own */
-		if (t % (2ULL * hz) < step)
-			sr.last_ran_inflight = 0;  /* it ran with nothing in flight */
+		if ((t + step) % (2ULL * hz) < step)
+			sr.last_ran_inflight = 0;  /* it ran in this advance, nothing in flight */
 	}
 	msim_rstat_counters(h.m, &c);
 	d->skipped += c.flush_skipped;
