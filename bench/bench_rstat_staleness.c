@@ -87,8 +87,8 @@ static int st_parse(int argc, char **argv, struct st_cli *c)
 	c->json = a.json;
 	msim_variants_format(&o->base, c->variants, sizeof(c->variants));
 	if (!o->scripted && o->updaters >= o->cpus) {
-		fprintf(stderr, "rstat-staleness: --updaters %u needs more than %u CPUs (CPU 0 is "
-			"the reader's)\n", o->updaters, o->updaters);
+		fprintf(stderr, "rstat-staleness: --updaters %u needs at least %u CPUs (CPU 0 is "
+			"the reader's); --cpus is %u\n", o->updaters, o->updaters + 1, o->cpus);
 		return 2;
 	}
 	return 0;
