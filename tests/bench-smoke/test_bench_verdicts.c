@@ -430,6 +430,7 @@ static void rstat_staleness(void **state)
 	struct msim_st_verdicts v;
 	const char *gap = "break: \"a two-second", *behind = "break: concurrent flushes",
 		   *cont = "continue keeps", *scripted = "scripted:";
+	char *text;
 
 	(void)state;
 	st_plant(&r);
@@ -438,7 +439,9 @@ static void rstat_staleness(void **state)
 	assert_int_equal(judge(&v.table, behind), HOLDS);
 	assert_int_equal(judge(&v.table, cont), HOLDS);
 	/* the scripted row is not printed for a measured run */
-	assert_null(strstr(print_text(&v.table), "scripted:"));
+	text = print_text(&v.table);
+	assert_null(strstr(text, "scripted:"));
+	free(text);
 	r.d[0].max_gap = (2LL << 30) / 2;           /* stuck late in the window: half */
 	r.d[0].beyond = 0;                           /* never behind its bound */
 	r.d[1].beyond = 1;                           /* continue behind once */
@@ -457,8 +460,10 @@ static void rstat_staleness(void **state)
 	r.opts.scripted = true;
 	msim_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, scripted), NC);
-	assert_non_null(strstr(print_text(&v.table), "by construction"));
-	assert_null(strstr(print_text(&v.table), "[holds]"));
+	text = print_text(&v.table);
+	assert_non_null(strstr(text, "by construction"));
+	assert_null(strstr(text, "[holds]"));
+	free(text);
 }
 
 /* ---- sched-switch (the goal) ---- */
