@@ -246,6 +246,8 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 
 #define RP_COST_WHY "continue still walks and tests every level once the leaf is flushable; " \
 		    "the thread's -1.9% is netperf, where the update is a small share of the work"
+#define RP_REACH "stuck runs are reachability under a seeded random scheduler, not a " \
+		 "frequency in production (the thread's production question)"
 #define RP_STUCK_WHY "break stops the walk at the first flushable level, so root's atomic " \
 		     "stays at or below its threshold while the subtree's unflushed volume grows (R4)"
 
@@ -271,6 +273,7 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 		.why = { [MSIM_VERDICT_HOLDS] = RP_STUCK_WHY,                               \
 			 [MSIM_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run "  \
 							 "ended stuck under either design" }, \
+		.note = RP_REACH,                                                           \
 	}
 
 static const struct msim_verdict_row rp_rows[] = {
@@ -365,6 +368,7 @@ static void print_part2(const struct rp *r)
 	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
 	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
 	       r->seeds, r->per_task);
+	printf("(stuck runs: reachability under the random scheduler, not a production frequency)\n");
 	printf("%-10s %-6s %10s %10s %12s %14s %16s\n", "design", "depth", "flushes", "skipped",
 	       "stuck runs", "max unflushed", "mean gap (pages)");
 	for (unsigned int d = 0; d < NDEPTH; d++)

@@ -1,22 +1,74 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_rstat_staleness.h - how `memcgsim bench rstat-staleness` (thread 004,
- * "page cache grows at 1 GiB/s") judges its gaps against the thread's claims, so
- * that the bench-smoke tests can plant figures and force each comparison to each
- * of its outcomes.
+ * bench_rstat_staleness.h - `memcgsim bench rstat-staleness` (thread 004, "page
+ * cache grows at 1 GiB/s, a two-second wait can leave the reported usage about
+ * 2 GiB below the actual usage"): its runs, its figures and how it judges them,
+ * so that the bench-smoke tests can run it without parsing output and plant
+ * figures to force each comparison to each of its outcomes.
+ *
+ * Two modes:
+ *  - measured (default): concurrent updaters on CPUs 1..U grow leaf's page cache
+ *    while a reader on CPU 0 does what a threshold-gated consumer does, every
+ *    --sample-ms, under a seeded random scheduler; the periodic forced flush runs
+ *    every 2 s. Whether root gets stuck, when, and for how long is up to the race:
+ *    the gap is measured and the verdicts can fail.
+ *  - scripted (--scripted): the rstat-early-exit race scripted at t = 0, then only
+ *    the driver updates. Every gated flush skips and the gap is rate x the
+ *    window by construction: printed, never judged.
  */
 #ifndef MSIM_BENCH_RSTAT_STALENESS_H
 #define MSIM_BENCH_RSTAT_STALENESS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <memcgsim/variants.h>
+
 #include "bench_verdict.h"
 
-/* The run's parameters and its worst gaps (true - reported, bytes). */
-struct msim_st_summary {
+struct msim_st_opts {
 	unsigned int cpus;
+	unsigned int updaters;         /* measured: updater tasks on CPUs 1..updaters */
 	double seconds, rate_gib;
 	long folio_pages;
-	long long max_gap_break, max_gap_continue;
+	unsigned int sample_ms;        /* the reader's period, virtual ms */
+	unsigned int seeds;            /* measured: seeded schedules per design */
+	uint64_t seed;
+	bool scripted;
+	bool progress;
+	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };
+
+/* msim_st_opts with the bench's defaults (quick: fewer seeds, shorter run). */
+void msim_st_opts_init(struct msim_st_opts *o, bool quick);
+
+/* One design's figures over all its seeds (series: the first seed's). */
+struct msim_st_design {
+	const char *design;            /* "break", "continue" */
+	unsigned int n;                /* samples of the series */
+	long *t_ms;
+	long long *true_b, *reported_b;
+	long long max_gap;             /* bytes, true - reported at a read */
+	double mean_gap;               /* bytes, over every read of every seed */
+	unsigned long long reads;      /* reads, all seeds */
+	unsigned long long beyond;     /* reads whose gap is above their bound */
+	unsigned int seeds_beyond;     /* seeds with at least one such read */
+	long long max_inflight;        /* pages charged while one read's flush ran */
+	unsigned long long skipped, flushed, periodic;
+};
+
+struct msim_st_result {
+	struct msim_st_opts opts;
+	struct msim_st_design d[2];    /* [0] break, [1] continue */
+	long threshold;                /* pages: 64 x cpus */
+	long pending_slack;            /* pages: cpus x (batch - 1), per-CPU counts not pushed */
+};
+
+/* Run both designs (alternated per seed). Returns 0 or a negative errno. */
+int msim_st_run(const struct msim_st_opts *o, struct msim_st_result *r);
+void msim_st_result_free(struct msim_st_result *r);
+
+/* ---- verdicts ---- */
 
 enum msim_st_fig {
 	MSIM_ST_F_NONE,
@@ -24,20 +76,28 @@ enum msim_st_fig {
 	MSIM_ST_F_WANT,            /* rate x min(run, flush period), bytes */
 	MSIM_ST_F_GAP_BREAK_MIB,
 	MSIM_ST_F_WANT_MIB,
-	MSIM_ST_F_GAP_CONT,        /* bytes */
-	MSIM_ST_F_BOUND,           /* threshold + one update, bytes */
-	MSIM_ST_F_GAP_CONT_PAGES,
-	MSIM_ST_F_THRESHOLD_PAGES,
-	MSIM_ST_F_FOLIO_PAGES,
 	MSIM_ST_F_WINDOW_S,        /* min(run, flush period) */
+	MSIM_ST_F_GAP_CONT_MIB,
+	MSIM_ST_F_BEYOND_BREAK,    /* reads above their bound */
+	MSIM_ST_F_BEYOND_CONT,
+	MSIM_ST_F_READS,           /* reads per design */
+	MSIM_ST_F_SEEDS,
+	MSIM_ST_F_SEEDS_BEYOND_BREAK,
+	MSIM_ST_F_THRESHOLD_PAGES,
+	MSIM_ST_F_SLACK_PAGES,     /* per-CPU counts not yet pushed: cpus x 63 */
+	MSIM_ST_F_INFLIGHT_PAGES,  /* largest in-flight charge during one read */
+	MSIM_ST_F_SCRIPTED_GAP_MIB,
 	MSIM_ST_NFIGS,
 };
+
+#define MSIM_ST_G_MEASURED 1u
+#define MSIM_ST_G_SCRIPTED 2u
 
 struct msim_st_verdicts {
 	double fig[MSIM_ST_NFIGS];
 	struct msim_verdict_table table;
 };
 
-void msim_st_verdicts(const struct msim_st_summary *s, struct msim_st_verdicts *v);
+void msim_st_verdicts(const struct msim_st_result *r, struct msim_st_verdicts *v);
 
 #endif /* MSIM_BENCH_RSTAT_STALENESS_H */

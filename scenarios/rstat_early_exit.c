@@ -144,19 +144,6 @@ static int upd(struct ee *s, int n)
 	return msim_run_until(s->m, s->updater, "rstat.update.done", (unsigned int)n);
 }
 
-/* The verdict goes first: the first note is the run's one-line "why". */
-static void prepend_line(struct msim_race_report *rep, const char *line)
-{
-	size_t n = strlen(line), have = strlen(rep->notes);
-
-	if (n + 1 + have + 1 > sizeof(rep->notes))
-		have = sizeof(rep->notes) - n - 2;
-	memmove(rep->notes + n + 1, rep->notes, have);
-	memcpy(rep->notes, line, n);
-	rep->notes[n] = '\n';
-	rep->notes[n + 1 + have] = '\0';
-}
-
 /* The thread's race: CPU 0 flushes CPUs 0 and 1, CPU 1 pushes a batch, CPU 0 goes on. */
 static int ee_flush_race(struct ee *s, struct msim_race_report *rep)
 {
@@ -228,7 +215,7 @@ static int ee_stays_stuck(struct ee *s, struct msim_race_report *rep)
 	msim_race_fig_int(rep, "root_unflushed_later", msim_memcg_unflushed(s->root));
 	msim_race_fig_int(rep, "root_atomic_later", msim_memcg_stats_updates(s->root));
 	rep->violated = !flushed && ee_stuck(s, why, sizeof(why));
-	prepend_line(rep, rep->violated ? why : "root not stuck: the gated root flush ran");
+	rstat_scn_prepend_line(rep, rep->violated ? why : "root not stuck: the gated root flush ran");
 	msim_clock_advance(s->m, 2ULL * msim_config(s->m)->hz);
 	msim_race_fig_int(rep, "root_pages_after_periodic",
 			 (long long)msim_memcg_page_state(s->root, MSIM_NR_FILE_PAGES));

@@ -44,4 +44,20 @@ static inline int rstat_scn_tree(struct msim *m, struct msim_memcg **root,
 	return msim_memcg_create(*p, "c", c);
 }
 
+/*
+ * Put line first in rep's notes: the first note is the run's one-line "why",
+ * known only once the narrative has been written.
+ */
+static inline void rstat_scn_prepend_line(struct msim_race_report *rep, const char *line)
+{
+	size_t n = strlen(line), have = strlen(rep->notes);
+
+	if (n + 1 + have + 1 > sizeof(rep->notes))
+		have = sizeof(rep->notes) - n - 2;
+	memmove(rep->notes + n + 1, rep->notes, have);
+	memcpy(rep->notes, line, n);
+	rep->notes[n] = '\n';
+	rep->notes[n + 1 + have] = '\0';
+}
+
 #endif

@@ -4,7 +4,10 @@
  * planted figures: every rule of every bench is forced to each of its outcomes
  * (holds, does not hold, not comparable where it can be), plus the rule engine
  * itself (each operator at its boundary, alternatives, the direction rule) and
- * the two printers. No bench is run and nothing is timed.
+ * the two printers. The last test checks that every row of every bench table
+ * that can be judged was forced to "does not hold" by one of the tests (rows
+ * whose rule is "none" are never comparable). scale's rows are forced in
+ * test_scale.c, on its own run. No bench is run and nothing is timed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,7 @@
 #include <memcgsim/shrinker.h>
 
 #include "bench_anon_churn.h"
+#include "bench_explore_rate.h"
 #include "bench_node_read_drift.h"
 #include "bench_root_flush.h"
 #include "bench_rstat_propagate.h"
@@ -46,9 +50,45 @@ static const struct msim_verdict_row *row(const struct msim_verdict_table *t, co
 	return found;
 }
 
+/*
+ * Every outcome judge() has seen, per row: every_row_fails_somewhere (the last
+ * test) checks that each judged row of each bench was forced to "does not hold".
+ */
+#define MAX_SEEN 256
+static struct seen {
+	const struct msim_verdict_row *row;
+	unsigned int outcomes;     /* bit per enum msim_verdict_outcome */
+} seen[MAX_SEEN];
+static size_t nseen;
+
+static void record(const struct msim_verdict_row *r, enum msim_verdict_outcome o)
+{
+	size_t i;
+
+	for (i = 0; i < nseen && seen[i].row != r; i++)
+		;
+	if (i == nseen) {
+		assert_true(nseen < MAX_SEEN);
+		seen[nseen++].row = r;
+	}
+	seen[i].outcomes |= 1u << o;
+}
+
+static bool seen_fail(const struct msim_verdict_row *r)
+{
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].row == r)
+			return seen[i].outcomes & (1u << MSIM_VERDICT_DOES_NOT_HOLD);
+	return false;
+}
+
 static enum msim_verdict_outcome judge(const struct msim_verdict_table *t, const char *prefix)
 {
-	return msim_verdict_judge(t, row(t, prefix), NULL);
+	const struct msim_verdict_row *r = row(t, prefix);
+	enum msim_verdict_outcome o = msim_verdict_judge(t, r, NULL);
+
+	record(r, o);
+	return o;
 }
 
 /* What the text printer writes for t. */
@@ -362,34 +402,68 @@ static void anon_churn(void **state)
 	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), FAILS);
 	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), HOLDS);
 	assert_int_equal(judge(&v.table, "\"most visible under MGLRU"), NC);
+	s.median[2][0] = 103;       /* classic: patches 1-3 faster than base (opposite direction) */
+	s.median[2][1] = 103;       /* MGLRU: +3 % beyond noise, the thread's -0.002 % is flat */
+	msim_ac_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), FAILS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), FAILS);
 }
 
 /* ---- rstat-staleness (thread 004) ---- */
 
+/* A measured result, planted: 8 CPUs, threshold 512, 1 GiB/s for 4 s, 5 seeds. */
+static void st_plant(struct msim_st_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	msim_st_opts_init(&r->opts, false);
+	r->threshold = 512;
+	r->pending_slack = 8 * 63;
+	r->d[0] = (struct msim_st_design){ .design = "break", .max_gap = 2LL << 30, .reads = 2000,
+					   .beyond = 150, .seeds_beyond = 5, .max_inflight = 900 };
+	r->d[1] = (struct msim_st_design){ .design = "continue", .max_gap = 6LL << 20,
+					   .reads = 2000, .max_inflight = 800 };
+}
+
 static void rstat_staleness(void **state)
 {
-	/* 4 CPUs: threshold 256 pages; 16-page folios; 1 GiB/s for 4 s: 2 GiB expected */
-	struct msim_st_summary s = { .cpus = 4, .seconds = 4, .rate_gib = 1, .folio_pages = 16,
-				     .max_gap_break = 2LL << 30,
-				     .max_gap_continue = (256 + 16) * 4096LL };
+	struct msim_st_result r;
 	struct msim_st_verdicts v;
+	const char *gap = "break: \"a two-second", *behind = "break: concurrent flushes",
+		   *cont = "continue keeps", *scripted = "scripted:";
+	char *text;
 
 	(void)state;
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), HOLDS);
-	assert_int_equal(judge(&v.table, "continue keeps"), HOLDS);
-	s.max_gap_break = (2LL << 30) / 2;          /* half the thread's gap */
-	s.max_gap_continue += 1;                     /* one byte beyond the bound */
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), FAILS);
-	assert_int_equal(judge(&v.table, "continue keeps"), FAILS);
-	s.max_gap_break = (long long)(2.3 * (1LL << 30));   /* 15 % over */
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), FAILS);
-	s.seconds = 1;                               /* a shorter run expects rate x 1 s */
-	s.max_gap_break = 1LL << 30;
-	msim_st_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "break:"), HOLDS);
+	st_plant(&r);
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), HOLDS);
+	assert_int_equal(judge(&v.table, behind), HOLDS);
+	assert_int_equal(judge(&v.table, cont), HOLDS);
+	/* the scripted row is not printed for a measured run */
+	text = print_text(&v.table);
+	assert_null(strstr(text, "scripted:"));
+	free(text);
+	r.d[0].max_gap = (2LL << 30) / 2;           /* stuck late in the window: half */
+	r.d[0].beyond = 0;                           /* never behind its bound */
+	r.d[1].beyond = 1;                           /* continue behind once */
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), FAILS);
+	assert_int_equal(judge(&v.table, behind), FAILS);
+	assert_int_equal(judge(&v.table, cont), FAILS);
+	r.d[0].max_gap = (long long)(2.3 * (1LL << 30));   /* 15 % over */
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), FAILS);
+	r.opts.seconds = 1;                          /* a shorter run expects rate x 1 s */
+	r.d[0].max_gap = 1LL << 30;
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, gap), HOLDS);
+	/* scripted: printed, labelled by construction, never judged */
+	r.opts.scripted = true;
+	msim_st_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, scripted), NC);
+	text = print_text(&v.table);
+	assert_non_null(strstr(text, "by construction"));
+	assert_null(strstr(text, "[holds]"));
+	free(text);
 }
 
 /* ---- sched-switch (the goal) ---- */
@@ -529,6 +603,89 @@ static void shrinker_units(void **state)
 	shu_flip(11, f11);
 }
 
+/* ---- explore-rate (the goal; its run is tested in test_explore_rate.c) ---- */
+
+static void explore_rate(void **state)
+{
+	struct msim_er_result r;
+	struct msim_er_verdicts v;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	for (unsigned int i = 0; i < MSIM_ER_NSTRATS; i++)
+		r.s[i] = (struct msim_er_strategy){ .fresh_per_s = 10000, .paths_agree = true };
+	r.s[0].pooled_per_s = 30000;
+	r.s[1].pooled_per_s = 40000;
+	msim_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "the explorer runs"), HOLDS);
+	assert_int_equal(judge(&v.table, "both paths"), HOLDS);
+	r.s[1].pooled_per_s = 19999;       /* PCT under the goal */
+	r.s[2].paths_agree = false;        /* the pooled and fresh paths disagree */
+	msim_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "the explorer runs"), FAILS);
+	assert_int_equal(judge(&v.table, "both paths"), FAILS);
+}
+
+/* Every row that can be judged was forced to "does not hold" by a test above. */
+static void check_table_fails(const struct msim_verdict_table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		if (t->rows[i].rule == MSIM_RULE_NONE)
+			continue;
+		if (!seen_fail(&t->rows[i]))
+			fail_msg("no failing-side test for \"%s\"", t->rows[i].claim);
+	}
+}
+
+static void every_row_fails_somewhere(void **state)
+{
+	struct msim_rf_summary *rf = calloc(1, sizeof(*rf));
+	struct msim_nrd_summary *nrd = calloc(1, sizeof(*nrd));
+	struct msim_rp_summary *rp = calloc(1, sizeof(*rp));
+	struct msim_ac_summary *ac = calloc(1, sizeof(*ac));
+	struct msim_ss_summary *ss = calloc(1, sizeof(*ss));
+	struct msim_st_result *st = calloc(1, sizeof(*st));
+	struct msim_er_result *er = calloc(1, sizeof(*er));
+	struct msim_shu_result *shu = calloc(2, sizeof(*shu));
+	struct msim_rf_verdicts rfv;
+	struct msim_nrd_verdicts nrdv;
+	struct msim_rp_verdicts rpv;
+	struct msim_ac_verdicts acv;
+	struct msim_ss_verdicts ssv;
+	struct msim_st_verdicts stv;
+	struct msim_er_verdicts erv;
+	struct msim_shu_verdicts *shuv = calloc(1, sizeof(*shuv));
+
+	(void)state;
+	assert_true(rf && nrd && rp && ac && ss && st && er && shu && shuv);
+	msim_rf_verdicts(rf, &rfv);
+	check_table_fails(&rfv.table);
+	msim_nrd_verdicts(nrd, &nrdv);
+	check_table_fails(&nrdv.table);
+	msim_rp_verdicts(rp, &rpv);
+	check_table_fails(&rpv.table);
+	msim_ac_verdicts(ac, &acv);
+	check_table_fails(&acv.table);
+	msim_ss_verdicts(ss, &ssv);
+	check_table_fails(&ssv.table);
+	msim_st_verdicts(st, &stv);
+	check_table_fails(&stv.table);
+	msim_er_verdicts(er, &erv);
+	check_table_fails(&erv.table);
+	shu_plant(&shu[0], &shu[1]);
+	msim_shu_verdicts(&shu[0], &shu[1], shuv);
+	check_table_fails(&shuv->table);
+	free(rf);
+	free(nrd);
+	free(rp);
+	free(ac);
+	free(ss);
+	free(st);
+	free(er);
+	free(shu);
+	free(shuv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +701,9 @@ int main(void)
 		cmocka_unit_test(rstat_staleness),
 		cmocka_unit_test(sched_switch),
 		cmocka_unit_test(shrinker_units),
+		cmocka_unit_test(explore_rate),
+		/* last: it reads what every test above judged */
+		cmocka_unit_test(every_row_fails_somewhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

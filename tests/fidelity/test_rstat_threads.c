@@ -2,11 +2,15 @@
 /*
  * Fidelity against the threads' published figures (deterministic ones only):
  *
- *   thread 004 trace   "root stayed at 6144 (the threshold)": a 96-CPU host,
- *                      threshold 64 x 96 = 6144; after the race root sits at
- *                      exactly 6144 and later updates break at the leaf,
- *                      the gated root flush skipping while unflushed pages grow
- *                      (the 2 GiB-at-1-GiB/s figure: bench rstat-staleness)
+ *   thread 004 trace   "leaf stats_updates at 6656 while root stayed at 6144":
+ *                      rstat-thp-trace on 96 CPUs, four THP updaters and a forced
+ *                      flush; the pair comes from the race (one 512-page update in
+ *                      the flush's window) and the threshold arithmetic, and the
+ *                      random explorer reaches it without a script (reachability
+ *                      under that scheduler, not a frequency)
+ *   by construction    rstat-early-exit on 96 CPUs: root at 6144 because the script
+ *                      runs exactly 96 batches of 64 after the race (root = 64 x N
+ *                      for every N); kept as a check of the script, not of the thread
  *   thread 002         a root flush visits every CPU of an 80-CPU host; root
  *                      lruvec reads under root-lruvec-read=node come from the node
  *                      counters except the seven excluded kernel-memory stats
@@ -16,7 +20,8 @@
 #include "race/race_util.h"
 #include "unit/unit_util.h"
 
-static void thread004_root_at_6144(void **st)
+/* By construction: the script's N batches of 64 put root at 64 x N for any N. */
+static void thread004_root_at_6144_by_construction(void **st)
 {
 	struct msim_race_result *r = race_script_cpus("rstat-early-exit", 96);
 
@@ -31,6 +36,86 @@ static void thread004_root_at_6144(void **st)
 	/* 64 (race) + 96 batches + 64 + 96 more batches of one page */
 	assert_int_equal(race_fig(r, "root_unflushed_later"), 64 * (96 + 2) + 64 * 96);
 	free(r);
+}
+
+/* The script of rstat-thp-trace: the trace's pair, and what it is not (a constant). */
+static void thread004_thp_trace_scripted(void **st)
+{
+	struct msim_race_opts o;
+	struct msim_race_result *r;
+	struct msim_config cfg;
+	char err[256];
+
+	msim_race_opts_init(&o, MSIM_STRAT_SCRIPT);
+	msim_config_init(&cfg);
+	assert_int_equal(msim_race_settings_apply(&cfg, "cpus=96", err, sizeof(err)), 0);
+	r = race_run_cfg("rstat-thp-trace", &cfg, &o);
+	assert_true(r->rep.violated);
+	assert_int_equal(race_fig(r, "leaf_atomic"), 6656);
+	assert_int_equal(race_fig(r, "root_atomic"), 6144);
+	free(r);
+	/* 100 CPUs, threshold 6400: the same leaf (13 x 512), root 512 x 12 below it */
+	cfg.nr_cpus = 100;
+	r = race_run_cfg("rstat-thp-trace", &cfg, &o);
+	assert_true(r->rep.violated);
+	assert_int_equal(race_fig(r, "threshold"), 6400);
+	assert_int_equal(race_fig(r, "leaf_atomic"), 6656);
+	assert_int_equal(race_fig(r, "root_atomic"), 6144);
+	free(r);
+}
+
+struct thp_tally {
+	unsigned int stuck, trace_pair;
+	bool (*check)(struct msim *, void *, char *, size_t);
+};
+
+static struct thp_tally tally;
+
+/* The race's own check, plus: does the run end at the trace's exact pair? */
+static bool thp_tally_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct msim_memcg *root = msim_root_mem_cgroup(m);
+	struct msim_memcg *leaf = msim_mem_cgroup_iter(root, root);
+	bool stuck = tally.check(m, state, why, len);
+
+	msim_mem_cgroup_iter_break(root, leaf);
+	tally.stuck += stuck;
+	tally.trace_pair += stuck && msim_memcg_stats_updates(leaf) == 6656 &&
+			    msim_memcg_stats_updates(root) == 6144;
+	return stuck;
+}
+
+/*
+ * No script: 300 seeded random schedules of the same tasks. Some end stuck, and
+ * some of those at exactly the thread's leaf 6656 / root 6144. Counts are exact
+ * for the seed (the runs are deterministic) and are reachability under the
+ * random scheduler, not how often production sees it.
+ */
+static void thread004_thp_trace_explored(void **st)
+{
+	const struct msim_race *race = race_get("rstat-thp-trace");
+	struct msim_explore_target t = race->target;
+	struct msim_explore_opts o = { .strategy = MSIM_STRAT_RANDOM, .seed = 1, .runs = 300 };
+	struct msim_explore_result *res = calloc(1, sizeof(*res));
+	struct msim_config cfg;
+
+	assert_non_null(res);
+	msim_config_init(&cfg);
+	cfg.nr_cpus = 96;
+	tally = (struct thp_tally){ .check = t.check };
+	t.check = thp_tally_check;
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+	assert_int_equal(res->runs, 300);
+	assert_int_equal(res->violations, tally.stuck);
+	assert_int_equal(tally.stuck, 10);
+	/* 7 of the 10 at leaf 6656 / root 6144 exactly: one update in the window */
+	assert_int_equal(tally.trace_pair, 7);
+	/* continue: the same schedules never end stuck */
+	cfg.variants.rstat_propagate = MSIM_RSTAT_PROPAGATE_CONTINUE;
+	tally = (struct thp_tally){ .check = race->target.check };
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+	assert_int_equal(tally.stuck, 0);
+	free(res);
 }
 
 static void thread002_root_flush_visits_every_cpu(void **st)
@@ -82,7 +167,9 @@ static void units(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(thread004_root_at_6144),
+		cmocka_unit_test(thread004_root_at_6144_by_construction),
+		cmocka_unit_test(thread004_thp_trace_scripted),
+		cmocka_unit_test(thread004_thp_trace_explored),
 		cmocka_unit_test(thread002_root_flush_visits_every_cpu),
 		cmocka_unit_test(units),
 	};

@@ -68,6 +68,12 @@ RACE("rstat-early-exit",             "bug",               DFS,         0,    1)
 RACE("rstat-early-exit",             "fix",               DFS,         0,    1)
 RACE_REFUSED("rstat-early-exit",     "cpus=2",            "needs at least 3 CPUs")
 
+RACE("rstat-thp-trace",              "bug",               SCRIPT,      0,    0)
+RACE("rstat-thp-trace",              "fix",               SCRIPT,      0,    0)
+RACE("rstat-thp-trace",              "two-in-window",     SCRIPT,      0,    0)
+RACE("rstat-thp-trace",              "bug",               RANDOM,      0,    1)
+RACE("rstat-thp-trace",              "fix",               RANDOM,      0,    1)
+
 RACE("rstat-ratelimit-window",       "bug",               SCRIPT,      0,    0)
 RACE("rstat-ratelimit-window",       "fix",               SCRIPT,      0,    0)
 RACE("rstat-ratelimit-window",       "bug",               PCT,         0,    1)
