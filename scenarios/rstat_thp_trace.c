@@ -200,15 +200,22 @@ static int thp_script(struct msim *m, void *state, struct msim_race_report *rep)
 }
 
 /*
- * Fewer than 16 CPUs (the default 4 among them) run on the thread's 96: the
- * threshold must hold at least two THP updates, and CPUs 1-4 host the updaters.
+ * The default CPU count becomes the thread's 96; any other count below 16 is
+ * refused: the threshold must hold at least two THP updates, and CPUs 1-4 host
+ * the updaters.
  */
 static int thp_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	(void)err;
-	(void)len;
-	if (cfg->nr_cpus < 16)
+	struct msim_config def;
+
+	msim_config_init(&def);
+	if (cfg->nr_cpus == def.nr_cpus)
 		cfg->nr_cpus = 96;
+	if (cfg->nr_cpus < 16) {
+		snprintf(err, len, "rstat-thp-trace needs at least 16 CPUs (its threshold, 64 x "
+			 "CPUs, must hold two 512-page updates); the default runs the thread's 96");
+		return -EINVAL;
+	}
 	return 0;
 }
 
