@@ -11,6 +11,7 @@
 
 #include "bench_args.h"
 #include "cli.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -23,6 +24,8 @@ static void usage(FILE *f)
 	      "  race NAME [OPTIONS]          run a race scenario (see 'memcgsim race --help')\n"
 	      "  bench NAME [ARGS]            run a bench (see 'memcgsim bench NAME --help')\n"
 	      "  demo                         run every race under its default exploration\n"
+	      "  report [--out DIR] [--quick] every bench and race of the threads: HTML,\n"
+	      "                               Markdown, JSON and plots (memcgsim report --help)\n"
 	      "\n"
 	      "Deterministic runs print their schedule; '--schedule STR' (or MSIM_SCHEDULE=STR)\n"
 	      "replays it exactly.\n",
@@ -175,6 +178,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return msim_cli_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return msim_cli_report(argc - 1, argv + 1);
 	fprintf(stderr, "memcgsim: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;
