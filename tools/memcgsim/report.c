@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -134,6 +135,19 @@ static int parse_report_args(struct report *rep, int argc, char **argv)
 	return msim_args_parse_main(&spec, argc, argv);
 }
 
+/* CPU time of this process and of its reaped children (the benches), in seconds. */
+static double cpu_used(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+			kids.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+			kids.ru_stime.tv_usec) / 1e6;
+}
+
 static void report_free(struct report *rep)
 {
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
@@ -156,6 +170,8 @@ int msim_cli_report(int argc, char **argv)
 		return msim_args_exit_status(ret);
 	}
 	rep->started = report_now();
+	if (getloadavg(&rep->load_before, 1) != 1)
+		rep->load_before = -1;
 	if (make_dirs(rep)) {
 		free(rep);
 		return 1;
@@ -168,6 +184,7 @@ int msim_cli_report(int argc, char **argv)
 	failed += report_benches_finish(rep);
 	report_plots(rep);
 	rep->seconds = report_now() - rep->started;
+	rep->cpu_seconds = cpu_used();
 	ret = report_write_docs(rep);
 	report_progress(rep, "done: %s/index.html and %s/report.md (%u benches, %u races, "
 			"%u plots)", rep->out, rep->out, rep->nr_benches, rep->nr_races,

@@ -44,7 +44,7 @@ struct report_bench {
 	char json_path[512], log_path[512];
 	json_t *doc;              /* the bench's --json, read back; NULL when it failed */
 	int status;               /* exit status (or -1: did not start) */
-	double started, seconds;
+	double started, seconds, cpu_seconds;
 };
 
 struct report_race {
@@ -78,7 +78,9 @@ struct report {
 	unsigned int nr_races;
 	struct report_plot plots[REPORT_MAX_PLOTS];
 	unsigned int nr_plots;
-	double seconds;           /* the whole report */
+	double seconds;           /* the whole report, wall */
+	double cpu_seconds;       /* its CPU time and its benches' */
+	double load_before;       /* the 1-minute load average when it started */
 	double started;
 };
 
@@ -98,6 +100,9 @@ bool report_wants(const struct report *rep, const char *thread);
  * bench's JSON back. finish returns how many benches failed.
  */
 void report_benches_start(struct report *rep);
+/* The options the report adds to bench's own (space-separated; "" for none). */
+const char *report_bench_size_args(const struct report *rep, const char *bench, char *buf,
+				   size_t len);
 void report_benches_poll(struct report *rep);
 int report_benches_finish(struct report *rep);
 /* Races (report_races.c): every side scripted, the explorers on every side, traces. */

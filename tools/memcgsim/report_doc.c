@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -232,12 +233,14 @@ static void bench_verdicts(struct doc *d, const struct report_bench *rb, struct 
 		table_end(d);
 }
 
-static void bench_section(struct doc *d, const struct report_bench *rb, struct tally *t)
+static void bench_section(struct doc *d, const struct report *rep,
+			  const struct report_bench *rb, struct tally *t)
 {
-	char title[160];
+	char title[160], extra[128];
 	const char *measures = json_string_value(json_object_get(rb->doc, "measures"));
 
 	snprintf(title, sizeof(title), "bench %s", rb->b->name);
+	report_bench_size_args(rep, rb->b->name, extra, sizeof(extra));
 	heading(d, 3, rb->b->name, title);
 	para(d, "%s", rb->b->summary);
 	if (!rb->doc) {
@@ -245,9 +248,11 @@ static void bench_section(struct doc *d, const struct report_bench *rb, struct t
 			"logs/bench-%s.log.", rb->status, rb->seconds, rb->b->name);
 		return;
 	}
-	para(d, "Ran in %.1f s%s; every figure in bench-%s.json.%s%s", rb->seconds,
+	para(d, "Ran in %.1f s (%.1f s of CPU)%s%s%s; every figure in bench-%s.json.%s%s",
+	     rb->seconds, rb->cpu_seconds,
 	     json_is_true(json_object_get(rb->doc, "quick")) ? " with --quick (smoke sizes, not "
 							       "the thread's)" : "",
+	     extra[0] ? ", with the report's size options " : "", extra,
 	     rb->b->name, measures ? " Its times measure: " : "", measures ? measures : "");
 	bench_verdicts(d, rb, t);
 }
@@ -362,7 +367,7 @@ static void thread_section(struct doc *d, const struct report *rep,
 			figure(d, &rep->plots[i]);
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!strcmp(rep->benches[i].thread, th->id))
-			bench_section(d, &rep->benches[i], t);
+			bench_section(d, rep, &rep->benches[i], t);
 	for (unsigned int i = 0; i < rep->nr_races; i++)
 		if (!strcmp(rep->races[i].thread, th->id))
 			race_section(d, &rep->races[i], t);
@@ -386,8 +391,10 @@ static void intro(struct doc *d, const struct report *rep, const struct tally *a
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		failed += !rep->benches[i].doc;
 	heading(d, 1, "top", "memcgsim report");
-	para(d, "%u benches and %u races in %.1f s%s. Verdicts: %u hold, %u do not hold, %u not "
-		"comparable.%s", rep->nr_benches, rep->nr_races, rep->seconds,
+	para(d, "%u benches and %u races in %.1f s (%.1f s of CPU; load average %.1f on %ld CPUs "
+		"when it started)%s. Verdicts: %u hold, %u do not hold, %u not comparable.%s",
+	     rep->nr_benches, rep->nr_races, rep->seconds, rep->cpu_seconds, rep->load_before,
+	     sysconf(_SC_NPROCESSORS_ONLN),
 	     rep->quick ? " with --quick (smoke sizes: the figures are not the thread's)" : "",
 	     all->holds, all->fails, all->nc,
 	     failed ? " Some benches did not finish: see their sections." : "");
@@ -401,6 +408,27 @@ static void intro(struct doc *d, const struct report *rep, const struct tally *a
 		"the JSON files beside this page (report.json lists them).");
 }
 
+/* The sections, linked (HTML) or listed (Markdown). */
+static void contents(struct doc *d, const struct report *rep)
+{
+	fputs(d->html ? "<ul>\n" : "", d->f);
+	for (const struct report_thread *th = report_threads; th->id; th++) {
+		bool other = !strcmp(th->id, REPORT_OTHER);
+
+		if (!thread_has(rep, th->id))
+			continue;
+		if (d->html) {
+			fprintf(d->f, "<li><a href=\"#%s\">%s%s: ", th->id, other ? "" : "thread ",
+				th->id);
+			html_text(d->f, th->title);
+			fputs("</a></li>\n", d->f);
+		} else {
+			fprintf(d->f, "- %s%s: %s\n", other ? "" : "thread ", th->id, th->title);
+		}
+	}
+	fputs(d->html ? "</ul>\n" : "\n", d->f);
+}
+
 /* One walk of every thread into d; t counts the verdicts it wrote. */
 static void walk(struct doc *d, const struct report *rep, const struct tally *all,
 		 struct tally *t)
@@ -408,6 +436,7 @@ static void walk(struct doc *d, const struct report *rep, const struct tally *al
 	if (d->html)
 		fputs(html_head, d->f);
 	intro(d, rep, all);
+	contents(d, rep);
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			thread_section(d, rep, th, t);
@@ -441,9 +470,9 @@ static json_t *thread_json(const struct report *rep, const struct report_thread 
 		if (strcmp(rb->thread, th->id))
 			continue;
 		snprintf(file, sizeof(file), "bench-%s.json", rb->b->name);
-		json_array_append_new(benches, json_pack("{s:s, s:s, s:i, s:f, s:b}", "name",
+		json_array_append_new(benches, json_pack("{s:s, s:s, s:i, s:f, s:f, s:b}", "name",
 			rb->b->name, "json", file, "status", rb->status, "seconds", rb->seconds,
-			"read", rb->doc != NULL));
+			"cpu_seconds", rb->cpu_seconds, "read", rb->doc != NULL));
 	}
 	for (unsigned int i = 0; i < rep->nr_races; i++) {
 		const struct report_race *rr = &rep->races[i];
@@ -475,9 +504,10 @@ static int write_index_json(struct report *rep, const struct tally *all)
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			json_array_append_new(threads, thread_json(rep, th));
-	doc = json_pack("{s:s, s:b, s:f, s:b, s:s, s:{s:i, s:i, s:i}, s:o}",
+	doc = json_pack("{s:s, s:b, s:f, s:f, s:f, s:b, s:s, s:{s:i, s:i, s:i}, s:o}",
 			"generated_by", "memcgsim report", "quick", rep->quick,
-			"seconds", rep->seconds, "gnuplot", rep->gnuplot,
+			"seconds", rep->seconds, "cpu_seconds", rep->cpu_seconds,
+			"load_average_before", rep->load_before, "gnuplot", rep->gnuplot,
 			"gnuplot_version", rep->gnuplot_version, "verdicts",
 			"holds", all->holds, "does_not_hold", all->fails,
 			"not_comparable", all->nc, "threads", threads);
