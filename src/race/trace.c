@@ -108,6 +108,11 @@ static void host_start(struct trace *t, const struct msim *m, unsigned int nr_cp
 	struct trace_host *h;
 	char name[160];
 
+	/* A new host at the address of a destroyed one: the old one's counters read
+	 * freed memory now. */
+	for (unsigned int i = 0; i < t->nr_counters; i++)
+		if (t->counters[i].m == m)
+			t->counters[i].m = NULL;
 	if (t->nr_hosts == TRACE_MAX_HOSTS)
 		return;
 	h = &t->hosts[t->nr_hosts++];
