@@ -271,8 +271,13 @@ static const char *replay_line(const char *text, char *buf, size_t len)
 	return buf;
 }
 
-/* One row of a side's table: a run (the script, or an explorer) and its verdict. */
-static void run_row(struct doc *d, json_t *e, const char *what, struct tally *t)
+/*
+ * One row of a side's table: a run (the script, or an explorer) and its verdict.
+ * The last cell replays it: the printed replay line, or for a script whose
+ * schedule does not replay on the race's tasks, the command that runs the script.
+ */
+static void run_row(struct doc *d, json_t *e, const char *what, const char *side,
+		    struct tally *t)
 {
 	json_t *fv = json_object_get(e, "schedules_to_first_violation");
 	bool ok = json_is_true(json_object_get(e, "behaved_as_expected"));
@@ -281,6 +286,11 @@ static void run_row(struct doc *d, json_t *e, const char *what, struct tally *t)
 				 replay_line(json_string_value(json_object_get(e, "text")), rp,
 					     sizeof(rp)) };
 
+	if (!cells[5] && !strcmp(what, "script")) {
+		snprintf(rp, sizeof(rp), "memcgsim race %s%s%s", json_string_value(
+				 json_object_get(e, "race")), side ? " --side " : "", side ? side : "");
+		cells[5] = rp;
+	}
 	snprintf(runs, sizeof(runs), "%lld%s", json_integer_value(json_object_get(e, "runs")),
 		 json_is_true(json_object_get(e, "exhausted")) ? " (all)" : "");
 	snprintf(viol, sizeof(viol), "%lld", json_integer_value(json_object_get(e, "violations")));
@@ -308,10 +318,14 @@ static void race_side(struct doc *d, json_t *side, struct tally *t)
 	heading(d, 4, NULL, title);
 	para(d, "%s", json_string_value(json_object_get(side, "summary")));
 	table_begin(d, head);
+	const char *name = json_string_value(json_object_get(side, "side"));
+
+	if (name && !strcmp(name, "default"))
+		name = NULL;
 	if (script)
-		run_row(d, script, "script", t);
+		run_row(d, script, "script", name, t);
 	json_array_foreach(json_object_get(side, "explore"), i, e)
-		run_row(d, e, json_string_value(json_object_get(e, "strategy")), t);
+		run_row(d, e, json_string_value(json_object_get(e, "strategy")), name, t);
 	table_end(d);
 	if (script)
 		pre(d, json_string_value(json_object_get(script, "text")));

@@ -193,7 +193,7 @@ static void plot_slab(struct report *rep)
 	struct report_plot *p = plot_new(rep, "slab-per-empty-cgroup", "001",
 		"shrinker-units: slab per empty cgroup (KiB) against shrinker_nr_max",
 		"Kernel memory an empty cgroup costs at each shrinker count, per shrinker_info "
-		"layout: lines are ours, filled points the thread's tables (where it gives one); "
+		"layout: lines are ours, large filled dots the thread's tables (where it gives one); "
 		"from bench-shrinker-units.json.");
 	json_t *scales = json_object_get(bench_doc(rep, "shrinker-units"), "scales"), *l;
 	char body[2400] = "set datafile missing '?'\nset xlabel 'shrinker_nr_max'\n"
@@ -219,9 +219,8 @@ static void plot_slab(struct report *rep)
 		slab_block(f, scales, name);
 		snprintf(body + strlen(body), sizeof(body) - strlen(body),
 			 "%s'%s.dat' index %u using 1:2 with linespoints lw 2 lc %u title '%s', "
-			 "'' index %u using 1:3 with points pt 7 ps 1.5 lc %u %s",
-			 n ? ", " : "", p->name, n, n + 1, name, n, n + 1,
-			 n ? "notitle" : "title 'dots: the thread'");
+			 "'' index %u using 1:3 with points pt 7 ps 1.5 lc %u notitle",
+			 n ? ", " : "", p->name, n, n + 1, name, n, n + 1);
 		n++;
 	}
 	fclose(f);
