@@ -45,7 +45,9 @@ struct trace_host {
 	uint64_t last_ts;
 	/* The open slice: consecutive steps of one task (pick), in one context. */
 	int slice_pick;           /* -2: none */
-	const char *slice_task, *slice_ctx, *slice_from, *slice_to;
+	const char *slice_ctx;
+	/* copies: the task (and its name) may be gone when the slice closes */
+	char slice_task[32], slice_from[64], slice_to[64];
 	unsigned int slice_cpu;
 	uint64_t slice_start, slice_steps;
 	const char *last_point[1024]; /* by task index (up to 1024): where it last stopped */
@@ -169,15 +171,15 @@ static void slice_step(struct trace *t, struct trace_host *h, const struct msim_
 	    h->slice_start + h->slice_steps != e->step) {
 		slice_close(t, h);
 		h->slice_pick = e->pick;
-		h->slice_task = e->task;
+		snprintf(h->slice_task, sizeof(h->slice_task), "%s", e->task ? e->task : "?");
 		h->slice_ctx = e->ctx;
 		h->slice_cpu = e->cpu;
 		h->slice_start = e->step;
 		h->slice_steps = 0;
-		h->slice_from = from ? from : "start";
+		snprintf(h->slice_from, sizeof(h->slice_from), "%s", from ? from : "start");
 	}
 	h->slice_steps++;
-	h->slice_to = e->point ? e->point : "exit";
+	snprintf(h->slice_to, sizeof(h->slice_to), "%s", e->point ? e->point : "exit");
 	if (e->pick >= 0 && e->pick < 1024)
 		h->last_point[e->pick] = e->point;
 }

@@ -43,8 +43,9 @@ struct msim__sched_event {
 	const char *point;        /* where the task stopped; NULL when it exited */
 	/*
 	 * The execution context the step ran in: NULL for task context. Interrupt
-	 * contexts (softirq, hardirq, NMI) set their name here when the scheduler
-	 * runs them, and the trace nests their slices on the CPU's track.
+	 * contexts (softirq, hardirq, NMI) set their name (a static string) here
+	 * when the scheduler runs them, and the trace draws their slices on the
+	 * CPU's track.
 	 */
 	const char *ctx;
 	uint64_t gp_completed;    /* RCU grace periods ended so far */
