@@ -67,6 +67,9 @@ struct nrd {
 	unsigned int steps, threshold;
 	unsigned long rstat_flushes;     /* gated flushes the reader got through */
 	double mid_node_err, mid_rstat_err; /* worst of the reader task's reads */
+	/* [steps][2]: the node and rstat read errors of the default schedule's checks,
+	 * the series `memcgsim report` plots */
+	double *series;
 	struct msim_nrd_summary s;
 };
 
@@ -146,11 +149,15 @@ static void nrd_check(struct nrd *r)
 
 	e = abs_err(r->truth, msim_node_page_state(r->m, 0, NRD_ITEM));
 	r->s.node_err_max = fmax(r->s.node_err_max, e);
+	if (r->series && !r->schedule)
+		r->series[2 * r->step] = e;
 	e = abs_err(r->truth, msim_vmstat_node_page_state_snapshot(r->m, 0, NRD_ITEM));
 	r->s.snapshot_err_max = fmax(r->s.snapshot_err_max, e);
 	r->rstat_flushes += msim_mem_cgroup_flush_stats(root);
 	e = abs_err(r->truth, msim_memcg_page_state(root, NRD_ITEM));
 	r->s.rstat_err_max = fmax(r->s.rstat_err_max, e);
+	if (r->series && !r->schedule)
+		r->series[2 * r->step + 1] = e;
 }
 
 /* The largest volume written in any window of w steps. */
@@ -391,6 +398,21 @@ static void print_json(const struct nrd *r, const struct msim_bench_args *a)
 	msim_json_kuint(&j, "sched_rstat_bound", (unsigned long long)r->s.sched_rstat_bound);
 	msim_nrd_verdicts(&r->s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
+	/* the default schedule's error at each step's check, over virtual time */
+	msim_json_arr_begin(&j, "series_columns");
+	msim_json_kstr(&j, NULL, "t_ms");
+	msim_json_kstr(&j, NULL, "node_err_pages");
+	msim_json_kstr(&j, NULL, "rstat_err_pages");
+	msim_json_arr_end(&j);
+	msim_json_arr_begin(&j, "series");
+	for (unsigned int i = 0; r->series && i < r->steps; i++) {
+		msim_json_arr_begin(&j, NULL);
+		msim_json_kuint(&j, NULL, (unsigned long long)i * r->step_ms);
+		msim_json_kdbl(&j, NULL, r->series[2 * i]);
+		msim_json_kdbl(&j, NULL, r->series[2 * i + 1]);
+		msim_json_arr_end(&j);
+	}
+	msim_json_arr_end(&j);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
@@ -464,6 +486,7 @@ static void nrd_free(struct nrd *r)
 	if (r->volume)
 		nrd_reset(r);
 	free(r->volume);
+	free(r->series);
 	free(r);
 }
 
@@ -513,7 +536,8 @@ static int node_read_drift_main(int argc, char **argv)
 		return msim_args_exit_status(ret);
 	}
 	r->volume = calloc(r->steps, sizeof(long));
-	ret = !r->volume || nrd_host(r) || nrd_run(r) || nrd_schedules(r) ? 1 : 0;
+	r->series = calloc(2 * (size_t)r->steps, sizeof(double));
+	ret = !r->volume || !r->series || nrd_host(r) || nrd_run(r) || nrd_schedules(r) ? 1 : 0;
 	if (!ret && a.json)
 		print_json(r, &a);
 	else if (!ret)

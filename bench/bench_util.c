@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "race/json_internal.h"
 #include "scenario.h"
 
 /* ---- arguments ---- */
@@ -283,7 +284,10 @@ void msim_bench_progress_done(struct msim_bench_progress *p)
 			(double)(msim_bench_now_ns() - p->start_ns) / 1e9);
 }
 
-/* ---- JSON ---- */
+/* ---- JSON (Jansson) ---- */
+
+#define BENCH_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY | \
+			  JSON_PRESERVE_ORDER)
 
 void msim_json_init(struct msim_json *j, FILE *f)
 {
@@ -291,77 +295,96 @@ void msim_json_init(struct msim_json *j, FILE *f)
 	j->f = f;
 }
 
-static void json_key(struct msim_json *j, const char *key)
+static void json_write(struct msim_json *j, json_t *v)
 {
-	if (j->depth > 0 && j->need_comma[j->depth])
-		fputc(',', j->f);
-	if (j->depth > 0)
-		j->need_comma[j->depth] = true;
-	if (key) {
-		msim_json_str(j->f, key);
-		fputc(':', j->f);
+	if (v)
+		json_dumpf(v, j->f, BENCH_JSON_FLAGS);
+}
+
+/* Adds v (a new reference) to the open container, or writes it at the top level. */
+static void json_add(struct msim_json *j, const char *key, json_t *v)
+{
+	json_t *parent;
+
+	if (!v)
+		return;
+	if (!j->depth) {
+		json_write(j, v);
+		json_decref(v);
+		return;
 	}
+	parent = j->open[j->depth - 1];
+	if (json_is_object(parent))
+		json_object_set_new(parent, key ? key : "", v);
+	else
+		json_array_append_new(parent, v);
 }
 
-static void json_open(struct msim_json *j, const char *key, char c)
+static void json_open(struct msim_json *j, const char *key, json_t *c)
 {
-	json_key(j, key);
-	fputc(c, j->f);
-	if (j->depth + 1 < MSIM_JSON_MAX_DEPTH)
-		j->depth++;
-	j->need_comma[j->depth] = false;
+	if (!c || j->depth == MSIM_JSON_MAX_DEPTH) {
+		json_decref(c);
+		j->skipped++;
+		return;
+	}
+	if (j->depth) {
+		json_add(j, key, json_incref(c));
+		json_decref(c);   /* the parent's reference keeps it alive */
+	}
+	j->open[j->depth++] = c;
 }
 
-static void json_close(struct msim_json *j, char c)
+static void json_close(struct msim_json *j)
 {
-	fputc(c, j->f);
-	if (j->depth > 0)
-		j->depth--;
+	if (j->skipped) {
+		j->skipped--;
+		return;
+	}
+	if (!j->depth)
+		return;
+	if (--j->depth == 0) {
+		json_write(j, j->open[0]);
+		json_decref(j->open[0]);
+	}
+	j->open[j->depth] = NULL;
 }
 
-void msim_json_obj_begin(struct msim_json *j, const char *key) { json_open(j, key, '{'); }
-void msim_json_obj_end(struct msim_json *j) { json_close(j, '}'); }
-void msim_json_arr_begin(struct msim_json *j, const char *key) { json_open(j, key, '['); }
-void msim_json_arr_end(struct msim_json *j) { json_close(j, ']'); }
+void msim_json_obj_begin(struct msim_json *j, const char *key) { json_open(j, key, json_object()); }
+void msim_json_obj_end(struct msim_json *j) { json_close(j); }
+void msim_json_arr_begin(struct msim_json *j, const char *key) { json_open(j, key, json_array()); }
+void msim_json_arr_end(struct msim_json *j) { json_close(j); }
 
 void msim_json_kstr(struct msim_json *j, const char *key, const char *v)
 {
-	json_key(j, key);
-	if (v)
-		msim_json_str(j->f, v);
-	else
-		fputs("null", j->f);
+	json_add(j, key, msim__json_string(v));
 }
 
 void msim_json_kint(struct msim_json *j, const char *key, long long v)
 {
-	json_key(j, key);
-	fprintf(j->f, "%lld", v);
+	json_add(j, key, json_integer(v));
 }
 
+/* Jansson's integers are signed 64-bit: larger values go out as reals. */
 void msim_json_kuint(struct msim_json *j, const char *key, unsigned long long v)
 {
-	json_key(j, key);
-	fprintf(j->f, "%llu", v);
+	json_add(j, key, v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v));
 }
 
 void msim_json_kdbl(struct msim_json *j, const char *key, double v)
 {
-	json_key(j, key);
-	if (isfinite(v))
-		fprintf(j->f, "%.10g", v);
-	else
-		fputs("null", j->f);
+	json_add(j, key, msim__json_number(v, 10));
 }
 
 void msim_json_kbool(struct msim_json *j, const char *key, bool v)
 {
-	json_key(j, key);
-	fputs(v ? "true" : "false", j->f);
+	json_add(j, key, json_boolean(v));
 }
 
+/* Closes what is still open (so the value written is whole), then the newline. */
 void msim_json_finish(struct msim_json *j)
 {
+	while (j->skipped || j->depth)
+		json_close(j);
 	fputc('\n', j->f);
 	fflush(j->f);
 }

@@ -4,7 +4,7 @@
  * common options (--help, --json, --quick, --reps, --seed, --preset, --variant,
  * parsed with bench_args.h beside each engine's own table), timing, medians and
  * ratios, designs alternated in one process, progress lines on stderr, and a
- * small JSON writer. Verdicts are in bench_verdict.h.
+ * streaming JSON writer on Jansson. Verdicts are in bench_verdict.h.
  *
  * Benches are programs, not tests (DESIGN.md section 5): timings are printed,
  * never asserted. What the timings measure is the model's own work on this
@@ -131,11 +131,18 @@ void msim_bench_progress_done(struct msim_bench_progress *p);
 
 /* ---- JSON writer ---- */
 
+/*
+ * A streaming writer on Jansson (src/race/json_internal.h says why Jansson): the
+ * calls build the value, and each top-level value is written to f, compact, when
+ * it is complete (its last container closes). Doubles print as "%.10g".
+ */
 #define MSIM_JSON_MAX_DEPTH 32
+struct json_t;
 struct msim_json {
 	FILE *f;
-	int depth;
-	bool need_comma[MSIM_JSON_MAX_DEPTH];
+	int depth;                                 /* containers open */
+	int skipped;                               /* containers opened past the maximum depth */
+	struct json_t *open[MSIM_JSON_MAX_DEPTH];  /* open[0] is the top-level value */
 };
 
 /* Containers: key is NULL inside arrays and for the top-level value. */

@@ -31,7 +31,7 @@ if(TARGET memcgsim_cli)
   install(TARGETS memcgsim_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# The exported targets link PkgConfig::URCU, PkgConfig::CK and Threads::Threads by
+# The exported targets link PkgConfig::URCU, PkgConfig::CK, PkgConfig::JANSSON and Threads::Threads by
 # name; memcgsimConfig.cmake recreates them (pkg-config) before including this file.
 install(EXPORT memcgsimTargets
   NAMESPACE memcgsim::

@@ -77,6 +77,9 @@ static int ee_build(struct msim *m, struct ee *s, long upd_val, int upd_calls)
 	s->rootupd = msim_task_create(m, "rootupd", s->ncpu - 1, rootupd_fn, s);
 	s->updater = msim_task_create(m, "updater", 1, updater_fn, s);
 	s->flusher = msim_task_create(m, "flusher", 0, flusher_fn, s);
+	/* what the check reads, as counter tracks of a trace */
+	rstat_scn_trace_memcg(m, s->root);
+	rstat_scn_trace_memcg(m, s->leaf);
 	return s->rootupd && s->updater && s->flusher ? 0 : -ENOMEM;
 }
 

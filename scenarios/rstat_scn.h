@@ -60,4 +60,31 @@ static inline void rstat_scn_prepend_line(struct msim_race_report *rep, const ch
 	rep->notes[n + 1 + have] = '\0';
 }
 
+/* The trace export's readers of one memcg (msim_race_trace_counter). */
+static inline long rstat_scn_read_stats_updates(void *memcg)
+{
+	return msim_memcg_stats_updates(memcg);
+}
+
+static inline long rstat_scn_read_unflushed(void *memcg)
+{
+	return msim_memcg_unflushed(memcg);
+}
+
+/*
+ * Declare memcg's atomic stats_updates and its subtree's unflushed pages as
+ * counter tracks of a trace ("leaf stats_updates", "leaf unflushed pages"); a
+ * no-op outside msim_race_trace.
+ */
+static inline void rstat_scn_trace_memcg(struct msim *m, struct msim_memcg *memcg)
+{
+	const char *who = msim_parent_mem_cgroup(memcg) ? msim_memcg_name(memcg) : "root";
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s stats_updates", who);
+	msim_race_trace_counter(m, name, rstat_scn_read_stats_updates, memcg);
+	snprintf(name, sizeof(name), "%s unflushed pages", who);
+	msim_race_trace_counter(m, name, rstat_scn_read_unflushed, memcg);
+}
+
 #endif

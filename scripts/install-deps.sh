@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building and testing libmemcgsim needs on Debian 12, only when it is
 # missing, and says what it installs. Idempotent; needs root (or sudo) to install.
+#   libjansson-dev  JSON writing and reading (races, benches, `memcgsim report`, traces)
+#   gnuplot-nox     the plots of `memcgsim report` (SVG and PNG); the report works
+#                   without it and says so
+# Opt-in: MSIM_INSTALL_CHROMIUM=1 also installs chromium, which the report's
+# screenshot test uses when /usr/bin/chromium exists (it says it skipped otherwise).
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev libjansson-dev; do
+pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
+      libjansson-dev gnuplot-nox)
+if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
+for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -14,3 +14,11 @@ if(NOT MSIM_ASAN AND NOT MSIM_TSAN)
     TIMEOUT 300
     ENVIRONMENT "CC=${CMAKE_C_COMPILER};MSIM_EXPECT_VERSION=${PROJECT_VERSION}")
 endif()
+
+# report/screenshot: `memcgsim report --quick --thread 4` opened in headless
+# Chromium, its screenshot checked for content (tests/report/screenshot.sh).
+# Skipped (exit 77) where /usr/bin/chromium is not installed.
+add_test(NAME report/screenshot
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/report/screenshot.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(report/screenshot PROPERTIES
+  LABELS bench-smoke SKIP_RETURN_CODE 77 TIMEOUT 300)

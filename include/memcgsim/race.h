@@ -324,6 +324,33 @@ MSIM_API void msim_race_print_text(FILE *f, const struct msim_race_result *res);
 /* s as a JSON string, quoted and escaped. */
 MSIM_API void msim_json_str(FILE *f, const char *s);
 
+/* ---- the run as a timeline (Chrome / Perfetto trace-event JSON) ---- */
+
+/*
+ * Take res's run of r again (its script, or a replay of its schedule: runs are
+ * deterministic) and write it to f as Chrome trace-event JSON, which
+ * ui.perfetto.dev and chrome://tracing open: per host one process, per CPU one
+ * track with the slices of the tasks that ran there (interrupt contexts, when the
+ * scheduler runs them, as slices of category "irq"), an instant event at every
+ * yield point a task stopped at, an RCU track with each grace period as a span,
+ * and a counter track per counter the race declared with msim_race_trace_counter.
+ * One scheduler step is one microsecond of the timeline: the model has an order,
+ * not durations. Returns 0, -EINVAL (a concurrent run, or a schedule too long to
+ * keep), -EDOM (the run taken again did not follow res's schedule), -ENOMEM or
+ * -EIO, with the reason in err.
+ */
+MSIM_API int msim_race_trace(const struct msim_race *r, const struct msim_race_result *res,
+			     FILE *f, char *err, size_t errlen);
+
+/*
+ * Declare a counter of host m the trace shows as a track: read(arg) is sampled
+ * after every step (in the driver: it must not yield or change the model). A race
+ * declares what its check reads, from its setup or script; outside
+ * msim_race_trace this does nothing.
+ */
+MSIM_API void msim_race_trace_counter(struct msim *m, const char *name,
+				      long (*read)(void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif

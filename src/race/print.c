@@ -1,100 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * print.c - a race result as text (for a person) or as one JSON object.
+ * print.c - a race result as text (for a person) or as one JSON object (Jansson).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <memcgsim/race.h>
 
+#include "json_internal.h"
+
+/* The race printer's layout: ", " and ": " separators, doubles as "%.6g". */
+#define RACE_JSON_FLAGS (JSON_REAL_PRECISION(6) | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
+
 void msim_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	json_t *v = msim__json_string(s ? s : "");
+
+	if (v)
+		json_dumpf(v, f, JSON_ENCODE_ANY);
+	json_decref(v);
 }
 
-static void print_fig_json(FILE *f, const struct msim_race_fig *g)
+static json_t *fig_json(const struct msim_race_fig *g)
 {
-	fputs(", ", f);
-	msim_json_str(f, g->key);
-	fputs(": ", f);
 	switch (g->type) {
 	case MSIM_RACE_FIG_INT:
-		fprintf(f, "%lld", g->i);
-		break;
+		return json_integer(g->i);
 	case MSIM_RACE_FIG_BOOL:
-		fputs(g->i ? "true" : "false", f);
-		break;
+		return json_boolean(g->i);
 	case MSIM_RACE_FIG_DOUBLE:
-		fprintf(f, "%.6g", g->d);
-		break;
+		return msim__json_number(g->d, 6);
 	default:
-		msim_json_str(f, g->s);
+		return msim__json_string(g->s);
 	}
 }
 
-static const char *yes_no(bool b)
+static void set(json_t *o, const char *key, json_t *v)
 {
-	return b ? "true" : "false";
+	json_object_set_new(o, key, v);
+}
+
+/* The run's common keys, in the order the printer has always written them. */
+static void run_json(json_t *o, const struct msim_race_result *r)
+{
+	set(o, "race", msim__json_string(r->race));
+	set(o, "strategy", json_string(r->concurrent ? "concurrent"
+						     : msim_strategy_name(r->strategy)));
+	set(o, "runs", json_integer(r->ex.runs));
+	set(o, "violations", json_integer(r->ex.violations));
+	set(o, "first_violation_run", json_integer(r->ex.first_violation_run));
+	set(o, "seed", json_integer((json_int_t)r->seed));
+	set(o, "schedule", msim__json_string(r->ex.schedule));
+	set(o, "outcome", msim__json_string(r->outcome));
+	set(o, "expected_violation", json_boolean(r->expected_violation));
+	set(o, "behaved_as_expected", json_boolean(r->behaved_as_expected));
+	set(o, "deadlocked", json_boolean(r->ex.deadlocked));
+	set(o, "exhausted", json_boolean(r->ex.exhausted));
+	set(o, "diverged", json_boolean(r->ex.diverged));
+	set(o, "schedule_truncated", json_boolean(r->ex.schedule_truncated));
+	/* Milliseconds are all a run's wall time says. */
+	set(o, "seconds", msim__json_number((double)(long long)(r->ex.seconds * 1000 + 0.5) / 1000, 6));
+	set(o, "variants", msim__json_string(r->variants));
+	if (!r->concurrent)
+		set(o, "preempt", json_string(msim_preempt_name(r->cfg.preempt)));
+	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
+		set(o, "first_violation_seed", json_integer((json_int_t)r->ex.first_violation_seed));
 }
 
 /*
- * What memcgsim merge needs besides the common fields to rebuild a shard's
+ * What memcgsim merge needs besides the common keys to rebuild a shard's
  * result: its place, its side, CPUs, and the first violation's hash and reason.
  */
-static void print_shard_json(FILE *f, const struct msim_race_result *r)
+static void shard_json(json_t *o, const struct msim_race_result *r)
 {
-	fprintf(f, ", \"shard_index\": %u, \"shard_count\": %u, \"first_run\": %u, "
-		   "\"runs_total\": %u, \"cpus\": %u, \"trace_hash\": \"%016llx\", \"side\": ",
-		r->shard.index, r->shard.count, r->shard.first_run, r->shard.runs_total,
-		r->cfg.nr_cpus, (unsigned long long)r->ex.trace_hash);
-	if (r->side)
-		msim_json_str(f, r->side->name);
-	else
-		fputs("null", f);
-	fputs(", \"why\": ", f);
-	msim_json_str(f, r->ex.why);
+	char hash[17];
+
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)r->ex.trace_hash);
+	set(o, "shard_index", json_integer(r->shard.index));
+	set(o, "shard_count", json_integer(r->shard.count));
+	set(o, "first_run", json_integer(r->shard.first_run));
+	set(o, "runs_total", json_integer(r->shard.runs_total));
+	set(o, "cpus", json_integer(r->cfg.nr_cpus));
+	set(o, "trace_hash", json_string(hash));
+	set(o, "side", r->side ? msim__json_string(r->side->name) : json_null());
+	set(o, "why", msim__json_string(r->ex.why));
+}
+
+json_t *msim__race_result_json(const struct msim_race_result *r)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	run_json(o, r);
+	if (r->shard.count)
+		shard_json(o, r);
+	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
+		set(o, r->rep.figs[i].key, fig_json(&r->rep.figs[i]));
+	return o;
 }
 
 void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 {
-	fputs("{\"race\": ", f);
-	msim_json_str(f, r->race);
-	fprintf(f, ", \"strategy\": \"%s\", \"runs\": %u, \"violations\": %u, "
-		   "\"first_violation_run\": %d, \"seed\": %llu, \"schedule\": ",
-		r->concurrent ? "concurrent" : msim_strategy_name(r->strategy), r->ex.runs,
-		r->ex.violations, r->ex.first_violation_run, (unsigned long long)r->seed);
-	msim_json_str(f, r->ex.schedule);
-	fputs(", \"outcome\": ", f);
-	msim_json_str(f, r->outcome);
-	fprintf(f, ", \"expected_violation\": %s, \"behaved_as_expected\": %s, "
-		   "\"deadlocked\": %s, \"exhausted\": %s, \"diverged\": %s, "
-		   "\"schedule_truncated\": %s, \"seconds\": %.3f, \"variants\": ",
-		yes_no(r->expected_violation), yes_no(r->behaved_as_expected),
-		yes_no(r->ex.deadlocked), yes_no(r->ex.exhausted), yes_no(r->ex.diverged),
-		yes_no(r->ex.schedule_truncated), r->ex.seconds);
-	msim_json_str(f, r->variants);
-	if (!r->concurrent)
-		fprintf(f, ", \"preempt\": \"%s\"", msim_preempt_name(r->cfg.preempt));
-	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
-		fprintf(f, ", \"first_violation_seed\": %llu",
-			(unsigned long long)r->ex.first_violation_seed);
-	if (r->shard.count)
-		print_shard_json(f, r);
-	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
-		print_fig_json(f, &r->rep.figs[i]);
-	fputs("}\n", f);
+	json_t *o = msim__race_result_json(r);
+
+	if (o)
+		json_dumpf(o, f, RACE_JSON_FLAGS);
+	json_decref(o);
+	fputc('\n', f);
 }
 
 /* Each line of text, indented by two spaces. */

@@ -110,6 +110,11 @@ struct msim_replay_run {
 	uint64_t count;
 };
 
+struct msim__sched_event;
+/* A step observer (sched.h): the trace export's hook into every step. */
+typedef void (*msim__sched_observer_fn)(struct msim *m, const struct msim__sched_event *e,
+					void *arg);
+
 struct msim_dfs_point {
 	uint16_t nr_options;
 	uint16_t chosen;          /* index into the canonical option list */
@@ -155,6 +160,9 @@ struct msim_sched {
 	/* Deadlock. */
 	char deadlock[2048];
 	bool cut;                 /* max_steps reached */
+	/* Told of every step when set (sched.h msim__sched_observe_hosts). */
+	msim__sched_observer_fn observer;
+	void *observer_arg;
 };
 
 /* ---- subsystems attached to a host (subsys.c) ---- */

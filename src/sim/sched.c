@@ -157,11 +157,43 @@ const char *msim_deadlock_report(const struct msim *m)
 	return m->sched.deadlock;
 }
 
+/* The observer of the hosts this thread creates (msim__sched_observe_hosts). */
+static _Thread_local msim__sched_observer_fn new_host_observer;
+static _Thread_local void *new_host_observer_arg;
+
+void msim__sched_observe_hosts(msim__sched_observer_fn fn, void *arg)
+{
+	new_host_observer = fn;
+	new_host_observer_arg = arg;
+}
+
 void msim__sched_init(struct msim *m)
 {
 	memset(&m->sched, 0, sizeof(m->sched));
 	m->sched.opts.strategy = MSIM_STRAT_SCRIPT;
 	m->sched.current = -1;
+	m->sched.observer = new_host_observer;
+	m->sched.observer_arg = new_host_observer_arg;
+	if (m->sched.observer) {
+		struct msim__sched_event e = { .kind = MSIM__SCHED_HOST_START,
+					       .nr_cpus = m->cfg.nr_cpus };
+
+		m->sched.observer(m, &e, m->sched.observer_arg);
+	}
+}
+
+/* Tell the observer what step pick did (task t, NULL for the RCU engine). */
+static void observe_step(struct msim *m, int pick, const struct msim_task *t)
+{
+	struct msim__sched_event e = {
+		.kind = MSIM__SCHED_STEP, .step = m->sched.steps - 1, .pick = pick,
+		.task = t ? t->name : NULL, .cpu = t ? t->cpu : 0, .nr_cpus = m->cfg.nr_cpus,
+		.point = t && t->state != MSIM_TASK_DONE ? t->parked_at : NULL,
+		.gp_completed = m->rcu.gp_completed, .gp_in_progress = m->rcu.gp_in_progress,
+		.jiffies = m->jiffies,
+	};
+
+	m->sched.observer(m, &e, m->sched.observer_arg);
 }
 
 void msim__sched_fini(struct msim *m)
@@ -477,11 +509,15 @@ void msim__sched_pick(struct msim *m, int pick)
 	if (pick == MSIM_PICK_R) {
 		msim__rcu_det_step(m);
 		trace_mix(&m->sched, pick, "R");
+		if (m->sched.observer)
+			observe_step(m, pick, NULL);
 		return;
 	}
 	struct msim_task *t = m->task_vec[pick];
 	resume(m, t);
 	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
+	if (m->sched.observer)
+		observe_step(m, pick, t);
 }
 
 uint64_t msim_sched_trace_hash(const struct msim *m)

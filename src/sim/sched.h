@@ -24,4 +24,40 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t);
 /* Take one step: resume task index pick (or the RCU engine, MSIM_PICK_R) and record it. */
 void msim__sched_pick(struct msim *m, int pick);
 
+/*
+ * Step observers: what the trace export (src/race/trace.c) sees of a run. An
+ * observer reads; it must not step, yield or change the model's state.
+ */
+enum msim__sched_event_kind {
+	MSIM__SCHED_HOST_START,   /* a host was created (nothing else is set but its CPUs) */
+	MSIM__SCHED_STEP,         /* one step was taken */
+};
+
+struct msim__sched_event {
+	enum msim__sched_event_kind kind;
+	uint64_t step;            /* the step's index on its host, from 0 */
+	int pick;                 /* task index or MSIM_PICK_R */
+	const char *task;         /* the task's name; NULL for the RCU engine */
+	unsigned int cpu;         /* the task's CPU */
+	unsigned int nr_cpus;
+	const char *point;        /* where the task stopped; NULL when it exited */
+	/*
+	 * The execution context the step ran in: NULL for task context. Interrupt
+	 * contexts (softirq, hardirq, NMI) set their name (a static string) here
+	 * when the scheduler runs them, and the trace draws their slices on the
+	 * CPU's track.
+	 */
+	const char *ctx;
+	uint64_t gp_completed;    /* RCU grace periods ended so far */
+	bool gp_in_progress;
+	uint64_t jiffies;
+};
+
+/*
+ * Every host created on this thread from now on reports its steps to fn (NULL:
+ * none). The deterministic mode runs a host on one thread, so a run traced from
+ * here is seen whole, including hosts a race's script builds for itself.
+ */
+void msim__sched_observe_hosts(msim__sched_observer_fn fn, void *arg);
+
 #endif /* MSIM_SIM_SCHED_H */

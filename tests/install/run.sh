@@ -78,7 +78,7 @@ slibs=$(pkg-config --static --libs memcgsim)
 incdir=$(pkg-config --variable=includedir memcgsim)
 echo "version $ver; libs: $libs; static: $slibs"
 case " $libs " in *" -lmemcgsim "*) ;; *) fail "pkg-config --libs lacks -lmemcgsim" ;; esac
-for l in -lurcu-memb -lck; do
+for l in -lurcu-memb -lck -ljansson; do
   case " $slibs " in *" $l "*) ;; *) fail "pkg-config --static --libs lacks $l" ;; esac
 done
 [ "$(cd "$incdir" && pwd -P)" = "$(cd "$PREFIX/include" && pwd -P)" ] ||

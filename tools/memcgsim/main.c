@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "bench_args.h"
 #include "cli.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -25,41 +28,40 @@ static void usage(FILE *f)
 	      "  merge [--json] [FILE...]     combine the shards of one exploration\n"
 	      "                               (race NAME --shard I/N --json)\n"
 	      "  demo                         run every race under its default exploration\n"
+	      "  report [--out DIR] [--quick] every bench and race of the threads: HTML,\n"
+	      "                               Markdown, JSON and plots (memcgsim report --help)\n"
 	      "\n"
 	      "Deterministic runs print their schedule; '--schedule STR' (or MSIM_SCHEDULE=STR)\n"
 	      "replays it exactly.\n",
 	      f);
 }
 
+/* A JSON document on stdout, in the race printer's layout (", " and ": "). */
+static void print_json_doc(json_t *doc)
+{
+	if (doc)
+		json_dumpf(doc, stdout, JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	putchar('\n');
+}
+
 static void print_variants_json(void)
 {
-	const struct msim_variant_desc *d = msim_variant_table();
-	const struct msim_preset_desc *p = msim_preset_table();
+	json_t *vars = json_array(), *presets = json_array();
 
-	fputs("{\"variants\": [", stdout);
-	for (; d->name; d++) {
-		printf("%s{\"name\": ", d == msim_variant_table() ? "" : ", ");
-		msim_json_str(stdout, d->name);
-		fputs(", \"values\": [", stdout);
-		for (const char *const *v = d->values; *v; v++) {
-			printf("%s", v == d->values ? "" : ", ");
-			msim_json_str(stdout, *v);
-		}
-		fputs("], \"meaning\": ", stdout);
-		msim_json_str(stdout, d->meaning);
-		fputs(", \"thread\": ", stdout);
-		msim_json_str(stdout, d->thread);
-		fputs("}", stdout);
+	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+		json_t *values = json_array();
+
+		for (const char *const *v = d->values; *v; v++)
+			json_array_append_new(values, json_string(*v));
+		json_array_append_new(vars, json_pack("{s:s, s:o, s:s, s:s}", "name", d->name,
+						      "values", values, "meaning", d->meaning,
+						      "thread", d->thread));
 	}
-	fputs("], \"presets\": [", stdout);
-	for (; p->name; p++) {
-		printf("%s{\"name\": ", p == msim_preset_table() ? "" : ", ");
-		msim_json_str(stdout, p->name);
-		fputs(", \"settings\": ", stdout);
-		msim_json_str(stdout, p->settings);
-		fputs("}", stdout);
-	}
-	fputs("]}\n", stdout);
+	for (const struct msim_preset_desc *p = msim_preset_table(); p->name; p++)
+		json_array_append_new(presets, json_pack("{s:s, s:s}", "name", p->name,
+							 "settings", p->settings));
+	print_json_doc(json_pack("{s:o, s:o}", "variants", vars, "presets", presets));
 }
 
 static void print_variants(void)
@@ -83,17 +85,13 @@ static void print_races(bool json)
 	size_t ns = msim_race_list(s, 64), nb = msim_bench_list(b, 32);
 
 	if (json) {
-		fputs("{\"races\": [", stdout);
-		for (size_t i = 0; i < ns; i++) {
-			fputs(i ? ", " : "", stdout);
-			msim_json_str(stdout, s[i]->name);
-		}
-		fputs("], \"benches\": [", stdout);
-		for (size_t i = 0; i < nb; i++) {
-			fputs(i ? ", " : "", stdout);
-			msim_json_str(stdout, b[i]->name);
-		}
-		fputs("]}\n", stdout);
+		json_t *races = json_array(), *benches = json_array();
+
+		for (size_t i = 0; i < ns; i++)
+			json_array_append_new(races, json_string(s[i]->name));
+		for (size_t i = 0; i < nb; i++)
+			json_array_append_new(benches, json_string(b[i]->name));
+		print_json_doc(json_pack("{s:o, s:o}", "races", races, "benches", benches));
 		return;
 	}
 	puts("races:");
@@ -179,6 +177,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return msim_cli_demo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return msim_cli_report(argc - 1, argv + 1);
 	fprintf(stderr, "memcgsim: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

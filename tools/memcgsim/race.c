@@ -18,6 +18,7 @@ struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
 	bool json, strategy_set;
+	const char *trace;                       /* --trace FILE: the run as a timeline */
 	const char *preempt;                     /* after the side: the preemption model */
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
@@ -94,6 +95,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 			      "run only shard I of N (random, pct) and print it for\n"
 			      "'memcgsim merge' (docs/explore-at-scale.md)"),
 		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
+		MSIM_OPT_STRING("--trace", "FILE", &c->trace,
+				"also write the run (an explorer's first violation, else its last\n"
+				"run) as Chrome trace JSON for ui.perfetto.dev or chrome://tracing"),
 		MSIM_OPT_END,
 	};
 
@@ -173,6 +177,30 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 	return 0;
 }
 
+/* --trace FILE: the run of res taken again as a timeline; 0 or 1. */
+static int write_trace(const struct msim_race *r, const struct msim_race_result *res,
+		       const char *path)
+{
+	char err[512] = "";
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "memcgsim: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	ret = msim_race_trace(r, res, f, err, sizeof(err));
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
+		return 1;
+	}
+	fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev or chrome://tracing)\n",
+		path);
+	return 0;
+}
+
 /* Run and print; the exit status. */
 static int run_and_print(const struct msim_race *r, struct race_cli *c)
 {
@@ -202,6 +230,8 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 	else
 		msim_race_print_text(stdout, res);
 	ret = res->behaved_as_expected ? 0 : 1;
+	if (c->trace && write_trace(r, res, c->trace))
+		ret = 1;
 	free(res);
 	return ret;
 }

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `memcgsim report --quick`: the files it writes and their structure, read back
+ * with Jansson. Every thread report.json lists has its section in index.html and
+ * report.md; every bench and race file it names parses and has its verdicts or
+ * sides; the verdict counts it states are the badges the page shows; every plot
+ * is drawn (SVG and PNG) when gnuplot was found, and says why not otherwise; and
+ * without gnuplot on PATH the report still comes out and says so.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define MEMCGSIM MSIM_BINARY_DIR "/memcgsim"
+
+static char dir[256];
+
+static char *slurp(const char *name)
+{
+	char path[512];
+	FILE *f;
+	long n;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("%s was not written", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static json_t *load(const char *name)
+{
+	char path[512];
+	json_error_t err;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	j = json_load_file(path, 0, &err);
+	if (!j)
+		fail_msg("%s: %s (line %d)", path, err.text, err.line);
+	return j;
+}
+
+static size_t occurrences(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A PNG file: its signature, and more than a blank image's bytes. */
+static void check_png(const char *name)
+{
+	char *png = slurp(name);
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(stat(path, &st), 0);
+	assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+	assert_true(st.st_size > 4000);
+	free(png);
+}
+
+static int run_report(const char *env, const char *args)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s --out %s > %s.out 2> %s.err", env, MEMCGSIM, args,
+		 dir, dir, dir);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void check_bench(json_t *b)
+{
+	json_t *doc = load(json_string_value(json_object_get(b, "json")));
+
+	assert_true(json_is_true(json_object_get(b, "read")));
+	assert_int_equal(json_integer_value(json_object_get(b, "status")), 0);
+	assert_string_equal(json_string_value(json_object_get(doc, "bench")),
+			    json_string_value(json_object_get(b, "name")));
+	assert_true(json_array_size(json_object_get(doc, "verdicts")) > 0);
+	json_decref(doc);
+}
+
+/* Every side ran its explorers; each result is the race printer's object. */
+static void check_race(json_t *r, const char *md)
+{
+	json_t *doc = load(json_string_value(json_object_get(r, "json"))), *side, *e;
+	char heading[160];
+	size_t i, k;
+
+	assert_string_equal(json_string_value(json_object_get(doc, "race")),
+			    json_string_value(json_object_get(r, "name")));
+	assert_true(json_array_size(json_object_get(doc, "sides")) > 0);
+	json_array_foreach(json_object_get(doc, "sides"), i, side) {
+		assert_int_equal(json_array_size(json_object_get(side, "explore")), 3);
+		json_array_foreach(json_object_get(side, "explore"), k, e) {
+			assert_true(json_is_string(json_object_get(e, "schedule")));
+			assert_true(json_is_boolean(json_object_get(e, "behaved_as_expected")));
+		}
+	}
+	snprintf(heading, sizeof(heading), "### race %s", json_string_value(json_object_get(r, "name")));
+	assert_non_null(strstr(md, heading));
+	json_decref(doc);
+}
+
+static void check_plot(json_t *p, bool gnuplot, const char *html)
+{
+	const char *name = json_string_value(json_object_get(p, "name"));
+	char file[160];
+
+	if (gnuplot) {
+		if (!json_is_true(json_object_get(p, "drawn")))
+			fail_msg("plot %s not drawn: %s", name,
+				 json_string_value(json_object_get(p, "why_not")));
+		snprintf(file, sizeof(file), "plots/%s.png", name);
+		check_png(file);
+		snprintf(file, sizeof(file), "<img src=\"plots/%s.svg\"", name);
+		assert_non_null(strstr(html, file));
+		snprintf(file, sizeof(file), "plots/%s.svg", name);
+		free(slurp(file));
+	} else {
+		assert_false(json_is_true(json_object_get(p, "drawn")));
+		assert_non_null(strstr(json_string_value(json_object_get(p, "why_not")), "gnuplot"));
+	}
+	snprintf(file, sizeof(file), "plots/%s.dat", name);
+	free(slurp(file));
+}
+
+static void check_thread(json_t *t, bool gnuplot, const char *html, const char *md)
+{
+	const char *id = json_string_value(json_object_get(t, "id"));
+	char want[64];
+	json_t *x;
+	size_t i;
+
+	snprintf(want, sizeof(want), "<h2 id=\"%s\">", id);
+	assert_non_null(strstr(html, want));
+	assert_non_null(strstr(md, "\n## "));
+	json_array_foreach(json_object_get(t, "benches"), i, x)
+		check_bench(x);
+	json_array_foreach(json_object_get(t, "races"), i, x)
+		check_race(x, md);
+	json_array_foreach(json_object_get(t, "plots"), i, x)
+		check_plot(x, gnuplot, html);
+}
+
+/* The whole quick report: every thread's section, file and plot. */
+static void quick_report(void **state)
+{
+	json_t *idx, *t, *v;
+	char *html, *md;
+	size_t i, threads;
+
+	(void)state;
+	assert_int_equal(run_report("", "report --quick"), 0);
+	idx = load("report.json");
+	html = slurp("index.html");
+	md = slurp("report.md");
+	threads = json_array_size(json_object_get(idx, "threads"));
+	assert_true(threads >= 4);   /* 000, 001, 002, 004 (and the model's own) */
+	json_array_foreach(json_object_get(idx, "threads"), i, t)
+		check_thread(t, json_is_true(json_object_get(idx, "gnuplot")), html, md);
+	v = json_object_get(idx, "verdicts");
+	assert_int_equal(occurrences(html, "<td class=\"holds\">"),
+			 json_integer_value(json_object_get(v, "holds")));
+	assert_int_equal(occurrences(html, "<td class=\"fails\">"),
+			 json_integer_value(json_object_get(v, "does_not_hold")));
+	assert_int_equal(occurrences(html, "<td class=\"nc\">"),
+			 json_integer_value(json_object_get(v, "not_comparable")));
+	assert_non_null(strstr(html, "</html>"));
+	assert_int_equal(occurrences(md, "\n## "), threads);
+	json_decref(idx);
+	free(html);
+	free(md);
+}
+
+/* No gnuplot on PATH: the report comes out, without pictures, and says so. */
+static void without_gnuplot(void **state)
+{
+	json_t *idx;
+	char *html, *md;
+
+	(void)state;
+	assert_int_equal(run_report("PATH=/nonexistent", "report --quick --thread 4"), 0);
+	idx = load("report.json");
+	html = slurp("index.html");
+	md = slurp("report.md");
+	assert_false(json_is_true(json_object_get(idx, "gnuplot")));
+	assert_int_equal(json_array_size(json_object_get(idx, "threads")), 1);
+	check_thread(json_array_get(json_object_get(idx, "threads"), 0), false, html, md);
+	assert_non_null(strstr(html, "gnuplot was not found"));
+	assert_non_null(strstr(md, "gnuplot was not found"));
+	json_decref(idx);
+	free(html);
+	free(md);
+}
+
+static void usage(void **state)
+{
+	(void)state;
+	assert_int_equal(run_report("", "report --help"), 0);
+	assert_int_equal(run_report("", "report --thread 3"), 2);
+	assert_int_equal(run_report("", "report --bogus"), 2);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test-report-XXXXXX", MSIM_BINARY_DIR);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[1024];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s.out' '%s.err'", dir, dir, dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(usage),
+		cmocka_unit_test(quick_report),
+		cmocka_unit_test(without_gnuplot),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - `memcgsim report [--out DIR] [--quick] [--thread N]`: the command,
+ * its options, and the order of the work (report.h has the shape).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench_args.h"
+#include "report.h"
+
+double report_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void report_progress(const struct report *rep, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "[report %5.1f s] ", report_now() - rep->started);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *report_path(const struct report *rep, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", rep->out, name);
+	return buf;
+}
+
+bool report_wants(const struct report *rep, const char *thread)
+{
+	return !rep->only_thread || !strcmp(rep->only_thread, thread);
+}
+
+/* DIR and its folders; an existing DIR is reused (its files are overwritten). */
+static int make_dirs(const struct report *rep)
+{
+	static const char *const sub[] = { "", "plots", "logs", "traces", NULL };
+	char path[512];
+
+	for (unsigned int i = 0; sub[i]; i++) {
+		report_path(rep, sub[i], path, sizeof(path));
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			fprintf(stderr, "memcgsim report: cannot create %s: %s\n", path,
+				strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* gnuplot on PATH, and its version line (the report says which drew the plots). */
+static void find_gnuplot(struct report *rep)
+{
+	FILE *p = popen("gnuplot --version 2>/dev/null", "r");
+
+	rep->gnuplot = false;
+	if (!p)
+		return;
+	if (fgets(rep->gnuplot_version, sizeof(rep->gnuplot_version), p))
+		rep->gnuplot = !strncmp(rep->gnuplot_version, "gnuplot", 7);
+	rep->gnuplot_version[strcspn(rep->gnuplot_version, "\n")] = '\0';
+	pclose(p);
+}
+
+/* --thread N: "4", "04" and "004" name thread 004; "other" the model's own. */
+static int parse_thread(const char *value, void *dest, char *err, size_t errlen)
+{
+	static char id[8];
+	char *end;
+	long n = strtol(value, &end, 10);
+
+	if (!strcmp(value, REPORT_OTHER)) {
+		snprintf(id, sizeof(id), "%s", REPORT_OTHER);
+	} else if (*value && !*end && n >= 0 && n <= 999) {
+		snprintf(id, sizeof(id), "%03ld", n);
+	} else {
+		snprintf(err, errlen, "--thread: '%s' is not a thread number (000-999) or 'other'",
+			 value);
+		return -EINVAL;
+	}
+	for (const struct report_thread *t = report_threads; t->id; t++) {
+		if (!strcmp(t->id, id)) {
+			*(const char **)dest = id;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "--thread: the report knows no thread %s (000, 001, 002, 004, other)",
+		 id);
+	return -EINVAL;
+}
+
+static int parse_report_args(struct report *rep, int argc, char **argv)
+{
+	const struct msim_arg opts[] = {
+		MSIM_OPT_HELP(),
+		MSIM_OPT_STRING("--out", "DIR", &rep->out,
+				"where the report goes (default memcgsim-report; created)"),
+		MSIM_OPT_FLAG("--quick", &rep->quick,
+			      "every bench with --quick and small explorer budgets (a smoke run,\n"
+			      "under 20 s; its figures are not the thread's sizes)"),
+		MSIM_OPT_CALL("--thread", "N", parse_thread, &rep->only_thread,
+			      "only thread N (000, 001, 002, 004) or 'other' (the model's own)"),
+		MSIM_OPT_END,
+	};
+	const struct msim_args spec = {
+		.prog = "memcgsim report",
+		.summary = "Every bench and race of the threads, in one report.",
+		.description =
+			"Runs every registered bench (memcgsim bench NAME --json, two at a time)\n"
+			"and every race (each side scripted, the explorers on each side, a trace\n"
+			"of the bug side), then writes DIR/index.html and DIR/report.md (per\n"
+			"thread: what it claims, each verdict with the thread's figures beside\n"
+			"ours, the race narratives with their replay strings), DIR/*.json (every\n"
+			"figure), DIR/plots (gnuplot SVG and PNG, with their data), DIR/traces\n"
+			"(Chrome trace JSON) and DIR/logs. Without gnuplot the plots' data is\n"
+			"still written and the report says why there is no picture.\n"
+			"Progress goes to stderr. Exit 0 when every bench and race ran, 1 when one\n"
+			"failed (the report still shows the rest), 2 on a usage error.",
+		.tables = { opts },
+	};
+
+	return msim_args_parse_main(&spec, argc, argv);
+}
+
+/* CPU time of this process and of its reaped children (the benches), in seconds. */
+static double cpu_used(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+			kids.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+			kids.ru_stime.tv_usec) / 1e6;
+}
+
+static void report_free(struct report *rep)
+{
+	for (unsigned int i = 0; i < rep->nr_benches; i++)
+		json_decref(rep->benches[i].doc);
+	for (unsigned int i = 0; i < rep->nr_races; i++)
+		json_decref(rep->races[i].doc);
+}
+
+int msim_cli_report(int argc, char **argv)
+{
+	struct report *rep = calloc(1, sizeof(*rep));
+	int ret, failed;
+
+	if (!rep)
+		return 1;
+	rep->out = "memcgsim-report";
+	ret = parse_report_args(rep, argc, argv);
+	if (ret) {
+		free(rep);
+		return msim_args_exit_status(ret);
+	}
+	rep->started = report_now();
+	if (getloadavg(&rep->load_before, 1) != 1)
+		rep->load_before = -1;
+	if (make_dirs(rep)) {
+		free(rep);
+		return 1;
+	}
+	find_gnuplot(rep);
+	report_progress(rep, "writing to %s%s; %s", rep->out, rep->quick ? " (--quick)" : "",
+			rep->gnuplot ? rep->gnuplot_version : "gnuplot not found: no pictures");
+	report_benches_start(rep);
+	failed = report_run_races(rep);
+	failed += report_benches_finish(rep);
+	report_plots(rep);
+	rep->seconds = report_now() - rep->started;
+	rep->cpu_seconds = cpu_used();
+	ret = report_write_docs(rep);
+	report_progress(rep, "done: %s/index.html and %s/report.md (%u benches, %u races, "
+			"%u plots)", rep->out, rep->out, rep->nr_benches, rep->nr_races,
+			rep->nr_plots);
+	report_free(rep);
+	free(rep);
+	return ret || failed ? 1 : 0;
+}

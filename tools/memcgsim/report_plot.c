@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_plot.c - the plots of `memcgsim report`, drawn by gnuplot from the JSON
+ * the benches and races wrote (read back with Jansson): for each, DIR/plots/NAME.dat
+ * (the data, always), NAME.gp (the script) and, when gnuplot is there, NAME.svg
+ * and NAME.png. A plot whose data is missing (a bench that failed, or whose JSON
+ * changed shape) is listed with the reason instead.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static json_t *bench_doc(const struct report *rep, const char *name)
+{
+	for (unsigned int i = 0; i < rep->nr_benches; i++)
+		if (!strcmp(rep->benches[i].b->name, name))
+			return rep->benches[i].doc;
+	return NULL;
+}
+
+static struct report_plot *plot_new(struct report *rep, const char *name, const char *thread,
+				    const char *title, const char *caption)
+{
+	struct report_plot *p;
+
+	if (rep->nr_plots == REPORT_MAX_PLOTS || !report_wants(rep, thread))
+		return NULL;
+	p = &rep->plots[rep->nr_plots++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->thread, sizeof(p->thread), "%s", thread);
+	snprintf(p->title, sizeof(p->title), "%s", title);
+	snprintf(p->caption, sizeof(p->caption), "%s", caption);
+	return p;
+}
+
+static void not_drawn(struct report_plot *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void not_drawn(struct report_plot *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why_not, sizeof(p->why_not), fmt, ap);
+	va_end(ap);
+}
+
+static FILE *plot_file(const struct report *rep, const struct report_plot *p, const char *ext)
+{
+	char rel[128], path[512];
+
+	snprintf(rel, sizeof(rel), "plots/%s.%s", p->name, ext);
+	return fopen(report_path(rep, rel, path, sizeof(path)), "w");
+}
+
+/*
+ * The script: the terminal lines for SVG then PNG around body (plot commands that
+ * read NAME.dat); gnuplot runs in DIR/plots.
+ */
+static void draw(struct report *rep, struct report_plot *p, const char *body)
+{
+	char cmd[1200];
+	FILE *f = plot_file(rep, p, "gp");
+
+	if (!f) {
+		not_drawn(p, "cannot write plots/%s.gp", p->name);
+		return;
+	}
+	fprintf(f, "# %s (memcgsim report); data: %s.dat\n"
+		   "set terminal svg size 900,520 dynamic noenhanced font 'sans,11' background rgb 'white'\n"
+		   "set output '%s.svg'\nset title \"%s\" noenhanced\nset key noenhanced\n"
+		   "set grid\n%s\n"
+		   "set terminal pngcairo size 900,520 noenhanced font 'sans,10' background rgb 'white'\n"
+		   "set output '%s.png'\nreplot\n",
+		p->title, p->name, p->name, p->title, body, p->name);
+	fclose(f);
+	if (!rep->gnuplot) {
+		not_drawn(p, "gnuplot not found (scripts/install-deps.sh installs gnuplot-nox); "
+			     "the data is in plots/%s.dat and the script in plots/%s.gp",
+			  p->name, p->name);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s/plots' && gnuplot '%s.gp' > '../logs/plot-%s.log' 2>&1",
+		 rep->out, p->name, p->name);
+	if (system(cmd)) {
+		not_drawn(p, "gnuplot failed (logs/plot-%s.log)", p->name);
+		return;
+	}
+	p->drawn = true;
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Column index of name in a series_columns array, or -1. */
+static int column(json_t *cols, const char *name)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(cols, i, c)
+		if (json_is_string(c) && !strcmp(json_string_value(c), name))
+			return (int)i;
+	return -1;
+}
+
+/* Thread 004: root's reported NR_FILE_PAGES below the truth over time, per design. */
+static void plot_staleness(struct report *rep)
+{
+	struct report_plot *p = plot_new(rep, "staleness", "004",
+		"rstat-staleness: root reported below the truth (MiB) over time",
+		"How far root's reported page cache is below the truth while it grows, under "
+		"break (mainline) and continue (the fix); from bench-rstat-staleness.json.");
+	json_t *doc = bench_doc(rep, "rstat-staleness"), *designs, *d, *cols;
+	int ct, ctrue, crep;
+	size_t i, k;
+	FILE *f;
+	char body[1024] = "set xlabel 'virtual time (s)'\nset ylabel 'true - reported (MiB)'\nplot ";
+
+	if (!p)
+		return;
+	designs = json_object_get(doc, "designs");
+	cols = json_object_get(doc, "series_columns");
+	ct = column(cols, "t_ms"), ctrue = column(cols, "true_bytes"), crep = column(cols, "reported_bytes");
+	if (!json_array_size(designs) || ct < 0 || ctrue < 0 || crep < 0) {
+		not_drawn(p, "bench-rstat-staleness.json has no designs[].series with t_ms, "
+			     "true_bytes and reported_bytes");
+		return;
+	}
+	if (!(f = plot_file(rep, p, "dat")))
+		return;
+	json_array_foreach(designs, i, d) {
+		json_t *row;
+
+		fprintf(f, "# design %s: t_s gap_mib\n", json_string_value(json_object_get(d, "design")));
+		json_array_foreach(json_object_get(d, "series"), k, row)
+			fprintf(f, "%g %g\n", json_number_value(json_array_get(row, ct)) / 1000,
+				(json_number_value(json_array_get(row, ctrue)) -
+				 json_number_value(json_array_get(row, crep))) / MIB);
+		fprintf(f, "\n\n");
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "%s'%s.dat' index %zu with lines lw 2 title '%s'", i ? ", " : "",
+			 p->name, i, json_string_value(json_object_get(d, "design")));
+	}
+	fclose(f);
+	draw(rep, p, body);
+}
+
+/* "%g" of v, or "?" (gnuplot's missing marker here) when v is not a number. */
+static const char *fmt_num(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		return "?";
+	snprintf(buf, len, "%g", v);
+	return buf;
+}
+
+/* One data block of layout name: (shrinker_nr_max, ours KiB, thread KiB) per scale. */
+static void slab_block(FILE *f, json_t *scales, const char *name)
+{
+	size_t i, k;
+	json_t *s, *l;
+	char b[32];
+
+	fprintf(f, "# layout %s: shrinker_nr_max ours_kib thread_kib\n", name);
+	json_array_foreach(scales, i, s) {
+		json_array_foreach(json_object_get(s, "layouts"), k, l) {
+			const char *ln = json_string_value(json_object_get(l, "layout"));
+
+			if (!ln || strcmp(ln, name))
+				continue;
+			fprintf(f, "%g %g %s\n", num(l, "shrinker_nr_max"),
+				num(l, "slab_bytes_per_empty_cgroup") / 1024,
+				fmt_num(num(json_object_get(l, "thread"), "slab_kb_per_empty_cgroup"),
+					b, sizeof(b)));
+		}
+	}
+	fprintf(f, "\n\n");
+}
+
+/* Thread 001: slab per empty cgroup against shrinker_nr_max, one line per layout. */
+static void plot_slab(struct report *rep)
+{
+	struct report_plot *p = plot_new(rep, "slab-per-empty-cgroup", "001",
+		"shrinker-units: slab per empty cgroup (KiB) against shrinker_nr_max",
+		"Kernel memory an empty cgroup costs at each shrinker count, per shrinker_info "
+		"layout: lines are ours, large filled dots the thread's tables (where it gives one); "
+		"from bench-shrinker-units.json.");
+	json_t *scales = json_object_get(bench_doc(rep, "shrinker-units"), "scales"), *l;
+	char body[2400] = "set datafile missing '?'\nset xlabel 'shrinker_nr_max'\n"
+			  "set ylabel 'KiB per empty cgroup'\nset logscale y\nset key outside right\n"
+			  "plot ";
+	unsigned int n = 0;
+	size_t k;
+	FILE *f;
+
+	if (!p)
+		return;
+	if (!json_array_size(scales)) {
+		not_drawn(p, "bench-shrinker-units.json has no scales[].layouts[]");
+		return;
+	}
+	if (!(f = plot_file(rep, p, "dat")))
+		return;
+	json_array_foreach(json_object_get(json_array_get(scales, 0), "layouts"), k, l) {
+		const char *name = json_string_value(json_object_get(l, "layout"));
+
+		if (!name)
+			continue;
+		slab_block(f, scales, name);
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "%s'%s.dat' index %u using 1:2 with linespoints lw 2 lc %u title '%s', "
+			 "'' index %u using 1:3 with points pt 7 ps 1.5 lc %u notitle",
+			 n ? ", " : "", p->name, n, n + 1, name, n, n + 1);
+		n++;
+	}
+	fclose(f);
+	draw(rep, p, body);
+}
+
+/* Thread 002: a root flush with 0 and with N active memcgs, ours per host and the thread's. */
+static void plot_flush_cost(struct report *rep)
+{
+	struct report_plot *p = plot_new(rep, "flush-cost", "002",
+		"root-flush: root flush cost (us) against active memcgs",
+		"One root flush with no activity and with every memcg of the host updating, "
+		"ours (the model's own time on this machine, one line per root_lruvec_read "
+		"design) and the thread's 80-CPU figures (69 us, ~0.9 ms); compare shapes and "
+		"ratios, not microseconds. From bench-root-flush.json.");
+	json_t *doc = bench_doc(rep, "root-flush"), *hosts = json_object_get(doc, "hosts"), *h;
+	json_t *th = json_object_get(doc, "thread_figures");
+	double active = num(doc, "memcgs");
+	char body[1024] = "set xlabel 'active memcgs'\nset ylabel 'us per root flush'\n"
+			  "set logscale y\nset xrange [-8:*]\nplot ";
+	size_t i;
+	FILE *f;
+
+	if (!p)
+		return;
+	if (!json_array_size(hosts) || isnan(active)) {
+		not_drawn(p, "bench-root-flush.json has no hosts[] with idle_flush_us and "
+			     "active_flush_us");
+		return;
+	}
+	if (!(f = plot_file(rep, p, "dat")))
+		return;
+	json_array_foreach(hosts, i, h) {
+		fprintf(f, "# root_lruvec_read=%s: active_memcgs us\n0 %g\n%g %g\n\n\n",
+			json_string_value(json_object_get(h, "root_lruvec_read")),
+			num(h, "idle_flush_us"), active, num(h, "active_flush_us"));
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "%s'%s.dat' index %zu with linespoints lw 2 title 'ours, root-lruvec-read=%s'",
+			 i ? ", " : "", p->name, i,
+			 json_string_value(json_object_get(h, "root_lruvec_read")));
+	}
+	fprintf(f, "# thread 002 (80 CPUs): active_memcgs us\n0 %g\n128 %g\n",
+		num(th, "idle_flush_us"), num(th, "active_flush_us"));
+	fclose(f);
+	snprintf(body + strlen(body), sizeof(body) - strlen(body),
+		 ", '%s.dat' index %zu with linespoints lw 2 dt 2 pt 7 title 'thread 002 (kernel, "
+		 "80 CPUs)'", p->name, i);
+	draw(rep, p, body);
+}
+
+/* Thread 002: node-counter and flushed-rstat read error over virtual time. */
+static void plot_read_error(struct report *rep)
+{
+	struct report_plot *p = plot_new(rep, "read-error", "002",
+		"node-read-drift: root read error (pages) over time",
+		"Distance from the truth of a root read by node counters (per-CPU vmstat diffs "
+		"not yet folded) and by flushed rstat, at each step of the default schedule; "
+		"from bench-node-read-drift.json.");
+	json_t *doc = bench_doc(rep, "node-read-drift"), *cols = json_object_get(doc, "series_columns");
+	json_t *series = json_object_get(doc, "series"), *row;
+	int ct = column(cols, "t_ms"), cn = column(cols, "node_err_pages"),
+	    cr = column(cols, "rstat_err_pages");
+	size_t i;
+	FILE *f;
+
+	if (!p)
+		return;
+	if (!json_array_size(series) || ct < 0 || cn < 0 || cr < 0) {
+		not_drawn(p, "bench-node-read-drift.json has no series with t_ms, node_err_pages "
+			     "and rstat_err_pages");
+		return;
+	}
+	if (!(f = plot_file(rep, p, "dat")))
+		return;
+	fprintf(f, "# t_s node_err_pages rstat_err_pages\n");
+	json_array_foreach(series, i, row)
+		fprintf(f, "%g %g %g\n", json_number_value(json_array_get(row, ct)) / 1000,
+			json_number_value(json_array_get(row, cn)),
+			json_number_value(json_array_get(row, cr)));
+	fclose(f);
+	draw(rep, p, "set xlabel 'virtual time (s)'\nset ylabel '|read - truth| (pages)'\n"
+		     "plot 'read-error.dat' using 1:2 with lines lw 2 title 'node counters', "
+		     "'' using 1:3 with lines lw 2 title 'flushed rstat'");
+}
+
+/* The explorers' schedules to the first violation on race's side (NAN: not found). */
+static void first_violations(json_t *side, double out[3])
+{
+	static const char *const strat[3] = { "random", "pct", "dfs" };
+	size_t i;
+	json_t *e;
+
+	out[0] = out[1] = out[2] = NAN;
+	json_array_foreach(json_object_get(side, "explore"), i, e) {
+		const char *s = json_string_value(json_object_get(e, "strategy"));
+
+		for (unsigned int k = 0; k < 3; k++)
+			if (s && !strcmp(s, strat[k]))
+				out[k] = num(e, "schedules_to_first_violation");
+	}
+}
+
+/* Per thread: schedules to the first violation per strategy, for each bug side. */
+static void plot_first_violation(struct report *rep, const char *thread)
+{
+	char name[64], title[160], b[3][32];
+	struct report_plot *p;
+	unsigned int rows = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "first-violation-%s", thread);
+	snprintf(title, sizeof(title), "schedules to the first violation per strategy (%s%s)",
+		 strcmp(thread, REPORT_OTHER) ? "thread " : "", thread);
+	p = plot_new(rep, name, thread, title,
+		     "How many schedules each explorer ran before the first one that reaches "
+		     "the bad state, on each side with the bug (log scale; a missing bar: none "
+		     "in the budget). Reachability under an adversarial scheduler, not a "
+		     "frequency in production.");
+	if (!p || !(f = plot_file(rep, p, "dat")))
+		return;
+	fprintf(f, "# race:side random pct dfs\n");
+	for (unsigned int i = 0; i < rep->nr_races; i++) {
+		size_t k;
+		json_t *side;
+
+		if (strcmp(rep->races[i].thread, thread) || !rep->races[i].doc)
+			continue;
+		json_array_foreach(json_object_get(rep->races[i].doc, "sides"), k, side) {
+			double v[3];
+
+			if (!json_is_true(json_object_get(side, "violation_expected")))
+				continue;
+			first_violations(side, v);
+			fprintf(f, "\"%s:%s\" %s %s %s\n", rep->races[i].r->name,
+				json_string_value(json_object_get(side, "side")),
+				fmt_num(v[0], b[0], 32), fmt_num(v[1], b[1], 32), fmt_num(v[2], b[2], 32));
+			rows++;
+		}
+	}
+	fclose(f);
+	if (!rows) {
+		not_drawn(p, "no race of this thread has a side with the bug");
+		rep->nr_plots--;
+		return;
+	}
+	snprintf(title, sizeof(title), "%s.dat", name);
+	char body[1024];
+	snprintf(body, sizeof(body),
+		 "set datafile missing '?'\nset style data histograms\nset style histogram "
+		 "clustered gap 1\nset style fill solid 0.8 border -1\nset logscale y\n"
+		 "set yrange [0.8:*]\nset ylabel 'schedules until the first violation'\n"
+		 "set xtics rotate by 30 right font ',9'\nset bmargin 11\nset key top left\n"
+		 "plot '%s' using 2:xtic(1) title 'random', '' using 3 title 'pct', '' using 4 "
+		 "title 'dfs'", title);
+	draw(rep, p, body);
+}
+
+void report_plots(struct report *rep)
+{
+	plot_staleness(rep);
+	plot_slab(rep);
+	plot_flush_cost(rep);
+	plot_read_error(rep);
+	for (const struct report_thread *t = report_threads; t->id; t++)
+		plot_first_violation(rep, t->id);
+	for (unsigned int i = 0; i < rep->nr_plots; i++)
+		report_progress(rep, "plot %s: %s", rep->plots[i].name,
+				rep->plots[i].drawn ? "svg and png" : rep->plots[i].why_not);
+}
