@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <memcgsim/lockdep.h>
 #include <memcgsim/race.h>
 
 void msim_json_str(FILE *f, const char *s)
@@ -74,6 +75,11 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 			(unsigned long long)r->ex.first_violation_seed);
 	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
 		print_fig_json(f, &r->rep.figs[i]);
+	if (r->cfg.lockdep) {
+		/* Only when asked for (--lockdep): every other run's JSON stays as it was. */
+		fputs(", \"lockdep\": ", f);
+		msim_lockdep_print_json(f, r->cfg.lockdep);
+	}
 	fputs("}\n", f);
 }
 
@@ -157,6 +163,22 @@ static void print_violation_text(FILE *f, const struct msim_race_result *r)
 			   "schedule from --strategy pct or dfs instead)\n", r->ex.schedule);
 }
 
+/* The lock-order checker's verdict over every run (lockdep.h), and its reports. */
+static void print_lockdep_text(FILE *f, const struct msim_lockdep *ld)
+{
+	unsigned int n = msim_lockdep_nr_reports(ld);
+
+	fprintf(f, "  lockdep: %u lock classes, %u dependencies over %u runs: ",
+		msim_lockdep_nr_classes(ld), msim_lockdep_nr_dependencies(ld),
+		msim_lockdep_nr_hosts(ld));
+	if (!n) {
+		fputs("no report\n", f);
+		return;
+	}
+	fprintf(f, "%u report%s\n", n, n == 1 ? "" : "s");
+	msim_lockdep_print_text(f, ld);
+}
+
 void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 {
 	/* The preemption model decides which windows are reachable (sim.h); the OS
@@ -181,4 +203,6 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		print_violation_text(f, r);
 	fprintf(f, "  outcome: %s -> %s\n", r->outcome,
 		r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
+	if (r->cfg.lockdep)
+		print_lockdep_text(f, r->cfg.lockdep);
 }

@@ -23,8 +23,9 @@ static const char *cls_name(const struct msim_lockdep *ld, unsigned int cls, cha
 	const struct ld_class *c = &ld->classes[cls];
 
 	if (!c->subclass)
-		return c->name;
-	snprintf(buf, len, "%s/%u", c->name, c->subclass);
+		snprintf(buf, len, "%s", c->name);
+	else
+		snprintf(buf, len, "%s/%u", c->name, c->subclass);
 	return buf;
 }
 
@@ -176,7 +177,7 @@ static void chain_text(FILE *f, const struct msim_lockdep *ld, const struct ld_r
 
 	for (unsigned int c = 0; c < r->nr_chain; c++) {
 		const struct ld_dep *d = &ld->deps[r->chain[c]];
-		fprintf(f, "-> #%u %s -> %s, first taken so by:\n", c,
+		fprintf(f, "-> #%u %s -> %s, first recorded by:\n", c,
 			cls_name(ld, d->from, a, sizeof(a)), cls_name(ld, d->to, b, sizeof(b)));
 		acq_text(f, ld, &d->acq, "     ");
 	}
@@ -186,11 +187,12 @@ static void circular_text(FILE *f, const struct msim_lockdep *ld, const struct l
 {
 	char a[160], b[160];
 
-	fprintf(f, "%s is trying to acquire %s while holding %s,\n",
-		r->trigger.task, cls_name(ld, r->cls_b, b, sizeof(b)),
-		cls_name(ld, r->cls_a, a, sizeof(a)));
-	fprintf(f, "but %s already depends on %s. The cycle, each dependency with the\n"
-		   "acquisition that first recorded it (runs need not overlap):\n\n", b, a);
+	cls_name(ld, r->cls_a, a, sizeof(a));
+	cls_name(ld, r->cls_b, b, sizeof(b));
+	fprintf(f, "task %s is trying to acquire %s while holding %s,\n", r->trigger.task, b, a);
+	fprintf(f, "but %s was already held while %s was taken (%s -> %s). The cycle, each\n"
+		   "dependency with the acquisition that first recorded it (the runs need not\n"
+		   "overlap, nor be the same run):\n\n", b, a, b, a);
 	chain_text(f, ld, r);
 	circular_scenario(f, ld, r);
 }
@@ -375,6 +377,15 @@ void msim_lockdep_print_json(FILE *f, const struct msim_lockdep *ld)
 		if (i)
 			fputs(", ", f);
 		report_json(f, ld, &ld->reports[i]);
+	}
+	/* The lock order the runs showed, in the order it was first seen. */
+	fputs("], \"order\": [", f);
+	for (unsigned int d = 0; d < ld->nr_deps; d++) {
+		fputs(d ? ", [" : "[", f);
+		cls_json(f, ld, ld->deps[d].from);
+		fputs(", ", f);
+		cls_json(f, ld, ld->deps[d].to);
+		fputc(']', f);
 	}
 	fputs("]}", f);
 }

@@ -190,8 +190,8 @@ static void test_abba_ordered_on_one_cpu(void **st)
 	assert_string_equal(ld->deps[r->chain[1]].acq.held[0].after, "test.ab");
 	text = text_of(ld, false);
 	assert_non_null(strstr(text, "WARNING: possible circular locking dependency detected"));
-	assert_non_null(strstr(text, "-> #0 B -> A, first taken so by:"));
-	assert_non_null(strstr(text, "-> #1 A -> B, first taken so by:"));
+	assert_non_null(strstr(text, "-> #0 B -> A, first recorded by:"));
+	assert_non_null(strstr(text, "-> #1 A -> B, first recorded by:"));
 	assert_non_null(strstr(text, "taken after test.ab"));
 	assert_non_null(strstr(text, "*** DEADLOCK ***"));
 	text = text_of(ld, true);

@@ -17,7 +17,7 @@
 struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
-	bool json, strategy_set;
+	bool json, strategy_set, lockdep;
 	const char *preempt;                     /* after the side: the preemption model */
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
@@ -78,6 +78,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
 		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
 			      "run the race's concurrent flavour (real threads, liburcu)"),
+		MSIM_OPT_FLAG("--lockdep", &c->lockdep,
+			      "check lock order across every run and print what it finds\n"
+			      "(docs/lockdep.md; the exit status stays the race's)"),
 		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
 		MSIM_OPT_END,
 	};
@@ -85,7 +88,7 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	memcpy(t, opts, sizeof(opts));
 }
 
-#define RACE_NR_OPTS 16
+#define RACE_NR_OPTS 17
 
 static void race_epilog(FILE *f, void *ctx)
 {
@@ -167,9 +170,14 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 
 	if (!res)
 		return 1;
+	if (c->lockdep && !(c->cfg.lockdep = msim_lockdep_create())) {
+		free(res);
+		return 1;
+	}
 	ret = msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
+		msim_lockdep_destroy(c->cfg.lockdep);
 		free(res);
 		return ret == -EINVAL ? 2 : 1;
 	}
@@ -178,6 +186,7 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 	else
 		msim_race_print_text(stdout, res);
 	ret = res->behaved_as_expected ? 0 : 1;
+	msim_lockdep_destroy(c->cfg.lockdep);
 	free(res);
 	return ret;
 }
