@@ -202,7 +202,7 @@ static void recursive_text(FILE *f, const struct msim_lockdep *ld, const struct 
 	char a[160];
 
 	cls_name(ld, r->cls_a, a, sizeof(a));
-	fprintf(f, "%s takes a second lock of class %s while it holds one:\n\n",
+	fprintf(f, "task %s takes a second lock of class %s while it holds one:\n\n",
 		r->trigger.task, a);
 	acq_text(f, ld, &r->trigger, "  ");
 	fprintf(f, "\n Possible unsafe locking scenario:\n\n       CPU0\n       ----\n"
