@@ -168,9 +168,11 @@ static void print_lockdep_text(FILE *f, const struct msim_lockdep *ld)
 {
 	unsigned int n = msim_lockdep_nr_reports(ld);
 
-	fprintf(f, "  lockdep: %u lock classes, %u dependencies over %u runs: ",
-		msim_lockdep_nr_classes(ld), msim_lockdep_nr_dependencies(ld),
-		msim_lockdep_nr_hosts(ld));
+	unsigned int c = msim_lockdep_nr_classes(ld), d = msim_lockdep_nr_dependencies(ld);
+	unsigned int h = msim_lockdep_nr_hosts(ld);
+
+	fprintf(f, "  lockdep: %u lock class%s, %u dependenc%s over %u run%s: ", c,
+		c == 1 ? "" : "es", d, d == 1 ? "y" : "ies", h, h == 1 ? "" : "s");
 	if (!n) {
 		fputs("no report\n", f);
 		return;

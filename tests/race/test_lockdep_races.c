@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The lock-order checker (lockdep.h) over every registered race: each side's
- * script and its DFS and PCT explorations under the race's own budget share one
- * graph per race. toy-abba-deadlock must be reported (one circular dependency of
+ * script and its DFS exploration under the race's own budget (the bounded space
+ * of every order its tasks can take their locks in) share one graph per race. toy-abba-deadlock must be reported (one circular dependency of
  * its two locks); every other race of the tree must be silent, so a report here
  * is a lock-order bug of the model (or a missing nesting annotation).
  */
@@ -54,7 +54,6 @@ static struct msim_lockdep *check_race(const struct msim_race *r)
 		if (r->script || r->script_hosts)
 			run_side(r, side, MSIM_STRAT_SCRIPT, ld);
 		run_side(r, side, MSIM_STRAT_DFS, ld);
-		run_side(r, side, MSIM_STRAT_PCT, ld);
 	}
 	return ld;
 }
