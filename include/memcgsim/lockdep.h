@@ -20,6 +20,9 @@
  *           msim_lockdep_print_text(stderr, ld);
  *   msim_lockdep_destroy(ld);
  *
+ * The graph is the caller's: a configuration (and a race result's cfg, which
+ * msim_race_print_text() and _json() read it from) only points at it.
+ *
  * What it reports, each once:
  *  - possible circular locking dependency: a new A -> B closes a cycle; the
  *    report shows every dependency of the cycle with its first acquisition;

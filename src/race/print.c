@@ -166,10 +166,8 @@ static void print_violation_text(FILE *f, const struct msim_race_result *r)
 /* The lock-order checker's verdict over every run (lockdep.h), and its reports. */
 static void print_lockdep_text(FILE *f, const struct msim_lockdep *ld)
 {
-	unsigned int n = msim_lockdep_nr_reports(ld);
-
-	unsigned int c = msim_lockdep_nr_classes(ld), d = msim_lockdep_nr_dependencies(ld);
-	unsigned int h = msim_lockdep_nr_hosts(ld);
+	unsigned int n = msim_lockdep_nr_reports(ld), c = msim_lockdep_nr_classes(ld);
+	unsigned int d = msim_lockdep_nr_dependencies(ld), h = msim_lockdep_nr_hosts(ld);
 
 	fprintf(f, "  lockdep: %u lock class%s, %u dependenc%s over %u run%s: ", c,
 		c == 1 ? "" : "es", d, d == 1 ? "y" : "ies", h, h == 1 ? "" : "s");

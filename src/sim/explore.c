@@ -199,7 +199,6 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 	/* Lock-order reports name the run that first showed each dependency. */
 	msim_lockdep_set_run(x->base->lockdep, (int)run);
 	ret = msim_create(x->base, &m, NULL, 0);
-
 	if (ret)
 		return ret;
 	msim_set_current_host(m);
