@@ -172,7 +172,9 @@ static unsigned int class_of(struct msim_lockdep *ld, const char *name, unsigned
 	if (ld->slots_cap) {
 		for (i = (unsigned int)(slot_hash(name, sub) >> 32) & mask; ld->slots[i].name;
 		     i = (i + 1) & mask)
-			if (ld->slots[i].name == name && ld->slots[i].subclass == sub)
+			/* The content too: a name in memory a later run reuses for another. */
+			if (ld->slots[i].name == name && ld->slots[i].subclass == sub &&
+			    !strcmp(ld->classes[ld->slots[i].cls].name, name))
 				return ld->slots[i].cls;
 	}
 	/* A name at a new address may still be a known class (names compare by content). */
