@@ -390,12 +390,16 @@ static void expect_one(struct msim_lockdep *ld, enum msim_lockdep_kind kind, con
 
 static void test_irq_checks_with_fake_contexts(void **st)
 {
+	struct msim_lockdep *ld;
+
 	(void)st;
 	/* S in a hardirq and in process context with irqs on: the irq can hit the holder. */
 	expect_one(run_irq_case("hardirq-s", "task-s", NULL), MSIM_LOCKDEP_IRQ_INCONSISTENT,
 		   "inconsistent lock state");
 	/* Only with irqs off outside the irq: consistent. */
-	assert_int_equal(msim_lockdep_nr_reports(run_irq_case("hardirq-s", "irqoff-s", NULL)), 0);
+	ld = run_irq_case("hardirq-s", "irqoff-s", NULL);
+	assert_int_equal(msim_lockdep_nr_reports(ld), 0);
+	msim_lockdep_destroy(ld);
 	/* S irq-safe, S -> U under irqs off, U taken with irqs on elsewhere. */
 	expect_one(run_irq_case("hardirq-s", "irqoff-su", "task-u"), MSIM_LOCKDEP_IRQ_INVERSION,
 		   "HARDIRQ-safe -> HARDIRQ-unsafe lock order detected");
