@@ -97,7 +97,7 @@ MSIM_API const char *msim_lockdep_report_title(const struct msim_lockdep *ld, un
 /* The lock classes report i names, in cycle (or chain) order, into out: how many. */
 MSIM_API unsigned int msim_lockdep_report_classes(const struct msim_lockdep *ld, unsigned int i,
 						  const char **out, unsigned int max);
-/* True when the dependency from -> to (class names) was recorded. */
+/* 1 when the dependency from -> to (class names) was recorded, else 0. */
 MSIM_API int msim_lockdep_depends(const struct msim_lockdep *ld, const char *from, const char *to);
 
 /* Every report, the kernel's way, with its acquisition chains; nothing if none. */
