@@ -220,10 +220,11 @@ static unsigned int dep_add(struct msim_lockdep *ld, unsigned int from, unsigned
 
 /*
  * A shortest path of dependencies from class from to class to (breadth first),
- * into chain (at most LD_MAX_CHAIN); its length, or 0 when there is none.
+ * into chain (its first max dependencies); its length (at most max), or 0 when
+ * there is none.
  */
 static unsigned int path_find(const struct msim_lockdep *ld, unsigned int from, unsigned int to,
-			      unsigned int *chain)
+			      unsigned int *chain, unsigned int max)
 {
 	unsigned int n = ld->nr_classes, head = 0, tail = 0, len = 0;
 	int *via = malloc(n * sizeof(*via));      /* the dependency that reached each class */
@@ -250,10 +251,10 @@ static unsigned int path_find(const struct msim_lockdep *ld, unsigned int from, 
 			len++;
 		unsigned int i = len;
 		for (unsigned int c = to; c != from; c = ld->deps[via[c]].from)
-			if (--i < LD_MAX_CHAIN)
+			if (--i < max)
 				chain[i] = (unsigned int)via[c];
-		if (len > LD_MAX_CHAIN)
-			len = LD_MAX_CHAIN;
+		if (len > max)
+			len = max;
 	}
 	free(via);
 	free(queue);
@@ -295,13 +296,13 @@ static bool reported(const struct msim_lockdep *ld, enum msim_lockdep_kind kind,
 static void check_circular(struct msim_lockdep *ld, unsigned int dep, const struct ld_acq *acq)
 {
 	unsigned int chain[LD_MAX_CHAIN], from = ld->deps[dep].from, to = ld->deps[dep].to;
-	unsigned int len = path_find(ld, to, from, chain + 1);
+	unsigned int len = path_find(ld, to, from, chain + 1, LD_MAX_CHAIN - 1);
 	struct ld_report *r;
 
 	if (!len || !(r = report_new(ld, MSIM_LOCKDEP_CIRCULAR, acq)))
 		return;
 	chain[0] = dep;
-	len = len + 1 > LD_MAX_CHAIN ? LD_MAX_CHAIN : len + 1;
+	len++;
 	memcpy(r->chain, chain, len * sizeof(*chain));
 	r->nr_chain = len;
 	r->cls_a = from;
@@ -359,7 +360,7 @@ static void check_inversions(struct msim_lockdep *ld, unsigned int k, const stru
 			if (u == s || !has_usage(&ld->classes[u], conflicts[k].unsafe) ||
 			    reported(ld, MSIM_LOCKDEP_IRQ_INVERSION, s, u, k))
 				continue;
-			len = path_find(ld, s, u, chain);
+			len = path_find(ld, s, u, chain, LD_MAX_CHAIN);
 			if (!len || !(r = report_new(ld, MSIM_LOCKDEP_IRQ_INVERSION, acq)))
 				continue;
 			memcpy(r->chain, chain, len * sizeof(*chain));

@@ -28,7 +28,7 @@
 /* ---- scenarios: each run is a fresh host with two locks and two tasks ---- */
 
 struct two_locks {
-	struct msim_lock a, b;
+	struct msim_lock a, b, c;
 	long flag;                /* across-runs scenario: which order task 0 takes */
 	const char *mode;         /* the target's arg */
 };
@@ -54,6 +54,20 @@ static void task_ba(void *arg)
 	struct two_locks *s = arg;
 
 	take(&s->b, &s->a, "test.ba");
+}
+
+static void task_bc(void *arg)
+{
+	struct two_locks *s = arg;
+
+	take(&s->b, &s->c, "test.bc");
+}
+
+static void task_ca(void *arg)
+{
+	struct two_locks *s = arg;
+
+	take(&s->c, &s->a, "test.ca");
 }
 
 /* Across runs: the order depends on whether the other task ran first. */
@@ -96,6 +110,7 @@ static int setup(struct msim *m, void **state, void *arg)
 	s->mode = mode;
 	msim_lock_init(&s->a, "A");
 	msim_lock_init(&s->b, "B");
+	msim_lock_init(&s->c, "C");
 	*state = s;
 	if (!strcmp(mode, "same-cpu")) {
 		/* One CPU runs its tasks one after the other: the orders never overlap. */
@@ -110,6 +125,12 @@ static int setup(struct msim *m, void **state, void *arg)
 	} else if (!strcmp(mode, "trylock")) {
 		t0 = msim_task_create(m, "a-try-b", 0, task_a_try_b, s);
 		t1 = msim_task_create(m, "ba", 1, task_ba, s);
+	} else if (!strcmp(mode, "three")) {
+		/* A -> B, B -> C, C -> A, one after the other on CPU 0. */
+		t0 = msim_task_create(m, "ab", 0, task_ab, s);
+		t1 = msim_task_create(m, "bc", 0, task_bc, s);
+		if (t1 && !msim_task_create(m, "ca", 0, task_ca, s))
+			t1 = NULL;
 	} else if (!strcmp(mode, "deadlock")) {
 		t0 = msim_task_create(m, "ab", 0, task_ab, s);
 		t1 = msim_task_create(m, "ba", 1, task_ba, s);
@@ -124,6 +145,7 @@ static void teardown(struct msim *m, void *state)
 	(void)m;
 	msim_lock_destroy(&s->a);
 	msim_lock_destroy(&s->b);
+	msim_lock_destroy(&s->c);
 	free(s);
 }
 
@@ -217,6 +239,30 @@ static void test_abba_across_runs(void **st)
 	assert_string_equal(ld->deps[r->chain[0]].acq.task, "either");
 	assert_int_not_equal(ld->deps[r->chain[0]].acq.run, ld->deps[r->chain[1]].acq.run);
 	assert_int_equal(msim_lockdep_nr_hosts(ld), res.runs);
+	msim_lockdep_destroy(ld);
+}
+
+/* A cycle of three classes, each dependency from another task: one report, in order. */
+static void test_three_lock_cycle(void **st)
+{
+	struct msim_lockdep *ld = msim_lockdep_create();
+	struct msim_explore_result res;
+	const char *cls[4];
+	char *text;
+
+	(void)st;
+	explore("three", ld, &res);
+	assert_int_equal(res.violations, 0);
+	assert_int_equal(msim_lockdep_nr_reports(ld), 1);
+	assert_int_equal(msim_lockdep_report_kind(ld, 0), MSIM_LOCKDEP_CIRCULAR);
+	/* Closed by ca's C -> A: the cycle from C. */
+	assert_int_equal(msim_lockdep_report_classes(ld, 0, cls, 4), 3);
+	assert_string_equal(cls[0], "C");
+	assert_string_equal(cls[1], "A");
+	assert_string_equal(cls[2], "B");
+	text = text_of(ld, false);
+	assert_non_null(strstr(text, "CPU0: lock(C); ... lock(A);  waits for CPU1"));
+	assert_non_null(strstr(text, "CPU2: lock(B); ... lock(C);  waits for CPU0"));
 	msim_lockdep_destroy(ld);
 }
 
@@ -414,6 +460,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abba_ordered_on_one_cpu),
 		cmocka_unit_test(test_abba_across_runs),
+		cmocka_unit_test(test_three_lock_cycle),
 		cmocka_unit_test(test_silent_when_safe),
 		cmocka_unit_test(test_deadlock_reported_schedules_unchanged),
 		cmocka_unit_test(test_recursive_and_nested),
