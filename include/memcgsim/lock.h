@@ -38,6 +38,9 @@ struct msim_task;
 
 struct msim_lock {
 	const char *name;
+	/* Its lock class for the lock-order checker (lockdep.h): the name, unless
+	 * msim_lock_init_class() gave another. */
+	const char *lock_class;
 	struct msim_task *owner;  /* deterministic mode */
 	void *impl;               /* concurrent mode: a pthread mutex or an MCS lock */
 	uint64_t contended;       /* times a taker found it held */
@@ -47,17 +50,36 @@ struct msim_lock {
 MSIM_API void msim_lock_init(struct msim_lock *l, const char *name);
 MSIM_API void msim_spin_lock_init(struct msim_lock *l, const char *name);
 #define msim_mutex_init msim_lock_init
+/*
+ * The same, in lock class class_name (lockdep.h): locks of one class are one
+ * node of the lock-order graph, as the kernel's lockdep keys make them. Every
+ * plain init uses its name as its class, so each init site of the tree, which
+ * passes its own static name, is a class of its own.
+ */
+MSIM_API void msim_lock_init_class(struct msim_lock *l, const char *name, const char *class_name);
+MSIM_API void msim_spin_lock_init_class(struct msim_lock *l, const char *name,
+					const char *class_name);
 MSIM_API void msim_lock_destroy(struct msim_lock *l);
 MSIM_API void msim_lock(struct msim_lock *l);
 MSIM_API bool msim_trylock(struct msim_lock *l);
 MSIM_API void msim_unlock(struct msim_lock *l);
 MSIM_API bool msim_lock_held_by_me(const struct msim_lock *l);
+/*
+ * The kernel's spin_lock_nested()/mutex_lock_nested(): msim_lock() (the same
+ * yield points, the same schedules), telling the lock-order checker that this
+ * lock nests inside another lock of its own class (subclass 1..7, the kernel's
+ * SINGLE_DEPTH_NESTING is 1): a parent's lru_lock taken under a child's.
+ */
+#define MSIM_SINGLE_DEPTH_NESTING 1
+MSIM_API void msim_lock_nested(struct msim_lock *l, unsigned int subclass);
 
 /* The kernel's spinlock_t and struct mutex are the same model here. */
 #define msim_spin_lock msim_lock
 #define msim_spin_unlock msim_unlock
 #define msim_mutex_lock msim_lock
 #define msim_mutex_unlock msim_unlock
+#define msim_spin_lock_nested msim_lock_nested
+#define msim_mutex_lock_nested msim_lock_nested
 
 /*
  * The quiet spinlock: a lock around a few plain memory operations of the

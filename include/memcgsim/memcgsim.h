@@ -18,6 +18,7 @@
 #include <memcgsim/container_of.h>
 #include <memcgsim/atomic.h>
 #include <memcgsim/lock.h>
+#include <memcgsim/lockdep.h>
 #include <memcgsim/rcu.h>
 #include <memcgsim/percpu.h>
 #include <memcgsim/kmem.h>

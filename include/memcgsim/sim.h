@@ -108,6 +108,8 @@ MSIM_API int msim_preempt_parse(const char *name, enum msim_preempt_model *out);
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
 
+struct msim_lockdep; /* lockdep.h */
+
 struct msim_config {
 	unsigned int nr_cpus;   /* possible == online CPUs, 1..MSIM_MAX_CPUS */
 	unsigned int nr_nodes;  /* possible NUMA nodes, 1..MSIM_MAX_NODES */
@@ -141,6 +143,13 @@ struct msim_config {
 	bool shrinker;          /* shrinkers and list_lru (shrinker.h, list_lru.h); need memcg */
 	/* Where tasks may be preempted, and what holds off a grace period (above). */
 	enum msim_preempt_model preempt;
+	/*
+	 * Lock-order checking (lockdep.h): every deterministic host made from this
+	 * configuration records its lock dependencies into this graph, which the
+	 * caller owns; so an exploration accumulates those of all its runs. NULL
+	 * (the default): no checking. Changes no schedule.
+	 */
+	struct msim_lockdep *lockdep;
 };
 
 /*

@@ -38,12 +38,16 @@ static void lru_reparent_prepare(struct msim_memcg *memcg, struct msim_memcg *pa
 		msim__max_lru_gen_memcg(node_lv(arg, parent, nid));
 }
 
-/* kernel: reparent_locks(): the child's lru_lock, then the parent's (nested). */
+/*
+ * kernel: reparent_locks(): the child's lru_lock (nested 1), then the parent's
+ * (nested 2): two locks of one class, which the lock-order checker (lockdep.h)
+ * accepts only with the kernel's nesting annotation.
+ */
 static void lru_reparent_lock(struct msim_memcg *memcg, struct msim_memcg *parent,
 			      unsigned int nid, void *arg)
 {
-	msim_spin_lock(&node_lv(arg, memcg, nid)->lru_lock);
-	msim_spin_lock(&node_lv(arg, parent, nid)->lru_lock);
+	msim_spin_lock_nested(&node_lv(arg, memcg, nid)->lru_lock, 1);
+	msim_spin_lock_nested(&node_lv(arg, parent, nid)->lru_lock, 2);
 }
 
 static void lru_reparent_unlock(struct msim_memcg *memcg, struct msim_memcg *parent,

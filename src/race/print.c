@@ -3,8 +3,10 @@
  * print.c - a race result as text (for a person) or as one JSON object (Jansson).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <memcgsim/lockdep.h>
 #include <memcgsim/race.h>
 
 #include "json_internal.h"
@@ -86,6 +88,23 @@ static void shard_json(json_t *o, const struct msim_race_result *r)
 	set(o, "why", msim__json_string(r->ex.why));
 }
 
+/* The lock-order checker's own JSON document, as a value of the run's. */
+static json_t *lockdep_json(const struct msim_lockdep *ld)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *v = NULL;
+
+	if (f) {
+		msim_lockdep_print_json(f, ld);
+		fclose(f);
+		v = json_loads(buf, 0, NULL);
+	}
+	free(buf);
+	return v ? v : json_null();
+}
+
 json_t *msim__race_result_json(const struct msim_race_result *r)
 {
 	json_t *o = json_object();
@@ -97,6 +116,9 @@ json_t *msim__race_result_json(const struct msim_race_result *r)
 		shard_json(o, r);
 	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
 		set(o, r->rep.figs[i].key, fig_json(&r->rep.figs[i]));
+	/* Only when asked for (--lockdep): every other run's JSON stays as it was. */
+	if (r->cfg.lockdep)
+		set(o, "lockdep", lockdep_json(r->cfg.lockdep));
 	return o;
 }
 
@@ -190,6 +212,22 @@ static void print_violation_text(FILE *f, const struct msim_race_result *r)
 			   "schedule from --strategy pct or dfs instead)\n", r->ex.schedule);
 }
 
+/* The lock-order checker's verdict over every run (lockdep.h), and its reports. */
+static void print_lockdep_text(FILE *f, const struct msim_lockdep *ld)
+{
+	unsigned int n = msim_lockdep_nr_reports(ld), c = msim_lockdep_nr_classes(ld);
+	unsigned int d = msim_lockdep_nr_dependencies(ld), h = msim_lockdep_nr_hosts(ld);
+
+	fprintf(f, "  lockdep: %u lock class%s, %u dependenc%s over %u run%s: ", c,
+		c == 1 ? "" : "es", d, d == 1 ? "y" : "ies", h, h == 1 ? "" : "s");
+	if (!n) {
+		fputs("no report\n", f);
+		return;
+	}
+	fprintf(f, "%u report%s\n", n, n == 1 ? "" : "s");
+	msim_lockdep_print_text(f, ld);
+}
+
 void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 {
 	/* The preemption model decides which windows are reachable (sim.h); the OS
@@ -214,4 +252,6 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		print_violation_text(f, r);
 	fprintf(f, "  outcome: %s -> %s\n", r->outcome,
 		r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
+	if (r->cfg.lockdep)
+		print_lockdep_text(f, r->cfg.lockdep);
 }

@@ -134,7 +134,8 @@ static void reparent_one(struct msim_list_lru *lru, unsigned int nid,
 		dst = lru_from_memcg(lru, nid, parent);
 	}
 	msim_rcu_read_unlock();
-	msim_spin_lock(&dst->lock);
+	/* Two list_lru_one locks at once: the kernel's spin_lock_nested() (lockdep.h). */
+	msim_spin_lock_nested(&dst->lock, MSIM_SINGLE_DEPTH_NESTING);
 	list_splice_init(&src->list, &dst->list);
 	n = msim_read_once(&src->nr_items);
 	if (n) {

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include <memcgsim/explore.h>
+#include <memcgsim/lockdep.h>
 
 #include "ctx.h"
 #include "explore_dfs.h"
@@ -193,8 +194,11 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 	struct msim *m;
 	void *state = NULL;
 	uint64_t seed;
-	int ret = msim_create(x->base, &m, NULL, 0);
+	int ret;
 
+	/* Lock-order reports name the run that first showed each dependency. */
+	msim_lockdep_set_run(x->base->lockdep, (int)run);
+	ret = msim_create(x->base, &m, NULL, 0);
 	if (ret)
 		return ret;
 	msim_set_current_host(m);

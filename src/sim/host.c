@@ -13,6 +13,7 @@
 #include "ctx.h"
 #include "current.h"
 #include "kmem.h"
+#include "lockdep.h"
 #include "preempt.h"
 #include "rcu.h"
 #include "rcu_det.h"
@@ -49,6 +50,8 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 	if (!msim__tls_task)
 		msim__tls_host = m;
 	ret = msim__kmem_init(m);
+	if (!ret)
+		ret = msim__lockdep_host_attach(m);
 	if (!ret)
 		ret = msim__subsys_attach_all(m, err, errlen);
 	if (ret) {
@@ -92,6 +95,7 @@ void msim_destroy(struct msim *m)
 	}
 	free(m->task_vec);
 	msim__sched_fini(m);
+	msim__lockdep_host_detach(m);
 	pthread_mutex_destroy(&m->works_lock);
 	msim__tls_host = prev_host == m ? NULL : prev_host;
 	free(m);

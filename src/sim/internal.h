@@ -177,6 +177,7 @@ struct msim_subsys_host {
 };
 
 struct msim_kmem; /* kmem_internal.h */
+struct msim__lockdep_host; /* lockdep.c */
 
 struct msim {
 	struct msim_config cfg;
@@ -199,6 +200,8 @@ struct msim {
 	unsigned int nr_dtors;
 	struct msim_kmem *kmem;
 	bool destroying;
+	/* Lock-order checking: set when cfg.lockdep names a graph (lockdep.c). */
+	struct msim__lockdep_host *lockdep;
 };
 
 

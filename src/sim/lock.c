@@ -20,23 +20,36 @@
 
 #include "current.h"
 #include "lock_impl.h"
+#include "lockdep.h"
 #include "sched.h"
 
-static void lock_init(struct msim_lock *l, const char *name, bool queued_spinlock)
+static void lock_init(struct msim_lock *l, const char *name, const char *class_name,
+		      bool queued_spinlock)
 {
 	memset(l, 0, sizeof(*l));
 	l->name = name;
+	l->lock_class = class_name;
 	l->impl = msim__lock_impl_new(queued_spinlock);
 }
 
 void msim_lock_init(struct msim_lock *l, const char *name)
 {
-	lock_init(l, name, false);
+	lock_init(l, name, name, false);
 }
 
 void msim_spin_lock_init(struct msim_lock *l, const char *name)
 {
-	lock_init(l, name, true);
+	lock_init(l, name, name, true);
+}
+
+void msim_lock_init_class(struct msim_lock *l, const char *name, const char *class_name)
+{
+	lock_init(l, name, class_name ? class_name : name, false);
+}
+
+void msim_spin_lock_init_class(struct msim_lock *l, const char *name, const char *class_name)
+{
+	lock_init(l, name, class_name ? class_name : name, true);
 }
 
 void msim_lock_destroy(struct msim_lock *l)
@@ -74,8 +87,30 @@ static struct msim_task *me(void)
 	return msim__tls_task ? msim__tls_task : &driver_owner;
 }
 
-static void lock_det_task(struct msim_lock *l, struct msim_task *t)
+/*
+ * The host whose lock order is being checked (lockdep.c), or NULL. A host's
+ * teardown takes over and releases locks in no kernel order: it is not recorded.
+ */
+static struct msim *lockdep_host(void)
 {
+	struct msim *m = msim__tls_task ? msim__tls_task->host : msim__tls_host;
+
+	return m && m->lockdep && !m->destroying ? m : NULL;
+}
+
+static void lockdep_acquire(struct msim_lock *l, unsigned int subclass, bool trylock)
+{
+	struct msim *m = lockdep_host();
+
+	if (m)
+		msim__lockdep_acquire(m, msim__tls_task, l, subclass, trylock);
+}
+
+static void lock_det_task(struct msim_lock *l, struct msim_task *t, unsigned int subclass)
+{
+	/* Checked before the wait, as the kernel's lockdep: a run that deadlocks here
+	 * has recorded the dependency that closes the cycle. */
+	lockdep_acquire(l, subclass, false);
 	msim_yield("lock");
 	if (msim__lock_impl_spins(l->impl))
 		t->preempt_off++;   /* spin_lock(): preempt_disable(), then spin */
@@ -94,12 +129,12 @@ static void lock_det_task(struct msim_lock *l, struct msim_task *t)
 	t->locks_held++;
 }
 
-void msim_lock(struct msim_lock *l)
+static void lock_nested(struct msim_lock *l, unsigned int subclass)
 {
 	struct msim *m = msim__tls_task ? msim__tls_task->host : msim__tls_host;
 
 	if (det_task()) {
-		lock_det_task(l, msim__tls_task);
+		lock_det_task(l, msim__tls_task, subclass);
 		return;
 	}
 	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
@@ -117,10 +152,21 @@ void msim_lock(struct msim_lock *l)
 			l->name ? l->name : "?", owner_get(l)->name);
 		abort();
 	}
+	lockdep_acquire(l, subclass, false);
 	msim__lock_impl_lock(l->impl);
 	owner_set(l, me());
 	if (msim__tls_task)
 		msim__tls_task->locks_held++;
+}
+
+void msim_lock(struct msim_lock *l)
+{
+	lock_nested(l, 0);
+}
+
+void msim_lock_nested(struct msim_lock *l, unsigned int subclass)
+{
+	lock_nested(l, subclass);
 }
 
 bool msim_trylock(struct msim_lock *l)
@@ -133,6 +179,7 @@ bool msim_trylock(struct msim_lock *l)
 		msim__tls_task->locks_held++;
 		if (msim__lock_impl_spins(l->impl))
 			msim__tls_task->preempt_off++;
+		lockdep_acquire(l, 0, true);
 		return true;
 	}
 	if (owner_get(l) == &driver_owner || !msim__lock_impl_trylock(l->impl))
@@ -144,11 +191,16 @@ bool msim_trylock(struct msim_lock *l)
 	owner_set(l, me());
 	if (msim__tls_task)
 		msim__tls_task->locks_held++;
+	lockdep_acquire(l, 0, true);
 	return true;
 }
 
 void msim_unlock(struct msim_lock *l)
 {
+	struct msim *ldm = lockdep_host();
+
+	if (ldm && owner_get(l) == me())
+		msim__lockdep_release(ldm, msim__tls_task, l);
 	if (msim__tls_task && owner_get(l) == msim__tls_task)
 		msim__tls_task->locks_held--;
 	if (owner_get(l) != me()) {

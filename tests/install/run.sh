@@ -140,4 +140,5 @@ run_builds() {
 run_builds race_counter
 run_builds race_flush
 run_builds scripted_flush
+run_builds lockdep_abba
 echo "install test: PASS (CMake and pkg-config, shared and static)"

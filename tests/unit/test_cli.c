@@ -161,6 +161,25 @@ static void side_replay_hint_replays(void **st)
 	assert_non_null(strstr(buf, "its sides: bug"));
 }
 
+/* --lockdep: the lock-order reports in text and JSON; without it, no trace of them. */
+static void lockdep_flag_prints_reports(void **st)
+{
+	assert_int_equal(run("race toy-abba-deadlock --strategy dfs --lockdep", buf, sizeof(buf)),
+			 0);
+	assert_non_null(strstr(buf, "lockdep: 2 lock classes, 2 dependencies over 10 runs: "
+				    "1 report"));
+	assert_non_null(strstr(buf, "WARNING: possible circular locking dependency detected"));
+	assert_int_equal(run("race toy-abba-deadlock --strategy dfs --lockdep --json", buf,
+			     sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "\"lockdep\": {\"classes\": 2, \"dependencies\": 2"));
+	assert_non_null(strstr(buf, "\"kind\": \"circular\""));
+	assert_int_equal(run("race toy-abba-deadlock --strategy dfs --json", buf, sizeof(buf)), 0);
+	assert_null(strstr(buf, "lockdep"));
+	assert_int_equal(run("race toy-rcu-reader --lockdep", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "lockdep: 1 lock class, 0 dependencies over 1 run: "
+				    "no report"));
+}
+
 /* docs/races.md is what `memcgsim list --markdown` prints (regenerate it if not). */
 static void races_md_is_generated(void **st)
 {
@@ -192,6 +211,7 @@ int main(void)
 		cmocka_unit_test(list_prints_races_and_variants),
 		cmocka_unit_test(side_replay_hint_replays),
 		cmocka_unit_test(races_md_is_generated),
+		cmocka_unit_test(lockdep_flag_prints_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

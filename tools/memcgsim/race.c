@@ -17,7 +17,7 @@
 struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
-	bool json, strategy_set;
+	bool json, strategy_set, lockdep;
 	const char *trace;                       /* --trace FILE: the run as a timeline */
 	const char *preempt;                     /* after the side: the preemption model */
 	const char *side;                        /* applied first, */
@@ -94,6 +94,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_CALL("--shard", "I/N", parse_shard, c,
 			      "run only shard I of N (random, pct) and print it for\n"
 			      "'memcgsim merge' (docs/explore-at-scale.md)"),
+		MSIM_OPT_FLAG("--lockdep", &c->lockdep,
+			      "check lock order across every run and print what it finds\n"
+			      "(docs/lockdep.md; the exit status stays the race's)"),
 		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
 		MSIM_OPT_STRING("--trace", "FILE", &c->trace,
 				"also write the run (an explorer's first violation, else its last\n"
@@ -216,12 +219,23 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 		free(res);
 		return 2;
 	}
+	if (c->jobs > 1 && c->lockdep) {
+		fputs("memcgsim: --lockdep checks the runs of one process; leave out --jobs\n",
+		      stderr);
+		free(res);
+		return 2;
+	}
+	if (c->lockdep && !(c->cfg.lockdep = msim_lockdep_create())) {
+		free(res);
+		return 1;
+	}
 	if (c->jobs > 1)
 		ret = msim_cli_race_jobs(r, &c->cfg, &c->o, c->jobs, res, err, sizeof(err));
 	else
 		ret = msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
+		msim_lockdep_destroy(c->cfg.lockdep);
 		free(res);
 		return ret == -EINVAL ? 2 : 1;
 	}
@@ -232,6 +246,7 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 	ret = res->behaved_as_expected ? 0 : 1;
 	if (c->trace && write_trace(r, res, c->trace))
 		ret = 1;
+	msim_lockdep_destroy(c->cfg.lockdep);
 	free(res);
 	return ret;
 }
