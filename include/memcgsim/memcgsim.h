@@ -20,6 +20,7 @@
 #include <memcgsim/lock.h>
 #include <memcgsim/rcu.h>
 #include <memcgsim/percpu.h>
+#include <memcgsim/irq.h>
 #include <memcgsim/kmem.h>
 /* Compatibility umbrellas of the above. */
 #include <memcgsim/sched.h>
