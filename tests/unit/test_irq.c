@@ -325,6 +325,79 @@ static void test_random_and_pct_find_the_arrival(void **state)
 	assert_true(res.violations > 0);
 }
 
+/* ---- a source that never arrives changes nothing ---- */
+
+static void two_step(void *arg)
+{
+	msim_yield("two.a");
+	msim_yield("two.b");
+}
+
+static void run_random(bool with_source, uint64_t seed, char *sched, size_t len, uint64_t *hash)
+{
+	struct msim *m = host(3, MSIM_PREEMPT_UNMODELLED);
+	struct msim_sched_opts so = { .strategy = MSIM_STRAT_RANDOM, .seed = seed };
+
+	assert_non_null(msim_task_create(m, "a", 0, two_step, NULL));
+	assert_non_null(msim_task_create(m, "b", 1, two_step, NULL));
+	/* CPU 2 runs no task: nothing there to interrupt */
+	if (with_source)
+		assert_non_null(msim_irq_source_create(m, "nmi", 2, MSIM_CTX_NMI, 1, two_step,
+						       NULL));
+	assert_int_equal(msim_sched_set(m, &so), 0);
+	assert_int_equal(msim_run(m), 0);
+	snprintf(sched, len, "%s", msim_schedule_string(m));
+	*hash = msim_sched_trace_hash(m);
+	msim_destroy(m);
+}
+
+static void test_idle_source_changes_nothing(void **state)
+{
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		char a[128], b[128];
+		uint64_t ha, hb;
+
+		run_random(false, seed, a, sizeof(a), &ha);
+		run_random(true, seed, b, sizeof(b), &hb);
+		assert_string_equal(a, b);
+		assert_int_equal(ha, hb);
+	}
+}
+
+/* ---- spin_lock without irqsave, taken again by a handler: the AA deadlock ---- */
+
+static struct msim_lock aa_lock;
+
+static void lock_holder(void *arg)
+{
+	msim_spin_lock(&aa_lock);
+	msim_yield("holder.locked");
+	msim_spin_unlock(&aa_lock);
+}
+
+static void lock_handler(void *arg)
+{
+	msim_spin_lock(&aa_lock);
+	msim_spin_unlock(&aa_lock);
+}
+
+static void test_handler_on_held_lock_deadlocks(void **state)
+{
+	struct msim *m = host(1, MSIM_PREEMPT_UNMODELLED);
+	struct msim_task *t = msim_task_create(m, "holder", 0, lock_holder, NULL);
+	struct msim_task *h = msim_irq_source_create(m, "hardirq", 0, MSIM_CTX_HARDIRQ, 1,
+						     lock_handler, NULL);
+
+	msim_spin_lock_init(&aa_lock, "aa_lock");
+	assert_int_equal(msim_run_until(m, t, "holder.locked", 1), 0);
+	assert_int_equal(msim_irq_raise(m, h), 0);
+	assert_int_equal(msim_run_task(m, h), -EDEADLK);
+	assert_int_equal(msim_run(m), -EDEADLK);
+	assert_non_null(strstr(msim_deadlock_report(m), "hardirq"));
+	assert_non_null(strstr(msim_deadlock_report(m), "held by holder"));
+	msim_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_dfs_enumerates_arrivals),
 		cmocka_unit_test(test_random_and_pct_find_the_arrival),
+		cmocka_unit_test(test_idle_source_changes_nothing),
+		cmocka_unit_test(test_handler_on_held_lock_deadlocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
