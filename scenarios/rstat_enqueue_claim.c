@@ -143,7 +143,6 @@ static const struct msim_race rstat_enqueue_claim = {
 	.summary = "a softirq on the same CPU enqueues the css between the task's on-list "
 		   "test and its llist_add; the lnode cmpxchg claim lets only one insert it",
 	.thread = "6.17 rstat (demo)",
-	.windows = "R10",
 	.diagram =
 		"CPU 0: task (kmem charge to c)        CPU 0: NET_RX softirq (sock charge to c)\n"
 		"------------------------------        ----------------------------------------\n"
