@@ -65,7 +65,10 @@ struct msim_sc_result {
 	struct msim_sc_config cfg;
 	struct msim_sc_point cpu_series[MSIM_SC_SERIES];
 	struct msim_sc_point cgroup_series[MSIM_SC_SERIES];
-	double resident_probe;       /* resident bytes per (memcg, CPU), from a small probe host */
+	struct msim_sc_point issue;  /* top_cpus x top_cgroups: the issue's size, whole */
+	/* From two probe hosts (64 and 512 CPUs, 512 cgroups): resident bytes per memcg,
+	 * and per (memcg, CPU) pair besides, before any update. */
+	double probe_per_memcg, probe_per_pair;
 	double wall_s, cpu_s;
 	uint64_t peak_rss;
 };
@@ -82,6 +85,8 @@ enum msim_sc_fig {
 	MSIM_SC_F_LOAD_RATIO,        /* top load / first load (updates per CPU) */
 	MSIM_SC_F_RSS_GROWTH_C,      /* CPU series: rss top / top/2 */
 	MSIM_SC_F_RSS_GROWTH_G,      /* cgroup series: rss top / top/2 */
+	MSIM_SC_F_ISSUE_RAN,         /* the issue's size ran (1/0) */
+	MSIM_SC_F_ISSUE_RSS_GIB,     /* the process's peak RSS over the whole bench, GiB */
 	MSIM_SC_NFIGS,
 };
 

@@ -15,11 +15,14 @@
  * updated follows. Times are the driver thread's CPU time, medians over the
  * repetitions; counts come from the first.
  *
- * Before a host is built, its resident memory is estimated from a small probe
- * host (bytes per cgroup and CPU) and the host is skipped if the estimate
- * exceeds max_rss: the memcg and rstat layers write every CPU's copy of every
- * cgroup's per-CPU statistics when the cgroup is made, as the kernel does, so
- * that memory is really used.
+ * Then the issue's size whole: top_cpus x top_cgroups, the same loads.
+ *
+ * Before a host is built, its resident memory is estimated from two probe hosts
+ * (per memcg, and per (memcg, CPU) pair) and the host is skipped if the estimate
+ * exceeds max_rss. The kernel writes every CPU's copy of a cgroup's per-CPU
+ * statistics when it makes the cgroup; the model leaves them zeroed (rstat
+ * core.h, stats.c) in lazily committed memory (kmem_percpu.c), so a pair costs
+ * the process memory only once its CPU updates that cgroup.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -263,18 +266,49 @@ static int run_point(const struct msim_sc_config *c, struct msim_sc_point *pt,
 	return ret;
 }
 
-/* Resident bytes per (memcg, CPU): a small host, built and measured like the others. */
-static int probe(const struct msim_sc_config *c, double *per_pair)
+/*
+ * Resident bytes per memcg and per (memcg, CPU) pair: two hosts of 512 cgroups,
+ * on 64 and on 512 CPUs, built and measured like the others (no updates). The
+ * pair term is what 448 more CPUs added; the rest is per memcg.
+ */
+static int probe(const struct msim_sc_config *c, struct msim_sc_result *r)
 {
 	struct msim_sc_config pc = *c;
-	struct msim_sc_point pt = { .cpus = 64, .cgroups = 512 };
+	struct msim_sc_point small = { .cpus = 64, .cgroups = 512 };
+	struct msim_sc_point big = { .cpus = 512, .cgroups = 512 };
+	double memcgs = 512 + MSIM_SC_PARENTS + 1;
 	int ret;
 
 	pc.nloads = 0;
 	pc.reps = 1;
-	ret = run_point(&pc, &pt, 1);
-	*per_pair = pt.resident_per_memcg_cpu;
+	ret = run_point(&pc, &small, 1);
+	if (!ret)
+		ret = run_point(&pc, &big, 1);
+	r->probe_per_pair = ((double)big.rss_bytes - (double)small.rss_bytes) / (memcgs * 448);
+	if (r->probe_per_pair < 0)
+		r->probe_per_pair = 0;
+	r->probe_per_memcg = (double)small.rss_bytes / memcgs - 64 * r->probe_per_pair;
 	return ret;
+}
+
+/* The resident memory a host of pt's size is expected to need. */
+static uint64_t estimate(const struct msim_sc_result *r, const struct msim_sc_point *pt)
+{
+	double memcgs = (double)pt->cgroups + MSIM_SC_PARENTS + 1;
+
+	return (uint64_t)(memcgs * (r->probe_per_memcg + r->probe_per_pair * pt->cpus));
+}
+
+/* One size, unless its estimate exceeds max_rss. */
+static int run_sized(const struct msim_sc_config *c, struct msim_sc_result *r,
+		     struct msim_sc_point *pt, unsigned int pick_among,
+		     struct msim_bench_progress *pr)
+{
+	pt->estimate_bytes = estimate(r, pt);
+	if (pt->estimate_bytes > c->max_rss)
+		return 0;
+	msim_bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
+	return run_point(c, pt, pick_among);
 }
 
 static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
@@ -291,12 +325,7 @@ static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
 		pt->cgroups = cpus_double ? c->cpu_series_cgroups : c->top_cgroups >> shift;
 		if (!pt->cpus || !pt->cgroups || pick_among > pt->cgroups)
 			return -EINVAL;
-		pt->estimate_bytes = (uint64_t)(r->resident_probe * pt->cpus *
-						((double)pt->cgroups + MSIM_SC_PARENTS + 1));
-		if (pt->estimate_bytes > c->max_rss)
-			continue;
-		msim_bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
-		if ((ret = run_point(c, pt, pick_among)))
+		if ((ret = run_sized(c, r, pt, pick_among, pr)))
 			return ret;
 	}
 	return 0;
@@ -314,11 +343,14 @@ int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r)
 	if (!c->reps || c->reps > MSIM_SC_MAX_REPS || c->nloads > MSIM_SC_MAX_U || !c->nodes)
 		return -EINVAL;
 	msim_bench_progress_init(&pr, "scale", c->progress);
-	ret = probe(c, &r->resident_probe);
+	ret = probe(c, r);
 	if (!ret)
 		ret = run_series(c, r, r->cpu_series, true, &pr);
 	if (!ret)
 		ret = run_series(c, r, r->cgroup_series, false, &pr);
+	r->issue = (struct msim_sc_point){ .cpus = c->top_cpus, .cgroups = c->top_cgroups };
+	if (!ret)
+		ret = run_sized(c, r, &r->issue, c->top_cgroups / 4, &pr);
 	msim_bench_progress_done(&pr);
 	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
 	r->cpu_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;

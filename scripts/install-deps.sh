@@ -4,7 +4,7 @@
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev; do
+for p in cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev libjansson-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -225,6 +225,13 @@ struct msim_race_opts {
 	bool fresh_stacks;
 	void (*on_run)(const struct msim_explore_run *run, void *arg);
 	void *on_run_arg;
+	/*
+	 * Sharding (random and PCT only): shard_count > 1 runs only shard
+	 * shard_index of the runs, a contiguous block of them (see
+	 * msim_race_shard_range). Run i uses seed + i whichever shard runs it, so
+	 * msim_race_merge() of all shards equals the single-process run.
+	 */
+	unsigned int shard_index, shard_count;
 };
 
 /* Defaults: strategy s, seed 0, the race's budget, no side. */
@@ -245,6 +252,10 @@ struct msim_race_result {
 	char outcome[256];                 /* one line */
 	uint64_t seed;
 	char variants[512];
+	/* A shard's place: runs [first_run, first_run + ex.runs) of runs_total. count 0: not a shard. */
+	struct msim_race_shard {
+		unsigned int index, count, first_run, runs_total;
+	} shard;
 };
 
 /*
@@ -278,6 +289,31 @@ MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_confi
  */
 MSIM_API int msim_race_verify(const struct msim_race *r, const struct msim_race_result *res,
 			      char *err, size_t errlen);
+
+/* ---- sharding: one exploration over several processes or machines ---- */
+
+/*
+ * Parse "I/N" (0 <= I < N <= 65536) into index and count. Returns 0, or -EINVAL
+ * with the reason in err.
+ */
+MSIM_API int msim_race_shard_parse(const char *s, unsigned int *index, unsigned int *count,
+				   char *err, size_t errlen);
+
+/* The runs of shard index of count over runs_total: [*first, *first + *n). */
+MSIM_API void msim_race_shard_range(unsigned int runs_total, unsigned int index,
+				    unsigned int count, unsigned int *first, unsigned int *n);
+
+/*
+ * Combine the results of every shard of one exploration (any order) into out,
+ * as one process running all the runs would have reported it: runs and
+ * violations summed, the first violation the one with the lowest run number
+ * (its seed, schedule, trace hash and reason), seconds summed (CPU time). With
+ * stop_at_first each shard stopped at its own first violation, so only the runs
+ * count differs from a single process. Returns 0, or -EINVAL with the reason in
+ * err: shards of different explorations, a shard missing or given twice.
+ */
+MSIM_API int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
+			     struct msim_race_result *out, char *err, size_t errlen);
 
 /* ---- printing ---- */
 

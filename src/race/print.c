@@ -49,6 +49,24 @@ static const char *yes_no(bool b)
 	return b ? "true" : "false";
 }
 
+/*
+ * What memcgsim merge needs besides the common fields to rebuild a shard's
+ * result: its place, its side, CPUs, and the first violation's hash and reason.
+ */
+static void print_shard_json(FILE *f, const struct msim_race_result *r)
+{
+	fprintf(f, ", \"shard_index\": %u, \"shard_count\": %u, \"first_run\": %u, "
+		   "\"runs_total\": %u, \"cpus\": %u, \"trace_hash\": \"%016llx\", \"side\": ",
+		r->shard.index, r->shard.count, r->shard.first_run, r->shard.runs_total,
+		r->cfg.nr_cpus, (unsigned long long)r->ex.trace_hash);
+	if (r->side)
+		msim_json_str(f, r->side->name);
+	else
+		fputs("null", f);
+	fputs(", \"why\": ", f);
+	msim_json_str(f, r->ex.why);
+}
+
 void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 {
 	fputs("{\"race\": ", f);
@@ -72,6 +90,8 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
 		fprintf(f, ", \"first_violation_seed\": %llu",
 			(unsigned long long)r->ex.first_violation_seed);
+	if (r->shard.count)
+		print_shard_json(f, r);
 	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
 		print_fig_json(f, &r->rep.figs[i]);
 	fputs("}\n", f);

@@ -10,6 +10,8 @@
 
 #include <memcgsim/race.h>
 
+#include "race_internal.h"
+
 void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s)
 {
 	memset(o, 0, sizeof(*o));
@@ -150,6 +152,43 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 		eo->runs = b->runs ? b->runs : 1000;
 }
 
+/*
+ * A shard runs its block of the runs: seeds and run numbers are those the whole
+ * exploration gives them, so merged shards read as one run. Only random and PCT
+ * runs are independent of each other; a DFS schedule depends on the ones before.
+ */
+static int shard_opts(const struct msim_race *r, const struct msim_race_opts *o,
+		      struct msim_explore_opts *eo, struct msim_race_shard *sh, char *err,
+		      size_t errlen)
+{
+	if (o->shard_count <= 1)
+		return 0;
+	if (o->strategy != MSIM_STRAT_RANDOM && o->strategy != MSIM_STRAT_PCT) {
+		snprintf(err, errlen, "race %s: only random and pct explorations can be sharded "
+			 "(a %s schedule depends on the ones before it)", r->name,
+			 msim_strategy_name(o->strategy));
+		return -EINVAL;
+	}
+	if (o->shard_index >= o->shard_count) {
+		snprintf(err, errlen, "shard %u/%u: the index must be below the count",
+			 o->shard_index, o->shard_count);
+		return -EINVAL;
+	}
+	*sh = (struct msim_race_shard){ .index = o->shard_index, .count = o->shard_count,
+					.runs_total = eo->runs };
+	msim_race_shard_range(eo->runs, o->shard_index, o->shard_count, &sh->first_run,
+			      &eo->runs);
+	eo->seed += sh->first_run;
+	return 0;
+}
+
+/* A shard's run numbers, back in the whole exploration's numbering. */
+static void shard_renumber(struct msim_race_result *res)
+{
+	if (res->shard.count && res->ex.first_violation_run >= 0)
+		res->ex.first_violation_run += (int)res->shard.first_run;
+}
+
 static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		       const struct msim_race_opts *o, struct msim_race_result *res,
 		       char *err, size_t errlen)
@@ -159,7 +198,12 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 	int ret;
 
 	explore_opts(r, o, &eo);
+	if ((ret = shard_opts(r, o, &eo, &res->shard, err, errlen)))
+		return ret;
+	if (res->shard.count && !eo.runs)
+		return 0;   /* more shards than runs: this one has none */
 	ret = msim_explore(&t, cfg, &eo, &res->ex);
+	shard_renumber(res);
 	if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
 		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
 			 "separated by dots: a task index below the race's task count, or R, "
@@ -168,29 +212,6 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));
 	return ret;
-}
-
-static void set_outcome(const struct msim_race *r, struct msim_race_result *res)
-{
-	bool found = res->ex.violations > 0;
-
-	res->behaved_as_expected = found == res->expected_violation;
-	if (res->strategy == MSIM_STRAT_REPLAY && res->ex.diverged) {
-		/* Whatever it found, this was not the run the string described. */
-		res->behaved_as_expected = false;
-		snprintf(res->outcome, sizeof(res->outcome),
-			 "replay diverged: the schedule does not describe a run of %s under these "
-			 "variants and CPUs", r->name);
-	} else if (found)
-		snprintf(res->outcome, sizeof(res->outcome), "violation %s in run %d: %.*s",
-			 res->expected_violation ? "found (expected)" : "found (NOT expected)",
-			 res->ex.first_violation_run,
-			 res->ex.why[0] ? (int)strcspn(res->ex.why, "\n") : 9,
-			 res->ex.why[0] ? res->ex.why : "bad state");
-	else
-		snprintf(res->outcome, sizeof(res->outcome), "no violation in %u runs%s (%s)",
-			 res->ex.runs, res->ex.exhausted ? ", space exhausted" : "",
-			 res->expected_violation ? "NOT expected" : "expected");
 }
 
 /* The configuration of the run: base, forced deterministic, the race's adjustments. */
@@ -235,7 +256,7 @@ int msim_race_run(const struct msim_race *r, const struct msim_config *base,
 	else
 		ret = run_explore(r, &res->cfg, o, res, err, errlen);
 	if (!ret)
-		set_outcome(r, res);
+		msim__race_set_outcome(r, res);
 	return ret;
 }
 

@@ -28,6 +28,20 @@ static inline long self_of(struct msim__rstat_cpu *rc)
 	return (long)(intptr_t)rc;
 }
 
+/* lnode_next's encoding (core.h): the stored word is next ^ self, 0 off-list. */
+#define LNODE_OFF_LIST 0L
+
+static inline long lnode_enc(struct msim__rstat_cpu *rc, long next)
+{
+	return next ^ self_of(rc);
+}
+
+/* The head of rc's updated children (itself when none: NULL is stored for that). */
+static inline struct msim__rstat_cpu *children_of(struct msim__rstat_cpu *rc)
+{
+	return rc->updated_children ? rc->updated_children : rc;
+}
+
 static inline long *lhead_of(struct msim__rstat_ss *ss, unsigned int cpu)
 {
 	return msim_per_cpu_ptr(ss->lhead, cpu);
@@ -45,14 +59,10 @@ void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss
 	css->ss = ss;
 	css->parent = parent;
 	css->rstat_cpu = rstat_cpu;
-	for (unsigned int cpu = 0; cpu < ss->nr_cpus; cpu++) {
-		struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
-
-		rc->css = css;
-		rc->lnode_next = self_of(rc);   /* off-list: points to itself */
-		rc->updated_children = rc;      /* no updated children */
-		rc->updated_next = NULL;        /* not on the tree */
-	}
+	/*
+	 * Every CPU's node starts zeroed, which encodes the kernel's initial state
+	 * (core.h): off-list, no updated children, not on the tree.
+	 */
 }
 
 /*
@@ -66,7 +76,7 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 	long *head = lhead_of(ss, cpu);
-	long self = self_of(rc), first;
+	long off = LNODE_OFF_LIST, first;
 
 	/*
 	 * llist_on_list(): racy, and not ordered after the caller's state store
@@ -74,7 +84,7 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	 * under params.store_buffer its store may still be buffered (the caller
 	 * drains it), otherwise (SC) a flusher that pops the node later sees it.
 	 */
-	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != self)
+	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != LNODE_OFF_LIST)
 		return;
 	/* the claim's cmpxchg is a locked instruction: the store buffer drains */
 	msim__store_drain(ps);
@@ -85,10 +95,11 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	 * llist_add inserts the node, and the interrupted add links it to itself.
 	 */
 	if (!ss->no_claim &&
-	    !msim_try_cmpxchg_at(&rc->lnode_next, &self, 0, MSIM_SEQ_CST, MSIM_RELAXED,
-				 "rstat.enqueue.claim"))
+	    !msim_try_cmpxchg_at(&rc->lnode_next, &off, lnode_enc(rc, 0), MSIM_SEQ_CST,
+				 MSIM_RELAXED, "rstat.enqueue.claim"))
 		return;
 	SS_CTR(ss, enqueues);
+	rc->css = css;   /* the owner, for the flusher that pops it (core.h) */
 	/*
 	 * llist_add(): link to the current first node, then swing the head. The
 	 * link needs no yield: the claimed node is nobody else's until the head
@@ -96,7 +107,7 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	 */
 	first = msim_read_once_at(head, "rstat.enqueue.head");
 	do {
-		msim_quiet_store(&rc->lnode_next, first, MSIM_RELAXED);
+		msim_quiet_store(&rc->lnode_next, lnode_enc(rc, first), MSIM_RELAXED);
 	} while (!msim_try_cmpxchg_at(head, &first, self_of(rc), MSIM_SEQ_CST, MSIM_RELAXED,
 				      "rstat.enqueue.add"));
 }
@@ -113,12 +124,13 @@ static void process_update_tree_one(struct msim__rstat_css *css, unsigned int cp
 
 		if (rc->updated_next)
 			break;
+		rc->css = css;   /* linked as an ancestor, maybe never enqueued here */
 		if (!css->parent) {
 			rc->updated_next = rc;   /* the root marks itself linked */
 			break;
 		}
 		prc = rcpu_of(css->parent, cpu);
-		rc->updated_next = prc->updated_children;
+		rc->updated_next = children_of(prc);
 		prc->updated_children = rc;
 		css = css->parent;
 	}
@@ -147,12 +159,12 @@ static void process_update_tree(struct msim__rstat_ss *ss, unsigned int cpu)
 		 * llist_del_first() does; no yield of its own: only a flusher, under
 		 * ss->lock, changes the link of a node that is on the list.
 		 */
-		next = msim_quiet_load(&rc->lnode_next, MSIM_RELAXED);
+		next = lnode_enc(rc, msim_quiet_load(&rc->lnode_next, MSIM_RELAXED));
 		if (!msim_try_cmpxchg_at(head, &first, next, MSIM_SEQ_CST, MSIM_RELAXED,
 					 "rstat.flush.pop"))
 			continue;
 		/* init_llist_node(): off-list again; a new update may enqueue it now. */
-		msim_write_once_at(&rc->lnode_next, self_of(rc), "rstat.flush.node_init");
+		msim_write_once_at(&rc->lnode_next, LNODE_OFF_LIST, "rstat.flush.node_init");
 		process_update_tree_one(rc->css, cpu);
 	}
 }
@@ -165,7 +177,7 @@ static void unlink_from_parent(struct msim__rstat_cpu *rc, unsigned int cpu)
 	if (!rc->css->parent)
 		return;
 	prc = rcpu_of(rc->css->parent, cpu);
-	for (pp = &prc->updated_children; *pp != prc; pp = &(*pp)->updated_next) {
+	for (pp = &prc->updated_children; *pp && *pp != prc; pp = &(*pp)->updated_next) {
 		if (*pp == rc) {
 			*pp = rc->updated_next;
 			return;
@@ -183,10 +195,10 @@ static struct msim__rstat_cpu *push_children(struct msim__rstat_cpu *root, unsig
 	struct msim__rstat_cpu *head = root, *lists = NULL;
 
 	root->flush_next = NULL;
-	if (root->updated_children != root) {
+	if (children_of(root) != root) {
 		lists = root->updated_children;
 		lists->ghead_next = NULL;
-		root->updated_children = root;
+		root->updated_children = NULL;
 	}
 	while (lists) {
 		struct msim__rstat_cpu *next_lists = NULL, *g, *gnext;
@@ -198,14 +210,14 @@ static struct msim__rstat_cpu *push_children(struct msim__rstat_cpu *root, unsig
 
 			gnext = g->ghead_next;
 			for (c = g; c != parent; c = cn) {
-				struct msim__rstat_cpu *gc = c->updated_children;
+				struct msim__rstat_cpu *gc = children_of(c);
 
 				cn = c->updated_next;
 				c->updated_next = NULL;
 				c->flush_next = head;
 				head = c;
 				if (gc != c) {
-					c->updated_children = c;
+					c->updated_children = NULL;
 					gc->ghead_next = next_lists;
 					next_lists = gc;
 				}
@@ -291,8 +303,8 @@ bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer)
 		for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
 			ss->css_rstat_flush(pos->css, cpu);
 		/* Off every list: nobody updates a freed css, so it stays off. */
-		assert(msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) == self_of(rc));
-		assert(!rc->updated_next && rc->updated_children == rc);
+		assert(msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) == LNODE_OFF_LIST);
+		assert(!rc->updated_next && children_of(rc) == rc);
 		(void)rc; /* only the asserts read it: release builds define NDEBUG */
 		msim_unlock(&ss->lock);
 	}
@@ -304,7 +316,7 @@ bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu)
 	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 
 	/* introspection (tests, reports): no yield */
-	return msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) != self_of(rc) || rc->updated_next;
+	return msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) != LNODE_OFF_LIST || rc->updated_next;
 }
 
 int msim__rstat_llist_len(struct msim__rstat_ss *ss, unsigned int cpu, int max)
@@ -314,10 +326,11 @@ int msim__rstat_llist_len(struct msim__rstat_ss *ss, unsigned int cpu, int max)
 
 	/* introspection (race checks): no yield; a node linked to itself loops */
 	for (; node; n++) {
+		struct msim__rstat_cpu *rc = (struct msim__rstat_cpu *)(intptr_t)node;
+
 		if (n > max)
 			return -ELOOP;
-		node = msim_quiet_load(&((struct msim__rstat_cpu *)(intptr_t)node)->lnode_next,
-				       MSIM_RELAXED);
+		node = msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) ^ self_of(rc);
 	}
 	return n;
 }

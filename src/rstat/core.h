@@ -68,10 +68,17 @@ struct msim__rstat_css;
  * per-CPU updated tree, under ss->lock only: a css with no updated children
  * points updated_children at itself; a sibling list ends at the parent; the root
  * marks itself as linked by pointing updated_next at itself.
+ *
+ * Zero is the initial state, so css_rstat_init() writes nothing per CPU and a
+ * (css, CPU) pair that is never updated costs the process no memory (issue 13:
+ * 1024 CPUs x 20000 cgroups): lnode_next holds next XOR self (0: off-list), an
+ * updated_children of NULL means "itself", and css (the kernel's owner, written
+ * at init there) is written when the node is first claimed or linked, before
+ * anyone else can reach it. The same values the kernel has, stored differently.
  */
 struct msim__rstat_cpu {
-	long lnode_next;                          /* (long) pointer; atomics only */
-	struct msim__rstat_css *css;
+	long lnode_next;                          /* next ^ self, as a long; atomics only */
+	struct msim__rstat_css *css;              /* set on first claim or link */
 	struct msim__rstat_cpu *updated_children;
 	struct msim__rstat_cpu *updated_next;
 	struct msim__rstat_cpu *flush_next;       /* the flush list being built */

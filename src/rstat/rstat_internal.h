@@ -58,8 +58,9 @@ struct msim__memcg_stats;
 /* kernel: struct memcg_vmstats_percpu (cache-line aligned by msim_alloc_percpu). */
 struct msim__stats_pcpu {
 	long stats_updates;                       /* this_cpu_add_return / remote reset */
-	struct msim__stats_pcpu *parent_pcpu;     /* parent's per-CPU base, NULL at root */
-	struct msim__memcg_stats *ms;             /* kernel: ->vmstats back pointer */
+	/* The kernel's two pointers, never written: the walk uses ms->parent (stats.c). */
+	struct msim__stats_pcpu *parent_pcpu;
+	struct msim__memcg_stats *ms;
 	long state[MSIM__NS];
 	unsigned long events[MSIM__NE];
 	long state_prev[MSIM__NS];                /* flusher only */

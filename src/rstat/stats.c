@@ -114,12 +114,12 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 		if (!ms->lruvec[nid].pcpu || !ms->lruvec[nid].kmem_stats)
 			goto fail;
 	}
-	for (unsigned int cpu = 0; cpu < rs->nr_cpus; cpu++) {
-		struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
-
-		pc->ms = ms;
-		pc->parent_pcpu = ms->parent ? ms->parent->pcpu : NULL;
-	}
+	/*
+	 * The kernel writes statc->parent_pcpu and statc->vmstats on every CPU
+	 * here; the model walks ms->parent instead (write.c) and leaves every CPU's
+	 * copy zeroed until that CPU updates it, so an idle (cgroup, CPU) pair
+	 * costs no memory. The fields stay in the struct for the kernel's size.
+	 */
 	msim__css_rstat_init(&ms->css, &rs->ss, ms->parent ? &ms->parent->css : NULL,
 			     ms->css.rstat_cpu);
 	if (ms->parent)

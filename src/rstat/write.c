@@ -46,7 +46,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 	const bool cont = msim_config(rs->m)->variants.rstat_propagate ==
 			  MSIM_RSTAT_PROPAGATE_CONTINUE;
 	const long threshold = msim__threshold(rs);
-	struct msim__stats_pcpu *statc_pcpu, *statc;
+	struct msim__memcg_stats *level;
 
 	if (!val) {
 		msim__store_drain(ps);
@@ -63,13 +63,13 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		msim__store_drain(ps);
 	}
 
-	for (statc_pcpu = ms->pcpu; statc_pcpu; statc_pcpu = statc->parent_pcpu) {
-		struct msim__vmstats *vs;
+	/* kernel: for (; statc; statc = statc->parent_pcpu), the same levels (stats.c) */
+	for (level = ms; level; level = level->parent) {
+		struct msim__stats_pcpu *statc = msim__pcpu(level, cpu);
+		struct msim__vmstats *vs = level->vmstats;
 		long n;
 
-		statc = msim_per_cpu_ptr(statc_pcpu, cpu);
-		vs = statc->ms->vmstats;
-		yc.object = statc->ms->memcg;      /* the level walked */
+		yc.object = level->memcg;          /* the level walked */
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
 		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
 		    threshold) {

@@ -11,6 +11,7 @@
  *  - across the cgroup series (the same (cgroup, CPU) pairs updated at every
  *    size) the flush does exactly the same work: it follows what was updated,
  *    not how many cgroups exist;
+ *  - the issue-size host (top CPUs x top cgroups) runs with the same checks;
  * and the verdicts follow planted figures. Never a time.
  */
 #include <stdarg.h>
@@ -81,6 +82,10 @@ static void every_size_ran(void **state)
 		assert_int_equal(res->cpu_series[i].cpus, res->cfg.top_cpus >> (2 - i));
 		assert_int_equal(res->cgroup_series[i].cgroups, res->cfg.top_cgroups >> (2 - i));
 	}
+	/* the issue's size: the top CPUs and the top cgroups in one host */
+	check_point(&res->issue, charged);
+	assert_int_equal(res->issue.cpus, res->cfg.top_cpus);
+	assert_int_equal(res->issue.cgroups, res->cfg.top_cgroups);
 }
 
 /* The same pairs updated on 16, 32 and 64 cgroups: the same flush, exactly. */
@@ -112,9 +117,13 @@ static void verdicts_follow_figures(void **state)
 	assert_true(v.fig[MSIM_SC_F_FLUSH_SAME] == 0);
 	assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
 			    "does not hold");
-	r->cpu_series[2].rss_bytes = 4 * r->cpu_series[1].rss_bytes + 1;
+	r->cpu_series[2].rss_bytes = 2 * r->cpu_series[1].rss_bytes + 1;
 	msim_sc_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "the simulator's memory"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "an idle (cgroup, CPU) pair"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "holds");
+	r->issue.ran = false;
+	msim_sc_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "does not hold");
 	free(r);
 }
 

@@ -11,6 +11,15 @@
 
 /* memcgsim race NAME [OPTIONS] (race.c); argv[0] is "race". */
 int msim_cli_race(int argc, char **argv);
+/*
+ * o's exploration of r under cfg in jobs worker processes, one shard each,
+ * merged into res (jobs.c). Returns what msim_race_run would, err filled.
+ */
+int msim_cli_race_jobs(const struct msim_race *r, const struct msim_config *cfg,
+		       const struct msim_race_opts *o, unsigned int jobs,
+		       struct msim_race_result *res, char *err, size_t errlen);
+/* memcgsim merge [--json] [FILE...] (merge.c). */
+int msim_cli_merge(int argc, char **argv);
 /* memcgsim demo (demo.c). */
 int msim_cli_demo(int argc, char **argv);
 /* memcgsim list --markdown: docs/races.md, from the registry (markdown.c). */

@@ -22,6 +22,8 @@ static void usage(FILE *f)
 	      "                               (docs/races.md)\n"
 	      "  race NAME [OPTIONS]          run a race scenario (see 'memcgsim race --help')\n"
 	      "  bench NAME [ARGS]            run a bench (see 'memcgsim bench NAME --help')\n"
+	      "  merge [--json] [FILE...]     combine the shards of one exploration\n"
+	      "                               (race NAME --shard I/N --json)\n"
 	      "  demo                         run every race under its default exploration\n"
 	      "\n"
 	      "Deterministic runs print their schedule; '--schedule STR' (or MSIM_SCHEDULE=STR)\n"
@@ -171,6 +173,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "race"))
 		return msim_cli_race(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return msim_cli_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))

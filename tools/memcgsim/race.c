@@ -23,6 +23,7 @@ struct race_cli {
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
 	struct msim_arg_list variant_list;
+	unsigned int jobs;                       /* > 1: worker processes over shards */
 };
 
 /* --strategy: an explorer the command can start (replay comes from --schedule). */
@@ -47,6 +48,14 @@ static int parse_schedule(const char *value, void *dest, char *err, size_t errle
 	c->o.strategy = MSIM_STRAT_REPLAY;
 	c->strategy_set = true;
 	return 0;
+}
+
+/* --shard I/N: run one shard of a random or PCT exploration. */
+static int parse_shard(const char *value, void *dest, char *err, size_t errlen)
+{
+	struct race_cli *c = dest;
+
+	return msim_race_shard_parse(value, &c->o.shard_index, &c->o.shard_count, err, errlen);
 }
 
 /* The options of `memcgsim race`, in the order --help lists them. */
@@ -78,6 +87,12 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
 		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
 			      "run the race's concurrent flavour (real threads, liburcu)"),
+		MSIM_OPT_UINT("--jobs", "N", &c->jobs, 1, 256,
+			      "run a random or pct exploration in N worker processes over\n"
+			      "disjoint runs; prints what one process would"),
+		MSIM_OPT_CALL("--shard", "I/N", parse_shard, c,
+			      "run only shard I of N (random, pct) and print it for\n"
+			      "'memcgsim merge' (docs/explore-at-scale.md)"),
 		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
 		MSIM_OPT_END,
 	};
@@ -85,7 +100,7 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	memcpy(t, opts, sizeof(opts));
 }
 
-#define RACE_NR_OPTS 16
+#define RACE_NR_OPTS 24
 
 static void race_epilog(FILE *f, void *ctx)
 {
@@ -167,7 +182,16 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 
 	if (!res)
 		return 1;
-	ret = msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err));
+	if (c->jobs > 1 && c->o.shard_count > 1) {
+		fputs("memcgsim: --jobs and --shard do not go together (run the shard's jobs "
+		      "as shards of their own)\n", stderr);
+		free(res);
+		return 2;
+	}
+	if (c->jobs > 1)
+		ret = msim_cli_race_jobs(r, &c->cfg, &c->o, c->jobs, res, err, sizeof(err));
+	else
+		ret = msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "memcgsim: %s\n", err[0] ? err : strerror(-ret));
 		free(res);
