@@ -14,6 +14,7 @@
  * Schedule strings: picks separated by '.', each a task index (creation order
  * on the host, from 0) or 'R', optionally followed by '*count' for repetitions:
  * "0*12.1*3.R.0*5". A leading "s:" names nothing and is accepted for readability.
+ * "!N" is the arrival of interrupt source N (irq.h), whose later steps are "N".
  */
 #ifndef MEMCGSIM_EXPLORE_H
 #define MEMCGSIM_EXPLORE_H

@@ -21,6 +21,7 @@
 #include <memcgsim/lockdep.h>
 #include <memcgsim/rcu.h>
 #include <memcgsim/percpu.h>
+#include <memcgsim/irq.h>
 #include <memcgsim/kmem.h>
 /* Compatibility umbrellas of the above. */
 #include <memcgsim/sched.h>

@@ -417,6 +417,27 @@ MSIM_API unsigned long msim_node_page_state(struct msim *m, unsigned int nid, en
 /* The memcg's atomic stats_updates and its per-CPU stats_updates on cpu. */
 MSIM_API long msim_memcg_stats_updates(struct msim_memcg *memcg);
 MSIM_API long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned int cpu);
+/*
+ * NMI-safe write paths (variant nmi-stats, irq.h for NMI contexts). kernel:
+ * account_kmem_nmi_safe() (MEMCG_KMEM, pages) and account_slab_nmi_safe() (idx
+ * MSIM_NR_SLAB_RECLAIMABLE_B or _UNRECLAIMABLE_B, bytes, at the memcg and lruvec
+ * level of node nid). Outside NMI, or under nmi-stats=percpu, the ordinary
+ * mod_memcg_state / mod_memcg_lruvec_state; in NMI under nmi-stats=atomic the
+ * memcg is enqueued on this CPU's rstat list and the value added to an atomic
+ * that the next flush of the memcg drains (flush_nmi_stats; R10). 0 or -EINVAL.
+ */
+MSIM_API int msim_account_kmem_nmi_safe(struct msim_memcg *memcg, long val);
+MSIM_API int msim_account_slab_nmi_safe(struct msim_memcg *memcg, unsigned int nid,
+					enum msim_stat_item idx, long val);
+/* What NMIs staged and no flush has drained yet (MEMCG_KMEM, or a slab item of nid). */
+MSIM_API long msim_memcg_nmi_staged(struct msim_memcg *memcg, unsigned int nid,
+				    enum msim_stat_item idx);
+/*
+ * Nodes on CPU cpu's rstat updated list (the lockless llist css_rstat_updated
+ * pushes onto), or -ELOOP when the list loops (a node inserted twice), -EINVAL.
+ */
+MSIM_API int msim_rstat_updated_list_len(struct msim *m, unsigned int cpu);
+
 /* kernel: memcg_vmstats_needs_flush(): atomic > threshold. */
 MSIM_API bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg);
 

@@ -63,6 +63,17 @@ enum msim_node_stat {
 	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
 };
 
+/*
+ * Memcg stats updated from NMI (kernel: CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC,
+ * 2025): where this_cpu ops are NMI-safe (x86, arm64) an NMI updates the per-CPU
+ * counters like any context; elsewhere MEMCG_KMEM and slab updates from NMI go to
+ * atomics that the flush drains (flush_nmi_stats, race window R10).
+ */
+enum msim_nmi_stats {
+	MSIM_NMI_STATS_PERCPU = 0,         /* NMI-safe this_cpu ops: the ordinary path */
+	MSIM_NMI_STATS_ATOMIC = 1,         /* staged in atomics, drained at flush */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -79,6 +90,10 @@ struct msim_variants {
 	enum msim_lru_reparent lru_reparent;
 	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
 	enum msim_node_stat node_stat;
+	enum msim_nmi_stats nmi_stats;
+	enum msim_onoff nmi_drain_local;     /* 2026 fix: the NMI drain feeds state_local */
+	enum msim_onoff nmi_drain_vmstats;   /* 2026 fix: ... and the memcg-level vmstats */
+	enum msim_onoff rstat_enqueue_claim; /* css_rstat_updated's lnode cmpxchg claim */
 };
 
 struct msim_variant_desc {

@@ -86,6 +86,7 @@ static int rstat_setup(struct msim__rstat *rs, struct msim *m)
 	rs->ss.nr_cpus = rs->nr_cpus;
 	rs->ss.css_rstat_flush = msim__memcg_rstat_flush_cpu;
 	rs->ss.ctr = &rs->ctr;
+	rs->ss.no_claim = msim_config(m)->variants.rstat_enqueue_claim == MSIM_OFF;
 	msim_spin_lock_init(&rs->ss.lock, "rstat_ss_lock");
 	rs->ss.lhead = msim_alloc_percpu(m, sizeof(long), "rstat_llist_head");
 	rs->node_stat = calloc((size_t)rs->nr_nodes * MSIM__NN, sizeof(long));

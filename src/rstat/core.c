@@ -12,9 +12,11 @@
  *  - the flush list of one CPU is built level by level like
  *    css_rstat_push_children(): children always before their parent; the order
  *    among siblings may differ from the kernel's;
- *  - the NMI guard and the cgroup base stats (rstat_base_lock) are not modelled.
+ *  - the NMI guard (no NMI-safe cmpxchg on the arch) and the cgroup base stats
+ *    (rstat_base_lock) are not modelled.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdint.h>
 
 #include "rstat/core.h"
@@ -86,7 +88,14 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 		return;
 	/* the claim's cmpxchg is a locked instruction: the store buffer drains */
 	msim__store_drain(ps);
-	if (!msim_try_cmpxchg_at(&rc->lnode_next, &off, lnode_enc(rc, 0), MSIM_SEQ_CST,
+	/*
+	 * The claim: of the contexts stacked on this CPU (task, softirq, hardirq,
+	 * NMI) that all passed the on-list test, only the first cmpxchg wins.
+	 * Without it (rstat-enqueue-claim=off) an interrupt between the test and
+	 * llist_add inserts the node, and the interrupted add links it to itself.
+	 */
+	if (!ss->no_claim &&
+	    !msim_try_cmpxchg_at(&rc->lnode_next, &off, lnode_enc(rc, 0), MSIM_SEQ_CST,
 				 MSIM_RELAXED, "rstat.enqueue.claim"))
 		return;
 	SS_CTR(ss, enqueues);
@@ -308,4 +317,20 @@ bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu)
 
 	/* introspection (tests, reports): no yield */
 	return msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) != LNODE_OFF_LIST || rc->updated_next;
+}
+
+int msim__rstat_llist_len(struct msim__rstat_ss *ss, unsigned int cpu, int max)
+{
+	long node = msim_quiet_load(lhead_of(ss, cpu), MSIM_RELAXED);
+	int n = 0;
+
+	/* introspection (race checks): no yield; a node linked to itself loops */
+	for (; node; n++) {
+		struct msim__rstat_cpu *rc = (struct msim__rstat_cpu *)(intptr_t)node;
+
+		if (n > max)
+			return -ELOOP;
+		node = msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) ^ self_of(rc);
+	}
+	return n;
 }

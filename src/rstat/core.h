@@ -100,6 +100,7 @@ struct msim__rstat_ss {
 	/* kernel: ss->css_rstat_flush(css, cpu): fold cpu's deltas, under lock. */
 	void (*css_rstat_flush)(struct msim__rstat_css *css, unsigned int cpu);
 	struct msim_rstat_counters *ctr;          /* enqueues, flushes, cpu_visits */
+	bool no_claim;                            /* variant rstat-enqueue-claim=off */
 };
 
 /* ---- the core's entry points (core.c) ---- */
@@ -114,5 +115,7 @@ void msim__css_rstat_flush(struct msim__rstat_css *css);
 /* Exit: flush css on every CPU and unlink it; false if the lock was unavailable. */
 bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer);
 bool msim__css_rstat_queued(struct msim__rstat_css *css, unsigned int cpu);
+/* Nodes on cpu's llist, or -ELOOP once a walk of max + 1 nodes has not ended. */
+int msim__rstat_llist_len(struct msim__rstat_ss *ss, unsigned int cpu, int max);
 
 #endif /* MSIM_RSTAT_CORE_H */

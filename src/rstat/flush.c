@@ -117,6 +117,7 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	 * races of reference 1.9 need). */
 	msim_yield("rstat.flush.memcg");
 	MSIM__CTR(rs, memcg_flushes);
+	msim__flush_nmi_stats(ms);  /* nmi-stats=atomic only: the staged NMI deltas first */
 	stat_aggregate(&ac);
 	stat_aggregate(&ev);
 	aggregate_lruvecs(ms, cpu);

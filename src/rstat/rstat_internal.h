@@ -102,6 +102,8 @@ struct msim_lruvec {
 	long state[MSIM__NN];
 	long state_local[MSIM__NN];
 	long state_pending[MSIM__NN];
+	/* nmi-stats=atomic: slab bytes staged in NMI, [0] reclaimable, [1] not (nmi.c) */
+	msim_atomic_long_t nmi_slab[2];
 };
 
 /* Per memcg (memcg hook slot). Self-contained: never reads struct msim_memcg
@@ -119,6 +121,7 @@ struct msim__memcg_stats {
 	struct msim_lruvec *lruvec;               /* [nr_nodes] */
 	struct msim__memcg_stats *exit_next;      /* deferred-exit list */
 	struct msim__memcg_stats *all_next, *all_prev; /* every ms of the host */
+	msim_atomic_long_t nmi_kmem;              /* nmi-stats=atomic: MEMCG_KMEM staged in NMI */
 };
 
 /*
@@ -219,6 +222,9 @@ void msim__stats_free(struct msim__memcg_stats *ms);
 void msim__memcg_stats_flush(struct msim__memcg_stats *ms);
 int msim__rstat_adopt_existing(struct msim__rstat *rs);
 extern const struct msim_memcg_hooks msim__rstat_stats_hooks;
+
+/* nmi.c: kernel flush_nmi_stats(), the drain of what NMIs staged (nmi-stats=atomic) */
+void msim__flush_nmi_stats(struct msim__memcg_stats *ms);
 
 /* flush.c: the ss->css_rstat_flush callback (kernel: mem_cgroup_css_rstat_flush()) */
 void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu);

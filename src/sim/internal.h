@@ -19,6 +19,7 @@
 #include <memcgsim/explore.h>
 #include <memcgsim/lock.h>
 #include <memcgsim/rcu.h>
+#include <memcgsim/irq.h>
 
 #include "ctx.h"
 
@@ -78,6 +79,17 @@ struct msim_task {
 	uint64_t qs_seq;          /* parks at which the task could be preempted, and exit */
 	uint64_t gp_qs_snapshot;  /* qs_seq when the current grace period began */
 	bool gp_implicit;         /* the current grace period waits for that */
+	/*
+	 * Execution context (irq.c). An interrupt source is a task of kind other
+	 * than TASK: idle (NEW, or DONE after a firing) until it arrives, then
+	 * on top of its CPU's context stack (irq_below: the index of the
+	 * context it interrupted, or -1 for the task that ran there) until done.
+	 */
+	enum msim_context_kind kind;
+	unsigned int irq_off;     /* local_irq_save depth (flags restore it) */
+	unsigned int bh_off;      /* local_bh_disable depth */
+	unsigned int fires, max_fires;
+	int irq_below;
 	struct msim_task *next;   /* creation list */
 };
 
@@ -104,6 +116,10 @@ struct msim_rcu_det {
 /* ---- scheduler (sched.c) ---- */
 
 #define MSIM_PICK_R (-1)
+/* The arrival of interrupt source task idx ("!idx" in schedule strings). */
+#define MSIM_PICK_IRQ(idx) (-2 - (int)(idx))
+#define MSIM_PICK_IS_IRQ(pick) ((pick) <= -2)
+#define MSIM_PICK_IRQ_TASK(pick) (-2 - (pick))
 
 struct msim_replay_run {
 	int pick;                 /* task index or MSIM_PICK_R */
@@ -157,6 +173,12 @@ struct msim_sched {
 	/* preempt=none|full: the task that cannot be preempted on each CPU, or -1
 	 * (preempt.c; only it may run there). */
 	int *cpu_holder;
+	/* Interrupt sources (irq.c): how many were declared (0: none of the
+	 * arrays below exists and nothing about the schedule changes); per CPU,
+	 * the innermost active handler (or -1) and the task that ran last. */
+	unsigned int nr_irq_sources;
+	int *cpu_irq_top;
+	int *cpu_last;
 	/* Deadlock. */
 	char deadlock[2048];
 	bool cut;                 /* max_steps reached */

@@ -32,14 +32,17 @@ bool msim__preempt_holds_cpu(const struct msim *m, const struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_NEW || t->state == MSIM_TASK_DONE)
 		return false;
+	/* an interrupt handler runs to its end on its CPU (irq.c) */
+	if (t->kind != MSIM_CTX_TASK)
+		return m->cfg.preempt != MSIM_PREEMPT_UNMODELLED;
 	switch (m->cfg.preempt) {
 	case MSIM_PREEMPT_NONE:
 		/* cond_resched() or sleeping in atomic context does not schedule
 		 * (rcu_read_lock() disables preemption in a non-preemptible kernel) */
-		return !t->at_sched_point || t->preempt_off || t->rcu_nesting;
+		return !t->at_sched_point || t->preempt_off || t->irq_off || t->rcu_nesting;
 	case MSIM_PREEMPT_FULL:
 		/* preemptible RCU: a preempted reader is tracked by its section alone */
-		return t->preempt_off > 0;
+		return t->preempt_off > 0 || t->irq_off > 0;
 	default:
 		return false;
 	}

@@ -23,6 +23,7 @@
 
 #include "ctx.h"
 #include "current.h"
+#include "irq.h"
 #include "preempt.h"
 #include "rand.h"
 #include "rcu_det.h"
@@ -78,6 +79,9 @@ static void format_token(char *tok, size_t len, int pick, uint64_t count, bool d
 		*p++ = '.';
 	if (pick == MSIM_PICK_R) {
 		*p++ = 'R';
+	} else if (MSIM_PICK_IS_IRQ(pick)) {
+		*p++ = '!';        /* the arrival of an interrupt source (irq.h) */
+		p = put_decimal(p, (uint64_t)MSIM_PICK_IRQ_TASK(pick));
 	} else {
 		if (pick < 0)
 			*p++ = '-';
@@ -107,9 +111,11 @@ static void sched_record(struct msim *m, int pick)
 
 	s->steps++;
 	if (pick != MSIM_PICK_R) {
-		if (s->current >= 0 && s->current != pick)
+		int who = MSIM_PICK_IS_IRQ(pick) ? MSIM_PICK_IRQ_TASK(pick) : pick;
+
+		if (s->current >= 0 && s->current != who)
 			s->switches++;
-		s->current = pick;
+		s->current = who;
 	}
 	if (s->rle_count && s->rle_pick == pick) {
 		s->rle_count++;
@@ -208,6 +214,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->dfs);
 	free(s->cpu_head);
 	msim__preempt_fini(m);
+	msim__irq_fini(m);
 }
 
 /* ---- tasks as coroutines ---- */
@@ -276,7 +283,8 @@ static void cpu_heads_refresh(struct msim *m)
 		s->cpu_head[i] = -1;
 	for (i = m->nr_tasks; i-- > 0;) {
 		struct msim_task *t = m->task_vec[i];
-		if (t->state != MSIM_TASK_DONE)
+		/* an interrupt source never waits its turn among the tasks (irq.c) */
+		if (t->state != MSIM_TASK_DONE && t->kind == MSIM_CTX_TASK)
 			s->cpu_head[t->cpu] = (int)i;
 	}
 	s->heads_tasks = m->nr_tasks;
@@ -300,6 +308,13 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 {
 	if (t->state == MSIM_TASK_DONE)
 		return false;
+	if (m->sched.nr_irq_sources) {
+		if (!msim__irq_may_step(m, t))
+			return false;
+		/* an active handler owns its CPU whatever the preemption model */
+		if (t->kind != MSIM_CTX_TASK)
+			return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
+	}
 	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED) {
 		if (!msim__preempt_cpu_free_for(m, t))
 			return false;
@@ -337,7 +352,10 @@ static void resume(struct msim *m, struct msim_task *t)
 	 */
 	t->yield_ctx = msim_yield_ctx_current;
 	msim__tls_task = NULL;
-	msim__preempt_parked(m, t);
+	if (m->sched.nr_irq_sources)
+		msim__irq_stepped(m, t);
+	if (t->kind == MSIM_CTX_TASK)
+		msim__preempt_parked(m, t);
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
@@ -371,6 +389,12 @@ static void build_options(struct msim *m, struct options *o)
 			continue;
 		if (msim__task_enabled(m, m->task_vec[i]))
 			o->pick[o->n++] = (int)i;
+	}
+	/* interrupt arrivals (irq.c); a script fires its own (msim_irq_raise) */
+	for (i = 0; s->nr_irq_sources && s->opts.strategy != MSIM_STRAT_SCRIPT &&
+		    i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
+		if (msim__irq_may_arrive(m, m->task_vec[i]))
+			o->pick[o->n++] = MSIM_PICK_IRQ(i);
 	}
 	if (msim__rcu_det_ready(m)) {
 		o->pick[o->n++] = MSIM_PICK_R;
@@ -407,7 +431,8 @@ static unsigned int choose_pct(struct msim *m, const struct options *o)
 		}
 	}
 	for (i = 0; i < o->n; i++) {
-		int p = o->pick[i] == MSIM_PICK_R ? s->prio_r : pct_prio(s, (unsigned int)o->pick[i]);
+		int pick = MSIM_PICK_IS_IRQ(o->pick[i]) ? MSIM_PICK_IRQ_TASK(o->pick[i]) : o->pick[i];
+		int p = pick == MSIM_PICK_R ? s->prio_r : pct_prio(s, (unsigned int)pick);
 		if (p > best_prio) {
 			best_prio = p;
 			best = i;
@@ -513,7 +538,14 @@ void msim__sched_pick(struct msim *m, int pick)
 			observe_step(m, pick, NULL);
 		return;
 	}
-	struct msim_task *t = m->task_vec[pick];
+	struct msim_task *t;
+
+	if (MSIM_PICK_IS_IRQ(pick)) {
+		t = m->task_vec[MSIM_PICK_IRQ_TASK(pick)];
+		msim__irq_arrive(m, t);
+	} else {
+		t = m->task_vec[pick];
+	}
 	resume(m, t);
 	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
 	if (m->sched.observer)
@@ -549,7 +581,7 @@ static void deadlock_report(struct msim *m)
 		struct msim_task *t = m->task_vec[i];
 		char what[160];
 
-		if (t->state == MSIM_TASK_DONE)
+		if (t->state == MSIM_TASK_DONE || (t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_NEW))
 			continue;
 		if (t->state != MSIM_TASK_BLOCKED)
 			cpu_wait_reason(m, t, what, sizeof(what));
@@ -578,9 +610,14 @@ static bool any_unfinished(struct msim *m)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->nr_tasks; i++)
-		if (m->task_vec[i]->state != MSIM_TASK_DONE)
+	for (i = 0; i < m->nr_tasks; i++) {
+		const struct msim_task *t = m->task_vec[i];
+
+		/* an interrupt source that is not running is idle, not unfinished */
+		if (t->state != MSIM_TASK_DONE &&
+		    (t->kind == MSIM_CTX_TASK || t->state != MSIM_TASK_NEW))
 			return true;
+	}
 	return false;
 }
 

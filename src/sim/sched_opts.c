@@ -40,7 +40,7 @@ int msim_strategy_parse(const char *name, enum msim_strategy *out)
 }
 
 /*
- * Parse "0*12.1*3.R.0*5" into (pick, count) runs; with runs == NULL only count
+ * Parse "0*12.1*3.R.!2.2*4.0*5" into (pick, count) runs; with runs == NULL only count
  * and validate. Task indexes must be below nr_tasks (0: no check). Returns the
  * number of runs, or -EINVAL.
  */
@@ -58,6 +58,13 @@ static long parse_schedule(const char *str, struct msim_replay_run *runs, unsign
 		if (*p == 'R') {
 			r.pick = MSIM_PICK_R;
 			p++;
+		} else if (*p == '!' && isdigit((unsigned char)p[1])) {
+			/* the arrival of interrupt source N (irq.h) */
+			unsigned long v = strtoul(p + 1, &end, 10);
+			if (v > INT32_MAX / 2 || (nr_tasks && v >= nr_tasks))
+				return -EINVAL;
+			r.pick = MSIM_PICK_IRQ(v);
+			p = end;
 		} else if (isdigit((unsigned char)*p)) {
 			unsigned long v = strtoul(p, &end, 10);
 			if (v > INT32_MAX || (nr_tasks && v >= nr_tasks))

@@ -14,6 +14,7 @@
 #include <memcgsim/script.h>
 
 #include "current.h"
+#include "irq.h"
 #include "rcu_det.h"
 #include "sched.h"
 #include "sched_points.h"
@@ -154,4 +155,15 @@ bool msim_rcu_step(struct msim *m)
 		return false;
 	msim__sched_pick(m, MSIM_PICK_R);
 	return true;
+}
+
+/* Scripted arrival of interrupt source src (irq.h): the same pick an explorer makes. */
+int msim_irq_raise(struct msim *m, struct msim_task *src)
+{
+	if (!driver_may_step(m, src) || src->kind == MSIM_CTX_TASK)
+		return -EINVAL;
+	if (!msim__irq_may_arrive(m, src))
+		return -EBUSY;
+	msim__sched_pick(m, MSIM_PICK_IRQ(src->idx));
+	return 0;
 }

@@ -47,6 +47,7 @@ struct msim_task *msim_task_create(struct msim *m, const char *name, unsigned in
 	t->fn = fn;
 	t->arg = arg;
 	t->state = MSIM_TASK_NEW;
+	t->irq_below = -1;
 	m->task_vec[m->nr_tasks++] = t;
 	*m->tasks_tail = t;
 	m->tasks_tail = &t->next;
@@ -95,6 +96,11 @@ void msim__task_exit_check(const struct msim_task *t)
 	}
 	if (t->preempt_off) {
 		fprintf(stderr, "memcgsim: task %s exited with preemption disabled\n", t->name);
+		abort();
+	}
+	if (t->irq_off || t->bh_off) {
+		fprintf(stderr, "memcgsim: task %s exited with %s disabled\n", t->name,
+			t->irq_off ? "interrupts" : "bottom halves");
 		abort();
 	}
 }

@@ -16,6 +16,7 @@ static const char *const v_info[] = { "array", "array-unit-cache", "array-on-dem
 static const char *const v_onoff[] = { "on", "off", NULL };
 static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
 static const char *const v_node_stat[] = { "exact", "percpu", NULL };
+static const char *const v_nmi_stats[] = { "percpu", "atomic", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -63,6 +64,26 @@ static const struct msim_variant_desc table[] = {
 	  "simplification, one always-up-to-date atomic, the default only so that "
 	  "figures measured before it stay comparable",
 	  "002 (node side), model", OFF(node_stat) },
+	{ "nmi-stats", v_nmi_stats,
+	  "memcg stats updated in NMI: through the per-CPU counters like any context, where "
+	  "this_cpu ops are NMI-safe (percpu: x86, arm64), or staged in per-memcg and "
+	  "per-node atomics that the flush drains (atomic: "
+	  "CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC)",
+	  "R10 (2025)", OFF(nmi_stats) },
+	{ "nmi-drain-local", v_onoff,
+	  "nmi-stats=atomic: the drain adds the NMI deltas to state_local too (on, the 2026 "
+	  "fix); off is the drain before it, whose local (v1, workingset) reads miss them",
+	  "R10 (2026 fix)", OFF(nmi_drain_local) },
+	{ "nmi-drain-vmstats", v_onoff,
+	  "nmi-stats=atomic: the drain adds the NMI slab deltas to the memcg-level vmstats as "
+	  "well as the lruvec's (on, the 2026 fix); off is the drain before it, whose "
+	  "memory.stat slab lines miss them",
+	  "R10 (2026 fix)", OFF(nmi_drain_vmstats) },
+	{ "rstat-enqueue-claim", v_onoff,
+	  "css_rstat_updated claims the css's lnode with a cmpxchg before llist_add, so of "
+	  "the contexts stacked on a CPU only one inserts it (on); off trusts the racy "
+	  "on-list test alone and shows the double insert the claim prevents",
+	  "demo (6.17 rstat)", OFF(rstat_enqueue_claim) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -87,7 +87,9 @@ const struct msim_cli_window msim_cli_windows[] = {
 	  "Stats accounted in NMI context are staged in atomics and drained only when a later "
 	  "normal update enqueues the css; if the css was never enqueued from the NMI, they "
 	  "wait for that update.",
-	  "Not modelled: there is no NMI accounting path.", NULL },
+	  "Modelled under variant nmi-stats=atomic (src/rstat/nmi*.c): an NMI enqueues, then "
+	  "stages; a flush that pops the memcg in between leaves the delta staged until a later "
+	  "update (unit/test_rstat_nmi). Its 2026 drain fixes are races of their own.", NULL },
 	{ "S1", "`set_bit` against `clear_bit`",
 	  "`shrink_slab_memcg` counts a memcg's list empty and clears the shrinker's bit while "
 	  "a first `list_lru_add` makes the list non-empty and sets the bit. The kernel clears, "

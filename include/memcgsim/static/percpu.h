@@ -5,9 +5,11 @@
  * Only the running task's CPU writes its own slot with these; a flusher on
  * another CPU reads the slot and may reset it (WRITE_ONCE). The yield points
  * between load and store are that race's windows (R1). Between them the task
- * cannot be preempted (yield.h: msim_preempt_disable): the kernel's operation
- * is one instruction on its CPU, so under a preemption model no other task of
- * that CPU may run in the window; remote CPUs still may.
+ * cannot be preempted (yield.h: msim_preempt_disable) and takes no interrupt
+ * (irq.h: msim_local_irq_save, as the generic this_cpu_* do): the kernel's
+ * operation is one instruction on its CPU, so under a preemption model no other
+ * task of that CPU may run in the window, and no interrupt handler of that CPU
+ * arrives in it; remote CPUs still may run.
  */
 #ifndef MEMCGSIM_STATIC_PERCPU_H
 #define MEMCGSIM_STATIC_PERCPU_H
@@ -21,22 +23,28 @@ extern "C" {
 
 static inline long msim_this_cpu_add_return(long *slot, long v)
 {
+	unsigned long flags;
 	long n;
 
 	n = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") + v;
 	msim_preempt_disable();
+	flags = msim_local_irq_save();
 	msim_store_at(slot, n, MSIM_RELAXED, "this_cpu_rmw.store");
+	msim_local_irq_restore(flags);
 	msim_preempt_enable();
 	return n;
 }
 
 static inline long msim_this_cpu_xchg(long *slot, long v)
 {
+	unsigned long flags;
 	long old;
 
 	old = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load");
 	msim_preempt_disable();
+	flags = msim_local_irq_save();
 	msim_store_at(slot, v, MSIM_RELAXED, "this_cpu_rmw.store");
+	msim_local_irq_restore(flags);
 	msim_preempt_enable();
 	return old;
 }

@@ -54,6 +54,10 @@ MSIM_API void msim_cond_resched_slowpath(const char *name);
 /* The running deterministic task's preempt_disable depth, one up or down. */
 MSIM_API void msim_preempt_disable_slowpath(void);
 MSIM_API void msim_preempt_enable_slowpath(void);
+/* The running deterministic task's interrupt and bottom-half state (irq.h). */
+MSIM_API unsigned long msim_local_irq_save_slowpath(void);
+MSIM_API void msim_local_irq_restore_slowpath(unsigned long flags);
+MSIM_API void msim_local_bh_slowpath(int delta);
 
 static inline void msim_yield(const char *name)
 {
@@ -77,6 +81,31 @@ static inline void msim_preempt_enable(void)
 {
 	if (__builtin_expect(msim_yield_det_active, 0))
 		msim_preempt_enable_slowpath();
+}
+
+static inline unsigned long msim_local_irq_save(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		return msim_local_irq_save_slowpath();
+	return 0;
+}
+
+static inline void msim_local_irq_restore(unsigned long flags)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_local_irq_restore_slowpath(flags);
+}
+
+static inline void msim_local_bh_disable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_local_bh_slowpath(1);
+}
+
+static inline void msim_local_bh_enable(void)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_local_bh_slowpath(-1);
 }
 
 static inline const struct msim_yield_ctx *msim_yield_ctx_enter(const struct msim_yield_ctx *ctx)
