@@ -22,6 +22,8 @@
 
 #include <memcgsim/explore.h>
 
+#include <memcgsim/irq.h>
+
 #include "lockdep.h"
 #include "lockdep_internal.h"
 
@@ -52,10 +54,20 @@ struct msim__lockdep_host {
 
 /* ---- the context reader ---- */
 
+/*
+ * The running context (irq.h): an interrupt handler is a task of its own, so
+ * acquisitions are read in the context that makes them. Softirqs count as off
+ * in any interrupt context, where none can arrive.
+ */
 static void irq_default(const struct msim_task *t, struct msim__lockdep_irq *out)
 {
 	(void)t;
 	memset(out, 0, sizeof(*out));
+	out->in_nmi = msim_in_nmi();
+	out->in_hardirq = msim_in_hardirq();
+	out->in_softirq = msim_in_serving_softirq();
+	out->hardirqs_off = msim_irqs_disabled();
+	out->softirqs_off = out->hardirqs_off || !msim_in_task();
 }
 
 static msim__lockdep_irq_fn irq_reader = irq_default;
