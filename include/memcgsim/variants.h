@@ -63,6 +63,18 @@ enum msim_node_stat {
 	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
 };
 
+/* thread 000 patch 1: the lru pages count_shadow_nodes() budgets shadow nodes by. */
+enum msim_shadow_budget {
+	MSIM_SHADOW_BUDGET_LRU_SIZE = 0,   /* mainline (7404bd37cfbe): lruvec_lru_size() */
+	MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL = 1, /* patch 1: lruvec_page_state_local() */
+};
+
+/* thread 002 patch 3: workingset_test_recent()'s stats flush for the root memcg. */
+enum msim_workingset_root_flush {
+	MSIM_WORKINGSET_ROOT_FLUSH = 0,    /* mainline: flush whatever the eviction memcg */
+	MSIM_WORKINGSET_ROOT_SKIP = 1,     /* patch 3: no flush when it is the root */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -79,6 +91,8 @@ struct msim_variants {
 	enum msim_lru_reparent lru_reparent;
 	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
 	enum msim_node_stat node_stat;
+	enum msim_shadow_budget shadow_budget;
+	enum msim_workingset_root_flush workingset_root_flush;
 };
 
 struct msim_variant_desc {
