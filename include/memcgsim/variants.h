@@ -93,6 +93,7 @@ struct msim_variants {
 	enum msim_node_stat node_stat;
 	enum msim_shadow_budget shadow_budget;
 	enum msim_workingset_root_flush workingset_root_flush;
+	enum msim_onoff shadow_isolate_trylock; /* shadow_lru_isolate's trylock and recheck */
 };
 
 struct msim_variant_desc {

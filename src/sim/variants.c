@@ -74,6 +74,12 @@ static const struct msim_variant_desc table[] = {
 	  "workingset_test_recent() flushes the eviction memcg's stats before reading its "
 	  "workingset size (flush), or skips the flush when that memcg is the root (skip)",
 	  "002 patch 3", OFF(workingset_root_flush) },
+	{ "shadow-isolate-trylock", v_onoff,
+	  "shadow_lru_isolate trylocks the mapping's xa lock under the list_lru lock, retries "
+	  "when it is busy, and frees the node only if it still holds shadows alone (on); off "
+	  "drops the list lock first, waits for the xa lock and erases the node's entries "
+	  "without the recheck, to show the refault it would lose",
+	  "demo (workingset)", OFF(shadow_isolate_trylock) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

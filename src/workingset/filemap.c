@@ -20,13 +20,6 @@
 
 #include "workingset/ws_internal.h"
 
-#define WS_PAGE_MAGIC 0x5753504147450001UL
-
-struct ws_page_rec {
-	struct msim__ws_page page;
-	unsigned long magic;
-};
-
 int msim_address_space_create(struct msim *m, const char *name, struct msim_address_space **out)
 {
 	struct msim__ws_host *wh = msim__ws_host(m);
@@ -65,21 +58,6 @@ unsigned long msim_mapping_nrshadows(struct msim_address_space *mapping)
 	return mapping ? msim_quiet_load(&mapping->nrshadows, MSIM_RELAXED) : 0;
 }
 
-static struct ws_page_rec *folio_page_rec(const struct msim_folio *folio)
-{
-	struct ws_page_rec *rec = msim_folio_private(folio);
-
-	return rec && rec->magic == WS_PAGE_MAGIC ? rec : NULL;
-}
-
-static void folio_page_rec_free(struct msim_folio *folio)
-{
-	struct ws_page_rec *rec = folio_page_rec(folio);
-
-	msim_folio_set_private(folio, NULL);
-	free(rec);
-}
-
 /* The entry at index leaves the cache (xa lock held); a folio loses the cache's reference. */
 static struct msim_folio *truncate_entry(struct msim_address_space *mapping, unsigned long index)
 {
@@ -109,7 +87,7 @@ void msim_address_space_destroy(struct msim_address_space *mapping)
 		folio = truncate_entry(mapping, index);
 		msim_xa_unlock(&mapping->i_pages);
 		if (folio) {
-			folio_page_rec_free(folio);
+			msim__ws_page_free(folio);
 			msim_folio_put(folio);   /* the last: off its LRU, uncharged, freed */
 		}
 	}
@@ -182,7 +160,7 @@ static struct msim_folio *filemap_alloc_folio(struct msim_address_space *mapping
 {
 	struct msim_folio *folio = msim_folio_alloc(mapping->m, MSIM_FOLIO_FILE, 0, nid,
 						    MSIM_ZONE_NORMAL);
-	struct ws_page_rec *rec = calloc(1, sizeof(*rec));
+	struct msim__ws_page *rec = calloc(1, sizeof(*rec));
 
 	if (!folio || !rec) {
 		free(rec);
@@ -191,15 +169,15 @@ static struct msim_folio *filemap_alloc_folio(struct msim_address_space *mapping
 		*err = -ENOMEM;
 		return NULL;
 	}
-	rec->page.mapping = mapping;
-	rec->page.index = index;
-	rec->magic = WS_PAGE_MAGIC;
+	rec->mapping = mapping;
+	rec->index = index;
+	rec->magic = MSIM__WS_PAGE_MAGIC;
 	msim_folio_set_private(folio, rec);
 	*err = msim_mem_cgroup_charge(folio, memcg, MSIM_GFP_KERNEL);
 	if (!*err)
 		*err = msim_memcg_list_lru_alloc(memcg, &mapping->wh->shadow_nodes);
 	if (*err) {
-		folio_page_rec_free(folio);
+		msim__ws_page_free(folio);
 		msim_folio_put(folio);
 		return NULL;
 	}
@@ -219,9 +197,12 @@ static int filemap_miss(struct msim_address_space *mapping, unsigned long index,
 	folio = filemap_alloc_folio(mapping, index, memcg, nid, &err);
 	if (!folio)
 		return err;
+	/* the reader's own reference; the allocation's becomes the cache's */
+	msim_folio_get(folio);
 	shadow = filemap_store(mapping, index, folio, memcg, nid, &err);
 	if (err) {
-		folio_page_rec_free(folio);
+		msim__ws_page_free(folio);
+		msim_folio_put(folio);
 		msim_folio_put(folio);
 		return err;
 	}
@@ -231,6 +212,7 @@ static int filemap_miss(struct msim_address_space *mapping, unsigned long index,
 	if (wh->mglru && in_fault)
 		msim_folio_set_active(folio);
 	msim_folio_add_lru(folio);
+	msim_folio_put(folio);            /* the read is done */
 	MSIM__WS_COUNT(wh, misses, 1);
 	if (!shadow)
 		return MSIM_FILEMAP_MISS;
@@ -267,7 +249,7 @@ int msim_filemap_read(struct msim_address_space *mapping, unsigned long index,
 enum msim_reclaim_verdict msim_filemap_evict(struct msim_folio *folio,
 					     struct msim_memcg *target_memcg, void *arg)
 {
-	struct ws_page_rec *rec = folio_page_rec(folio);
+	struct msim__ws_page *rec = msim__ws_page_of(folio);
 	struct msim_address_space *mapping;
 	void *shadow;
 	int err = 0;
@@ -277,7 +259,7 @@ enum msim_reclaim_verdict msim_filemap_evict(struct msim_folio *folio,
 		msim_folio_put(folio);
 		return MSIM_RECLAIM_FREE;
 	}
-	mapping = rec->page.mapping;
+	mapping = rec->mapping;
 	msim_xa_lock(&mapping->i_pages);
 	if (msim_folio_ref_count(folio) != 2) {
 		msim_xa_unlock(&mapping->i_pages);
@@ -285,12 +267,12 @@ enum msim_reclaim_verdict msim_filemap_evict(struct msim_folio *folio,
 		return MSIM_RECLAIM_KEEP;
 	}
 	shadow = msim_workingset_eviction(folio, target_memcg);
-	msim_xa_store_locked(&mapping->i_pages, rec->page.index, shadow, &err);
+	msim_xa_store_locked(&mapping->i_pages, rec->index, shadow, &err);
 	mapping->nrpages--;
 	mapping->nrshadows++;
 	msim_xa_unlock(&mapping->i_pages);
 	MSIM__WS_COUNT(mapping->wh, shadows_stored, 1);
-	folio_page_rec_free(folio);
+	msim__ws_page_free(folio);
 	msim_folio_put(folio);            /* the cache's reference */
 	return MSIM_RECLAIM_FREE;
 }

@@ -225,6 +225,65 @@ static void shadow_node_delete(struct msim__ws_host *wh, struct msim__ws_node *w
 		msim_obj_cgroup_put(objcg);
 }
 
+/*
+ * The retry after a failed trylock. The kernel drops the list lock and walks
+ * again; its queued spinlock hands the list lock to the waiter, the refault
+ * that holds the xa lock and wants to take this node off the list. The model's
+ * lock has no hand-off, so the walker waits for that holder here (it holds no
+ * lock now) before it walks again: the order a fair lock gives, and no
+ * livelock under an adversarial scheduler.
+ */
+static enum msim_lru_status shadow_isolate_retry(struct msim__ws_host *wh,
+						 struct msim_list_lru_one *list,
+						 struct msim_lock *busy)
+{
+	MSIM__WS_COUNT(wh, isolate_retries, 1);
+	msim_spin_unlock(&list->lock);
+	msim_cond_resched("workingset.shadow.retry");
+	msim_lock(busy);
+	msim_unlock(busy);
+	return MSIM_LRU_RETRY;
+}
+
+/*
+ * Demonstration (shadow-isolate-trylock=off): take the node off the list, drop
+ * the list lock, then wait for the xa lock and erase the node's entries
+ * without checking that it still holds shadows alone. A refault that stored a
+ * folio there meanwhile loses it: the page cache forgets a resident folio.
+ */
+static enum msim_lru_status shadow_isolate_unlocked(struct msim__ws_host *wh,
+						    struct msim__ws_node *wn,
+						    struct msim_list_lru_one *list)
+{
+	struct msim_address_space *mapping = wn->mapping;
+	unsigned long first = msim_xa_node_index(wn->node);
+
+	msim_list_lru_isolate(list, &wn->private_list);
+	wn->listed = false;
+	msim_quiet_fetch_add(&wh->workingset_nodes[wn->nid], -1, MSIM_RELAXED);
+	msim_spin_unlock(&list->lock);
+	msim_yield("workingset.shadow.delete");
+	msim_xa_lock(&mapping->i_pages);
+	/* wn goes with the node once its last entry is erased: only first is used */
+	for (unsigned long i = 0; i < MSIM_XA_CHUNK_SIZE; i++) {
+		void *old = msim_xa_erase_locked(&mapping->i_pages, first + i);
+
+		if (!old)
+			continue;
+		if (msim_xa_is_value(old)) {
+			mapping->nrshadows--;
+			MSIM__WS_COUNT(wh, shadows_reclaimed, 1);
+		} else {
+			mapping->nrpages--;
+			mapping->nrlost++;
+			msim__ws_page_forget(old);
+		}
+	}
+	msim_xa_unlock(&mapping->i_pages);
+	MSIM__WS_COUNT(wh, nodes_reclaimed, 1);
+	return MSIM_LRU_REMOVED_RETRY;
+}
+
 /* kernel: shadow_lru_isolate(), called with the list_lru lock held. */
 static enum msim_lru_status shadow_lru_isolate(struct msim_list_head *item,
 					       struct msim_list_lru_one *list, void *arg)
@@ -234,16 +293,19 @@ static enum msim_lru_status shadow_lru_isolate(struct msim_list_head *item,
 	struct msim_address_space *mapping = wn->mapping;
 
 	msim_yield("workingset.shadow.isolate");
+	if (!wh->isolate_trylock)
+		return shadow_isolate_unlocked(wh, wn, list);
 	if (!msim_xa_trylock(&mapping->i_pages))
-		goto retry;
+		return shadow_isolate_retry(wh, list, &mapping->i_pages.lock);
 	if (!msim_trylock(&mapping->i_lock)) {
 		msim_xa_unlock(&mapping->i_pages);
-		goto retry;
+		return shadow_isolate_retry(wh, list, &mapping->i_lock);
 	}
 	msim_list_lru_isolate(list, item);
 	wn->listed = false;
 	msim_quiet_fetch_add(&wh->workingset_nodes[wn->nid], -1, MSIM_RELAXED);
 	msim_spin_unlock(&list->lock);
+	msim_yield("workingset.shadow.delete");
 	/* kernel: WARN_ON_ONCE(!node->nr_values || node->count != node->nr_values) */
 	if (!msim_xa_node_nr_values(wn->node) ||
 	    msim_xa_node_count(wn->node) != msim_xa_node_nr_values(wn->node))
@@ -253,10 +315,6 @@ static enum msim_lru_status shadow_lru_isolate(struct msim_list_head *item,
 	msim_unlock(&mapping->i_lock);
 	msim_xa_unlock(&mapping->i_pages);
 	return MSIM_LRU_REMOVED_RETRY;
-retry:
-	MSIM__WS_COUNT(wh, isolate_retries, 1);
-	msim_spin_unlock(&list->lock);
-	return MSIM_LRU_RETRY;
 }
 
 /* kernel: scan_shadow_nodes(): list_lru_shrink_walk_irq(&shadow_nodes, sc, shadow_lru_isolate). */

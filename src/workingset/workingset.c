@@ -68,6 +68,7 @@ static int ws_host_init(struct msim *m, void *state)
 	wh->mglru = msim_lru_gen_enabled(m);
 	wh->budget_page_state = cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
 	wh->root_flush_skip = cfg->variants.workingset_root_flush == MSIM_WORKINGSET_ROOT_SKIP;
+	wh->isolate_trylock = cfg->variants.shadow_isolate_trylock == MSIM_ON;
 	wh->bucket_order = msim_workingset_bucket_order_for(totalram_pages(cfg));
 	wh->slot = -1;
 	hooks.priv = wh;

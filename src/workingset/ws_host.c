@@ -59,6 +59,27 @@ struct msim__ws_memcg *msim__ws_memcg_alloc(struct msim__ws_host *wh, struct msi
 	return wm;
 }
 
+struct msim__ws_page *msim__ws_page_of(const struct msim_folio *folio)
+{
+	struct msim__ws_page *rec = msim_folio_private(folio);
+
+	return rec && rec->magic == MSIM__WS_PAGE_MAGIC ? rec : NULL;
+}
+
+void msim__ws_page_free(struct msim_folio *folio)
+{
+	struct msim__ws_page *rec = msim__ws_page_of(folio);
+
+	msim_folio_set_private(folio, NULL);
+	free(rec);
+}
+
+void msim__ws_page_forget(struct msim_folio *folio)
+{
+	msim__ws_page_free(folio);
+	msim_folio_put(folio);
+}
+
 unsigned long msim_workingset_nonresident_age(struct msim *m, struct msim_memcg *memcg,
 					      unsigned int nid)
 {

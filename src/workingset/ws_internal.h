@@ -52,13 +52,16 @@ struct msim_address_space {
 	struct msim_memcg *charge_memcg;
 	unsigned int charge_nid;
 	unsigned long nrpages, nrshadows;    /* the xa lock */
+	unsigned long nrlost;                /* folios erased while resident (demo off side) */
 	char name[32];
 };
 
 /* A page-cache folio's place: folio->private. */
+#define MSIM__WS_PAGE_MAGIC 0x5753504147450001UL
 struct msim__ws_page {
 	struct msim_address_space *mapping;
 	unsigned long index;
+	unsigned long magic;                 /* other owners' folios have other privates */
 };
 
 /* Per-memcg data (the memcg hook slot): per node, lruvec->nonresident_age. */
@@ -75,6 +78,7 @@ struct msim__ws_host {
 	bool mglru;                          /* lru_gen_enabled() */
 	bool budget_page_state;              /* variant shadow-budget=page-state-local */
 	bool root_flush_skip;                /* variant workingset-root-flush=skip */
+	bool isolate_trylock;                /* variant shadow-isolate-trylock=on */
 	unsigned int bucket_order;
 	struct msim_list_lru shadow_nodes;
 	bool shadow_nodes_ready;
@@ -92,6 +96,12 @@ struct msim__ws_host *msim__ws_host(const struct msim *m);
 msim_atomic_long_t *msim__ws_nonresident_age(struct msim__ws_host *wh, struct msim_memcg *memcg,
 					     unsigned int nid);
 struct msim__ws_memcg *msim__ws_memcg_alloc(struct msim__ws_host *wh, struct msim_memcg *memcg);
+/* A page cache folio's record, or NULL for a folio of another owner. */
+struct msim__ws_page *msim__ws_page_of(const struct msim_folio *folio);
+/* Drop the record (folio->private = NULL). */
+void msim__ws_page_free(struct msim_folio *folio);
+/* The cache forgot the folio (demo side): its record and the cache's reference go. */
+void msim__ws_page_forget(struct msim_folio *folio);
 
 /* ---- nodes.c ---- */
 /* kernel: workingset_update_node(), the xarray's update hook (xa lock held). */
