@@ -7,7 +7,7 @@
 #ifndef MSIM_WS_SCN_H
 #define MSIM_WS_SCN_H
 
-#include "rstat_scn.h"
+#include "lru_scn.h"
 
 /* rstat without the periodic flush, then the workingset layer (lru, list_lru with it). */
 static inline int ws_scn_init(struct msim *m)
