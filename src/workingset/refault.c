@@ -113,8 +113,8 @@ static struct msim_memcg *eviction_memcg_get(struct msim__ws_host *wh, unsigned 
 {
 	struct msim_memcg *memcg;
 
-	msim_rcu_read_lock();
 	msim_yield("workingset.test_recent.lookup");
+	msim_rcu_read_lock();
 	memcg = msim_mem_cgroup_from_private_id(wh->m, id);
 	if (memcg && !msim_css_tryget(memcg))
 		memcg = NULL;
