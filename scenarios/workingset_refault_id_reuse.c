@@ -205,8 +205,13 @@ static const struct msim_race workingset_refault_id_reuse = {
 	.script = rir_script,
 	.script_replays = true,
 	.sides = (const struct msim_race_side[]){
+		/*
+		 * A refault that looks the id up before the mkdir is judged "not recent"
+		 * (clean), but the mkdir is 17 steps and the refault's lookup 60 in: the
+		 * random explorer almost never sees that order, so it is not claimed.
+		 */
 		{ .name = "reused", .settings = "", .arg = (void *)&rir_reused, .violation = true,
-		  .demo = true, .clean_orders = true,
+		  .demo = true,
 		  .summary = "mainline: the freed id goes to c2, whose clock judges the refault",
 		  .why = "refault judged by another memcg",
 		  .figures = RIR_FIGURES(1, 1) },
