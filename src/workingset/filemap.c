@@ -70,6 +70,7 @@ static struct msim_folio *truncate_entry(struct msim_address_space *mapping, uns
 		return NULL;
 	}
 	mapping->nrpages--;
+	msim_lruvec_stat_mod_folio(old, MSIM_NR_FILE_PAGES, -msim_folio_nr_pages(old));
 	return old;
 }
 
@@ -146,6 +147,7 @@ static void *filemap_store(struct msim_address_space *mapping, unsigned long ind
 	mapping->charge_memcg = NULL;
 	if (!*err) {
 		mapping->nrpages++;
+		msim_lruvec_stat_mod_folio(folio, MSIM_NR_FILE_PAGES, msim_folio_nr_pages(folio));
 		if (old)
 			mapping->nrshadows--;
 	}
@@ -269,6 +271,8 @@ enum msim_reclaim_verdict msim_filemap_evict(struct msim_folio *folio,
 	shadow = msim_workingset_eviction(folio, target_memcg);
 	msim_xa_store_locked(&mapping->i_pages, rec->index, shadow, &err);
 	mapping->nrpages--;
+	/* filemap_unaccount_folio() */
+	msim_lruvec_stat_mod_folio(folio, MSIM_NR_FILE_PAGES, -msim_folio_nr_pages(folio));
 	mapping->nrshadows++;
 	msim_xa_unlock(&mapping->i_pages);
 	MSIM__WS_COUNT(mapping->wh, shadows_stored, 1);

@@ -276,6 +276,7 @@ static enum msim_lru_status shadow_isolate_unlocked(struct msim__ws_host *wh,
 		} else {
 			mapping->nrpages--;
 			mapping->nrlost++;
+			msim_lruvec_stat_mod_folio(old, MSIM_NR_FILE_PAGES, -1);
 			msim__ws_page_forget(old);
 		}
 	}
