@@ -265,6 +265,40 @@ static void test_shrinker_frees_excess(void **state)
 	ws_teardown(&f);
 }
 
+/*
+ * workingset_test_recent's flush: mainline flushes the eviction memcg's stats
+ * whatever it is; thread 002 patch 3 (workingset-root-flush=skip) not when it
+ * is the root. Pages of the root, evicted by root reclaim, then refaulted.
+ */
+static unsigned long root_refault_flushes(const char *settings, unsigned long *skipped)
+{
+	struct ws_fixture f;
+	struct msim_workingset_counts n;
+
+	ws_setup(&f, MSIM_LRU_CLASSIC, settings);
+	for (unsigned long i = 0; i < 4; i++)
+		assert_int_equal(msim_filemap_read(f.file, i, f.root, 0, false), MSIM_FILEMAP_MISS);
+	assert_int_equal(msim_workingset_reclaim(f.root, 4, NULL), 4);
+	for (unsigned long i = 0; i < 4; i++)
+		assert_int_equal(msim_filemap_read(f.file, i, f.root, 0, false),
+				 MSIM_FILEMAP_REFAULT);
+	msim_workingset_counts(f.m, &n);
+	*skipped = n.root_flushes_skipped;
+	ws_teardown(&f);
+	return n.test_recent_flushes;
+}
+
+static void test_root_flush_variant(void **state)
+{
+	unsigned long skipped;
+
+	(void)state;
+	assert_int_equal(root_refault_flushes("workingset-root-flush=flush", &skipped), 4);
+	assert_int_equal(skipped, 0);
+	assert_int_equal(root_refault_flushes("workingset-root-flush=skip", &skipped), 0);
+	assert_int_equal(skipped, 4);
+}
+
 /* Misuse gives an error code, never a crash. */
 static void test_misuse(void **state)
 {
@@ -291,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_mglru_refault_activation),
 		cmocka_unit_test(test_shadow_budget_variants),
 		cmocka_unit_test(test_shrinker_frees_excess),
+		cmocka_unit_test(test_root_flush_variant),
 		cmocka_unit_test(test_misuse),
 	};
 
