@@ -28,7 +28,10 @@
  * Named yield points (a task parked at one has not yet done the operation):
  *   "workingset.nonresident_age.read"  the eviction clock read at eviction or refault
  *   "workingset.test_recent.lookup"    the eviction memcg looked up by private id
- *   "workingset.shadow.isolate"        shadow_lru_isolate, before the xa trylock
+ *   "workingset.shadow.isolate"        shadow_lru_isolate, list lock held, before the xa trylock
+ *   "workingset.shadow.delete"         the node taken off the list, list lock dropped,
+ *                                      before the node is freed (demo side: before the xa lock)
+ *   "workingset.shadow.retry"          a trylock failed: list lock dropped, before the wait
  *   "workingset.count.read"            count_shadow_nodes, before its lru-page read
  * The xa lock, the list_lru lock, RCU and the stat writes add their own points.
  */
