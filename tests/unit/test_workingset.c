@@ -299,6 +299,33 @@ static void test_root_flush_variant(void **state)
 	assert_int_equal(skipped, 4);
 }
 
+/*
+ * A freed eviction memcg: c evicts page 7 (distance 1 at once would activate),
+ * c is removed and its id freed; the refault finds no memcg by the id: not
+ * recent, counted as such. Pages charged to p now.
+ */
+static void test_eviction_memcg_freed(void **state)
+{
+	struct ws_fixture f;
+	struct msim_workingset_counts n;
+	unsigned short id;
+
+	(void)state;
+	ws_setup(&f, MSIM_LRU_CLASSIC, NULL);
+	read_range(&f, 0, 8, MSIM_FILEMAP_MISS);
+	read_range(&f, 0, 1, MSIM_FILEMAP_HIT);
+	read_range(&f, 0, 1, MSIM_FILEMAP_HIT);
+	assert_int_equal(msim_workingset_reclaim(f.c, 1, NULL), 7);
+	id = msim_mem_cgroup_private_id(f.c);
+	assert_int_equal(msim_memcg_rmdir(f.c), 0);
+	assert_null(msim_mem_cgroup_from_private_id(f.m, id));
+	assert_int_equal(msim_filemap_read(f.file, 7, f.p, 0, false), MSIM_FILEMAP_REFAULT);
+	msim_workingset_counts(f.m, &n);
+	assert_int_equal(n.refaults_memcg_gone, 1);
+	assert_int_equal(n.refaults_activated, 0);
+	ws_teardown(&f);
+}
+
 /* Misuse gives an error code, never a crash. */
 static void test_misuse(void **state)
 {
@@ -326,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_shadow_budget_variants),
 		cmocka_unit_test(test_shrinker_frees_excess),
 		cmocka_unit_test(test_root_flush_variant),
+		cmocka_unit_test(test_eviction_memcg_freed),
 		cmocka_unit_test(test_misuse),
 	};
 
