@@ -41,6 +41,7 @@
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
 #include <memcgsim/vmstat.h>
+#include <memcgsim/workingset.h>
 /* The race engine. */
 #include <memcgsim/race.h>
 

@@ -74,6 +74,18 @@ enum msim_nmi_stats {
 	MSIM_NMI_STATS_ATOMIC = 1,         /* staged in atomics, drained at flush */
 };
 
+/* thread 000 patch 1: the lru pages count_shadow_nodes() budgets shadow nodes by. */
+enum msim_shadow_budget {
+	MSIM_SHADOW_BUDGET_LRU_SIZE = 0,   /* mainline (7404bd37cfbe): lruvec_lru_size() */
+	MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL = 1, /* patch 1: lruvec_page_state_local() */
+};
+
+/* thread 002 patch 3: workingset_test_recent()'s stats flush for the root memcg. */
+enum msim_workingset_root_flush {
+	MSIM_WORKINGSET_ROOT_FLUSH = 0,    /* mainline: flush whatever the eviction memcg */
+	MSIM_WORKINGSET_ROOT_SKIP = 1,     /* patch 3: no flush when it is the root */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -94,6 +106,9 @@ struct msim_variants {
 	enum msim_onoff nmi_drain_local;     /* 2026 fix: the NMI drain feeds state_local */
 	enum msim_onoff nmi_drain_vmstats;   /* 2026 fix: ... and the memcg-level vmstats */
 	enum msim_onoff rstat_enqueue_claim; /* css_rstat_updated's lnode cmpxchg claim */
+	enum msim_shadow_budget shadow_budget;
+	enum msim_workingset_root_flush workingset_root_flush;
+	enum msim_onoff shadow_isolate_trylock; /* shadow_lru_isolate's trylock and recheck */
 };
 
 struct msim_variant_desc {

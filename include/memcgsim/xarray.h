@@ -111,6 +111,8 @@ MSIM_API void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, v
 /* kernel: xa_lock() / xa_unlock(), for the _locked forms below. */
 MSIM_API void msim_xa_lock(struct msim_xarray *xa);
 MSIM_API void msim_xa_unlock(struct msim_xarray *xa);
+/* kernel: xa_trylock(): true if taken. */
+MSIM_API bool msim_xa_trylock(struct msim_xarray *xa);
 
 /*
  * RCU-safe: call under msim_rcu_read_lock() or with the lock held. A reserved
@@ -231,6 +233,19 @@ MSIM_API unsigned int msim_xa_node_nr_values(const struct msim_xa_node *node);
 MSIM_API struct msim_xarray *msim_xa_node_array(const struct msim_xa_node *node);
 MSIM_API unsigned int msim_xa_node_shift(const struct msim_xa_node *node);
 MSIM_API unsigned long msim_xa_node_index(const struct msim_xa_node *node);
+/*
+ * A pointer the user of the update hook keeps per node (kernel: the
+ * workingset's node->private_list); NULL in a new node. Lock held.
+ */
+MSIM_API void *msim_xa_node_private(const struct msim_xa_node *node);
+MSIM_API void msim_xa_node_set_private(struct msim_xa_node *node, void *private_data);
+/*
+ * kernel: xa_delete_node() (the shadow shrinker's): erase every entry of a leaf
+ * that holds only value entries, call the update hook with count 0, free the
+ * node and every ancestor it leaves empty. Lock held. 0, or -EINVAL for a node
+ * of another array, an inner node, or a leaf that holds a non-value entry.
+ */
+MSIM_API int msim_xa_delete_node_locked(struct msim_xarray *xa, struct msim_xa_node *node);
 
 /*
  * Erase index; returns the old entry (NULL if it was empty or reserved). Its

@@ -95,6 +95,12 @@ void msim_xa_lock(struct msim_xarray *xa)
 	msim_lock(&xa->lock);
 }
 
+/* kernel: xa_trylock(): the shadow shrinker's, which holds a lock taken after it elsewhere. */
+bool msim_xa_trylock(struct msim_xarray *xa)
+{
+	return msim_trylock(&xa->lock);
+}
+
 void msim_xa_unlock(struct msim_xarray *xa)
 {
 	msim_unlock(&xa->lock);
@@ -539,4 +545,41 @@ unsigned long msim_xa_node_index(const struct msim_xa_node *node)
 	for (; node->parent; node = node->parent)
 		index |= (unsigned long)node->offset << node->parent->shift;
 	return index;
+}
+
+void *msim_xa_node_private(const struct msim_xa_node *node)
+{
+	return node->private_data;
+}
+
+void msim_xa_node_set_private(struct msim_xa_node *node, void *private_data)
+{
+	node->private_data = private_data;
+}
+
+/*
+ * kernel: lib/xarray.c xa_delete_node() as the workingset's shadow shrinker
+ * calls it: empty a leaf that holds only value entries (node->count = 0,
+ * nr_values = 0), tell the update hook (count 0), then unhook and free it and
+ * every ancestor it leaves empty, and shrink the tree. Lock held.
+ */
+int msim_xa_delete_node_locked(struct msim_xarray *xa, struct msim_xa_node *node)
+{
+	assert(msim_lock_held_by_me(&xa->lock));
+	if (!node || node->array != xa || node->shift || node->count != node->nr_values)
+		return -EINVAL;
+	for (unsigned int off = 0; off < MSIM_XA_CHUNK_SIZE; off++) {
+		void *old = node->slots[off];
+
+		if (!old)
+			continue;
+		msim__xa_marks_init_slot(xa, node, off);
+		xa_publish(&node->slots[off], NULL);
+		count_slot(node, old, -1);
+		xa_stat(&xa->nr_entries, -1);
+	}
+	node_update(xa, node);
+	xa_delete_empty(xa, node);
+	xa_shrink(xa);
+	return 0;
 }

@@ -38,6 +38,7 @@ struct msim_xa_node {
 	struct msim_xarray *array;
 	void *slots[MSIM_XA_CHUNK_SIZE];
 	unsigned long marks[MSIM_XA_MAX_MARKS];
+	void *private_data;       /* the user's (kernel: private_list, the workingset's) */
 };
 
 /*

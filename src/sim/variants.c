@@ -17,6 +17,8 @@ static const char *const v_onoff[] = { "on", "off", NULL };
 static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
 static const char *const v_node_stat[] = { "exact", "percpu", NULL };
 static const char *const v_nmi_stats[] = { "percpu", "atomic", NULL };
+static const char *const v_shadow_budget[] = { "lru-size", "page-state-local", NULL };
+static const char *const v_ws_root_flush[] = { "flush", "skip", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -84,17 +86,34 @@ static const struct msim_variant_desc table[] = {
 	  "the contexts stacked on a CPU only one inserts it (on); off trusts the racy "
 	  "on-list test alone and shows the double insert the claim prevents",
 	  "demo (6.17 rstat)", OFF(rstat_enqueue_claim) },
+	{ "shadow-budget", v_shadow_budget,
+	  "count_shadow_nodes() budgets a memcg's shadow nodes by its LRU pages read from "
+	  "lruvec_lru_size(), i.e. lru_zone_size, which MGLRU never maintains (lru-size), or "
+	  "from the lruvec_page_state_local() statistics both LRUs keep (page-state-local)",
+	  "000 patch 1", OFF(shadow_budget) },
+	{ "workingset-root-flush", v_ws_root_flush,
+	  "workingset_test_recent() flushes the eviction memcg's stats before reading its "
+	  "workingset size (flush), or skips the flush when that memcg is the root (skip)",
+	  "002 patch 3", OFF(workingset_root_flush) },
+	{ "shadow-isolate-trylock", v_onoff,
+	  "shadow_lru_isolate trylocks the mapping's xa lock under the list_lru lock, retries "
+	  "when it is busy, and frees the node only if it still holds shadows alone (on); off "
+	  "drops the list lock first, waits for the xa lock and erases the node's entries "
+	  "without the recheck, to show the refault it would lose",
+	  "demo (workingset)", OFF(shadow_isolate_trylock) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
 static const struct msim_preset_desc presets[] = {
 	{ "mainline", "every variant at its mainline value", "" },
-	{ "thread-000", "thread 000: dying-memcg redirect for all hierarchies, RCU only when dying",
-	  "dying-redirect=all-rcu-on-dying" },
+	{ "thread-000", "thread 000: shadow budget from page state (patch 1), dying-memcg redirect for "
+	  "all hierarchies, RCU only when dying (patches 2, 3)",
+	  "dying-redirect=all-rcu-on-dying,shadow-budget=page-state-local" },
 	{ "thread-001", "thread 001: shrinker units on demand in an xarray",
 	  "shrinker-info=xarray" },
-	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters",
-	  "root-lruvec-read=node" },
+	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters, no root "
+	  "flush in workingset_test_recent",
+	  "root-lruvec-read=node,workingset-root-flush=skip" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
 	{ NULL, NULL, NULL },

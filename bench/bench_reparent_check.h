@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_reparent_check.h - `memcgsim bench w3-reparent` (thread 000, w3): the
+ * reparent accounting sanity check as pass/fail per design, and how it is
+ * judged against "w3-reparent passed on all kernels", so that the bench-smoke
+ * tests can assert a run's counts and plant figures for every verdict.
+ */
+#ifndef MSIM_BENCH_REPARENT_CHECK_H
+#define MSIM_BENCH_REPARENT_CHECK_H
+
+#include <memcgsim/memcgsim.h>
+
+#include "bench_verdict.h"
+
+#define MSIM_W3_NDESIGNS 3  /* base, patches 1-2, patches 1-3 (bench_file_churn.h's) */
+#define MSIM_W3_NLRU 2
+
+/* What adds up after the churn and the removals (each a count of the model's). */
+struct msim_w3_result {
+	long listed;                 /* pages on p's LRU lists (walked) */
+	long dead_listed;            /* pages left on the dead children's lists */
+	long file_pages;             /* pages resident in every file */
+	long hier_lru, hier_file;    /* p's hierarchical NR_*_FILE and NR_FILE_PAGES */
+	long local_lru, local_file;  /* p's local ones */
+	long dead_local_lru;         /* the dead children's local LRU statistics, summed */
+	long lru_size;               /* classic: lru_zone_size sum; MGLRU: nr_pages sum */
+	long shadow_nodes_p, shadow_nodes_all; /* p's list_lru count; WORKINGSET_NODES */
+	bool hier_ok, local_ok, sizes_ok, shadows_ok;
+	double seconds;
+};
+
+int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct msim_w3_result *r);
+
+enum msim_w3_fig {
+	MSIM_W3_F_NONE,
+	MSIM_W3_F_HIER_FAILS,        /* designs whose hierarchical counters do not add up */
+	MSIM_W3_F_SIZES_FAILS,       /* ... LRU sizes */
+	MSIM_W3_F_SHADOWS_FAILS,     /* ... shadow nodes */
+	MSIM_W3_F_LOCAL_FAILS,       /* ... local counters */
+	MSIM_W3_F_LOCAL_FAILS_PATCHED, /* ... of them with patch 2 */
+	MSIM_W3_NFIGS,
+};
+
+struct msim_w3_verdicts {
+	double fig[MSIM_W3_NFIGS];
+	struct msim_verdict_table table;
+};
+
+/* r[design][lru] */
+void msim_w3_verdicts(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
+		      struct msim_w3_verdicts *v);
+
+#endif /* MSIM_BENCH_REPARENT_CHECK_H */

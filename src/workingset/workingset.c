@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workingset.c - the "workingset" subsystem: attaching the layer to a host, the
+ * memcg lifecycle hooks that give every memcg its nonresident clocks, and the
+ * shadow-node shrinker (kernel: workingset_init, and the nonresident_age field
+ * of the lruvec, initialised with the memcg and freed with it).
+ *
+ * Hook order MSIM_HOOK_ORDER_OBJCG_LRU - 3: the clocks need nothing of the others.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "workingset/ws_internal.h"
+
+#define WS_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 3)
+
+static int ws_css_alloc(struct msim_memcg *memcg, void *priv)
+{
+	struct msim__ws_host *wh = priv;
+	struct msim__ws_memcg *wm;
+
+	/* On a root that exists already the hook runs inside its registration. */
+	if (wh->slot < 0)
+		wh->slot = msim_memcg_hooks_slot(wh->m, "workingset");
+	wm = msim__ws_memcg_alloc(wh, memcg);
+	if (!wm)
+		return -ENOMEM;
+	*msim_memcg_slot(memcg, wh->slot) = wm;
+	return 0;
+}
+
+static void ws_css_free(struct msim_memcg *memcg, void *priv)
+{
+	struct msim__ws_host *wh = priv;
+	void **slot = msim_memcg_slot(memcg, wh->slot);
+
+	free(*slot);
+	*slot = NULL;
+}
+
+/* totalram_pages(): the managed pages of every zone of every node. */
+static unsigned long totalram_pages(const struct msim_config *cfg)
+{
+	unsigned long pages = 0;
+
+	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+		pages += cfg->zone_managed_pages[z] *
+			 (z == MSIM_ZONE_DMA || z == MSIM_ZONE_DMA32 ? 1 : cfg->nr_nodes);
+	return pages;
+}
+
+static int ws_host_init(struct msim *m, void *state)
+{
+	static const struct msim_memcg_hooks tmpl = {
+		.name = "workingset",
+		.order = WS_HOOK_ORDER,
+		.css_alloc = ws_css_alloc,
+		.css_free = ws_css_free,
+		.css_alloc_undo = ws_css_free,
+	};
+	const struct msim_config *cfg = msim_config(m);
+	struct msim_memcg_hooks hooks = tmpl;
+	struct msim__ws_host *wh = state;
+	int ret;
+
+	wh->m = m;
+	wh->nr_nodes = msim_nr_nodes(m);
+	wh->mglru = msim_lru_gen_enabled(m);
+	wh->budget_page_state = cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
+	wh->root_flush_skip = cfg->variants.workingset_root_flush == MSIM_WORKINGSET_ROOT_SKIP;
+	wh->isolate_trylock = cfg->variants.shadow_isolate_trylock == MSIM_ON;
+	wh->bucket_order = msim_workingset_bucket_order_for(totalram_pages(cfg));
+	wh->slot = -1;
+	hooks.priv = wh;
+	ret = msim_memcg_register_hooks(m, &hooks);
+	if (ret < 0)
+		return ret;
+	wh->slot = ret;
+	return msim__ws_shadow_nodes_init(wh);
+}
+
+/* The memcg layer frees the memcgs (our css_free) after this, with priv = state. */
+static void ws_host_fini(struct msim *m, void *state)
+{
+	(void)m;
+	msim__ws_shadow_nodes_fini(state);
+}
+
+__attribute__((constructor)) static void ws_register(void)
+{
+	msim_workingset_subsys.host_init = ws_host_init;
+	msim_workingset_subsys.host_fini = ws_host_fini;
+	msim_subsys_register(&msim_workingset_subsys);
+}
+
+int msim_workingset_attach(struct msim *m, char *err, size_t errlen)
+{
+	return msim_subsys_attach(m, &msim_workingset_subsys, err, errlen);
+}
