@@ -63,6 +63,18 @@ enum msim_node_stat {
 	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
 };
 
+/* thread 002 patch 1: where zswap_shrinker_count() takes the root's compression ratio. */
+enum msim_zswap_root_count {
+	MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS = 0, /* mainline: root's MEMCG_ZSWAP_B / ZSWAPPED */
+	MSIM_ZSWAP_ROOT_COUNT_POOL = 1,        /* patch 1: zswap_total_pages / stored_pages */
+};
+
+/* 2024 "fix global shrinker memcg iteration": shrink_worker's cursor vs offline cleanup. */
+enum msim_zswap_shrink_iter {
+	MSIM_ZSWAP_SHRINK_ITER_FIXED = 0,  /* mainline: both skip offline memcgs */
+	MSIM_ZSWAP_SHRINK_ITER_OLD = 1,    /* before the fix: cleanup may leave an offline one */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -79,6 +91,8 @@ struct msim_variants {
 	enum msim_lru_reparent lru_reparent;
 	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
 	enum msim_node_stat node_stat;
+	enum msim_zswap_root_count zswap_root_count;
+	enum msim_zswap_shrink_iter zswap_shrink_iter;
 };
 
 struct msim_variant_desc {

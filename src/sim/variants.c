@@ -16,6 +16,8 @@ static const char *const v_info[] = { "array", "array-unit-cache", "array-on-dem
 static const char *const v_onoff[] = { "on", "off", NULL };
 static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
 static const char *const v_node_stat[] = { "exact", "percpu", NULL };
+static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
+static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -63,6 +65,17 @@ static const struct msim_variant_desc table[] = {
 	  "simplification, one always-up-to-date atomic, the default only so that "
 	  "figures measured before it stay comparable",
 	  "002 (node side), model", OFF(node_stat) },
+	{ "zswap-root-count", v_zswap_root_count,
+	  "zswap_shrinker_count() for the root memcg: the compression ratio from the root's "
+	  "MEMCG_ZSWAP_B / MEMCG_ZSWAPPED, which never count root-owned entries "
+	  "(memcg-stats), or from the pool-wide counters (pool)",
+	  "002 patch 1", OFF(zswap_root_count) },
+	{ "zswap-shrink-iter", v_zswap_shrink_iter,
+	  "zswap's global shrink_worker cursor: the worker and zswap_memcg_offline_cleanup "
+	  "both skip offline memcgs (fixed), or the cleanup advances the cursor one step, "
+	  "possibly onto an offline memcg, and the worker counts an offline memcg as a "
+	  "failure (old, before the 2024 fix)",
+	  "demo (zswap 2024 fix)", OFF(zswap_shrink_iter) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -72,8 +85,9 @@ static const struct msim_preset_desc presets[] = {
 	  "dying-redirect=all-rcu-on-dying" },
 	{ "thread-001", "thread 001: shrinker units on demand in an xarray",
 	  "shrinker-info=xarray" },
-	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters",
-	  "root-lruvec-read=node" },
+	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters, zswap's "
+	  "root count from the pool",
+	  "root-lruvec-read=node,zswap-root-count=pool" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
 	{ NULL, NULL, NULL },
