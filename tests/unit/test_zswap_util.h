@@ -8,6 +8,7 @@
 #define MSIM_TESTS_ZSWAP_UTIL_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "unit_util.h"
