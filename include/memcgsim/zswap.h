@@ -40,6 +40,7 @@
  *   "zswap.store.lru_add"     entry complete, about to publish it on the LRU
  *   "zswap.wb.claim"          writeback, lock dropped, about to claim the swap cache
  *   "zswap.load.claim"        swap-in about to claim the swap cache
+ *   "zswap.free.claim"        a swapped-out page being freed waits for the swap cache
  *   "zswap.shrink.cursor"     shrink_worker holds zswap_shrink_lock, cursor advanced
  *   "zswap.shrink.memcg"      shrink_worker about to shrink the memcg it picked
  *   "zswap.offline.cursor"    zswap_memcg_offline_cleanup under the lock

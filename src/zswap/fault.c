@@ -135,6 +135,21 @@ int msim_zswap_swapin(struct msim_swap_pte *pte, struct msim_memcg *memcg)
 	return 0;
 }
 
+/*
+ * kernel: free_swap_and_cache() -> swap_entry_free() -> zswap_invalidate(): a
+ * slot whose swap cache is held (a swap-in or a writeback in flight) is not
+ * freed under its holder, which has checked the tree and is using the entry;
+ * the kernel leaves the free to the holder, the model waits for it (each try is
+ * a yield point, so the holder runs).
+ */
+static void free_swap_slot(struct msim__zswap *z, unsigned long slot)
+{
+	while (msim__swapdev_claim_cache(&z->dev, slot, "zswap.free.claim") == -EEXIST)
+		;
+	msim__zswap_invalidate(z, slot);
+	msim__swapdev_free(&z->dev, slot);
+}
+
 void msim_zswap_pte_free(struct msim *m, struct msim_swap_pte *pte)
 {
 	struct msim__zswap *z = zswap_of(m);
@@ -146,10 +161,8 @@ void msim_zswap_pte_free(struct msim *m, struct msim_swap_pte *pte)
 		msim_folio_put(pte->folio);
 		pte->folio = NULL;
 	}
-	if (z && msim__swapdev_valid(&z->dev, pte->slot)) {
-		msim__zswap_invalidate(z, (unsigned long)pte->slot);
-		msim__swapdev_free(&z->dev, (unsigned long)pte->slot);
-	}
+	if (z && msim__swapdev_valid(&z->dev, pte->slot))
+		free_swap_slot(z, (unsigned long)pte->slot);
 	pte->slot = -1;
 }
 

@@ -75,6 +75,7 @@ void msim__swapdev_free(struct msim__swapdev *d, unsigned long slot)
 	if (d->state[slot] != MSIM__SLOT_FREE)
 		d->used--;
 	d->state[slot] = MSIM__SLOT_FREE;
+	d->cache[slot] = 0;             /* the freer held it (or nobody did) */
 	d->memcg_id[slot] = 0;
 	msim_unlock(&d->lock);
 }

@@ -6,7 +6,7 @@
  *
  *   CPU 0..3: each owns memcg cK (c2 with zswap.max of 8 pages, c3 with
  *             writeback off) and NPTE pages of it; a seeded mix of first
- *             touches, reclaim of its memcg (the LRU pass, sometimes with
+ *             touches, frees (resident or swapped out), reclaim of its memcg (the LRU pass, sometimes with
  *             shrink_slab at priority 0: the zswap shrinker), swap-ins (zswap
  *             loads or disk reads; -EAGAIN when writeback holds the slot),
  *             frees, shrink_memcg, and (CPU 0) the global shrink_worker. The pool
@@ -63,6 +63,8 @@ static void op_page(struct task_arg *a)
 
 	if (!pte->folio && pte->slot < 0) {
 		assert_int_equal(msim_zswap_anon_fault(pte, a->memcg, 0), 0);
+	} else if (pte->slot >= 0 && !next_rand(a, 5)) {
+		msim_zswap_pte_free(a->m, pte);         /* munmap of a swapped-out page */
 	} else if (pte->slot >= 0) {
 		ret = msim_zswap_swapin(pte, a->memcg);
 		if (ret == -EAGAIN)
