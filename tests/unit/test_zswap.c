@@ -169,6 +169,61 @@ static void pool_limit_hysteresis(void **st)
 	msim_destroy(m);
 }
 
+/*
+ * shrink_worker with a zombie memcg in the tree (the 2024 fix): the old worker
+ * counts the zombie (and the empty root) as failures and gives up after
+ * MAX_RECLAIM_RETRIES with the pool still above the threshold; the fixed one
+ * skips them and writes back down to the threshold.
+ */
+static unsigned long worker_run(enum msim_zswap_shrink_iter iter, unsigned long *left)
+{
+	struct msim_zswap_params p;
+	struct msim_config cfg = unit_config(2, 1);
+	struct msim_swap_pte pte[20];
+	struct msim_memcg *a, *zombie;
+	struct msim *m;
+	unsigned long wb;
+	char err[128];
+
+	msim_zswap_params_init(&p);
+	p.total_ram_pages = 100;          /* max 20 pages */
+	p.accept_thr_percent = 50;        /* threshold 10 */
+	p.min_bytes = p.max_bytes = 4096;
+	cfg.variants.zswap_shrink_iter = iter;
+	m = unit_host_cfg(&cfg);
+	assert_int_equal(msim_zswap_attach(m, &p, err, sizeof(err)), 0);
+	a = unit_mkdir(msim_root_mem_cgroup(m), "a");
+	zombie = unit_mkdir(msim_root_mem_cgroup(m), "z");
+	msim_css_get(zombie);
+	assert_int_equal(msim_memcg_rmdir(zombie), 0);
+	zt_touch(pte, 20, a, 0);
+	msim_zswap_reclaim(a, 20, -1);
+	assert_int_equal(msim_zswap_total_pages(m), 20);
+	for (unsigned int i = 0; i < 20; i++)     /* clear the referenced bits */
+		msim_zswap_shrink_memcg(m, a);
+	wb = msim_zswap_shrink_worker(m);
+	*left = msim_zswap_total_pages(m);
+	zt_free_all(m, pte, 20);
+	msim_css_put(zombie);
+	msim_destroy(m);
+	return wb;
+}
+
+static void worker_skips_offline_memcgs(void **st)
+{
+	unsigned long left_fixed, left_old;
+	unsigned long fixed = worker_run(MSIM_ZSWAP_SHRINK_ITER_FIXED, &left_fixed);
+	unsigned long old = worker_run(MSIM_ZSWAP_SHRINK_ITER_OLD, &left_old);
+
+	(void)st;
+	assert_int_equal(left_fixed, 10);       /* down to the threshold */
+	assert_int_equal(fixed, 10);
+	assert_true(left_old > 10);             /* gave up above it */
+	assert_int_equal(old, 20 - left_old);
+	print_message("shrink_worker with a zombie memcg: fixed wrote back %lu (pool %lu), "
+		      "old %lu (pool %lu)\n", fixed, left_fixed, old, left_old);
+}
+
 static void bad_input(void **st)
 {
 	struct msim_zswap_params p;
@@ -208,6 +263,7 @@ int main(void)
 		cmocka_unit_test(second_chance),
 		cmocka_unit_test(root_count_per_variant),
 		cmocka_unit_test(pool_limit_hysteresis),
+		cmocka_unit_test(worker_skips_offline_memcgs),
 		cmocka_unit_test(bad_input),
 	};
 
