@@ -112,6 +112,41 @@ static void second_chance(void **st)
 	msim_destroy(m);
 }
 
+/* NUMA-aware: an entry is listed on its folio's node; the count and walk are per node. */
+static void entries_per_node(void **st)
+{
+	struct msim *m = zt_host(NULL, MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS, 2);
+	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
+	struct msim_shrink_control sc0 = { .nid = 0, .memcg = c }, sc1 = { .nid = 1, .memcg = c };
+	struct msim_swap_pte pte[12];
+
+	(void)st;
+	zt_touch(pte, 4, c, 0);
+	zt_touch(pte + 4, 8, c, 1);
+	msim_zswap_reclaim(c, 12, -1);
+	assert_int_equal(msim_zswap_lru_count(c, 0), 4);
+	assert_int_equal(msim_zswap_lru_count(c, 1), 8);
+	/* node 1's count is twice node 0's: same ratio, twice the freeable */
+	assert_int_equal(msim_zswap_shrinker_count(msim_zswap_shrinker(m), &sc1),
+			 2 * msim_zswap_shrinker_count(msim_zswap_shrinker(m), &sc0));
+	/*
+	 * shrink_memcg walks one entry per node: four calls rotate node 0's four
+	 * entries and four of node 1's eight; the next four write node 0's back while
+	 * node 1 still rotates; then node 1's go, one per call.
+	 */
+	assert_int_equal(msim_zswap_shrink_memcg(m, c), -EAGAIN);
+	for (unsigned int i = 0; i < 7; i++)
+		msim_zswap_shrink_memcg(m, c);
+	assert_int_equal(zt_stats(m).zswpwb, 4);
+	assert_int_equal(msim_zswap_lru_count(c, 0), 0);
+	assert_int_equal(msim_zswap_lru_count(c, 1), 8);
+	assert_int_equal(msim_zswap_shrink_memcg(m, c), 0);
+	assert_int_equal(zt_stats(m).zswpwb, 5);
+	assert_int_equal(msim_zswap_lru_count(c, 1), 7);
+	zt_free_all(m, pte, 12);
+	msim_destroy(m);
+}
+
 /* zswap_shrinker_count for the root: 0 under memcg-stats, the pool's ratio under pool. */
 static void root_count_per_variant(void **st)
 {
@@ -261,6 +296,7 @@ int main(void)
 		cmocka_unit_test(root_entries_are_not_charged),
 		cmocka_unit_test(swapin_loads_and_uncharges),
 		cmocka_unit_test(second_chance),
+		cmocka_unit_test(entries_per_node),
 		cmocka_unit_test(root_count_per_variant),
 		cmocka_unit_test(pool_limit_hysteresis),
 		cmocka_unit_test(worker_skips_offline_memcgs),
