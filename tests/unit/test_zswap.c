@@ -112,6 +112,37 @@ static void second_chance(void **st)
 	msim_destroy(m);
 }
 
+/*
+ * A memcg removed with entries in zswap: its list goes to the parent (list_lru
+ * reparenting) and its objcg names the parent, so the parent writes them back
+ * and their uncharges land on it.
+ */
+static void offline_entries_go_to_parent(void **st)
+{
+	struct msim *m = zt_host(NULL, MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS, 1);
+	struct msim_memcg *p = unit_mkdir(msim_root_mem_cgroup(m), "p");
+	struct msim_memcg *c = unit_mkdir(p, "c");
+	struct msim_swap_pte pte[10];
+	unsigned long bytes;
+
+	(void)st;
+	zt_touch(pte, 10, c, 0);
+	msim_zswap_reclaim(c, 10, -1);
+	bytes = zt_stats(m).pool_bytes;
+	assert_int_equal(msim_memcg_rmdir(c), 0);
+	assert_int_equal(msim_zswap_lru_count(p, 0), 10);
+	assert_int_equal(zt_stat(p, MSIM_MEMCG_ZSWAP_B), bytes);
+	for (unsigned int i = 0; i < 11; i++)       /* ten rotations, then a writeback */
+		msim_zswap_shrink_memcg(m, p);
+	assert_int_equal(zt_stats(m).zswpwb, 1);
+	assert_int_equal(zt_events(p, MSIM_ZSWPWB), 1);
+	assert_int_equal(msim_zswap_lru_count(p, 0), 9);
+	zt_free_all(m, pte, 10);
+	assert_int_equal(zt_stat(p, MSIM_MEMCG_ZSWAP_B), 0);
+	assert_int_equal(zt_usage(p), 0);
+	msim_destroy(m);
+}
+
 /* NUMA-aware: an entry is listed on its folio's node; the count and walk are per node. */
 static void entries_per_node(void **st)
 {
@@ -296,6 +327,7 @@ int main(void)
 		cmocka_unit_test(root_entries_are_not_charged),
 		cmocka_unit_test(swapin_loads_and_uncharges),
 		cmocka_unit_test(second_chance),
+		cmocka_unit_test(offline_entries_go_to_parent),
 		cmocka_unit_test(entries_per_node),
 		cmocka_unit_test(root_count_per_variant),
 		cmocka_unit_test(pool_limit_hysteresis),
