@@ -156,7 +156,7 @@ fail:
 		msim_list_lru_destroy(&z->lru);
 	}
 	msim__swapdev_fini(&z->dev);
-	msim_xa_destroy(&z->tree);
+	msim_xa_fini(&z->tree);
 	msim_lock_destroy(&z->shrink_lock);
 	return ret < 0 ? ret : -ENOMEM;
 }
@@ -184,6 +184,6 @@ static void zswap_host_fini(struct msim *m, void *state)
 		msim_shrinker_free(z->shrinker);
 	msim_list_lru_destroy(&z->lru);
 	msim__swapdev_fini(&z->dev);
-	msim_xa_destroy(&z->tree);
+	msim_xa_fini(&z->tree);
 	msim_lock_destroy(&z->shrink_lock);
 }
