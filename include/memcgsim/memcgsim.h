@@ -42,6 +42,7 @@
 #include <memcgsim/shrinker.h>
 #include <memcgsim/vmstat.h>
 #include <memcgsim/workingset.h>
+#include <memcgsim/zswap.h>
 /* The race engine. */
 #include <memcgsim/race.h>
 

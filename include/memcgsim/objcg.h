@@ -142,6 +142,33 @@ struct msim_objcg_reparent_ops {
 MSIM_API int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg_reparent_ops *ops,
 					 void *arg);
 
+/* ---- byte-granular charges: the per-CPU obj stock (src/memcg/obj_stock.c) ---- */
+
+/*
+ * The subsystem "obj_stock" (depends on "objcg" and "charge"): per CPU, the
+ * kernel's obj_stock_pcp part of memcg_stock (cached_objcg, nr_bytes). Attach it
+ * by hand (msim_subsys_attach()); no configuration enables it.
+ */
+MSIM_API extern struct msim_subsys msim_obj_stock_subsys;
+
+/*
+ * kernel: obj_cgroup_charge(objcg, gfp, size): consume_obj_stock(), else charge
+ * DIV_ROUND_UP(size, PAGE_SIZE) pages to obj_cgroup_memcg(objcg) (try_charge:
+ * never the root) and put the unused part of the last page in this CPU's stock
+ * (refill_obj_stock). Returns 0, -ENOMEM (limit, gfp allows failure), -EINVAL
+ * (size 0, NULL objcg), -ENODEV (no obj_stock on the host).
+ */
+MSIM_API int msim_obj_cgroup_charge(struct msim_obj_cgroup *objcg, unsigned int gfp, size_t size);
+/* kernel: obj_cgroup_uncharge(): refill_obj_stock(objcg, size, allow_uncharge = true). */
+MSIM_API void msim_obj_cgroup_uncharge(struct msim_obj_cgroup *objcg, size_t size);
+/* Bytes cached in cpu's obj stock and its objcg (NULL when empty); tests and reports. */
+MSIM_API struct msim_obj_cgroup *msim_obj_stock_cached(struct msim *m, unsigned int cpu,
+							unsigned long *nr_bytes);
+/* kernel: objcg->nr_charged_bytes (bytes of a drained stock not yet returned as pages). */
+MSIM_API long msim_obj_cgroup_nr_charged_bytes(const struct msim_obj_cgroup *objcg);
+/* Drain every CPU's obj stock (the obj part of drain_all_stock(root)); from the driver. */
+MSIM_API void msim_obj_stock_drain_all(struct msim *m);
+
 #ifdef __cplusplus
 }
 #endif

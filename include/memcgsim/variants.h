@@ -86,6 +86,18 @@ enum msim_workingset_root_flush {
 	MSIM_WORKINGSET_ROOT_SKIP = 1,     /* patch 3: no flush when it is the root */
 };
 
+/* thread 002 patch 1: where zswap_shrinker_count() takes the root's compression ratio. */
+enum msim_zswap_root_count {
+	MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS = 0, /* mainline: root's MEMCG_ZSWAP_B / ZSWAPPED */
+	MSIM_ZSWAP_ROOT_COUNT_POOL = 1,        /* patch 1: zswap_total_pages / stored_pages */
+};
+
+/* 2024 "fix global shrinker memcg iteration": shrink_worker's cursor vs offline cleanup. */
+enum msim_zswap_shrink_iter {
+	MSIM_ZSWAP_SHRINK_ITER_FIXED = 0,  /* mainline: both skip offline memcgs */
+	MSIM_ZSWAP_SHRINK_ITER_OLD = 1,    /* before the fix: cleanup may leave an offline one */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -109,6 +121,8 @@ struct msim_variants {
 	enum msim_shadow_budget shadow_budget;
 	enum msim_workingset_root_flush workingset_root_flush;
 	enum msim_onoff shadow_isolate_trylock; /* shadow_lru_isolate's trylock and recheck */
+	enum msim_zswap_root_count zswap_root_count;
+	enum msim_zswap_shrink_iter zswap_shrink_iter;
 };
 
 struct msim_variant_desc {

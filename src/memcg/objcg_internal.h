@@ -38,6 +38,8 @@ struct msim_obj_cgroup {
 	struct msim_obj_cgroup *deferred_next; /* release deferred while objcg_lock was busy */
 	struct msim_rcu_head rcu;
 	void *kmem_objcg, *kmem_ref;    /* the kernel's objects ("obj_cgroup"): charge only */
+	/* kernel: nr_charged_bytes: bytes of pages charged but not handed out (obj_stock.c) */
+	msim_atomic_long_t nr_charged_bytes;
 };
 
 /*

@@ -16,7 +16,8 @@
  *    little later; nothing in the model observes the delay);
  *  - the slot to evict is chosen by a per-CPU xorshift PRNG seeded from the
  *    host's seed, not get_random_u32_below(), so replay stays exact;
- *  - no obj_stock (byte-granular kmem charges) yet.
+ *  - the obj stock (byte-granular charges) is a separate per-CPU structure in
+ *    obj_stock.c, not a part of this one (the kernel keeps both in memcg_stock).
  *
  * Every function takes the host's charge data: charge_host.c (the subsystem)
  * calls this file, which therefore never looks the data up; the entry points

@@ -19,6 +19,8 @@ static const char *const v_node_stat[] = { "exact", "percpu", NULL };
 static const char *const v_nmi_stats[] = { "percpu", "atomic", NULL };
 static const char *const v_shadow_budget[] = { "lru-size", "page-state-local", NULL };
 static const char *const v_ws_root_flush[] = { "flush", "skip", NULL };
+static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
+static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -101,6 +103,17 @@ static const struct msim_variant_desc table[] = {
 	  "drops the list lock first, waits for the xa lock and erases the node's entries "
 	  "without the recheck, to show the refault it would lose",
 	  "demo (workingset)", OFF(shadow_isolate_trylock) },
+	{ "zswap-root-count", v_zswap_root_count,
+	  "zswap_shrinker_count() for the root memcg: the compression ratio from the root's "
+	  "MEMCG_ZSWAP_B / MEMCG_ZSWAPPED, which never count root-owned entries "
+	  "(memcg-stats), or from the pool-wide counters (pool)",
+	  "002 patch 1", OFF(zswap_root_count) },
+	{ "zswap-shrink-iter", v_zswap_shrink_iter,
+	  "zswap's global shrink_worker cursor: the worker and zswap_memcg_offline_cleanup "
+	  "both skip offline memcgs (fixed), or the cleanup advances the cursor one step, "
+	  "possibly onto an offline memcg, and the worker counts an offline memcg as a "
+	  "failure (old, before the 2024 fix)",
+	  "demo (zswap 2024 fix)", OFF(zswap_shrink_iter) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -111,9 +124,10 @@ static const struct msim_preset_desc presets[] = {
 	  "dying-redirect=all-rcu-on-dying,shadow-budget=page-state-local" },
 	{ "thread-001", "thread 001: shrinker units on demand in an xarray",
 	  "shrinker-info=xarray" },
-	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters, no root "
-	  "flush in workingset_test_recent",
-	  "root-lruvec-read=node,workingset-root-flush=skip" },
+	{ "thread-002", "thread 002: zswap's root count from the pool (patch 1), root memcg "
+	  "lruvec stats read from node counters (patch 2), no root flush in "
+	  "workingset_test_recent (patch 3), DAMON's goal from node counters (patch 4)",
+	  "zswap-root-count=pool,root-lruvec-read=node,workingset-root-flush=skip" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
 	{ NULL, NULL, NULL },

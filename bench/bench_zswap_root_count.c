@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_zswap_root_count.c - thread 002 patch 1: "With a workload running in the
+ * root cgroup, the shrinker wrote back 0 pages before the fix and drained the
+ * whole pool after it" (zswpwb 0, then 1016 pages).
+ *
+ * One deterministic host per run (2 CPUs, zswap with its shrinker on, default
+ * compressibility 1000..3000 bytes per page, seed from --seed). The workload
+ * runs in the root memcg: --pages anon pages touched and reclaimed (each stored
+ * in zswap under the root's objcg, which obj_cgroup_charge_zswap() skips), then
+ * memory pressure: rounds of shrink_slab(node 0, root, priority 0) until the
+ * pool is empty or --rounds have run. The two designs (variant
+ * zswap-root-count: memcg-stats, mainline; pool, patch 1) alternate in one
+ * process, --reps times each.
+ *
+ * Figures: pages written back (zswpwb), the pool at the start of the pressure,
+ * the root's first shrinker count, what is left. They are deterministic (the
+ * same in every repetition; a difference is reported as an error). What sets the
+ * size of "written back" under pool is the pool the workload filled: it is
+ * drained whole, as in the thread, so ours equals --pages by construction of the
+ * workload and the thread's 1016 is its own pool. The time printed is the
+ * model's wall time for one run (host set-up, workload and pressure): what the
+ * simulator costs, not a kernel figure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+
+#include "bench_util.h"
+#include "bench_zswap_root_count.h"
+#include "scenario.h"
+
+static const char *const zrc_design_names[2] = { "memcg-stats", "pool" };
+
+struct zrc {
+	unsigned int pages, rounds;
+	uint64_t seed;
+	struct msim_variants base;
+	struct msim_zrc_summary s;
+	bool have[2];
+	bool mismatch;                  /* a repetition's figures differed */
+	double *samples;                /* [2 * reps] run wall ms */
+	unsigned int reps;
+};
+
+static struct msim *zrc_host(struct zrc *r, unsigned int design)
+{
+	struct msim_zswap_params p;
+	struct msim_config cfg;
+	struct msim *m = NULL;
+	char err[256] = "";
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = 2;
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.variants = r->base;
+	cfg.variants.zswap_root_count = design ? MSIM_ZSWAP_ROOT_COUNT_POOL
+					       : MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
+	msim_zswap_params_init(&p);
+	p.seed = r->seed;
+	if (msim_create(&cfg, &m, err, sizeof(err))) {
+		fprintf(stderr, "zswap-root-count: msim_create: %s\n", err);
+		return NULL;
+	}
+	msim_set_current_host(m);
+	/* rstat without the periodic flush: the count's flushes are the only ones */
+	if (msim_rstat_init(m, NULL) || msim_zswap_attach(m, &p, err, sizeof(err))) {
+		fprintf(stderr, "zswap-root-count: zswap: %s\n", err);
+		msim_bench_host_destroy(m);
+		return NULL;
+	}
+	msim_rstat_periodic_flush_enable(m, false);
+	return m;
+}
+
+/* The pressure: rounds of shrink_slab(root, 0), the root's count probed first. */
+static void pressure(struct zrc *r, struct msim *m, struct msim_zrc_design *d)
+{
+	struct msim_memcg *root = msim_root_mem_cgroup(m);
+	struct msim_shrink_control sc = { .nid = 0, .memcg = root };
+	unsigned int i;
+
+	for (i = 0; i < r->rounds && msim_zswap_stored_pages(m); i++) {
+		unsigned long count = msim_zswap_shrinker_count(msim_zswap_shrinker(m), &sc);
+
+		if (!i)
+			d->first_count = (double)count;
+		msim_shrink_slab(m, 0, root, 0);
+	}
+	d->rounds = i;
+}
+
+/* One run of design: the figures into *d; returns 0 or an errno. */
+static int zrc_run(struct zrc *r, unsigned int design, struct msim_zrc_design *d)
+{
+	struct msim *m = zrc_host(r, design);
+	struct msim_swap_pte *pte = calloc(r->pages, sizeof(*pte));
+	struct msim_zswap_stats st;
+	int ret = m && pte ? 0 : -ENOMEM;
+
+	for (unsigned int i = 0; !ret && i < r->pages; i++) {
+		msim_swap_pte_init(&pte[i]);
+		ret = msim_zswap_anon_fault(&pte[i], msim_root_mem_cgroup(m), 0);
+	}
+	if (!ret) {
+		msim_zswap_reclaim(msim_root_mem_cgroup(m), r->pages, -1);
+		msim_zswap_stats(m, &st);
+		d->pool_entries = (double)st.stored_pages;
+		d->pool_pages = (double)st.pool_pages;
+		pressure(r, m, d);
+		msim_zswap_stats(m, &st);
+		d->written_back = (double)st.zswpwb;
+		d->left_in_pool = (double)st.stored_pages;
+	}
+	for (unsigned int i = 0; m && pte && i < r->pages; i++)
+		msim_zswap_pte_free(m, &pte[i]);
+	free(pte);
+	msim_bench_host_destroy(m);
+	return ret;
+}
+
+static bool same_figures(const struct msim_zrc_design *a, const struct msim_zrc_design *b)
+{
+	return a->pool_entries == b->pool_entries && a->pool_pages == b->pool_pages &&
+	       a->first_count == b->first_count && a->written_back == b->written_back &&
+	       a->left_in_pool == b->left_in_pool && a->rounds == b->rounds;
+}
+
+static double zrc_sample(unsigned int design, unsigned int rep, void *ctx)
+{
+	struct zrc *r = ctx;
+	struct msim_zrc_design d = { 0 };
+	uint64_t t0 = msim_bench_now_ns();
+
+	(void)rep;
+	if (zrc_run(r, design, &d)) {
+		r->mismatch = true;
+		return NAN;
+	}
+	if (r->have[design] && !same_figures(&r->s.d[design], &d))
+		r->mismatch = true;
+	r->s.d[design] = d;
+	r->have[design] = true;
+	return (double)(msim_bench_now_ns() - t0) / 1e6;
+}
+
+/* ---- verdicts ---- */
+
+static const char *const zrc_fig_names[MSIM_ZRC_NFIGS] = {
+	[MSIM_ZRC_F_WB_STATS] = "written_back(memcg-stats)",
+	[MSIM_ZRC_F_WB_POOL] = "written_back(pool)",
+	[MSIM_ZRC_F_COUNT_STATS] = "first_count(memcg-stats)",
+	[MSIM_ZRC_F_COUNT_POOL] = "first_count(pool)",
+	[MSIM_ZRC_F_ENTRIES_STATS] = "pool_entries(memcg-stats)",
+	[MSIM_ZRC_F_ENTRIES_POOL] = "pool_entries(pool)",
+	[MSIM_ZRC_F_LEFT_POOL] = "left_in_pool(pool)",
+};
+
+static const struct msim_verdict_row zrc_rows[] = {
+	{
+		.claim = "before the fix, the shrinker wrote back no pages of the root's pool",
+		.thread = { { "zswpwb", 0, MSIM_ZRC_THREAD_BEFORE, "pages" } },
+		.ours = { { "zswpwb", MSIM_ZRC_F_WB_STATS, 0, "pages" },
+			  { "root's count", MSIM_ZRC_F_COUNT_STATS, 0, "" } },
+		.comparable_when = { { MSIM_ZRC_F_ENTRIES_STATS, MSIM_VOP_GT, 0 } },
+		.holds_when = { { MSIM_ZRC_F_WB_STATS, MSIM_VOP_EQ, 0 } },
+		.why = { [MSIM_VERDICT_HOLDS] = "the root's MEMCG_ZSWAPPED is 0 (root-owned "
+						"entries are never charged): the count is 0",
+			 [MSIM_VERDICT_NOT_COMPARABLE] = "the workload stored nothing in zswap" },
+	},
+	{
+		.claim = "with the fix, the shrinker writes the root's entries back",
+		.thread = { { "zswpwb", 0, MSIM_ZRC_THREAD_AFTER, "pages" } },
+		.ours = { { "zswpwb", MSIM_ZRC_F_WB_POOL, 0, "pages" },
+			  { "root's count", MSIM_ZRC_F_COUNT_POOL, 0, "" } },
+		.comparable_when = { { MSIM_ZRC_F_ENTRIES_POOL, MSIM_VOP_GT, 0 } },
+		.holds_when = { { MSIM_ZRC_F_WB_POOL, MSIM_VOP_GT, 0 } },
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "the workload stored nothing in zswap" },
+	},
+	{
+		.claim = "with the fix, the shrinker drains the whole pool",
+		.thread = { { "\"drained the whole pool\"", 0, NAN, "" },
+			    { "pages", 0, MSIM_ZRC_THREAD_AFTER, "" } },
+		.ours = { { "pool", MSIM_ZRC_F_ENTRIES_POOL, 0, "pages" },
+			  { "written back", MSIM_ZRC_F_WB_POOL, 0, "pages" },
+			  { "left", MSIM_ZRC_F_LEFT_POOL, 0, "pages" } },
+		.comparable_when = { { MSIM_ZRC_F_ENTRIES_POOL, MSIM_VOP_GT, 0 } },
+		.holds_when = { { MSIM_ZRC_F_LEFT_POOL, MSIM_VOP_EQ, 0 },
+				{ MSIM_ZRC_F_WB_POOL, MSIM_VOP_EQ, 1, MSIM_ZRC_F_ENTRIES_POOL } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the rounds of pressure ended before the "
+							"pool was empty (raise --rounds)" },
+		.note = "the size is the pool the workload filled (--pages), by construction; "
+			"the thread's 1016 is its own pool",
+	},
+};
+
+void msim_zrc_verdicts(const struct msim_zrc_summary *s, struct msim_zrc_verdicts *v)
+{
+	double *f = v->fig;
+
+	f[MSIM_ZRC_F_NONE] = 0;
+	f[MSIM_ZRC_F_WB_STATS] = s->d[0].written_back;
+	f[MSIM_ZRC_F_WB_POOL] = s->d[1].written_back;
+	f[MSIM_ZRC_F_COUNT_STATS] = s->d[0].first_count;
+	f[MSIM_ZRC_F_COUNT_POOL] = s->d[1].first_count;
+	f[MSIM_ZRC_F_ENTRIES_STATS] = s->d[0].pool_entries;
+	f[MSIM_ZRC_F_ENTRIES_POOL] = s->d[1].pool_entries;
+	f[MSIM_ZRC_F_LEFT_POOL] = s->d[1].left_in_pool;
+	v->table = (struct msim_verdict_table){
+		.reference = "thread 002 patch 1",
+		.rows = zrc_rows,
+		.nrows = sizeof(zrc_rows) / sizeof(zrc_rows[0]),
+		.fig_names = zrc_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_ZRC_NFIGS,
+	};
+}
+
+/* ---- output ---- */
+
+static void print_text(const struct zrc *r, const struct msim_bench_args *a)
+{
+	struct msim_zrc_verdicts v;
+
+	printf("zswap root count (thread 002 patch 1): %u pages in the root memcg, pressure "
+	       "rounds of shrink_slab(root, priority 0) up to %u, %u repetitions\n",
+	       r->pages, r->rounds, r->reps);
+	msim_bench_print_base_variants(a, "zswap-root-count set per design");
+	printf("  %-12s %8s %8s %10s %12s %8s %8s %12s\n", "design", "pool", "pool",
+	       "root's", "written back", "left", "rounds", "thread's");
+	printf("  %-12s %8s %8s %10s %12s %8s %8s %12s\n", "", "entries", "pages", "count",
+	       "(zswpwb)", "", "", "zswpwb");
+	for (unsigned int d = 0; d < 2; d++)
+		printf("  %-12s %8.0f %8.0f %10.0f %12.0f %8.0f %8.0f %12d\n", zrc_design_names[d],
+		       r->s.d[d].pool_entries, r->s.d[d].pool_pages, r->s.d[d].first_count,
+		       r->s.d[d].written_back, r->s.d[d].left_in_pool, r->s.d[d].rounds,
+		       d ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
+	printf("  what sets the size: the pool the workload filled (%u pages stored), drained\n"
+	       "  whole under pool; the thread's 1016 is its pool. Pages and counts are\n"
+	       "  deterministic (identical in every repetition%s).\n",
+	       r->pages, r->mismatch ? ": NOT SO in this run, see stderr" : "");
+	printf("  model's wall time per run (set-up, workload, pressure; the simulator's cost, "
+	       "not the kernel's): memcg-stats %.2f ms, pool %.2f ms (medians)\n\n",
+	       r->s.d[0].run_ms, r->s.d[1].run_ms);
+	msim_zrc_verdicts(&r->s, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
+
+static void print_json(const struct zrc *r, const struct msim_bench_args *a)
+{
+	struct msim_zrc_verdicts v;
+	struct msim_json j;
+
+	msim_bench_json_begin(&j, stdout, "zswap-root-count", "002 patch 1",
+			      "pages and counts, deterministic; run_ms is the model's wall time", a);
+	msim_json_kuint(&j, "pages", r->pages);
+	msim_json_kuint(&j, "rounds_max", r->rounds);
+	msim_json_kbool(&j, "deterministic", !r->mismatch);
+	msim_json_arr_begin(&j, "designs");
+	for (unsigned int d = 0; d < 2; d++) {
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "design", zrc_design_names[d]);
+		msim_json_kdbl(&j, "pool_entries", r->s.d[d].pool_entries);
+		msim_json_kdbl(&j, "pool_pages", r->s.d[d].pool_pages);
+		msim_json_kdbl(&j, "first_count", r->s.d[d].first_count);
+		msim_json_kdbl(&j, "written_back", r->s.d[d].written_back);
+		msim_json_kdbl(&j, "left_in_pool", r->s.d[d].left_in_pool);
+		msim_json_kdbl(&j, "rounds", r->s.d[d].rounds);
+		msim_json_kint(&j, "thread_written_back",
+			       d ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
+		msim_json_kdbl(&j, "run_ms", r->s.d[d].run_ms);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_zrc_verdicts(&r->s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static int zrc_parse(struct zrc *r, int argc, char **argv, struct msim_bench_args *a)
+{
+	const struct msim_arg opts[] = {
+		MSIM_OPT_UINT("--pages", "N", &r->pages, 1, 1U << 20,
+			      "anon pages the root workload stores in zswap (default 1024; quick 256)"),
+		MSIM_OPT_UINT("--rounds", "N", &r->rounds, 1, 100000,
+			      "most rounds of shrink_slab(root, 0) (default 64)"),
+		MSIM_OPT_END,
+	};
+	const struct msim_bench_spec spec = {
+		.name = "zswap-root-count",
+		.summary = "thread 002 patch 1: pages the zswap shrinker writes back from a pool\n"
+			   "owned by the root memcg, per design (memcg-stats, pool).",
+		.description = "A root-cgroup workload stores --pages pages in zswap, then rounds of\n"
+			       "shrink_slab(root, 0) apply pressure. Pages, deterministic; the\n"
+			       "designs alternate in one process.",
+		.default_reps = 3,
+		.quick_reps = 1,
+		.options = opts,
+	};
+	int ret;
+
+	r->rounds = 64;
+	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	if (ret)
+		return ret;
+	r->base = a->variants;
+	r->reps = a->reps;
+	r->seed = a->seed ? a->seed : 1;
+	if (!r->pages)
+		r->pages = a->quick ? 256 : 1024;
+	return 0;
+}
+
+static int zswap_root_count_main(int argc, char **argv)
+{
+	struct zrc *r = calloc(1, sizeof(*r));
+	struct msim_bench_progress prog;
+	struct msim_bench_args a;
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = zrc_parse(r, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	r->samples = calloc(2 * (size_t)r->reps, sizeof(double));
+	if (!r->samples) {
+		free(r);
+		return 1;
+	}
+	msim_bench_progress_init(&prog, "zswap-root-count", true);
+	msim_bench_alternate(2, r->reps, zrc_sample, r, r->samples, &prog);
+	msim_bench_progress_done(&prog);
+	for (unsigned int d = 0; d < 2; d++)
+		r->s.d[d].run_ms = msim_bench_median(r->samples + d * r->reps, r->reps);
+	if (r->mismatch)
+		fprintf(stderr, "zswap-root-count: a run failed or its figures differed between "
+			"repetitions\n");
+	if (a.json)
+		print_json(r, &a);
+	else
+		print_text(r, &a);
+	ret = r->mismatch || !r->have[0] || !r->have[1] ? 1 : 0;
+	free(r->samples);
+	free(r);
+	return ret;
+}
+
+static const struct msim_bench zswap_root_count_bench = {
+	.name = "zswap-root-count",
+	.summary = "thread 002 patch 1: zswap shrinker writeback from a root-owned pool, per design",
+	.main = zswap_root_count_main,
+};
+MSIM_BENCH(zswap_root_count_bench);

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zswap-root-count: thread 002 patch 1 ("mm: zswap: fix shrinker count for the
+ * root memcg"), the workload run in the root memcg with the zswap shrinker on.
+ *
+ * CPU 0 touches ZRC_PAGES anon pages in the root memcg and reclaims them: each
+ * is stored in zswap under the root's objcg, which obj_cgroup_charge_zswap()
+ * skips, so the root's MEMCG_ZSWAP_B and MEMCG_ZSWAPPED stay 0 while its zswap
+ * list holds every entry. CPU 1 is memory pressure: rounds of
+ * shrink_slab(node 0, root, priority 0), each first probing
+ * zswap_shrinker_count() the way shrink_slab will call it.
+ *
+ *   memcg-stats (mainline): the count scales the root's freeable entries by
+ *     ZSWAP_B / ZSWAPPED of the root = 0 / 0: nr_stored 0, the count is 0,
+ *     do_shrink_slab never scans, nothing is written back (the thread: zswpwb
+ *     stayed 0).
+ *   pool (patch 1): the root reads zswap_total_pages() / zswap_stored_pages:
+ *     the first round clears the referenced bits (second chance), the next ones
+ *     write the pool back (the thread: 1016 pages, "drained the whole pool").
+ *
+ * What sets our figure: the pool the workload filled (ZRC_PAGES entries) is
+ * drained whole once the bits are clear; the pages written back are that pool,
+ * by construction, not a property of the fix. The thread's 1016 is its pool.
+ *
+ * Violation: a round where the root's zswap list held entries, writeback was
+ * allowed, and zswap_shrinker_count() returned 0.
+ */
+#include "zswap_scn.h"
+
+#define ZRC_PAGES 128
+#define ZRC_ROUNDS 16
+
+struct zrc {
+	struct msim *m;
+	struct msim_memcg *root;
+	struct msim_swap_pte pte[ZRC_PAGES];
+	struct msim_task *reclaim, *kswapd;
+	unsigned long rounds, bad_rounds, first_count, first_freeable;
+	bool probed;
+};
+
+static void reclaim_fn(void *arg)
+{
+	struct zrc *s = arg;
+
+	msim_zswap_reclaim(s->root, ZRC_PAGES, -1);
+}
+
+/* One probe: what shrink_slab's do_shrink_slab is about to see for the root. */
+static void probe(struct zrc *s)
+{
+	struct msim_shrink_control sc = { .nid = 0, .memcg = s->root };
+	unsigned long freeable = msim_zswap_lru_count(s->root, 0);
+	unsigned long count = msim_zswap_shrinker_count(msim_zswap_shrinker(s->m), &sc);
+
+	if (!s->probed && freeable) {
+		s->probed = true;
+		s->first_count = count;
+		s->first_freeable = freeable;
+	}
+	if (freeable && !count)
+		s->bad_rounds++;
+}
+
+static void kswapd_fn(void *arg)
+{
+	struct zrc *s = arg;
+
+	for (s->rounds = 0; s->rounds < ZRC_ROUNDS; s->rounds++) {
+		/* Pressure lasts until the workload is done and the pool is empty. */
+		if (msim_task_done(s->reclaim) && !msim_zswap_stored_pages(s->m))
+			break;
+		probe(s);
+		msim_shrink_slab(s->m, 0, s->root, 0);
+	}
+}
+
+static int zrc_setup(struct msim *m, void **state, void *arg)
+{
+	struct zrc *s = calloc(1, sizeof(*s));
+	int ret;
+
+	(void)arg;
+	if (!s)
+		return -ENOMEM;
+	*state = s;
+	s->m = m;
+	s->root = msim_root_mem_cgroup(m);
+	if ((ret = zswap_scn_init(m, NULL)) || (ret = zswap_scn_touch(s->pte, ZRC_PAGES, s->root)))
+		return ret;
+	s->reclaim = msim_task_create(m, "reclaim(root)", 0, reclaim_fn, s);
+	s->kswapd = msim_task_create(m, "shrink_slab(root)", 1, kswapd_fn, s);
+	return s->reclaim && s->kswapd ? 0 : -ENOMEM;
+}
+
+static bool zrc_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct zrc *s = state;
+
+	(void)m;
+	if (!s->bad_rounds)
+		return false;
+	snprintf(why, len, "root count 0 with %lu entries on the root's zswap list "
+		 "(%lu rounds of pressure, nothing written back by them)",
+		 s->first_freeable, s->bad_rounds);
+	return true;
+}
+
+static void zrc_teardown(struct msim *m, void *state)
+{
+	struct zrc *s = state;
+
+	if (!s)
+		return;
+	zswap_scn_free(m, s->pte, ZRC_PAGES);
+	free(s);
+}
+
+static void report(struct zrc *s, const struct msim_zswap_stats *before,
+		   struct msim_race_report *rep)
+{
+	struct msim_zswap_stats after = zswap_scn_stats(s->m);
+
+	msim_race_fig_int(rep, "pool_entries", (long long)before->stored_pages);
+	msim_race_fig_int(rep, "pool_pages", (long long)before->pool_pages);
+	msim_race_fig_int(rep, "root_zswapped", (long long)msim_memcg_page_state(s->root,
+								MSIM_MEMCG_ZSWAPPED));
+	msim_race_fig_int(rep, "first_count", (long long)s->first_count);
+	msim_race_fig_int(rep, "zswpwb", (long long)after.zswpwb);
+	msim_race_fig_int(rep, "left_in_pool", (long long)after.stored_pages);
+	msim_race_fig_int(rep, "bad_rounds", (long long)s->bad_rounds);
+	msim_race_note(rep, "pages written back: ours %lu (pool of %lu entries), thread 002 "
+		       "patch 1: 0 before the fix, 1016 after (\"drained the whole pool\")",
+		       after.zswpwb, before->stored_pages);
+	msim_race_note(rep, "the size is the pool the workload filled, drained whole once the "
+		       "referenced bits are clear: set by the workload, not by the fix");
+}
+
+static int zrc_script(struct msim *m, void *state, struct msim_race_report *rep)
+{
+	struct zrc *s = state;
+	struct msim_zswap_stats before;
+	char why[256] = "";
+	int ret = lru_scn_run_with_rcu(m, s->reclaim);
+
+	if (ret)
+		return ret;
+	before = zswap_scn_stats(m);
+	if ((ret = lru_scn_run_with_rcu(m, s->kswapd)) || (ret = msim_run(m)))
+		return ret;
+	msim_do_mem_cgroup_flush_stats(s->root, true);
+	rep->violated = zrc_check(m, s, why, sizeof(why));
+	msim_race_note(rep, "%s", rep->violated ? why : "the root's entries were counted");
+	report(s, &before, rep);
+	return 0;
+}
+
+static bool zrc_expect(const struct msim_config *cfg, const void *arg)
+{
+	(void)arg;
+	return cfg->variants.zswap_root_count == MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
+}
+
+#define ZRC_FIGURES(wb, count, left, bad)                                                 \
+	(const struct msim_race_expect[]){                                                \
+		MSIM_RACE_EXPECT("pool_entries", ZRC_PAGES),                              \
+		MSIM_RACE_EXPECT("pool_pages", ZRC_POOL_PAGES),                           \
+		MSIM_RACE_EXPECT("root_zswapped", 0), MSIM_RACE_EXPECT("first_count", count), \
+		MSIM_RACE_EXPECT("zswpwb", wb), MSIM_RACE_EXPECT("left_in_pool", left),   \
+		MSIM_RACE_EXPECT("bad_rounds", bad), { NULL } }
+
+/* The pool's pages for seed 1's draws (1000..3000 bytes): measured, deterministic. */
+#define ZRC_POOL_PAGES 68
+
+static const struct msim_race zswap_root_count = {
+	.name = "zswap-root-count",
+	.summary = "zswap_shrinker_count() for the root memcg reads the root's zswap stats, "
+		   "which never count root-owned entries: nothing written back until patch 1 "
+		   "(thread 002)",
+	.thread = "002",
+	.diagram =
+		"root memcg only; zswap shrinker on; 128 anon pages.\n"
+		"\n"
+		"CPU 0 (reclaim in root)              CPU 1 (pressure: shrink_slab(root, 0))\n"
+		"-----------------------              --------------------------------------\n"
+		"zswap_store(folio) x 128:\n"
+		"  objcg = root's objcg\n"
+		"  obj_cgroup_charge_zswap(root objcg)\n"
+		"    -> skipped: ZSWAP_B, ZSWAPPED\n"
+		"       of root stay 0\n"
+		"  zswap_lru_add: root's list\n"
+		"                                     zswap_shrinker_count(root):\n"
+		"                                       memcg-stats: flush; nr_stored =\n"
+		"                                         ZSWAPPED(root) = 0 -> return 0\n"
+		"                                         (no scan: zswpwb stays 0)\n"
+		"                                       pool (patch 1): nr_stored =\n"
+		"                                         zswap_stored_pages = 128 ->\n"
+		"                                         freeable x pool ratio\n"
+		"                                     zswap_shrinker_scan: second chance,\n"
+		"                                       then writeback: the pool drains\n",
+	.budget = { .runs = 20, .pct_depth = 2, .preemptions = 1, .dfs_runs = 200 },
+	.expect = zrc_expect,
+	.target = { .name = "zswap-root-count", .setup = zrc_setup, .check = zrc_check,
+		    .teardown = zrc_teardown },
+	.script = zrc_script,
+	.script_replays = true,
+	.sides = (const struct msim_race_side[]){
+		{ .name = "memcg-stats", .settings = "", .violation = true, .clean_orders = true,
+		  .summary = "mainline: the root's count is 0, nothing is written back (thread: 0)",
+		  .why = "root count 0",
+		  .figures = ZRC_FIGURES(0, 0, ZRC_PAGES, ZRC_ROUNDS) },
+		{ .name = "pool", .settings = "zswap-root-count=pool",
+		  .summary = "thread 002 patch 1: the pool-wide counters; the pool is drained "
+			     "(thread: 1016 pages)",
+		  .figures = ZRC_FIGURES(ZRC_PAGES, ZRC_POOL_PAGES, 0, 0) },
+		{ NULL } },
+};
+MSIM_RACE_REGISTER(zswap_root_count)

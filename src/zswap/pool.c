@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.c - the zswap pool's sizes and limits (kernel: mm/zswap.c
+ * zswap_total_pages(), zswap_max_pages(), zswap_accept_thr_pages(),
+ * zswap_check_limits(), the tail of zswap_store_page()).
+ *
+ * Compression is a draw, not a compressor: each store takes the next length of
+ * a deterministic sequence (splitmix64 of the seed and the store's number), so
+ * a run's pool is the same for the same seed and order of stores.
+ *
+ * Simplification: the pool's pages are its stored bytes rounded up to pages
+ * (zsmalloc packs objects of similar size classes into zspages; its
+ * fragmentation is not modelled). The kernel's zswap_total_pages() sums
+ * zs_get_total_pages() over the pools; here there is one pool.
+ */
+#include <stdlib.h>
+
+#include "zswap/zswap_internal.h"
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+unsigned int msim__zswap_draw_length(struct msim__zswap *z)
+{
+	unsigned long seq = msim_quiet_fetch_add(&z->store_seq, 1, MSIM_RELAXED);
+	uint64_t x = splitmix64(z->p.seed * 0x100000001b3ULL + seq);
+	unsigned int span = z->p.max_bytes - z->p.min_bytes + 1;
+
+	if (x % 100 < z->p.incompressible_pct)
+		return (unsigned int)MSIM_PAGE_SIZE + 1;   /* dlen >= PAGE_SIZE: did not compress */
+	return z->p.min_bytes + (unsigned int)((x >> 8) % span);
+}
+
+unsigned long msim__zswap_total_pages(struct msim__zswap *z)
+{
+	long bytes = msim_atomic_long_read(&z->pool_bytes);
+
+	return bytes <= 0 ? 0 : ((unsigned long)bytes + MSIM_PAGE_SIZE - 1) / MSIM_PAGE_SIZE;
+}
+
+unsigned long msim__zswap_max_pages(const struct msim__zswap *z)
+{
+	return z->p.total_ram_pages * z->p.max_pool_percent / 100;
+}
+
+unsigned long msim__zswap_accept_thr_pages(const struct msim__zswap *z)
+{
+	return msim__zswap_max_pages(z) * z->p.accept_thr_percent / 100;
+}
+
+/*
+ * kernel: zswap_check_limits(): full once the pool reaches its max, and stays
+ * full (stores rejected) until it shrinks to the accept threshold: the
+ * hysteresis keeps a pool at its limit from flapping between accept and reject.
+ * The flag is a plain racy bool in the kernel too; no race shown here depends
+ * on it, so it is bookkeeping without a yield point.
+ */
+bool msim__zswap_check_limits(struct msim__zswap *z)
+{
+	unsigned long cur = msim__zswap_total_pages(z);
+
+	if (cur >= msim__zswap_max_pages(z)) {
+		msim__zswap_count(&z->pool_limit_hit, 1);
+		msim_quiet_store(&z->pool_reached_full, true, MSIM_RELAXED);
+	} else if (msim_quiet_load(&z->pool_reached_full, MSIM_RELAXED) &&
+		   cur <= msim__zswap_accept_thr_pages(z)) {
+		msim_quiet_store(&z->pool_reached_full, false, MSIM_RELAXED);
+	}
+	return msim_quiet_load(&z->pool_reached_full, MSIM_RELAXED);
+}
+
+struct msim__zswap_entry *msim__zswap_entry_alloc(void)
+{
+	struct msim__zswap_entry *e = calloc(1, sizeof(*e));
+
+	if (e)
+		msim_init_list_head(&e->lru);
+	return e;
+}
+
+/*
+ * kernel: zswap_store_page() after the tree store: the objcg reference and
+ * charge, then the pool counters. The objcg's reference is the entry's own
+ * (obj_cgroup_get), kept until zswap_entry_free().
+ */
+void msim__zswap_entry_account(struct msim__zswap *z, struct msim__zswap_entry *e)
+{
+	if (e->objcg) {
+		msim_obj_cgroup_get(e->objcg);
+		msim_yield("zswap.store.charge");
+		msim_obj_cgroup_charge_zswap(e->objcg, e->length);
+	}
+	msim_atomic_long_add(&z->stored_pages, 1);
+	if (e->length == MSIM_PAGE_SIZE)
+		msim_atomic_long_add(&z->stored_incomp, 1);
+	msim_atomic_long_add(&z->pool_bytes, (long)e->length);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swapdev.c - the simulated swap device behind zswap (kernel: mm/swapfile.c
+ * swap_map and folio_alloc_swap/swap_free, SWAP_HAS_CACHE of mm/swap_state.c,
+ * mm/swap_cgroup.c).
+ *
+ * A slot is free, used (its data is in zswap, or on its way to the device), or
+ * on disk. The swap cache claim stands for SWAP_HAS_CACHE: the fault path and
+ * zswap writeback each need it, so at most one of them handles a slot at a
+ * time; a writeback that finds it taken fails with -EEXIST (the kernel's
+ * swap_cache_alloc_folio() finding a cached folio). The device records the
+ * private memcg id of the page's owner (swap_cgroup_record), which a swap-in
+ * charges. Simplifications: one device, no clusters or per-CPU slot caches, no
+ * swap counts above one (no shared anon pages), no MEMCG_SWAP charge.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "zswap/zswap_internal.h"
+
+int msim__swapdev_init(struct msim__swapdev *d, unsigned long nr_slots)
+{
+	d->nr_slots = nr_slots;
+	d->state = calloc(nr_slots, 1);
+	d->cache = calloc(nr_slots, 1);
+	d->memcg_id = calloc(nr_slots, sizeof(*d->memcg_id));
+	if (!d->state || !d->cache || !d->memcg_id) {
+		msim__swapdev_fini(d);
+		return -ENOMEM;
+	}
+	msim_spin_lock_init(&d->lock, "swap_info.lock");
+	return 0;
+}
+
+void msim__swapdev_fini(struct msim__swapdev *d)
+{
+	if (d->state && d->cache && d->memcg_id)
+		msim_lock_destroy(&d->lock);
+	free(d->state);
+	free(d->cache);
+	free(d->memcg_id);
+	d->state = d->cache = NULL;
+	d->memcg_id = NULL;
+}
+
+bool msim__swapdev_valid(const struct msim__swapdev *d, long slot)
+{
+	return slot >= 0 && (unsigned long)slot < d->nr_slots;
+}
+
+long msim__swapdev_alloc(struct msim__swapdev *d, unsigned short memcg_id)
+{
+	long slot = -1;
+
+	msim_lock(&d->lock);
+	for (unsigned long i = 0; i < d->nr_slots && slot < 0; i++) {
+		unsigned long s = (d->cursor + i) % d->nr_slots;
+
+		if (d->state[s] == MSIM__SLOT_FREE && !d->cache[s])
+			slot = (long)s;
+	}
+	if (slot >= 0) {
+		d->state[slot] = MSIM__SLOT_USED;
+		d->memcg_id[slot] = memcg_id;
+		d->cursor = (unsigned long)slot + 1;
+		d->used++;
+	}
+	msim_unlock(&d->lock);
+	return slot;
+}
+
+void msim__swapdev_free(struct msim__swapdev *d, unsigned long slot)
+{
+	msim_lock(&d->lock);
+	if (d->state[slot] != MSIM__SLOT_FREE)
+		d->used--;
+	d->state[slot] = MSIM__SLOT_FREE;
+	d->cache[slot] = 0;             /* the freer held it (or nobody did) */
+	d->memcg_id[slot] = 0;
+	msim_unlock(&d->lock);
+}
+
+void msim__swapdev_set_disk(struct msim__swapdev *d, unsigned long slot)
+{
+	msim_lock(&d->lock);
+	d->state[slot] = MSIM__SLOT_DISK;
+	msim_unlock(&d->lock);
+}
+
+bool msim__swapdev_on_disk(struct msim__swapdev *d, unsigned long slot)
+{
+	bool ret;
+
+	msim_lock(&d->lock);
+	ret = d->state[slot] == MSIM__SLOT_DISK;
+	msim_unlock(&d->lock);
+	return ret;
+}
+
+unsigned short msim__swapdev_memcg_id(struct msim__swapdev *d, unsigned long slot)
+{
+	unsigned short id;
+
+	msim_lock(&d->lock);
+	id = d->memcg_id[slot];
+	msim_unlock(&d->lock);
+	return id;
+}
+
+int msim__swapdev_claim_cache(struct msim__swapdev *d, unsigned long slot, const char *point)
+{
+	int ret = 0;
+
+	msim_yield(point);
+	msim_lock(&d->lock);
+	if (d->state[slot] == MSIM__SLOT_FREE)
+		ret = -ENOENT;
+	else if (d->cache[slot])
+		ret = -EEXIST;
+	else
+		d->cache[slot] = 1;
+	msim_unlock(&d->lock);
+	return ret;
+}
+
+void msim__swapdev_release_cache(struct msim__swapdev *d, unsigned long slot)
+{
+	msim_lock(&d->lock);
+	d->cache[slot] = 0;
+	msim_unlock(&d->lock);
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_zswap_root_count.c - the zswap-root-count bench (thread 002 patch 1):
+ *
+ *   verdicts   planted figures force each row to each of its outcomes (holds,
+ *              does not hold, not comparable);
+ *   quick run  --quick --json: 256 root pages, 2 designs; memcg-stats writes back
+ *              0 with the root's count 0, pool writes back all 256 and leaves 0;
+ *              every verdict holds; the figures are the same in every
+ *              repetition (deterministic: true);
+ *   usage      --pages 0 is a usage error (exit 2).
+ * No time is asserted.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_zswap_root_count.h"
+#include "scenario.h"
+#include "verdict_util.h"
+
+static const char *const before = "before the fix", *const wb = "with the fix, the shrinker writes",
+		  *const drain = "with the fix, the shrinker drains";
+
+static struct msim_zrc_summary good(void)
+{
+	struct msim_zrc_summary s = { 0 };
+
+	for (int d = 0; d < 2; d++)
+		s.d[d].pool_entries = 1024;
+	s.d[0].written_back = 0;
+	s.d[0].left_in_pool = 1024;
+	s.d[1].written_back = 1024;
+	s.d[1].first_count = 500;
+	return s;
+}
+
+static void verdicts_each_outcome(void **state)
+{
+	struct msim_zrc_summary s = good();
+	struct msim_zrc_verdicts v;
+
+	(void)state;
+	msim_zrc_verdicts(&s, &v);
+	assert_string_equal(verdict_of(&v.table, before), "holds");
+	assert_string_equal(verdict_of(&v.table, wb), "holds");
+	assert_string_equal(verdict_of(&v.table, drain), "holds");
+	/* mainline writes back; patch 1 writes back nothing */
+	s.d[0].written_back = 3;
+	s.d[1].written_back = 0;
+	s.d[1].left_in_pool = 1024;
+	msim_zrc_verdicts(&s, &v);
+	assert_string_equal(verdict_of(&v.table, before), "does not hold");
+	assert_string_equal(verdict_of(&v.table, wb), "does not hold");
+	assert_string_equal(verdict_of(&v.table, drain), "does not hold");
+	/* part of the pool written back: the drain claim fails alone */
+	s = good();
+	s.d[1].written_back = 1000;
+	s.d[1].left_in_pool = 24;
+	msim_zrc_verdicts(&s, &v);
+	assert_string_equal(verdict_of(&v.table, wb), "holds");
+	assert_string_equal(verdict_of(&v.table, drain), "does not hold");
+	/* an empty pool: nothing to compare */
+	s = good();
+	s.d[0].pool_entries = s.d[1].pool_entries = 0;
+	msim_zrc_verdicts(&s, &v);
+	assert_string_equal(verdict_of(&v.table, before), "not comparable");
+	assert_string_equal(verdict_of(&v.table, wb), "not comparable");
+	assert_string_equal(verdict_of(&v.table, drain), "not comparable");
+}
+
+/* Run the engine with stdout captured into a malloc'ed string. */
+static char *run(int *rc, int argc, char **argv)
+{
+	FILE *tmp = tmpfile();
+	int saved;
+	long len;
+	char *out;
+
+	assert_non_null(tmp);
+	fflush(stdout);
+	saved = dup(1);
+	assert_true(saved >= 0 && dup2(fileno(tmp), 1) >= 0);
+	*rc = msim_bench_main("zswap-root-count", argc, argv);
+	fflush(stdout);
+	assert_true(dup2(saved, 1) >= 0);
+	close(saved);
+	len = ftell(tmp);
+	out = calloc(1, (size_t)len + 1);
+	assert_non_null(out);
+	rewind(tmp);
+	assert_int_equal(fread(out, 1, (size_t)len, tmp), (size_t)len);
+	fclose(tmp);
+	return out;
+}
+
+static void quick_run(void **state)
+{
+	char *argv[] = { "zswap-root-count", "--quick", "--json", NULL };
+	int rc;
+	char *out = run(&rc, 3, argv);
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"deterministic\":true"));
+	assert_non_null(strstr(out, "\"design\":\"memcg-stats\",\"pool_entries\":256,"));
+	assert_non_null(strstr(out, "\"first_count\":0,\"written_back\":0,\"left_in_pool\":256,"));
+	assert_non_null(strstr(out, "\"design\":\"pool\",\"pool_entries\":256,"));
+	assert_non_null(strstr(out, "\"written_back\":256,\"left_in_pool\":0,"));
+	assert_null(strstr(out, "\"verdict\":\"does not hold\""));
+	assert_null(strstr(out, "\"verdict\":\"not comparable\""));
+	assert_non_null(strstr(out, "\"verdict\":\"holds\""));
+	free(out);
+}
+
+static void usage_error(void **state)
+{
+	char *argv[] = { "zswap-root-count", "--pages", "0", NULL };
+	int rc;
+	char *out = run(&rc, 3, argv);
+
+	(void)state;
+	assert_int_equal(rc, 2);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(verdicts_each_outcome),
+		cmocka_unit_test(quick_run),
+		cmocka_unit_test(usage_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
