@@ -39,6 +39,7 @@
 #include <memcgsim/list_lru.h>
 #include <memcgsim/shrinker.h>
 #include <memcgsim/vmstat.h>
+#include <memcgsim/damon.h>
 /* The race engine. */
 #include <memcgsim/race.h>
 

@@ -63,6 +63,12 @@ enum msim_node_stat {
 	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
 };
 
+/* thread 002 patch 4: how DAMON's node_memcg_{used,free}_bp goal reads the root memcg. */
+enum msim_damon_root_read {
+	MSIM_DAMON_ROOT_READ_FLUSH = 0,    /* mainline: mem_cgroup_flush_stats(root), then read */
+	MSIM_DAMON_ROOT_READ_NODE = 1,     /* thread 002: no root flush, node counters */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -79,6 +85,8 @@ struct msim_variants {
 	enum msim_lru_reparent lru_reparent;
 	enum msim_onoff lruvec_recheck;      /* folio_lruvec_lock recheck, relock at putback */
 	enum msim_node_stat node_stat;
+	enum msim_damon_root_read damon_root_read;
+	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
 };
 
 struct msim_variant_desc {

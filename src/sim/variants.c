@@ -16,6 +16,7 @@ static const char *const v_info[] = { "array", "array-unit-cache", "array-on-dem
 static const char *const v_onoff[] = { "on", "off", NULL };
 static const char *const v_lru_reparent[] = { "objcg", "off", NULL };
 static const char *const v_node_stat[] = { "exact", "percpu", NULL };
+static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -63,6 +64,16 @@ static const struct msim_variant_desc table[] = {
 	  "simplification, one always-up-to-date atomic, the default only so that "
 	  "figures measured before it stay comparable",
 	  "002 (node side), model", OFF(node_stat) },
+	{ "damon-root-read", v_damon_root_read,
+	  "DAMON's node_memcg_used_bp / _free_bp quota goal on the root memcg: flush the "
+	  "root (every memcg) before reading its LRU sizes (flush), or skip the flush and "
+	  "read the node counters (node)",
+	  "002 patch 4", OFF(damon_root_read) },
+	{ "damon-memcg-tryget", v_onoff,
+	  "DAMON's goal reader takes a reference (mem_cgroup_tryget) on the memcg it looked "
+	  "up by id before leaving RCU (on); off is the first version, which used the memcg "
+	  "after rcu_read_unlock without one (a use-after-free against its free)",
+	  "demo (DAMON, Dec 2025 fix)", OFF(damon_memcg_tryget) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -72,8 +83,9 @@ static const struct msim_preset_desc presets[] = {
 	  "dying-redirect=all-rcu-on-dying" },
 	{ "thread-001", "thread 001: shrinker units on demand in an xarray",
 	  "shrinker-info=xarray" },
-	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters",
-	  "root-lruvec-read=node" },
+	{ "thread-002", "thread 002: root memcg lruvec stats read from node counters, DAMON's "
+	  "root goal without the flush",
+	  "root-lruvec-read=node,damon-root-read=node" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
 	{ NULL, NULL, NULL },
