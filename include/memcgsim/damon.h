@@ -34,11 +34,12 @@
  * which the layer's css_free hook marks when the memcg is freed, and (b) enters a
  * read-side section of its own (not the kernel's) before the use and checks the
  * watch there: freed means the kernel would have read freed memory, the model
- * counts a use-after-free and reads nothing. Not freed then means it cannot be
- * freed before that section ends (its free needs a grace period that starts after
- * the release), so the model never touches freed memory in any build. A memcg
- * found RELEASED (last reference gone, free queued) is a use after release: in
- * the kernel the free may land in the middle of the use.
+ * counts a use-after-free and reads nothing. A memcg found RELEASED (last
+ * reference gone) is a use after release, counted and not read either: its free
+ * may be queued already and land in the middle of the use. Anything earlier
+ * cannot be freed before that section ends (the free is queued by the release
+ * work, a grace period after the release, and then waits for a grace period
+ * that starts after it), so the model never touches freed memory in any build.
  *
  * Attach: the subsystem "damon" (needs rstat), by hand with msim_damon_attach(),
  * before the host's first child memcg (it registers a memcg hook set).
@@ -136,7 +137,7 @@ struct msim_damos_read_info {
 	bool flush_called;       /* mem_cgroup_flush_stats() was called ... */
 	bool flushed;            /* ... and got through its threshold gate */
 	bool use_after_free;     /* tryget=off: freed before its use; nothing was read */
-	bool use_after_release;  /* tryget=off: last reference gone at its use */
+	bool use_after_release;  /* tryget=off: last reference gone at its use; nothing read */
 	enum msim_memcg_state state_at_use;  /* as the use began (FREED if use_after_free) */
 	unsigned long used_pages;
 	unsigned long totalram;  /* pages */

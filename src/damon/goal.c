@@ -92,14 +92,13 @@ static void use_memcg(struct msim *m, struct msim__damon *d, struct msim_memcg *
 
 /*
  * damon-memcg-tryget=off after rcu_read_unlock: nothing holds memcg. The
- * model's guard section and the watch check come first (damon.h); a freed
- * memcg is counted and not read.
+ * model's guard section and the watch check come first (damon.h); a freed or
+ * released memcg is counted and not read.
  */
 static void use_unpinned(struct msim *m, struct msim__damon *d, struct msim_memcg *memcg,
 			 int watch, const struct msim_damos_quota_goal *goal,
 			 struct msim_damos_read_info *info)
 {
-	msim_yield("damos.memcg_used_bp.use");
 	msim_rcu_read_lock();        /* the model's guard, not the kernel's */
 	if (msim__damon_watch_freed(d, watch)) {
 		info->use_after_free = true;
@@ -107,11 +106,17 @@ static void use_unpinned(struct msim *m, struct msim__damon *d, struct msim_memc
 		MSIM__DAMON_COUNT(d, use_after_free);
 	} else {
 		info->state_at_use = msim_memcg_state(memcg);
+		/*
+		 * Released: its free may be queued already, behind a grace period
+		 * that began before this section, so it may land mid-use. Only a
+		 * memcg not yet released is safe to read until the section ends.
+		 */
 		if (info->state_at_use >= MSIM_MEMCG_RELEASED) {
 			info->use_after_release = true;
 			MSIM__DAMON_COUNT(d, use_after_release);
+		} else {
+			use_memcg(m, d, memcg, goal, info);
 		}
-		use_memcg(m, d, memcg, goal, info);
 	}
 	msim_rcu_read_unlock();
 	msim__damon_watch_del(d, watch);
@@ -145,9 +150,11 @@ static bool read_memcg(struct msim *m, struct msim__damon *d,
 			MSIM__DAMON_COUNT(d, lookups_failed);
 		return false;
 	}
+	/* Out of RCU, before the first use: the window of damon-memcg-lookup. */
+	msim_yield("damos.memcg_used_bp.use");
 	if (!tryget) {
 		use_unpinned(m, d, memcg, watch, goal, info);
-		return !info->use_after_free;
+		return !info->use_after_free && !info->use_after_release;
 	}
 	info->state_at_use = msim_memcg_state(memcg);
 	use_memcg(m, d, memcg, goal, info);
