@@ -215,7 +215,10 @@ struct msim_damos {
 /* Start / stop the scheme's work on m (the driver; the work runs on msim_clock_advance). */
 MSIM_API int msim_damos_start(struct msim *m, struct msim_damos *s);
 MSIM_API void msim_damos_stop(struct msim_damos *s);
-/* One pass of the work by hand: adjust the quota, apply. Returns bytes applied. */
+/*
+ * One pass of the work by hand, on a started scheme: adjust the quota, apply.
+ * Returns the bytes applied (0 for a scheme never started).
+ */
 MSIM_API unsigned long msim_damos_apply(struct msim_damos *s);
 
 /* Counts over the host's goal reads. */
