@@ -228,8 +228,8 @@ static const struct msim_race damon_memcg_lookup = {
 		  .figures = DML_FIGURES(0, "offline", 0, 4000, 1000, 0) },
 		{ .name = "no-tryget", .settings = "damon-memcg-tryget=off", .violation = true,
 		  .demo = true, .clean_orders = true,
-		  .summary = "b74a120bcf507: no reference; c is freed between rcu_read_unlock and "
-			     "its use; the freed-memcg check catches the use",
+		  .summary = "the first version (b74a120bcf507): no reference; c is freed between "
+			     "rcu_read_unlock and its use; the freed-memcg check catches the use",
 		  .why = "used memcg c after its last reference was dropped",
 		  .dfs_exhausts = true, .dfs_schedules = 2785,
 		  .dfs_schedule = "0*5.1*2.R.1*9.0*2.R*2", .dfs_first_violation = 106,
