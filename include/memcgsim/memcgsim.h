@@ -43,6 +43,7 @@
 #include <memcgsim/vmstat.h>
 #include <memcgsim/workingset.h>
 #include <memcgsim/zswap.h>
+#include <memcgsim/damon.h>
 /* The race engine. */
 #include <memcgsim/race.h>
 

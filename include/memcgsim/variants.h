@@ -98,6 +98,12 @@ enum msim_zswap_shrink_iter {
 	MSIM_ZSWAP_SHRINK_ITER_OLD = 1,    /* before the fix: cleanup may leave an offline one */
 };
 
+/* thread 002 patch 4: how DAMON's node_memcg_{used,free}_bp goal reads the root memcg. */
+enum msim_damon_root_read {
+	MSIM_DAMON_ROOT_READ_FLUSH = 0,    /* mainline: mem_cgroup_flush_stats(root), then read */
+	MSIM_DAMON_ROOT_READ_NODE = 1,     /* thread 002: no root flush, node counters */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -123,6 +129,8 @@ struct msim_variants {
 	enum msim_onoff shadow_isolate_trylock; /* shadow_lru_isolate's trylock and recheck */
 	enum msim_zswap_root_count zswap_root_count;
 	enum msim_zswap_shrink_iter zswap_shrink_iter;
+	enum msim_damon_root_read damon_root_read;
+	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
 };
 
 struct msim_variant_desc {

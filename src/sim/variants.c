@@ -21,6 +21,7 @@ static const char *const v_shadow_budget[] = { "lru-size", "page-state-local", N
 static const char *const v_ws_root_flush[] = { "flush", "skip", NULL };
 static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
 static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
+static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -114,6 +115,16 @@ static const struct msim_variant_desc table[] = {
 	  "possibly onto an offline memcg, and the worker counts an offline memcg as a "
 	  "failure (old, before the 2024 fix)",
 	  "demo (zswap 2024 fix)", OFF(zswap_shrink_iter) },
+	{ "damon-root-read", v_damon_root_read,
+	  "DAMON's node_memcg_used_bp / _free_bp quota goal on the root memcg: flush the "
+	  "root (every memcg) before reading its LRU sizes (flush), or skip the flush and "
+	  "read the node counters (node)",
+	  "002 patch 4", OFF(damon_root_read) },
+	{ "damon-memcg-tryget", v_onoff,
+	  "DAMON's goal reader takes a reference (mem_cgroup_tryget) on the memcg it looked "
+	  "up by id before leaving RCU (on); off is the first version, which used the memcg "
+	  "after rcu_read_unlock without one (a use-after-free against its free)",
+	  "demo (DAMON, Dec 2025 fix)", OFF(damon_memcg_tryget) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -127,7 +138,8 @@ static const struct msim_preset_desc presets[] = {
 	{ "thread-002", "thread 002: zswap's root count from the pool (patch 1), root memcg "
 	  "lruvec stats read from node counters (patch 2), no root flush in "
 	  "workingset_test_recent (patch 3), DAMON's goal from node counters (patch 4)",
-	  "zswap-root-count=pool,root-lruvec-read=node,workingset-root-flush=skip" },
+	  "zswap-root-count=pool,root-lruvec-read=node,workingset-root-flush=skip,"
+	  "damon-root-read=node" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
 	{ NULL, NULL, NULL },

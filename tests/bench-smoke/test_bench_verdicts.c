@@ -24,6 +24,7 @@
 
 #include "bench_anon_churn.h"
 #include "bench_explore_rate.h"
+#include "bench_damon_goal_read.h"
 #include "bench_node_read_drift.h"
 #include "bench_root_flush.h"
 #include "bench_rstat_propagate.h"
@@ -675,6 +676,15 @@ static void every_row_fails_somewhere(void **state)
 	shu_plant(&shu[0], &shu[1]);
 	msim_shu_verdicts(&shu[0], &shu[1], shuv);
 	check_table_fails(&shuv->table);
+	{
+		struct msim_dgr_summary *dgr = calloc(1, sizeof(*dgr));
+		struct msim_dgr_verdicts dgrv;
+
+		assert_non_null(dgr);
+		msim_dgr_verdicts(dgr, &dgrv);
+		check_table_fails(&dgrv.table);
+		free(dgr);
+	}
 	free(rf);
 	free(nrd);
 	free(rp);
@@ -684,6 +694,75 @@ static void every_row_fails_somewhere(void **state)
 	free(er);
 	free(shu);
 	free(shuv);
+}
+
+/* ---- damon-goal-read (thread 002 patch 4) ---- */
+
+static void damon_goal_read(void **state)
+{
+	struct msim_dgr_summary s = {
+		.active_read_us = { 900, 1 }, .idle_read_us = { 10, 1 }, .err_max = { 0, 50 },
+		.err_bp_max = { 0, 5 }, .flushes = { 3, 0 }, .snapshot_err = 0, .drift_bound = 100,
+		.loop = { { .converged = 1, .converged_window = 7, .read_err_max = 9 },
+			  { .converged = 1, .converged_window = 7, .read_err_max = 2 } },
+		.tol_bp = 100, .course_div_bp = 10 };
+	struct msim_dgr_verdicts v;
+	const char *const cost = "with 128 active memcgs";
+	const char *const cheap = "reading node counters instead";
+	const char *const exact = "node counters are always";
+	const char *const bound = "the goal's node read stays";
+	const char *const small = "the node read's drift is small";
+	const char *const flushed = "the flushed read";
+	const char *const loop = "the quota's feedback loop";
+	const char *const course = "skipping the root flush";
+	const char *const acc = "reading node counters makes";
+	const char *const same = "under both designs";
+
+	(void)state;
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, cost), HOLDS);
+	assert_int_equal(judge(&v.table, cheap), HOLDS);
+	assert_int_equal(judge(&v.table, exact), FAILS);
+	assert_int_equal(judge(&v.table, bound), HOLDS);
+	assert_int_equal(judge(&v.table, small), HOLDS);
+	assert_int_equal(judge(&v.table, flushed), HOLDS);
+	assert_int_equal(judge(&v.table, loop), HOLDS);
+	assert_int_equal(judge(&v.table, course), HOLDS);
+	assert_int_equal(judge(&v.table, acc), HOLDS);
+	assert_int_equal(judge(&v.table, same), HOLDS);
+	/* planted failures: every rule to its other side */
+	s.active_read_us[0] = 15;          /* flush barely above idle, within 10x of node */
+	s.active_read_us[1] = 2;
+	s.err_max[0] = 1;
+	s.err_max[1] = 101;                /* past the bound */
+	s.err_bp_max[1] = 101;
+	s.loop[1].converged = 0;
+	s.loop[1].converged_window = NAN;
+	s.course_div_bp = 101;
+	s.loop[1].read_err_max = 10;       /* node read worse than flush read */
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, cost), FAILS);
+	assert_int_equal(judge(&v.table, cheap), FAILS);
+	assert_int_equal(judge(&v.table, bound), FAILS);
+	assert_int_equal(judge(&v.table, small), FAILS);
+	assert_int_equal(judge(&v.table, flushed), FAILS);
+	assert_int_equal(judge(&v.table, loop), FAILS);
+	assert_int_equal(judge(&v.table, course), FAILS);
+	assert_int_equal(judge(&v.table, acc), FAILS);
+	assert_int_equal(judge(&v.table, same), NC);
+	s.err_max[1] = 0;                  /* exact, but the truth in doubt; no flush got through */
+	s.snapshot_err = 1;
+	s.flushes[0] = 0;
+	s.loop[1] = s.loop[0];
+	s.loop[1].converged_window = 8;    /* both converge, node later */
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, exact), NC);
+	assert_int_equal(judge(&v.table, bound), NC);
+	assert_int_equal(judge(&v.table, flushed), NC);
+	assert_int_equal(judge(&v.table, same), FAILS);
+	s.snapshot_err = 0;
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, exact), HOLDS);
 }
 
 int main(void)
@@ -702,6 +781,7 @@ int main(void)
 		cmocka_unit_test(sched_switch),
 		cmocka_unit_test(shrinker_units),
 		cmocka_unit_test(explore_rate),
+		cmocka_unit_test(damon_goal_read),
 		/* last: it reads what every test above judged */
 		cmocka_unit_test(every_row_fails_somewhere),
 	};

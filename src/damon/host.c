@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * host.c - the damon layer as a subsystem: attach, the memcg hook set that feeds
+ * the freed-memcg watches, and the host's counts.
+ *
+ * kernel: mm/damon/core.c keeps no per-host state for the goal reader; the state
+ * here is the model's (the watches and the counts). The layer needs rstat (the
+ * flush and the lruvec readers) and attaches only by hand (msim_damon_attach):
+ * no configuration flag, so no existing host gains its hook set or its memory.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <memcgsim/rstat.h>
+
+#include "damon_internal.h"
+
+/* kernel: none; runs before the memcg layer frees (or quarantines) the struct. */
+static void damon_css_free(struct msim_memcg *memcg, void *priv)
+{
+	struct msim__damon *d = priv;
+
+	if (!msim_quiet_load(&d->detached, MSIM_ACQUIRE))
+		msim__damon_watch_mark_freed(d, memcg);
+}
+
+/* Order only matters for online/offline; this set has neither. */
+static const struct msim_memcg_hooks damon_watch_hooks = {
+	.name = "damon",
+	.order = 70,
+	.css_free = damon_css_free,
+};
+
+static const struct msim_memcg_hooks *const damon_hooks[] = { &damon_watch_hooks, NULL };
+
+static int damon_host_init(struct msim *m, void *state)
+{
+	struct msim__damon *d = state;
+	struct msim_memcg_hooks hooks = damon_watch_hooks;
+	int ret;
+
+	d->m = m;
+	hooks.priv = d;
+	ret = msim_memcg_register_hooks(m, &hooks);
+	return ret < 0 ? ret : 0;
+}
+
+/* Memcgs freed at the memcg layer's teardown (after this) find d detached. */
+static void damon_host_fini(struct msim *m, void *state)
+{
+	struct msim__damon *d = state;
+
+	(void)m;
+	msim_quiet_store(&d->detached, true, MSIM_RELEASE);
+}
+
+static bool damon_enabled(const struct msim_config *cfg)
+{
+	(void)cfg;
+	return false;   /* by hand only: msim_damon_attach() */
+}
+
+static const char *const damon_deps[] = { "rstat", NULL };
+
+struct msim_subsys msim_damon_subsys = {
+	.name = "damon",
+	.depends = damon_deps,
+	.enabled = damon_enabled,
+	.state_size = sizeof(struct msim__damon),
+	.host_init = damon_host_init,
+	.host_fini = damon_host_fini,
+	.memcg_hooks = damon_hooks,
+};
+
+/*
+ * Every damon entry point reaches msim_damon_subsys (msim__damon_of), so a
+ * program that calls any of them links this file and this registration with it.
+ */
+__attribute__((constructor)) static void damon_register(void)
+{
+	msim_subsys_register(&msim_damon_subsys);
+}
+
+struct msim__damon *msim__damon_of(struct msim *m)
+{
+	return m ? msim_subsys_state(m, &msim_damon_subsys) : NULL;
+}
+
+int msim_damon_attach(struct msim *m, char *err, size_t errlen)
+{
+	if (!m) {
+		if (err && errlen)
+			snprintf(err, errlen, "msim_damon_attach: no host");
+		return -EINVAL;
+	}
+	return msim_subsys_attach(m, &msim_damon_subsys, err, errlen);
+}
+
+void msim_damon_counts(struct msim *m, struct msim_damon_counts *out)
+{
+	struct msim__damon *d = msim__damon_of(m);
+	const unsigned long *src = d ? (const unsigned long *)&d->counts : NULL;
+	unsigned long *dst = (unsigned long *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(unsigned long); i++)
+		dst[i] = src ? msim_quiet_load(&src[i], MSIM_RELAXED) : 0;
+}
