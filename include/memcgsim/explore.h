@@ -38,6 +38,7 @@ enum msim_strategy {
 	MSIM_STRAT_PCT,         /* probabilistic concurrency testing, seeded, depth d */
 	MSIM_STRAT_DFS,         /* bounded exhaustive search (driven by msim_explore) */
 	MSIM_STRAT_REPLAY,      /* follow a schedule string */
+	MSIM_STRAT_DPOR,        /* source-DPOR: every Mazurkiewicz trace once (msim_explore) */
 };
 
 MSIM_API const char *msim_strategy_name(enum msim_strategy s);
@@ -137,8 +138,16 @@ struct msim_explore_result {
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
 	bool diverged;                    /* that run did not follow its replay string */
 	bool schedule_truncated;          /* its schedule did not fit: not replayable */
-	bool exhausted;                   /* DFS: the bounded space was fully explored */
+	bool exhausted;                   /* DFS: the bounded space was fully explored;
+					     DPOR: every trace of the scenario was */
 	double seconds;
+	/*
+	 * DPOR: runs stopped early because every enabled step was asleep (each
+	 * continuation equals one explored); runs - pruned ran to the end. races:
+	 * reversible races found; backtracks: decisions they added.
+	 */
+	unsigned int pruned;
+	uint64_t races, backtracks;
 };
 
 /*

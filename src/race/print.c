@@ -72,6 +72,9 @@ void msim_race_print_json(FILE *f, const struct msim_race_result *r)
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
 		fprintf(f, ", \"first_violation_seed\": %llu",
 			(unsigned long long)r->ex.first_violation_seed);
+	if (r->strategy == MSIM_STRAT_DPOR)
+		fprintf(f, ", \"explored\": %u, \"pruned\": %u, \"races\": %llu",
+			r->ex.runs - r->ex.pruned, r->ex.pruned, (unsigned long long)r->ex.races);
 	for (unsigned int i = 0; i < r->rep.nr_figs; i++)
 		print_fig_json(f, &r->rep.figs[i]);
 	fputs("}\n", f);
@@ -173,6 +176,11 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	print_figs_text(f, &r->rep);
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
+	if (r->strategy == MSIM_STRAT_DPOR)
+		fprintf(f, "  dpor: explored %u, pruned %u (sleep sets), races %llu, backtracks %llu, "
+			"%s\n", r->ex.runs - r->ex.pruned, r->ex.pruned,
+			(unsigned long long)r->ex.races, (unsigned long long)r->ex.backtracks,
+			r->ex.exhausted ? "exhausted" : "NOT exhausted (budget reached)");
 	/* An explorer is built to find the window: its hit count says "reachable", not "how often". */
 	if (r->ex.violations && r->ex.runs > 1)
 		fputs("  (reachability under an adversarial scheduler, not a frequency in production)\n",

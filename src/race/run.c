@@ -144,7 +144,7 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 	eo->on_run_arg = o->on_run_arg;
 	if (o->runs)
 		eo->runs = o->runs;
-	else if (o->strategy == MSIM_STRAT_DFS)
+	else if (o->strategy == MSIM_STRAT_DFS || o->strategy == MSIM_STRAT_DPOR)
 		eo->runs = b->dfs_runs ? b->dfs_runs : 10000;
 	else
 		eo->runs = b->runs ? b->runs : 1000;

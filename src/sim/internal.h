@@ -118,6 +118,8 @@ struct msim_dfs_point {
 	bool has_r;               /* the last option is the RCU engine */
 };
 
+struct msim__dpor;
+
 struct msim_sched {
 	struct msim_sched_opts opts;
 	uint64_t rng;
@@ -145,6 +147,8 @@ struct msim_sched {
 	struct msim_dfs_point *dfs;
 	uint64_t dfs_len, dfs_cap, dfs_prefix_len;
 	unsigned int preemptions;
+	/* DPOR (explore_dpor.c): the exploration's tree, owned by msim_explore. */
+	struct msim__dpor *dpor;
 	/* preempt=unmodelled: first unfinished task of each CPU (index), refreshed
 	 * when a task ends. */
 	int *cpu_head;

@@ -31,7 +31,8 @@ static int parse_strategy(const char *value, void *dest, char *err, size_t errle
 	struct race_cli *c = dest;
 
 	if (msim_strategy_parse(value, &c->o.strategy) || c->o.strategy == MSIM_STRAT_REPLAY) {
-		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs)", value);
+		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs, dpor)",
+			 value);
 		return -EINVAL;
 	}
 	c->strategy_set = true;
@@ -55,10 +56,10 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	const struct msim_arg opts[] = {
 		MSIM_OPT_HELP(),
 		MSIM_OPT_CALL("--strategy", "S", parse_strategy, c,
-			      "script | random | pct | dfs (default: script if the race has one,\n"
-			      "else pct)"),
+			      "script | random | pct | dfs | dpor (default: script if the race\n"
+			      "has one, else pct)"),
 		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
-			      "runs to explore (random, pct) or schedules at most (dfs)"),
+			      "runs to explore (random, pct) or schedules at most (dfs, dpor)"),
 		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
 		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
 		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64, "DFS preemption bound"),

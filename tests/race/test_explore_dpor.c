@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_explore_dpor.c - source-DPOR (MSIM_STRAT_DPOR) on toys whose Mazurkiewicz
+ * traces are counted by hand, and against unbounded DFS on what the runs see.
+ *
+ * Each toy task is a list of shim accesses on cells x, y (msim_store_at /
+ * msim_load_at: each a yield point that announces its access). A task's steps
+ * are: start to its first yield point (touches nothing shared), then one step
+ * per access. Two steps of different tasks conflict when they touch one cell and
+ * one of them stores. The traces of a toy are the ways to order its conflicting
+ * pairs consistently with each task's program order:
+ *  - writer (store x; store y) | reader (load x; load y): x's pair either way and
+ *    y's pair either way, all four combinations consistent: 4 traces, and the
+ *    reader sees (x, y) = (0,0), (0,1), (1,0), (1,1), one per trace;
+ *  - three tasks storing x once each: 3! = 6 traces;
+ *  - store x | store y: nothing conflicts: 1 trace;
+ *  - store x; load y | store y; load x (store buffering, sequentially
+ *    consistent): 4 orders of the two pairs, one of them cyclic (each load
+ *    before the other task's store needs x's load before y's store before...),
+ *    so 3 traces, seeing (1,1), (0,1), (1,0) but never (0,0).
+ * Outcomes (end state and every load) distinguish the traces, except that the
+ * three stores leave only three end states (the last writer).
+ * DPOR must run exactly that many schedules to the end (none pruned on these),
+ * exhaust, and see the same set of outcomes as DFS with no preemption bound,
+ * which runs more schedules.
+ */
+#include <errno.h>
+
+#include "race_util.h"
+
+#define MAX_OPS 4
+
+enum op { OP_END = 0, LOAD_X, LOAD_Y, STORE_X, STORE_Y };
+
+struct toy {
+	const char *name;
+	unsigned int nr_tasks;
+	enum op ops[3][MAX_OPS];
+	unsigned int traces;      /* counted by hand (the comment above) */
+	unsigned int outcomes;    /* distinct end states and loads among them */
+};
+
+struct toy_state {
+	const struct toy *toy;
+	long x, y;
+	long seen[3][MAX_OPS];    /* what each load read */
+	struct {
+		const struct toy *toy;
+		struct toy_state *s;
+		unsigned int idx;
+	} task[3];
+};
+
+/* Outcomes seen in complete runs: a bit per distinct (loads read) vector. */
+static uint64_t outcomes;
+
+static void toy_task(void *arg)
+{
+	typeof(((struct toy_state *)0)->task[0]) *t = arg;
+	struct toy_state *s = t->s;
+
+	for (unsigned int i = 0; i < MAX_OPS && t->toy->ops[t->idx][i]; i++) {
+		switch (t->toy->ops[t->idx][i]) {
+		case LOAD_X:
+			s->seen[t->idx][i] = msim_load_at(&s->x, MSIM_RELAXED, "toy.load_x");
+			break;
+		case LOAD_Y:
+			s->seen[t->idx][i] = msim_load_at(&s->y, MSIM_RELAXED, "toy.load_y");
+			break;
+		case STORE_X:
+			msim_store_at(&s->x, 1 + (long)t->idx, MSIM_RELAXED, "toy.store_x");
+			break;
+		case STORE_Y:
+			msim_store_at(&s->y, 1 + (long)t->idx, MSIM_RELAXED, "toy.store_y");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int toy_setup(struct msim *m, void **state, void *arg)
+{
+	const struct toy *toy = arg;
+	struct toy_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->toy = toy;
+	for (unsigned int i = 0; i < toy->nr_tasks; i++) {
+		s->task[i].toy = toy;
+		s->task[i].s = s;
+		s->task[i].idx = i;
+		if (!msim_task_create(m, "toy", i, toy_task, &s->task[i]))
+			return -ENOMEM;
+	}
+	*state = s;
+	return 0;
+}
+
+/* Never a violation: records the outcome (the final cells and every load). */
+static bool toy_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct toy_state *s = state;
+	uint64_t h = (uint64_t)s->x * 7 + (uint64_t)s->y;
+
+	(void)m, (void)why, (void)len;
+	for (unsigned int t = 0; t < 3; t++)
+		for (unsigned int i = 0; i < MAX_OPS; i++)
+			h = h * 5 + (uint64_t)s->seen[t][i];
+	outcomes |= 1ULL << (h % 64);
+	return false;
+}
+
+static void toy_teardown(struct msim *m, void *state)
+{
+	(void)m;
+	free(state);
+}
+
+static void explore_toy(const struct toy *toy, enum msim_strategy strategy,
+			struct msim_explore_result *res)
+{
+	struct msim_explore_target t = {
+		.name = toy->name, .setup = toy_setup, .check = toy_check,
+		.teardown = toy_teardown, .arg = (void *)toy,
+	};
+	struct msim_explore_opts o = { .strategy = strategy, .runs = 100000, .preemptions = 64 };
+	struct msim_config cfg;
+
+	msim_config_init(&cfg);
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.nr_cpus = 4;
+	outcomes = 0;
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+}
+
+static const struct toy toys[] = {
+	{ "writer-reader", 2, { { STORE_X, STORE_Y }, { LOAD_X, LOAD_Y } }, 4, 4 },
+	{ "three-stores", 3, { { STORE_X }, { STORE_X }, { STORE_X } }, 6, 3 },
+	{ "independent", 2, { { STORE_X }, { STORE_Y } }, 1, 1 },
+	{ "store-buffering", 2, { { STORE_X, LOAD_Y }, { STORE_Y, LOAD_X } }, 3, 3 },
+};
+
+static void dpor_counts_traces(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(toys) / sizeof(toys[0]); i++) {
+		struct msim_explore_result dpor, dfs;
+		uint64_t dpor_outcomes;
+
+		explore_toy(&toys[i], MSIM_STRAT_DPOR, &dpor);
+		dpor_outcomes = outcomes;
+		explore_toy(&toys[i], MSIM_STRAT_DFS, &dfs);
+		print_message("%s: dpor %u schedules (%u pruned), dfs %u\n", toys[i].name,
+			      dpor.runs, dpor.pruned, dfs.runs);
+		assert_true(dpor.exhausted);
+		assert_true(dfs.exhausted);
+		assert_int_equal(dpor.runs - dpor.pruned, toys[i].traces);
+		assert_int_equal(dpor.pruned, 0);
+		assert_int_equal(__builtin_popcountll(dpor_outcomes), toys[i].outcomes);
+		assert_true(dpor_outcomes == outcomes);
+		if (toys[i].traces > 1)
+			assert_true(dfs.runs > dpor.runs);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dpor_counts_traces),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
