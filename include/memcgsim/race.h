@@ -268,6 +268,17 @@ MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_confi
 			      struct msim_race_result *res, char *err, size_t errlen);
 
 /*
+ * Minimize schedule, a failing schedule of r on side under base (the race's
+ * configuration is applied as msim_race_run does): msim_explore_minimize()
+ * (explore.h) on the race's target. Returns 0 and fills res; -ESRCH with the
+ * reason in err when the schedule does not fail; -EINVAL for a bad schedule or
+ * configuration.
+ */
+MSIM_API int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
+				const struct msim_race_side *side, const char *schedule,
+				struct msim_minimize_result *res, char *err, size_t errlen);
+
+/*
  * Check res (a run of r on res->side) against what the side states: the verdict
  * and the race's expect() agree with it; a script reaches its exact figures and
  * notes; an explorer on the bug side finds the violation, with the side's reason,

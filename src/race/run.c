@@ -259,6 +259,30 @@ int msim_race_run_side(const struct msim_race *r, const char *side,
 	return msim_race_run(r, &cfg, &so, res, err, errlen);
 }
 
+int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
+		       const struct msim_race_side *side, const char *schedule,
+		       struct msim_minimize_result *res, char *err, size_t errlen)
+{
+	struct msim_explore_target t = side_target(r, side);
+	struct msim_race_opts o;
+	struct msim_config cfg;
+	int ret;
+
+	msim_race_opts_init(&o, MSIM_STRAT_REPLAY);
+	if ((ret = run_config(r, base, &o, &cfg, err, errlen)))
+		return ret;
+	ret = msim_explore_minimize(&t, &cfg, schedule, res);
+	if (ret == -ESRCH)
+		snprintf(err, errlen, "race %s: schedule '%s' does not fail: nothing to minimize",
+			 r->name, schedule ? schedule : "");
+	else if (ret == -EINVAL)
+		snprintf(err, errlen, "race %s: '%s' is not a schedule", r->name,
+			 schedule ? schedule : "");
+	else if (ret)
+		snprintf(err, errlen, "race %s: minimizing failed (%s)", r->name, strerror(-ret));
+	return ret;
+}
+
 int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
 		     const struct msim_race_side *side, const char *schedule,
 		     struct msim_race_result *res, char *err, size_t errlen)

@@ -120,6 +120,7 @@ static int prepare(struct msim *m, const struct explore *x, unsigned int run, ui
 		return ret;
 	if (o->strategy == MSIM_STRAT_DPOR && !schedule_from_env()) {
 		m->sched.dpor = (struct msim__dpor *)&x->dpor;
+		m->sched.dpor->bound = o->preemptions;
 		return msim__dpor_begin_run(m->sched.dpor);
 	}
 	return o->strategy == MSIM_STRAT_DFS ? msim__dfs_install(&x->dfs, m) : 0;
@@ -134,6 +135,8 @@ static void record_run(struct msim_explore_result *res, struct msim *m)
 	res->trace_hash = msim_sched_trace_hash(m);
 	res->diverged = msim_sched_replay_diverged(m);
 	res->schedule_truncated = strlen(schedule) >= sizeof(res->schedule);
+	res->preemptions = m->sched.nr_preempt;
+	memcpy(res->preempt_log, m->sched.preempt_log, sizeof(res->preempt_log));
 }
 
 /* ---- verdicts ---- */

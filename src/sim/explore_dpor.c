@@ -25,11 +25,13 @@
  * Sleep sets: a thread explored at a decision sleeps in the later branches of
  * that decision until a step dependent with its own is taken; a run whose every
  * enabled thread sleeps stops (it is "pruned": each of its continuations is
- * equivalent to one explored). A sleeper's step is judged by what it announces in
- * the current run (addresses are per run: every run allocates afresh), and by
- * "anything" when the step noted more than it announced when it ran.
+ * equivalent to one explored). A sleeper's step was taken in an earlier run,
+ * whose raw addresses mean nothing now (every run allocates afresh): steps name
+ * addresses by the step that first touched them (struct msim__dpor.ids), which
+ * two runs through one prefix share for the prefix's objects.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +68,8 @@ static struct msim__dpor_node *node_at(struct msim__dpor *d, uint64_t i)
 	return &d->nodes[i];
 }
 
-static void sleep_add(struct msim__dpor_node *n, uint8_t tid, bool extras)
+static void sleep_add(struct msim__dpor_node *n, uint8_t tid, uint64_t since,
+		      const struct msim__step_access *acc)
 {
 	for (unsigned int i = 0; i < n->nr_sleep; i++)
 		if (n->sleep[i].tid == tid)
@@ -80,7 +83,8 @@ static void sleep_add(struct msim__dpor_node *n, uint8_t tid, bool extras)
 		n->cap_sleep = cap;
 	}
 	n->sleep[n->nr_sleep].tid = tid;
-	n->sleep[n->nr_sleep].extras = extras;
+	n->sleep[n->nr_sleep].since = since;
+	n->sleep[n->nr_sleep].acc = *acc;
 	n->nr_sleep++;
 }
 
@@ -98,7 +102,11 @@ int msim__dpor_begin_run(struct msim__dpor *d)
 	d->depth = 0;
 	d->blocked = false;
 	d->diverged = false;
+	d->pre = 0;
 	memset(d->steps_of, 0, sizeof(d->steps_of));
+	if (d->ids)
+		memset(d->ids, 0, d->ids_cap * sizeof(*d->ids));
+	d->ids_used = 0;
 	for (unsigned int t = 0; t < MSIM__DPOR_THREADS; t++)
 		msim__access_set_one(&d->next[t], NULL,
 				     t == MSIM__DPOR_R ? MSIM_ACCESS_ANY : MSIM_ACCESS_NONE);
@@ -123,17 +131,38 @@ static uint64_t enabled_mask(struct msim__dpor *d, const int *pick, unsigned int
 }
 
 /* Replay the prefix; past it, the first enabled thread not asleep. */
-int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n)
+/* Taking thread t at nd is a preemption: the task that ran last could go on. */
+static bool preempts(const struct msim__dpor_node *nd, int t)
+{
+	return nd->cur >= 0 && t != nd->cur && t != MSIM__DPOR_R;
+}
+
+static bool within_bound(const struct msim__dpor *d, const struct msim__dpor_node *nd, int t)
+{
+	return nd->pre + (preempts(nd, t) ? 1u : 0u) <= d->bound;
+}
+
+/* Option i (thread t) taken at nd: count its preemption. */
+static int take(struct msim__dpor *d, const struct msim__dpor_node *nd, unsigned int i, int t)
+{
+	if (preempts(nd, t))
+		d->pre++;
+	return (int)i;
+}
+
+int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled)
 {
 	struct msim__dpor_node *nd = node_at(d, d->depth);
 	uint64_t enabled = enabled_mask(d, pick, n), asleep;
 
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;
+	nd->cur = current_enabled ? tid_of(pick[0]) : -1;
+	nd->pre = d->pre;
 	if (d->depth < d->prefix) {
 		for (unsigned int i = 0; i < n; i++)
 			if (tid_of(pick[i]) == nd->chosen)
-				return (int)i;
+				return take(d, nd, i, nd->chosen);
 		d->diverged = true;
 		return 0;
 	}
@@ -146,10 +175,10 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n)
 	asleep = sleep_mask(nd);
 	for (unsigned int i = 0; i < n; i++) {
 		int t = tid_of(pick[i]);
-		if (!(asleep & (1ULL << t))) {
+		if (!(asleep & (1ULL << t)) && within_bound(d, nd, t)) {
 			nd->chosen = t;
 			nd->backtrack |= 1ULL << t;
-			return (int)i;
+			return take(d, nd, i, t);
 		}
 	}
 	d->blocked = true;
@@ -158,9 +187,25 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n)
 
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 {
-	(void)m;
 	if (pick != MSIM_PICK_R)
 		msim__access_step_begin(&d->next[pick]);
+	else
+		d->cbs_done = m->rcu.cbs_done;
+}
+
+/*
+ * What an RCU engine step touched. Ending a grace period reads every reader's
+ * state and wakes the waiters: a store to the host's RCU state, which read-side
+ * entries and exits load and grace-period requests store. Callbacks run any
+ * code, and under preempt=none or full any park may be the quiescent state the
+ * engine waits for: then it conflicts with everything.
+ */
+static void rcu_step_access(struct msim__dpor *d, struct msim *m, struct msim__step_access *acc)
+{
+	if (m->rcu.cbs_done != d->cbs_done || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
+		msim__access_set_one(acc, NULL, MSIM_ACCESS_ANY);
+	else
+		msim__access_set_one(acc, &m->rcu, MSIM_ACCESS_STORE);
 }
 
 /* Two steps of different threads that do not commute. */
@@ -174,24 +219,122 @@ static bool dependent(uint8_t t1, unsigned int cpu1, const struct msim__step_acc
 	return msim__access_conflict(a1, a2);
 }
 
-static const struct msim__step_access any_access = { .any = true };
+static uint64_t *id_slot(struct msim__dpor *d, uintptr_t addr, bool *fresh)
+{
+	uint64_t k = (addr * 0x9e3779b97f4a7c15ULL >> 17) & (d->ids_cap - 1);
 
-/* The sleep set of the decision after step i: the sleepers its step left asleep. */
+	while (d->ids[k].addr && d->ids[k].addr != addr)
+		k = (k + 1) & (d->ids_cap - 1);
+	*fresh = !d->ids[k].addr;
+	d->ids[k].addr = addr;
+	return &d->ids[k].id;
+}
+
+/* Double the table (or make the first one) and rehash: it stays under 3/4 full. */
+static void ids_grow(struct msim__dpor *d)
+{
+	uint64_t old_cap = d->ids_cap;
+	typeof(d->ids) old = d->ids;
+	bool fresh;
+
+	d->ids_cap = old_cap ? old_cap * 2 : 256;
+	d->ids = calloc(d->ids_cap, sizeof(*d->ids));
+	if (!d->ids)
+		abort();
+	for (uint64_t k = 0; k < old_cap; k++)
+		if (old[k].addr)
+			*id_slot(d, old[k].addr, &fresh) = old[k].id;
+	free(old);
+}
+
+/* The id of addr in this run: the step that touched it first (step, if now). */
+static uint64_t addr_id(struct msim__dpor *d, uintptr_t addr, uint64_t step)
+{
+	bool fresh;
+	uint64_t *id;
+
+	if (4 * (d->ids_used + 1) > 3 * d->ids_cap)
+		ids_grow(d);
+	id = id_slot(d, addr, &fresh);
+	if (fresh) {
+		*id = step;
+		d->ids_used++;
+	}
+	return *id;
+}
+
+/* A sleeper's extra accesses (ids) against a step taken now (ids): a conflict? */
+static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct msim__step_access *e)
+{
+	if (s->acc.any || e->any)
+		return true;
+	for (unsigned int i = 0; i < s->acc.n; i++) {
+		for (unsigned int j = 0; j < e->n; j++) {
+			bool same = s->acc.a[i].addr < s->since ? s->acc.a[i].addr == e->a[j].addr
+								 : e->a[j].addr >= s->since;
+			if (same && ((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* acc with its addresses as ids (registering those first touched at step). */
+static void to_ids(struct msim__dpor *d, const struct msim__step_access *acc, uint64_t step,
+		   struct msim__step_access *out)
+{
+	*out = *acc;
+	for (unsigned int k = 0; k < out->n; k++)
+		out->a[k].addr = (uintptr_t)addr_id(d, out->a[k].addr, step);
+}
+
+/* What step acc touched beyond what it announced, as ids. */
+static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
+		      const struct msim__step_access *announced, uint64_t step,
+		      struct msim__step_access *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->any = acc->any && !announced->any;
+	for (unsigned int k = 0; k < acc->n; k++) {
+		bool known = false;
+		for (unsigned int i = 0; i < announced->n; i++)
+			if (announced->a[i].addr == acc->a[k].addr &&
+			    (announced->a[i].kind | acc->a[k].kind) == announced->a[i].kind)
+				known = true;
+		if (!known)
+			out->a[out->n++] = (struct msim__access){
+				.addr = (uintptr_t)addr_id(d, acc->a[k].addr, step),
+				.kind = acc->a[k].kind };
+	}
+}
+
+/* The sleep set of the decision after step e: the sleepers its step left asleep. */
 static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct msim__dpor_event *e)
 {
-	struct msim__dpor_node *cur = &d->nodes[e - d->ev], *nx;
 	uint64_t i = (uint64_t)(e - d->ev);
+	struct msim__dpor_node *nx = node_at(d, i + 1), *cur = &d->nodes[i];
 
-	nx = node_at(d, i + 1);
-	cur = &d->nodes[i]; /* node_at may have moved the array */
+	struct msim__step_access e_ids;
+
+	to_ids(d, &e->acc, i, &e_ids);
 	nx->nr_sleep = 0;
+	/*
+	 * Under a preemption bound a sleeper's step may only be reachable in the
+	 * bounded space from here, its earlier equivalent costing preemptions the
+	 * bound refuses: sleep sets are then off (the test of the bounded toys fails
+	 * without this), and a thread explored at a decision only stops being tried
+	 * again there.
+	 */
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		return;
 	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
 		const struct msim__dpor_sleeper *s = &cur->sleep[k];
-		unsigned int cpu = s->tid == MSIM__DPOR_R ? 0 : m->task_vec[s->tid]->cpu;
-		const struct msim__step_access *a = s->extras ? &any_access : &d->next[s->tid];
+		bool same_cpu = s->tid != MSIM__DPOR_R && e->tid != MSIM__DPOR_R &&
+				m->task_vec[s->tid]->cpu == e->cpu;
 
-		if (s->tid != e->tid && !dependent(s->tid, cpu, a, e->tid, e->cpu, &e->acc))
-			sleep_add(nx, s->tid, s->extras);
+		if (s->tid != e->tid && !same_cpu && !sleeper_conflict(s, &e_ids) &&
+		    !msim__access_conflict(&d->next[s->tid], &e->acc))
+			sleep_add(nx, s->tid, s->since, &s->acc);
 	}
 }
 
@@ -206,16 +349,17 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 	e->tid = (uint8_t)t;
 	if (t == MSIM__DPOR_R) {
 		e->cpu = 0;
-		e->acc = any_access;
+		rcu_step_access(d, m, &e->acc);
 	} else {
 		e->cpu = m->task_vec[t]->cpu;
 		msim__access_step_end(&e->acc, &d->next[t]);
 	}
 	e->lidx = d->steps_of[t]++;
 	d->nodes[d->depth].chosen = t;
-	/* A step that noted more than it announced sleeps as "anything" later. */
-	d->nodes[d->depth].chosen_extras =
-		t != MSIM__DPOR_R && memcmp(&announced, &e->acc, sizeof(announced)) != 0;
+	if (t == MSIM__DPOR_R)
+		to_ids(d, &e->acc, d->depth, &d->nodes[d->depth].chosen_extra);
+	else
+		extra_ids(d, &e->acc, &announced, d->depth, &d->nodes[d->depth].chosen_extra);
 	if (d->depth + 1 >= d->prefix)
 		propagate_sleep(d, m, e);
 	d->depth++;
@@ -277,6 +421,27 @@ static unsigned int lowest(uint64_t mask)
 	return (unsigned int)__builtin_ctzll(mask);
 }
 
+/*
+ * Under a preemption bound the reversal at e_i may cost a preemption the bound
+ * does not allow, while switching where e_i's thread took over (the start of its
+ * block of steps) costs none more than this run did (bounded POR, Coons,
+ * Musuvathi and McKinley, OOPSLA 2013): try e_j's thread there too, or, if it
+ * could not run there, every thread that could.
+ */
+static void conservative_branch(struct msim__dpor *d, uint64_t i, unsigned int tj)
+{
+	uint64_t c = i;
+	struct msim__dpor_node *nc;
+
+	while (c > 0 && d->nodes[c - 1].chosen == d->nodes[i].chosen)
+		c--;
+	nc = &d->nodes[c];
+	if (nc->enabled & (1ULL << tj))
+		nc->backtrack |= 1ULL << tj;
+	else
+		nc->backtrack |= nc->enabled;
+}
+
 /* The race e_i, e_j: make sure the decision before e_i tries a reversal. */
 static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, uint64_t j,
 			 uint64_t final_enabled)
@@ -298,6 +463,8 @@ static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, u
 	awake = cand & ~sleep_mask(nd);
 	nd->backtrack |= 1ULL << lowest(awake ? awake : cand);
 	d->backtracks++;
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		conservative_branch(d, i, d->ev[j].tid);
 }
 
 /*
@@ -353,8 +520,11 @@ bool msim__dpor_next(struct msim__dpor *d)
 		struct msim__dpor_node *nd = &d->nodes[j];
 		uint64_t cand;
 
-		sleep_add(nd, (uint8_t)nd->chosen, nd->chosen_extras); /* explored here */
+		sleep_add(nd, (uint8_t)nd->chosen, j, &nd->chosen_extra); /* explored here */
 		cand = nd->backtrack & nd->enabled & ~sleep_mask(nd);
+		for (uint64_t m = cand; m; m &= m - 1)
+			if (!within_bound(d, nd, (int)lowest(m)))
+				cand &= ~(1ULL << lowest(m));
 		if (cand) {
 			nd->chosen = (int)lowest(cand);
 			d->len = d->prefix = j + 1;

@@ -19,10 +19,18 @@
 /* choose(): every enabled step is asleep, the run adds nothing new. */
 #define MSIM__DPOR_BLOCKED (-1)
 
-/* A thread asleep at a node: explored there already, or asleep since above. */
+/*
+ * A thread asleep at a node: explored there already, or asleep since above. Its
+ * step announced what the thread's parked point announces in this run; acc holds
+ * what else that step touched when it was explored at node since, its addresses
+ * as ids (below): an id below since names the same object in every run through
+ * that node; an id of since or above was new to that step, and may be any object
+ * first touched at or after node since in another run.
+ */
 struct msim__dpor_sleeper {
 	uint8_t tid;
-	bool extras;              /* its step there touched more than it announced */
+	uint64_t since;
+	struct msim__step_access acc;
 };
 
 /* One decision of the search (a state reached by the current prefix). */
@@ -30,7 +38,10 @@ struct msim__dpor_node {
 	uint64_t enabled;         /* threads that could step here */
 	uint64_t backtrack;       /* threads to explore here (the source set) */
 	int chosen;               /* the thread the current run steps */
-	bool chosen_extras;       /* its step noted more than it announced */
+	int cur;                  /* the task that ran last, if it could go on; else -1 */
+	unsigned int pre;         /* preemptions before this decision */
+	struct msim__step_access chosen_extra; /* what its step touched beyond its
+						  announcement, as ids */
 	struct msim__dpor_sleeper *sleep;
 	unsigned int nr_sleep, cap_sleep;
 };
@@ -55,6 +66,16 @@ struct msim__dpor {
 	bool blocked;             /* stopped: every enabled step asleep */
 	bool diverged;            /* a replayed decision was not enabled (a bug) */
 	int error;                /* -E2BIG: more than 63 tasks */
+	unsigned int bound;       /* preemptions a schedule may take (as DFS's bound) */
+	unsigned int pre;         /* preemptions so far in the current run */
+	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
+	/*
+	 * Address ids: each address a run touches is named by the index of the step
+	 * that touched it first. Runs allocate afresh, so raw addresses differ from
+	 * run to run; two runs through one prefix name the prefix's objects alike.
+	 */
+	struct { uintptr_t addr; uint64_t id; } *ids;
+	uint64_t ids_cap, ids_used;
 	/* Figures. */
 	uint64_t races, backtracks;
 };
@@ -63,9 +84,10 @@ struct msim__dpor {
 int msim__dpor_begin_run(struct msim__dpor *d);
 /*
  * The scheduler's decision among n options (task indexes or MSIM_PICK_R, in the
- * canonical order): the index to take, or MSIM__DPOR_BLOCKED.
+ * canonical order; current_enabled: option 0 is the task that ran last): the index
+ * to take, or MSIM__DPOR_BLOCKED.
  */
-int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n);
+int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled);
 /* Around one step of thread pick (MSIM_PICK_R for the engine) on host m. */
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick);
 void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick);

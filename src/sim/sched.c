@@ -459,7 +459,7 @@ static unsigned int choose_dfs(struct msim *m, const struct options *o)
 /* DPOR's choice, or MAX_OPTIONS when every enabled step is asleep (stop the run). */
 static unsigned int choose_dpor(struct msim__dpor *d, const struct options *o)
 {
-	int c = msim__dpor_choose(d, o->pick, o->n);
+	int c = msim__dpor_choose(d, o->pick, o->n, o->current_enabled);
 
 	return c == MSIM__DPOR_BLOCKED ? MAX_OPTIONS : (unsigned int)c;
 }
@@ -590,6 +590,18 @@ static bool any_reader_parked(struct msim *m)
 	return m->rcu.driver.rcu_nesting != 0;
 }
 
+/* A switch away from task from, which could have gone on, to task to. */
+static void log_preemption(struct msim *m, int from, int to)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (s->nr_preempt < MSIM_PREEMPT_LOG)
+		s->preempt_log[s->nr_preempt] = (struct msim_preemption){
+			.step = s->steps, .from = from, .to = to,
+			.at = m->task_vec[from]->parked_at };
+	s->nr_preempt++;
+}
+
 int msim__run_det(struct msim *m)
 {
 	struct msim_sched *s = &m->sched;
@@ -612,6 +624,8 @@ int msim__run_det(struct msim *m)
 		unsigned int c = choose(m, &o);
 		if (c == MAX_OPTIONS)
 			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
+		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
+			log_preemption(m, o.pick[0], o.pick[c]);
 		msim__sched_pick(m, o.pick[c]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)

@@ -25,6 +25,7 @@
  * which runs more schedules.
  */
 #include <errno.h>
+#include <limits.h>
 
 #include "race_util.h"
 
@@ -118,14 +119,14 @@ static void toy_teardown(struct msim *m, void *state)
 	free(state);
 }
 
-static void explore_toy(const struct toy *toy, enum msim_strategy strategy,
+static void explore_toy(const struct toy *toy, enum msim_strategy strategy, unsigned int bound,
 			struct msim_explore_result *res)
 {
 	struct msim_explore_target t = {
 		.name = toy->name, .setup = toy_setup, .check = toy_check,
 		.teardown = toy_teardown, .arg = (void *)toy,
 	};
-	struct msim_explore_opts o = { .strategy = strategy, .runs = 100000, .preemptions = 64 };
+	struct msim_explore_opts o = { .strategy = strategy, .runs = 100000, .preemptions = bound };
 	struct msim_config cfg;
 
 	msim_config_init(&cfg);
@@ -149,9 +150,9 @@ static void dpor_counts_traces(void **unused)
 		struct msim_explore_result dpor, dfs;
 		uint64_t dpor_outcomes;
 
-		explore_toy(&toys[i], MSIM_STRAT_DPOR, &dpor);
+		explore_toy(&toys[i], MSIM_STRAT_DPOR, MSIM_EXPLORE_UNBOUNDED, &dpor);
 		dpor_outcomes = outcomes;
-		explore_toy(&toys[i], MSIM_STRAT_DFS, &dfs);
+		explore_toy(&toys[i], MSIM_STRAT_DFS, MSIM_EXPLORE_UNBOUNDED, &dfs);
 		print_message("%s: dpor %u schedules (%u pruned), dfs %u\n", toys[i].name,
 			      dpor.runs, dpor.pruned, dfs.runs);
 		assert_true(dpor.exhausted);
@@ -165,10 +166,37 @@ static void dpor_counts_traces(void **unused)
 	}
 }
 
+/*
+ * Under a preemption bound DPOR must see what DFS sees under the same bound (the
+ * bounded space's outcomes), in no more complete runs.
+ */
+static void bounded_dpor_sees_what_dfs_sees(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(toys) / sizeof(toys[0]); i++) {
+		for (unsigned int bound = 0; bound <= 2; bound++) {
+			struct msim_explore_result dpor, dfs;
+			uint64_t dpor_outcomes;
+
+			explore_toy(&toys[i], MSIM_STRAT_DPOR, bound, &dpor);
+			dpor_outcomes = outcomes;
+			explore_toy(&toys[i], MSIM_STRAT_DFS, bound, &dfs);
+			print_message("%s bound %u: dpor %u (%u pruned), dfs %u, outcomes %d/%d\n",
+				      toys[i].name, bound, dpor.runs, dpor.pruned, dfs.runs,
+				      __builtin_popcountll(dpor_outcomes),
+				      __builtin_popcountll(outcomes));
+			assert_true(dpor.exhausted);
+			assert_true(dpor_outcomes == outcomes);
+			assert_true(dpor.runs - dpor.pruned <= dfs.runs);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dpor_counts_traces),
+		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
