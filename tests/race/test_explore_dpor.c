@@ -192,11 +192,139 @@ static void bounded_dpor_sees_what_dfs_sees(void **unused)
 	}
 }
 
+/* Race r on side s under strategy and the race's own budget; the caller frees. */
+static struct msim_race_result *race_side(const struct msim_race *r, const struct msim_race_side *s,
+					  enum msim_strategy strategy, bool first)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	assert_non_null(res);
+	msim_race_opts_init(&o, strategy);
+	o.stop_at_first = first;
+	if (msim_race_run_side(r, s->name, &o, res, err, sizeof(err)))
+		fail_msg("race %s side %s: %s", r->name, s->name, err);
+	return res;
+}
+
+/*
+ * Every bug side of every registered race: DPOR under the race's budget finds
+ * the violation, and its schedule replays to the same trace and reason.
+ */
+static void dpor_finds_every_bug(void **unused)
+{
+	const struct msim_race *races[64];
+	size_t n = msim_race_list(races, 64);
+
+	(void)unused;
+	for (size_t i = 0; i < n && i < 64; i++) {
+		for (const struct msim_race_side *s = races[i]->sides; s && s->name; s++) {
+			struct msim_race_result *res, *rep;
+			char err[512] = "";
+
+			if (!s->violation)
+				continue;
+			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
+			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
+				      res->ex.first_violation_run);
+			assert_true(res->ex.violations > 0);
+			rep = calloc(1, sizeof(*rep));
+			assert_non_null(rep);
+			assert_int_equal(msim_race_replay(races[i], &res->cfg, s, res->ex.schedule, rep,
+							  err, sizeof(err)), 0);
+			assert_true(rep->ex.violations == 1);
+			assert_true(rep->ex.trace_hash == res->ex.trace_hash);
+			free(rep);
+			free(res);
+		}
+	}
+}
+
+/*
+ * Fixed sides that DFS exhausts under the race's budget: DPOR exhausts them too,
+ * without a violation, in no more schedules.
+ */
+static void dpor_exhausts_fixed_sides(void **unused)
+{
+	static const char *const fixed[][2] = {
+		{ "rstat-early-exit", "fix" }, { "rstat-lost-batch", "values" },
+		{ "shrinker-bit-recount", "fix" }, { "rstat-stale-parent", "fix" },
+	};
+
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		const struct msim_race *r = race_get(fixed[i][0]);
+		const struct msim_race_side *s = msim_race_side_find(r, fixed[i][1]);
+		struct msim_race_result *dpor, *dfs;
+
+		assert_non_null(s);
+		dpor = race_side(r, s, MSIM_STRAT_DPOR, false);
+		dfs = race_side(r, s, MSIM_STRAT_DFS, false);
+		print_message("%s/%s: dpor %u schedules, dfs %u\n", r->name, s->name, dpor->ex.runs,
+			      dfs->ex.runs);
+		assert_true(dfs->ex.exhausted);
+		assert_true(dpor->ex.exhausted);
+		assert_int_equal(dpor->ex.violations, 0);
+		assert_true(dpor->ex.runs <= dfs->ex.runs);
+		free(dpor);
+		free(dfs);
+	}
+}
+
+/*
+ * --minimize on rstat-early-exit: a random explorer's first failing schedule
+ * (dozens of preemptions) shrinks to one that still fails on replay, has no
+ * more preemptions than the input, and no more than the thread's diagram has
+ * (two: the flush is preempted by the updater's batch, and the updater by the
+ * flush going on); every preemption names its yield point.
+ */
+static void minimize_rstat_early_exit(void **unused)
+{
+	const struct msim_race *r = race_get("rstat-early-exit");
+	const struct msim_race_side *s = msim_race_side_find(r, "bug");
+	struct msim_race_result *found, *rep;
+	struct msim_minimize_result *mr = calloc(1, sizeof(*mr));
+	char err[512] = "";
+
+	(void)unused;
+	assert_non_null(mr);
+	found = race_side(r, s, MSIM_STRAT_RANDOM, true);
+	assert_true(found->ex.violations > 0);
+	assert_int_equal(msim_race_minimize(r, &found->cfg, s, found->ex.schedule, mr, err,
+					    sizeof(err)), 0);
+	print_message("input %u preemptions, minimal %u: %s\n", mr->input_preemptions,
+		      mr->ex.preemptions, mr->ex.schedule);
+	assert_int_equal(mr->input_preemptions, found->ex.preemptions);
+	assert_true(mr->ex.preemptions <= mr->input_preemptions);
+	assert_true(mr->ex.preemptions <= 2);
+	assert_true(mr->ex.preemptions < mr->input_preemptions); /* random takes many */
+	for (unsigned int i = 0; i < mr->ex.preemptions; i++)
+		assert_non_null(mr->ex.preempt_log[i].at);
+	rep = calloc(1, sizeof(*rep));
+	assert_non_null(rep);
+	assert_int_equal(msim_race_replay(r, &found->cfg, s, mr->ex.schedule, rep, err,
+					  sizeof(err)), 0);
+	assert_int_equal(rep->ex.violations, 1);
+	assert_false(rep->ex.diverged);
+	assert_true(rep->ex.trace_hash == mr->ex.trace_hash);
+	assert_int_equal(rep->ex.preemptions, mr->ex.preemptions);
+	/* a schedule that does not fail is refused */
+	assert_int_equal(msim_race_minimize(r, &found->cfg, s, "0", mr, err, sizeof(err)),
+			 -ESRCH);
+	free(rep);
+	free(found);
+	free(mr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dpor_counts_traces),
 		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
+		cmocka_unit_test(dpor_finds_every_bug),
+		cmocka_unit_test(dpor_exhausts_fixed_sides),
+		cmocka_unit_test(minimize_rstat_early_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
