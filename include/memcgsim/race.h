@@ -127,6 +127,9 @@ struct msim_race_side {
 	unsigned int dfs_schedules;    /* exactly this many schedules (0: not stated) */
 	const char *dfs_schedule;      /* the first violation's schedule (NULL: not stated) */
 	int dfs_first_violation;       /* and its run index (stated with dfs_schedule) */
+	/* DPOR under the race's own budget (and preemption bound) exhausts the bounded
+	 * space in exactly this many schedules (0: not stated; docs/explore.md). */
+	unsigned int dpor_schedules;
 };
 
 /* The explorers' default budget; a run's options may override each. */
