@@ -501,6 +501,8 @@ void msim__sched_pick(struct msim *m, int pick)
 {
 	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
+		if (m->sched.dpor)
+			msim__dpor_step_begin(m->sched.dpor, m, pick);
 		msim__rcu_det_step(m);
 		if (m->sched.dpor)
 			msim__dpor_step_end(m->sched.dpor, m, pick);
