@@ -130,7 +130,6 @@ static uint64_t enabled_mask(struct msim__dpor *d, const int *pick, unsigned int
 	return mask;
 }
 
-/* Replay the prefix; past it, the first enabled thread not asleep. */
 /* Taking thread t at nd is a preemption: the task that ran last could go on. */
 static bool preempts(const struct msim__dpor_node *nd, int t)
 {
@@ -150,6 +149,7 @@ static int take(struct msim__dpor *d, const struct msim__dpor_node *nd, unsigned
 	return (int)i;
 }
 
+/* Replay the prefix; past it, the first enabled thread not asleep, within the bound. */
 int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled)
 {
 	struct msim__dpor_node *nd = node_at(d, d->depth);
