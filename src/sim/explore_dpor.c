@@ -541,5 +541,6 @@ void msim__dpor_free(struct msim__dpor *d)
 		free(d->nodes[i].sleep);
 	free(d->nodes);
 	free(d->ev);
+	free(d->ids);
 	memset(d, 0, sizeof(*d));
 }
