@@ -93,6 +93,9 @@ static void verdicts_follow_figures(void **state)
 	plant(r, true, 100, false, 600);
 	msim_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	r->ncases = 1; /* no fixed side measured */
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "not comparable");
 	free(r);
 }
 
