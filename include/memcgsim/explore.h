@@ -39,6 +39,7 @@ enum msim_strategy {
 	MSIM_STRAT_PCT,         /* probabilistic concurrency testing, seeded, depth d */
 	MSIM_STRAT_DFS,         /* bounded exhaustive search (driven by msim_explore) */
 	MSIM_STRAT_REPLAY,      /* follow a schedule string */
+	MSIM_STRAT_DPOR,        /* source-DPOR: every Mazurkiewicz trace once (msim_explore) */
 };
 
 MSIM_API const char *msim_strategy_name(enum msim_strategy s);
@@ -82,6 +83,19 @@ MSIM_API bool msim_sched_replay_diverged(const struct msim *m);
 /* The report of the last -EDEADLK: one line per blocked task (name, CPU, what). */
 MSIM_API const char *msim_deadlock_report(const struct msim *m);
 
+/*
+ * Preemptions: a step that switches away from the task that ran last while it
+ * could have gone on (the RCU engine's steps are none). msim_explore_result and
+ * msim_minimize_result name the first MSIM_PREEMPT_LOG of them.
+ */
+#define MSIM_PREEMPT_LOG 16
+
+struct msim_preemption {
+	uint64_t step;               /* the step index (0-based) of the switch */
+	int from, to;                /* task indexes */
+	const char *at;              /* the yield point where from was parked (static) */
+};
+
 /* ---- exploration ---- */
 
 /*
@@ -108,12 +122,15 @@ struct msim_explore_run {
 	bool violated;               /* a violation (check, deadlock or step cap) */
 };
 
+/* msim_explore_opts.preemptions: no bound (DPOR then uses sleep sets). */
+#define MSIM_EXPLORE_UNBOUNDED 0xfffffffeu
+
 struct msim_explore_opts {
 	enum msim_strategy strategy; /* RANDOM, PCT, DFS or REPLAY */
 	uint64_t seed;
 	unsigned int runs;           /* RANDOM/PCT: runs; DFS: maximum schedules */
 	unsigned int pct_depth;
-	unsigned int preemptions;    /* DFS preemption bound */
+	unsigned int preemptions;    /* DFS and DPOR preemption bound (or UNBOUNDED) */
 	const char *schedule;        /* REPLAY */
 	bool stop_at_first;          /* stop at the first violation */
 	/*
@@ -138,8 +155,19 @@ struct msim_explore_result {
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
 	bool diverged;                    /* that run did not follow its replay string */
 	bool schedule_truncated;          /* its schedule did not fit: not replayable */
-	bool exhausted;                   /* DFS: the bounded space was fully explored */
+	bool exhausted;                   /* DFS: the bounded space was fully explored;
+					     DPOR: every trace of the scenario was */
 	double seconds;
+	/*
+	 * DPOR: runs stopped early because every enabled step was asleep (each
+	 * continuation equals one explored); runs - pruned ran to the end. races:
+	 * reversible races found; backtracks: decisions they added.
+	 */
+	unsigned int pruned;
+	uint64_t races, backtracks;
+	/* The preemptions of the run the schedule describes. */
+	unsigned int preemptions;
+	struct msim_preemption preempt_log[MSIM_PREEMPT_LOG];
 };
 
 /*
@@ -148,6 +176,35 @@ struct msim_explore_result {
  */
 MSIM_API int msim_explore(const struct msim_explore_target *target, const struct msim_config *base,
 			  const struct msim_explore_opts *opts, struct msim_explore_result *res);
+
+/* ---- minimization ---- */
+
+struct msim_minimize_result {
+	/*
+	 * The smallest failing run found: its schedule (which replays it exactly),
+	 * why it fails, its preemptions and where each was (ex.preempt_log).
+	 */
+	struct msim_explore_result ex;
+	unsigned int blocks;             /* its runs of one task ("0*11" is one) */
+	unsigned int input_preemptions;  /* the input schedule's, as replayed */
+	unsigned int input_blocks;
+	unsigned int replays;            /* runs tried, the input's included */
+	/* Bounded DFS exhausted every bound below ex.preemptions without a
+	 * violation: no schedule with fewer preemptions fails. */
+	bool proven;
+};
+
+/*
+ * Shrink schedule, which must fail (a violation) when replayed on target, to a
+ * failing schedule with the fewest preemptions the search finds (delta
+ * debugging over its blocks and steps, then bounded DFS below its count;
+ * explore_min.c says how). The result never has more preemptions than the input. Returns 0; -EINVAL for a
+ * string that is no schedule; -ESRCH when the input does not fail; or the error
+ * of a run.
+ */
+MSIM_API int msim_explore_minimize(const struct msim_explore_target *target,
+				   const struct msim_config *base, const char *schedule,
+				   struct msim_minimize_result *res);
 
 #ifdef __cplusplus
 }

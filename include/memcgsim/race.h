@@ -127,6 +127,9 @@ struct msim_race_side {
 	unsigned int dfs_schedules;    /* exactly this many schedules (0: not stated) */
 	const char *dfs_schedule;      /* the first violation's schedule (NULL: not stated) */
 	int dfs_first_violation;       /* and its run index (stated with dfs_schedule) */
+	/* DPOR under the race's own budget (and preemption bound) exhausts the bounded
+	 * space in exactly this many schedules (0: not stated; docs/explore.md). */
+	unsigned int dpor_schedules;
 };
 
 /* The explorers' default budget; a run's options may override each. */
@@ -277,6 +280,17 @@ MSIM_API int msim_race_run_side(const struct msim_race *r, const char *side,
 MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,
 			      const struct msim_race_side *side, const char *schedule,
 			      struct msim_race_result *res, char *err, size_t errlen);
+
+/*
+ * Minimize schedule, a failing schedule of r on side under base (the race's
+ * configuration is applied as msim_race_run does): msim_explore_minimize()
+ * (explore.h) on the race's target. Returns 0 and fills res; -ESRCH with the
+ * reason in err when the schedule does not fail; -EINVAL for a bad schedule or
+ * configuration.
+ */
+MSIM_API int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
+				const struct msim_race_side *side, const char *schedule,
+				struct msim_minimize_result *res, char *err, size_t errlen);
 
 /*
  * Check res (a run of r on res->side) against what the side states: the verdict

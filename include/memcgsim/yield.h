@@ -29,6 +29,24 @@ extern "C" {
  */
 
 /*
+ * void msim_yield_access(const char *name, const volatile void *addr, int kind);
+ *
+ * The same yield point, saying what the step resumed from it touches: the
+ * access it guards, on addr, of kind one of MSIM_ACCESS_*. It parks exactly as
+ * msim_yield(name) does (same schedules, same trace hash); partial-order
+ * reduction (explore.h, MSIM_STRAT_DPOR) reads the access to judge which steps
+ * of different tasks commute. The shims of atomic.h, lock.h, rcu.h and
+ * percpu.h use it; a point that says nothing (msim_yield) counts as touching
+ * everything.
+ */
+#define MSIM_ACCESS_ANY 0    /* unknown: conflicts with every step */
+#define MSIM_ACCESS_LOAD 1   /* reads addr */
+#define MSIM_ACCESS_STORE 2  /* writes addr */
+#define MSIM_ACCESS_RMW 3    /* reads and writes addr (an atomic, a lock) */
+#define MSIM_ACCESS_NONE 4   /* touches no shared state (the release came before) */
+#define MSIM_ACCESS_FENCE 5  /* a full barrier: drains this CPU's store buffer */
+
+/*
  * Preemption (the host's preemption model, sim.h). Under preempt=none a task parked
  * at an ordinary yield point holds its CPU and holds off RCU grace periods: the
  * kernel could not have switched away from it there. These mark the places where

@@ -67,6 +67,11 @@ static void run_json(json_t *o, const struct msim_race_result *r)
 		set(o, "preempt", json_string(msim_preempt_name(r->cfg.preempt)));
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
 		set(o, "first_violation_seed", json_integer((json_int_t)r->ex.first_violation_seed));
+	if (r->strategy == MSIM_STRAT_DPOR) {
+		set(o, "explored", json_integer(r->ex.runs - r->ex.pruned));
+		set(o, "pruned", json_integer(r->ex.pruned));
+		set(o, "races", json_integer((json_int_t)r->ex.races));
+	}
 }
 
 /*
@@ -244,6 +249,11 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	print_figs_text(f, &r->rep);
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
+	if (r->strategy == MSIM_STRAT_DPOR)
+		fprintf(f, "  dpor: explored %u, pruned %u (sleep sets), races %llu, backtracks %llu, "
+			"%s\n", r->ex.runs - r->ex.pruned, r->ex.pruned,
+			(unsigned long long)r->ex.races, (unsigned long long)r->ex.backtracks,
+			r->ex.exhausted ? "exhausted" : "NOT exhausted (budget reached)");
 	/* An explorer is built to find the window: its hit count says "reachable", not "how often". */
 	if (r->ex.violations && r->ex.runs > 1)
 		fputs("  (reachability under an adversarial scheduler, not a frequency in production)\n",

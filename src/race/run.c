@@ -146,7 +146,7 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 	eo->on_run_arg = o->on_run_arg;
 	if (o->runs)
 		eo->runs = o->runs;
-	else if (o->strategy == MSIM_STRAT_DFS)
+	else if (o->strategy == MSIM_STRAT_DFS || o->strategy == MSIM_STRAT_DPOR)
 		eo->runs = b->dfs_runs ? b->dfs_runs : 10000;
 	else
 		eo->runs = b->runs ? b->runs : 1000;
@@ -208,6 +208,9 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
 			 "separated by dots: a task index below the race's task count, or R, "
 			 "each optionally *count)", r->name, o->schedule ? o->schedule : "");
+	else if (ret == -ENOTSUP && o->strategy == MSIM_STRAT_DPOR)
+		snprintf(err, errlen, "race %s: dpor does not explore interrupt arrivals yet "
+			 "(the race declares interrupt sources); use dfs", r->name);
 	else if (ret)
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));
@@ -278,6 +281,30 @@ int msim_race_run_side(const struct msim_race *r, const char *side,
 		return ret;
 	so.side = s;
 	return msim_race_run(r, &cfg, &so, res, err, errlen);
+}
+
+int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
+		       const struct msim_race_side *side, const char *schedule,
+		       struct msim_minimize_result *res, char *err, size_t errlen)
+{
+	struct msim_explore_target t = side_target(r, side);
+	struct msim_race_opts o;
+	struct msim_config cfg;
+	int ret;
+
+	msim_race_opts_init(&o, MSIM_STRAT_REPLAY);
+	if ((ret = run_config(r, base, &o, &cfg, err, errlen)))
+		return ret;
+	ret = msim_explore_minimize(&t, &cfg, schedule, res);
+	if (ret == -ESRCH)
+		snprintf(err, errlen, "race %s: schedule '%s' does not fail: nothing to minimize",
+			 r->name, schedule ? schedule : "");
+	else if (ret == -EINVAL)
+		snprintf(err, errlen, "race %s: '%s' is not a schedule", r->name,
+			 schedule ? schedule : "");
+	else if (ret)
+		snprintf(err, errlen, "race %s: minimizing failed (%s)", r->name, strerror(-ret));
+	return ret;
 }
 
 int msim_race_replay(const struct msim_race *r, const struct msim_config *cfg,

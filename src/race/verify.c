@@ -144,6 +144,23 @@ static int check_dfs(const struct msim_race_side *side, const struct msim_race_r
 	return 0;
 }
 
+/* DPOR under the race's own budget: the schedules the side states, space exhausted. */
+static int check_dpor(const struct msim_race_side *side, const struct msim_race_result *res,
+		      char *err, size_t errlen)
+{
+	const struct msim_explore_result *ex = &res->ex;
+
+	if (res->strategy != MSIM_STRAT_DPOR || !res->own_budget || !side->dpor_schedules)
+		return 0;
+	if (!ex->exhausted)
+		return differs(err, errlen, "DPOR stopped after %u schedules without exhausting "
+			       "the bounded space", ex->runs);
+	if (ex->runs != side->dpor_schedules)
+		return differs(err, errlen, "DPOR ran %u schedules, the side states %u", ex->runs,
+			       side->dpor_schedules);
+	return 0;
+}
+
 static int check_explore(const struct msim_race *r, const struct msim_race_side *side,
 			 const struct msim_race_result *res, char *err, size_t errlen)
 {
@@ -157,7 +174,7 @@ static int check_explore(const struct msim_race *r, const struct msim_race_side 
 		return ex->violations || ex->first_violation_run != -1 ?
 			differs(err, errlen, "%u of %u runs reached the bad state on side %s "
 				"(first: %s)", ex->violations, ex->runs, side->name, ex->why) :
-			check_dfs(side, res, err, errlen);
+			check_dfs(side, res, err, errlen) ?: check_dpor(side, res, err, errlen);
 	if (!ex->violations || ex->first_violation_run < 0 ||
 	    (unsigned int)ex->first_violation_run >= ex->runs)
 		return differs(err, errlen, "no violation in %u runs on side %s", ex->runs,

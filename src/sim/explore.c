@@ -11,7 +11,9 @@
  * depends on the scenario alone, never on an earlier run.
  *
  * DFS (explore_dfs.c) is stateless model checking with a preemption bound: each
- * run follows a prefix of choices that the run before it computed.
+ * run follows a prefix of choices that the run before it computed. DPOR
+ * (explore_dpor.c) is the same with no bound and with partial-order reduction:
+ * a run it stops because nothing new can follow is pruned, not judged.
  *
  * The parts: the environment (MSIM_SCHEDULE turns every exploration into one
  * replay), PCT calibration, one run on a fresh host, its verdict, and the loop.
@@ -27,6 +29,7 @@
 
 #include "ctx.h"
 #include "explore_dfs.h"
+#include "explore_dpor.h"
 
 /* What every part of one exploration reads. */
 struct explore {
@@ -36,6 +39,7 @@ struct explore {
 	struct msim_explore_result *res;
 	uint64_t steps_hint;          /* PCT: the calibrated length of a run */
 	struct msim__dfs_state dfs;   /* DFS: the prefix the next run follows */
+	struct msim__dpor dpor;       /* DPOR: the tree, across runs */
 };
 
 static double now_s(void)
@@ -115,6 +119,11 @@ static int prepare(struct msim *m, const struct explore *x, unsigned int run, ui
 	ret = msim_sched_set(m, &so);
 	if (ret)
 		return ret;
+	if (o->strategy == MSIM_STRAT_DPOR && !schedule_from_env()) {
+		m->sched.dpor = (struct msim__dpor *)&x->dpor;
+		m->sched.dpor->bound = o->preemptions;
+		return msim__dpor_begin_run(m->sched.dpor);
+	}
 	return o->strategy == MSIM_STRAT_DFS ? msim__dfs_install(&x->dfs, m) : 0;
 }
 
@@ -127,6 +136,8 @@ static void record_run(struct msim_explore_result *res, struct msim *m)
 	res->trace_hash = msim_sched_trace_hash(m);
 	res->diverged = msim_sched_replay_diverged(m);
 	res->schedule_truncated = strlen(schedule) >= sizeof(res->schedule);
+	res->preemptions = m->sched.nr_preempt;
+	memcpy(res->preempt_log, m->sched.preempt_log, sizeof(res->preempt_log));
 }
 
 /* ---- verdicts ---- */
@@ -184,6 +195,20 @@ static void report_run(const struct explore *x, struct msim *m, unsigned int run
 	x->o->on_run(&r, x->o->on_run_arg);
 }
 
+/* DPOR: the next prefix, or the reason the run could not be explored. */
+static int dpor_after_run(struct explore *x, struct msim *m, bool *more)
+{
+	struct msim__dpor *d = &x->dpor;
+
+	m->sched.dpor = NULL;
+	if (d->error)
+		return d->error;
+	*more = msim__dpor_next(d);
+	x->res->races = d->races;
+	x->res->backtracks = d->backtracks;
+	return d->diverged ? -EPROTO : 0;
+}
+
 /*
  * Run number run on a fresh host: setup, strategy, run, verdict, and for DFS the
  * next prefix (*more is false once the bounded space is exhausted). Returns 0, or
@@ -210,11 +235,16 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 		unsigned int violations = x->res->violations;
 
 		x->res->runs++;
-		judge(x, m, state, rc, run, seed);
+		if (rc == -ECANCELED && m->sched.dpor)
+			x->res->pruned++; /* DPOR: nothing new past here; no end state to judge */
+		else
+			judge(x, m, state, rc, run, seed);
 		if (x->o->on_run)
 			report_run(x, m, run, seed, x->res->violations != violations);
 		if (x->o->strategy == MSIM_STRAT_DFS)
 			*more = msim__dfs_next(&x->dfs, m, x->o->preemptions);
+		if (m->sched.dpor)
+			ret = dpor_after_run(x, m, more);
 	}
 	if (x->target->teardown)
 		x->target->teardown(m, state);
@@ -255,6 +285,7 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 			break;
 	}
 	msim__dfs_free(&x.dfs);
+	msim__dpor_free(&x.dpor);
 	msim__ctx_fresh_stacks = fresh;
 	res->seconds = now_s() - t0;
 	return ret;

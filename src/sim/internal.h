@@ -139,6 +139,8 @@ struct msim_dfs_point {
 	bool has_r;               /* the last option is the RCU engine */
 };
 
+struct msim__dpor;
+
 struct msim_sched {
 	struct msim_sched_opts opts;
 	uint64_t rng;
@@ -166,6 +168,12 @@ struct msim_sched {
 	struct msim_dfs_point *dfs;
 	uint64_t dfs_len, dfs_cap, dfs_prefix_len;
 	unsigned int preemptions;
+	/* Preemptions of the run (any strategy): a switch away from a task that
+	 * could have gone on; the first MSIM_PREEMPT_LOG of them, where. */
+	unsigned int nr_preempt;
+	struct msim_preemption preempt_log[MSIM_PREEMPT_LOG];
+	/* DPOR (explore_dpor.c): the exploration's tree, owned by msim_explore. */
+	struct msim__dpor *dpor;
 	/* preempt=unmodelled: first unfinished task of each CPU (index), refreshed
 	 * when a task ends. */
 	int *cpu_head;

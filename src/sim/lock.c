@@ -18,6 +18,7 @@
 #include <memcgsim/lock.h>
 #include <memcgsim/yield.h>
 
+#include "access.h"
 #include "current.h"
 #include "lock_impl.h"
 #include "lockdep.h"
@@ -111,7 +112,7 @@ static void lock_det_task(struct msim_lock *l, struct msim_task *t, unsigned int
 	/* Checked before the wait, as the kernel's lockdep: a run that deadlocks here
 	 * has recorded the dependency that closes the cycle. */
 	lockdep_acquire(l, subclass, false);
-	msim_yield("lock");
+	msim_yield_access("lock", l, MSIM_ACCESS_RMW);
 	if (msim__lock_impl_spins(l->impl))
 		t->preempt_off++;   /* spin_lock(): preempt_disable(), then spin */
 	while (owner_get(l)) {
@@ -172,7 +173,7 @@ void msim_lock_nested(struct msim_lock *l, unsigned int subclass)
 bool msim_trylock(struct msim_lock *l)
 {
 	if (det_task()) {
-		msim_yield("trylock");
+		msim_yield_access("trylock", l, MSIM_ACCESS_RMW);
 		if (owner_get(l))
 			return false;
 		owner_set(l, msim__tls_task);
@@ -209,11 +210,12 @@ void msim_unlock(struct msim_lock *l)
 		abort();
 	}
 	if (det_task()) {
+		msim__access_note(l, MSIM_ACCESS_RMW); /* the release is this step's */
 		owner_set(l, NULL);
 		if (msim__lock_impl_spins(l->impl))
 			msim__tls_task->preempt_off--;
 		/* Releasing is a window too: a waiter may run before the releaser goes on. */
-		msim_yield("unlock");
+		msim_yield_access("unlock", l, MSIM_ACCESS_NONE);
 		return;
 	}
 	owner_set(l, NULL);

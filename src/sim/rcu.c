@@ -13,6 +13,7 @@
 #include <memcgsim/rcu.h>
 #include <memcgsim/yield.h>
 
+#include "access.h"
 #include "current.h"
 #include "rcu.h"
 #include "rcu_det.h"
@@ -84,7 +85,8 @@ void msim_rcu_read_lock(void)
 		driver_nesting_conc++;
 		return;
 	}
-	msim_yield("rcu_read_lock");
+	/* DPOR: readers commute with readers, not with a grace period's start */
+	msim_yield_access("rcu_read_lock", &m->rcu, MSIM_ACCESS_LOAD);
 	if (msim__tls_task) {
 		if (!msim__tls_task->rcu_nesting++)
 			msim__tls_task->rcu_section++;
@@ -109,6 +111,7 @@ void msim_rcu_read_unlock(void)
 		rcu_read_unlock();
 		return;
 	}
+	msim__access_note(&m->rcu, MSIM_ACCESS_LOAD);
 	if (msim__tls_task) {
 		if (msim__tls_task->rcu_nesting <= 0)
 			unbalanced(msim__tls_task->name);
@@ -118,7 +121,7 @@ void msim_rcu_read_unlock(void)
 			unbalanced("the driver");
 		m->rcu.driver.rcu_nesting--;
 	}
-	msim_yield("rcu_read_unlock");
+	msim_yield_access("rcu_read_unlock", &m->rcu, MSIM_ACCESS_NONE);
 }
 
 bool msim_rcu_read_lock_held(void)
@@ -144,6 +147,7 @@ void msim_synchronize_rcu(void)
 		fprintf(stderr, "memcgsim: synchronize_rcu inside a read-side section\n");
 		abort();
 	}
+	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
 	uint64_t need = msim__rcu_det_request_gp(m);
 	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;
@@ -185,6 +189,7 @@ void msim_call_rcu(struct msim_rcu_head *head, void (*func)(struct msim_rcu_head
 		call_rcu((struct rcu_head *)head->impl, urcu_trampoline);
 		return;
 	}
+	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
 	head->host = m;
 	head->gp_needed = msim__rcu_det_request_gp(m);
 	*m->rcu.cb_tail = head;
@@ -202,6 +207,7 @@ void msim_rcu_barrier(void)
 		TSAN_ACQUIRE();
 		return;
 	}
+	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
 	uint64_t need = m->rcu.cbs_queued;
 	if (msim_yield_det_active && msim__tls_task) {
 		msim__tls_task->wait_seq = need;

@@ -21,9 +21,11 @@
 
 #include <memcgsim/yield.h>
 
+#include "access.h"
 #include "ctx.h"
 #include "current.h"
 #include "irq.h"
+#include "explore_dpor.h"
 #include "preempt.h"
 #include "rand.h"
 #include "rcu_det.h"
@@ -243,8 +245,21 @@ void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (t)
+	if (t) {
+		msim__access_announce(NULL, MSIM_ACCESS_ANY); /* it says nothing: anything */
 		msim__task_park(t, name);
+	}
+}
+
+/* A yield point that says what the step resumed from it touches (DPOR). */
+void msim_yield_access_slowpath(const char *name, const volatile void *addr, int kind)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (t) {
+		msim__access_announce(addr, kind);
+		msim__task_park(t, name);
+	}
 }
 
 /* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
@@ -254,6 +269,7 @@ void msim_cond_resched_slowpath(const char *name)
 
 	if (t) {
 		t->at_sched_point = true;
+		msim__access_announce(NULL, MSIM_ACCESS_ANY);
 		msim__task_park(t, name);
 	}
 }
@@ -497,6 +513,14 @@ static unsigned int choose_dfs(struct msim *m, const struct options *o)
 	return chosen;
 }
 
+/* DPOR's choice, or MAX_OPTIONS when every enabled step is asleep (stop the run). */
+static unsigned int choose_dpor(struct msim__dpor *d, const struct options *o)
+{
+	int c = msim__dpor_choose(d, o->pick, o->n, o->current_enabled);
+
+	return c == MSIM__DPOR_BLOCKED ? MAX_OPTIONS : (unsigned int)c;
+}
+
 static unsigned int choose(struct msim *m, const struct options *o)
 {
 	struct msim_sched *s = &m->sched;
@@ -510,6 +534,8 @@ static unsigned int choose(struct msim *m, const struct options *o)
 		return choose_replay(m, o);
 	case MSIM_STRAT_DFS:
 		return choose_dfs(m, o);
+	case MSIM_STRAT_DPOR:
+		return s->dpor ? choose_dpor(s->dpor, o) : 0;
 	case MSIM_STRAT_SCRIPT:
 	default:
 		return 0;
@@ -532,7 +558,11 @@ void msim__sched_pick(struct msim *m, int pick)
 {
 	sched_record(m, pick);
 	if (pick == MSIM_PICK_R) {
+		if (m->sched.dpor)
+			msim__dpor_step_begin(m->sched.dpor, m, pick);
 		msim__rcu_det_step(m);
+		if (m->sched.dpor)
+			msim__dpor_step_end(m->sched.dpor, m, pick);
 		trace_mix(&m->sched, pick, "R");
 		if (m->sched.observer)
 			observe_step(m, pick, NULL);
@@ -546,7 +576,11 @@ void msim__sched_pick(struct msim *m, int pick)
 	} else {
 		t = m->task_vec[pick];
 	}
+	if (m->sched.dpor)
+		msim__dpor_step_begin(m->sched.dpor, m, pick);
 	resume(m, t);
+	if (m->sched.dpor)
+		msim__dpor_step_end(m->sched.dpor, m, pick);
 	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
 	if (m->sched.observer)
 		observe_step(m, pick, t);
@@ -631,6 +665,18 @@ static bool any_reader_parked(struct msim *m)
 	return m->rcu.driver.rcu_nesting != 0;
 }
 
+/* A switch away from task from, which could have gone on, to task to. */
+static void log_preemption(struct msim *m, int from, int to)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (s->nr_preempt < MSIM_PREEMPT_LOG)
+		s->preempt_log[s->nr_preempt] = (struct msim_preemption){
+			.step = s->steps, .from = from, .to = to,
+			.at = m->task_vec[from]->parked_at };
+	s->nr_preempt++;
+}
+
 int msim__run_det(struct msim *m)
 {
 	struct msim_sched *s = &m->sched;
@@ -650,7 +696,12 @@ int msim__run_det(struct msim *m)
 			}
 			break;
 		}
-		msim__sched_pick(m, o.pick[choose(m, &o)]);
+		unsigned int c = choose(m, &o);
+		if (c == MAX_OPTIONS)
+			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
+		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
+			log_preemption(m, o.pick[0], o.pick[c]);
+		msim__sched_pick(m, o.pick[c]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */

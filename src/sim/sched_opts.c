@@ -17,6 +17,7 @@ static const char *const strategy_names[] = {
 	[MSIM_STRAT_PCT] = "pct",
 	[MSIM_STRAT_DFS] = "dfs",
 	[MSIM_STRAT_REPLAY] = "replay",
+	[MSIM_STRAT_DPOR] = "dpor",
 };
 
 const char *msim_strategy_name(enum msim_strategy s)
@@ -176,6 +177,7 @@ int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts)
 	case MSIM_STRAT_SCRIPT:
 	case MSIM_STRAT_RANDOM:
 	case MSIM_STRAT_DFS:
+	case MSIM_STRAT_DPOR:
 		ret = 0;
 		break;
 	default:

@@ -155,6 +155,10 @@ static void side_text(FILE *f, const struct msim_race_side *s)
 	if (s->dfs_schedule)
 		fprintf(f, " DFS finds it at schedule %d: `%s`.", s->dfs_first_violation + 1,
 			s->dfs_schedule);
+	if (s->dpor_schedules)
+		fprintf(f, " DPOR under the same preemption bound exhausts it in %u schedules%s "
+			"(docs/explore.md).", s->dpor_schedules,
+			s->dfs_schedules ? "" : ", DFS's count above");
 }
 
 static void print_side(FILE *f, const struct msim_race_side *s)

@@ -17,7 +17,7 @@
 struct race_cli {
 	struct msim_race_opts o;
 	struct msim_config cfg;
-	bool json, strategy_set, lockdep;
+	bool json, strategy_set, lockdep, unbounded, minimize;
 	const char *trace;                       /* --trace FILE: the run as a timeline */
 	const char *preempt;                     /* after the side: the preemption model */
 	const char *side;                        /* applied first, */
@@ -33,7 +33,8 @@ static int parse_strategy(const char *value, void *dest, char *err, size_t errle
 	struct race_cli *c = dest;
 
 	if (msim_strategy_parse(value, &c->o.strategy) || c->o.strategy == MSIM_STRAT_REPLAY) {
-		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs)", value);
+		snprintf(err, errlen, "unknown strategy '%s' (script, random, pct, dfs, dpor)",
+			 value);
 		return -EINVAL;
 	}
 	c->strategy_set = true;
@@ -65,13 +66,16 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	const struct msim_arg opts[] = {
 		MSIM_OPT_HELP(),
 		MSIM_OPT_CALL("--strategy", "S", parse_strategy, c,
-			      "script | random | pct | dfs (default: script if the race has one,\n"
-			      "else pct)"),
+			      "script | random | pct | dfs | dpor (default: script if the race\n"
+			      "has one, else pct)"),
 		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
-			      "runs to explore (random, pct) or schedules at most (dfs)"),
+			      "runs to explore (random, pct) or schedules at most (dfs, dpor)"),
 		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
 		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
-		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64, "DFS preemption bound"),
+		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64,
+			      "DFS and DPOR preemption bound"),
+		MSIM_OPT_FLAG("--unbounded", &c->unbounded,
+			      "DFS and DPOR: no preemption bound (DPOR: a proof when exhausted)"),
 		MSIM_OPT_CALL("--schedule", "STR", parse_schedule, c,
 			      "replay this schedule (implies the replay strategy)"),
 		MSIM_OPT_STRING("--side", "NAME", &c->side,
@@ -86,6 +90,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
 			      "set one variant (repeatable, applied after --side and --preset)"),
 		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
+		MSIM_OPT_FLAG("--minimize", &c->minimize,
+			      "shrink a failing schedule (--schedule, else the first one the\n"
+			      "explorer finds; dfs unless --strategy) to the fewest preemptions"),
 		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
 			      "run the race's concurrent flavour (real threads, liburcu)"),
 		MSIM_OPT_UINT("--jobs", "N", &c->jobs, 1, 256,
@@ -107,7 +114,7 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 	memcpy(t, opts, sizeof(opts));
 }
 
-#define RACE_NR_OPTS 24
+#define RACE_NR_OPTS 28
 
 static void race_epilog(FILE *f, void *ctx)
 {
@@ -204,6 +211,105 @@ static int write_trace(const struct msim_race *r, const struct msim_race_result 
 	return 0;
 }
 
+/* The options that give the run the same configuration, for a replay line. */
+static void replay_args(const struct race_cli *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (c->side)
+		n += (size_t)snprintf(buf + n, len - n, " --side %s", c->side);
+	if (c->preset && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " --preset %s", c->preset);
+	for (unsigned int i = 0; i < c->variant_list.n && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " --variant %s", c->variants[i]);
+	if (c->o.cpus && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " --cpus %u", c->o.cpus);
+	if (c->preempt && n < len)
+		snprintf(buf + n, len - n, " --preempt %s", c->preempt);
+}
+
+static void print_minimized(const struct msim_race *r, const struct race_cli *c,
+			    const char *input, const struct msim_minimize_result *mr)
+{
+	const struct msim_explore_result *ex = &mr->ex;
+	char args[512];
+
+	replay_args(c, args, sizeof(args));
+	if (c->json) {
+		printf("{\"race\": \"%s\", \"input\": \"%s\", \"input_preemptions\": %u, "
+		       "\"schedule\": \"%s\", \"preemptions\": %u, \"blocks\": %u, "
+		       "\"replays\": %u, \"proven\": %s, \"preemption_points\": [", r->name,
+		       input, mr->input_preemptions, ex->schedule, ex->preemptions, mr->blocks,
+		       mr->replays, mr->proven ? "true" : "false");
+		for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++)
+			printf("%s{\"step\": %llu, \"from\": %d, \"to\": %d, \"at\": \"%s\"}",
+			       i ? ", " : "", (unsigned long long)ex->preempt_log[i].step,
+			       ex->preempt_log[i].from, ex->preempt_log[i].to,
+			       ex->preempt_log[i].at ? ex->preempt_log[i].at : "?");
+		printf("]}\n");
+		return;
+	}
+	printf("race %s: minimized a failing schedule (%u replays)\n", r->name, mr->replays);
+	printf("  input:   %u preemptions, %u blocks: %s\n", mr->input_preemptions,
+	       mr->input_blocks, input);
+	printf("  minimal: %u preemptions, %u blocks: %s\n", ex->preemptions, mr->blocks,
+	       ex->schedule);
+	printf("  %s\n", mr->proven ? "fewest possible: DFS exhausted every smaller preemption "
+				       "bound without a violation"
+				     : "fewest found (a smaller bound was not exhausted)");
+	printf("  why: %.*s\n", (int)strcspn(ex->why, "\n"), ex->why);
+	for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++)
+		printf("  preemption %u at step %llu: task %d preempted at %s, task %d runs\n",
+		       i + 1, (unsigned long long)ex->preempt_log[i].step, ex->preempt_log[i].from,
+		       ex->preempt_log[i].at ? ex->preempt_log[i].at : "?", ex->preempt_log[i].to);
+	printf("  replay: memcgsim race %s%s --schedule '%s'\n", r->name, args, ex->schedule);
+}
+
+/* --minimize: a failing schedule (given, or the explorer's first), then its minimum. */
+static int run_minimize(const struct msim_race *r, struct race_cli *c)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_minimize_result *mr = calloc(1, sizeof(*mr));
+	char err[512] = "", *input = NULL;
+	int ret = 1;
+
+	if (!res || !mr)
+		goto out;
+	if (c->o.strategy != MSIM_STRAT_REPLAY) {
+		if (!c->strategy_set || c->o.strategy == MSIM_STRAT_SCRIPT)
+			c->o.strategy = MSIM_STRAT_DFS;
+		c->o.stop_at_first = true;
+		if (msim_race_run(r, &c->cfg, &c->o, res, err, sizeof(err))) {
+			fprintf(stderr, "memcgsim: %s\n", err);
+			goto out;
+		}
+		if (!res->ex.violations) {
+			fprintf(stderr, "memcgsim: race %s: no failing schedule in %u runs of %s: "
+					"nothing to minimize\n", r->name, res->ex.runs,
+				msim_strategy_name(c->o.strategy));
+			goto out;
+		}
+		input = strdup(res->ex.schedule);
+	} else {
+		input = strdup(c->o.schedule);
+	}
+	if (!input)
+		goto out;
+	ret = msim_race_minimize(r, &c->cfg, c->o.side, input, mr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "memcgsim: %s\n", err);
+		ret = ret == -EINVAL ? 2 : 1;
+		goto out;
+	}
+	print_minimized(r, c, input, mr);
+out:
+	free(input);
+	free(mr);
+	free(res);
+	return ret;
+}
+
 /* Run and print; the exit status. */
 static int run_and_print(const struct msim_race *r, struct race_cli *c)
 {
@@ -273,6 +379,10 @@ int msim_cli_race(int argc, char **argv)
 		return msim_args_exit_status(ret);
 	if (apply_settings(r, &c))
 		return 2;
+	if (c.unbounded)
+		c.o.preemptions = MSIM_EXPLORE_UNBOUNDED;
+	if (c.minimize)
+		return run_minimize(r, &c);
 	if (!c.strategy_set)
 		c.o.strategy = r->script || r->script_hosts ? MSIM_STRAT_SCRIPT : MSIM_STRAT_PCT;
 	return run_and_print(r, &c);

@@ -52,7 +52,7 @@ static inline long msim_this_cpu_xchg(long *slot, long v)
 /* One yield point, then a load and a store with nothing between them. */
 static inline void msim_this_cpu_add(long *slot, long v)
 {
-	msim_yield("this_cpu_add");
+	msim_yield_access("this_cpu_add", slot, MSIM_ACCESS_RMW);
 	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
 }
 

@@ -51,6 +51,12 @@ MSIM_API extern __thread const struct msim_yield_ctx *msim_yield_ctx_current MSI
 MSIM_API void msim_yield_slowpath(const char *name);
 /* The same, at a voluntary scheduling point (cond_resched). */
 MSIM_API void msim_cond_resched_slowpath(const char *name);
+/*
+ * Park at the point called name, saying what the step that resumes here touches
+ * first: addr with kind (MSIM_ACCESS_*, yield.h). Parks exactly as
+ * msim_yield_slowpath does; only partial-order reduction reads the access.
+ */
+MSIM_API void msim_yield_access_slowpath(const char *name, const volatile void *addr, int kind);
 /* The running deterministic task's preempt_disable depth, one up or down. */
 MSIM_API void msim_preempt_disable_slowpath(void);
 MSIM_API void msim_preempt_enable_slowpath(void);
@@ -63,6 +69,12 @@ static inline void msim_yield(const char *name)
 {
 	if (__builtin_expect(msim_yield_det_active, 0))
 		msim_yield_slowpath(name);
+}
+
+static inline void msim_yield_access(const char *name, const volatile void *addr, int kind)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_yield_access_slowpath(name, addr, kind);
 }
 
 static inline void msim_cond_resched(const char *name)

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explore: how many schedules each strategy needs, per race and side. On a bug
+ * side, the schedules up to the first violation (random and PCT: seeded runs;
+ * DFS and DPOR: their fixed order); on a fixed side, every schedule of the
+ * race's budget, and whether DFS and DPOR exhausted their bounded spaces (the
+ * race's preemption bound for both, so the counts compare like with like).
+ * Schedule counts are exact and deterministic; the seconds are the model's own
+ * time for the exploration (fresh hosts, runs, checks), which stands for
+ * nothing in the kernel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <memcgsim/race.h>
+
+#include "bench_explore.h"
+#include "bench_util.h"
+#include "scenario.h"
+
+static const enum msim_strategy strat[MSIM_EX_NSTRATS] = {
+	MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS, MSIM_STRAT_DPOR,
+};
+
+/* The default set: races whose every side explores in about a second. */
+static const char *const default_cases[][2] = {
+	{ "rstat-early-exit", "bug" },       { "rstat-early-exit", "fix" },
+	{ "rstat-lost-batch", "bug" },       { "rstat-lost-batch", "values" },
+	{ "rstat-stale-parent", "bug" },     { "rstat-stale-parent", "fix" },
+	{ "rstat-ratelimit-window", "bug" }, { "rstat-ratelimit-window", "fix" },
+	{ "shrinker-bit-recount", "bug" },   { "shrinker-bit-recount", "fix" },
+	{ "toy-percpu-reset", "bug" },       { "shrinker-id-reuse", "kernel" },
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One exploration of a side under strategy s: its cell. */
+static int explore_cell(const struct msim_ex_config *c, const struct msim_race *r,
+			const char *side, bool bug, unsigned int s, struct msim_ex_cell *out,
+			struct msim_race_result *res)
+{
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	msim_race_opts_init(&o, strat[s]);
+	o.seed = c->seed;
+	o.stop_at_first = bug;
+	if (msim_race_run_side(r, side, &o, res, err, sizeof(err))) {
+		fprintf(stderr, "memcgsim bench explore: %s\n", err);
+		return -EINVAL;
+	}
+	*out = (struct msim_ex_cell){
+		.runs = res->ex.runs,
+		.pruned = res->ex.pruned,
+		.found = res->ex.violations > 0,
+		.exhausted = res->ex.exhausted,
+		.seconds = res->ex.seconds,
+	};
+	return 0;
+}
+
+static int run_case(const struct msim_ex_config *c, const char *race, const char *side,
+		    struct msim_ex_case *k, struct msim_race_result *res)
+{
+	const struct msim_race *r = msim_race_find(race);
+	const struct msim_race_side *sd = r ? msim_race_side_find(r, side) : NULL;
+
+	if (!sd) {
+		fprintf(stderr, "memcgsim bench explore: no race %s with a side %s\n", race, side);
+		return -EINVAL;
+	}
+	k->race = r->name;
+	k->side = sd->name;
+	k->bug = sd->violation;
+	k->bound = r->budget.preemptions;
+	for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+		if (explore_cell(c, r, side, k->bug, s, &k->c[s], res))
+			return -EINVAL;
+	return 0;
+}
+
+/* --race NAME: every side of it. */
+static unsigned int sides_of(const char *race, const char *(*cases)[2], unsigned int max)
+{
+	const struct msim_race *r = msim_race_find(race);
+	unsigned int n = 0;
+
+	for (const struct msim_race_side *s = r ? r->sides : NULL; s && s->name && n < max; s++) {
+		cases[n][0] = r->name;
+		cases[n][1] = s->name;
+		n++;
+	}
+	return n;
+}
+
+int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
+{
+	const char *cases[MSIM_EX_MAX_CASES][2];
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_bench_progress prog;
+	unsigned int n;
+	double t0 = now_s();
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->cfg = *c;
+	if (!res)
+		return -ENOMEM;
+	if (c->race)
+		n = sides_of(c->race, cases, MSIM_EX_MAX_CASES);
+	else
+		for (n = 0; n < (c->quick ? 2u : sizeof(default_cases) / sizeof(default_cases[0]));
+		     n++)
+			memcpy(cases[n], default_cases[n], sizeof(cases[n]));
+	if (!n) {
+		fprintf(stderr, "memcgsim bench explore: no race named %s\n", c->race);
+		free(res);
+		return -EINVAL;
+	}
+	msim_bench_progress_init(&prog, "explore", c->progress);
+	for (unsigned int i = 0; i < n && !ret; i++) {
+		msim_bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
+		ret = run_case(c, cases[i][0], cases[i][1], &r->cases[i], res);
+		r->ncases = i + 1;
+	}
+	msim_bench_progress_done(&prog);
+	r->wall_s = now_s() - t0;
+	free(res);
+	return ret;
+}
+
+/* ---- the issue's claims ---- */
+
+static const char *const ex_fig_names[MSIM_EX_NFIGS] = {
+	[MSIM_EX_F_BUG_SIDES] = "bug_sides",
+	[MSIM_EX_F_DPOR_FOUND] = "dpor_found",
+	[MSIM_EX_F_DFS_FOUND] = "dfs_found",
+	[MSIM_EX_F_FIX_SIDES] = "fixed_sides",
+	[MSIM_EX_F_DPOR_EXHAUSTED] = "dpor_exhausted",
+	[MSIM_EX_F_DPOR_FIX_RUNS] = "dpor_fixed_schedules",
+	[MSIM_EX_F_DFS_FIX_RUNS] = "dfs_fixed_schedules",
+};
+
+static const struct msim_verdict_row ex_rows[] = {
+	{
+		.claim = "DPOR finds every bug side",
+		.thread = { { "bug sides", MSIM_EX_F_BUG_SIDES, 0, "" } },
+		.ours = { { "DPOR found", MSIM_EX_F_DPOR_FOUND, 0, "" },
+			  { "DFS found", MSIM_EX_F_DFS_FOUND, 0, "" } },
+		.holds_when = { { MSIM_EX_F_DPOR_FOUND, MSIM_VOP_EQ, 1, MSIM_EX_F_BUG_SIDES } },
+	},
+	{
+		.claim = "DPOR exhausts every fixed side in far fewer schedules (at most half) "
+			 "than the preemption-bounded DFS",
+		.thread = { { "fixed sides", MSIM_EX_F_FIX_SIDES, 0, "" } },
+		.ours = { { "DPOR exhausted", MSIM_EX_F_DPOR_EXHAUSTED, 0, "" },
+			  { "DPOR schedules", MSIM_EX_F_DPOR_FIX_RUNS, 0, "" },
+			  { "DFS schedules", MSIM_EX_F_DFS_FIX_RUNS, 0, "" } },
+		.comparable_when = { { MSIM_EX_F_FIX_SIDES, MSIM_VOP_GE, 1 } },
+		.holds_when = { { MSIM_EX_F_DPOR_EXHAUSTED, MSIM_VOP_EQ, 1, MSIM_EX_F_FIX_SIDES },
+				{ MSIM_EX_F_DPOR_FIX_RUNS, MSIM_VOP_LE, 0.5,
+				  MSIM_EX_F_DFS_FIX_RUNS } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] =
+				 "plain msim_yield points (rstat.flush.memcg folds every per-CPU "
+				 "counter in one step) conflict with every step, and under a "
+				 "preemption bound DPOR adds the conservative branches that keep "
+				 "it sound (docs/explore.md)" },
+	},
+};
+
+void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v)
+{
+	memset(v->fig, 0, sizeof(v->fig));
+	for (unsigned int i = 0; i < r->ncases; i++) {
+		const struct msim_ex_case *k = &r->cases[i];
+
+		if (k->bug) {
+			v->fig[MSIM_EX_F_BUG_SIDES]++;
+			v->fig[MSIM_EX_F_DPOR_FOUND] += k->c[3].found;
+			v->fig[MSIM_EX_F_DFS_FOUND] += k->c[2].found;
+		} else {
+			v->fig[MSIM_EX_F_FIX_SIDES]++;
+			v->fig[MSIM_EX_F_DPOR_EXHAUSTED] += k->c[3].exhausted;
+			v->fig[MSIM_EX_F_DPOR_FIX_RUNS] += k->c[3].runs;
+			v->fig[MSIM_EX_F_DFS_FIX_RUNS] += k->c[2].runs;
+		}
+	}
+	v->table = (struct msim_verdict_table){
+		.reference = "issue 11",
+		.rows = ex_rows,
+		.nrows = sizeof(ex_rows) / sizeof(ex_rows[0]),
+		.fig_names = ex_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_EX_NFIGS,
+	};
+}
+
+/* ---- output ---- */
+
+static void print_cell(const struct msim_ex_cell *x, bool bug)
+{
+	char buf[32];
+
+	if (bug)
+		snprintf(buf, sizeof(buf), "%u%s", x->runs, x->found ? "" : " none");
+	else
+		snprintf(buf, sizeof(buf), "%u%s%s", x->runs, x->exhausted ? " ex" : "",
+			 x->found ? " VIOL" : "");
+	printf(" %12s", buf);
+}
+
+static void print_text(const struct msim_ex_result *r)
+{
+	struct msim_ex_verdicts v;
+
+	printf("explore: schedules to the first violation (bug sides) and in all (fixed sides; "
+	       "\"ex\": DFS/DPOR exhausted the bounded space), seed %llu\n",
+	       (unsigned long long)r->cfg.seed);
+	printf("(DFS and DPOR under the race's preemption bound; exact counts; the seconds "
+	       "are the model's own)\n\n");
+	printf("%-24s %-14s %5s %12s %12s %12s %12s %9s\n", "race", "side", "bound", "random",
+	       "pct", "dfs", "dpor", "dpor s");
+	for (unsigned int i = 0; i < r->ncases; i++) {
+		const struct msim_ex_case *k = &r->cases[i];
+
+		printf("%-24s %-14s %5u", k->race, k->side, k->bound);
+		for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+			print_cell(&k->c[s], k->bug);
+		printf(" %9.3f\n", k->c[3].seconds);
+	}
+	printf("\nsimulator: %.1f s wall\n\n", r->wall_s);
+	msim_ex_verdicts(r, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
+
+static void print_json(const struct msim_ex_result *r)
+{
+	struct msim_ex_verdicts v;
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "explore");
+	msim_json_kuint(&j, "seed", r->cfg.seed);
+	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	msim_json_arr_begin(&j, "cases");
+	for (unsigned int i = 0; i < r->ncases; i++) {
+		const struct msim_ex_case *k = &r->cases[i];
+
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "race", k->race);
+		msim_json_kstr(&j, "side", k->side);
+		msim_json_kbool(&j, "bug", k->bug);
+		msim_json_kuint(&j, "bound", k->bound);
+		for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++) {
+			const struct msim_ex_cell *x = &k->c[s];
+
+			msim_json_obj_begin(&j, msim_strategy_name(strat[s]));
+			msim_json_kuint(&j, "schedules", x->runs);
+			msim_json_kuint(&j, "pruned", x->pruned);
+			msim_json_kbool(&j, "violation", x->found);
+			msim_json_kbool(&j, "exhausted", x->exhausted);
+			msim_json_kdbl(&j, "seconds", x->seconds);
+			msim_json_obj_end(&j);
+		}
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_ex_verdicts(r, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static int explore_main(int argc, char **argv)
+{
+	struct msim_ex_config c = { .progress = true };
+	const char *race = NULL;
+	const struct msim_arg opts[] = {
+		MSIM_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
+		MSIM_OPT_END,
+	};
+	static const struct msim_bench_spec spec_base = {
+		.name = "explore",
+		.summary = "schedules to first violation and to exhaustion per strategy and race",
+		.description = "Explores bug and fixed sides of the races under random, PCT, DFS "
+			       "and DPOR (the\nrace's own budgets) and counts schedules: to the "
+			       "first violation on a bug side,\nin all on a fixed side, with "
+			       "whether DFS and DPOR exhausted their bounded spaces.",
+		.default_reps = 1,
+		.quick_reps = 1,
+	};
+	struct msim_bench_spec spec = spec_base;
+	struct msim_bench_args a;
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return 1;
+	spec.options = opts;
+	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	if (ret) {
+		free(r);
+		return msim_args_exit_status(ret);
+	}
+	c.race = race;
+	c.quick = a.quick;
+	c.seed = a.seed;
+	ret = msim_ex_run(&c, r) ? 1 : 0;
+	if (!ret && a.json)
+		print_json(r);
+	else if (!ret)
+		print_text(r);
+	free(r);
+	return ret;
+}
+
+static const struct msim_bench explore_bench = {
+	.name = "explore",
+	.summary = "schedules to first violation and to exhaustion: random, pct, dfs, dpor per race",
+	.main = explore_main,
+};
+MSIM_BENCH(explore_bench);

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_explore.h - `memcgsim bench explore`: schedules to the first violation
+ * (bug sides) and to exhaustion (fixed sides), per strategy (random, PCT, DFS,
+ * DPOR) and per race. Exposed so that the smoke test can run it small and plant
+ * figures into its verdicts.
+ */
+#ifndef MSIM_BENCH_EXPLORE_H
+#define MSIM_BENCH_EXPLORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <memcgsim/explore.h>
+
+#include "bench_verdict.h"
+
+#define MSIM_EX_NSTRATS 4            /* random, PCT, DFS, DPOR */
+#define MSIM_EX_MAX_CASES 16
+
+struct msim_ex_config {
+	const char *race;            /* one race (NULL: the default set) */
+	bool quick;                  /* rstat-early-exit only */
+	uint64_t seed;
+	bool progress;
+};
+
+/* One strategy on one side: schedules run, and what they showed. */
+struct msim_ex_cell {
+	unsigned int runs;           /* to the first violation (bug), or all (fix) */
+	unsigned int pruned;         /* DPOR: runs stopped by sleep sets */
+	bool found;                  /* a violation */
+	bool exhausted;              /* DFS, DPOR: the bounded space */
+	double seconds;              /* the model's own time for the exploration */
+};
+
+struct msim_ex_case {
+	const char *race, *side;
+	bool bug;                    /* the side's bad state is reachable */
+	unsigned int bound;          /* the race's DFS/DPOR preemption bound */
+	struct msim_ex_cell c[MSIM_EX_NSTRATS];
+};
+
+struct msim_ex_result {
+	struct msim_ex_config cfg;
+	struct msim_ex_case cases[MSIM_EX_MAX_CASES];
+	unsigned int ncases;
+	double wall_s;
+};
+
+/* Run the bench; 0 or a negative errno (message on stderr). */
+int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r);
+
+enum msim_ex_fig {
+	MSIM_EX_F_NONE,
+	MSIM_EX_F_BUG_SIDES,         /* bug sides explored */
+	MSIM_EX_F_DPOR_FOUND,        /* of them, DPOR found */
+	MSIM_EX_F_DFS_FOUND,
+	MSIM_EX_F_FIX_SIDES,         /* fixed sides explored */
+	MSIM_EX_F_DPOR_EXHAUSTED,    /* of them, DPOR exhausted */
+	MSIM_EX_F_DPOR_FIX_RUNS,     /* schedules to exhaust them, summed */
+	MSIM_EX_F_DFS_FIX_RUNS,
+	MSIM_EX_NFIGS,
+};
+
+struct msim_ex_verdicts {
+	double fig[MSIM_EX_NFIGS];
+	struct msim_verdict_table table;
+};
+
+void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v);
+
+#endif /* MSIM_BENCH_EXPLORE_H */

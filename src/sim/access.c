@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * access.c - recording what a scheduler step touches (access.h).
+ *
+ * Thread-local, because tasks are coroutines on the driver's thread: the driver
+ * begins a step, the task runs and notes, the driver ends the step.
+ */
+#include <string.h>
+
+#include "access.h"
+
+__thread int msim__access_on;
+static __thread struct msim__step_access cur_step;
+static __thread struct msim__step_access cur_next;
+static __thread bool cur_announced;
+
+static void set_add(struct msim__step_access *s, uintptr_t addr, int kind)
+{
+	if (kind == MSIM_ACCESS_NONE || kind == MSIM_ACCESS_FENCE)
+		return; /* nothing shared: the step may commute with anything */
+	if (kind == MSIM_ACCESS_ANY || s->n == MSIM__STEP_MAX_ACCESSES) {
+		s->any = true;
+		return;
+	}
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (s->a[i].addr == addr) {
+			s->a[i].kind |= (uint8_t)kind; /* LOAD | STORE is RMW */
+			return;
+		}
+	}
+	s->a[s->n].addr = addr;
+	s->a[s->n].kind = (uint8_t)kind;
+	s->n++;
+}
+
+void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind)
+{
+	memset(s, 0, sizeof(*s));
+	set_add(s, (uintptr_t)addr, kind);
+}
+
+void msim__access_step_begin(const struct msim__step_access *announced)
+{
+	cur_step = *announced;
+	cur_announced = false;
+	msim__access_on = 1;
+}
+
+void msim__access_note(const volatile void *addr, int kind)
+{
+	if (msim__access_on)
+		set_add(&cur_step, (uintptr_t)addr, kind);
+}
+
+void msim__access_announce(const volatile void *addr, int kind)
+{
+	if (!msim__access_on)
+		return;
+	msim__access_set_one(&cur_next, addr, kind);
+	cur_announced = true;
+}
+
+void msim__access_step_end(struct msim__step_access *step, struct msim__step_access *next)
+{
+	*step = cur_step;
+	*next = cur_announced ? cur_next : cur_step;
+	msim__access_on = 0;
+}
+
+bool msim__access_conflict(const struct msim__step_access *x, const struct msim__step_access *y)
+{
+	if (x->any || y->any)
+		return true;
+	for (unsigned int i = 0; i < x->n; i++)
+		for (unsigned int j = 0; j < y->n; j++)
+			if (x->a[i].addr == y->a[j].addr &&
+			    ((x->a[i].kind | y->a[j].kind) & MSIM_ACCESS_STORE))
+				return true;
+	return false;
+}

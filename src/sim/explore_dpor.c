@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explore_dpor.c - source-DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014):
+ * stateless model checking that explores at least one schedule of every
+ * Mazurkiewicz trace (every class of schedules equal up to swapping adjacent
+ * independent steps), and usually far fewer schedules than there are.
+ *
+ * Threads are the tasks and the RCU engine. Each step has an access set
+ * (access.h): what the yield point it resumed from announced, plus what the shims
+ * noted while it ran. Two steps of different threads are dependent when their
+ * sets conflict (same address, one writes), when either set is unknown (a plain
+ * msim_yield, the RCU engine, whose callbacks run anything), or when both are
+ * tasks of one CPU (which of them may run depends on the other: unmodelled
+ * preemption runs them in order, none and full hand the CPU over).
+ *
+ * A run follows the current path's prefix and then takes the first enabled
+ * thread that is not asleep (the canonical, no-preemption choice). After it, the
+ * races of the run (a step and a later dependent step of another thread with no
+ * third step ordered between them) each ask the decision before the first step to
+ * also try a thread that can start the reversed order (an initial of
+ * notdep(e).e', computed with vector clocks), unless one of those is in its
+ * backtrack set already. The next run takes the deepest decision with a thread
+ * left in its backtrack set that is neither explored there nor asleep.
+ *
+ * Sleep sets: a thread explored at a decision sleeps in the later branches of
+ * that decision until a step dependent with its own is taken; a run whose every
+ * enabled thread sleeps stops (it is "pruned": each of its continuations is
+ * equivalent to one explored). A sleeper's step was taken in an earlier run,
+ * whose raw addresses mean nothing now (every run allocates afresh): steps name
+ * addresses by the step that first touched them (struct msim__dpor.ids), which
+ * two runs through one prefix share for the prefix's objects.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore_dpor.h"
+
+static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	uint64_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(p, c * size);
+	if (!np)
+		abort();
+	*cap = c;
+	return np;
+}
+
+static int tid_of(int pick)
+{
+	return pick == MSIM_PICK_R ? MSIM__DPOR_R : pick;
+}
+
+static struct msim__dpor_node *node_at(struct msim__dpor *d, uint64_t i)
+{
+	uint64_t cap = d->cap;
+
+	d->nodes = grow(d->nodes, &cap, i + 1, sizeof(*d->nodes));
+	if (cap != d->cap) {
+		memset(d->nodes + d->cap, 0, (cap - d->cap) * sizeof(*d->nodes));
+		d->cap = cap;
+	}
+	return &d->nodes[i];
+}
+
+static void sleep_add(struct msim__dpor_node *n, uint8_t tid, uint64_t since,
+		      const struct msim__step_access *acc)
+{
+	for (unsigned int i = 0; i < n->nr_sleep; i++)
+		if (n->sleep[i].tid == tid)
+			return;
+	if (n->nr_sleep == n->cap_sleep) {
+		unsigned int cap = n->cap_sleep ? n->cap_sleep * 2 : 4;
+		struct msim__dpor_sleeper *s = realloc(n->sleep, cap * sizeof(*s));
+		if (!s)
+			abort();
+		n->sleep = s;
+		n->cap_sleep = cap;
+	}
+	n->sleep[n->nr_sleep].tid = tid;
+	n->sleep[n->nr_sleep].since = since;
+	n->sleep[n->nr_sleep].acc = *acc;
+	n->nr_sleep++;
+}
+
+static uint64_t sleep_mask(const struct msim__dpor_node *n)
+{
+	uint64_t mask = 0;
+
+	for (unsigned int i = 0; i < n->nr_sleep; i++)
+		mask |= 1ULL << n->sleep[i].tid;
+	return mask;
+}
+
+int msim__dpor_begin_run(struct msim__dpor *d)
+{
+	d->depth = 0;
+	d->blocked = false;
+	d->diverged = false;
+	d->pre = 0;
+	memset(d->steps_of, 0, sizeof(d->steps_of));
+	if (d->ids)
+		memset(d->ids, 0, d->ids_cap * sizeof(*d->ids));
+	d->ids_used = 0;
+	for (unsigned int t = 0; t < MSIM__DPOR_THREADS; t++)
+		msim__access_set_one(&d->next[t], NULL,
+				     t == MSIM__DPOR_R ? MSIM_ACCESS_ANY : MSIM_ACCESS_NONE);
+	return 0;
+}
+
+/* ---- during a run ---- */
+
+static uint64_t enabled_mask(struct msim__dpor *d, const int *pick, unsigned int n)
+{
+	uint64_t mask = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int t = tid_of(pick[i]);
+		if (pick[i] != MSIM_PICK_R && t >= MSIM__DPOR_R) {
+			d->error = -E2BIG; /* more tasks than a mask holds */
+			return 0;
+		}
+		mask |= 1ULL << t;
+	}
+	return mask;
+}
+
+/* Taking thread t at nd is a preemption: the task that ran last could go on. */
+static bool preempts(const struct msim__dpor_node *nd, int t)
+{
+	return nd->cur >= 0 && t != nd->cur && t != MSIM__DPOR_R;
+}
+
+static bool within_bound(const struct msim__dpor *d, const struct msim__dpor_node *nd, int t)
+{
+	return nd->pre + (preempts(nd, t) ? 1u : 0u) <= d->bound;
+}
+
+/* Option i (thread t) taken at nd: count its preemption. */
+static int take(struct msim__dpor *d, const struct msim__dpor_node *nd, unsigned int i, int t)
+{
+	if (preempts(nd, t))
+		d->pre++;
+	return (int)i;
+}
+
+/* Replay the prefix; past it, the first enabled thread not asleep, within the bound. */
+int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled)
+{
+	struct msim__dpor_node *nd = node_at(d, d->depth);
+	uint64_t enabled = enabled_mask(d, pick, n), asleep;
+
+	if (d->error)
+		return MSIM__DPOR_BLOCKED;
+	/* Interrupt arrivals (irq.c) are not threads of the DPOR tree yet: refuse. */
+	for (unsigned int i = 0; i < n; i++) {
+		if (MSIM_PICK_IS_IRQ(pick[i])) {
+			d->error = -ENOTSUP;
+			return MSIM__DPOR_BLOCKED;
+		}
+	}
+	nd->cur = current_enabled ? tid_of(pick[0]) : -1;
+	nd->pre = d->pre;
+	if (d->depth < d->prefix) {
+		for (unsigned int i = 0; i < n; i++)
+			if (tid_of(pick[i]) == nd->chosen)
+				return take(d, nd, i, nd->chosen);
+		d->diverged = true;
+		return 0;
+	}
+	if (d->depth >= d->len) {
+		/* a new decision: its sleep set was filled when the step before it ended */
+		nd->backtrack = 0;
+		d->len = d->depth + 1;
+	}
+	nd->enabled = enabled;
+	asleep = sleep_mask(nd);
+	for (unsigned int i = 0; i < n; i++) {
+		int t = tid_of(pick[i]);
+		if (!(asleep & (1ULL << t)) && within_bound(d, nd, t)) {
+			nd->chosen = t;
+			nd->backtrack |= 1ULL << t;
+			return take(d, nd, i, t);
+		}
+	}
+	d->blocked = true;
+	return MSIM__DPOR_BLOCKED;
+}
+
+void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
+{
+	if (pick != MSIM_PICK_R)
+		msim__access_step_begin(&d->next[pick]);
+	else
+		d->cbs_done = m->rcu.cbs_done;
+}
+
+/*
+ * What an RCU engine step touched. Ending a grace period reads every reader's
+ * state and wakes the waiters: a store to the host's RCU state, which read-side
+ * entries and exits load and grace-period requests store. Callbacks run any
+ * code, and under preempt=none or full any park may be the quiescent state the
+ * engine waits for: then it conflicts with everything.
+ */
+static void rcu_step_access(struct msim__dpor *d, struct msim *m, struct msim__step_access *acc)
+{
+	if (m->rcu.cbs_done != d->cbs_done || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
+		msim__access_set_one(acc, NULL, MSIM_ACCESS_ANY);
+	else
+		msim__access_set_one(acc, &m->rcu, MSIM_ACCESS_STORE);
+}
+
+/* Two steps of different threads that do not commute. */
+static bool dependent(uint8_t t1, unsigned int cpu1, const struct msim__step_access *a1,
+		      uint8_t t2, unsigned int cpu2, const struct msim__step_access *a2)
+{
+	if (t1 == t2)
+		return true;
+	if (t1 != MSIM__DPOR_R && t2 != MSIM__DPOR_R && cpu1 == cpu2)
+		return true;
+	return msim__access_conflict(a1, a2);
+}
+
+static uint64_t *id_slot(struct msim__dpor *d, uintptr_t addr, bool *fresh)
+{
+	uint64_t k = (addr * 0x9e3779b97f4a7c15ULL >> 17) & (d->ids_cap - 1);
+
+	while (d->ids[k].addr && d->ids[k].addr != addr)
+		k = (k + 1) & (d->ids_cap - 1);
+	*fresh = !d->ids[k].addr;
+	d->ids[k].addr = addr;
+	return &d->ids[k].id;
+}
+
+/* Double the table (or make the first one) and rehash: it stays under 3/4 full. */
+static void ids_grow(struct msim__dpor *d)
+{
+	uint64_t old_cap = d->ids_cap;
+	typeof(d->ids) old = d->ids;
+	bool fresh;
+
+	d->ids_cap = old_cap ? old_cap * 2 : 256;
+	d->ids = calloc(d->ids_cap, sizeof(*d->ids));
+	if (!d->ids)
+		abort();
+	for (uint64_t k = 0; k < old_cap; k++)
+		if (old[k].addr)
+			*id_slot(d, old[k].addr, &fresh) = old[k].id;
+	free(old);
+}
+
+/* The id of addr in this run: the step that touched it first (step, if now). */
+static uint64_t addr_id(struct msim__dpor *d, uintptr_t addr, uint64_t step)
+{
+	bool fresh;
+	uint64_t *id;
+
+	if (4 * (d->ids_used + 1) > 3 * d->ids_cap)
+		ids_grow(d);
+	id = id_slot(d, addr, &fresh);
+	if (fresh) {
+		*id = step;
+		d->ids_used++;
+	}
+	return *id;
+}
+
+/* A sleeper's extra accesses (ids) against a step taken now (ids): a conflict? */
+static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct msim__step_access *e)
+{
+	if (s->acc.any || e->any)
+		return true;
+	for (unsigned int i = 0; i < s->acc.n; i++) {
+		for (unsigned int j = 0; j < e->n; j++) {
+			bool same = s->acc.a[i].addr < s->since ? s->acc.a[i].addr == e->a[j].addr
+								 : e->a[j].addr >= s->since;
+			if (same && ((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* acc with its addresses as ids (registering those first touched at step). */
+static void to_ids(struct msim__dpor *d, const struct msim__step_access *acc, uint64_t step,
+		   struct msim__step_access *out)
+{
+	*out = *acc;
+	for (unsigned int k = 0; k < out->n; k++)
+		out->a[k].addr = (uintptr_t)addr_id(d, out->a[k].addr, step);
+}
+
+/* What step acc touched beyond what it announced, as ids. */
+static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
+		      const struct msim__step_access *announced, uint64_t step,
+		      struct msim__step_access *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->any = acc->any && !announced->any;
+	for (unsigned int k = 0; k < acc->n; k++) {
+		bool known = false;
+		for (unsigned int i = 0; i < announced->n; i++)
+			if (announced->a[i].addr == acc->a[k].addr &&
+			    (announced->a[i].kind | acc->a[k].kind) == announced->a[i].kind)
+				known = true;
+		if (!known)
+			out->a[out->n++] = (struct msim__access){
+				.addr = (uintptr_t)addr_id(d, acc->a[k].addr, step),
+				.kind = acc->a[k].kind };
+	}
+}
+
+/* The sleep set of the decision after step e: the sleepers its step left asleep. */
+static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct msim__dpor_event *e)
+{
+	uint64_t i = (uint64_t)(e - d->ev);
+	struct msim__dpor_node *nx = node_at(d, i + 1), *cur = &d->nodes[i];
+
+	struct msim__step_access e_ids;
+
+	to_ids(d, &e->acc, i, &e_ids);
+	nx->nr_sleep = 0;
+	/*
+	 * Under a preemption bound a sleeper's step may only be reachable in the
+	 * bounded space from here, its earlier equivalent costing preemptions the
+	 * bound refuses: sleep sets are then off (the test of the bounded toys fails
+	 * without this), and a thread explored at a decision only stops being tried
+	 * again there.
+	 */
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		return;
+	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
+		const struct msim__dpor_sleeper *s = &cur->sleep[k];
+		bool same_cpu = s->tid != MSIM__DPOR_R && e->tid != MSIM__DPOR_R &&
+				m->task_vec[s->tid]->cpu == e->cpu;
+
+		if (s->tid != e->tid && !same_cpu && !sleeper_conflict(s, &e_ids) &&
+		    !msim__access_conflict(&d->next[s->tid], &e->acc))
+			sleep_add(nx, s->tid, s->since, &s->acc);
+	}
+}
+
+void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
+{
+	int t = tid_of(pick);
+	struct msim__dpor_event *e;
+	struct msim__step_access announced = d->next[t < MSIM__DPOR_R ? t : 0];
+
+	d->ev = grow(d->ev, &d->ev_cap, d->depth + 1, sizeof(*d->ev));
+	e = &d->ev[d->depth];
+	e->tid = (uint8_t)t;
+	if (t == MSIM__DPOR_R) {
+		e->cpu = 0;
+		rcu_step_access(d, m, &e->acc);
+	} else {
+		e->cpu = m->task_vec[t]->cpu;
+		msim__access_step_end(&e->acc, &d->next[t]);
+	}
+	e->lidx = d->steps_of[t]++;
+	d->nodes[d->depth].chosen = t;
+	if (t == MSIM__DPOR_R)
+		to_ids(d, &e->acc, d->depth, &d->nodes[d->depth].chosen_extra);
+	else
+		extra_ids(d, &e->acc, &announced, d->depth, &d->nodes[d->depth].chosen_extra);
+	if (d->depth + 1 >= d->prefix)
+		propagate_sleep(d, m, e);
+	d->depth++;
+}
+
+/* ---- after a run: races, then the next prefix ---- */
+
+#define T MSIM__DPOR_THREADS
+
+static bool ev_dependent(const struct msim__dpor_event *a, const struct msim__dpor_event *b)
+{
+	return dependent(a->tid, a->cpu, &a->acc, b->tid, b->cpu, &b->acc);
+}
+
+/* y happens before the event whose vector clock is vc_x. */
+static bool hb(const uint32_t *vc_x, const struct msim__dpor_event *y)
+{
+	return vc_x[y->tid] > y->lidx;
+}
+
+static void vc_join(uint32_t *dst, const uint32_t *src)
+{
+	for (unsigned int t = 0; t < T; t++)
+		if (src[t] > dst[t])
+			dst[t] = src[t];
+}
+
+/*
+ * The initials of v = notdep(e_i).e_j: the events after e_i that do not happen
+ * after it, then e_j. A thread is an initial when its first event in v has no
+ * predecessor in v (it can start a reordering of v).
+ */
+static uint64_t initials(const struct msim__dpor *d, const uint32_t *vc, uint64_t i, uint64_t j)
+{
+	const struct msim__dpor_event *e = &d->ev[i];
+	uint64_t seen = 0, init = 0;
+	uint64_t first[T];
+
+	for (uint64_t k = i + 1; k <= j; k++) {
+		const uint32_t *vk = vc + k * T;
+		unsigned int t = d->ev[k].tid;
+		bool is_initial = true;
+
+		if ((k != j && hb(vk, e)) || (seen & (1ULL << t)))
+			continue;
+		for (unsigned int u = 0; u < T && is_initial; u++)
+			if ((seen & (1ULL << u)) && hb(vk, &d->ev[first[u]]))
+				is_initial = false;
+		seen |= 1ULL << t;
+		first[t] = k;
+		if (is_initial)
+			init |= 1ULL << t;
+	}
+	return init;
+}
+
+static unsigned int lowest(uint64_t mask)
+{
+	return (unsigned int)__builtin_ctzll(mask);
+}
+
+/*
+ * Under a preemption bound the reversal at e_i may cost a preemption the bound
+ * does not allow, while switching where e_i's thread took over (the start of its
+ * block of steps) costs none more than this run did (bounded POR, Coons,
+ * Musuvathi and McKinley, OOPSLA 2013): try e_j's thread there too, or, if it
+ * could not run there, every thread that could.
+ */
+static void conservative_branch(struct msim__dpor *d, uint64_t i, unsigned int tj)
+{
+	uint64_t c = i;
+	struct msim__dpor_node *nc;
+
+	while (c > 0 && d->nodes[c - 1].chosen == d->nodes[i].chosen)
+		c--;
+	nc = &d->nodes[c];
+	if (nc->enabled & (1ULL << tj))
+		nc->backtrack |= 1ULL << tj;
+	else
+		nc->backtrack |= nc->enabled;
+}
+
+/* The race e_i, e_j: make sure the decision before e_i tries a reversal. */
+static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, uint64_t j,
+			 uint64_t final_enabled)
+{
+	struct msim__dpor_node *nd = &d->nodes[i];
+	uint64_t tj = 1ULL << d->ev[j].tid;
+	uint64_t after = i + 1 < d->depth ? d->nodes[i + 1].enabled : final_enabled;
+	uint64_t init, cand, awake;
+
+	if (!(nd->enabled & tj) && (after & tj))
+		return; /* e_i enabled e_j's thread: the order cannot be reversed */
+	d->races++;
+	init = initials(d, vc, i, j);
+	if (init & nd->backtrack)
+		return;
+	cand = init & nd->enabled;
+	if (!cand)
+		return;
+	awake = cand & ~sleep_mask(nd);
+	nd->backtrack |= 1ULL << lowest(awake ? awake : cand);
+	d->backtracks++;
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		conservative_branch(d, i, d->ev[j].tid);
+}
+
+/*
+ * Vector clocks of every event in one forward pass; for each event e_j, one
+ * backward scan finds its direct predecessors: an earlier event not yet known
+ * to happen before e_j that is dependent with it (or its thread's previous
+ * step). Those of other threads are its races.
+ */
+static int detect_races(struct msim__dpor *d, uint64_t final_enabled)
+{
+	uint64_t n = d->depth;
+	uint32_t *vc = calloc(n ? n * T : 1, sizeof(uint32_t));
+	uint64_t *race = malloc(T * sizeof(uint64_t));
+
+	if (!vc || !race) {
+		free(vc);
+		free(race);
+		return -ENOMEM;
+	}
+	for (uint64_t j = 0; j < n; j++) {
+		const struct msim__dpor_event *ej = &d->ev[j];
+		uint32_t *vj = vc + j * T;
+		unsigned int nr = 0;
+
+		for (uint64_t i = j; i-- > 0;) {
+			const struct msim__dpor_event *ei = &d->ev[i];
+			if (hb(vj, ei))
+				continue;
+			if (ei->tid == ej->tid) {
+				vc_join(vj, vc + i * T);
+			} else if (ev_dependent(ei, ej)) {
+				if (nr < T)
+					race[nr++] = i;
+				vc_join(vj, vc + i * T);
+			}
+		}
+		vj[ej->tid] = ej->lidx + 1;
+		for (unsigned int k = 0; k < nr; k++)
+			reverse_race(d, vc, race[k], j, final_enabled);
+	}
+	free(vc);
+	free(race);
+	return 0;
+}
+
+bool msim__dpor_next(struct msim__dpor *d)
+{
+	uint64_t final_enabled = d->blocked ? d->nodes[d->depth].enabled : 0;
+
+	if (detect_races(d, final_enabled))
+		abort();
+	for (uint64_t j = d->depth; j-- > 0;) {
+		struct msim__dpor_node *nd = &d->nodes[j];
+		uint64_t cand;
+
+		sleep_add(nd, (uint8_t)nd->chosen, j, &nd->chosen_extra); /* explored here */
+		cand = nd->backtrack & nd->enabled & ~sleep_mask(nd);
+		for (uint64_t m = cand; m; m &= m - 1)
+			if (!within_bound(d, nd, (int)lowest(m)))
+				cand &= ~(1ULL << lowest(m));
+		if (cand) {
+			nd->chosen = (int)lowest(cand);
+			d->len = d->prefix = j + 1;
+			return true;
+		}
+	}
+	d->len = d->prefix = 0;
+	return false;
+}
+
+void msim__dpor_free(struct msim__dpor *d)
+{
+	for (uint64_t i = 0; i < d->cap; i++)
+		free(d->nodes[i].sleep);
+	free(d->nodes);
+	free(d->ev);
+	free(d->ids);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explore_dpor.h - source-DPOR (explore_dpor.c): the exploration tree that lives
+ * across the runs of one exploration, the hooks the scheduler calls on every
+ * decision and step, and the step to the next run.
+ */
+#ifndef MSIM_SIM_EXPLORE_DPOR_H
+#define MSIM_SIM_EXPLORE_DPOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "access.h"
+#include "internal.h"
+
+/* Tasks 0..62 are threads of the search; the RCU engine is thread 63. */
+#define MSIM__DPOR_THREADS 64
+#define MSIM__DPOR_R 63
+/* choose(): every enabled step is asleep, the run adds nothing new. */
+#define MSIM__DPOR_BLOCKED (-1)
+
+/*
+ * A thread asleep at a node: explored there already, or asleep since above. Its
+ * step announced what the thread's parked point announces in this run; acc holds
+ * what else that step touched when it was explored at node since, its addresses
+ * as ids (below): an id below since names the same object in every run through
+ * that node; an id of since or above was new to that step, and may be any object
+ * first touched at or after node since in another run.
+ */
+struct msim__dpor_sleeper {
+	uint8_t tid;
+	uint64_t since;
+	struct msim__step_access acc;
+};
+
+/* One decision of the search (a state reached by the current prefix). */
+struct msim__dpor_node {
+	uint64_t enabled;         /* threads that could step here */
+	uint64_t backtrack;       /* threads to explore here (the source set) */
+	int chosen;               /* the thread the current run steps */
+	int cur;                  /* the task that ran last, if it could go on; else -1 */
+	unsigned int pre;         /* preemptions before this decision */
+	struct msim__step_access chosen_extra; /* what its step touched beyond its
+						  announcement, as ids */
+	struct msim__dpor_sleeper *sleep;
+	unsigned int nr_sleep, cap_sleep;
+};
+
+/* One step of the current run. */
+struct msim__dpor_event {
+	uint8_t tid;
+	unsigned int cpu;         /* the task's CPU (unused for the RCU engine) */
+	uint32_t lidx;            /* its index among its thread's steps */
+	struct msim__step_access acc;
+};
+
+struct msim__dpor {
+	/* The tree: nodes[0..len) on the current path; a run follows prefix of them. */
+	struct msim__dpor_node *nodes;
+	uint64_t len, cap, prefix;
+	/* The current run. */
+	struct msim__dpor_event *ev;
+	uint64_t depth, ev_cap;
+	struct msim__step_access next[MSIM__DPOR_THREADS]; /* each thread's next step */
+	uint32_t steps_of[MSIM__DPOR_THREADS];             /* steps taken per thread */
+	bool blocked;             /* stopped: every enabled step asleep */
+	bool diverged;            /* a replayed decision was not enabled (a bug) */
+	int error;                /* -E2BIG: more than 63 tasks */
+	unsigned int bound;       /* preemptions a schedule may take (as DFS's bound) */
+	unsigned int pre;         /* preemptions so far in the current run */
+	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
+	/*
+	 * Address ids: each address a run touches is named by the index of the step
+	 * that touched it first. Runs allocate afresh, so raw addresses differ from
+	 * run to run; two runs through one prefix name the prefix's objects alike.
+	 */
+	struct { uintptr_t addr; uint64_t id; } *ids;
+	uint64_t ids_cap, ids_used;
+	/* Figures. */
+	uint64_t races, backtracks;
+};
+
+/* Before run: the run follows the prefix (0 or -ENOMEM). */
+int msim__dpor_begin_run(struct msim__dpor *d);
+/*
+ * The scheduler's decision among n options (task indexes or MSIM_PICK_R, in the
+ * canonical order; current_enabled: option 0 is the task that ran last): the index
+ * to take, or MSIM__DPOR_BLOCKED.
+ */
+int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled);
+/* Around one step of thread pick (MSIM_PICK_R for the engine) on host m. */
+void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick);
+void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick);
+/* After a run: detect races, then set the next prefix; false when exhausted. */
+bool msim__dpor_next(struct msim__dpor *d);
+void msim__dpor_free(struct msim__dpor *d);
+
+#endif /* MSIM_SIM_EXPLORE_DPOR_H */

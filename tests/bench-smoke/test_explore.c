@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_explore.c - the explore bench small (--quick: rstat-early-exit's bug and
+ * fix sides under random, PCT, DFS and DPOR). Asserts what is deterministic:
+ * every strategy finds the bug side's violation; DFS and DPOR exhaust the fixed
+ * side under the race's bound without one, DPOR in no more schedules than DFS;
+ * DFS and DPOR reach the bug at the run DFS's own side figures state; and the
+ * verdicts follow planted figures. Never a time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/race.h>
+
+#include "bench_explore.h"
+#include "verdict_util.h"
+
+static void quick_run(void **state)
+{
+	struct msim_ex_config c = { .quick = true, .seed = 1 };
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	const struct msim_race_side *bug;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(msim_ex_run(&c, r), 0);
+	assert_int_equal(r->ncases, 2);
+	assert_true(r->cases[0].bug);
+	assert_false(r->cases[1].bug);
+	for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++) {
+		assert_true(r->cases[0].c[s].found);
+		assert_false(r->cases[1].c[s].found);
+	}
+	assert_true(r->cases[1].c[2].exhausted);
+	assert_true(r->cases[1].c[3].exhausted);
+	assert_true(r->cases[1].c[3].runs <= r->cases[1].c[2].runs);
+	/* DFS's first violation is the run its side states (0-based: runs - 1) */
+	bug = msim_race_side_find(msim_race_find("rstat-early-exit"), "bug");
+	assert_non_null(bug);
+	if (bug->dfs_schedule)
+		assert_int_equal(r->cases[0].c[2].runs, bug->dfs_first_violation + 1);
+	free(r);
+}
+
+static void unknown_race_refused(void **state)
+{
+	struct msim_ex_config c = { .race = "no-such-race" };
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(msim_ex_run(&c, r), -22);
+	free(r);
+}
+
+/* One bug side and one fixed side, with the figures given. */
+static void plant(struct msim_ex_result *r, bool dpor_found, unsigned int dpor_fix_runs,
+		  bool dpor_exhausted, unsigned int dfs_fix_runs)
+{
+	memset(r, 0, sizeof(*r));
+	r->ncases = 2;
+	r->cases[0].bug = true;
+	r->cases[0].c[3].found = dpor_found;
+	r->cases[0].c[2].found = true;
+	r->cases[1].c[3].runs = dpor_fix_runs;
+	r->cases[1].c[3].exhausted = dpor_exhausted;
+	r->cases[1].c[2].runs = dfs_fix_runs;
+	r->cases[1].c[2].exhausted = true;
+}
+
+static void verdicts_follow_figures(void **state)
+{
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct msim_ex_verdicts v;
+
+	(void)state;
+	assert_non_null(r);
+	plant(r, true, 100, true, 600);
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "holds");
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "holds");
+	plant(r, false, 400, true, 600);
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	plant(r, true, 100, false, 600);
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	r->ncases = 1; /* no fixed side measured */
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "not comparable");
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(quick_run),
+		cmocka_unit_test(unknown_race_refused),
+		cmocka_unit_test(verdicts_follow_figures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_explore_dpor.c - source-DPOR (MSIM_STRAT_DPOR) on toys whose Mazurkiewicz
+ * traces are counted by hand, and against unbounded DFS on what the runs see.
+ *
+ * Each toy task is a list of shim accesses on cells x, y (msim_store_at /
+ * msim_load_at: each a yield point that announces its access). A task's steps
+ * are: start to its first yield point (touches nothing shared), then one step
+ * per access. Two steps of different tasks conflict when they touch one cell and
+ * one of them stores. The traces of a toy are the ways to order its conflicting
+ * pairs consistently with each task's program order:
+ *  - writer (store x; store y) | reader (load x; load y): x's pair either way and
+ *    y's pair either way, all four combinations consistent: 4 traces, and the
+ *    reader sees (x, y) = (0,0), (0,1), (1,0), (1,1), one per trace;
+ *  - three tasks storing x once each: 3! = 6 traces;
+ *  - store x | store y: nothing conflicts: 1 trace;
+ *  - store x; load y | store y; load x (store buffering, sequentially
+ *    consistent): 4 orders of the two pairs, one of them cyclic (each load
+ *    before the other task's store needs x's load before y's store before...),
+ *    so 3 traces, seeing (1,1), (0,1), (1,0) but never (0,0).
+ * Outcomes (end state and every load) distinguish the traces, except that the
+ * three stores leave only three end states (the last writer).
+ * DPOR must run exactly that many schedules to the end (none pruned on these),
+ * exhaust, and see the same set of outcomes as DFS with no preemption bound,
+ * which runs more schedules.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "race_util.h"
+
+#define MAX_OPS 4
+
+enum op { OP_END = 0, LOAD_X, LOAD_Y, STORE_X, STORE_Y };
+
+struct toy {
+	const char *name;
+	unsigned int nr_tasks;
+	enum op ops[3][MAX_OPS];
+	unsigned int traces;      /* counted by hand (the comment above) */
+	unsigned int outcomes;    /* distinct end states and loads among them */
+};
+
+struct toy_state {
+	const struct toy *toy;
+	long x, y;
+	long seen[3][MAX_OPS];    /* what each load read */
+	struct {
+		const struct toy *toy;
+		struct toy_state *s;
+		unsigned int idx;
+	} task[3];
+};
+
+/* Outcomes seen in complete runs: a bit per distinct (loads read) vector. */
+static uint64_t outcomes;
+
+static void toy_task(void *arg)
+{
+	typeof(((struct toy_state *)0)->task[0]) *t = arg;
+	struct toy_state *s = t->s;
+
+	for (unsigned int i = 0; i < MAX_OPS && t->toy->ops[t->idx][i]; i++) {
+		switch (t->toy->ops[t->idx][i]) {
+		case LOAD_X:
+			s->seen[t->idx][i] = msim_load_at(&s->x, MSIM_RELAXED, "toy.load_x");
+			break;
+		case LOAD_Y:
+			s->seen[t->idx][i] = msim_load_at(&s->y, MSIM_RELAXED, "toy.load_y");
+			break;
+		case STORE_X:
+			msim_store_at(&s->x, 1 + (long)t->idx, MSIM_RELAXED, "toy.store_x");
+			break;
+		case STORE_Y:
+			msim_store_at(&s->y, 1 + (long)t->idx, MSIM_RELAXED, "toy.store_y");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int toy_setup(struct msim *m, void **state, void *arg)
+{
+	const struct toy *toy = arg;
+	struct toy_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->toy = toy;
+	for (unsigned int i = 0; i < toy->nr_tasks; i++) {
+		s->task[i].toy = toy;
+		s->task[i].s = s;
+		s->task[i].idx = i;
+		if (!msim_task_create(m, "toy", i, toy_task, &s->task[i]))
+			return -ENOMEM;
+	}
+	*state = s;
+	return 0;
+}
+
+/* Never a violation: records the outcome (the final cells and every load). */
+static bool toy_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct toy_state *s = state;
+	uint64_t h = (uint64_t)s->x * 7 + (uint64_t)s->y;
+
+	(void)m, (void)why, (void)len;
+	for (unsigned int t = 0; t < 3; t++)
+		for (unsigned int i = 0; i < MAX_OPS; i++)
+			h = h * 5 + (uint64_t)s->seen[t][i];
+	outcomes |= 1ULL << (h % 64);
+	return false;
+}
+
+static void toy_teardown(struct msim *m, void *state)
+{
+	(void)m;
+	free(state);
+}
+
+static void explore_toy(const struct toy *toy, enum msim_strategy strategy, unsigned int bound,
+			struct msim_explore_result *res)
+{
+	struct msim_explore_target t = {
+		.name = toy->name, .setup = toy_setup, .check = toy_check,
+		.teardown = toy_teardown, .arg = (void *)toy,
+	};
+	struct msim_explore_opts o = { .strategy = strategy, .runs = 100000, .preemptions = bound };
+	struct msim_config cfg;
+
+	msim_config_init(&cfg);
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.nr_cpus = 4;
+	outcomes = 0;
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+}
+
+static const struct toy toys[] = {
+	{ "writer-reader", 2, { { STORE_X, STORE_Y }, { LOAD_X, LOAD_Y } }, 4, 4 },
+	{ "three-stores", 3, { { STORE_X }, { STORE_X }, { STORE_X } }, 6, 3 },
+	{ "independent", 2, { { STORE_X }, { STORE_Y } }, 1, 1 },
+	{ "store-buffering", 2, { { STORE_X, LOAD_Y }, { STORE_Y, LOAD_X } }, 3, 3 },
+};
+
+static void dpor_counts_traces(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(toys) / sizeof(toys[0]); i++) {
+		struct msim_explore_result dpor, dfs;
+		uint64_t dpor_outcomes;
+
+		explore_toy(&toys[i], MSIM_STRAT_DPOR, MSIM_EXPLORE_UNBOUNDED, &dpor);
+		dpor_outcomes = outcomes;
+		explore_toy(&toys[i], MSIM_STRAT_DFS, MSIM_EXPLORE_UNBOUNDED, &dfs);
+		print_message("%s: dpor %u schedules (%u pruned), dfs %u\n", toys[i].name,
+			      dpor.runs, dpor.pruned, dfs.runs);
+		assert_true(dpor.exhausted);
+		assert_true(dfs.exhausted);
+		assert_int_equal(dpor.runs - dpor.pruned, toys[i].traces);
+		assert_int_equal(dpor.pruned, 0);
+		assert_int_equal(__builtin_popcountll(dpor_outcomes), toys[i].outcomes);
+		assert_true(dpor_outcomes == outcomes);
+		if (toys[i].traces > 1)
+			assert_true(dfs.runs > dpor.runs);
+	}
+}
+
+/*
+ * Under a preemption bound DPOR must see what DFS sees under the same bound (the
+ * bounded space's outcomes), in no more complete runs.
+ */
+static void bounded_dpor_sees_what_dfs_sees(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(toys) / sizeof(toys[0]); i++) {
+		for (unsigned int bound = 0; bound <= 2; bound++) {
+			struct msim_explore_result dpor, dfs;
+			uint64_t dpor_outcomes;
+
+			explore_toy(&toys[i], MSIM_STRAT_DPOR, bound, &dpor);
+			dpor_outcomes = outcomes;
+			explore_toy(&toys[i], MSIM_STRAT_DFS, bound, &dfs);
+			print_message("%s bound %u: dpor %u (%u pruned), dfs %u, outcomes %d/%d\n",
+				      toys[i].name, bound, dpor.runs, dpor.pruned, dfs.runs,
+				      __builtin_popcountll(dpor_outcomes),
+				      __builtin_popcountll(outcomes));
+			assert_true(dpor.exhausted);
+			assert_true(dpor_outcomes == outcomes);
+			assert_true(dpor.runs - dpor.pruned <= dfs.runs);
+		}
+	}
+}
+
+/* Race r on side s under strategy and the race's own budget; the caller frees. */
+static struct msim_race_result *race_side(const struct msim_race *r, const struct msim_race_side *s,
+					  enum msim_strategy strategy, bool first)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	assert_non_null(res);
+	msim_race_opts_init(&o, strategy);
+	o.stop_at_first = first;
+	if (msim_race_run_side(r, s->name, &o, res, err, sizeof(err)))
+		fail_msg("race %s side %s: %s", r->name, s->name, err);
+	return res;
+}
+
+/*
+ * Every bug side of every registered race that bounded DFS finds: DPOR under the
+ * race's budget finds the violation too, and its schedule replays to the same
+ * trace and reason. Races with interrupt sources are refused with the reason.
+ */
+/* The races with interrupt sources: DPOR refuses them (arrivals are not in its tree yet). */
+static bool has_interrupts(const char *name)
+{
+	static const char *const irq_races[] = { "rstat-enqueue-claim", "nmi-drain-local",
+						 "nmi-drain-vmstats" };
+
+	for (size_t i = 0; i < sizeof(irq_races) / sizeof(irq_races[0]); i++)
+		if (!strcmp(name, irq_races[i]))
+			return true;
+	return false;
+}
+
+static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	assert_non_null(res);
+	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
+	assert_int_equal(msim_race_run_side(r, s->name, &o, res, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "interrupt arrivals"));
+	free(res);
+}
+
+static void dpor_finds_every_bug(void **unused)
+{
+	const struct msim_race *races[64];
+	size_t n = msim_race_list(races, 64);
+
+	(void)unused;
+	for (size_t i = 0; i < n && i < 64; i++) {
+		for (const struct msim_race_side *s = races[i]->sides; s && s->name; s++) {
+			struct msim_race_result *res, *rep;
+			char err[512] = "";
+
+			if (!s->violation)
+				continue;
+			if (has_interrupts(races[i]->name)) {
+				dpor_refuses(races[i], s);
+				continue;
+			}
+			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
+			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
+				      res->ex.first_violation_run);
+			if (!res->ex.violations) {
+				/* Only where bounded DFS cannot find it either (rstat-thp-trace
+				 * needs more preemptions than its bound: PCT finds it). */
+				struct msim_race_result *dfs = race_side(races[i], s, MSIM_STRAT_DFS,
+									 true);
+
+				assert_int_equal(dfs->ex.violations, 0);
+				free(dfs);
+				free(res);
+				continue;
+			}
+			rep = calloc(1, sizeof(*rep));
+			assert_non_null(rep);
+			assert_int_equal(msim_race_replay(races[i], &res->cfg, s, res->ex.schedule, rep,
+							  err, sizeof(err)), 0);
+			assert_true(rep->ex.violations == 1);
+			assert_true(rep->ex.trace_hash == res->ex.trace_hash);
+			free(rep);
+			free(res);
+		}
+	}
+}
+
+/*
+ * Fixed sides that DFS exhausts under the race's budget: DPOR exhausts them too,
+ * without a violation, in no more schedules.
+ */
+static void dpor_exhausts_fixed_sides(void **unused)
+{
+	static const char *const fixed[][2] = {
+		{ "rstat-early-exit", "fix" }, { "rstat-lost-batch", "values" },
+		{ "shrinker-bit-recount", "fix" }, { "rstat-stale-parent", "fix" },
+	};
+
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		const struct msim_race *r = race_get(fixed[i][0]);
+		const struct msim_race_side *s = msim_race_side_find(r, fixed[i][1]);
+		struct msim_race_result *dpor, *dfs;
+
+		assert_non_null(s);
+		dpor = race_side(r, s, MSIM_STRAT_DPOR, false);
+		dfs = race_side(r, s, MSIM_STRAT_DFS, false);
+		print_message("%s/%s: dpor %u schedules, dfs %u\n", r->name, s->name, dpor->ex.runs,
+			      dfs->ex.runs);
+		assert_true(dfs->ex.exhausted);
+		assert_true(dpor->ex.exhausted);
+		assert_int_equal(dpor->ex.violations, 0);
+		assert_true(dpor->ex.runs <= dfs->ex.runs);
+		free(dpor);
+		free(dfs);
+	}
+}
+
+/*
+ * --minimize on rstat-early-exit: a random explorer's first failing schedule
+ * (dozens of preemptions) shrinks to one that still fails on replay, has no
+ * more preemptions than the input, and no more than the thread's diagram has
+ * (two: the flush is preempted by the updater's batch, and the updater by the
+ * flush going on); every preemption names its yield point.
+ */
+static void minimize_rstat_early_exit(void **unused)
+{
+	const struct msim_race *r = race_get("rstat-early-exit");
+	const struct msim_race_side *s = msim_race_side_find(r, "bug");
+	struct msim_race_result *found, *rep;
+	struct msim_minimize_result *mr = calloc(1, sizeof(*mr));
+	char err[512] = "";
+
+	(void)unused;
+	assert_non_null(mr);
+	found = race_side(r, s, MSIM_STRAT_RANDOM, true);
+	assert_true(found->ex.violations > 0);
+	assert_int_equal(msim_race_minimize(r, &found->cfg, s, found->ex.schedule, mr, err,
+					    sizeof(err)), 0);
+	print_message("input %u preemptions, minimal %u: %s\n", mr->input_preemptions,
+		      mr->ex.preemptions, mr->ex.schedule);
+	assert_int_equal(mr->input_preemptions, found->ex.preemptions);
+	assert_true(mr->ex.preemptions <= mr->input_preemptions);
+	assert_true(mr->ex.preemptions <= 2);
+	assert_true(mr->ex.preemptions < mr->input_preemptions); /* random takes many */
+	for (unsigned int i = 0; i < mr->ex.preemptions; i++)
+		assert_non_null(mr->ex.preempt_log[i].at);
+	rep = calloc(1, sizeof(*rep));
+	assert_non_null(rep);
+	assert_int_equal(msim_race_replay(r, &found->cfg, s, mr->ex.schedule, rep, err,
+					  sizeof(err)), 0);
+	assert_int_equal(rep->ex.violations, 1);
+	assert_false(rep->ex.diverged);
+	assert_true(rep->ex.trace_hash == mr->ex.trace_hash);
+	assert_int_equal(rep->ex.preemptions, mr->ex.preemptions);
+	/* a schedule that does not fail is refused */
+	assert_int_equal(msim_race_minimize(r, &found->cfg, s, "0", mr, err, sizeof(err)),
+			 -ESRCH);
+	free(rep);
+	free(found);
+	free(mr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dpor_counts_traces),
+		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
+		cmocka_unit_test(dpor_finds_every_bug),
+		cmocka_unit_test(dpor_exhausts_fixed_sides),
+		cmocka_unit_test(minimize_rstat_early_exit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
