@@ -70,6 +70,7 @@ static void rstat_teardown(struct msim__rstat *rs)
 		msim_free_percpu(m, rs->node_lruvec[nid].pcpu);
 	free(rs->node_lruvec);
 	free(rs->node_stat);
+	free(rs->upd_ctr);
 	msim_free_percpu(m, rs->ss.lhead);
 	msim_lock_destroy(&rs->ss.lock);
 }
@@ -89,9 +90,13 @@ static int rstat_setup(struct msim__rstat *rs, struct msim *m)
 	rs->ss.no_claim = msim_config(m)->variants.rstat_enqueue_claim == MSIM_OFF;
 	msim_spin_lock_init(&rs->ss.lock, "rstat_ss_lock");
 	rs->ss.lhead = msim_alloc_percpu(m, sizeof(long), "rstat_llist_head");
+	/* cache-line aligned, as its type says: each CPU counts on its own line */
+	rs->upd_ctr = aligned_alloc(64, rs->nr_cpus * sizeof(*rs->upd_ctr));
+	if (rs->upd_ctr)
+		memset(rs->upd_ctr, 0, rs->nr_cpus * sizeof(*rs->upd_ctr));
 	rs->node_stat = calloc((size_t)rs->nr_nodes * MSIM__NN, sizeof(long));
 	rs->node_lruvec = calloc(rs->nr_nodes, sizeof(*rs->node_lruvec));
-	if (!rs->ss.lhead || !rs->node_stat || !rs->node_lruvec)
+	if (!rs->ss.lhead || !rs->upd_ctr || !rs->node_stat || !rs->node_lruvec)
 		return -ENOMEM;
 	for (unsigned int nid = 0; nid < rs->nr_nodes; nid++) {
 		msim__lruvec_init(&rs->node_lruvec[nid], rs, NULL, nid);

@@ -296,6 +296,14 @@ void msim_rstat_counters(struct msim *m, struct msim_rstat_counters *out)
 
 	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 		dst[i] = src ? msim_quiet_load(&src[i], MSIM_RELAXED) : 0;
+	for (unsigned int cpu = 0; rs && cpu < rs->nr_cpus; cpu++) {
+		const struct msim__update_ctr *c = &rs->upd_ctr[cpu];
+
+		out->updates += msim_quiet_load(&c->updates, MSIM_RELAXED);
+		out->walk_breaks += msim_quiet_load(&c->walk_breaks, MSIM_RELAXED);
+		out->walk_skips += msim_quiet_load(&c->walk_skips, MSIM_RELAXED);
+		out->batches += msim_quiet_load(&c->batches, MSIM_RELAXED);
+	}
 }
 
 void msim_rstat_counters_reset(struct msim *m)
@@ -305,4 +313,12 @@ void msim_rstat_counters_reset(struct msim *m)
 
 	for (size_t i = 0; dst && i < sizeof(rs->ctr) / sizeof(uint64_t); i++)
 		msim_quiet_store(&dst[i], 0, MSIM_RELAXED);
+	for (unsigned int cpu = 0; rs && cpu < rs->nr_cpus; cpu++) {
+		struct msim__update_ctr *c = &rs->upd_ctr[cpu];
+
+		msim_quiet_store(&c->updates, 0, MSIM_RELAXED);
+		msim_quiet_store(&c->walk_breaks, 0, MSIM_RELAXED);
+		msim_quiet_store(&c->walk_skips, 0, MSIM_RELAXED);
+		msim_quiet_store(&c->batches, 0, MSIM_RELAXED);
+	}
 }

@@ -143,6 +143,7 @@ struct msim__rstat {
 	struct msim_delayed_work dwork;
 	bool periodic;
 	struct msim_rstat_counters ctr;           /* relaxed atomic increments */
+	struct msim__update_ctr *upd_ctr;         /* [nr_cpus]: the update path's counters */
 	struct msim_quiet_spinlock list_lock;     /* exit_list, all_list (no yields inside) */
 	struct msim__memcg_stats *exit_list;
 	struct msim__memcg_stats *all_list;
@@ -151,6 +152,22 @@ struct msim__rstat {
 
 /* A counter of struct msim_rstat_counters (relaxed; readers sum after the fact). */
 #define MSIM__CTR(rs, field) ((void)msim_quiet_fetch_add(&(rs)->ctr.field, 1, MSIM_RELAXED))
+
+/*
+ * The update path's counters, one set per CPU, each counted by its own CPU with
+ * a plain load and store, as this_cpu_inc() counts (one thread per simulated
+ * CPU in concurrent mode): two shared atomic increments cost more than the rest
+ * of an update (issue 13, goal 4). msim_rstat_counters() sums them.
+ */
+struct msim__update_ctr {
+	uint64_t updates, walk_breaks, walk_skips, batches;
+} __attribute__((aligned(64)));
+
+#define MSIM__CTR_CPU(rs, cpu, field)                                              \
+	do {                                                                       \
+		uint64_t *c_ = &(rs)->upd_ctr[cpu].field;                         \
+		msim_quiet_store(c_, msim_quiet_load(c_, MSIM_RELAXED) + 1, MSIM_RELAXED); \
+	} while (0)
 
 /*
  * Variant node-stat=percpu: the node counters are vmstat's (per-CPU diffs,

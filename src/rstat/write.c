@@ -55,7 +55,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
 	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
-	MSIM__CTR(rs, updates);
+	MSIM__CTR_CPU(rs, cpu, updates);
 	msim__css_rstat_updated(&ms->css, cpu, ps);
 	if (msim__store_pending(ps)) {
 		/* R5: the node was on-list; a flusher may pop it before this drains */
@@ -74,10 +74,10 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
 		    threshold) {
 			if (!cont) {
-				MSIM__CTR(rs, walk_breaks);
+				MSIM__CTR_CPU(rs, cpu, walk_breaks);
 				break;
 			}
-			MSIM__CTR(rs, walk_skips);
+			MSIM__CTR_CPU(rs, cpu, walk_skips);
 			continue;
 		}
 		n = msim_this_cpu_add_return(&statc->stats_updates, labs(val));
@@ -87,7 +87,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		/* atomic_add(), kept sequentially consistent as the model always had it */
 		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
 				  "rstat.update.atomic_add");
-		MSIM__CTR(rs, batches);
+		MSIM__CTR_CPU(rs, cpu, batches);
 	}
 	yc.object = ms->memcg;
 	msim_yield("rstat.update.done");

@@ -75,7 +75,8 @@ __asm__(".text\n"
 
 void msim__ctx_entry(void (*entry)(void *), void *arg);
 
-void msim__ctx_entry(void (*entry)(void *), void *arg)
+/* used: only the trampoline's assembly calls it, which link-time optimisation cannot see */
+__attribute__((used)) void msim__ctx_entry(void (*entry)(void *), void *arg)
 {
 #if defined(MSIM_ASAN)
 	__sanitizer_finish_switch_fiber(NULL, &asan_driver_bottom, &asan_driver_size);

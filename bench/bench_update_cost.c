@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * update-cost (issue 13, goal 4): nanoseconds per memcg stat update of a leaf
+ * two levels deep (root -> leaf, 8 CPUs, mainline variants), measured three
+ * ways, alternated in one process, medians:
+ *
+ *  - concurrent: msim_mod_memcg_state() on the driver thread of a concurrent
+ *    mode host: the model's lookups, dying redirect and rstat walk, its yield
+ *    points costing one branch each;
+ *  - det: the same call inside the only task of a deterministic host: every
+ *    yield point is a scheduler step (park, switch to the scheduler, decide,
+ *    switch back), though no other task ever runs;
+ *  - raw: a plain loop of the same counter writes, what the update would cost
+ *    without the model: the per-CPU state add, the llist on-list test, per level
+ *    the flushable test, the per-CPU count and, every 64, the atomic add.
+ *
+ * No flush runs, in any of them, so after the first 512 pages the leaf is
+ * flushable and every update stops its walk there (rstat-propagate=break),
+ * the steady state between two periodic flushes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/rstat.h>
+#include <memcgsim/script.h>
+
+#include "bench_update_cost.h"
+#include "bench_util.h"
+#include "scenario.h"
+
+#define CPUS 8
+#define BATCH 64                         /* MEMCG_CHARGE_BATCH */
+#define THRESHOLD (BATCH * CPUS)         /* memcg_vmstats_needs_flush() */
+
+struct uc_ctx {
+	unsigned long updates;
+	struct msim_variants base;
+	struct msim_memcg *leaf;         /* of the host being timed */
+	double det_ns;
+	unsigned long steps_per_update;
+};
+
+/* ---- the model ---- */
+
+static struct msim *host_new(const struct msim_variants *base, enum msim_run_mode mode,
+			     struct msim_memcg **leaf)
+{
+	struct msim_config cfg;
+	struct msim *m;
+	char err[256];
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = CPUS;
+	cfg.mode = mode;
+	cfg.variants = *base;
+	if (msim_create(&cfg, &m, err, sizeof(err))) {
+		fprintf(stderr, "update-cost: msim_create: %s\n", err);
+		return NULL;
+	}
+	msim_set_current_host(m);
+	if (msim_rstat_init(m, NULL) ||
+	    msim_memcg_create(msim_root_mem_cgroup(m), "leaf", leaf)) {
+		msim_bench_host_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void update_loop(struct msim_memcg *leaf, unsigned long n)
+{
+	for (unsigned long i = 1; i <= n; i++)
+		msim_mod_memcg_state(leaf, MSIM_MEMCG_SOCK, (i & 1) ? 1 : -1);
+}
+
+static double concurrent_ns(struct uc_ctx *c)
+{
+	struct msim *m = host_new(&c->base, MSIM_CONCURRENT, &c->leaf);
+	uint64_t t0;
+	double ns;
+
+	if (!m)
+		return -1;
+	t0 = msim_bench_cpu_ns();
+	update_loop(c->leaf, c->updates);
+	ns = (double)(msim_bench_cpu_ns() - t0) / (double)c->updates;
+	msim_bench_host_destroy(m);
+	return ns;
+}
+
+/* The only task of a deterministic host: times its own updates. */
+static void det_task(void *arg)
+{
+	struct uc_ctx *c = arg;
+	unsigned long n = c->updates / 10;   /* each yield is a scheduler step */
+	uint64_t t0 = msim_bench_cpu_ns();
+
+	update_loop(c->leaf, n);
+	c->det_ns = (double)(msim_bench_cpu_ns() - t0) / (double)n;
+}
+
+static double det_ns(struct uc_ctx *c)
+{
+	struct msim *m = host_new(&c->base, MSIM_DETERMINISTIC, &c->leaf);
+	struct msim_task *t;
+
+	if (!m)
+		return -1;
+	c->det_ns = -1;
+	t = msim_task_create(m, "update", 0, det_task, c);
+	if (!t || msim_run_task(m, t))
+		c->det_ns = -1;
+	else
+		c->steps_per_update = (unsigned long)(msim_sched_steps(m) / (c->updates / 10));
+	msim_bench_host_destroy(m);
+	return c->det_ns;
+}
+
+/* ---- the same counter writes, plain ---- */
+
+struct raw_level {
+	long stats_updates;                              /* the level's atomic */
+	long pcpu_updates[CPUS];                         /* statc->stats_updates */
+	long pcpu_state[CPUS][64];                       /* statc->state[] */
+};
+
+static double raw_ns(struct uc_ctx *c)
+{
+	static struct raw_level lvl[2];                  /* leaf, root */
+	static long lnode;                               /* the leaf's llist node, CPU 0 */
+	const unsigned int cpu = 0, idx = 7;
+	uint64_t t0;
+	double ns;
+
+	memset(lvl, 0, sizeof(lvl));
+	lnode = 0;
+	t0 = msim_bench_cpu_ns();
+	for (unsigned long i = 1; i <= c->updates; i++) {
+		long v = (i & 1) ? 1 : -1;
+
+		lvl[0].pcpu_state[cpu][idx] += v;                     /* this_cpu_add */
+		if (msim_quiet_load(&lnode, MSIM_RELAXED) == 0)       /* llist_on_list */
+			msim_quiet_store(&lnode, 1, MSIM_RELAXED);    /* claim + llist_add */
+		for (unsigned int l = 0; l < 2; l++) {
+			long n;
+
+			if (msim_quiet_load(&lvl[l].stats_updates, MSIM_RELAXED) > THRESHOLD)
+				break;
+			n = ++lvl[l].pcpu_updates[cpu];
+			if (n < BATCH)
+				continue;
+			lvl[l].pcpu_updates[cpu] = 0;
+			msim_quiet_fetch_add(&lvl[l].stats_updates, n, MSIM_SEQ_CST);
+		}
+		__asm__ volatile("" ::: "memory");   /* one update at a time, as the model does */
+	}
+	ns = (double)(msim_bench_cpu_ns() - t0) / (double)c->updates;
+	return ns;
+}
+
+static double sample(unsigned int design, unsigned int rep, void *arg)
+{
+	struct uc_ctx *c = arg;
+
+	(void)rep;
+	if (design == 0)
+		return concurrent_ns(c);
+	if (design == 1)
+		return raw_ns(c);
+	return det_ns(c);
+}
+
+/* ---- the goal ---- */
+
+static const char *const uc_fig_names[MSIM_UC_NFIGS] = {
+	[MSIM_UC_F_CONCURRENT] = "concurrent_ns",
+	[MSIM_UC_F_DET] = "det_ns",
+	[MSIM_UC_F_RAW] = "raw_ns",
+	[MSIM_UC_F_CONC_PER_RAW] = "concurrent_per_raw",
+	[MSIM_UC_F_DET_PER_RAW] = "det_per_raw",
+};
+
+static const struct msim_verdict_row uc_rows[] = {
+	{
+		.claim = "a depth-2 update costs under 15 ns in concurrent mode",
+		.thread = { { "update", 0, 15, "ns" } },
+		.ours = { { "update", MSIM_UC_F_CONCURRENT, 0, "ns" },
+			  { "of the plain loop", MSIM_UC_F_CONC_PER_RAW, 0, "x" } },
+		.holds_when = { { MSIM_UC_F_CONCURRENT, MSIM_VOP_LT, 15 } },
+		.note = "the lookups, dying redirect and walk inlined across files (release "
+			"builds link with LTO); per-CPU counters of the update path",
+	},
+	{
+		.claim = "a depth-2 update costs under 25 ns in deterministic mode, no task "
+			 "switch taken",
+		.thread = { { "update", 0, 25, "ns" } },
+		.ours = { { "update", MSIM_UC_F_DET, 0, "ns" },
+			  { "of the plain loop", MSIM_UC_F_DET_PER_RAW, 0, "x" } },
+		.holds_when = { { MSIM_UC_F_DET, MSIM_VOP_LT, 25 } },
+		.note = "every yield point of the update is a scheduler step: the task parks, "
+			"the scheduler lists the enabled steps, records the pick and resumes it, "
+			"two stack switches even when the pick is the same task",
+	},
+};
+
+void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v)
+{
+	v->fig[MSIM_UC_F_NONE] = 0;
+	v->fig[MSIM_UC_F_CONCURRENT] = s->concurrent;
+	v->fig[MSIM_UC_F_DET] = s->det;
+	v->fig[MSIM_UC_F_RAW] = s->raw;
+	v->fig[MSIM_UC_F_CONC_PER_RAW] = msim_bench_ratio(s->concurrent, s->raw);
+	v->fig[MSIM_UC_F_DET_PER_RAW] = msim_bench_ratio(s->det, s->raw);
+	v->table = (struct msim_verdict_table){
+		.reference = "the issue",
+		.rows = uc_rows,
+		.nrows = sizeof(uc_rows) / sizeof(uc_rows[0]),
+		.fig_names = uc_fig_names,
+		.fig = v->fig,
+		.nfig = MSIM_UC_NFIGS,
+	};
+}
+
+/* ---- printing ---- */
+
+static void print_text(const struct msim_bench_args *a, const struct msim_uc_summary *s)
+{
+	struct msim_uc_verdicts v;
+
+	printf("update-cost: one memcg stat update, root -> leaf, %u CPUs, no flush (median of "
+	       "%u; this machine's CPU time)\n", CPUS, a->reps);
+	printf("  model, concurrent mode           %8.1f ns   (%.1fx the plain loop)\n",
+	       s->concurrent, msim_bench_ratio(s->concurrent, s->raw));
+	printf("  model, deterministic, one task   %8.1f ns   (%.1fx; %lu scheduler steps per "
+	       "update)\n", s->det, msim_bench_ratio(s->det, s->raw), s->steps_per_update);
+	printf("  plain loop of the same writes    %8.1f ns\n\n", s->raw);
+	msim_uc_verdicts(s, &v);
+	msim_verdict_print_text(stdout, &v.table);
+}
+
+static void print_json(const struct msim_bench_args *a, const struct msim_uc_summary *s)
+{
+	struct msim_uc_verdicts v;
+	struct msim_json j;
+
+	msim_json_init(&j, stdout);
+	msim_json_obj_begin(&j, NULL);
+	msim_json_kstr(&j, "bench", "update-cost");
+	msim_json_kuint(&j, "reps", a->reps);
+	msim_json_kuint(&j, "cpus", CPUS);
+	msim_json_kdbl(&j, "concurrent_ns", s->concurrent);
+	msim_json_kdbl(&j, "det_ns", s->det);
+	msim_json_kdbl(&j, "raw_ns", s->raw);
+	msim_json_kuint(&j, "det_steps_per_update", s->steps_per_update);
+	msim_uc_verdicts(s, &v);
+	msim_verdict_print_json(&j, "verdicts", &v.table);
+	msim_json_obj_end(&j);
+	msim_json_finish(&j);
+}
+
+static int update_cost_main(int argc, char **argv)
+{
+	static const struct msim_bench_spec spec = {
+		.name = "update-cost",
+		.summary = "ns per memcg stat update: concurrent, deterministic, plain loop",
+		.description = "One memcg stat update of a depth-2 leaf, in concurrent mode, in a\n"
+			       "deterministic task, and as a plain loop of the same counter writes,\n"
+			       "alternated in one process. Figures are this machine's CPU time.",
+		.default_reps = 5,
+		.quick_reps = 1,
+	};
+	struct msim_bench_args a;
+	struct msim_bench_progress pr;
+	struct uc_ctx c;
+	double *samples;
+	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
+
+	if (ret)
+		return msim_args_exit_status(ret);
+	c = (struct uc_ctx){ .updates = a.quick ? 200000 : 5000000, .base = a.variants };
+	samples = calloc(3 * (size_t)a.reps, sizeof(double));
+	if (!samples)
+		return 1;
+	msim_bench_progress_init(&pr, spec.name, true);
+	msim_bench_alternate(3, a.reps, sample, &c, samples, &pr);
+	msim_bench_progress_done(&pr);
+	struct msim_uc_summary s = {
+		.concurrent = msim_bench_median(samples, a.reps),
+		.raw = msim_bench_median(samples + a.reps, a.reps),
+		.det = msim_bench_median(samples + 2 * a.reps, a.reps),
+		.steps_per_update = c.steps_per_update,
+	};
+	if (a.json)
+		print_json(&a, &s);
+	else
+		print_text(&a, &s);
+	free(samples);
+	return 0;
+}
+
+static const struct msim_bench update_cost_bench = {
+	.name = "update-cost",
+	.summary = "ns per memcg stat update: concurrent, deterministic, a plain loop beside",
+	.main = update_cost_main,
+};
+MSIM_BENCH(update_cost_bench);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_update_cost.h - `memcgsim bench update-cost` (issue 13, goal 4): what
+ * one memcg stat update costs the model, in concurrent and in deterministic
+ * mode, beside a plain loop of the same counter writes; split from the printer
+ * so that the smoke test can plant figures and force each verdict.
+ */
+#ifndef MSIM_BENCH_UPDATE_COST_H
+#define MSIM_BENCH_UPDATE_COST_H
+
+#include "bench_verdict.h"
+
+/* Medians, nanoseconds per update of a depth-2 leaf (root -> leaf). */
+struct msim_uc_summary {
+	double concurrent;   /* msim_mod_memcg_state, concurrent mode, the driver thread */
+	double det;          /* the same inside a deterministic-mode task, no other task */
+	double raw;          /* a plain loop of the same counter writes */
+	unsigned long steps_per_update;  /* scheduler steps one deterministic update takes */
+};
+
+enum msim_uc_fig {
+	MSIM_UC_F_NONE,
+	MSIM_UC_F_CONCURRENT,
+	MSIM_UC_F_DET,
+	MSIM_UC_F_RAW,
+	MSIM_UC_F_CONC_PER_RAW,
+	MSIM_UC_F_DET_PER_RAW,
+	MSIM_UC_NFIGS,
+};
+
+struct msim_uc_verdicts {
+	double fig[MSIM_UC_NFIGS];
+	struct msim_verdict_table table;
+};
+
+void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v);
+
+#endif /* MSIM_BENCH_UPDATE_COST_H */
