@@ -153,7 +153,7 @@ static int take(struct msim__dpor *d, const struct msim__dpor_node *nd, unsigned
 int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled)
 {
 	struct msim__dpor_node *nd = node_at(d, d->depth);
-	uint64_t enabled = enabled_mask(d, pick, n), asleep;
+	uint64_t enabled, asleep;
 
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;
@@ -164,6 +164,9 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, boo
 			return MSIM__DPOR_BLOCKED;
 		}
 	}
+	enabled = enabled_mask(d, pick, n);
+	if (d->error)
+		return MSIM__DPOR_BLOCKED;   /* more tasks than a mask holds */
 	nd->cur = current_enabled ? tid_of(pick[0]) : -1;
 	nd->pre = d->pre;
 	if (d->depth < d->prefix) {
