@@ -315,7 +315,8 @@ static int explore_main(int argc, char **argv)
 	c.race = race;
 	c.quick = a.quick;
 	c.seed = a.seed;
-	ret = msim_ex_run(&c, r) ? 1 : 0;
+	ret = msim_ex_run(&c, r);
+	ret = ret == -EINVAL ? 2 : ret ? 1 : 0;   /* an unknown --race is bad input */
 	if (!ret && a.json)
 		print_json(r);
 	else if (!ret)

@@ -168,6 +168,9 @@ static const struct msim_verdict_row zrc_rows[] = {
 			  { "root's count", MSIM_ZRC_F_COUNT_STATS, 0, "" } },
 		.comparable_when = { { MSIM_ZRC_F_ENTRIES_STATS, MSIM_VOP_GT, 0 } },
 		.holds_when = { { MSIM_ZRC_F_WB_STATS, MSIM_VOP_EQ, 0 } },
+		.note = "by construction once the root stored entries: root-owned entries are "
+			"never charged, so the count the shrinker asks is 0 (the row checks the "
+			"model keeps that order of operations)",
 		.why = { [MSIM_VERDICT_HOLDS] = "the root's MEMCG_ZSWAPPED is 0 (root-owned "
 						"entries are never charged): the count is 0",
 			 [MSIM_VERDICT_NOT_COMPARABLE] = "the workload stored nothing in zswap" },

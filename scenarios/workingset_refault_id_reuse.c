@@ -152,10 +152,8 @@ static int rir_script(struct msim *m, void *state, struct msim_race_report *rep)
 
 static int rir_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	(void)err;
-	(void)len;
 	cfg->lru = MSIM_LRU_CLASSIC;   /* the MGLRU refault reads max_seq, not a clock */
-	return 0;
+	return scn_need_cpus(cfg, 2, "workingset-refault-id-reuse", err, len);
 }
 
 static bool rir_expect(const struct msim_config *cfg, const void *arg)

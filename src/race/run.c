@@ -252,6 +252,12 @@ int msim_race_run(const struct msim_race *r, const struct msim_config *base,
 	res->expected_violation = r->expect ? r->expect(&res->cfg, run_arg(r, o->side))
 					    : (o->side ? o->side->violation : true);
 	res->script_replays = r->script_replays;
+	if (o->shard_count > 1 && (o->concurrent || o->strategy == MSIM_STRAT_SCRIPT ||
+				   o->strategy == MSIM_STRAT_REPLAY)) {
+		snprintf(err, errlen, "race %s: only random and pct explorations can be sharded",
+			 r->name);
+		return -EINVAL;
+	}
 	if (o->concurrent)
 		ret = run_concurrent(r, &res->cfg, res, err, errlen);
 	else if (o->strategy == MSIM_STRAT_SCRIPT)

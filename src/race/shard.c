@@ -56,22 +56,33 @@ static bool same_exploration(const struct msim_race_result *a, const struct msim
 			     char *err, size_t errlen)
 {
 	const char *what = NULL;
+	unsigned int first, len;
 
+	if (b->shard.count && b->shard.index < b->shard.count)
+		msim_race_shard_range(b->shard.runs_total, b->shard.index, b->shard.count, &first,
+				      &len);
 	if (!b->shard.count)
 		what = "a result that is not a shard";
+	else if (b->shard.index >= b->shard.count)
+		what = "an index not below its count";
+	else if (b->shard.first_run != first || b->ex.runs > len ||
+		 (b->ex.first_violation_run >= 0 &&
+		  ((unsigned int)b->ex.first_violation_run < first ||
+		   (unsigned int)b->ex.first_violation_run >= first + len)))
+		what = "runs that are not its block of the exploration";
 	else if (strcmp(a->race, b->race))
-		what = "another race";
+		what = "of another race";
 	else if (a->strategy != b->strategy)
-		what = "another strategy";
+		what = "of another strategy";
 	else if (a->seed != b->seed)
-		what = "another seed";
+		what = "of another seed";
 	else if (a->shard.count != b->shard.count || a->shard.runs_total != b->shard.runs_total)
-		what = "another shard count or run budget";
+		what = "of another shard count or run budget";
 	else if (strcmp(a->variants, b->variants) || a->side != b->side ||
 		 a->cfg.nr_cpus != b->cfg.nr_cpus || a->cfg.preempt != b->cfg.preempt)
-		what = "another configuration (variants, side, CPUs or preemption model)";
+		what = "of another configuration (variants, side, CPUs or preemption model)";
 	if (what)
-		snprintf(err, errlen, "shard %u/%u is of %s than shard %u/%u", b->shard.index,
+		snprintf(err, errlen, "shard %u/%u: %s (compared with shard %u/%u)", b->shard.index,
 			 b->shard.count, what, a->shard.index, a->shard.count);
 	return !what;
 }

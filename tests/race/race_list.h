@@ -278,3 +278,13 @@ RACE("uncharge-after-offline",       "objcg",             DPOR,        0,    1)
 RACE("uncharge-after-offline",       "objcg-all",         DPOR,        0,    1)
 RACE("toy-percpu-reset",             "bug",               DPOR,        0,    1)
 RACE("toy-abba-deadlock",            "bug",               DPOR,        0,    1)
+
+/* Too few CPUs is refused with the reason, never a crash or a false ENOMEM. */
+RACE_REFUSED("toy-rcu-reader", "cpus=1",                 "needs at least 2 CPUs")
+RACE_REFUSED("dying-redirect-reparent", "cpus=1",        "needs at least 2 CPUs")
+RACE_REFUSED("rstat-stale-parent", "cpus=1",             "needs at least 2 CPUs")
+RACE_REFUSED("uncharge-after-offline", "cpus=1",         "needs at least 2 CPUs")
+RACE_REFUSED("workingset-isolate-vs-refault", "cpus=1",  "needs at least 2 CPUs")
+RACE_REFUSED("workingset-refault-id-reuse", "cpus=1",    "needs at least 2 CPUs")
+RACE_REFUSED("workingset-reparent-budget", "cpus=1",     "needs at least 2 CPUs")
+RACE_REFUSED("zswap-root-count", "cpus=1",               "needs at least 2 CPUs")

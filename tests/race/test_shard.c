@@ -166,6 +166,20 @@ static void merge_refuses_what_is_not_one_exploration(void **st)
 	assert_non_null(strstr(err, "given twice"));
 	assert_int_equal(msim_race_merge(foreign, 2, &out, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "another configuration"));
+	/* a hand-made shard: an index past its count, runs outside its block */
+	struct msim_race_result *bad = calloc(1, sizeof(*bad));
+	const struct msim_race_result *with_bad[] = { a, bad };
+
+	assert_non_null(bad);
+	*bad = *b;
+	bad->shard.index = 4000000;
+	assert_int_equal(msim_race_merge(with_bad, 2, &out, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "index not below"));
+	*bad = *b;
+	bad->ex.runs += 1000;
+	assert_int_equal(msim_race_merge(with_bad, 2, &out, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not its block"));
+	free(bad);
 	msim_race_opts_init(&o, MSIM_STRAT_DFS);
 	o.shard_count = 2;
 	assert_int_equal(msim_race_run_side(r, "bug", &o, &res, err, sizeof(err)), -EINVAL);

@@ -94,7 +94,13 @@ static void misuse_exits_2(void **st)
 	assert_int_equal(sh("$M race " RACE " --shard 3/2"), 2);
 	assert_non_null(strstr(out, "I/N"));
 	assert_int_equal(sh("$M race rstat-early-exit --strategy dfs --jobs 2"), 2);
-	assert_non_null(strstr(out, "only random and pct"));
+	assert_non_null(strstr(out, "random and pct"));
+	assert_int_equal(sh("$M race rstat-lost-batch --shard 0/2 --json"), 2);
+	assert_int_equal(sh("$M race rstat-lost-batch --minimize --trace t.json"), 2);
+	/* an index past its count, hand-edited: refused, no crash */
+	assert_int_equal(sh("$M race " RACE " --shard 1/2 --json | sed 's/\"shard_index\": 1/"
+			    "\"shard_index\": 4000000/' > bad.json; cat s0.json bad.json | $M merge"),
+			 2);
 	assert_int_equal(sh("$M race " RACE " --jobs 2 --shard 0/2"), 2);
 }
 

@@ -124,7 +124,7 @@ static int collect(unsigned int jobs, const int *fds, const pid_t *pids,
 			if (err)
 				snprintf(err, errlen, "%s", replies[i].err);
 			ret = replies[i].ret;
-		} else if (got)
+		} else if (got && !replies[i].ret)
 			fprintf(stderr, "[race] shard %u/%u: %u runs, %u violations (%.1f s)\n", i,
 				jobs, replies[i].res.ex.runs, replies[i].res.ex.violations,
 				(double)(t1.tv_sec - t0.tv_sec) +

@@ -62,6 +62,11 @@ static int shard_config(const struct msim_race *r, json_t *o, struct msim_race_r
 		snprintf(err, errlen, "unknown preemption model '%s'", jstr(o, "preempt"));
 		return -EINVAL;
 	}
+	if (jint(o, "cpus") < 1 || jint(o, "cpus") > MSIM_MAX_CPUS) {
+		snprintf(err, errlen, "cpus %lld out of range (1 to %u)", jint(o, "cpus"),
+			 MSIM_MAX_CPUS);
+		return -EINVAL;
+	}
 	res->cfg.nr_cpus = (unsigned int)jint(o, "cpus");
 	return 0;
 }
@@ -84,6 +89,14 @@ static int shard_from_json(json_t *o, struct msim_race_result *res, char *err, s
 	if (msim_strategy_parse(jstr(o, "strategy"), &res->strategy)) {
 		snprintf(err, errlen, "unknown strategy '%s'", jstr(o, "strategy"));
 		return -EINVAL;
+	}
+	for (const char *const *k = (const char *const[]){ "runs", "violations", "shard_index",
+							  "shard_count", "first_run", "runs_total",
+							  NULL }; *k; k++) {
+		if (jint(o, *k) < 0 || jint(o, *k) > UINT32_MAX) {
+			snprintf(err, errlen, "%s %lld out of range", *k, jint(o, *k));
+			return -EINVAL;
+		}
 	}
 	res->race = r->name;
 	res->script_replays = r->script_replays;

@@ -97,7 +97,8 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 			      "run the race's concurrent flavour (real threads, liburcu)"),
 		MSIM_OPT_UINT("--jobs", "N", &c->jobs, 1, 256,
 			      "run a random or pct exploration in N worker processes over\n"
-			      "disjoint runs; prints what one process would"),
+			      "disjoint runs; prints what one process would (with --first,\n"
+			      "the same first violation; runs counts every worker's runs)"),
 		MSIM_OPT_CALL("--shard", "I/N", parse_shard, c,
 			      "run only shard I of N (random, pct) and print it for\n"
 			      "'memcgsim merge' (docs/explore-at-scale.md)"),
@@ -310,6 +311,31 @@ out:
 	return ret;
 }
 
+/*
+ * Options that do not go together, refused before anything runs (or forks): a
+ * message on stderr and true.
+ */
+static bool bad_combination(const struct race_cli *c)
+{
+	bool spread = c->jobs > 1 || c->o.shard_count > 1;
+	const char *why = NULL;
+
+	if (c->jobs > 1 && c->o.shard_count > 1)
+		why = "--jobs and --shard do not go together (run the shard's jobs as shards of "
+		      "their own)";
+	else if (c->jobs > 1 && c->lockdep)
+		why = "--lockdep checks the runs of one process; leave out --jobs";
+	else if (spread && c->o.concurrent)
+		why = "--jobs and --shard spread explorations, not the concurrent flavour";
+	else if (spread && c->o.strategy != MSIM_STRAT_RANDOM && c->o.strategy != MSIM_STRAT_PCT)
+		why = "--jobs and --shard split random and pct explorations only (a script runs "
+		      "once, and a dfs or dpor schedule depends on the ones before it): add "
+		      "--strategy pct";
+	if (why)
+		fprintf(stderr, "memcgsim: %s\n", why);
+	return why != NULL;
+}
+
 /* Run and print; the exit status. */
 static int run_and_print(const struct msim_race *r, struct race_cli *c)
 {
@@ -319,15 +345,7 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 
 	if (!res)
 		return 1;
-	if (c->jobs > 1 && c->o.shard_count > 1) {
-		fputs("memcgsim: --jobs and --shard do not go together (run the shard's jobs "
-		      "as shards of their own)\n", stderr);
-		free(res);
-		return 2;
-	}
-	if (c->jobs > 1 && c->lockdep) {
-		fputs("memcgsim: --lockdep checks the runs of one process; leave out --jobs\n",
-		      stderr);
+	if (bad_combination(c)) {
 		free(res);
 		return 2;
 	}
@@ -381,6 +399,13 @@ int msim_cli_race(int argc, char **argv)
 		return 2;
 	if (c.unbounded)
 		c.o.preemptions = MSIM_EXPLORE_UNBOUNDED;
+	if (c.minimize && (c.jobs > 1 || c.o.shard_count > 1 || c.trace || c.lockdep ||
+			   c.o.concurrent)) {
+		fputs("memcgsim: --minimize takes one failing schedule in one process: leave out "
+		      "--jobs, --shard, --trace, --lockdep and --concurrent (replay its result "
+		      "with --trace)\n", stderr);
+		return 2;
+	}
 	if (c.minimize)
 		return run_minimize(r, &c);
 	if (!c.strategy_set)
