@@ -36,6 +36,20 @@ static inline long lnode_enc(struct msim__rstat_cpu *rc, long next)
 	return next ^ self_of(rc);
 }
 
+/*
+ * rc's owner. The updater that claims the node and a flusher that links it as an
+ * ancestor may both write it (the same value), so it is a relaxed atomic.
+ */
+static inline void set_owner(struct msim__rstat_cpu *rc, struct msim__rstat_css *css)
+{
+	msim_quiet_store(&rc->css, css, MSIM_RELAXED);
+}
+
+static inline struct msim__rstat_css *owner_of(struct msim__rstat_cpu *rc)
+{
+	return msim_quiet_load(&rc->css, MSIM_RELAXED);
+}
+
 /* The head of rc's updated children (itself when none: NULL is stored for that). */
 static inline struct msim__rstat_cpu *children_of(struct msim__rstat_cpu *rc)
 {
@@ -99,7 +113,7 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 				 MSIM_RELAXED, "rstat.enqueue.claim"))
 		return;
 	SS_CTR(ss, enqueues);
-	rc->css = css;   /* the owner, for the flusher that pops it (core.h) */
+	set_owner(rc, css);   /* for the flusher that pops it (core.h) */
 	/*
 	 * llist_add(): link to the current first node, then swing the head. The
 	 * link needs no yield: the claimed node is nobody else's until the head
@@ -124,7 +138,7 @@ static void process_update_tree_one(struct msim__rstat_css *css, unsigned int cp
 
 		if (rc->updated_next)
 			break;
-		rc->css = css;   /* linked as an ancestor, maybe never enqueued here */
+		set_owner(rc, css);   /* linked as an ancestor, maybe never enqueued here */
 		if (!css->parent) {
 			rc->updated_next = rc;   /* the root marks itself linked */
 			break;
@@ -165,7 +179,7 @@ static void process_update_tree(struct msim__rstat_ss *ss, unsigned int cpu)
 			continue;
 		/* init_llist_node(): off-list again; a new update may enqueue it now. */
 		msim_write_once_at(&rc->lnode_next, LNODE_OFF_LIST, "rstat.flush.node_init");
-		process_update_tree_one(rc->css, cpu);
+		process_update_tree_one(owner_of(rc), cpu);
 	}
 }
 
@@ -174,9 +188,9 @@ static void unlink_from_parent(struct msim__rstat_cpu *rc, unsigned int cpu)
 {
 	struct msim__rstat_cpu *prc, **pp;
 
-	if (!rc->css->parent)
+	if (!owner_of(rc)->parent)
 		return;
-	prc = rcpu_of(rc->css->parent, cpu);
+	prc = rcpu_of(owner_of(rc)->parent, cpu);
 	for (pp = &prc->updated_children; *pp && *pp != prc; pp = &(*pp)->updated_next) {
 		if (*pp == rc) {
 			*pp = rc->updated_next;
@@ -205,7 +219,7 @@ static struct msim__rstat_cpu *push_children(struct msim__rstat_cpu *root, unsig
 
 		for (g = lists; g; g = gnext) {
 			/* g heads one sibling list, which ends at the siblings' parent */
-			struct msim__rstat_cpu *parent = rcpu_of(g->css->parent, cpu);
+			struct msim__rstat_cpu *parent = rcpu_of(owner_of(g)->parent, cpu);
 			struct msim__rstat_cpu *c, *cn;
 
 			gnext = g->ghead_next;
@@ -253,7 +267,7 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	msim_lock(&ss->lock);
 	SS_CTR(ss, cpu_visits);
 	for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
-		ss->css_rstat_flush(pos->css, cpu);
+		ss->css_rstat_flush(owner_of(pos), cpu);
 	msim_unlock(&ss->lock);
 	/* cond_resched(): other updates and flushes interleave between CPUs. */
 	msim_yield("rstat.flush.cpu_done");
@@ -301,7 +315,7 @@ bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer)
 		if (!lock_for_exit(ss, may_defer && cpu == 0))
 			return false;
 		for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
-			ss->css_rstat_flush(pos->css, cpu);
+			ss->css_rstat_flush(owner_of(pos), cpu);
 		/* Off every list: nobody updates a freed css, so it stays off. */
 		assert(msim_quiet_load(&rc->lnode_next, MSIM_RELAXED) == LNODE_OFF_LIST);
 		assert(!rc->updated_next && children_of(rc) == rc);
