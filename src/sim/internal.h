@@ -178,6 +178,13 @@ struct msim_sched {
 	 * when a task ends. */
 	int *cpu_head;
 	unsigned int heads_tasks; /* nr_tasks when cpu_head was computed */
+	/* The indexes of the tasks that may still step, ascending: every task
+	 * that has not finished, and every interrupt source (idle or not). The
+	 * per-step scans read this, not task_vec, so a run that creates a task
+	 * per step does not slow down as finished tasks pile up. */
+	unsigned int *live;
+	unsigned int nr_live, live_cap;
+	unsigned int live_seen;   /* tasks created before this index are in it or done */
 	/* preempt=none|full: the task that cannot be preempted on each CPU, or -1
 	 * (preempt.c; only it may run there). */
 	int *cpu_holder;

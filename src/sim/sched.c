@@ -215,6 +215,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->change_points);
 	free(s->dfs);
 	free(s->cpu_head);
+	free(s->live);
 	msim__preempt_fini(m);
 	msim__irq_fini(m);
 }
@@ -284,6 +285,53 @@ void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
+/* ---- the tasks that may still step ---- */
+
+/*
+ * Tasks created since the last look join the list. Their indexes are above
+ * every index in it, so it stays sorted; task creation (task.c) need not know.
+ */
+static void live_sync(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (s->live_seen == m->nr_tasks)
+		return;
+	if (s->nr_live + (m->nr_tasks - s->live_seen) > s->live_cap) {
+		unsigned int cap = s->live_cap ? s->live_cap : 8;
+		while (cap < s->nr_live + (m->nr_tasks - s->live_seen))
+			cap *= 2;
+		unsigned int *v = realloc(s->live, cap * sizeof(*v));
+		if (!v)
+			abort();
+		s->live = v;
+		s->live_cap = cap;
+	}
+	for (; s->live_seen < m->nr_tasks; s->live_seen++)
+		s->live[s->nr_live++] = s->live_seen;
+}
+
+/*
+ * Task t finished: it leaves the list, which keeps its order (the option list's
+ * canonical order is by index). An interrupt source stays: it finishes each
+ * firing and may arrive again.
+ */
+static void live_remove(struct msim *m, const struct msim_task *t)
+{
+	struct msim_sched *s = &m->sched;
+	unsigned int i;
+
+	if (t->kind != MSIM_CTX_TASK)
+		return;
+	live_sync(m);
+	for (i = 0; i < s->nr_live && s->live[i] != t->idx; i++)
+		;
+	if (i == s->nr_live)
+		return;
+	memmove(s->live + i, s->live + i + 1, (s->nr_live - i - 1) * sizeof(*s->live));
+	s->nr_live--;
+}
+
 /* The first unfinished task of each CPU is the only one that may run there. */
 static void cpu_heads_refresh(struct msim *m)
 {
@@ -297,11 +345,12 @@ static void cpu_heads_refresh(struct msim *m)
 	}
 	for (i = 0; i < m->cfg.nr_cpus; i++)
 		s->cpu_head[i] = -1;
-	for (i = m->nr_tasks; i-- > 0;) {
-		struct msim_task *t = m->task_vec[i];
+	live_sync(m);
+	for (i = s->nr_live; i-- > 0;) {
+		struct msim_task *t = m->task_vec[s->live[i]];
 		/* an interrupt source never waits its turn among the tasks (irq.c) */
 		if (t->state != MSIM_TASK_DONE && t->kind == MSIM_CTX_TASK)
-			s->cpu_head[t->cpu] = (int)i;
+			s->cpu_head[t->cpu] = (int)t->idx;
 	}
 	s->heads_tasks = m->nr_tasks;
 }
@@ -375,6 +424,7 @@ static void resume(struct msim *m, struct msim_task *t)
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
+		live_remove(m, t);
 		cpu_heads_refresh(m);
 	}
 }
@@ -396,21 +446,25 @@ static void build_options(struct msim *m, struct options *o)
 	o->n = 0;
 	o->current_enabled = false;
 	o->has_r = false;
+	live_sync(m);
 	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
 		o->pick[o->n++] = s->current;
 		o->current_enabled = true;
 	}
-	for (i = 0; i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
-		if ((int)i == s->current)
+	/* finished tasks are never enabled: the live ones, by index, are all there is */
+	for (i = 0; i < s->nr_live && o->n < MAX_OPTIONS - 1; i++) {
+		unsigned int idx = s->live[i];
+
+		if ((int)idx == s->current)
 			continue;
-		if (msim__task_enabled(m, m->task_vec[i]))
-			o->pick[o->n++] = (int)i;
+		if (msim__task_enabled(m, m->task_vec[idx]))
+			o->pick[o->n++] = (int)idx;
 	}
 	/* interrupt arrivals (irq.c); a script fires its own (msim_irq_raise) */
 	for (i = 0; s->nr_irq_sources && s->opts.strategy != MSIM_STRAT_SCRIPT &&
-		    i < m->nr_tasks && o->n < MAX_OPTIONS - 1; i++) {
-		if (msim__irq_may_arrive(m, m->task_vec[i]))
-			o->pick[o->n++] = MSIM_PICK_IRQ(i);
+		    i < s->nr_live && o->n < MAX_OPTIONS - 1; i++) {
+		if (msim__irq_may_arrive(m, m->task_vec[s->live[i]]))
+			o->pick[o->n++] = MSIM_PICK_IRQ(s->live[i]);
 	}
 	if (msim__rcu_det_ready(m)) {
 		o->pick[o->n++] = MSIM_PICK_R;
@@ -644,8 +698,9 @@ static bool any_unfinished(struct msim *m)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->nr_tasks; i++) {
-		const struct msim_task *t = m->task_vec[i];
+	live_sync(m);
+	for (i = 0; i < m->sched.nr_live; i++) {
+		const struct msim_task *t = m->task_vec[m->sched.live[i]];
 
 		/* an interrupt source that is not running is idle, not unfinished */
 		if (t->state != MSIM_TASK_DONE &&
@@ -659,8 +714,10 @@ static bool any_reader_parked(struct msim *m)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->nr_tasks; i++)
-		if (m->task_vec[i]->rcu_nesting)
+	/* a finished task left every section (msim__task_exit_check) */
+	live_sync(m);
+	for (i = 0; i < m->sched.nr_live; i++)
+		if (m->task_vec[m->sched.live[i]]->rcu_nesting)
 			return true;
 	return m->rcu.driver.rcu_nesting != 0;
 }
