@@ -186,15 +186,9 @@ static bool dr_expect(const struct msim_config *cfg, const void *arg)
 		MSIM_RACE_EXPECT("p_state", 110), MSIM_RACE_EXPECT("root_state", 110), \
 		MSIM_RACE_EXPECT("double_counted", 0), { NULL } }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int drr_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "dying-redirect-reparent", err, len);
-}
-
 static const struct msim_race dying_redirect_reparent = {
 	.name = "dying-redirect-reparent",
-	.configure = drr_configure,
+	.min_cpus = 2,
 	.summary = "a stat update to a memcg going offline races with the reparenting of its "
 		   "local stats (thread 000 patches 2, 3)",
 	.thread = "000",

@@ -122,15 +122,9 @@ static bool sp_expect(const struct msim_config *cfg, const void *arg)
 		MSIM_RACE_EXPECT("root_after_p_flush", 0),                        \
 		MSIM_RACE_EXPECT("root_after_root_flush", 100), { NULL } }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int rsp_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "rstat-stale-parent", err, len);
-}
-
 static const struct msim_race rstat_stale_parent = {
 	.name = "rstat-stale-parent",
-	.configure = rsp_configure,
+	.min_cpus = 2,
 	.summary = "a subtree flush leaves the parent's and root's aggregates stale (R8); "
 		   "root lruvec reads from node counters do not depend on it",
 	.thread = "R8, 002 patch 2",

@@ -215,15 +215,9 @@ static bool rcu_expect(const struct msim_config *cfg, const void *arg)
 	return arg == &toy_rcu_no_grace_period;
 }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int trr_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "toy-rcu-reader", err, len);
-}
-
 static const struct msim_race toy_rcu_reader = {
 	.name = "toy-rcu-reader",
-	.configure = trr_configure,
+	.min_cpus = 2,
 	.summary = "a reader parked in a read-side section while a writer unpublishes and frees",
 	.thread = "toy",
 	.diagram =

@@ -234,15 +234,9 @@ static bool uao_expect(const struct msim_config *cfg, const void *arg)
 		MSIM_RACE_EXPECT("p_file_state", 1), MSIM_RACE_EXPECT("root_file_state", 1), \
 		{ NULL } }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int uao_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "uncharge-after-offline", err, len);
-}
-
 static const struct msim_race uncharge_after_offline = {
 	.name = "uncharge-after-offline",
-	.configure = uao_configure,
+	.min_cpus = 2,
 	.summary = "a folio charged in c and freed after c's offline: on the dead c (7.0), or "
 		   "on p, whose local stats go negative and read 0 until patch 2 moves them "
 		   "(thread 000)",

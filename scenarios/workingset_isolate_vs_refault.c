@@ -173,15 +173,9 @@ static bool ivr_expect(const struct msim_config *cfg, const void *arg)
 		MSIM_RACE_EXPECT("shadow_nodes_left", nodes),                                \
 		MSIM_RACE_EXPECT("reread_hit", hit), { NULL } }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int workingset_isolate_vs_refault_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "workingset-isolate-vs-refault", err, len);
-}
-
 static const struct msim_race workingset_isolate_vs_refault = {
 	.name = "workingset-isolate-vs-refault",
-	.configure = workingset_isolate_vs_refault_configure,
+	.min_cpus = 2,
 	.summary = "the shadow shrinker frees a shadow-only node while a refault stores a folio "
 		   "in it: the xa trylock under the list lock, and the node leaving the list "
 		   "under the xa lock, keep the folio",

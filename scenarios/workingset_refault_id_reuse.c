@@ -152,8 +152,10 @@ static int rir_script(struct msim *m, void *state, struct msim_race_report *rep)
 
 static int rir_configure(struct msim_config *cfg, char *err, size_t len)
 {
+	(void)err;
+	(void)len;
 	cfg->lru = MSIM_LRU_CLASSIC;   /* the MGLRU refault reads max_seq, not a clock */
-	return scn_need_cpus(cfg, 2, "workingset-refault-id-reuse", err, len);
+	return 0;
 }
 
 static bool rir_expect(const struct msim_config *cfg, const void *arg)
@@ -197,6 +199,7 @@ static const struct msim_race workingset_refault_id_reuse = {
 		"finds the dying c1: 8 > 0, not activated.\n",
 	.budget = { .runs = 200, .pct_depth = 3, .preemptions = 1, .dfs_runs = 1000 },
 	.configure = rir_configure,
+	.min_cpus = 2,
 	.expect = rir_expect,
 	.target = { .name = "workingset-refault-id-reuse", .setup = rir_setup, .check = rir_check,
 		    .teardown = rir_teardown },

@@ -193,15 +193,9 @@ static bool wrb_expect(const struct msim_config *cfg, const void *arg)
 		MSIM_RACE_EXPECT("c_local_left", c_left),                                    \
 		MSIM_RACE_EXPECT("p_shadow_nodes", 1), { NULL } }
 
-/* Its tasks run on CPUs 0 and 1. */
-static int workingset_reparent_budget_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "workingset-reparent-budget", err, len);
-}
-
 static const struct msim_race workingset_reparent_budget = {
 	.name = "workingset-reparent-budget",
-	.configure = workingset_reparent_budget_configure,
+	.min_cpus = 2,
 	.summary = "count_shadow_nodes reads the parent's budget while its child's offline "
 		   "moves folios and local stats to it: page-state-local needs the dying "
 		   "redirect on every hierarchy (thread 000 patches 1-2)",

@@ -172,15 +172,9 @@ static bool zrc_expect(const struct msim_config *cfg, const void *arg)
 /* The pool's pages for seed 1's draws (1000..3000 bytes): measured, deterministic. */
 #define ZRC_POOL_PAGES 68
 
-/* Its tasks run on CPUs 0 and 1. */
-static int zswap_root_count_configure(struct msim_config *cfg, char *err, size_t len)
-{
-	return scn_need_cpus(cfg, 2, "zswap-root-count", err, len);
-}
-
 static const struct msim_race zswap_root_count = {
 	.name = "zswap-root-count",
-	.configure = zswap_root_count_configure,
+	.min_cpus = 2,
 	.summary = "zswap_shrinker_count() for the root memcg reads the root's zswap stats, "
 		   "which never count root-owned entries: nothing written back until patch 1 "
 		   "(thread 002)",

@@ -152,6 +152,8 @@ struct msim_race {
 	 * -EINVAL and a message in err for a configuration the race cannot run.
 	 */
 	int (*configure)(struct msim_config *cfg, char *err, size_t errlen);
+	/* CPUs the race's tasks run on: fewer is refused ("NAME needs at least N CPUs"). */
+	unsigned int min_cpus;
 	/*
 	 * Whether the bad state is reachable under cfg's variants and the target arg
 	 * of the run (any configuration, not only the sides'); NULL: the run's side

@@ -230,6 +230,10 @@ static int run_config(const struct msim_race *r, const struct msim_config *base,
 		cfg->nr_cpus = o->cpus;
 	if (r->configure && (ret = r->configure(cfg, err, errlen)))
 		return ret;
+	if (cfg->nr_cpus < r->min_cpus) {
+		snprintf(err, errlen, "%s needs at least %u CPUs", r->name, r->min_cpus);
+		return -EINVAL;
+	}
 	return msim_config_validate(cfg, err, errlen);
 }
 
