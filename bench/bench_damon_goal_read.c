@@ -333,9 +333,19 @@ void msim_dgr_verdicts(const struct msim_dgr_summary *s, struct msim_dgr_verdict
 
 /* ---- output ---- */
 
+/* The window a loop converged from, or "-" when it never did (the figure is NaN). */
+static const char *window_text(const struct msim_dgr_loop_result *l, char *buf, size_t len)
+{
+	if (!l->converged || l->converged_window != l->converged_window)
+		return "-";
+	snprintf(buf, len, "%.0f", l->converged_window);
+	return buf;
+}
+
 static void print_loop_text(const struct dgr *r)
 {
 	const struct msim_dgr_loop_result *l = r->s.loop;
+	char w[2][32];
 
 	printf("\nfeedback loop: goal node_memcg_free_bp of root = %u bp, start %u bp used, "
 	       "%u pages per CPU per second,\n%u virtual seconds, 1 s windows, consist tuner, "
@@ -346,8 +356,8 @@ static void print_loop_text(const struct dgr *r)
 	printf("  %-34s %-18.0f %-18.0f\n", "windows", l[0].windows, l[1].windows);
 	printf("  %-34s %-18s %-18s\n", "converged", l[0].converged ? "yes" : "no",
 	       l[1].converged ? "yes" : "no");
-	printf("  %-34s %-18.0f %-18.0f\n", "  from window", l[0].converged_window,
-	       l[1].converged_window);
+	printf("  %-34s %-18s %-18s\n", "  from window", window_text(&l[0], w[0], sizeof(w[0])),
+	       window_text(&l[1], w[1], sizeof(w[1])));
 	printf("  %-34s %-18.1f %-18.1f\n", "steady deviation, 2nd half (bp)", l[0].steady_dev_bp,
 	       l[1].steady_dev_bp);
 	printf("  %-34s %-18.1f %-18.1f\n", "worst goal read error (bp)", l[0].read_err_max,

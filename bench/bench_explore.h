@@ -9,17 +9,18 @@
 #define MSIM_BENCH_EXPLORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <memcgsim/explore.h>
 
 #include "bench_verdict.h"
 
-#define MSIM_EX_NSTRATS 4            /* random, PCT, DFS, DPOR */
-#define MSIM_EX_MAX_CASES 16
+#define MSIM_EX_NSTRATS 5            /* random, PCT, DFS, DPOR, DPOR unbounded */
+#define MSIM_EX_MAX_CASES 128        /* race sides (and races listed) at most */
 
 struct msim_ex_config {
-	const char *race;            /* one race (NULL: the default set) */
+	const char *race;            /* one race (NULL: every side of every race) */
 	bool quick;                  /* rstat-early-exit only */
 	uint64_t seed;
 	bool progress;
@@ -51,6 +52,11 @@ struct msim_ex_result {
 /* Run the bench; 0 or a negative errno (message on stderr). */
 int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r);
 
+/* The heading of the measured section at the end of docs/races.md (--markdown). */
+#define MSIM_EX_MD_HEADING "## Schedules per explorer (measured)"
+/* One row of that section's table, for case k. */
+void msim_ex_md_row(const struct msim_ex_case *k, char *buf, size_t len);
+
 enum msim_ex_fig {
 	MSIM_EX_F_NONE,
 	MSIM_EX_F_BUG_SIDES,         /* bug sides explored */
@@ -60,6 +66,8 @@ enum msim_ex_fig {
 	MSIM_EX_F_DPOR_EXHAUSTED,    /* of them, DPOR exhausted */
 	MSIM_EX_F_DPOR_FIX_RUNS,     /* schedules to exhaust them, summed */
 	MSIM_EX_F_DFS_FIX_RUNS,
+	MSIM_EX_F_DPOR_HALF,         /* fixed sides DPOR exhausted in at most half DFS's runs */
+	MSIM_EX_F_DPORU_EXHAUSTED,   /* fixed sides unbounded DPOR exhausted (a proof) */
 	MSIM_EX_NFIGS,
 };
 

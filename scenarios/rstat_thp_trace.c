@@ -200,17 +200,12 @@ static int thp_script(struct msim *m, void *state, struct msim_race_report *rep)
 }
 
 /*
- * The default CPU count becomes the thread's 96; any other count below 16 is
- * refused: the threshold must hold at least two THP updates, and CPUs 1-4 host
- * the updaters.
+ * Without --cpus the race runs on the thread's 96 (default_cpus); a count below
+ * 16 is refused: the threshold must hold at least two THP updates, and CPUs 1-4
+ * host the updaters.
  */
 static int thp_configure(struct msim_config *cfg, char *err, size_t len)
 {
-	struct msim_config def;
-
-	msim_config_init(&def);
-	if (cfg->nr_cpus == def.nr_cpus)
-		cfg->nr_cpus = 96;
 	if (cfg->nr_cpus < 16) {
 		snprintf(err, len, "rstat-thp-trace needs at least 16 CPUs (its threshold, 64 x "
 			 "CPUs, must hold two 512-page updates); the default runs the thread's 96");
@@ -255,6 +250,7 @@ static const struct msim_race rstat_thp_trace = {
 	 * PCT needs depth 3, DFS more than one preemption */
 	.budget = { .runs = 300, .pct_depth = 3, .preemptions = 1, .dfs_runs = 300 },
 	.configure = thp_configure,
+	.default_cpus = 96,
 	.expect = thp_expect,
 	.target = { .name = "rstat-thp-trace", .setup = thp_setup, .check = thp_check,
 		    .teardown = rstat_scn_teardown },

@@ -182,6 +182,12 @@ struct msim_race {
 	 * reaches the bad state.
 	 */
 	unsigned int serial_orders;
+	/*
+	 * CPUs the race runs on when the caller names none (msim_race_opts.cpus 0);
+	 * 0: the configuration's. An explicit count, even the configuration's
+	 * default, is taken as given (then min_cpus and configure judge it).
+	 */
+	unsigned int default_cpus;
 };
 
 /*

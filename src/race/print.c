@@ -181,6 +181,8 @@ static void replay_options(const struct msim_race_result *r, char *buf, size_t l
 		msim_race_settings_apply(&base, r->side->settings, err, sizeof(err));
 		n += (size_t)snprintf(buf + n, len - n, " --side %s", r->side->name);
 	}
+	if (race && race->default_cpus)
+		base.nr_cpus = race->default_cpus;
 	if (race && race->configure)
 		race->configure(&base, err, sizeof(err));
 	for (const struct msim_variant_desc *d = msim_variant_table(); d->name && n < len; d++) {

@@ -228,6 +228,8 @@ static int run_config(const struct msim_race *r, const struct msim_config *base,
 	cfg->mode = MSIM_DETERMINISTIC;
 	if (o->cpus)
 		cfg->nr_cpus = o->cpus;
+	else if (r->default_cpus)
+		cfg->nr_cpus = r->default_cpus;
 	if (r->configure && (ret = r->configure(cfg, err, errlen)))
 		return ret;
 	if (cfg->nr_cpus < r->min_cpus) {

@@ -4,6 +4,7 @@
  * fix sides under random, PCT, DFS and DPOR). Asserts what is deterministic:
  * every strategy finds the bug side's violation; DFS and DPOR exhaust the fixed
  * side under the race's bound without one, DPOR in no more schedules than DFS;
+ * docs/races.md's measured rows for it are current;
  * DFS and DPOR reach the bug at the run DFS's own side figures state; and the
  * verdicts follow planted figures. Never a time.
  */
@@ -49,6 +50,37 @@ static void quick_run(void **state)
 	free(r);
 }
 
+/*
+ * docs/races.md's measured section holds this run's rows for rstat-early-exit
+ * (the counts are deterministic): regenerate the section when they change.
+ */
+static void races_md_rows_are_current(void **state)
+{
+	struct msim_ex_config c = { .quick = true, .seed = 1 };
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	static char doc[1 << 18];
+	FILE *f = fopen(MSIM_SOURCE_DIR "/docs/races.md", "r");
+	char row[512];
+	size_t n;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(f);
+	n = fread(doc, 1, sizeof(doc) - 1, f);
+	doc[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(doc, MSIM_EX_MD_HEADING "\n"));
+	assert_int_equal(msim_ex_run(&c, r), 0);
+	for (unsigned int i = 0; i < r->ncases; i++) {
+		msim_ex_md_row(&r->cases[i], row, sizeof(row));
+		strcat(row, "\n");
+		if (!strstr(strstr(doc, MSIM_EX_MD_HEADING), row))
+			fail_msg("docs/races.md's measured row is out of date: %s(regenerate: "
+				 "memcgsim bench explore --markdown)", row);
+	}
+	free(r);
+}
+
 static void unknown_race_refused(void **state)
 {
 	struct msim_ex_config c = { .race = "no-such-race" };
@@ -86,6 +118,13 @@ static void verdicts_follow_figures(void **state)
 	msim_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "holds");
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "holds");
+	assert_string_equal(verdict_of(&v.table, "DPOR with no preemption"), "does not hold");
+	r->cases[1].c[4].exhausted = true;
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR with no preemption"), "holds");
+	plant(r, true, 301, true, 600); /* more than half */
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	plant(r, false, 400, true, 600);
 	msim_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "does not hold");
@@ -103,6 +142,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(quick_run),
+		cmocka_unit_test(races_md_rows_are_current),
 		cmocka_unit_test(unknown_race_refused),
 		cmocka_unit_test(verdicts_follow_figures),
 	};
