@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "explore_dpor.h"
+#include "explore_dpor_irq.h"
 
 static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 {
@@ -51,8 +52,11 @@ static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 	return np;
 }
 
+/* An arrival ("!N") is a step of source N's thread (explore_dpor_irq.c). */
 static int tid_of(int pick)
 {
+	if (MSIM_PICK_IS_IRQ(pick))
+		return MSIM_PICK_IRQ_TASK(pick);
 	return pick == MSIM_PICK_R ? MSIM__DPOR_R : pick;
 }
 
@@ -157,13 +161,7 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, boo
 
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;
-	/* Interrupt arrivals (irq.c) are not threads of the DPOR tree yet: refuse. */
-	for (unsigned int i = 0; i < n; i++) {
-		if (MSIM_PICK_IS_IRQ(pick[i])) {
-			d->error = -ENOTSUP;
-			return MSIM__DPOR_BLOCKED;
-		}
-	}
+	msim__dpor_irq_options(d, pick, n);
 	enabled = enabled_mask(d, pick, n);
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;   /* more tasks than a mask holds */
@@ -198,7 +196,7 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, boo
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 {
 	if (pick != MSIM_PICK_R)
-		msim__access_step_begin(&d->next[pick]);
+		msim__access_step_begin(&d->next[tid_of(pick)]);
 	else
 		d->cbs_done = m->rcu.cbs_done;
 }
@@ -363,6 +361,7 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 	} else {
 		e->cpu = m->task_vec[t]->cpu;
 		msim__access_step_end(&e->acc, &d->next[t]);
+		msim__dpor_irq_step_end(d, m, (unsigned int)t);
 	}
 	e->lidx = d->steps_of[t]++;
 	d->nodes[d->depth].chosen = t;
@@ -520,12 +519,27 @@ static int detect_races(struct msim__dpor *d, uint64_t final_enabled)
 	return 0;
 }
 
+void msim__dpor_reverse_pending(struct msim__dpor *d, uint64_t i, unsigned int tid)
+{
+	struct msim__dpor_node *nd = &d->nodes[i];
+	uint64_t t = 1ULL << tid;
+
+	d->races++;
+	if ((nd->backtrack | sleep_mask(nd)) & t)
+		return; /* tried here already, or asleep: an equivalent was explored */
+	nd->backtrack |= t;
+	d->backtracks++;
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		conservative_branch(d, i, tid);
+}
+
 bool msim__dpor_next(struct msim__dpor *d)
 {
 	uint64_t final_enabled = d->blocked ? d->nodes[d->depth].enabled : 0;
 
 	if (detect_races(d, final_enabled))
 		abort();
+	msim__dpor_irq_races(d, final_enabled);
 	for (uint64_t j = d->depth; j-- > 0;) {
 		struct msim__dpor_node *nd = &d->nodes[j];
 		uint64_t cand;
