@@ -94,12 +94,6 @@ void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick);
 void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick);
 /* After a run: detect races, then set the next prefix; false when exhausted. */
 bool msim__dpor_next(struct msim__dpor *d);
-/*
- * Thread tid's pending step could have run at decision i of this run and did not
- * (explore_dpor_irq.c: an arrival the next step disabled): make sure decision i
- * tries it, as a race reversed there.
- */
-void msim__dpor_reverse_pending(struct msim__dpor *d, uint64_t i, unsigned int tid);
 void msim__dpor_free(struct msim__dpor *d);
 
 #endif /* MSIM_SIM_EXPLORE_DPOR_H */

@@ -42,33 +42,33 @@
  */
 #include "explore_dpor_irq.h"
 
-void msim__dpor_irq_options(struct msim__dpor *d, const int *pick, unsigned int n)
+int msim__dpor_irq_thread(int pick)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		int t = MSIM_PICK_IS_IRQ(pick[i]) ? MSIM_PICK_IRQ_TASK(pick[i]) : -1;
-
-		if (t >= 0 && t < MSIM__DPOR_R)
-			d->irq_threads |= 1ULL << t;
-	}
+	return MSIM_PICK_IS_IRQ(pick) ? MSIM_PICK_IRQ_TASK(pick) : -1;
 }
 
-void msim__dpor_irq_step_end(struct msim__dpor *d, const struct msim *m, unsigned int tid)
+uint64_t msim__dpor_irq_sources(const int *pick, unsigned int n)
+{
+	uint64_t mask = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int t = msim__dpor_irq_thread(pick[i]);
+
+		if (t >= 0 && t < 63) /* a thread mask: 63 is the RCU engine */
+			mask |= 1ULL << t;
+	}
+	return mask;
+}
+
+bool msim__dpor_irq_returned(const struct msim *m, unsigned int tid)
 {
 	const struct msim_task *t = m->task_vec[tid];
 
-	/* returned: its next step starts the handler afresh, touching nothing yet */
-	if (t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_DONE)
-		msim__access_set_one(&d->next[tid], NULL, MSIM_ACCESS_NONE);
+	return t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_DONE;
 }
 
-void msim__dpor_irq_races(struct msim__dpor *d, uint64_t final_enabled)
+uint64_t msim__dpor_irq_disabled(uint64_t sources, uint64_t before, uint64_t after,
+				 unsigned int tid)
 {
-	for (uint64_t i = 0; d->irq_threads && i < d->depth; i++) {
-		uint64_t before = d->nodes[i].enabled;
-		uint64_t after = i + 1 < d->depth ? d->nodes[i + 1].enabled : final_enabled;
-		uint64_t lost = before & ~after & d->irq_threads & ~(1ULL << d->ev[i].tid);
-
-		for (; lost; lost &= lost - 1)
-			msim__dpor_reverse_pending(d, i, (unsigned int)__builtin_ctzll(lost));
-	}
+	return before & ~after & sources & ~(1ULL << tid);
 }

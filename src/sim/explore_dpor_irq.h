@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * explore_dpor_irq.h - interrupt sources as threads of source-DPOR
- * (explore_dpor_irq.c): what explore_dpor.c calls on a decision, at the end of
- * a step and after a run.
+ * (explore_dpor_irq.c): what explore_dpor.c asks about arrivals on a decision,
+ * at the end of a step and after a run. Each answer is computed from what the
+ * caller passes: this file keeps no state of the search.
  */
 #ifndef MSIM_SIM_EXPLORE_DPOR_IRQ_H
 #define MSIM_SIM_EXPLORE_DPOR_IRQ_H
 
-#include "explore_dpor.h"
+#include <stdbool.h>
+#include <stdint.h>
 
-/* Note which options of a decision are arrivals: their threads are sources. */
-void msim__dpor_irq_options(struct msim__dpor *d, const int *pick, unsigned int n);
-/* Thread tid took a step on m: a handler that returned next steps by arriving. */
-void msim__dpor_irq_step_end(struct msim__dpor *d, const struct msim *m, unsigned int tid);
+#include "internal.h"
+
+/* The thread of an arrival pick ("!N": N), or -1 when pick is none. */
+int msim__dpor_irq_thread(int pick);
+/* The threads among a decision's n options that are interrupt sources (below 63). */
+uint64_t msim__dpor_irq_sources(const int *pick, unsigned int n);
+/* Thread tid of m just returned from its handler: its next step is an arrival. */
+bool msim__dpor_irq_returned(const struct msim *m, unsigned int tid);
 /*
- * After a run: each step that left a source unable to arrive where it could
- * before (the interrupted context ended, turned interrupts off, or a higher
- * kind arrived) races with that pending arrival; the decision before the step
- * tries the arrival.
+ * The sources (of the mask sources) whose arrival a step of thread tid disabled:
+ * enabled before it, not after it. Each races with its pending arrival.
  */
-void msim__dpor_irq_races(struct msim__dpor *d, uint64_t final_enabled);
+uint64_t msim__dpor_irq_disabled(uint64_t sources, uint64_t before, uint64_t after,
+				 unsigned int tid);
 
 #endif /* MSIM_SIM_EXPLORE_DPOR_IRQ_H */
