@@ -78,8 +78,9 @@ struct toy_state {
 	const struct toy *toy;
 	long x, y, z, w;
 	long seen[MAX_CTX][MAX_OPS];   /* what each load read; -1: not run */
-	char order[2 * MAX_CTX + 1];   /* handlers' starts ('A'+i) and returns ('a'+i) */
-	unsigned int nr_order;
+	/* per CPU, its handlers' starts ('A'+i) and returns ('a'+i), in order */
+	char order[2][2 * MAX_CTX + 1];
+	unsigned int nr_order[2];
 	struct toy_arg arg[MAX_CTX];
 };
 
@@ -87,10 +88,10 @@ struct toy_state {
 static uint64_t outcome[MAX_OUTCOMES];
 static unsigned int nr_outcomes;
 
-static void note_order(struct toy_state *s, char c)
+static void note_order(struct toy_state *s, unsigned int cpu, char c)
 {
-	if (s->nr_order < sizeof(s->order) - 1)
-		s->order[s->nr_order++] = c;
+	if (s->nr_order[cpu] < sizeof(s->order[cpu]) - 1)
+		s->order[cpu][s->nr_order[cpu]++] = c;
 }
 
 static long *cell(struct toy_state *s, enum op op)
@@ -136,14 +137,15 @@ static void toy_body(void *p)
 	struct toy_arg *a = p;
 	struct toy_state *s = a->s;
 	bool handler = s->toy->ctx[a->idx].kind != MSIM_CTX_TASK;
+	unsigned int cpu = s->toy->ctx[a->idx].cpu;
 	unsigned long flags = 0;
 
 	if (handler)
-		note_order(s, (char)('A' + a->idx));
+		note_order(s, cpu, (char)('A' + a->idx));
 	for (unsigned int i = 0; i < MAX_OPS && s->toy->ctx[a->idx].ops[i]; i++)
 		run_op(s, a->idx, i, &flags);
 	if (handler)
-		note_order(s, (char)('a' + a->idx));
+		note_order(s, cpu, (char)('a' + a->idx));
 }
 
 static int toy_setup(struct msim *m, void **state, void *arg)
@@ -188,8 +190,9 @@ static bool toy_check(struct msim *m, void *state, char *why, size_t len)
 	for (unsigned int t = 0; t < MAX_CTX; t++)
 		for (unsigned int i = 0; i < MAX_OPS; i++)
 			h = mix(h, (uint64_t)s->seen[t][i]);
-	for (unsigned int i = 0; i < s->nr_order; i++)
-		h = mix(h, (uint64_t)s->order[i]);
+	for (unsigned int c = 0; c < 2; c++)
+		for (unsigned int i = 0; i <= s->nr_order[c]; i++)
+			h = mix(h, (uint64_t)s->order[c][i]);
 	for (unsigned int i = 0; i < nr_outcomes; i++)
 		if (outcome[i] == h)
 			return false;
@@ -326,6 +329,88 @@ static void bounded_dpor_sees_what_dfs_sees(void **unused)
 	}
 }
 
+/* ---- random toys ---- */
+
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A toy drawn from seed: two or three contexts on two CPUs (the first a task,
+ * the others tasks or sources of any kind), each one to three loads or stores
+ * of x and y; a task may hold interrupts or bottom halves off over its first.
+ */
+static void random_toy(struct toy *t, uint64_t seed)
+{
+	static const enum op mem[] = { LOAD_X, LOAD_Y, STORE_X, STORE_Y };
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+
+	memset(t, 0, sizeof(*t));
+	t->name = "random";
+	t->nr = 2 + (unsigned int)(rng_next(&x) % 2);
+	for (unsigned int i = 0; i < t->nr; i++) {
+		struct toy_ctx *c = &t->ctx[i];
+		unsigned int n = 1 + (unsigned int)(rng_next(&x) % 3), k = 0, wrap;
+
+		c->cpu = (unsigned int)(rng_next(&x) % 2);
+		c->kind = i ? (enum msim_context_kind)(rng_next(&x) % 4) : MSIM_CTX_TASK;
+		wrap = c->kind == MSIM_CTX_TASK ? (unsigned int)(rng_next(&x) % 4) : 0;
+		if (wrap == 1 || wrap == 2) {
+			c->ops[k++] = wrap == 1 ? IRQ_SAVE : BH_OFF;
+			c->ops[k++] = mem[rng_next(&x) % 4];
+			c->ops[k++] = wrap == 1 ? IRQ_RESTORE : BH_ON;
+			n = 1;
+		}
+		while (n-- && k < MAX_OPS)
+			c->ops[k++] = mem[rng_next(&x) % 4];
+	}
+}
+
+/* Toy seeds 1..300 under bound: DPOR matches DFS, or the test fails. */
+static void random_toys_under(unsigned int bound)
+{
+	unsigned int dpor_total = 0, dfs_total = 0;
+
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct msim_explore_result dpor, dfs;
+		uint64_t seen[MAX_OUTCOMES];
+		unsigned int nr_seen;
+		struct toy toy;
+
+		random_toy(&toy, seed);
+		explore_toy(&toy, MSIM_STRAT_DPOR, bound, &dpor);
+		memcpy(seen, outcome, sizeof(seen));
+		nr_seen = nr_outcomes;
+		explore_toy(&toy, MSIM_STRAT_DFS, bound, &dfs);
+		if (!same_outcomes(seen, nr_seen, outcome, nr_outcomes))
+			fail_msg("random toy %llu, bound %u: dpor saw %u outcomes, dfs %u",
+				 (unsigned long long)seed, bound, nr_seen, nr_outcomes);
+		assert_true(dpor.exhausted && dfs.exhausted);
+		assert_true(dpor.runs - dpor.pruned <= dfs.runs);
+		dpor_total += dpor.runs;
+		dfs_total += dfs.runs;
+	}
+	print_message("300 random toys, bound %d: dpor %u schedules, dfs %u\n",
+		      bound == MSIM_EXPLORE_UNBOUNDED ? -1 : (int)bound, dpor_total, dfs_total);
+}
+
+/*
+ * On 300 random toys, with no bound and under bounds 0 to 2, DPOR exhausts and
+ * sees every outcome DFS under the same bound sees (cells, loads, each CPU's
+ * handler order) and no other, in no more complete runs.
+ */
+static void dpor_matches_dfs_on_random_toys(void **unused)
+{
+	(void)unused;
+	random_toys_under(MSIM_EXPLORE_UNBOUNDED);
+	for (unsigned int bound = 0; bound <= 2; bound++)
+		random_toys_under(bound);
+}
+
 /* ---- the races with interrupt sources ---- */
 
 static struct msim_race_result *race_side(const char *race, const char *side,
@@ -432,6 +517,7 @@ int main(void)
 		cmocka_unit_test(dpor_counts_irq_traces),
 		cmocka_unit_test(dpor_reduces_remote_interleavings),
 		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
+		cmocka_unit_test(dpor_matches_dfs_on_random_toys),
 		cmocka_unit_test(dpor_finds_irq_bugs),
 		cmocka_unit_test(dpor_exhausts_irq_fixes),
 		cmocka_unit_test(dpor_unbounded_enqueue_claim),
