@@ -67,8 +67,8 @@ bool msim__dpor_irq_returned(const struct msim *m, unsigned int tid)
 	return t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_DONE;
 }
 
-uint64_t msim__dpor_irq_disabled(uint64_t sources, uint64_t before, uint64_t after,
+uint64_t msim__dpor_irq_disabled(uint64_t pending, uint64_t before, uint64_t after,
 				 unsigned int tid)
 {
-	return before & ~after & sources & ~(1ULL << tid);
+	return before & ~after & pending & ~(1ULL << tid);
 }

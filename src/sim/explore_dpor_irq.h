@@ -20,10 +20,11 @@ uint64_t msim__dpor_irq_sources(const int *pick, unsigned int n);
 /* Thread tid of m just returned from its handler: its next step is an arrival. */
 bool msim__dpor_irq_returned(const struct msim *m, unsigned int tid);
 /*
- * The sources (of the mask sources) whose arrival a step of thread tid disabled:
- * enabled before it, not after it. Each races with its pending arrival.
+ * The threads of mask pending (the sources, or every thread where a task can
+ * hold its CPU) whose next step a step of thread tid disabled: enabled before
+ * it, not after it. Each races with that pending step.
  */
-uint64_t msim__dpor_irq_disabled(uint64_t sources, uint64_t before, uint64_t after,
+uint64_t msim__dpor_irq_disabled(uint64_t pending, uint64_t before, uint64_t after,
 				 unsigned int tid);
 
 #endif /* MSIM_SIM_EXPLORE_DPOR_IRQ_H */
