@@ -8,9 +8,9 @@
  * list of shim accesses on cells x, y, z, w (each a yield point announcing its
  * access) and of irq save/restore and bottom-half disable/enable (no yield
  * point). Its steps: start (or arrival) to its first yield point, then one step
- * per access. Every step of a CPU's
- * contexts is dependent with every other step of that CPU; steps of different
- * CPUs are dependent when they touch one cell and one stores. A trace is then
+ * per access. Every step of a CPU's contexts is dependent with every other step
+ * of that CPU; steps of different CPUs are dependent when they touch one cell
+ * and one stores. A trace is then
  * fixed by where each handler arrived (or that it never did) and the order of
  * the conflicting cross-CPU pairs. Counted by hand:
  *
