@@ -538,6 +538,39 @@ static void dpor_unbounded_enqueue_claim(void **unused)
 	free(bug);
 }
 
+/*
+ * --minimize on an arrival: DPOR's failing schedule of rstat-enqueue-claim names
+ * the softirq's arrival ("!1"); the minimizer reads and writes it, proves one
+ * preemption the fewest (the arrival inside the task's window), and its log
+ * names the source's task index as the one that ran.
+ */
+static void minimize_keeps_arrivals(void **unused)
+{
+	const struct msim_race *r = race_get("rstat-enqueue-claim");
+	const struct msim_race_side *s = msim_race_side_find(r, "bug");
+	struct msim_race_result *found = race_side(r->name, "bug", MSIM_STRAT_DPOR, false, true);
+	struct msim_minimize_result *mr = calloc(1, sizeof(*mr));
+	struct msim_race_result *rep = calloc(1, sizeof(*rep));
+	char err[512] = "";
+
+	(void)unused;
+	assert_non_null(mr);
+	assert_non_null(rep);
+	assert_int_equal(msim_race_minimize(r, &found->cfg, s, found->ex.schedule, mr, err,
+					    sizeof(err)), 0);
+	print_message("minimal: %s (%u preemptions)\n", mr->ex.schedule, mr->ex.preemptions);
+	assert_non_null(strstr(mr->ex.schedule, "!1"));
+	assert_int_equal(mr->ex.preemptions, 1);
+	assert_true(mr->proven);
+	assert_int_equal(mr->ex.preempt_log[0].to, 1);
+	assert_int_equal(msim_race_replay(r, &found->cfg, s, mr->ex.schedule, rep, err,
+					  sizeof(err)), 0);
+	assert_int_equal(rep->ex.violations, 1);
+	free(rep);
+	free(mr);
+	free(found);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +582,7 @@ int main(void)
 		cmocka_unit_test(dpor_finds_irq_bugs),
 		cmocka_unit_test(dpor_exhausts_irq_fixes),
 		cmocka_unit_test(dpor_unbounded_enqueue_claim),
+		cmocka_unit_test(minimize_keeps_arrivals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
