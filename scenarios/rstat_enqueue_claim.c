@@ -178,7 +178,7 @@ static const struct msim_race rstat_enqueue_claim = {
 			  MSIM_RACE_EXPECT("softirq_fires", 1), MSIM_RACE_EXPECT("c_kmem", -1),
 			  MSIM_RACE_EXPECT("c_sock", -1), { NULL } } },
 		{ .name = "fix", .settings = "", .demo = true, .dfs_exhausts = true,
-		  .dfs_schedules = 14,
+		  .dfs_schedules = 14, .dpor_schedules = 14,
 		  .summary = "mainline (6.17+): the cmpxchg claim, one insert, both charges "
 			     "flushed",
 		  .figures = (const struct msim_race_expect[]){

@@ -208,9 +208,6 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
 			 "separated by dots: a task index below the race's task count, or R, "
 			 "each optionally *count)", r->name, o->schedule ? o->schedule : "");
-	else if (ret == -ENOTSUP && o->strategy == MSIM_STRAT_DPOR)
-		snprintf(err, errlen, "race %s: dpor does not explore interrupt arrivals yet "
-			 "(the race declares interrupt sources); use dfs", r->name);
 	else if (ret)
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));

@@ -67,6 +67,9 @@ struct msim__dpor {
 	bool diverged;            /* a replayed decision was not enabled (a bug) */
 	int error;                /* -E2BIG: more than 63 tasks */
 	unsigned int bound;       /* preemptions a schedule may take (as DFS's bound) */
+	uint64_t irq_threads;     /* threads that are interrupt sources (explore_dpor_irq.c) */
+	bool handover;            /* preempt=none|full: a task taking a CPU disables the
+				     others there until it yields it */
 	unsigned int pre;         /* preemptions so far in the current run */
 	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
 	/*

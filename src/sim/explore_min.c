@@ -32,7 +32,7 @@
 #define MAX_REPLAYS 4000
 
 struct block {
-	int pick;                 /* task index, or -1 for R */
+	int pick;                 /* task index, -1 for R, -2 - N for the arrival "!N" */
 	unsigned long count;
 };
 
@@ -49,7 +49,7 @@ struct minimizer {
 	unsigned int replays;
 };
 
-/* "0*11.2*37.R" into blocks; -EINVAL when it is no schedule. */
+/* "0*11.!2.2*37.R" into blocks; -EINVAL when it is no schedule. */
 static int parse(const char *str, struct sched *s)
 {
 	const char *p = str;
@@ -64,6 +64,13 @@ static int parse(const char *str, struct sched *s)
 		if (*p == 'R') {
 			b.pick = -1;
 			p++;
+		} else if (*p == '!') {
+			/* the arrival of interrupt source N (irq.h) */
+			long v = strtol(p + 1, &end, 10);
+			if (end == p + 1 || v < 0 || v > 1000000)
+				return -EINVAL;
+			b.pick = -2 - (int)v;
+			p = end;
 		} else {
 			b.pick = (int)strtol(p, &end, 10);
 			if (end == p || b.pick < 0)
@@ -97,8 +104,10 @@ static void format(const struct sched *s, char *buf, size_t len)
 	buf[0] = '\0';
 	for (unsigned int i = 0; i < s->n && n < len; i++) {
 		const char *dot = i ? "." : "";
-		if (s->b[i].pick < 0)
+		if (s->b[i].pick == -1)
 			n += (size_t)snprintf(buf + n, len - n, "%sR", dot);
+		else if (s->b[i].pick < -1)
+			n += (size_t)snprintf(buf + n, len - n, "%s!%d", dot, -2 - s->b[i].pick);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", dot, s->b[i].pick);
 		if (n < len && s->b[i].count > 1)

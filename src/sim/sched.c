@@ -722,10 +722,13 @@ static bool any_reader_parked(struct msim *m)
 	return m->rcu.driver.rcu_nesting != 0;
 }
 
-/* A switch away from task from, which could have gone on, to task to. */
+/* A switch away from task from, which could have gone on, to pick to. */
 static void log_preemption(struct msim *m, int from, int to)
 {
 	struct msim_sched *s = &m->sched;
+
+	if (MSIM_PICK_IS_IRQ(to))
+		to = MSIM_PICK_IRQ_TASK(to); /* the log names tasks: the source arriving */
 
 	if (s->nr_preempt < MSIM_PREEMPT_LOG)
 		s->preempt_log[s->nr_preempt] = (struct msim_preemption){

@@ -278,6 +278,13 @@ RACE("uncharge-after-offline",       "objcg",             DPOR,        0,    1)
 RACE("uncharge-after-offline",       "objcg-all",         DPOR,        0,    1)
 RACE("toy-percpu-reset",             "bug",               DPOR,        0,    1)
 RACE("toy-abba-deadlock",            "bug",               DPOR,        0,    1)
+/* interrupt sources are threads of DPOR's search (explore_dpor_irq.c) */
+RACE("rstat-enqueue-claim",          "bug",               DPOR,        0,    1)
+RACE("rstat-enqueue-claim",          "fix",               DPOR,        0,    1)
+RACE("nmi-drain-local",              "bug",               DPOR,        0,    1)
+RACE("nmi-drain-local",              "fix",               DPOR,        0,    1)
+RACE("nmi-drain-vmstats",            "bug",               DPOR,        0,    1)
+RACE("nmi-drain-vmstats",            "fix",               DPOR,        0,    1)
 
 /* Too few CPUs is refused with the reason, never a crash or a false ENOMEM. */
 RACE_REFUSED("toy-rcu-reader", "cpus=1",                 "needs at least 2 CPUs")

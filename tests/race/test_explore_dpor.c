@@ -211,33 +211,8 @@ static struct msim_race_result *race_side(const struct msim_race *r, const struc
 /*
  * Every bug side of every registered race that bounded DFS finds: DPOR under the
  * race's budget finds the violation too, and its schedule replays to the same
- * trace and reason. Races with interrupt sources are refused with the reason.
+ * trace and reason (races with interrupt sources included: explore_dpor_irq.c).
  */
-/* The races with interrupt sources: DPOR refuses them (arrivals are not in its tree yet). */
-static bool has_interrupts(const char *name)
-{
-	static const char *const irq_races[] = { "rstat-enqueue-claim", "nmi-drain-local",
-						 "nmi-drain-vmstats" };
-
-	for (size_t i = 0; i < sizeof(irq_races) / sizeof(irq_races[0]); i++)
-		if (!strcmp(name, irq_races[i]))
-			return true;
-	return false;
-}
-
-static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s)
-{
-	struct msim_race_result *res = calloc(1, sizeof(*res));
-	struct msim_race_opts o;
-	char err[512] = "";
-
-	assert_non_null(res);
-	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
-	assert_int_equal(msim_race_run_side(r, s->name, &o, res, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, "interrupt arrivals"));
-	free(res);
-}
-
 static void dpor_finds_every_bug(void **unused)
 {
 	const struct msim_race *races[64];
@@ -251,10 +226,6 @@ static void dpor_finds_every_bug(void **unused)
 
 			if (!s->violation)
 				continue;
-			if (has_interrupts(races[i]->name)) {
-				dpor_refuses(races[i], s);
-				continue;
-			}
 			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
 			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
 				      res->ex.first_violation_run);
