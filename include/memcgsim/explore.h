@@ -15,6 +15,8 @@
  * on the host, from 0) or 'R', optionally followed by '*count' for repetitions:
  * "0*12.1*3.R.0*5". A leading "s:" names nothing and is accepted for readability.
  * "!N" is the arrival of interrupt source N (irq.h), whose later steps are "N".
+ * Under a weak memory model (sim.h msim_memory_model) "~C" makes the oldest
+ * entry of CPU C's store buffer visible, "~C+K" its K-th oldest (pso only).
  */
 #ifndef MEMCGSIM_EXPLORE_H
 #define MEMCGSIM_EXPLORE_H
