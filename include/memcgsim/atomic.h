@@ -98,7 +98,8 @@ extern "C" {
 #define msim_store_at(p, v, mo, point) \
 	(msim_yield_access(point, p, MSIM_ACCESS_STORE), \
 	 __builtin_expect(msim_wmm_active, 0) \
-		 ? msim_wmm_store_slowpath((p), sizeof(*(p)), &(__typeof__(*(p))){ (v) }, (mo)) \
+		 ? msim_wmm_store_slowpath((p), sizeof(*(p)), \
+					   (uint64_t)(uintptr_t)(__typeof__(*(p)))(v), (mo)) \
 		 : msim_quiet_store(p, v, mo))
 #define msim__rmw_at(p, mo, point) \
 	(msim_yield_access(point, p, MSIM_ACCESS_RMW), \

@@ -36,7 +36,9 @@ struct entry {
 	uintptr_t addr;
 	unsigned int size;
 	enum entry_kind kind;
-	uint64_t val;            /* the stored bytes (size <= 8) */
+	uint64_t val;            /* the value, zero- or sign-extended; write_back narrows it,
+				    and a forwarding load of size <= 8 reads its low bytes
+				    (little endian, as x86 and arm64) */
 	void (*release)(void *arg);
 	void *arg;
 };
@@ -195,17 +197,16 @@ static void push(struct msim *m, unsigned int cpu, const struct entry *e)
 	b->e[b->n++] = *e;
 }
 
-void msim_wmm_store_slowpath(volatile void *p, unsigned int size, const void *val, int mo)
+void msim_wmm_store_slowpath(volatile void *p, unsigned int size, uint64_t bits, int mo)
 {
 	struct msim_task *t = wmm_task();
 	struct entry e = { .addr = (uintptr_t)p, .size = size,
-			   .kind = mo == MSIM_RELAXED ? ENTRY_STORE : ENTRY_RELEASE };
+			   .kind = mo == MSIM_RELAXED ? ENTRY_STORE : ENTRY_RELEASE, .val = bits };
 
 	if (size > sizeof(e.val) || (size & (size - 1))) {
 		fprintf(stderr, "memcgsim: a shim store of %u bytes (1, 2, 4 or 8 only)\n", size);
 		abort();
 	}
-	memcpy(&e.val, val, size);   /* little endian: write_back narrows it again */
 	push(t->host, t->cpu, &e);
 	if (mo == MSIM_SEQ_CST)
 		msim__wmm_drain_all(t->host, t->cpu); /* x86: xchg; arm64: stlr + dmb */

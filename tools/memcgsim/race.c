@@ -20,6 +20,7 @@ struct race_cli {
 	bool json, strategy_set, lockdep, unbounded, minimize;
 	const char *trace;                       /* --trace FILE: the run as a timeline */
 	const char *preempt;                     /* after the side: the preemption model */
+	const char *memory_model;                /* after the side: sc, tso or pso */
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
@@ -85,6 +86,10 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_STRING("--preempt", "MODEL",
 				&c->preempt, "preemption model: unmodelled (default), none or full\n"
 				"(overrides the side's)"),
+		MSIM_OPT_STRING("--memory-model", "MODEL", &c->memory_model,
+				"memory model: sc (default), tso or pso: stores wait in per-CPU\n"
+				"store buffers the explorers drain (docs/memory-model.md;\n"
+				"overrides the side's)"),
 		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
 				"variant preset (memcgsim list --variants)"),
 		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
@@ -179,6 +184,11 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 				"full)\n", c->preempt);
 		return -EINVAL;
 	}
+	if (c->memory_model && msim_memory_model_parse(c->memory_model, &c->cfg.memory_model)) {
+		fprintf(stderr, "memcgsim: unknown memory model '%s' (sc, tso, pso)\n",
+			c->memory_model);
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < c->variant_list.n; i++) {
 		if (msim_variant_set(&c->cfg.variants, c->variants[i], err, sizeof(err))) {
 			fprintf(stderr, "memcgsim: %s\n", err);
@@ -227,7 +237,9 @@ static void replay_args(const struct race_cli *c, char *buf, size_t len)
 	if (c->o.cpus && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " --cpus %u", c->o.cpus);
 	if (c->preempt && n < len)
-		snprintf(buf + n, len - n, " --preempt %s", c->preempt);
+		n += (size_t)snprintf(buf + n, len - n, " --preempt %s", c->preempt);
+	if (c->memory_model && n < len)
+		snprintf(buf + n, len - n, " --memory-model %s", c->memory_model);
 }
 
 static void print_minimized(const struct msim_race *r, const struct race_cli *c,

@@ -6,6 +6,8 @@
 #ifndef MEMCGSIM_STATIC_ATOMIC_H
 #define MEMCGSIM_STATIC_ATOMIC_H
 
+#include <stdint.h>
+
 #include <memcgsim/api.h>
 #include <memcgsim/static/yield.h>
 
@@ -43,9 +45,10 @@ static inline void msim__full_fence(void)
 extern "C" {
 #endif
 MSIM_API extern __thread int msim_wmm_active MSIM__TLS_IE;
-/* Buffer a store of size bytes at p (mo: its C11 order; release and stronger
- * orders after every older entry, seq_cst is a full fence after it). */
-MSIM_API void msim_wmm_store_slowpath(volatile void *p, unsigned int size, const void *val, int mo);
+/* Buffer a store of size bytes at p: the value converted to *p's type, as bits
+ * (mo: its C11 order; release and stronger drain after every older entry,
+ * seq_cst is a full fence after it). */
+MSIM_API void msim_wmm_store_slowpath(volatile void *p, unsigned int size, uint64_t bits, int mo);
 /* Where a load of size bytes at p reads: this CPU's youngest buffered store to p, or p. */
 MSIM_API void *msim_wmm_load_slowpath(const volatile void *p, unsigned int size);
 /* Before a read-modify-write of p: drain what it orders (relaxed: it orders nothing

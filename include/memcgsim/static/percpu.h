@@ -61,7 +61,7 @@ static inline void msim_this_cpu_add(long *slot, long v)
 		long n = msim_quiet_load((long *)msim_wmm_load_slowpath(slot, sizeof(*slot)),
 					 MSIM_RELAXED) + v;
 
-		msim_wmm_store_slowpath(slot, sizeof(*slot), &n, MSIM_RELAXED);
+		msim_wmm_store_slowpath(slot, sizeof(*slot), (uint64_t)n, MSIM_RELAXED);
 		return;
 	}
 	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
