@@ -147,7 +147,6 @@ struct msim_dfs_point {
 	uint16_t preemptions;     /* preemptions before this decision */
 	bool current_enabled;     /* option 0 is the current task */
 	bool has_r;               /* the last option is the RCU engine */
-	uint16_t nr_drains;       /* store-buffer drains, just before R (never preemptions) */
 };
 
 struct msim__dpor;

@@ -6,7 +6,7 @@
  * RCU engine step, 'R'). Before each step the scheduler lists the enabled steps in
  * a canonical order: the task that ran last (if it can go on), the other runnable
  * tasks by index, interrupt arrivals, store-buffer drains under a weak memory
- * model (storebuf.h; never a preemption), then R. Option 0 is therefore "no preemption"; every strategy is
+ * model (storebuf.h; no task switch, but bounded DFS pays for one), then R. Option 0 is therefore "no preemption"; every strategy is
  * a rule for choosing an index into that list, and the choice is recorded in the
  * schedule string, which is all that replay needs.
  *
@@ -448,7 +448,6 @@ struct options {
 	unsigned int n;
 	bool current_enabled;
 	bool has_r;
-	unsigned int nr_drains;   /* store-buffer drains, just before R */
 };
 
 /* Weak memory models: every entry of every CPU's store buffer that may go next. */
@@ -459,10 +458,8 @@ static void add_drains(struct msim *m, struct options *o)
 	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++) {
 		unsigned int n = msim__wmm_drainable(m, cpu, pos, MSIM_PICK_DRAIN_K);
 
-		for (unsigned int i = 0; i < n && o->n < MAX_OPTIONS - 1; i++) {
+		for (unsigned int i = 0; i < n && o->n < MAX_OPTIONS - 1; i++)
 			o->pick[o->n++] = MSIM_PICK_DRAIN(cpu, pos[i]);
-			o->nr_drains++;
-		}
 	}
 }
 
@@ -474,7 +471,6 @@ static void build_options(struct msim *m, struct options *o)
 	o->n = 0;
 	o->current_enabled = false;
 	o->has_r = false;
-	o->nr_drains = 0;
 	live_sync(m);
 	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
 		o->pick[o->n++] = s->current;
@@ -618,9 +614,8 @@ static unsigned int choose_dfs(struct msim *m, const struct options *o)
 	pt->preemptions = (uint16_t)s->preemptions;
 	pt->current_enabled = o->current_enabled;
 	pt->has_r = o->has_r;
-	pt->nr_drains = (uint16_t)o->nr_drains;
-	if (o->current_enabled && chosen != 0 && o->pick[chosen] != MSIM_PICK_R &&
-	    !MSIM_PICK_IS_DRAIN(o->pick[chosen]))
+	/* an early drain pays for itself like a preemption (explore_dfs.c) */
+	if (o->current_enabled && chosen != 0 && o->pick[chosen] != MSIM_PICK_R)
 		s->preemptions++;
 	return chosen;
 }
