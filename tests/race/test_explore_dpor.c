@@ -225,7 +225,15 @@ static bool has_interrupts(const char *name)
 	return false;
 }
 
-static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s)
+/* A side under a weak memory model: DPOR refuses it (drains are not in its tree yet). */
+static bool weak_memory(const struct msim_race_side *s)
+{
+	return s->settings && strstr(s->settings, "memory-model=") &&
+	       !strstr(s->settings, "memory-model=sc");
+}
+
+static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s,
+			 const char *reason)
 {
 	struct msim_race_result *res = calloc(1, sizeof(*res));
 	struct msim_race_opts o;
@@ -234,7 +242,7 @@ static void dpor_refuses(const struct msim_race *r, const struct msim_race_side 
 	assert_non_null(res);
 	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
 	assert_int_equal(msim_race_run_side(r, s->name, &o, res, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, "interrupt arrivals"));
+	assert_non_null(strstr(err, reason));
 	free(res);
 }
 
@@ -252,7 +260,11 @@ static void dpor_finds_every_bug(void **unused)
 			if (!s->violation)
 				continue;
 			if (has_interrupts(races[i]->name)) {
-				dpor_refuses(races[i], s);
+				dpor_refuses(races[i], s, "interrupt arrivals");
+				continue;
+			}
+			if (weak_memory(s)) {
+				dpor_refuses(races[i], s, "store-buffer drains");
 				continue;
 			}
 			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
