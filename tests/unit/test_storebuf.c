@@ -231,6 +231,38 @@ static void unlock_is_a_release(void **st)
 	}
 }
 
+/* A hardirq on the storing CPU reads x: it shares the CPU's buffer, so it forwards. */
+static struct lit *irq_lit;
+
+static void irq_read_x_fn(void *arg)
+{
+	irq_lit->r1 = msim_read_once(&irq_lit->x);
+	msim_yield("irq.read");
+}
+
+static void interrupts_share_the_buffer(void **st)
+{
+	struct lit l = { .r1 = -1 };
+	struct msim *m = wmm_host(MSIM_MEMORY_TSO, 2);
+	struct msim_task *a = msim_task_create(m, "a", 1, store_two_fn, &l);
+	struct msim_task *h = msim_irq_source_create(m, "hard", 1, MSIM_CTX_HARDIRQ, 1,
+						     irq_read_x_fn, NULL);
+	struct msim_task *b = msim_task_create(m, "b", 0, read_x_fn, &l);
+
+	irq_lit = &l;
+	assert_non_null(h);
+	assert_int_equal(msim_run_until(m, a, "t.stored", 1), 0);
+	assert_int_equal(msim_irq_raise(m, h), 0);
+	assert_int_equal(msim_run_task(m, h), 0);
+	assert_int_equal(l.r1, 1);                       /* the handler reads CPU 1's buffer */
+	assert_int_equal(msim_run_task(m, b), 0);
+	assert_int_equal(l.r1, 0);                       /* CPU 0 reads memory */
+	assert_int_equal(msim_store_buffer_len(m, 1), 2);
+	assert_int_equal(msim_run(m), 0);
+	assert_int_equal(mem(&l.x), 1);
+	msim_destroy(m);
+}
+
 /* ---- the store-buffering litmus test: x = 1; r0 = y  ||  y = 1; r1 = x ---- */
 
 static void sb0_fn(void *arg)
@@ -372,6 +404,7 @@ int main(void)
 		cmocka_unit_test(release_orders_older_only),
 		cmocka_unit_test(what_drains),
 		cmocka_unit_test(unlock_is_a_release),
+		cmocka_unit_test(interrupts_share_the_buffer),
 		cmocka_unit_test(litmus_sb),
 		cmocka_unit_test(spelling_and_refusals),
 	};
