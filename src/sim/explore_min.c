@@ -32,7 +32,7 @@
 #define MAX_REPLAYS 4000
 
 struct block {
-	int pick;                 /* task index, or -1 for R */
+	int pick;                 /* task index, -1 for R, or DRAIN(cpu, k) for "~cpu+k" */
 	unsigned long count;
 };
 
@@ -49,7 +49,30 @@ struct minimizer {
 	unsigned int replays;
 };
 
-/* "0*11.2*37.R" into blocks; -EINVAL when it is no schedule. */
+/* A store-buffer drain "~cpu" or "~cpu+k" (weak memory models, explore.h) as a block pick. */
+#define DRAIN_K 64
+#define DRAIN(cpu, k) (-2 - (int)((cpu) * DRAIN_K + (k)))
+
+/* "~cpu[+k]" at *p into *pick; the end, or NULL when it is none. */
+static const char *parse_drain(const char *p, int *pick)
+{
+	unsigned long cpu, k = 0;
+	char *end;
+
+	cpu = strtoul(p + 1, &end, 10);
+	if (end == p + 1 || cpu >= MSIM_MAX_CPUS)
+		return NULL;
+	if (*end == '+') {
+		p = end;
+		k = strtoul(p + 1, &end, 10);
+		if (end == p + 1 || k >= DRAIN_K)
+			return NULL;
+	}
+	*pick = DRAIN(cpu, k);
+	return end;
+}
+
+/* "0*11.2*37.R.~1" into blocks; -EINVAL when it is no schedule. */
 static int parse(const char *str, struct sched *s)
 {
 	const char *p = str;
@@ -64,6 +87,9 @@ static int parse(const char *str, struct sched *s)
 		if (*p == 'R') {
 			b.pick = -1;
 			p++;
+		} else if (*p == '~') {
+			if (!(p = parse_drain(p, &b.pick)))
+				return -EINVAL;
 		} else {
 			b.pick = (int)strtol(p, &end, 10);
 			if (end == p || b.pick < 0)
@@ -97,8 +123,15 @@ static void format(const struct sched *s, char *buf, size_t len)
 	buf[0] = '\0';
 	for (unsigned int i = 0; i < s->n && n < len; i++) {
 		const char *dot = i ? "." : "";
-		if (s->b[i].pick < 0)
+		if (s->b[i].pick == -1)
 			n += (size_t)snprintf(buf + n, len - n, "%sR", dot);
+		else if (s->b[i].pick < -1 && (-2 - s->b[i].pick) % DRAIN_K)
+			n += (size_t)snprintf(buf + n, len - n, "%s~%d+%d", dot,
+					      (-2 - s->b[i].pick) / DRAIN_K,
+					      (-2 - s->b[i].pick) % DRAIN_K);
+		else if (s->b[i].pick < -1)
+			n += (size_t)snprintf(buf + n, len - n, "%s~%d", dot,
+					      (-2 - s->b[i].pick) / DRAIN_K);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", dot, s->b[i].pick);
 		if (n < len && s->b[i].count > 1)

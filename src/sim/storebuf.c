@@ -153,9 +153,10 @@ static void drain_overlapping(struct msim *m, unsigned int cpu, uintptr_t addr, 
 
 	for (unsigned int i = 0; i < b->n;) {
 		if (overlaps(&b->e[i], addr, size)) {
-			/* older entries to these bytes are gone, so under pso it may go;
-			 * under tso everything older goes first (FIFO) */
-			if (m->wmm->model == MSIM_MEMORY_TSO) {
+			/* older entries to these bytes are gone, so under pso a plain
+			 * store may go; under tso, and for a release, everything older
+			 * goes first */
+			if (m->wmm->model == MSIM_MEMORY_TSO || b->e[i].kind != ENTRY_STORE) {
 				while (i-- > 0)
 					msim__wmm_drain_at(m, cpu, 0);
 				i = 0;
