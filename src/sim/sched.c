@@ -816,9 +816,10 @@ int msim__run_det(struct msim *m)
 		unsigned int c = choose(m, &o);
 		if (c == MAX_OPTIONS)
 			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
-		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R &&
-		    !MSIM_PICK_IS_DRAIN(o.pick[c]))
-			log_preemption(m, o.pick[0], o.pick[c]);
+		/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
+		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
+			log_preemption(m, o.pick[0], MSIM_PICK_IS_DRAIN(o.pick[c])
+				       ? -2 - MSIM_PICK_DRAIN_CPU(o.pick[c]) : o.pick[c]);
 		msim__sched_pick(m, o.pick[c]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)

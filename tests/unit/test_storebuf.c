@@ -352,6 +352,20 @@ static void litmus_sb(void **st)
 	assert_true(again.diverged);
 }
 
+/* A drain taken while the running task could go on counts as a preemption (explore.h). */
+static void early_drain_is_a_preemption(void **st)
+{
+	struct msim_explore_result r = sb_explore(MSIM_MEMORY_TSO, MSIM_STRAT_REPLAY,
+						  "0*2.~0.0.1*3.~1");
+
+	assert_false(r.diverged);
+	assert_int_equal(r.violations, 0);               /* t1 read x = 1: drained early */
+	assert_int_equal(r.preemptions, 1);              /* ~0 while t0 could go on; ~1 at the end is free */
+	assert_int_equal(r.preempt_log[0].from, 0);
+	assert_int_equal(r.preempt_log[0].to, -2 - 0);   /* CPU 0's buffer */
+	assert_int_equal(r.preempt_log[0].step, 2);
+}
+
 static void spelling_and_refusals(void **st)
 {
 	struct msim *m = wmm_host(MSIM_MEMORY_TSO, 2);
@@ -406,6 +420,7 @@ int main(void)
 		cmocka_unit_test(unlock_is_a_release),
 		cmocka_unit_test(interrupts_share_the_buffer),
 		cmocka_unit_test(litmus_sb),
+		cmocka_unit_test(early_drain_is_a_preemption),
 		cmocka_unit_test(spelling_and_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

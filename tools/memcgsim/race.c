@@ -272,10 +272,19 @@ static void print_minimized(const struct msim_race *r, const struct race_cli *c,
 				       "bound without a violation"
 				     : "fewest found (a smaller bound was not exhausted)");
 	printf("  why: %.*s\n", (int)strcspn(ex->why, "\n"), ex->why);
-	for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++)
-		printf("  preemption %u at step %llu: task %d preempted at %s, task %d runs\n",
-		       i + 1, (unsigned long long)ex->preempt_log[i].step, ex->preempt_log[i].from,
-		       ex->preempt_log[i].at ? ex->preempt_log[i].at : "?", ex->preempt_log[i].to);
+	for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++) {
+		const struct msim_preemption *p = &ex->preempt_log[i];
+
+		if (p->to <= -2)   /* an early store-buffer drain (explore.h) */
+			printf("  preemption %u at step %llu: task %d parked at %s, a store of "
+			       "CPU %d's buffer reaches memory\n", i + 1,
+			       (unsigned long long)p->step, p->from, p->at ? p->at : "?",
+			       -2 - p->to);
+		else
+			printf("  preemption %u at step %llu: task %d preempted at %s, task %d "
+			       "runs\n", i + 1, (unsigned long long)p->step, p->from,
+			       p->at ? p->at : "?", p->to);
+	}
 	printf("  replay: memcgsim race %s%s --schedule '%s'\n", r->name, args, ex->schedule);
 }
 
