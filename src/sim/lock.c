@@ -125,6 +125,18 @@ static bool wmm_release(struct msim_lock *l)
 	return t->host->wmm && msim__wmm_release(t->host, t->cpu, wmm_release_now, l);
 }
 
+/*
+ * The driver takes a lock while a task's release of it may still wait in a store
+ * buffer (pso): every buffer drains first, each drain a recorded step as if the
+ * script had asked for it (msim_store_buffer_drain), so the run still replays.
+ */
+static void wmm_driver_settle(struct msim *m)
+{
+	for (unsigned int cpu = 0; m->wmm && cpu < m->cfg.nr_cpus; cpu++)
+		while (msim__wmm_pending(m, cpu))
+			msim__sched_pick(m, MSIM_PICK_DRAIN(cpu, 0));
+}
+
 static void lockdep_acquire(struct msim_lock *l, unsigned int subclass, bool trylock)
 {
 	struct msim *m = lockdep_host();
@@ -165,6 +177,8 @@ static void lock_nested(struct msim_lock *l, unsigned int subclass)
 		lock_det_task(l, msim__tls_task, subclass);
 		return;
 	}
+	if (msim__det(m) && owner_get(l) && !msim__tls_task)
+		wmm_driver_settle(m);
 	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
 	    owner_get(l)->state != MSIM_TASK_DONE) {
 		/* Tearing down a host whose task is parked for good holding it: take over

@@ -263,6 +263,26 @@ static void interrupts_share_the_buffer(void **st)
 	msim_destroy(m);
 }
 
+/* pso: the driver takes a lock whose release still waits: the buffers drain first. */
+static void driver_lock_settles_pending_release(void **st)
+{
+	struct lit l = { 0 };
+	struct msim *m = wmm_host(MSIM_MEMORY_PSO, 2);
+	struct msim_task *a = msim_task_create(m, "a", 0, locked_store_fn, &l);
+
+	msim_spin_lock_init(&l.lock, "l");
+	assert_int_equal(msim_run_until(m, a, "t.unlocked", 1), 0);
+	assert_int_equal(msim_store_buffer_len(m, 0), 2);
+	msim_lock(&l.lock);
+	assert_int_equal(msim_store_buffer_len(m, 0), 0);
+	assert_int_equal(mem(&l.x), 1);
+	msim_unlock(&l.lock);
+	assert_string_equal(msim_schedule_string(m), "0*4.~0*2");
+	assert_int_equal(msim_run(m), 0);
+	msim_lock_destroy(&l.lock);
+	msim_destroy(m);
+}
+
 /* ---- the store-buffering litmus test: x = 1; r0 = y  ||  y = 1; r1 = x ---- */
 
 static void sb0_fn(void *arg)
@@ -418,6 +438,7 @@ int main(void)
 		cmocka_unit_test(release_orders_older_only),
 		cmocka_unit_test(what_drains),
 		cmocka_unit_test(unlock_is_a_release),
+		cmocka_unit_test(driver_lock_settles_pending_release),
 		cmocka_unit_test(interrupts_share_the_buffer),
 		cmocka_unit_test(litmus_sb),
 		cmocka_unit_test(early_drain_is_a_preemption),
