@@ -6,9 +6,10 @@
  * RCU engine step, 'R'). Before each step the scheduler lists the enabled steps in
  * a canonical order: the task that ran last (if it can go on), the other runnable
  * tasks by index, interrupt arrivals, store-buffer drains under a weak memory
- * model (storebuf.h; no task switch, but bounded DFS pays for one), then R. Option 0 is therefore "no preemption"; every strategy is
- * a rule for choosing an index into that list, and the choice is recorded in the
- * schedule string, which is all that replay needs.
+ * model (storebuf.h; no task switch, but bounded DFS pays for one), then R.
+ * Option 0 is therefore "no preemption"; every strategy is a rule for choosing
+ * an index into that list, and the choice is recorded in the schedule string,
+ * which is all that replay needs.
  *
  * Which tasks of a CPU may run follows the host's preemption model: under
  * unmodelled the first unfinished task of each CPU (cpu_heads_refresh below),
