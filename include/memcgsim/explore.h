@@ -15,6 +15,8 @@
  * on the host, from 0) or 'R', optionally followed by '*count' for repetitions:
  * "0*12.1*3.R.0*5". A leading "s:" names nothing and is accepted for readability.
  * "!N" is the arrival of interrupt source N (irq.h), whose later steps are "N".
+ * Under a weak memory model (sim.h msim_memory_model) "~C" makes the oldest
+ * entry of CPU C's store buffer visible, "~C+K" its K-th oldest (pso only).
  */
 #ifndef MEMCGSIM_EXPLORE_H
 #define MEMCGSIM_EXPLORE_H
@@ -90,9 +92,14 @@ MSIM_API const char *msim_deadlock_report(const struct msim *m);
  */
 #define MSIM_PREEMPT_LOG 16
 
+/*
+ * Under a weak memory model (sim.h) a store-buffer drain taken while the running
+ * task could go on counts too, as bounded DFS counts it: to is then -2 - C for
+ * a drain of CPU C's buffer.
+ */
 struct msim_preemption {
 	uint64_t step;               /* the step index (0-based) of the switch */
-	int from, to;                /* task indexes */
+	int from, to;                /* task indexes (to: -2 - C for a drain of CPU C) */
 	const char *at;              /* the yield point where from was parked (static) */
 };
 

@@ -26,8 +26,6 @@
  *   "rstat.update.after_state"     per-CPU state written; the enqueue's on-list test
  *   "rstat.enqueue.claim"          the cmpxchg that claims the llist node
  *   "rstat.enqueue.head" / ".add"  llist_add: read the head / swing it
- *   "rstat.update.store_drain"     params.store_buffer only: the node was on-list and
- *                                  the per-CPU state store is still buffered (R5)
  *   "rstat.update.level"           the threshold test of one level of the walk
  *   "this_cpu_rmw.load" / ".store" this_cpu_add_return's load / store (R1 window)
  *   "rstat.update.batch_push"      per-CPU count reached the batch: the xchg's load
@@ -212,13 +210,20 @@ struct msim_rstat_params {
 	bool periodic_flush;        /* queue the 2 s root flush (flush_memcg_stats_dwork) */
 	/*
 	 * R5 (reference 1.5, 1.9): the kernel has no smp_mb() between a write
-	 * path's per-CPU state store and the enqueue's llist_on_list() test, so
-	 * on x86-TSO the store can still sit in the CPU's store buffer when the
-	 * test reads "on-list". false (default): sequentially consistent, as if
-	 * the barrier pair were there. true: the store is buffered; it drains at
-	 * the claim's locked cmpxchg or, when the node was found on-list, at the
-	 * yield point "rstat.update.store_drain" right after the test, so a
-	 * flusher that pops the node in between folds the old value.
+	 * path's per-CPU state store and the enqueue's llist_on_list() test, nor
+	 * between the flusher's unlink of the popped node and its read of the
+	 * CPU's state, so under a weak memory model (sim.h msim_memory_model: tso
+	 * or pso) the store can still sit in the CPU's store buffer when the test
+	 * reads "on-list" while the flusher reads the old value. false (default):
+	 * the kernel as it is. true: the barrier pair the source describes, each a
+	 * real drain of the store buffer (msim_smp_mb_quiet(): no yield point, so
+	 * it changes no schedule, and under sc nothing at all).
+	 */
+	bool smp_mb_pair;
+	/*
+	 * Ignored, kept so that code which set it compiles: it buffered the state
+	 * store ad hoc before store buffers became the host's memory model
+	 * (msim_config.memory_model = MSIM_MEMORY_TSO, which also covers it).
 	 */
 	bool store_buffer;
 };

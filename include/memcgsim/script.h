@@ -114,6 +114,17 @@ MSIM_API int msim_run_task(struct msim *m, struct msim_task *t);
  */
 MSIM_API bool msim_rcu_step(struct msim *m);
 
+/*
+ * Weak memory models (sim.h msim_memory_model): make entry pos (0: the oldest)
+ * of CPU cpu's store buffer visible, the step an explorer records as "~cpu" or
+ * "~cpu+pos". Returns 0; -EINVAL outside the driver or for a bad CPU; -ENOENT
+ * when that entry does not exist or may not go yet (tso: pos must be 0; pso: no
+ * older entry to its address, and a release only as the oldest).
+ * msim_store_buffer_len() is the number of entries cpu holds (0 under sc).
+ */
+MSIM_API int msim_store_buffer_drain(struct msim *m, unsigned int cpu, unsigned int pos);
+MSIM_API unsigned int msim_store_buffer_len(const struct msim *m, unsigned int cpu);
+
 /* Name of the yield point at which task t is parked, or NULL (not started/done). */
 MSIM_API const char *msim_task_parked_at(const struct msim_task *t);
 

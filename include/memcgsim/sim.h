@@ -105,6 +105,46 @@ MSIM_API const char *msim_preempt_name(enum msim_preempt_model p);
 /* The model called name into *out: 0, or -EINVAL for an unknown name. */
 MSIM_API int msim_preempt_parse(const char *name, enum msim_preempt_model *out);
 
+/*
+ * The memory model of a deterministic host: which orders of stores other CPUs
+ * may see (docs/memory-model.md says what each allows and forbids, and what is
+ * simplified). Deterministic mode only: in concurrent mode the real machine's
+ * model applies, whatever this says.
+ */
+enum msim_memory_model {
+	/*
+	 * Default, the model as it always was: every shim access reaches memory in
+	 * its step (sequential consistency), so every existing schedule, trace hash
+	 * and figure stays. A race found here needs no reordering.
+	 */
+	MSIM_MEMORY_SC = 0,
+	/*
+	 * x86-TSO: every shim store goes into its CPU's FIFO store buffer (the
+	 * contexts of one CPU share it); the CPU's own loads read it first, other
+	 * CPUs read memory. Full fences, every read-modify-write (x86's are locked:
+	 * xchg, cmpxchg, atomic_add, set_bit...) and lock acquires drain it first,
+	 * unlocks drain it before the release. Draining its oldest store is an
+	 * option of every scheduling decision while a buffer is not empty ("~C" in
+	 * schedule strings); the explorers choose when, and buffers drain before a
+	 * run ends.
+	 */
+	MSIM_MEMORY_TSO = 1,
+	/*
+	 * Partial store order, the minimum the Linux kernel memory model grants
+	 * set_bit/clear_bit/atomic_add (arm64 behaves so): as tso, but stores to
+	 * different addresses may reach memory in any order ("~C+K": the K-th
+	 * oldest entry), relaxed read-modify-writes that return nothing order only
+	 * their own address, and a release (spin_unlock, rcu_assign_pointer) is a
+	 * buffer entry that waits for every older entry while younger ones pass it.
+	 */
+	MSIM_MEMORY_PSO = 2,
+};
+
+/* "sc", "tso", "pso"; NULL for a value out of range. */
+MSIM_API const char *msim_memory_model_name(enum msim_memory_model mm);
+/* The model called name into *out: 0, or -EINVAL for an unknown name. */
+MSIM_API int msim_memory_model_parse(const char *name, enum msim_memory_model *out);
+
 /* Upper bound of a zone's managed pages in the configuration (4 PiB). */
 #define MSIM_MAX_ZONE_MANAGED_PAGES (1UL << 40)
 
@@ -150,13 +190,15 @@ struct msim_config {
 	 * (the default): no checking. Changes no schedule.
 	 */
 	struct msim_lockdep *lockdep;
+	/* Which store orders other CPUs may see (above); sc by default. */
+	enum msim_memory_model memory_model;
 };
 
 /*
  * Defaults: 4 CPUs, 1 node, v2, classic LRU, deterministic, HZ=1000, mainline;
  * zones of a 16 GiB x86_64 node (DMA 15 MiB, DMA32 2976 MiB, NORMAL 13 GiB, no
  * MOVABLE); memcg attached; vmstat, rstat, charge and shrinker not; preemption
- * unmodelled.
+ * unmodelled; memory model sc.
  */
 MSIM_API void msim_config_init(struct msim_config *cfg);
 

@@ -110,6 +110,18 @@ enum msim_onoff {
 	MSIM_OFF = 1,
 };
 
+/*
+ * S1's barrier pair (reference 2.4, 2.6): smp_mb__before_atomic() before
+ * set_shrinker_bit's set_bit and smp_mb__after_atomic() after shrink_slab_memcg's
+ * clear_bit. none removes both, to ask under a memory model (sim.h) whether they
+ * are needed: not under tso (x86's locked bit operations order by themselves),
+ * yes under pso (race shrinker-bit-barrier).
+ */
+enum msim_shrinker_bit_barrier {
+	MSIM_SHRINKER_BIT_BARRIER_MB = 0,   /* mainline: both barriers */
+	MSIM_SHRINKER_BIT_BARRIER_NONE = 1, /* neither */
+};
+
 struct msim_variants {
 	enum msim_rstat_propagate rstat_propagate;
 	enum msim_root_lruvec_read root_lruvec_read;
@@ -131,6 +143,7 @@ struct msim_variants {
 	enum msim_zswap_shrink_iter zswap_shrink_iter;
 	enum msim_damon_root_read damon_root_read;
 	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
+	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
 };
 
 struct msim_variant_desc {

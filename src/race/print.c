@@ -65,6 +65,8 @@ static void run_json(json_t *o, const struct msim_race_result *r)
 	set(o, "variants", msim__json_string(r->variants));
 	if (!r->concurrent)
 		set(o, "preempt", json_string(msim_preempt_name(r->cfg.preempt)));
+	if (!r->concurrent && r->cfg.memory_model != MSIM_MEMORY_SC)
+		set(o, "memory_model", json_string(msim_memory_model_name(r->cfg.memory_model)));
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
 		set(o, "first_violation_seed", json_integer((json_int_t)r->ex.first_violation_seed));
 	if (r->strategy == MSIM_STRAT_DPOR) {
@@ -194,7 +196,11 @@ static void replay_options(const struct msim_race_result *r, char *buf, size_t l
 	if (n < len && r->cfg.nr_cpus != base.nr_cpus)
 		n += (size_t)snprintf(buf + n, len - n, " --cpus %u", r->cfg.nr_cpus);
 	if (n < len && r->cfg.preempt != base.preempt)
-		snprintf(buf + n, len - n, " --preempt %s", msim_preempt_name(r->cfg.preempt));
+		n += (size_t)snprintf(buf + n, len - n, " --preempt %s",
+				      msim_preempt_name(r->cfg.preempt));
+	if (n < len && r->cfg.memory_model != base.memory_model)
+		snprintf(buf + n, len - n, " --memory-model %s",
+			 msim_memory_model_name(r->cfg.memory_model));
 }
 
 /* Where the first violation came from and the command line that replays it. */
@@ -243,9 +249,13 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		fprintf(f, "race %s, strategy concurrent (real threads, liburcu), variants %s\n",
 			r->race, r->variants);
 	else
-		fprintf(f, "race %s, strategy %s, variants %s, preempt %s\n", r->race,
+		fprintf(f, "race %s, strategy %s, variants %s, preempt %s%s%s\n", r->race,
 			msim_strategy_name(r->strategy), r->variants,
-			msim_preempt_name(r->cfg.preempt));
+			msim_preempt_name(r->cfg.preempt),
+			/* sc, the default, is not named: outputs stay as they were */
+			r->cfg.memory_model != MSIM_MEMORY_SC ? ", memory model " : "",
+			r->cfg.memory_model != MSIM_MEMORY_SC
+				? msim_memory_model_name(r->cfg.memory_model) : "");
 	if (r->rep.notes[0])
 		fprintf(f, "%s", r->rep.notes);
 	print_figs_text(f, &r->rep);

@@ -76,7 +76,7 @@ static int apply_lru_setting(struct msim_config *cfg, const char *tok, char *err
 	return 0;
 }
 
-/* "cpus=N", "cgroup=v1|v2", "preempt=MODEL" or "lru=..." into cfg: 0, 1 when tok
+/* "cpus=N", "cgroup=v1|v2", "preempt=MODEL", "memory-model=MODEL" or "lru=..." into cfg: 0, 1 when tok
  * is none of them, or -EINVAL. */
 static int apply_host_setting(struct msim_config *cfg, const char *tok, char *err,
 			      size_t errlen)
@@ -92,6 +92,13 @@ static int apply_host_setting(struct msim_config *cfg, const char *tok, char *er
 			return -EINVAL;
 		}
 		cfg->nr_cpus = (unsigned int)n;
+		return 0;
+	}
+	if (!strncmp(tok, "memory-model=", 13)) {
+		if (msim_memory_model_parse(tok + 13, &cfg->memory_model)) {
+			snprintf(err, errlen, "'%s': memory-model is sc, tso or pso", tok);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (!strncmp(tok, "preempt=", 8)) {

@@ -208,6 +208,11 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
 			 "separated by dots: a task index below the race's task count, or R, "
 			 "each optionally *count)", r->name, o->schedule ? o->schedule : "");
+	else if (ret == -ENOTSUP && o->strategy == MSIM_STRAT_DPOR &&
+		 cfg->memory_model != MSIM_MEMORY_SC)
+		snprintf(err, errlen, "race %s: dpor does not explore store-buffer drains "
+			 "(memory model %s) yet; use dfs", r->name,
+			 msim_memory_model_name(cfg->memory_model));
 	else if (ret)
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));

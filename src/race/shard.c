@@ -79,7 +79,8 @@ static bool same_exploration(const struct msim_race_result *a, const struct msim
 	else if (a->shard.count != b->shard.count || a->shard.runs_total != b->shard.runs_total)
 		what = "of another shard count or run budget";
 	else if (strcmp(a->variants, b->variants) || a->side != b->side ||
-		 a->cfg.nr_cpus != b->cfg.nr_cpus || a->cfg.preempt != b->cfg.preempt)
+		 a->cfg.nr_cpus != b->cfg.nr_cpus || a->cfg.preempt != b->cfg.preempt ||
+		 a->cfg.memory_model != b->cfg.memory_model)
 		what = "of another configuration (variants, side, CPUs or preemption model)";
 	if (what)
 		snprintf(err, errlen, "shard %u/%u: %s (compared with shard %u/%u)", b->shard.index,

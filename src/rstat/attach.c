@@ -228,6 +228,7 @@ int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
 		return ret;
 	rs = msim__rstat_peek(m);
 	rs->params = p;
+	rs->ss.mb_pair = p.smp_mb_pair;
 	if (!fresh) {
 		/* Attached already: update the tunables, the periodic flush included. */
 		msim__rstat_periodic_flush(rs, p.periodic_flush);

@@ -84,8 +84,7 @@ void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss
  * (cmpxchg of the node's next from self to NULL) that only one caller wins, then
  * llist_add onto the CPU's list. The tree is not touched here.
  */
-void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
-			     struct msim__pending_store *ps)
+void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu)
 {
 	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
@@ -95,13 +94,16 @@ void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
 	/*
 	 * llist_on_list(): racy, and not ordered after the caller's state store
 	 * (no smp_mb: R5). An updater that finds the node on-list returns here;
-	 * under params.store_buffer its store may still be buffered (the caller
-	 * drains it), otherwise (SC) a flusher that pops the node later sees it.
+	 * under a weak memory model (sim.h) its store may still sit in the CPU's
+	 * store buffer, so a flusher that pops the node now folds the old value;
+	 * under sc a flusher that pops it later sees the store. ss->mb_pair is the
+	 * barrier the kernel does not have (it drains the buffer; no yield point).
 	 */
+	if (ss->mb_pair)
+		msim_smp_mb_quiet();
 	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != LNODE_OFF_LIST)
 		return;
-	/* the claim's cmpxchg is a locked instruction: the store buffer drains */
-	msim__store_drain(ps);
+	/* the claim's cmpxchg is a locked instruction: the store buffer drains (atomic.h) */
 	/*
 	 * The claim: of the contexts stacked on this CPU (task, softirq, hardirq,
 	 * NMI) that all passed the on-list test, only the first cmpxchg wins.
@@ -179,6 +181,9 @@ static void process_update_tree(struct msim__rstat_ss *ss, unsigned int cpu)
 			continue;
 		/* init_llist_node(): off-list again; a new update may enqueue it now. */
 		msim_write_once_at(&rc->lnode_next, LNODE_OFF_LIST, "rstat.flush.node_init");
+		/* R5's other half: the unlink is visible before this CPU's state is read */
+		if (ss->mb_pair)
+			msim_smp_mb_quiet();
 		process_update_tree_one(owner_of(rc), cpu);
 	}
 }

@@ -30,33 +30,6 @@
  * introspection are quiet atomics, each saying why no race needs a yield there.
  */
 
-/*
- * A write path's per-CPU state store still in its CPU's store buffer (params
- * store_buffer, R5): up to two slots (memcg and lruvec) get val added when it
- * drains. Only the owning CPU writes these slots, so the drain is a plain
- * read-add-store. The core drains it at the llist claim (a locked instruction).
- */
-struct msim__pending_store {
-	long *slot[2];
-	long val;
-};
-
-static inline void msim__store_drain(struct msim__pending_store *ps)
-{
-	for (int i = 0; ps && i < 2; i++) {
-		if (ps->slot[i])
-			msim_quiet_store(ps->slot[i],
-					 msim_quiet_load(ps->slot[i], MSIM_RELAXED) + ps->val,
-					 MSIM_RELAXED);
-		ps->slot[i] = NULL;
-	}
-}
-
-static inline bool msim__store_pending(const struct msim__pending_store *ps)
-{
-	return ps && (ps->slot[0] || ps->slot[1]);
-}
-
 /* ---- the core's structures ---- */
 
 struct msim__rstat_css;
@@ -101,6 +74,8 @@ struct msim__rstat_ss {
 	void (*css_rstat_flush)(struct msim__rstat_css *css, unsigned int cpu);
 	struct msim_rstat_counters *ctr;          /* enqueues, flushes, cpu_visits */
 	bool no_claim;                            /* variant rstat-enqueue-claim=off */
+	/* The smp_mb() pair R5 lacks (rstat.h params.smp_mb_pair): updater and flusher. */
+	bool mb_pair;
 };
 
 /* ---- the core's entry points (core.c) ---- */
@@ -108,9 +83,7 @@ struct msim__rstat_ss {
 /* css's per-CPU nodes off every list; rstat_cpu is allocated by the caller. */
 void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss,
 			  struct msim__rstat_css *parent, struct msim__rstat_cpu *rstat_cpu);
-/* ps: the caller's buffered state store (NULL: none), drained before the claim */
-void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu,
-			     struct msim__pending_store *ps);
+void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu);
 void msim__css_rstat_flush(struct msim__rstat_css *css);
 /* Exit: flush css on every CPU and unlink it; false if the lock was unavailable. */
 bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer);

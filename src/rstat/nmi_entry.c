@@ -32,7 +32,7 @@ int msim_account_kmem_nmi_safe(struct msim_memcg *memcg, long val)
 	if (!nmi_staged(ms))
 		return msim_mod_memcg_state(memcg, MSIM_MEMCG_KMEM, val);
 	/* preemption is off in NMI: this CPU stays this CPU */
-	msim__css_rstat_updated(&ms->css, msim_this_cpu(), NULL);
+	msim__css_rstat_updated(&ms->css, msim_this_cpu());
 	msim_atomic_long_add_at(&ms->nmi_kmem, val, "rstat.nmi.atomic_add");
 	return 0;
 }
@@ -47,7 +47,7 @@ int msim_account_slab_nmi_safe(struct msim_memcg *memcg, unsigned int nid,
 		return -EINVAL;
 	if (!nmi_staged(ms))
 		return msim_mod_memcg_lruvec_state(&ms->lruvec[nid], idx, val);
-	msim__css_rstat_updated(&ms->css, msim_this_cpu(), NULL);
+	msim__css_rstat_updated(&ms->css, msim_this_cpu());
 	msim_atomic_long_add_at(&ms->lruvec[nid].nmi_slab[idx == MSIM_NR_SLAB_UNRECLAIMABLE_B], val,
 				"rstat.nmi.atomic_add");
 	return 0;

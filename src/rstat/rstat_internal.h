@@ -254,8 +254,7 @@ void msim__rstat_dwork_run(struct msim__rstat *rs);
 void msim__rstat_periodic_flush(struct msim__rstat *rs, bool on);
 
 /* write.c: the write paths without the dying redirect */
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu,
-			       struct msim__pending_store *ps);
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu);
 int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx, long val);
 int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 				 enum msim_stat_item idx, long val);

@@ -10,9 +10,9 @@
  *
  * Order (reference 1.3, 1.4), each step its own yield point: the per-CPU write;
  * the rstat enqueue; the walk up with 64-batching and the threshold test.
- * With params.store_buffer (R5) the per-CPU state write is issued in that order
- * but becomes visible only at the enqueue's claim or right after its on-list
- * test (struct msim__pending_store).
+ * Under a weak memory model (sim.h) the per-CPU state write waits in the CPU's
+ * store buffer like every shim store (static/percpu.h), until the enqueue's
+ * claim (a locked cmpxchg) or an explorer's drain: R5.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -39,8 +39,7 @@ static long pcpu_xchg_zero(long *slot)
  * above the threshold; else add |val| to this CPU's count and, once it reaches
  * the batch, move the whole count into the level's atomic.
  */
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu,
-			       struct msim__pending_store *ps)
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
 {
 	struct msim__rstat *rs = ms->rs;
 	const bool cont = msim_config(rs->m)->variants.rstat_propagate ==
@@ -48,20 +47,13 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 	const long threshold = msim__threshold(rs);
 	struct msim__memcg_stats *level;
 
-	if (!val) {
-		msim__store_drain(ps);
+	if (!val)
 		return;
-	}
 	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
 	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	MSIM__CTR_CPU(rs, cpu, updates);
-	msim__css_rstat_updated(&ms->css, cpu, ps);
-	if (msim__store_pending(ps)) {
-		/* R5: the node was on-list; a flusher may pop it before this drains */
-		msim_yield("rstat.update.store_drain");
-		msim__store_drain(ps);
-	}
+	msim__css_rstat_updated(&ms->css, cpu);
 
 	/* kernel: for (; statc; statc = statc->parent_pcpu), the same levels (stats.c) */
 	for (level = ms; level; level = level->parent) {
@@ -94,22 +86,12 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 	msim_yield_ctx_leave(prev);
 }
 
-/*
- * this_cpu_add of a write path: visible at once (SC), or, with
- * params.store_buffer, buffered in ps until memcg_rstat_updated drains it.
- */
-static struct msim__pending_store *state_add(struct msim__rstat *rs, struct msim__pending_store *ps,
-					     long *slot, long *slot2, long val)
+/* this_cpu_add of a write path: under a weak memory model it is buffered (R5). */
+static void state_add(long *slot, long *slot2, long val)
 {
-	if (!rs->params.store_buffer) {
-		msim_this_cpu_add(slot, val);
-		if (slot2)
-			msim_this_cpu_add(slot2, val);
-		return NULL;
-	}
-	msim_yield("this_cpu_add");
-	*ps = (struct msim__pending_store){ .slot = { slot, slot2 }, .val = val };
-	return ps;
+	msim_this_cpu_add(slot, val);
+	if (slot2)
+		msim_this_cpu_add(slot2, val);
 }
 
 /* kernel: __mod_memcg_state(): this_cpu_add, then memcg_rstat_updated in pages. */
@@ -117,10 +99,9 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 {
 	unsigned int cpu = msim_this_cpu();
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
-	struct msim__pending_store buf, *ps;
 
-	ps = state_add(ms->rs, &buf, &pc->state[idx], NULL, val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu, ps);
+	state_add(&pc->state[idx], NULL, val);
+	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -134,10 +115,9 @@ int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 	unsigned int cpu = msim_this_cpu();
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
 	struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(ms->lruvec[nid].pcpu, cpu);
-	struct msim__pending_store buf, *ps;
 
-	ps = state_add(ms->rs, &buf, &pc->state[idx], &lc->state[idx], val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu, ps);
+	state_add(&pc->state[idx], &lc->state[idx], val);
+	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -146,10 +126,9 @@ int msim__count_memcg_events(struct msim__memcg_stats *ms, enum msim_memcg_event
 			     long count)
 {
 	unsigned int cpu = msim_this_cpu();
-	struct msim__pending_store buf, *ps;
 
-	ps = state_add(ms->rs, &buf, (long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
-	msim__memcg_rstat_updated(ms, count, cpu, ps);
+	state_add((long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
+	msim__memcg_rstat_updated(ms, count, cpu);
 	return 0;
 }
 

@@ -29,7 +29,7 @@ void msim_memcg_rstat_updated(struct msim_memcg *memcg, long val, unsigned int c
 
 	if (!ms || cpu >= ms->rs->nr_cpus)
 		return;
-	msim__memcg_rstat_updated(ms, val, cpu, NULL);
+	msim__memcg_rstat_updated(ms, val, cpu);
 }
 
 void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
@@ -37,7 +37,7 @@ void msim_css_rstat_updated(struct msim_memcg *memcg, unsigned int cpu)
 	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
 
 	if (ms && cpu < ms->rs->nr_cpus)
-		msim__css_rstat_updated(&ms->css, cpu, NULL);
+		msim__css_rstat_updated(&ms->css, cpu);
 }
 
 int msim_mod_memcg_state_no_redirect(struct msim_memcg *memcg, enum msim_stat_item idx, long val)

@@ -28,6 +28,7 @@ static void shr_host_setup(struct msim__shr_host *h, struct msim *m)
 	h->layout = cfg->variants.shrinker_info;
 	h->ops = msim__shr_layout_ops(h->layout);
 	h->recount = cfg->variants.shrinker_recount == MSIM_ON;
+	h->bit_barrier = cfg->variants.shrinker_bit_barrier == MSIM_SHRINKER_BIT_BARRIER_MB;
 	h->install_lock = cfg->variants.on_demand_lock == MSIM_ON;
 	h->nr_nodes = msim_nr_nodes(m);
 	h->memcg_slot = -1;

@@ -55,7 +55,8 @@ void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, int id)
 	msim_rcu_read_lock();
 	unit = h->ops->unit(h, sm, nid, MSIM__UNIT_INDEX(id));
 	if (unit) {
-		msim_smp_mb(); /* smp_mb__before_atomic: the list add is visible first */
+		if (h->bit_barrier) /* smp_mb__before_atomic: the list add is visible first */
+			msim_smp_mb();
 		msim_set_bit(MSIM__UNIT_OFFSET(id), unit->map);
 	}
 	msim_rcu_read_unlock();

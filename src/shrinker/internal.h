@@ -129,6 +129,7 @@ struct msim__shr_host {
 	enum msim_shrinker_info_layout layout;
 	const struct msim__info_ops *ops;
 	bool recount;                    /* shrinker-recount=on */
+	bool bit_barrier;                /* shrinker-bit-barrier=mb: S1's smp_mb pair */
 	bool install_lock;               /* on-demand-lock=on */
 	unsigned int nr_nodes;
 	int memcg_slot;                  /* hook slot of struct msim__shr_memcg */

@@ -142,9 +142,11 @@ static unsigned long shrink_one_bit(struct msim__shr_host *h, struct msim_memcg 
 			 * After the shrinker reports empty, a concurrent list_lru_add may
 			 * have set the bit before we cleared it: the barrier pairs with
 			 * the one in set_shrinker_bit, so the recount sees the new object
-			 * or the producer's set_bit comes after our clear.
+			 * or the producer's set_bit comes after our clear
+			 * (smp_mb__after_atomic; shrinker-bit-barrier=none removes it).
 			 */
-			msim_smp_mb();
+			if (h->bit_barrier)
+				msim_smp_mb();
 			ret = msim_do_shrink_slab(&sc, s, priority);
 			if (ret == MSIM_SHRINK_EMPTY) {
 				ret = 0;

@@ -46,6 +46,26 @@ int msim_preempt_parse(const char *name, enum msim_preempt_model *out)
 	return -EINVAL;
 }
 
+static const char *const memory_model_names[] = { "sc", "tso", "pso" };
+
+const char *msim_memory_model_name(enum msim_memory_model mm)
+{
+	return (unsigned int)mm < sizeof(memory_model_names) / sizeof(memory_model_names[0])
+		? memory_model_names[mm] : NULL;
+}
+
+int msim_memory_model_parse(const char *name, enum msim_memory_model *out)
+{
+	for (unsigned int i = 0;
+	     name && i < sizeof(memory_model_names) / sizeof(memory_model_names[0]); i++) {
+		if (!strcmp(name, memory_model_names[i])) {
+			*out = (enum msim_memory_model)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int config_error(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -86,6 +106,9 @@ int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen
 	if (!msim_preempt_name(cfg->preempt))
 		return config_error(err, errlen, "preempt %d is none of unmodelled (0), none (1), "
 				    "full (2)", (int)cfg->preempt);
+	if (!msim_memory_model_name(cfg->memory_model))
+		return config_error(err, errlen, "memory_model %d is none of sc (0), tso (1), "
+				    "pso (2)", (int)cfg->memory_model);
 	if (cfg->hz < 1 || cfg->hz > 100000)
 		return config_error(err, errlen, "hz %u out of range 1..100000", cfg->hz);
 	if (cfg->task_stack_size && cfg->task_stack_size < 16384)

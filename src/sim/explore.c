@@ -266,6 +266,13 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 	ret = check_args(target, base, o);
 	if (ret)
 		return ret;
+	/*
+	 * DPOR's threads are tasks and the RCU engine; a store-buffer drain would be
+	 * a step of a pseudo-thread per CPU that stores its entry's address, which
+	 * the tree does not have yet (docs/memory-model.md): refuse, use dfs.
+	 */
+	if (o->strategy == MSIM_STRAT_DPOR && base->memory_model != MSIM_MEMORY_SC && !replay_env)
+		return -ENOTSUP;
 	runs = planned_runs(o, replay_env);
 	/* The driver thread's tasks get their stacks the way the options say. */
 	msim__ctx_fresh_stacks = o->fresh_stacks;

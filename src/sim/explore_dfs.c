@@ -6,7 +6,12 @@
  * options there were, which was taken, how many preemptions came before it);
  * afterwards the deepest decision with an untried alternative within the bound
  * becomes the next prefix. The bounded space is exhausted when no decision has an
- * alternative left. Choosing the RCU engine ('R') is never a preemption.
+ * alternative left. Choosing the RCU engine ('R') is never a preemption. A
+ * store-buffer drain ('~C', weak memory models) taken while the running task
+ * could go on counts as one: the canonical run drains as late as it can (at
+ * fences, locked instructions, the end), and each earlier drain is a deviation
+ * the bound pays for, or the drains of a long run would multiply its schedules
+ * without bound.
  */
 #include <errno.h>
 #include <stdlib.h>

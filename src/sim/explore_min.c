@@ -32,7 +32,7 @@
 #define MAX_REPLAYS 4000
 
 struct block {
-	int pick;                 /* task index, -1 for R, -2 - N for the arrival "!N" */
+	int pick;                 /* task index, -1 for R, IRQ(N) for "!N", DRAIN(cpu, k) for "~cpu+k" */
 	unsigned long count;
 };
 
@@ -49,7 +49,36 @@ struct minimizer {
 	unsigned int replays;
 };
 
-/* "0*11.!2.2*37.R" into blocks; -EINVAL when it is no schedule. */
+/*
+ * Picks below -1: the arrival of interrupt source N, "!N" (irq.h), then a
+ * store-buffer drain "~cpu" or "~cpu+k" (weak memory models, explore.h).
+ */
+#define IRQ_SPAN (1 << 20)
+#define IRQ(n) (-2 - (int)(n))
+#define DRAIN_K 64
+#define DRAIN(cpu, k) (-2 - IRQ_SPAN - (int)((cpu) * DRAIN_K + (k)))
+#define IS_IRQ(pick) ((pick) < -1 && (pick) > -2 - IRQ_SPAN)
+
+/* "~cpu[+k]" at *p into *pick; the end, or NULL when it is none. */
+static const char *parse_drain(const char *p, int *pick)
+{
+	unsigned long cpu, k = 0;
+	char *end;
+
+	cpu = strtoul(p + 1, &end, 10);
+	if (end == p + 1 || cpu >= MSIM_MAX_CPUS)
+		return NULL;
+	if (*end == '+') {
+		p = end;
+		k = strtoul(p + 1, &end, 10);
+		if (end == p + 1 || k >= DRAIN_K)
+			return NULL;
+	}
+	*pick = DRAIN(cpu, k);
+	return end;
+}
+
+/* "0*11.!2.2*37.R.~1" into blocks; -EINVAL when it is no schedule. */
 static int parse(const char *str, struct sched *s)
 {
 	const char *p = str;
@@ -67,10 +96,13 @@ static int parse(const char *str, struct sched *s)
 		} else if (*p == '!') {
 			/* the arrival of interrupt source N (irq.h) */
 			long v = strtol(p + 1, &end, 10);
-			if (end == p + 1 || v < 0 || v > 1000000)
+			if (end == p + 1 || v < 0 || v >= IRQ_SPAN)
 				return -EINVAL;
-			b.pick = -2 - (int)v;
+			b.pick = IRQ(v);
 			p = end;
+		} else if (*p == '~') {
+			if (!(p = parse_drain(p, &b.pick)))
+				return -EINVAL;
 		} else {
 			b.pick = (int)strtol(p, &end, 10);
 			if (end == p || b.pick < 0)
@@ -106,8 +138,15 @@ static void format(const struct sched *s, char *buf, size_t len)
 		const char *dot = i ? "." : "";
 		if (s->b[i].pick == -1)
 			n += (size_t)snprintf(buf + n, len - n, "%sR", dot);
-		else if (s->b[i].pick < -1)
+		else if (IS_IRQ(s->b[i].pick))
 			n += (size_t)snprintf(buf + n, len - n, "%s!%d", dot, -2 - s->b[i].pick);
+		else if (s->b[i].pick < -1 && (-2 - IRQ_SPAN - s->b[i].pick) % DRAIN_K)
+			n += (size_t)snprintf(buf + n, len - n, "%s~%d+%d", dot,
+					      (-2 - IRQ_SPAN - s->b[i].pick) / DRAIN_K,
+					      (-2 - IRQ_SPAN - s->b[i].pick) % DRAIN_K);
+		else if (s->b[i].pick < -1)
+			n += (size_t)snprintf(buf + n, len - n, "%s~%d", dot,
+					      (-2 - IRQ_SPAN - s->b[i].pick) / DRAIN_K);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", dot, s->b[i].pick);
 		if (n < len && s->b[i].count > 1)

@@ -15,6 +15,7 @@
 #include "kmem.h"
 #include "lockdep.h"
 #include "preempt.h"
+#include "storebuf.h"
 #include "rcu.h"
 #include "rcu_det.h"
 #include "sched.h"
@@ -51,6 +52,8 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 		msim__tls_host = m;
 	ret = msim__kmem_init(m);
 	if (!ret)
+		ret = msim__wmm_init(m);
+	if (!ret)
 		ret = msim__lockdep_host_attach(m);
 	if (!ret)
 		ret = msim__subsys_attach_all(m, err, errlen);
@@ -81,6 +84,9 @@ void msim_destroy(struct msim *m)
 			t->rcu_nesting = 0;
 	m->rcu.driver.rcu_nesting = 0;
 	msim__preempt_release(m);   /* nor pass a quiescent state of their own */
+	/* A cut run's buffered stores and releases reach memory before anything is freed. */
+	for (unsigned int cpu = 0; m->wmm && cpu < m->cfg.nr_cpus; cpu++)
+		msim__wmm_drain_all(m, cpu);
 	/* Layers above sim free their data first, newest first, while RCU works. */
 	msim__host_unwind(m, 0);
 	if (msim__det(m))
@@ -95,6 +101,7 @@ void msim_destroy(struct msim *m)
 	}
 	free(m->task_vec);
 	msim__sched_fini(m);
+	msim__wmm_fini(m);
 	msim__lockdep_host_detach(m);
 	pthread_mutex_destroy(&m->works_lock);
 	msim__tls_host = prev_host == m ? NULL : prev_host;

@@ -118,7 +118,17 @@ struct msim_rcu_det {
 #define MSIM_PICK_R (-1)
 /* The arrival of interrupt source task idx ("!idx" in schedule strings). */
 #define MSIM_PICK_IRQ(idx) (-2 - (int)(idx))
-#define MSIM_PICK_IS_IRQ(pick) ((pick) <= -2)
+#define MSIM_PICK_IS_IRQ(pick) ((pick) <= -2 && (pick) > MSIM_PICK_DRAIN_BASE)
+/*
+ * Weak memory models (storebuf.c): make entry k (from the oldest) of CPU cpu's
+ * store buffer visible ("~cpu" for k 0, "~cpu+k" in schedule strings).
+ */
+#define MSIM_PICK_DRAIN_BASE (-(1 << 30))
+#define MSIM_PICK_DRAIN_K 64
+#define MSIM_PICK_DRAIN(cpu, k) (MSIM_PICK_DRAIN_BASE - (int)(cpu) * MSIM_PICK_DRAIN_K - (int)(k))
+#define MSIM_PICK_IS_DRAIN(pick) ((pick) <= MSIM_PICK_DRAIN_BASE)
+#define MSIM_PICK_DRAIN_CPU(pick) ((MSIM_PICK_DRAIN_BASE - (pick)) / MSIM_PICK_DRAIN_K)
+#define MSIM_PICK_DRAIN_POS(pick) ((MSIM_PICK_DRAIN_BASE - (pick)) % MSIM_PICK_DRAIN_K)
 #define MSIM_PICK_IRQ_TASK(pick) (-2 - (pick))
 
 struct msim_replay_run {
@@ -162,6 +172,7 @@ struct msim_sched {
 	int *prio;                /* per task (grown as tasks are created) */
 	unsigned int nr_prio;
 	int prio_r;               /* the RCU engine's priority */
+	int *drain_prio;          /* per CPU, its store-buffer drains' (weak models) */
 	uint64_t *change_points;
 	unsigned int nr_change_points;
 	/* DFS: prefix to follow, then the canonical choice; every decision recorded. */
@@ -214,6 +225,7 @@ struct msim_subsys_host {
 };
 
 struct msim_kmem; /* kmem_internal.h */
+struct msim__storebuf; /* storebuf.c */
 struct msim__lockdep_host; /* lockdep.c */
 
 struct msim {
@@ -237,6 +249,8 @@ struct msim {
 	unsigned int nr_dtors;
 	struct msim_kmem *kmem;
 	bool destroying;
+	/* Per-CPU store buffers; NULL under memory model sc (storebuf.c). */
+	struct msim__storebuf *wmm;
 	/* Lock-order checking: set when cfg.lockdep names a graph (lockdep.c). */
 	struct msim__lockdep_host *lockdep;
 };

@@ -23,6 +23,7 @@
 #include "lock_impl.h"
 #include "lockdep.h"
 #include "sched.h"
+#include "storebuf.h"
 
 static void lock_init(struct msim_lock *l, const char *name, const char *class_name,
 		      bool queued_spinlock)
@@ -99,6 +100,43 @@ static struct msim *lockdep_host(void)
 	return m && m->lockdep && !m->destroying ? m : NULL;
 }
 
+/*
+ * Weak memory models (storebuf.h): an acquire is a locked read-modify-write, so
+ * the CPU's store buffer drains first (also under pso, where an acquire need not
+ * wait for older stores: a simplification that forbids a store before the lock
+ * passing into the section). A release under pso goes into the buffer behind
+ * the section's stores, so the lock stays held (owner set) until it drains.
+ */
+static void wmm_acquire(struct msim_task *t)
+{
+	if (t->host->wmm)
+		msim__wmm_drain_all(t->host, t->cpu);
+}
+
+static void wmm_release_now(void *arg)
+{
+	owner_set(arg, NULL);
+}
+
+static bool wmm_release(struct msim_lock *l)
+{
+	struct msim_task *t = msim__tls_task;
+
+	return t->host->wmm && msim__wmm_release(t->host, t->cpu, wmm_release_now, l);
+}
+
+/*
+ * The driver takes a lock while a task's release of it may still wait in a store
+ * buffer (pso): every buffer drains first, each drain a recorded step as if the
+ * script had asked for it (msim_store_buffer_drain), so the run still replays.
+ */
+static void wmm_driver_settle(struct msim *m)
+{
+	for (unsigned int cpu = 0; m->wmm && cpu < m->cfg.nr_cpus; cpu++)
+		while (msim__wmm_pending(m, cpu))
+			msim__sched_pick(m, MSIM_PICK_DRAIN(cpu, 0));
+}
+
 static void lockdep_acquire(struct msim_lock *l, unsigned int subclass, bool trylock)
 {
 	struct msim *m = lockdep_host();
@@ -113,6 +151,7 @@ static void lock_det_task(struct msim_lock *l, struct msim_task *t, unsigned int
 	 * has recorded the dependency that closes the cycle. */
 	lockdep_acquire(l, subclass, false);
 	msim_yield_access("lock", l, MSIM_ACCESS_RMW);
+	wmm_acquire(t);
 	if (msim__lock_impl_spins(l->impl))
 		t->preempt_off++;   /* spin_lock(): preempt_disable(), then spin */
 	while (owner_get(l)) {
@@ -138,6 +177,8 @@ static void lock_nested(struct msim_lock *l, unsigned int subclass)
 		lock_det_task(l, msim__tls_task, subclass);
 		return;
 	}
+	if (msim__det(m) && owner_get(l) && !msim__tls_task)
+		wmm_driver_settle(m);
 	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
 	    owner_get(l)->state != MSIM_TASK_DONE) {
 		/* Tearing down a host whose task is parked for good holding it: take over
@@ -174,6 +215,7 @@ bool msim_trylock(struct msim_lock *l)
 {
 	if (det_task()) {
 		msim_yield_access("trylock", l, MSIM_ACCESS_RMW);
+		wmm_acquire(msim__tls_task);
 		if (owner_get(l))
 			return false;
 		owner_set(l, msim__tls_task);
@@ -211,7 +253,8 @@ void msim_unlock(struct msim_lock *l)
 	}
 	if (det_task()) {
 		msim__access_note(l, MSIM_ACCESS_RMW); /* the release is this step's */
-		owner_set(l, NULL);
+		if (!wmm_release(l))
+			owner_set(l, NULL);
 		if (msim__lock_impl_spins(l->impl))
 			msim__tls_task->preempt_off--;
 		/* Releasing is a window too: a waiter may run before the releaser goes on. */

@@ -150,6 +150,7 @@ void msim_synchronize_rcu(void)
 	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
 	uint64_t need = msim__rcu_det_request_gp(m);
 	if (msim_yield_det_active && msim__tls_task) {
+		msim__wmm_fence();   /* a full barrier: this CPU's store buffer drains */
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.gp_completed < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_GP);
@@ -210,6 +211,7 @@ void msim_rcu_barrier(void)
 	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
 	uint64_t need = m->rcu.cbs_queued;
 	if (msim_yield_det_active && msim__tls_task) {
+		msim__wmm_fence();   /* a full barrier: this CPU's store buffer drains */
 		msim__tls_task->wait_seq = need;
 		while (m->rcu.cbs_done < need)
 			msim__task_block(msim__tls_task, MSIM_WAIT_BARRIER);

@@ -5,9 +5,11 @@
  * A step resumes one task until its next yield point, block or exit (or runs one
  * RCU engine step, 'R'). Before each step the scheduler lists the enabled steps in
  * a canonical order: the task that ran last (if it can go on), the other runnable
- * tasks by index, then R. Option 0 is therefore "no preemption"; every strategy is
- * a rule for choosing an index into that list, and the choice is recorded in the
- * schedule string, which is all that replay needs.
+ * tasks by index, interrupt arrivals, store-buffer drains under a weak memory
+ * model (storebuf.h; no task switch, but bounded DFS pays for one), then R.
+ * Option 0 is therefore "no preemption"; every strategy is a rule for choosing
+ * an index into that list, and the choice is recorded in the schedule string,
+ * which is all that replay needs.
  *
  * Which tasks of a CPU may run follows the host's preemption model: under
  * unmodelled the first unfinished task of each CPU (cpu_heads_refresh below),
@@ -31,6 +33,7 @@
 #include "rcu_det.h"
 #include "sched.h"
 #include "sched_points.h"
+#include "storebuf.h"
 #include "task.h"
 
 #define MAX_OPTIONS 1025
@@ -81,6 +84,13 @@ static void format_token(char *tok, size_t len, int pick, uint64_t count, bool d
 		*p++ = '.';
 	if (pick == MSIM_PICK_R) {
 		*p++ = 'R';
+	} else if (MSIM_PICK_IS_DRAIN(pick)) {
+		*p++ = '~';        /* a store-buffer drain (storebuf.h) */
+		p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_CPU(pick));
+		if (MSIM_PICK_DRAIN_POS(pick)) {
+			*p++ = '+';
+			p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_POS(pick));
+		}
 	} else if (MSIM_PICK_IS_IRQ(pick)) {
 		*p++ = '!';        /* the arrival of an interrupt source (irq.h) */
 		p = put_decimal(p, (uint64_t)MSIM_PICK_IRQ_TASK(pick));
@@ -112,7 +122,7 @@ static void sched_record(struct msim *m, int pick)
 	struct msim_sched *s = &m->sched;
 
 	s->steps++;
-	if (pick != MSIM_PICK_R) {
+	if (pick != MSIM_PICK_R && !MSIM_PICK_IS_DRAIN(pick)) {
 		int who = MSIM_PICK_IS_IRQ(pick) ? MSIM_PICK_IRQ_TASK(pick) : pick;
 
 		if (s->current >= 0 && s->current != who)
@@ -213,6 +223,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->replay);
 	free(s->prio);
 	free(s->change_points);
+	free(s->drain_prio);
 	free(s->dfs);
 	free(s->cpu_head);
 	free(s->live);
@@ -407,7 +418,9 @@ static void resume(struct msim *m, struct msim_task *t)
 	msim__tls_task = t;
 	msim_yield_ctx_current = t->yield_ctx;
 	msim_yield_det_active = 1;
+	msim_wmm_active = m->wmm != NULL;
 	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+	msim_wmm_active = 0;
 	msim_yield_det_active = 0;
 	/*
 	 * The context of the point where t parked. Only tasks read or write
@@ -438,6 +451,19 @@ struct options {
 	bool has_r;
 };
 
+/* Weak memory models: every entry of every CPU's store buffer that may go next. */
+static void add_drains(struct msim *m, struct options *o)
+{
+	unsigned int pos[MSIM_PICK_DRAIN_K];
+
+	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++) {
+		unsigned int n = msim__wmm_drainable(m, cpu, pos, MSIM_PICK_DRAIN_K);
+
+		for (unsigned int i = 0; i < n && o->n < MAX_OPTIONS - 1; i++)
+			o->pick[o->n++] = MSIM_PICK_DRAIN(cpu, pos[i]);
+	}
+}
+
 static void build_options(struct msim *m, struct options *o)
 {
 	struct msim_sched *s = &m->sched;
@@ -466,6 +492,8 @@ static void build_options(struct msim *m, struct options *o)
 		if (msim__irq_may_arrive(m, m->task_vec[s->live[i]]))
 			o->pick[o->n++] = MSIM_PICK_IRQ(s->live[i]);
 	}
+	if (m->wmm)
+		add_drains(m, o);
 	if (msim__rcu_det_ready(m)) {
 		o->pick[o->n++] = MSIM_PICK_R;
 		o->has_r = true;
@@ -487,6 +515,29 @@ static int pct_prio(struct msim_sched *s, unsigned int idx)
 	return s->prio[idx];
 }
 
+/*
+ * The PCT priority of CPU cpu's store-buffer drains, drawn when first needed
+ * among the tasks' initial ones, so a buffer drains early in some runs and late
+ * in others; change points lower tasks only. Under sc nothing calls this, and
+ * the random stream stays as it was.
+ */
+static int drain_prio(struct msim *m, unsigned int cpu)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (!s->drain_prio) {
+		s->drain_prio = malloc(m->cfg.nr_cpus * sizeof(int));
+		if (!s->drain_prio)
+			abort();
+		for (unsigned int i = 0; i < m->cfg.nr_cpus; i++)
+			s->drain_prio[i] = -1;
+	}
+	if (s->drain_prio[cpu] < 0)
+		s->drain_prio[cpu] = (int)(s->nr_change_points + 1 +
+					   msim__rand(&s->rng) % (m->nr_tasks + 2));
+	return s->drain_prio[cpu];
+}
+
 static unsigned int choose_pct(struct msim *m, const struct options *o)
 {
 	struct msim_sched *s = &m->sched;
@@ -502,7 +553,9 @@ static unsigned int choose_pct(struct msim *m, const struct options *o)
 	}
 	for (i = 0; i < o->n; i++) {
 		int pick = MSIM_PICK_IS_IRQ(o->pick[i]) ? MSIM_PICK_IRQ_TASK(o->pick[i]) : o->pick[i];
-		int p = pick == MSIM_PICK_R ? s->prio_r : pct_prio(s, (unsigned int)pick);
+		int p = pick == MSIM_PICK_R ? s->prio_r
+			: MSIM_PICK_IS_DRAIN(pick) ? drain_prio(m, MSIM_PICK_DRAIN_CPU(pick))
+			: pct_prio(s, (unsigned int)pick);
 		if (p > best_prio) {
 			best_prio = p;
 			best = i;
@@ -562,6 +615,7 @@ static unsigned int choose_dfs(struct msim *m, const struct options *o)
 	pt->preemptions = (uint16_t)s->preemptions;
 	pt->current_enabled = o->current_enabled;
 	pt->has_r = o->has_r;
+	/* an early drain pays for itself like a preemption (explore_dfs.c) */
 	if (o->current_enabled && chosen != 0 && o->pick[chosen] != MSIM_PICK_R)
 		s->preemptions++;
 	return chosen;
@@ -611,6 +665,13 @@ static void trace_mix(struct msim_sched *s, int pick, const char *point)
 void msim__sched_pick(struct msim *m, int pick)
 {
 	sched_record(m, pick);
+	if (MSIM_PICK_IS_DRAIN(pick)) {
+		/* one store reaches memory; no task runs (the trace shows no slice) */
+		msim__wmm_drain_at(m, (unsigned int)MSIM_PICK_DRAIN_CPU(pick),
+				   (unsigned int)MSIM_PICK_DRAIN_POS(pick));
+		trace_mix(&m->sched, pick, "~");
+		return;
+	}
 	if (pick == MSIM_PICK_R) {
 		if (m->sched.dpor)
 			msim__dpor_step_begin(m->sched.dpor, m, pick);
@@ -759,8 +820,10 @@ int msim__run_det(struct msim *m)
 		unsigned int c = choose(m, &o);
 		if (c == MAX_OPTIONS)
 			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
+		/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
 		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
-			log_preemption(m, o.pick[0], o.pick[c]);
+			log_preemption(m, o.pick[0], MSIM_PICK_IS_DRAIN(o.pick[c])
+				       ? -2 - MSIM_PICK_DRAIN_CPU(o.pick[c]) : o.pick[c]);
 		msim__sched_pick(m, o.pick[c]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)

@@ -41,7 +41,7 @@ int msim_strategy_parse(const char *name, enum msim_strategy *out)
 }
 
 /*
- * Parse "0*12.1*3.R.!2.2*4.0*5" into (pick, count) runs; with runs == NULL only count
+ * Parse "0*12.1*3.R.!2.2*4.~1.~0+2.0*5" into (pick, count) runs; with runs == NULL only count
  * and validate. Task indexes must be below nr_tasks (0: no check). Returns the
  * number of runs, or -EINVAL.
  */
@@ -62,10 +62,25 @@ static long parse_schedule(const char *str, struct msim_replay_run *runs, unsign
 		} else if (*p == '!' && isdigit((unsigned char)p[1])) {
 			/* the arrival of interrupt source N (irq.h) */
 			unsigned long v = strtoul(p + 1, &end, 10);
-			if (v > INT32_MAX / 2 || (nr_tasks && v >= nr_tasks))
+			if (v >= (1UL << 29) || (nr_tasks && v >= nr_tasks))
 				return -EINVAL;
 			r.pick = MSIM_PICK_IRQ(v);
 			p = end;
+		} else if (*p == '~' && isdigit((unsigned char)p[1])) {
+			/* a store-buffer drain: CPU C's oldest entry, or its K-th (storebuf.h) */
+			unsigned long cpu = strtoul(p + 1, &end, 10), k = 0;
+			if (cpu >= MSIM_MAX_CPUS)
+				return -EINVAL;
+			p = end;
+			if (*p == '+') {
+				if (!isdigit((unsigned char)p[1]))
+					return -EINVAL;
+				k = strtoul(p + 1, &end, 10);
+				if (k >= MSIM_PICK_DRAIN_K)
+					return -EINVAL;
+				p = end;
+			}
+			r.pick = MSIM_PICK_DRAIN(cpu, k);
 		} else if (isdigit((unsigned char)*p)) {
 			unsigned long v = strtoul(p, &end, 10);
 			if (v > INT32_MAX || (nr_tasks && v >= nr_tasks))

@@ -18,6 +18,7 @@
 #include "rcu_det.h"
 #include "sched.h"
 #include "sched_points.h"
+#include "storebuf.h"
 
 /* Scripted control: a deterministic host, its own task, called by the driver. */
 static bool driver_may_step(struct msim *m, const struct msim_task *t)
@@ -155,6 +156,27 @@ bool msim_rcu_step(struct msim *m)
 		return false;
 	msim__sched_pick(m, MSIM_PICK_R);
 	return true;
+}
+
+int msim_store_buffer_drain(struct msim *m, unsigned int cpu, unsigned int pos)
+{
+	unsigned int ok[MSIM_PICK_DRAIN_K], n;
+
+	if (!msim__det(m) || msim__tls_task || cpu >= m->cfg.nr_cpus)
+		return -EINVAL;
+	n = msim__wmm_drainable(m, cpu, ok, MSIM_PICK_DRAIN_K);
+	for (unsigned int i = 0; i < n; i++) {
+		if (ok[i] == pos) {
+			msim__sched_pick(m, MSIM_PICK_DRAIN(cpu, pos));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+unsigned int msim_store_buffer_len(const struct msim *m, unsigned int cpu)
+{
+	return m ? msim__wmm_pending(m, cpu) : 0;
 }
 
 /* Scripted arrival of interrupt source src (irq.h): the same pick an explorer makes. */

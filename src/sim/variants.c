@@ -22,6 +22,7 @@ static const char *const v_ws_root_flush[] = { "flush", "skip", NULL };
 static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
 static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 static const char *const v_damon_root_read[] = { "flush", "node", NULL };
+static const char *const v_bit_barrier[] = { "mb", "none", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -125,6 +126,11 @@ static const struct msim_variant_desc table[] = {
 	  "up by id before leaving RCU (on); off is the first version, which used the memcg "
 	  "after rcu_read_unlock without one (a use-after-free against its free)",
 	  "demo (DAMON, Dec 2025 fix)", OFF(damon_memcg_tryget) },
+	{ "shrinker-bit-barrier", v_bit_barrier,
+	  "S1's barrier pair: smp_mb__before_atomic before set_shrinker_bit's set_bit and "
+	  "smp_mb__after_atomic after shrink_slab_memcg's clear_bit (mb); none removes both, "
+	  "to see under which memory model (--memory-model) they are needed",
+	  "demo (S1, memory models)", OFF(shrinker_bit_barrier) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

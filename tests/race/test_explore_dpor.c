@@ -213,6 +213,27 @@ static struct msim_race_result *race_side(const struct msim_race *r, const struc
  * race's budget finds the violation too, and its schedule replays to the same
  * trace and reason (races with interrupt sources included: explore_dpor_irq.c).
  */
+/* A side under a weak memory model: DPOR refuses it (drains are not in its tree yet). */
+static bool weak_memory(const struct msim_race_side *s)
+{
+	return s->settings && strstr(s->settings, "memory-model=") &&
+	       !strstr(s->settings, "memory-model=sc");
+}
+
+static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s,
+			 const char *reason)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	assert_non_null(res);
+	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
+	assert_int_equal(msim_race_run_side(r, s->name, &o, res, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, reason));
+	free(res);
+}
+
 static void dpor_finds_every_bug(void **unused)
 {
 	const struct msim_race *races[64];
@@ -226,6 +247,10 @@ static void dpor_finds_every_bug(void **unused)
 
 			if (!s->violation)
 				continue;
+			if (weak_memory(s)) {
+				dpor_refuses(races[i], s, "store-buffer drains");
+				continue;
+			}
 			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
 			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
 				      res->ex.first_violation_run);

@@ -161,6 +161,35 @@ static void side_replay_hint_replays(void **st)
 	assert_non_null(strstr(buf, "its sides: bug"));
 }
 
+/*
+ * --memory-model: a bad name is a usage error; dpor refuses a weak model with the
+ * reason; a violation found under one prints a replay line naming the model,
+ * which replays it (the drains "~C" in the schedule need the model's buffers).
+ */
+static void memory_model_option(void **st)
+{
+	char cmd[2048];
+
+	assert_int_equal(run("race --help", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "--memory-model"));
+	assert_int_equal(run("race toy-percpu-reset --memory-model arm", buf, sizeof(buf)), 2);
+	assert_non_null(strstr(buf, "unknown memory model 'arm' (sc, tso, pso)"));
+	assert_int_equal(run("race shrinker-bit-barrier --memory-model tso --strategy dpor", buf,
+			     sizeof(buf)), 1);
+	assert_non_null(strstr(buf, "dpor does not explore store-buffer drains"));
+	assert_int_equal(run("race shrinker-bit-barrier --memory-model pso --variant "
+			     "shrinker-bit-barrier=none --strategy dfs --first", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "memory model pso"));
+	replay_line(buf, cmd, sizeof(cmd));
+	assert_non_null(strstr(cmd, "--memory-model pso"));
+	assert_non_null(strstr(cmd, "~1"));
+	assert_int_equal(run(cmd, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "runs 1, violations 1"));
+	/* sc, the default, is not named: outputs stay as they were */
+	assert_int_equal(run("race toy-percpu-reset", buf, sizeof(buf)), 0);
+	assert_null(strstr(buf, "memory model"));
+}
+
 /* --lockdep: the lock-order reports in text and JSON; without it, no trace of them. */
 static void lockdep_flag_prints_reports(void **st)
 {
@@ -211,6 +240,7 @@ int main(void)
 		cmocka_unit_test(list_prints_races_and_variants),
 		cmocka_unit_test(side_replay_hint_replays),
 		cmocka_unit_test(races_md_is_generated),
+		cmocka_unit_test(memory_model_option),
 		cmocka_unit_test(lockdep_flag_prints_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

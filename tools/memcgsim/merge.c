@@ -62,6 +62,13 @@ static int shard_config(const struct msim_race *r, json_t *o, struct msim_race_r
 		snprintf(err, errlen, "unknown preemption model '%s'", jstr(o, "preempt"));
 		return -EINVAL;
 	}
+	/* absent under sc, the default (print.c names only the others) */
+	res->cfg.memory_model = MSIM_MEMORY_SC;
+	if (json_object_get(o, "memory_model") &&
+	    msim_memory_model_parse(jstr(o, "memory_model"), &res->cfg.memory_model)) {
+		snprintf(err, errlen, "unknown memory model '%s'", jstr(o, "memory_model"));
+		return -EINVAL;
+	}
 	if (jint(o, "cpus") < 1 || jint(o, "cpus") > MSIM_MAX_CPUS) {
 		snprintf(err, errlen, "cpus %lld out of range (1 to %u)", jint(o, "cpus"),
 			 MSIM_MAX_CPUS);

@@ -20,6 +20,7 @@ struct race_cli {
 	bool json, strategy_set, lockdep, unbounded, minimize;
 	const char *trace;                       /* --trace FILE: the run as a timeline */
 	const char *preempt;                     /* after the side: the preemption model */
+	const char *memory_model;                /* after the side: sc, tso or pso */
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
@@ -85,6 +86,10 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_STRING("--preempt", "MODEL",
 				&c->preempt, "preemption model: unmodelled (default), none or full\n"
 				"(overrides the side's)"),
+		MSIM_OPT_STRING("--memory-model", "MODEL", &c->memory_model,
+				"memory model: sc (default), tso or pso: stores wait in per-CPU\n"
+				"store buffers the explorers drain (docs/memory-model.md;\n"
+				"overrides the side's)"),
 		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
 				"variant preset (memcgsim list --variants)"),
 		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
@@ -179,6 +184,11 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 				"full)\n", c->preempt);
 		return -EINVAL;
 	}
+	if (c->memory_model && msim_memory_model_parse(c->memory_model, &c->cfg.memory_model)) {
+		fprintf(stderr, "memcgsim: unknown memory model '%s' (sc, tso, pso)\n",
+			c->memory_model);
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < c->variant_list.n; i++) {
 		if (msim_variant_set(&c->cfg.variants, c->variants[i], err, sizeof(err))) {
 			fprintf(stderr, "memcgsim: %s\n", err);
@@ -227,7 +237,9 @@ static void replay_args(const struct race_cli *c, char *buf, size_t len)
 	if (c->o.cpus && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " --cpus %u", c->o.cpus);
 	if (c->preempt && n < len)
-		snprintf(buf + n, len - n, " --preempt %s", c->preempt);
+		n += (size_t)snprintf(buf + n, len - n, " --preempt %s", c->preempt);
+	if (c->memory_model && n < len)
+		snprintf(buf + n, len - n, " --memory-model %s", c->memory_model);
 }
 
 static void print_minimized(const struct msim_race *r, const struct race_cli *c,
@@ -260,10 +272,19 @@ static void print_minimized(const struct msim_race *r, const struct race_cli *c,
 				       "bound without a violation"
 				     : "fewest found (a smaller bound was not exhausted)");
 	printf("  why: %.*s\n", (int)strcspn(ex->why, "\n"), ex->why);
-	for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++)
-		printf("  preemption %u at step %llu: task %d preempted at %s, task %d runs\n",
-		       i + 1, (unsigned long long)ex->preempt_log[i].step, ex->preempt_log[i].from,
-		       ex->preempt_log[i].at ? ex->preempt_log[i].at : "?", ex->preempt_log[i].to);
+	for (unsigned int i = 0; i < ex->preemptions && i < MSIM_PREEMPT_LOG; i++) {
+		const struct msim_preemption *p = &ex->preempt_log[i];
+
+		if (p->to <= -2)   /* an early store-buffer drain (explore.h) */
+			printf("  preemption %u at step %llu: task %d parked at %s, a store of "
+			       "CPU %d's buffer reaches memory\n", i + 1,
+			       (unsigned long long)p->step, p->from, p->at ? p->at : "?",
+			       -2 - p->to);
+		else
+			printf("  preemption %u at step %llu: task %d preempted at %s, task %d "
+			       "runs\n", i + 1, (unsigned long long)p->step, p->from,
+			       p->at ? p->at : "?", p->to);
+	}
 	printf("  replay: memcgsim race %s%s --schedule '%s'\n", r->name, args, ex->schedule);
 }
 

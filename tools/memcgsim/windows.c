@@ -50,12 +50,14 @@ const struct msim_cli_window msim_cli_windows[] = {
 	  "barrier on either side, so it can read the old value. The delta is not lost but "
 	  "stays unflushed until another update on that CPU enqueues the memcg again.",
 	  "`css_rstat_updated`'s on-list test (`rstat.update.after_state`) and the flusher's pop "
-	  "(`rstat.flush.pop`). The model is sequentially consistent unless the rstat parameter "
-	  "`store_buffer` holds the state store back until the claim or `rstat.update.store_drain`, "
-	  "as x86-TSO may without the `smp_mb` pair.",
-	  "tests/race/test_rstat_windows.c (r5_store_buffer_strands, "
-	  "r5_barriers_nothing_stranded, r5_sequentially_consistent): 3 of 6 pages stranded "
-	  "with the store buffer, none without" },
+	  "(`rstat.flush.pop`). Under `--memory-model tso` or `pso` the state store waits in "
+	  "the CPU's store buffer like every shim store until the claim's locked cmpxchg or an "
+	  "explorer's drain (`~C`); the rstat parameter `smp_mb_pair` adds the barrier pair the "
+	  "source describes, as real drains (docs/memory-model.md).",
+	  "tests/race/test_rstat_windows.c (r5_tso_no_barrier_strands, "
+	  "r5_tso_barrier_pair_holds, r5_sc_nothing_stranded, r5_dfs_both_sides): 3 of 6 pages "
+	  "stranded under tso without the pair, none with it or under sc; DFS exhausts 30 "
+	  "(sc), 261 with 92 stranding (tso) and 131 (tso with the pair) schedules" },
 	{ "R6", "torn reads",
 	  "Readers use `READ_ONCE` on the aggregates without the flush lock. During a flush "
 	  "they see some CPUs folded and others not, and values can go negative for a "

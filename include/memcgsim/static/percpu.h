@@ -49,10 +49,21 @@ static inline long msim_this_cpu_xchg(long *slot, long v)
 	return old;
 }
 
-/* One yield point, then a load and a store with nothing between them. */
+/*
+ * One yield point, then a load and a store with nothing between them. Under a
+ * weak memory model (sim.h) the store goes into the CPU's store buffer, as x86's
+ * unlocked add to %gs-relative memory does, and the load reads that buffer first.
+ */
 static inline void msim_this_cpu_add(long *slot, long v)
 {
 	msim_yield_access("this_cpu_add", slot, MSIM_ACCESS_RMW);
+	if (__builtin_expect(msim_wmm_active, 0)) {
+		long n = msim_quiet_load((long *)msim_wmm_load_slowpath(slot, sizeof(*slot)),
+					 MSIM_RELAXED) + v;
+
+		msim_wmm_store_slowpath(slot, sizeof(*slot), (uint64_t)n, MSIM_RELAXED);
+		return;
+	}
 	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
 }
 
