@@ -32,6 +32,7 @@ struct msim_ex_cell {
 	unsigned int pruned;         /* DPOR: runs stopped by sleep sets */
 	bool found;                  /* a violation */
 	bool exhausted;              /* DFS, DPOR: the bounded space */
+	bool refused;                /* the strategy refused the side (-ENOTSUP) */
 	double seconds;              /* the model's own time for the exploration */
 };
 
