@@ -183,9 +183,10 @@ struct msim_race {
 	 */
 	unsigned int serial_orders;
 	/*
-	 * CPUs the race runs on when the caller names none (msim_race_opts.cpus 0);
-	 * 0: the configuration's. An explicit count, even the configuration's
-	 * default, is taken as given (then min_cpus and configure judge it).
+	 * CPUs the race runs on when the caller names none: msim_race_opts.cpus 0
+	 * and the base configuration's count msim_config_init()'s default; 0: the
+	 * configuration's. A count in opts, even the default one, is taken as
+	 * given (then min_cpus and configure judge it): `race NAME --cpus 4`.
 	 */
 	unsigned int default_cpus;
 };

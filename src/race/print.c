@@ -173,17 +173,18 @@ static void print_figs_text(FILE *f, const struct msim_race_report *rep)
 static void replay_options(const struct msim_race_result *r, char *buf, size_t len)
 {
 	const struct msim_race *race = msim_race_find(r->race);
-	struct msim_config base;
+	struct msim_config base, def;
 	char err[128];
 	size_t n = 0;
 
 	buf[0] = '\0';
 	msim_config_init(&base);
+	def = base;
 	if (r->side && ((r->side->settings && r->side->settings[0]) || r->side->arg)) {
 		msim_race_settings_apply(&base, r->side->settings, err, sizeof(err));
 		n += (size_t)snprintf(buf + n, len - n, " --side %s", r->side->name);
 	}
-	if (race && race->default_cpus)
+	if (race && race->default_cpus && base.nr_cpus == def.nr_cpus)
 		base.nr_cpus = race->default_cpus;
 	if (race && race->configure)
 		race->configure(&base, err, sizeof(err));

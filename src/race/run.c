@@ -224,13 +224,15 @@ static int run_config(const struct msim_race *r, const struct msim_config *base,
 		      const struct msim_race_opts *o, struct msim_config *cfg, char *err,
 		      size_t errlen)
 {
+	struct msim_config def;
 	int ret;
 
 	*cfg = *base;
 	cfg->mode = MSIM_DETERMINISTIC;
+	msim_config_init(&def);
 	if (o->cpus)
 		cfg->nr_cpus = o->cpus;
-	else if (r->default_cpus)
+	else if (r->default_cpus && cfg->nr_cpus == def.nr_cpus)
 		cfg->nr_cpus = r->default_cpus;
 	if (r->configure && (ret = r->configure(cfg, err, errlen)))
 		return ret;

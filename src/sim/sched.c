@@ -788,8 +788,11 @@ static void log_preemption(struct msim *m, int from, int to)
 {
 	struct msim_sched *s = &m->sched;
 
+	/* The log names tasks: the source arriving; a drain as -2 - its CPU (explore.h). */
 	if (MSIM_PICK_IS_IRQ(to))
-		to = MSIM_PICK_IRQ_TASK(to); /* the log names tasks: the source arriving */
+		to = MSIM_PICK_IRQ_TASK(to);
+	else if (MSIM_PICK_IS_DRAIN(to))
+		to = -2 - MSIM_PICK_DRAIN_CPU(to);
 
 	if (s->nr_preempt < MSIM_PREEMPT_LOG)
 		s->preempt_log[s->nr_preempt] = (struct msim_preemption){
@@ -822,8 +825,7 @@ int msim__run_det(struct msim *m)
 			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
 		/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
 		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
-			log_preemption(m, o.pick[0], MSIM_PICK_IS_DRAIN(o.pick[c])
-				       ? -2 - MSIM_PICK_DRAIN_CPU(o.pick[c]) : o.pick[c]);
+			log_preemption(m, o.pick[0], o.pick[c]);
 		msim__sched_pick(m, o.pick[c]);
 	}
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
