@@ -172,6 +172,7 @@ static const char *const ex_fig_names[MSIM_EX_NFIGS] = {
 	[MSIM_EX_F_DFS_FIX_RUNS] = "dfs_fixed_schedules",
 	[MSIM_EX_F_DPOR_HALF] = "dpor_half_sides",
 	[MSIM_EX_F_DPORU_EXHAUSTED] = "dpor_unbounded_exhausted",
+	[MSIM_EX_F_DPOR_REFUSED] = "dpor_refused_sides",
 };
 
 static const struct msim_verdict_row ex_rows[] = {
@@ -179,7 +180,10 @@ static const struct msim_verdict_row ex_rows[] = {
 		.claim = "DPOR finds every bug side",
 		.thread = { { "bug sides", MSIM_EX_F_BUG_SIDES, 0, "" } },
 		.ours = { { "DPOR found", MSIM_EX_F_DPOR_FOUND, 0, "" },
-			  { "DFS found", MSIM_EX_F_DFS_FOUND, 0, "" } },
+			  { "DFS found", MSIM_EX_F_DFS_FOUND, 0, "" },
+			  { "sides DPOR refused (weak memory, not counted)", MSIM_EX_F_DPOR_REFUSED,
+			    0, "" } },
+		.comparable_when = { { MSIM_EX_F_BUG_SIDES, MSIM_VOP_GE, 1 } },
 		.holds_when = { { MSIM_EX_F_DPOR_FOUND, MSIM_VOP_EQ, 1, MSIM_EX_F_BUG_SIDES } },
 	},
 	{
@@ -218,6 +222,10 @@ void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v
 	for (unsigned int i = 0; i < r->ncases; i++) {
 		const struct msim_ex_case *k = &r->cases[i];
 
+		if (k->c[3].refused) {   /* nothing DPOR could be judged on */
+			v->fig[MSIM_EX_F_DPOR_REFUSED]++;
+			continue;
+		}
 		if (k->bug) {
 			v->fig[MSIM_EX_F_BUG_SIDES]++;
 			v->fig[MSIM_EX_F_DPOR_FOUND] += k->c[3].found;

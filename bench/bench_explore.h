@@ -69,6 +69,7 @@ enum msim_ex_fig {
 	MSIM_EX_F_DFS_FIX_RUNS,
 	MSIM_EX_F_DPOR_HALF,         /* fixed sides DPOR exhausted in at most half DFS's runs */
 	MSIM_EX_F_DPORU_EXHAUSTED,   /* fixed sides unbounded DPOR exhausted (a proof) */
+	MSIM_EX_F_DPOR_REFUSED,      /* sides DPOR refused (weak memory): in no other figure */
 	MSIM_EX_NFIGS,
 };
 

@@ -206,8 +206,11 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 	shard_renumber(res);
 	if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
 		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
-			 "separated by dots: a task index below the race's task count, or R, "
-			 "each optionally *count)", r->name, o->schedule ? o->schedule : "");
+			 "separated by dots, each optionally *count: a task index below the "
+			 "race's task count, R for the RCU engine, !N for the arrival of "
+			 "interrupt source N, ~C or ~C+K for a drain of CPU C's store buffer, "
+			 "its K-th oldest entry, K below 64)", r->name,
+			 o->schedule ? o->schedule : "");
 	else if (ret == -ENOTSUP && o->strategy == MSIM_STRAT_DPOR &&
 		 cfg->memory_model != MSIM_MEMORY_SC)
 		snprintf(err, errlen, "race %s: dpor does not explore store-buffer drains "

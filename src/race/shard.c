@@ -81,7 +81,7 @@ static bool same_exploration(const struct msim_race_result *a, const struct msim
 	else if (strcmp(a->variants, b->variants) || a->side != b->side ||
 		 a->cfg.nr_cpus != b->cfg.nr_cpus || a->cfg.preempt != b->cfg.preempt ||
 		 a->cfg.memory_model != b->cfg.memory_model)
-		what = "of another configuration (variants, side, CPUs or preemption model)";
+		what = "of another configuration (variants, side, CPUs, preemption or memory model)";
 	if (what)
 		snprintf(err, errlen, "shard %u/%u: %s (compared with shard %u/%u)", b->shard.index,
 			 b->shard.count, what, a->shard.index, a->shard.count);

@@ -28,6 +28,8 @@
 
 #include <memcgsim/explore.h>
 
+#include "internal.h"
+
 #define MAX_BLOCKS 1024
 #define MAX_REPLAYS 4000
 
@@ -50,14 +52,11 @@ struct minimizer {
 };
 
 /*
- * Picks below -1: the arrival of interrupt source N, "!N" (irq.h), then a
- * store-buffer drain "~cpu" or "~cpu+k" (weak memory models, explore.h).
+ * Picks below -1 are the scheduler's own encodings (internal.h): the arrival of
+ * interrupt source N, "!N" (irq.h), and a store-buffer drain "~cpu" or
+ * "~cpu+k" (weak memory models, explore.h).
  */
-#define IRQ_SPAN (1 << 20)
-#define IRQ(n) (-2 - (int)(n))
-#define DRAIN_K 64
-#define DRAIN(cpu, k) (-2 - IRQ_SPAN - (int)((cpu) * DRAIN_K + (k)))
-#define IS_IRQ(pick) ((pick) < -1 && (pick) > -2 - IRQ_SPAN)
+#define IRQ_MAX (MSIM_PICK_IRQ(0) - MSIM_PICK_DRAIN_BASE)   /* N below this */
 
 /* "~cpu[+k]" at *p into *pick; the end, or NULL when it is none. */
 static const char *parse_drain(const char *p, int *pick)
@@ -71,10 +70,10 @@ static const char *parse_drain(const char *p, int *pick)
 	if (*end == '+') {
 		p = end;
 		k = strtoul(p + 1, &end, 10);
-		if (end == p + 1 || k >= DRAIN_K)
+		if (end == p + 1 || k >= MSIM_PICK_DRAIN_K)
 			return NULL;
 	}
-	*pick = DRAIN(cpu, k);
+	*pick = MSIM_PICK_DRAIN(cpu, k);
 	return end;
 }
 
@@ -96,9 +95,9 @@ static int parse(const char *str, struct sched *s)
 		} else if (*p == '!') {
 			/* the arrival of interrupt source N (irq.h) */
 			long v = strtol(p + 1, &end, 10);
-			if (end == p + 1 || v < 0 || v >= IRQ_SPAN)
+			if (end == p + 1 || v < 0 || v >= IRQ_MAX)
 				return -EINVAL;
-			b.pick = IRQ(v);
+			b.pick = MSIM_PICK_IRQ(v);
 			p = end;
 		} else if (*p == '~') {
 			if (!(p = parse_drain(p, &b.pick)))
@@ -138,15 +137,16 @@ static void format(const struct sched *s, char *buf, size_t len)
 		const char *dot = i ? "." : "";
 		if (s->b[i].pick == -1)
 			n += (size_t)snprintf(buf + n, len - n, "%sR", dot);
-		else if (IS_IRQ(s->b[i].pick))
-			n += (size_t)snprintf(buf + n, len - n, "%s!%d", dot, -2 - s->b[i].pick);
-		else if (s->b[i].pick < -1 && (-2 - IRQ_SPAN - s->b[i].pick) % DRAIN_K)
+		else if (MSIM_PICK_IS_IRQ(s->b[i].pick))
+			n += (size_t)snprintf(buf + n, len - n, "%s!%d", dot,
+					      MSIM_PICK_IRQ_TASK(s->b[i].pick));
+		else if (MSIM_PICK_IS_DRAIN(s->b[i].pick) && MSIM_PICK_DRAIN_POS(s->b[i].pick))
 			n += (size_t)snprintf(buf + n, len - n, "%s~%d+%d", dot,
-					      (-2 - IRQ_SPAN - s->b[i].pick) / DRAIN_K,
-					      (-2 - IRQ_SPAN - s->b[i].pick) % DRAIN_K);
-		else if (s->b[i].pick < -1)
+					      MSIM_PICK_DRAIN_CPU(s->b[i].pick),
+					      MSIM_PICK_DRAIN_POS(s->b[i].pick));
+		else if (MSIM_PICK_IS_DRAIN(s->b[i].pick))
 			n += (size_t)snprintf(buf + n, len - n, "%s~%d", dot,
-					      (-2 - IRQ_SPAN - s->b[i].pick) / DRAIN_K);
+					      MSIM_PICK_DRAIN_CPU(s->b[i].pick));
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", dot, s->b[i].pick);
 		if (n < len && s->b[i].count > 1)

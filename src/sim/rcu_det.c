@@ -26,6 +26,7 @@
 #include "current.h"
 #include "preempt.h"
 #include "rcu_det.h"
+#include "storebuf.h"
 
 static void snapshot_readers(struct msim *m)
 {
@@ -111,12 +112,29 @@ static void run_callbacks(struct msim *m)
 	msim__tls_host = prev;
 }
 
+/*
+ * Under a weak memory model (storebuf.c), a grace period's end makes every CPU's
+ * buffered stores visible: in the kernel each CPU's quiescent-state report
+ * implies a full barrier, so a reader's stores inside its read-side section
+ * reach memory before synchronize_rcu() returns or a callback frees the object.
+ * Stores a CPU made after its quiescent state drain here too (earlier than they
+ * must: a restriction, never a behaviour the kernel forbids).
+ */
+static void drain_every_cpu(struct msim *m)
+{
+	if (!m->wmm)
+		return;
+	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++)
+		msim__wmm_drain_all(m, cpu);
+}
+
 bool msim__rcu_det_step(struct msim *m)
 {
 	struct msim_rcu_det *r = &m->rcu;
 	bool did = false;
 
 	if (r->gp_in_progress && readers_done(m)) {
+		drain_every_cpu(m);
 		r->gp_completed++;
 		r->gp_in_progress = false;
 		/* call_rcu raised gp_target for every queued callback, so the target

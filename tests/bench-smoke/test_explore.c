@@ -125,6 +125,12 @@ static void verdicts_follow_figures(void **state)
 	plant(r, true, 301, true, 600); /* more than half */
 	msim_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	r->cases[0].c[3].refused = true; /* a refused bug side is not a miss */
+	r->cases[0].c[3].found = false;
+	msim_ex_verdicts(r, &v);
+	assert_int_equal(v.fig[MSIM_EX_F_DPOR_REFUSED], 1);
+	assert_int_equal(v.fig[MSIM_EX_F_BUG_SIDES], 0);
+	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "not comparable");
 	plant(r, false, 400, true, 600);
 	msim_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "does not hold");

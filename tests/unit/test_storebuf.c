@@ -430,6 +430,98 @@ static void spelling_and_refusals(void **st)
 	msim_destroy(m);
 }
 
+/*
+ * A reader's store inside its read-side section against an updater that
+ * unpublishes the object, waits for a grace period and reuses it: the store must
+ * not land after the grace period (the kernel's quiescent states are full
+ * barriers; rcu_det.c drains every CPU at a grace period's end).
+ */
+struct gp_obj {
+	long x;
+};
+
+struct gp_lit {
+	struct gp_obj *gp, *obj;
+};
+
+static void gp_reader_fn(void *arg)
+{
+	struct gp_lit *l = arg;
+	struct gp_obj *p;
+
+	msim_rcu_read_lock();
+	p = msim_load_at(&l->gp, MSIM_ACQUIRE, "test.gp.deref");
+	if (p)
+		msim_store_at(&p->x, 1L, MSIM_RELAXED, "test.gp.reader_store");
+	msim_rcu_read_unlock();
+}
+
+static void gp_updater_fn(void *arg)
+{
+	struct gp_lit *l = arg;
+
+	msim_store_at(&l->gp, (struct gp_obj *)NULL, MSIM_RELEASE, "test.gp.unpublish");
+	msim_synchronize_rcu();
+	msim_store_at(&l->obj->x, 42L, MSIM_SEQ_CST, "test.gp.reuse"); /* to memory now */
+}
+
+static int gp_setup(struct msim *m, void **state, void *arg)
+{
+	struct gp_lit *l = calloc(1, sizeof(*l));
+
+	if (!l || !(l->obj = calloc(1, sizeof(*l->obj)))) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->gp = l->obj;
+	*state = l;
+	if (!msim_task_create(m, "reader", 1, gp_reader_fn, l) ||
+	    !msim_task_create(m, "updater", 0, gp_updater_fn, l))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool gp_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct gp_lit *l = state;
+
+	snprintf(why, len, "the reused object holds %ld: the reader's store landed after the "
+		 "grace period", mem(&l->obj->x));
+	return mem(&l->obj->x) == 1;
+}
+
+static void gp_teardown(struct msim *m, void *state)
+{
+	struct gp_lit *l = state;
+
+	free(l->obj);
+	free(l);
+}
+
+static void grace_period_drains_every_cpu(void **st)
+{
+	static const struct msim_explore_target t = {
+		.name = "gp-reuse", .setup = gp_setup, .check = gp_check,
+		.teardown = gp_teardown,
+	};
+	const enum msim_memory_model models[] = { MSIM_MEMORY_SC, MSIM_MEMORY_TSO,
+						  MSIM_MEMORY_PSO };
+
+	for (unsigned int i = 0; i < 3; i++) {
+		struct msim_config cfg = unit_config(2, 1);
+		struct msim_explore_opts o = { .strategy = MSIM_STRAT_DFS, .runs = 100000,
+					       .preemptions = MSIM_EXPLORE_UNBOUNDED };
+		struct msim_explore_result r;
+
+		cfg.mode = MSIM_DETERMINISTIC;
+		cfg.memory_model = models[i];
+		assert_int_equal(msim_explore(&t, &cfg, &o, &r), 0);
+		assert_true(r.exhausted);
+		assert_true(r.runs > 1);
+		assert_int_equal(r.violations, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +535,7 @@ int main(void)
 		cmocka_unit_test(litmus_sb),
 		cmocka_unit_test(early_drain_is_a_preemption),
 		cmocka_unit_test(spelling_and_refusals),
+		cmocka_unit_test(grace_period_drains_every_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
