@@ -18,8 +18,9 @@
  *  - sc: the recount alone is enough; the barriers change nothing.
  *  - tso: x86's set_bit/clear_bit are locked instructions, full barriers of
  *    their own (smp_mb__{before,after}_atomic are compiler barriers there): the
- *    set_bit cannot become visible before nr_items. Not needed, and exhaustive
- *    DFS of the "none" side finds no violation.
+ *    set_bit cannot become visible before nr_items. Not needed: DFS exhausts
+ *    the "none" side's space under preemption bound 2 (early drains counted
+ *    as preemptions) with no violation; unbounded DFS does not finish.
  *  - pso: a set_bit that returns nothing orders nothing, so nr_items can still
  *    sit in CPU 1's store buffer when its set_bit reaches memory: the barriers
  *    are needed. In this model the consumer's clear_bit reaches memory at once
