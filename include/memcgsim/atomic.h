@@ -85,26 +85,26 @@ extern "C" {
 /* ---- 2. generic named shims: a yield point called point, then the access ---- */
 
 #define msim_load_at(p, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_LOAD), msim_quiet_load(p, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_LOAD | MSIM_ACCESS_VAL(p)), msim_quiet_load(p, mo))
 #define msim_store_at(p, v, mo, point) \
 	(msim_yield_access(point, p, MSIM_ACCESS_STORE), msim_quiet_store(p, v, mo))
 #define msim_xchg_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_xchg(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_xchg(p, v, mo))
 #define msim_try_cmpxchg_at(p, oldp, new_, mo, mo_fail, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), \
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), \
 	 msim_quiet_try_cmpxchg(p, oldp, new_, mo, mo_fail))
 #define msim_fetch_add_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_fetch_add(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_fetch_add(p, v, mo))
 #define msim_fetch_sub_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_fetch_sub(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_fetch_sub(p, v, mo))
 #define msim_fetch_or_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_fetch_or(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_fetch_or(p, v, mo))
 #define msim_fetch_and_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_fetch_and(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_fetch_and(p, v, mo))
 #define msim_add_return_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_add_return(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_add_return(p, v, mo))
 #define msim_sub_return_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), msim_quiet_sub_return(p, v, mo))
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), msim_quiet_sub_return(p, v, mo))
 
 /* ---- READ_ONCE / WRITE_ONCE ---- */
 

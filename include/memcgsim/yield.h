@@ -47,6 +47,21 @@ extern "C" {
 #define MSIM_ACCESS_FENCE 5  /* a full barrier: drains this CPU's store buffer */
 
 /*
+ * MSIM_ACCESS_VAL(p): bits a load or read-modify-write shim ORs into its kind
+ * to say what *p holds (its size, and whether it is a pointer), a compile-time
+ * constant. Only fingerprinting (an explorer checking another: msim_explore_opts
+ * .fingerprint, explore.h) reads them, to fold the value the load returns into
+ * what the run saw; pointers count as NULL or not (their values differ from run
+ * to run). Partial-order reduction ignores them.
+ */
+#define MSIM__ACCESS_KIND_MASK 0xff
+#define MSIM__ACCESS_SIZE_SHIFT 8
+#define MSIM__ACCESS_PTR 0x10000
+#define MSIM_ACCESS_VAL(p)                                                        \
+	((__builtin_classify_type(*(p)) == 5 ? MSIM__ACCESS_PTR : 0) |             \
+	 ((int)sizeof(*(p)) << MSIM__ACCESS_SIZE_SHIFT))
+
+/*
  * Preemption (the host's preemption model, sim.h). Under preempt=none a task parked
  * at an ordinary yield point holds its CPU and holds off RCU grace periods: the
  * kernel could not have switched away from it there. These mark the places where

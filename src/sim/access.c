@@ -16,6 +16,7 @@ static __thread bool cur_announced;
 
 static void set_add(struct msim__step_access *s, uintptr_t addr, int kind)
 {
+	kind &= MSIM__ACCESS_KIND_MASK; /* the value bits are for fingerprints only */
 	if (kind == MSIM_ACCESS_NONE || kind == MSIM_ACCESS_FENCE)
 		return; /* nothing shared: the step may commute with anything */
 	if (kind == MSIM_ACCESS_ANY || s->n == MSIM__STEP_MAX_ACCESSES) {
