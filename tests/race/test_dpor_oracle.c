@@ -196,7 +196,7 @@ static int explore_side(const struct msim_race *r, const struct msim_race_side *
  * refuses the race (interrupt arrivals are not in its tree).
  */
 static bool compare_side(const struct msim_race *r, const struct msim_race_side *s,
-			 unsigned int bound, struct msim_race_result *res)
+			 unsigned int bound, struct msim_race_result *res, unsigned int *unsound)
 {
 	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	unsigned int dfs_runs;
@@ -211,8 +211,8 @@ static bool compare_side(const struct msim_race *r, const struct msim_race_side 
 			      dfs.n, res->ex.runs, res->ex.pruned,
 			      res->ex.exhausted ? "" : " not exhausted", dpor.n,
 			      missing(&dfs, &dpor));
-		assert_true(res->ex.exhausted);
-		assert_int_equal(missing(&dfs, &dpor), 0);
+		/* every side is reported before the test fails */
+		*unsound += !res->ex.exhausted || missing(&dfs, &dpor);
 		compared = true;
 	}
 	free(dfs.v);
@@ -225,6 +225,7 @@ static void dpor_sees_what_dfs_sees(void **unused)
 	const struct msim_race *races[64];
 	size_t n = msim_race_list(races, 64), compared = 0;
 	struct msim_race_result *res = calloc(1, sizeof(*res));
+	unsigned int unsound = 0;
 
 	(void)unused;
 	assert_non_null(res);
@@ -233,7 +234,7 @@ static void dpor_sees_what_dfs_sees(void **unused)
 			bool done = false;
 
 			for (int bound = ORACLE_BOUND; bound >= 0 && !done; bound--)
-				done = compare_side(races[i], s, (unsigned int)bound, res);
+				done = compare_side(races[i], s, (unsigned int)bound, res, &unsound);
 			if (!done)
 				print_message("%s/%s: not compared (DFS did not exhaust bound 0 in "
 					      "%u schedules, or DPOR refused interrupt arrivals)\n",
@@ -242,6 +243,7 @@ static void dpor_sees_what_dfs_sees(void **unused)
 		}
 	}
 	assert_true(compared > 0);
+	assert_int_equal(unsound, 0);
 	free(res);
 }
 
