@@ -212,7 +212,7 @@ static const struct msim_race rstat_ratelimit_window = {
 			     "aggregate, 100 of 400",
 		  .why = "skipped its flush", .figures = RW_FIGURES(100) },
 		{ .name = "fix", .settings = "root-lruvec-read=node", .demo = true,
-		  .dfs_exhausts = true, .dfs_schedules = 72, .dpor_schedules = 51,
+		  .dfs_exhausts = true, .dfs_schedules = 72, .dpor_schedules = 15,
 		  .summary = "thread 002 patch 2: the node counters answer, 400",
 		  .figures = RW_FIGURES(400) },
 		{ NULL } },

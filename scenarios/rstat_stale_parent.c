@@ -151,7 +151,7 @@ static const struct msim_race rstat_stale_parent = {
 		  .summary = "mainline: root's lruvec reads the stale rstat aggregate, 0 of 100",
 		  .why = "stale root", .figures = SP_FIGURES(0) },
 		{ .name = "fix", .settings = "root-lruvec-read=node", .demo = true,
-		  .dfs_exhausts = true, .dfs_schedules = 54, .dpor_schedules = 54,
+		  .dfs_exhausts = true, .dfs_schedules = 54, .dpor_schedules = 12,
 		  .summary = "thread 002 patch 2: the node counter answers, 100",
 		  .figures = SP_FIGURES(100) },
 		{ NULL } },

@@ -143,7 +143,7 @@ static const struct msim_race shrinker_bit_recount = {
 		  .summary = "without the recount: 1 object on C's list and its bit clear",
 		  .why = "bit clear", .figures = S1_FIGURES(0) },
 		{ .name = "fix", .settings = "", .demo = true, .dfs_exhausts = true,
-		  .dfs_schedules = 54, .dpor_schedules = 54,
+		  .dfs_schedules = 54, .dpor_schedules = 9,
 		  .summary = "mainline: clear_bit, smp_mb, recount; the bit is set again",
 		  .figures = S1_FIGURES(1) },
 		S1_LAYOUT_SIDES("array-unit-cache"),

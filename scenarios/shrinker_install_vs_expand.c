@@ -239,14 +239,14 @@ static const struct msim_race shrinker_install_vs_expand = {
 			  { NULL } } },
 		{ .name = "lock", .settings = "", .demo = true,
 		  .summary = "array-on-demand with the lock: the expansion copies after the install",
-		  .dfs_exhausts = true, .dfs_schedules = 10539, .dpor_schedules = 10275,
+		  .dfs_exhausts = true, .dfs_schedules = 10539, .dpor_schedules = 9177,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("expansion_waited_for_lock", 1),
 			  MSIM_RACE_EXPECT("unit_present", 1), MSIM_RACE_EXPECT("bit_set", 1),
 			  MSIM_RACE_EXPECT("units_lost", 0), { NULL } } },
 		{ .name = "xarray", .settings = "shrinker-info=xarray", .demo = true,
 		  .summary = "the thread's xarray: an insert, nothing to copy",
-		  .dfs_exhausts = true, .dfs_schedules = 21, .dpor_schedules = 13,
+		  .dfs_exhausts = true, .dfs_schedules = 21, .dpor_schedules = 1,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT_STR("layout", "xarray"),
 			  MSIM_RACE_EXPECT("unit_present", 1), MSIM_RACE_EXPECT("bit_set", 1),

@@ -99,7 +99,7 @@ extern "C" {
  * under tso). Under sc each costs one branch more than the builtin.
  */
 #define msim_load_at(p, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_LOAD), \
+	(msim_yield_access(point, p, MSIM_ACCESS_LOAD | MSIM_ACCESS_VAL(p)), \
 	 msim_quiet_load(__builtin_expect(msim_wmm_active, 0) \
 			 ? (__typeof__(p))msim_wmm_load_slowpath((p), sizeof(*(p))) : (p), mo))
 #define msim_store_at(p, v, mo, point) \
@@ -109,7 +109,7 @@ extern "C" {
 					   (uint64_t)(uintptr_t)(__typeof__(*(p)))(v), (mo)) \
 		 : msim_quiet_store(p, v, mo))
 #define msim__rmw_at(p, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_RMW), \
+	(msim_yield_access(point, p, MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(p)), \
 	 msim__wmm_rmw((p), sizeof(*(p)), (mo) == MSIM_RELAXED))
 #define msim_xchg_at(p, v, mo, point) \
 	(msim__rmw_at(p, mo, point), msim_quiet_xchg(p, v, mo))

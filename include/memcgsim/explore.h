@@ -127,6 +127,10 @@ struct msim_explore_run {
 	uint64_t trace_hash;         /* msim_sched_trace_hash() of the run */
 	uint64_t steps;
 	bool violated;               /* a violation (check, deadlock or step cap) */
+	/* Set with msim_explore_opts.fingerprint (else 0 and ""). */
+	uint64_t fingerprint;        /* what each task saw: equal for equivalent schedules */
+	const char *why;             /* the violation's reason; "" when none */
+	bool pruned;                 /* DPOR stopped it early: no end state, no verdict */
 };
 
 /* msim_explore_opts.preemptions: no bound (DPOR then uses sleep sets). */
@@ -149,6 +153,15 @@ struct msim_explore_opts {
 	/* Called after every run when set: what the run was and whether it violated. */
 	void (*on_run)(const struct msim_explore_run *run, void *arg);
 	void *on_run_arg;
+	/*
+	 * Fingerprint every run for on_run: each task's sequence of yield points
+	 * and the values its shims' loads returned (pointers as NULL or not),
+	 * combined with no regard to task numbering. Two schedules that differ
+	 * only in the order of independent steps have equal fingerprints, so a
+	 * sound reduction (DPOR) sees every fingerprint an exhaustive search (DFS,
+	 * same bound) sees. Costs a store per yield point and a hash per step.
+	 */
+	bool fingerprint;
 };
 
 struct msim_explore_result {

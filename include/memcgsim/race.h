@@ -237,6 +237,7 @@ struct msim_race_opts {
 	bool fresh_stacks;
 	void (*on_run)(const struct msim_explore_run *run, void *arg);
 	void *on_run_arg;
+	bool fingerprint;              /* msim_explore_opts.fingerprint */
 	/*
 	 * Sharding (random and PCT only): shard_count > 1 runs only shard
 	 * shard_index of the runs, a contiguous block of them (see

@@ -39,12 +39,50 @@ extern "C" {
  * percpu.h use it; a point that says nothing (msim_yield) counts as touching
  * everything.
  */
+/*
+ * The contract of an access annotation (partial-order reduction trusts it; the
+ * oracle tests/race/test_dpor_oracle.c checks it against DFS on every race):
+ * the step resumed from a point runs until the task's next yield point, and
+ * everything it does there to state another task can see must be in its set:
+ *  - what the point announces (addr and kind; MSIM_ACCESS_NONE when the code
+ *    after the point reaches another announced point before touching anything
+ *    shared, as when it returns into a caller whose next shared access is a
+ *    shim);
+ *  - what the shims note on the way (a lock's release, an RCU exit);
+ *  - plain or quiet accesses to shared data after the point, noted with
+ *    msim_access_note(addr, len, kind), unless a modelled lock held across
+ *    them orders them against every other access (the lock's own steps
+ *    conflict, so DPOR keeps their order), or they touch only data no other
+ *    task reads before the run ends (task-local, or end-of-run figures).
+ * Commuting updates (two plain += on a counter only the end-of-run check reads)
+ * need no note. A point that says nothing (msim_yield) touches everything.
+ *
+ * void msim_access_note(const volatile void *addr, unsigned long len, int kind);
+ *   The running step also touches bytes [addr, addr + len) with kind (LOAD,
+ *   STORE or RMW): a fold over a per-CPU array, a plain store after a NONE
+ *   point. Nothing outside a DPOR run (one branch outside deterministic tasks).
+ */
 #define MSIM_ACCESS_ANY 0    /* unknown: conflicts with every step */
 #define MSIM_ACCESS_LOAD 1   /* reads addr */
 #define MSIM_ACCESS_STORE 2  /* writes addr */
 #define MSIM_ACCESS_RMW 3    /* reads and writes addr (an atomic, a lock) */
 #define MSIM_ACCESS_NONE 4   /* touches no shared state (the release came before) */
 #define MSIM_ACCESS_FENCE 5  /* a full barrier: drains this CPU's store buffer */
+
+/*
+ * MSIM_ACCESS_VAL(p): bits a load or read-modify-write shim ORs into its kind
+ * to say what *p holds (its size, and whether it is a pointer), a compile-time
+ * constant. Only fingerprinting (an explorer checking another: msim_explore_opts
+ * .fingerprint, explore.h) reads them, to fold the value the load returns into
+ * what the run saw; pointers count as NULL or not (their values differ from run
+ * to run). Partial-order reduction ignores them.
+ */
+#define MSIM__ACCESS_KIND_MASK 0xff
+#define MSIM__ACCESS_SIZE_SHIFT 8
+#define MSIM__ACCESS_PTR 0x10000
+#define MSIM_ACCESS_VAL(p)                                                        \
+	((__builtin_classify_type(*(p)) == 5 ? MSIM__ACCESS_PTR : 0) |             \
+	 ((int)sizeof(*(p)) << MSIM__ACCESS_SIZE_SHIFT))
 
 /*
  * Preemption (the host's preemption model, sim.h). Under preempt=none a task parked

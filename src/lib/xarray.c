@@ -47,8 +47,9 @@
  * and RCU readers see a slot published with release order. Quiet: the model's
  * xarray windows are the lock and the reader's entry, not each slot word.
  */
-static inline void xa_publish(void **p, void *v)
+static inline void xa_publish(struct msim_xarray *xa, void **p, void *v)
 {
+	msim__xa_note_write(xa);
 	msim_quiet_store(p, v, MSIM_RELEASE);
 }
 
@@ -130,7 +131,7 @@ void *msim_xa_load(struct msim_xarray *xa, unsigned long index)
 	struct msim_xa_node *node;
 	void *entry;
 
-	msim_yield("xa_load");
+	msim_yield_access("xa_load", &xa->head, MSIM_ACCESS_LOAD); /* the tree */
 	entry = msim__xa_acquire(&xa->head);
 	if (!msim__xa_is_node(entry))
 		return index == 0 ? msim__xa_zero_to_null(entry) : NULL;
@@ -213,7 +214,7 @@ static int xa_expand(struct msim_xarray *xa, unsigned long index)
 		top = msim__xa_node_alloc(xa, shift_for(index), NULL, 0);
 		if (!top)
 			return -ENOMEM;
-		xa_publish(&xa->head, msim__xa_mk_node(top));
+		xa_publish(xa, &xa->head, msim__xa_mk_node(top));
 		return 0;
 	}
 	for (;;) {
@@ -234,7 +235,7 @@ static int xa_expand(struct msim_xarray *xa, unsigned long index)
 		msim__xa_marks_expand(xa, top);
 		if (msim__xa_is_node(head))
 			msim__xa_to_node(head)->parent = top;
-		xa_publish(&xa->head, msim__xa_mk_node(top));
+		xa_publish(xa, &xa->head, msim__xa_mk_node(top));
 		node_update(xa, top);
 	}
 }
@@ -250,11 +251,11 @@ static void xa_delete_empty(struct msim_xarray *xa, struct msim_xa_node *node)
 		struct msim_xa_node *parent = node->parent;
 
 		if (parent) {
-			xa_publish(&parent->slots[node->offset], NULL);
+			xa_publish(xa, &parent->slots[node->offset], NULL);
 			parent->count--;
 			node_update(xa, parent);
 		} else {
-			xa_publish(&xa->head, NULL);
+			xa_publish(xa, &xa->head, NULL);
 		}
 		msim__xa_node_free_rcu(xa, node);
 		node = parent;
@@ -281,7 +282,7 @@ static void xa_shrink(struct msim_xarray *xa)
 			return;
 		if (msim__xa_is_node(entry))
 			msim__xa_to_node(entry)->parent = NULL;
-		xa_publish(&xa->head, entry);
+		xa_publish(xa, &xa->head, entry);
 		msim__xa_marks_shrink(xa, node);
 		node->count = 0;
 		node->nr_values = 0;
@@ -305,7 +306,7 @@ static struct msim_xa_node *xa_create_path(struct msim_xarray *xa, unsigned long
 				xa_delete_empty(xa, node);
 				return NULL;
 			}
-			xa_publish(&node->slots[off], msim__xa_mk_node(child));
+			xa_publish(xa, &node->slots[off], msim__xa_mk_node(child));
 			node->count++;
 			node_update(xa, node);
 			slot = node->slots[off];
@@ -329,7 +330,7 @@ void *msim__xa_erase_raw(struct msim_xarray *xa, unsigned long index)
 		if (index != 0 || !old)
 			return NULL;
 		msim__xa_marks_init_slot(xa, NULL, 0);
-		xa_publish(&xa->head, NULL);
+		xa_publish(xa, &xa->head, NULL);
 		xa_stat(&xa->nr_entries, -1);
 		return old;
 	}
@@ -341,7 +342,7 @@ void *msim__xa_erase_raw(struct msim_xarray *xa, unsigned long index)
 	if (!old)
 		return NULL;
 	msim__xa_marks_init_slot(xa, node, off);
-	xa_publish(&node->slots[off], NULL);
+	xa_publish(xa, &node->slots[off], NULL);
 	count_slot(node, old, -1);
 	xa_stat(&xa->nr_entries, -1);
 	node_update(xa, node);
@@ -363,7 +364,7 @@ void *msim__xa_store_raw(struct msim_xarray *xa, unsigned long index, void *entr
 	unsigned int off;
 
 	if (index == 0 && !msim__xa_is_node(head) && (head || !msim_xa_is_zero(entry))) {
-		xa_publish(&xa->head, entry);
+		xa_publish(xa, &xa->head, entry);
 		if (!head)
 			xa_stat(&xa->nr_entries, 1);
 		pos->node = NULL;
@@ -376,7 +377,7 @@ void *msim__xa_store_raw(struct msim_xarray *xa, unsigned long index, void *entr
 	}
 	off = msim__xa_offset(0, index);
 	old = node->slots[off];
-	xa_publish(&node->slots[off], entry);
+	xa_publish(xa, &node->slots[off], entry);
 	count_slot(node, old, -1);
 	count_slot(node, entry, 1);
 	if (!old)
@@ -478,7 +479,7 @@ void msim_xa_destroy(struct msim_xarray *xa)
 
 	msim_lock(&xa->lock);
 	head = xa->head;
-	xa_publish(&xa->head, NULL);
+	xa_publish(xa, &xa->head, NULL);
 	msim__xa_marks_reset(xa);
 	if (msim__xa_is_node(head))
 		free_subtree(xa, msim__xa_to_node(head));
@@ -574,7 +575,7 @@ int msim_xa_delete_node_locked(struct msim_xarray *xa, struct msim_xa_node *node
 		if (!old)
 			continue;
 		msim__xa_marks_init_slot(xa, node, off);
-		xa_publish(&node->slots[off], NULL);
+		xa_publish(xa, &node->slots[off], NULL);
 		count_slot(node, old, -1);
 		xa_stat(&xa->nr_entries, -1);
 	}

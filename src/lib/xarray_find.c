@@ -150,7 +150,7 @@ find_from(struct msim_xarray *xa, unsigned long *index, unsigned long max, msim_
 void *msim_xa_find(struct msim_xarray *xa, unsigned long *index, unsigned long max,
 		   msim_xa_mark_t filter)
 {
-	msim_yield("xa_find");
+	msim_yield_access("xa_find", &xa->head, MSIM_ACCESS_LOAD); /* the tree */
 	if (filter == MSIM_XA_PRESENT)
 		return find_from(xa, index, max, MSIM_XA_PRESENT);
 	if (filter >= MSIM_XA_MAX_MARKS)
@@ -267,7 +267,7 @@ bool msim_xa_get_mark(struct msim_xarray *xa, unsigned long index, msim_xa_mark_
 
 	if (!mark_ok(mark))
 		return false;
-	msim_yield("xa_get_mark");
+	msim_yield_access("xa_get_mark", &xa->head, MSIM_ACCESS_LOAD); /* the tree */
 	entry = msim__xa_acquire(&xa->head);
 	if (!msim__xa_flag_marked(xa, mark))
 		return false;

@@ -77,6 +77,18 @@ static inline void *msim__xa_zero_to_null(void *entry)
 	return msim_xa_is_zero(entry) ? NULL : entry;
 }
 
+/*
+ * Partial-order reduction (yield.h): the lock-free readers (xa_load, xa_find,
+ * xa_get_mark) announce a load of &xa->head, standing for the whole tree; every
+ * store a lock-free reader can see (head, slots, marks, flags) notes a store
+ * of it in the step that makes it. Writers hold xa->lock, whose steps order
+ * them against each other.
+ */
+static inline void msim__xa_note_write(const struct msim_xarray *xa)
+{
+	msim_access_note(&xa->head, 1, MSIM_ACCESS_STORE);
+}
+
 /* An entry a caller may store: a pointer, a value, or the reserved marker. */
 static inline bool msim__xa_storable(const void *entry)
 {

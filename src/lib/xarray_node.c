@@ -34,16 +34,19 @@ static inline void xa_stat(unsigned long *p, long delta)
 
 void msim__xa_flag_set(struct msim_xarray *xa, unsigned int bits)
 {
+	msim__xa_note_write(xa);
 	msim_quiet_store(&xa->flags, xa->flags | bits, MSIM_RELAXED);
 }
 
 void msim__xa_flag_clear(struct msim_xarray *xa, unsigned int bits)
 {
+	msim__xa_note_write(xa);
 	msim_quiet_store(&xa->flags, xa->flags & ~bits, MSIM_RELAXED);
 }
 
 static inline void marks_store(struct msim_xa_node *node, msim_xa_mark_t mark, unsigned long v)
 {
+	msim__xa_note_write(node->array);
 	msim_quiet_store(&node->marks[mark], v, MSIM_RELAXED);
 }
 

@@ -33,7 +33,7 @@ int msim__memcg_id_reserve(struct msim_memcg *memcg)
 /* kernel: mem_cgroup_css_online() ends with xa_store(&mem_cgroup_ids, id, memcg). */
 void msim__memcg_id_publish(struct msim_memcg *memcg)
 {
-	msim_yield("memcg.id.publish");
+	msim_yield_access("memcg.id.publish", NULL, MSIM_ACCESS_NONE); /* the idr lock */
 	msim_idr_replace(&memcg->h->ids, memcg, memcg->id);
 }
 

@@ -154,7 +154,7 @@ static int memcg_create(struct msim__memcg_host *h, struct msim_memcg *parent, c
 	ret = msim__memcg_run_alloc(memcg);
 	if (ret)
 		goto unreserve_id;
-	msim_yield("memcg.mkdir.link");
+	msim_yield_access("memcg.mkdir.link", NULL, MSIM_ACCESS_NONE); /* css_get */
 	if (parent)
 		msim_css_get(parent);    /* dropped when memcg is freed */
 	msim_quiet_spin_lock(&h->lock);
@@ -256,7 +256,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 		return ret;
 	/* kernel: cgroup_destroy_locked()'s kernfs_remove(): the file nodes go now. */
 	msim__cgroup_kmem_remove_files(h, &memcg->cgroup_kmem);
-	msim_yield("memcg.rmdir.dying");
+	msim_yield_access("memcg.rmdir.dying", NULL, MSIM_ACCESS_NONE); /* then synchronize_rcu */
 	msim_synchronize_rcu();
 	msim__memcg_run_offline(memcg);
 	msim_mem_cgroup_private_id_put(memcg);
@@ -264,7 +264,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 	msim__memcg_set_state(memcg, MSIM_MEMCG_OFFLINE);
 	memcg->parent->nr_live_children--;
 	msim_quiet_spin_unlock(&h->lock);
-	msim_yield("memcg.rmdir.put_online_ref");
+	msim_yield_access("memcg.rmdir.put_online_ref", NULL, MSIM_ACCESS_NONE); /* css_put */
 	msim_css_put(memcg);
 	return 0;
 }

@@ -232,6 +232,8 @@ void msim__memcg_id_unreserve(struct msim_memcg *memcg);
  */
 static inline int msim__memcg_state_load(const struct msim_memcg *memcg)
 {
+	/* a quiet load races turn on (S4, S6, the dying redirect): DPOR must see it */
+	msim_access_note(&memcg->state, sizeof(memcg->state), MSIM_ACCESS_LOAD);
 	return msim_quiet_load(&memcg->state, MSIM_ACQUIRE);
 }
 

@@ -235,7 +235,7 @@ struct msim_obj_cgroup *msim_memcg_objcg(struct msim_memcg *memcg, unsigned int 
 
 	if (!pn)
 		return NULL;
-	msim_yield("objcg.pn");
+	msim_yield_access("objcg.pn", NULL, MSIM_ACCESS_NONE); /* rcu_dereference */
 	return msim_rcu_dereference((void *const *)&pn->objcg);
 }
 

@@ -63,7 +63,8 @@ static void reparent_node(struct msim__objcg_host *h, struct msim_memcg *memcg,
 	for (;;) {
 		if (ops && ops->prepare)
 			ops->prepare(memcg, parent, nid, arg);
-		msim_yield("objcg.reparent.lock");  /* what prepare did can be undone here */
+		/* what prepare did can be undone here; the step takes objcg_lock first */
+		msim_yield_access("objcg.reparent.lock", NULL, MSIM_ACCESS_NONE);
 		msim__objcg_lock(h);
 		if (ops && ops->lock)
 			ops->lock(memcg, parent, nid, arg);

@@ -27,7 +27,10 @@
 void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 {
 	struct msim__memcg_host *h = memcg->h;
-	int old = msim_quiet_xchg(&memcg->state, (int)s, MSIM_ACQ_REL);
+	int old;
+
+	msim_access_note(&memcg->state, sizeof(memcg->state), MSIM_ACCESS_RMW); /* DPOR */
+	old = msim_quiet_xchg(&memcg->state, (int)s, MSIM_ACQ_REL);
 
 	if (!msim_quiet_load(&memcg->counted, MSIM_RELAXED))
 		return;

@@ -144,6 +144,7 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 	eo->fresh_stacks = o->fresh_stacks;
 	eo->on_run = o->on_run;
 	eo->on_run_arg = o->on_run_arg;
+	eo->fingerprint = o->fingerprint;
 	if (o->runs)
 		eo->runs = o->runs;
 	else if (o->strategy == MSIM_STRAT_DFS || o->strategy == MSIM_STRAT_DPOR)

@@ -268,14 +268,14 @@ static void flush_one_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	struct msim_yield_ctx yc = { .object = NULL, .cpu = (int)cpu, .nid = -1 };
 	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
-	msim_yield("rstat.flush.cpu_start");
+	msim_yield_access("rstat.flush.cpu_start", NULL, MSIM_ACCESS_NONE); /* then the lock */
 	msim_lock(&ss->lock);
 	SS_CTR(ss, cpu_visits);
 	for (pos = updated_list(css, cpu); pos; pos = pos->flush_next)
 		ss->css_rstat_flush(owner_of(pos), cpu);
 	msim_unlock(&ss->lock);
 	/* cond_resched(): other updates and flushes interleave between CPUs. */
-	msim_yield("rstat.flush.cpu_done");
+	msim_yield_access("rstat.flush.cpu_done", NULL, MSIM_ACCESS_NONE); /* next CPU's start */
 	msim_yield_ctx_leave(prev);
 }
 
@@ -290,7 +290,8 @@ void msim__css_rstat_flush(struct msim__rstat_css *css)
 	SS_CTR(ss, flushes);
 	for (unsigned int cpu = 0; cpu < ss->nr_cpus; cpu++)
 		flush_one_cpu(css, cpu);
-	msim_yield("rstat.flush.done");
+	/* the caller's next shared access is a shim's (yield.h) */
+	msim_yield_access("rstat.flush.done", NULL, MSIM_ACCESS_NONE);
 }
 
 /* True if a driver-context caller could not take the lock (a parked task holds it). */

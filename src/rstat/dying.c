@@ -46,19 +46,19 @@ struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool
 
 	*rcu_locked = false;
 	if (!msim_rstat_dying_redirect_active(m)) {
-		msim_yield("rstat.dying.checked");
+		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
 		return memcg;
 	}
 	if (msim_config(m)->variants.dying_redirect == MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING &&
 	    !msim_css_is_dying(memcg)) {
 		/* patch 3: the common case takes no RCU; the window is here */
-		msim_yield("rstat.dying.checked");
+		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
 		return memcg;
 	}
 	msim_rcu_read_lock();
 	*rcu_locked = true;
 	memcg = walk_to_live(memcg);
-	msim_yield("rstat.dying.checked");
+	msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
 	return memcg;
 }
 

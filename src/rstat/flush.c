@@ -78,6 +78,43 @@ static void aggregate_lruvecs(struct msim__memcg_stats *ms, unsigned int cpu)
 	}
 }
 
+/* A range of bytes from field start up to (not including) field end. */
+#define NOTE_SPAN(start, end) \
+	msim_access_note((start), (unsigned long)((const char *)(end) - (const char *)(start)), \
+			 MSIM_ACCESS_RMW)
+
+/*
+ * What the fold below touches, for partial-order reduction (yield.h): cpu's
+ * per-CPU counters of ms (read; prev written), ms's aggregates, and the
+ * parent's pending arrays, per node too. The fold runs under the rstat lock
+ * (every flusher's folds are ordered by it); these ranges are what updaters
+ * (this_cpu_add into cpu's slots) and readers (READ_ONCE of an aggregate)
+ * touch without it, so the fold conflicts only with those of this CPU and
+ * memcg. Noted in the step that folds, whichever point began it.
+ */
+static void note_fold(struct msim__memcg_stats *ms, unsigned int cpu)
+{
+	struct msim__stats_pcpu *statc = msim__pcpu(ms, cpu);
+	struct msim__vmstats *vs = ms->vmstats, *pvs = ms->parent ? ms->parent->vmstats : NULL;
+
+	NOTE_SPAN(statc->state, statc + 1);
+	NOTE_SPAN(vs->state, &vs->stats_updates);
+	if (pvs) {
+		NOTE_SPAN(pvs->state_pending, pvs->state_pending + MSIM__NS);
+		NOTE_SPAN(pvs->events_pending, pvs->events_pending + MSIM__NE);
+	}
+	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++) {
+		struct msim_lruvec *lv = &ms->lruvec[nid];
+		struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(lv->pcpu, cpu);
+
+		NOTE_SPAN(lv->state, &lv->nmi_slab);
+		NOTE_SPAN(lc, lc + 1);
+		if (ms->parent)
+			NOTE_SPAN(ms->parent->lruvec[nid].state_pending,
+				  ms->parent->lruvec[nid].state_pending + MSIM__NN);
+	}
+}
+
 /*
  * kernel: mem_cgroup_css_rstat_flush(css, cpu), ss->css_rstat_flush of the
  * memory controller, called by the core under rstat_ss_lock: fold, then
@@ -115,9 +152,10 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 	/* One yield for the whole fold (simplification: the kernel reads each
 	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
 	 * races of reference 1.9 need). */
-	msim_yield("rstat.flush.memcg");
+	msim_yield_access("rstat.flush.memcg", NULL, MSIM_ACCESS_NONE); /* note_fold says */
 	MSIM__CTR(rs, memcg_flushes);
 	msim__flush_nmi_stats(ms);  /* nmi-stats=atomic only: the staged NMI deltas first */
+	note_fold(ms, cpu);
 	stat_aggregate(&ac);
 	stat_aggregate(&ev);
 	aggregate_lruvecs(ms, cpu);

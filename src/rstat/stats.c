@@ -206,8 +206,11 @@ static void exit_list_process(struct msim__rstat *rs)
 {
 	struct msim__memcg_stats *list, **pp, *ms;
 
+	msim_access_note(&rs->exit_list, sizeof(rs->exit_list), MSIM_ACCESS_LOAD);
 	if (!msim_quiet_load(&rs->exit_list, MSIM_RELAXED))
 		return;
+	/* final flushes and frees of other memcgs: anything, for DPOR (yield.h) */
+	msim_access_note(NULL, 1, MSIM_ACCESS_ANY);
 	msim_quiet_spin_lock(&rs->list_lock);
 	list = msim_quiet_load(&rs->exit_list, MSIM_RELAXED);
 	msim_quiet_store(&rs->exit_list, NULL, MSIM_RELAXED);
@@ -259,6 +262,7 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		rs->root_ms = NULL;
 	if (try_exit(ms))
 		return;
+	msim_access_note(&rs->exit_list, sizeof(rs->exit_list), MSIM_ACCESS_RMW);
 	msim_quiet_spin_lock(&rs->list_lock);
 	ms->exit_next = rs->exit_list;
 	msim_quiet_store(&rs->exit_list, ms, MSIM_RELAXED);

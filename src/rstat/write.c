@@ -82,7 +82,8 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		MSIM__CTR_CPU(rs, cpu, batches);
 	}
 	yc.object = ms->memcg;
-	msim_yield("rstat.update.done");
+	/* the caller's next shared access is a shim's (yield.h) */
+	msim_yield_access("rstat.update.done", NULL, MSIM_ACCESS_NONE);
 	msim_yield_ctx_leave(prev);
 }
 

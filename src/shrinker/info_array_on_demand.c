@@ -83,7 +83,8 @@ static int array_install(struct msim__shr_host *h, struct msim__shr_memcg *sm,
 		msim_spin_lock(&h->info_lock);
 	msim_rcu_read_lock();
 	info = msim_rcu_dereference((void *const *)&pn->info);
-	msim_yield("shrinker.install.loaded_info");
+	/* the unit count of a published info never changes; then the cmpxchg */
+	msim_yield_access("shrinker.install.loaded_info", NULL, MSIM_ACCESS_NONE);
 	if (!info || index >= msim__info_units(info)) {
 		r = -EINVAL;
 	} else {

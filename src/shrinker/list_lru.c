@@ -168,7 +168,7 @@ static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 			continue;
 		for (nid = 0; nid < lru->nr_nodes; nid++)
 			reparent_one(lru, nid, &mlru->node[nid], parent);
-		msim_yield("list_lru.reparent.before_erase");
+		msim_yield_access("list_lru.reparent.before_erase", NULL, MSIM_ACCESS_NONE); /* xa_lock */
 		msim_xa_erase(&lru->xa, (unsigned long)idx);
 		msim_call_rcu(&mlru->rcu, mlru_free_rcu);
 	}
@@ -401,7 +401,8 @@ int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lr
 			mlru = mlru_alloc(lru);
 		if (!mlru)
 			return -ENOMEM;
-		msim_yield("list_lru.alloc.before_store"); /* S6: offline may start here */
+		/* S6: offline may start here; the step takes xa_lock first */
+		msim_yield_access("list_lru.alloc.before_store", NULL, MSIM_ACCESS_NONE);
 		/* xas_lock; store only into an empty slot (xas_load) of a live memcg */
 		msim_xa_lock(&lru->xa);
 		if (!msim_css_is_dying(pos) &&
@@ -466,7 +467,7 @@ bool msim_list_lru_add(struct msim_list_lru *lru, struct msim_list_head *item,
 	n = msim_read_once(&l->nr_items);
 	msim_write_once(&l->nr_items, n + 1);
 	if (n == 0) { /* 0 -> 1 only: the memcg that owns the locked list */
-		msim_yield("list_lru_add.before_set_bit");
+		msim_yield_access("list_lru_add.before_set_bit", NULL, MSIM_ACCESS_NONE); /* then RCU, set_bit */
 		msim_set_shrinker_bit(memcg, nid, lru->shrinker_id);
 	}
 	msim_spin_unlock(&l->lock);

@@ -283,7 +283,8 @@ int msim_shrinker_free(struct msim_shrinker *s)
 		msim_quiet_fetch_sub(&h->registered, 1, MSIM_RELAXED);
 	}
 	if ((s->flags & MSIM_SHRINKER_MEMCG_AWARE) && s->id >= 0) {
-		msim_yield("shrinker_free.idr_remove"); /* S3: bits of s->id stay set */
+		/* S3: bits of s->id stay set; the step takes the idr lock first */
+		msim_yield_access("shrinker_free.idr_remove", NULL, MSIM_ACCESS_NONE);
 		msim_idr_remove(&h->idr, (unsigned long)s->id);
 	}
 	msim_mutex_unlock(&h->mutex);

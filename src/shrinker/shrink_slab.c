@@ -95,7 +95,8 @@ unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_sh
 	 * at the xchg. Same unit: units are shared by old and new headers and live as
 	 * long as the memcg (and the memcg-aware paths only reach present units).
 	 */
-	msim_yield("do_shrink_slab.add_deferred");
+	/* then the atomic, or back to a caller whose next access is a shim */
+	msim_yield_access("do_shrink_slab.add_deferred", NULL, MSIM_ACCESS_NONE);
 	if (slot)
 		msim_atomic_long_add_return(slot, next_deferred);
 	return freed;
@@ -134,7 +135,7 @@ static unsigned long shrink_one_bit(struct msim__shr_host *h, struct msim_memcg 
 	}
 	ret = msim_do_shrink_slab(&sc, s, priority);
 	if (ret == MSIM_SHRINK_EMPTY) {
-		msim_yield("shrink_slab_memcg.clear_bit");
+		msim_yield_access("shrink_slab_memcg.clear_bit", NULL, MSIM_ACCESS_NONE); /* clear_bit */
 		msim_clear_bit(offset, unit->map);
 		msim__stat_inc(&h->bits_cleared);
 		if (h->recount) {

@@ -14,29 +14,41 @@ static __thread struct msim__step_access cur_step;
 static __thread struct msim__step_access cur_next;
 static __thread bool cur_announced;
 
-static void set_add(struct msim__step_access *s, uintptr_t addr, int kind)
+static void set_add(struct msim__step_access *s, uintptr_t addr, size_t len, int kind)
 {
+	kind &= MSIM__ACCESS_KIND_MASK; /* the value bits are for fingerprints only */
 	if (kind == MSIM_ACCESS_NONE || kind == MSIM_ACCESS_FENCE)
 		return; /* nothing shared: the step may commute with anything */
-	if (kind == MSIM_ACCESS_ANY || s->n == MSIM__STEP_MAX_ACCESSES) {
+	if (kind == MSIM_ACCESS_ANY || s->n == MSIM__STEP_MAX_ACCESSES || len > UINT32_MAX) {
 		s->any = true;
 		return;
 	}
+	if (!len)
+		len = 1;
 	for (unsigned int i = 0; i < s->n; i++) {
-		if (s->a[i].addr == addr) {
+		if (s->a[i].addr == addr && s->a[i].len == len) {
 			s->a[i].kind |= (uint8_t)kind; /* LOAD | STORE is RMW */
 			return;
 		}
 	}
 	s->a[s->n].addr = addr;
+	s->a[s->n].len = (uint32_t)len;
 	s->a[s->n].kind = (uint8_t)kind;
 	s->n++;
+}
+
+/* The operand size a shim's kind carries (MSIM_ACCESS_VAL), 1 when none. */
+static size_t kind_len(int kind)
+{
+	size_t size = (size_t)(kind >> MSIM__ACCESS_SIZE_SHIFT) & 0xff;
+
+	return size ? size : 1;
 }
 
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind)
 {
 	memset(s, 0, sizeof(*s));
-	set_add(s, (uintptr_t)addr, kind);
+	set_add(s, (uintptr_t)addr, kind_len(kind), kind);
 }
 
 void msim__access_step_begin(const struct msim__step_access *announced)
@@ -49,7 +61,19 @@ void msim__access_step_begin(const struct msim__step_access *announced)
 void msim__access_note(const volatile void *addr, int kind)
 {
 	if (msim__access_on)
-		set_add(&cur_step, (uintptr_t)addr, kind);
+		set_add(&cur_step, (uintptr_t)addr, kind_len(kind), kind);
+}
+
+void msim__access_note_range(const volatile void *addr, size_t len, int kind)
+{
+	if (msim__access_on && len)
+		set_add(&cur_step, (uintptr_t)addr, len, kind);
+}
+
+/* The public form (yield.h): only deterministic tasks get here. */
+void msim_access_note_slowpath(const volatile void *addr, unsigned long len, int kind)
+{
+	msim__access_note_range(addr, len, kind);
 }
 
 void msim__access_announce(const volatile void *addr, int kind)
@@ -73,7 +97,7 @@ bool msim__access_conflict(const struct msim__step_access *x, const struct msim_
 		return true;
 	for (unsigned int i = 0; i < x->n; i++)
 		for (unsigned int j = 0; j < y->n; j++)
-			if (x->a[i].addr == y->a[j].addr &&
+			if (msim__access_overlap(&x->a[i], &y->a[j]) &&
 			    ((x->a[i].kind | y->a[j].kind) & MSIM_ACCESS_STORE))
 				return true;
 	return false;

@@ -14,16 +14,25 @@
 #define MSIM_SIM_ACCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <memcgsim/yield.h>
 
-#define MSIM__STEP_MAX_ACCESSES 6
+/* A flush step folds one CPU's counters of a memcg into it and its parent: a
+ * dozen ranges on a two-node host. More than this is "touches anything". */
+#define MSIM__STEP_MAX_ACCESSES 16
 
+/* Bytes [addr, addr + len) are touched; len is the shim's operand size, 1 when
+ * the point did not say, or a range's length (msim_access_note, yield.h). */
 struct msim__access {
 	uintptr_t addr;
+	uint32_t len;
 	uint8_t kind;             /* MSIM_ACCESS_LOAD, _STORE or _RMW */
 };
+
+/* An access longer than a word: a range (ids compare ranges conservatively). */
+#define MSIM__ACCESS_WORD 8
 
 /* What one step touches. any: unknown, so it conflicts with every step. */
 struct msim__step_access {
@@ -39,6 +48,8 @@ extern __thread int msim__access_on;
 void msim__access_step_begin(const struct msim__step_access *announced);
 /* Note an access the running step makes (a no-op unless recording). */
 void msim__access_note(const volatile void *addr, int kind);
+/* Note that the running step touches [addr, addr + len) (a no-op unless recording). */
+void msim__access_note_range(const volatile void *addr, size_t len, int kind);
 /* The running task parks at a point announcing (addr, kind) for its next step. */
 void msim__access_announce(const volatile void *addr, int kind);
 /*
@@ -50,8 +61,13 @@ void msim__access_step_end(struct msim__step_access *step, struct msim__step_acc
 
 /* One access of kind at addr, alone in a set (kind ANY: the set touches everything). */
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind);
-/* True when two steps' sets conflict: either is unknown, or both touch one address
+/* True when two steps' sets conflict: either is unknown, or both touch one byte
  * and at least one of them writes it. */
 bool msim__access_conflict(const struct msim__step_access *x, const struct msim__step_access *y);
+/* True when accesses a and b overlap. */
+static inline bool msim__access_overlap(const struct msim__access *a, const struct msim__access *b)
+{
+	return a->addr < b->addr + b->len && b->addr < a->addr + a->len;
+}
 
 #endif /* MSIM_SIM_ACCESS_H */

@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "access.h"
 #include "current.h"
 
 uint64_t msim_jiffies(const struct msim *m)
 {
+	msim__access_note(&m->jiffies, MSIM_ACCESS_LOAD); /* partial-order reduction */
 	return __atomic_load_n(&m->jiffies, __ATOMIC_RELAXED);
 }
 
@@ -108,6 +110,9 @@ void msim_clock_advance(struct msim *m, uint64_t ticks)
 	uint64_t target = msim_jiffies(m) + ticks;
 	struct msim *prev = msim__tls_host;
 	struct msim_delayed_work *dw;
+
+	/* Work items run here, any code: the step touches anything (access.h). */
+	msim__access_note(NULL, MSIM_ACCESS_ANY);
 
 	if (!msim__tls_task)
 		msim__tls_host = m; /* work items use their own host's shims */

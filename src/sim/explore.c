@@ -30,6 +30,7 @@
 #include "ctx.h"
 #include "explore_dfs.h"
 #include "explore_dpor.h"
+#include "fingerprint.h"
 
 /* What every part of one exploration reads. */
 struct explore {
@@ -40,6 +41,7 @@ struct explore {
 	uint64_t steps_hint;          /* PCT: the calibrated length of a run */
 	struct msim__dfs_state dfs;   /* DFS: the prefix the next run follows */
 	struct msim__dpor dpor;       /* DPOR: the tree, across runs */
+	char why[512];                /* the last run's violation reason, "" if none */
 };
 
 static double now_s(void)
@@ -159,18 +161,21 @@ static void note_violation(struct msim_explore_result *res, struct msim *m, unsi
  * A deadlock, a run cut at its step cap, or check() finding the invariant broken
  * is a violation. Until the first one, the result describes the latest run.
  */
-static void judge(const struct explore *x, struct msim *m, void *state, int rc, unsigned int run,
+static void judge(struct explore *x, struct msim *m, void *state, int rc, unsigned int run,
 		  uint64_t seed)
 {
 	const struct msim_explore_target *target = x->target;
-	char why[512] = "";
+	char *why = x->why;
+
+	why[0] = 0;
 
 	if (rc == -EDEADLK) {
-		note_violation(x->res, m, run, seed, msim_deadlock_report(m), true);
-	} else if (rc == 0 && target->check && target->check(m, state, why, sizeof(why))) {
+		snprintf(why, sizeof(x->why), "%s", msim_deadlock_report(m));
+		note_violation(x->res, m, run, seed, why, true);
+	} else if (rc == 0 && target->check && target->check(m, state, why, sizeof(x->why))) {
 		note_violation(x->res, m, run, seed, why, false);
 	} else if (rc) {
-		snprintf(why, sizeof(why), "run cut after %llu steps",
+		snprintf(why, sizeof(x->why), "run cut after %llu steps",
 			 (unsigned long long)msim_sched_steps(m));
 		note_violation(x->res, m, run, seed, why, false);
 	}
@@ -182,7 +187,7 @@ static void judge(const struct explore *x, struct msim *m, void *state, int rc, 
 
 /* Tell the caller's observer about run number run of host m. */
 static void report_run(const struct explore *x, struct msim *m, unsigned int run, uint64_t seed,
-		       bool violated)
+		       bool violated, bool pruned)
 {
 	struct msim_explore_run r = {
 		.run = run,
@@ -190,6 +195,9 @@ static void report_run(const struct explore *x, struct msim *m, unsigned int run
 		.trace_hash = msim_sched_trace_hash(m),
 		.steps = msim_sched_steps(m),
 		.violated = violated,
+		.fingerprint = x->o->fingerprint ? msim__fp_run(m) : 0,
+		.why = x->why,
+		.pruned = pruned,
 	};
 
 	x->o->on_run(&r, x->o->on_run_arg);
@@ -231,20 +239,33 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 	if (!ret)
 		ret = prepare(m, x, run, &seed);
 	if (!ret) {
-		int rc = msim_run(m);
+		int rc;
 		unsigned int violations = x->res->violations;
+		bool pruned;
 
+		msim__fp_on = x->o->fingerprint;
+		rc = msim_run(m);
+		msim__fp_on = 0;
+		pruned = rc == -ECANCELED && m->sched.dpor;
 		x->res->runs++;
-		if (rc == -ECANCELED && m->sched.dpor)
+		x->why[0] = 0;
+		if (pruned)
 			x->res->pruned++; /* DPOR: nothing new past here; no end state to judge */
 		else
 			judge(x, m, state, rc, run, seed);
 		if (x->o->on_run)
-			report_run(x, m, run, seed, x->res->violations != violations);
+			report_run(x, m, run, seed, x->res->violations != violations, pruned);
 		if (x->o->strategy == MSIM_STRAT_DFS)
 			*more = msim__dfs_next(&x->dfs, m, x->o->preemptions);
 		if (m->sched.dpor)
 			ret = dpor_after_run(x, m, more);
+		/*
+		 * A run that stopped with tasks parked (pruned, deadlocked, cut) is
+		 * being torn down: its teardown may take locks those tasks hold, as
+		 * msim_destroy's destructors may (lock.c takes them over).
+		 */
+		if (rc)
+			m->destroying = true;
 	}
 	if (x->target->teardown)
 		x->target->teardown(m, state);

@@ -280,6 +280,10 @@ static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct ms
 		for (unsigned int j = 0; j < e->n; j++) {
 			bool same = s->acc.a[i].addr < s->since ? s->acc.a[i].addr == e->a[j].addr
 								 : e->a[j].addr >= s->since;
+			/* ids name where an access starts: a range may hold another's
+			 * start, so ranges are taken to overlap anything */
+			if (s->acc.a[i].len > MSIM__ACCESS_WORD || e->a[j].len > MSIM__ACCESS_WORD)
+				same = true;
 			if (same && ((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE))
 				return true;
 		}
@@ -307,12 +311,13 @@ static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
 		bool known = false;
 		for (unsigned int i = 0; i < announced->n; i++)
 			if (announced->a[i].addr == acc->a[k].addr &&
+			    announced->a[i].len == acc->a[k].len &&
 			    (announced->a[i].kind | acc->a[k].kind) == announced->a[i].kind)
 				known = true;
 		if (!known)
 			out->a[out->n++] = (struct msim__access){
 				.addr = (uintptr_t)addr_id(d, acc->a[k].addr, step),
-				.kind = acc->a[k].kind };
+				.len = acc->a[k].len, .kind = acc->a[k].kind };
 	}
 }
 

@@ -57,6 +57,11 @@ struct msim_task {
 	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
+	/* Fingerprinting (fingerprint.c): what the parked point announced, and
+	 * the hash of the task's steps so far (0: none yet). */
+	const volatile void *fp_addr;
+	int fp_kind;
+	uint64_t fp_hash;
 	/* The yield context (yield.h) where the task last gave control back: a
 	 * pointer into its own stack, valid while it stays parked. */
 	const struct msim_yield_ctx *yield_ctx;

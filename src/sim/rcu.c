@@ -133,6 +133,20 @@ bool msim_rcu_read_lock_held(void)
 	return msim__tls_task ? msim__tls_task->rcu_nesting > 0 : m->rcu.driver.rcu_nesting > 0;
 }
 
+/*
+ * A grace-period request, for partial-order reduction (access.h): a store of the
+ * RCU state, which read-side entries and exits load. Under preempt=none or full
+ * a grace period that begins here also snapshots where every task is parked
+ * (each non-preemptible park is a reader), so the step touches anything.
+ */
+static void note_gp_request(struct msim *m)
+{
+	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
+		msim__access_note(NULL, MSIM_ACCESS_ANY);
+	else
+		msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+}
+
 void msim_synchronize_rcu(void)
 {
 	struct msim *m = det_host();
@@ -147,7 +161,7 @@ void msim_synchronize_rcu(void)
 		fprintf(stderr, "memcgsim: synchronize_rcu inside a read-side section\n");
 		abort();
 	}
-	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+	note_gp_request(m);
 	uint64_t need = msim__rcu_det_request_gp(m);
 	if (msim_yield_det_active && msim__tls_task) {
 		msim__wmm_fence();   /* a full barrier: this CPU's store buffer drains */
@@ -190,7 +204,7 @@ void msim_call_rcu(struct msim_rcu_head *head, void (*func)(struct msim_rcu_head
 		call_rcu((struct rcu_head *)head->impl, urcu_trampoline);
 		return;
 	}
-	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+	note_gp_request(m);
 	head->host = m;
 	head->gp_needed = msim__rcu_det_request_gp(m);
 	*m->rcu.cb_tail = head;
@@ -208,7 +222,7 @@ void msim_rcu_barrier(void)
 		TSAN_ACQUIRE();
 		return;
 	}
-	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+	note_gp_request(m);
 	uint64_t need = m->rcu.cbs_queued;
 	if (msim_yield_det_active && msim__tls_task) {
 		msim__wmm_fence();   /* a full barrier: this CPU's store buffer drains */

@@ -28,6 +28,7 @@
 #include "current.h"
 #include "irq.h"
 #include "explore_dpor.h"
+#include "fingerprint.h"
 #include "preempt.h"
 #include "rand.h"
 #include "rcu_det.h"
@@ -259,6 +260,7 @@ void msim_yield_slowpath(const char *name)
 
 	if (t) {
 		msim__access_announce(NULL, MSIM_ACCESS_ANY); /* it says nothing: anything */
+		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
 		msim__task_park(t, name);
 	}
 }
@@ -270,6 +272,7 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 
 	if (t) {
 		msim__access_announce(addr, kind);
+		msim__fp_announce(t, addr, kind);
 		msim__task_park(t, name);
 	}
 }
@@ -282,6 +285,7 @@ void msim_cond_resched_slowpath(const char *name)
 	if (t) {
 		t->at_sched_point = true;
 		msim__access_announce(NULL, MSIM_ACCESS_ANY);
+		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
 		msim__task_park(t, name);
 	}
 }
@@ -693,6 +697,8 @@ void msim__sched_pick(struct msim *m, int pick)
 	}
 	if (m->sched.dpor)
 		msim__dpor_step_begin(m->sched.dpor, m, pick);
+	if (msim__fp_on)
+		msim__fp_step(m, pick, t);
 	resume(m, t);
 	if (m->sched.dpor)
 		msim__dpor_step_end(m->sched.dpor, m, pick);

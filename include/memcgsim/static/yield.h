@@ -57,6 +57,8 @@ MSIM_API void msim_cond_resched_slowpath(const char *name);
  * msim_yield_slowpath does; only partial-order reduction reads the access.
  */
 MSIM_API void msim_yield_access_slowpath(const char *name, const volatile void *addr, int kind);
+/* The running step also touches [addr, addr + len) (partial-order reduction only). */
+MSIM_API void msim_access_note_slowpath(const volatile void *addr, unsigned long len, int kind);
 /* The running deterministic task's preempt_disable depth, one up or down. */
 MSIM_API void msim_preempt_disable_slowpath(void);
 MSIM_API void msim_preempt_enable_slowpath(void);
@@ -75,6 +77,12 @@ static inline void msim_yield_access(const char *name, const volatile void *addr
 {
 	if (__builtin_expect(msim_yield_det_active, 0))
 		msim_yield_access_slowpath(name, addr, kind);
+}
+
+static inline void msim_access_note(const volatile void *addr, unsigned long len, int kind)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_access_note_slowpath(addr, len, kind);
 }
 
 static inline void msim_cond_resched(const char *name)

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_dpor_oracle.c - DPOR's soundness oracle: on every side of every
+ * registered race, under a small preemption bound where DFS exhausts the
+ * bounded space, DPOR (same bound) must see every outcome DFS sees.
+ *
+ * An outcome is a run's fingerprint (msim_explore_opts.fingerprint: each task's
+ * sequence of yield points and of the values its shims' loads returned, which
+ * two schedules differing only in the order of independent steps share) mixed
+ * with the check's reason. A reduction that treats two dependent steps as
+ * independent skips one of their orders; when that order changes what some task
+ * loads or where it goes, its fingerprint is one DFS saw and DPOR did not.
+ *
+ * The oracle must be able to fail: a toy whose writer announces "touches
+ * nothing" (MSIM_ACCESS_NONE) and then stores a cell plainly, which a reader
+ * loads through a shim. DFS sees the reader load 0 and 1; DPOR, misled, runs one
+ * schedule and sees one of them; the oracle names the missing outcome.
+ *
+ * Every figure printed is deterministic; none is asserted but the subset and
+ * the toy's counts (the races' schedule counts are docs/explore.md's business).
+ */
+#include <errno.h>
+
+#include "race_util.h"
+
+/* The preemption bound of the comparison: DFS exhausts every race's space under it. */
+#define ORACLE_BOUND 1
+/* DFS schedules per side; a side DFS does not exhaust within it is not compared. */
+#define ORACLE_DFS_CAP 4000
+#define ORACLE_DPOR_CAP 20000
+
+struct outcome_set {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static uint64_t mix_why(uint64_t fp, const char *why)
+{
+	uint64_t h = fp ^ 0xcbf29ce484222325ULL;
+
+	for (; why && *why; why++)
+		h = (h ^ (unsigned char)*why) * 0x100000001b3ULL;
+	return h;
+}
+
+static void set_add(struct outcome_set *s, uint64_t v)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == v)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		assert_non_null(s->v);
+	}
+	s->v[s->n++] = v;
+}
+
+static bool set_has(const struct outcome_set *s, uint64_t v)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == v)
+			return true;
+	return false;
+}
+
+/* How many outcomes of want are missing from got. */
+static size_t missing(const struct outcome_set *want, const struct outcome_set *got)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < want->n; i++)
+		n += !set_has(got, want->v[i]);
+	return n;
+}
+
+static void collect(const struct msim_explore_run *run, void *arg)
+{
+	if (!run->pruned)
+		set_add(arg, mix_why(run->fingerprint, run->why));
+}
+
+/* ---- the oracle must be able to fail: a wrong annotation on a toy ---- */
+
+struct toy { long x, seen; };
+
+/* Announces that its next step touches nothing, then stores x behind DPOR's back. */
+static void lying_writer(void *arg)
+{
+	struct toy *s = arg;
+
+	msim_yield_access("toy.lying_writer", NULL, MSIM_ACCESS_NONE);
+	s->x = 1;
+}
+
+/* The same writer, honest: the store is announced. */
+static void honest_writer(void *arg)
+{
+	struct toy *s = arg;
+
+	msim_yield_access("toy.lying_writer", &s->x, MSIM_ACCESS_STORE);
+	s->x = 1;
+}
+
+static void reader(void *arg)
+{
+	struct toy *s = arg;
+
+	s->seen = msim_load_at(&s->x, MSIM_RELAXED, "toy.reader");
+}
+
+static int toy_setup(struct msim *m, void **state, void *arg)
+{
+	struct toy *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*state = s;
+	if (!msim_task_create(m, "writer", 0, (msim_task_fn)arg, s) ||
+	    !msim_task_create(m, "reader", 1, reader, s))
+		return -ENOMEM;
+	return 0;
+}
+
+static void toy_teardown(struct msim *m, void *state)
+{
+	(void)m;
+	free(state);
+}
+
+static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
+			struct outcome_set *out, struct msim_explore_result *res)
+{
+	struct msim_explore_target t = {
+		.name = "lying-writer", .setup = toy_setup, .teardown = toy_teardown,
+		.arg = (void *)writer,
+	};
+	struct msim_explore_opts o = {
+		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
+		.fingerprint = true, .on_run = collect, .on_run_arg = out,
+	};
+	struct msim_config cfg;
+
+	msim_config_init(&cfg);
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.nr_cpus = 2;
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+	assert_true(res->exhausted);
+}
+
+static void oracle_catches_wrong_annotation(void **unused)
+{
+	struct outcome_set dfs = { 0 }, dpor = { 0 }, honest = { 0 };
+	struct msim_explore_result r;
+
+	(void)unused;
+	explore_toy(lying_writer, MSIM_STRAT_DFS, &dfs, &r);
+	assert_int_equal(dfs.n, 2);           /* the reader loads 0 or 1 */
+	explore_toy(lying_writer, MSIM_STRAT_DPOR, &dpor, &r);
+	assert_int_equal(r.runs, 1);          /* misled: the steps look independent */
+	assert_int_equal(missing(&dfs, &dpor), 1);
+	explore_toy(honest_writer, MSIM_STRAT_DPOR, &honest, &r);
+	assert_int_equal(r.runs, 2);
+	assert_int_equal(missing(&dfs, &honest), 0);
+	free(dfs.v);
+	free(dpor.v);
+	free(honest.v);
+}
+
+/* ---- every race side ---- */
+
+/* Explore side s of r under strategy and bound; -ENOTSUP passes through. */
+static int explore_side(const struct msim_race *r, const struct msim_race_side *s,
+			enum msim_strategy strategy, unsigned int bound, unsigned int cap,
+			struct outcome_set *out, struct msim_race_result *res)
+{
+	struct msim_race_opts o;
+	char err[512] = "";
+	int ret;
+
+	msim_race_opts_init(&o, strategy);
+	o.preemptions = bound;
+	o.runs = cap;
+	o.fingerprint = true;
+	o.on_run = collect;
+	o.on_run_arg = out;
+	ret = msim_race_run_side(r, s->name, &o, res, err, sizeof(err));
+	if (ret && ret != -ENOTSUP)
+		fail_msg("race %s side %s: %s (%d)", r->name, s->name, err, ret);
+	return ret;
+}
+
+/*
+ * Side s under bound: DFS to exhaustion, then DPOR, which must exhaust and miss
+ * none of DFS's outcomes. False when DFS does not exhaust within its cap or DPOR
+ * refuses the side (store-buffer drains of a weak memory model are not in its tree).
+ */
+static bool compare_side(const struct msim_race *r, const struct msim_race_side *s,
+			 unsigned int bound, struct msim_race_result *res, unsigned int *unsound)
+{
+	struct outcome_set dfs = { 0 }, dpor = { 0 };
+	unsigned int dfs_runs;
+	bool compared = false;
+
+	explore_side(r, s, MSIM_STRAT_DFS, bound, ORACLE_DFS_CAP, &dfs, res);
+	dfs_runs = res->ex.runs;
+	if (res->ex.exhausted &&
+	    explore_side(r, s, MSIM_STRAT_DPOR, bound, ORACLE_DPOR_CAP, &dpor, res) != -ENOTSUP) {
+		print_message("%s/%s bound %u: dfs %u schedules %zu outcomes, dpor %u (%u pruned)"
+			      "%s %zu outcomes, %zu missing\n", r->name, s->name, bound, dfs_runs,
+			      dfs.n, res->ex.runs, res->ex.pruned,
+			      res->ex.exhausted ? "" : " not exhausted", dpor.n,
+			      missing(&dfs, &dpor));
+		/* every side is reported before the test fails */
+		*unsound += !res->ex.exhausted || missing(&dfs, &dpor);
+		compared = true;
+	}
+	free(dfs.v);
+	free(dpor.v);
+	return compared;
+}
+
+static void dpor_sees_what_dfs_sees(void **unused)
+{
+	const struct msim_race *races[64];
+	size_t n = msim_race_list(races, 64), compared = 0;
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	unsigned int unsound = 0;
+
+	(void)unused;
+	assert_non_null(res);
+	for (size_t i = 0; i < n && i < 64; i++) {
+		for (const struct msim_race_side *s = races[i]->sides; s && s->name; s++) {
+			bool done = false;
+
+			for (int bound = ORACLE_BOUND; bound >= 0 && !done; bound--)
+				done = compare_side(races[i], s, (unsigned int)bound, res, &unsound);
+			if (!done)
+				print_message("%s/%s: not compared (DFS did not exhaust bound 0 in "
+					      "%u schedules, or DPOR refused a weak memory model)\n",
+					      races[i]->name, s->name, ORACLE_DFS_CAP);
+			compared += done;
+		}
+	}
+	assert_true(compared > 0);
+	assert_int_equal(unsound, 0);
+	free(res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(oracle_catches_wrong_annotation),
+		cmocka_unit_test(dpor_sees_what_dfs_sees),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
