@@ -277,7 +277,12 @@ static const struct msim_race rstat_thp_trace = {
 			  MSIM_RACE_EXPECT("true_pages", 64 * 512), { NULL } } },
 		{ .name = "fix", .settings = "cpus=96,rstat-propagate=continue",
 		  .summary = "thread 004's continue: the 13th update after the race skips leaf, "
-			     "takes root above the threshold, and the gated flush runs",
+			     "takes root above the threshold, and the gated flush runs. Within "
+			     "the race's 300 schedules; past them DFS (run 1952) and DPOR (run "
+			     "543, --runs 3000) reach a stuck state here too: an updater on a CPU "
+			     "the flush already walked raises root's count, which the flush "
+			     "resets at a later CPU (R3), leaving root 0 with 8192 pages "
+			     "unflushed. Continue closes R4's break, not R3",
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("threshold", 6144),
 			  MSIM_RACE_EXPECT("updates_to_first_crossing", 13),
