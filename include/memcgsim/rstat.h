@@ -221,9 +221,11 @@ struct msim_rstat_params {
 	 */
 	bool smp_mb_pair;
 	/*
-	 * Ignored, kept so that code which set it compiles: it buffered the state
-	 * store ad hoc before store buffers became the host's memory model
-	 * (msim_config.memory_model = MSIM_MEMORY_TSO, which also covers it).
+	 * Kept so that code which set it compiles: it buffered the state store ad
+	 * hoc before store buffers became the host's memory model
+	 * (msim_config.memory_model = MSIM_MEMORY_TSO, which covers it). true on a
+	 * host under sc is refused (-EINVAL) rather than silently ignored; under a
+	 * weak model it changes nothing.
 	 */
 	bool store_buffer;
 };

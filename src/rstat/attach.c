@@ -42,6 +42,9 @@ static int params_resolve(struct msim *m, const struct msim_rstat_params *p,
 	}
 	if (p->charge_batch < 1 || p->threshold_per_cpu < 0)
 		return -EINVAL;
+	/* store_buffer asked for what only a weak memory model gives now (rstat.h) */
+	if (p->store_buffer && msim_config(m)->memory_model == MSIM_MEMORY_SC)
+		return -EINVAL;
 	*out = *p;
 	if (!out->flush_time)
 		out->flush_time = (uint64_t)MSIM_FLUSH_TIME_SECONDS * msim_config(m)->hz;

@@ -470,6 +470,10 @@ static void params(void **st)
 	p.charge_batch = 0;
 	assert_int_equal(msim_rstat_init(m, &p), -EINVAL);
 	assert_int_equal(msim_memcg_flush_threshold(m), 64);  /* unchanged */
+	/* the old ad hoc store buffer on an sc host: refused, not silently ignored */
+	p.charge_batch = 64;
+	p.store_buffer = true;
+	assert_int_equal(msim_rstat_init(m, &p), -EINVAL);
 	msim_destroy(m);
 }
 
