@@ -64,6 +64,8 @@ static void teardown(struct msim *m, void *state)
 	msim_lock(&s->b);
 	msim_unlock(&s->b);
 	msim_unlock(&s->a);
+	msim_lock_destroy(&s->b);
+	msim_lock_destroy(&s->a);
 	s->teardowns++;
 }
 
