@@ -42,6 +42,7 @@ struct explore {
 	struct msim__dfs_state dfs;   /* DFS: the prefix the next run follows */
 	struct msim__dpor dpor;       /* DPOR: the tree, across runs */
 	char why[512];                /* the last run's violation reason, "" if none */
+	bool options_cut;             /* some decision dropped options (sched.c) */
 };
 
 static double now_s(void)
@@ -259,6 +260,7 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 			*more = msim__dfs_next(&x->dfs, m, x->o->preemptions);
 		if (m->sched.dpor)
 			ret = dpor_after_run(x, m, more);
+		x->options_cut |= m->sched.options_cut;
 		/*
 		 * A run that stopped with tasks parked (pruned, deadlocked, cut) is
 		 * being torn down: its teardown may take locks those tasks hold, as
@@ -306,7 +308,8 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 		if (ret)
 			break;
 		if (!more) {
-			res->exhausted = true;
+			/* a decision that dropped options left part of the space unseen */
+			res->exhausted = !x.options_cut;
 			break;
 		}
 		if (o->stop_at_first && res->violations)

@@ -213,6 +213,7 @@ struct msim_sched {
 	/* Deadlock. */
 	char deadlock[2048];
 	bool cut;                 /* max_steps reached */
+	bool options_cut;         /* a decision had more options than it holds (sched.c) */
 	/* Told of every step when set (sched.h msim__sched_observe_hosts). */
 	msim__sched_observer_fn observer;
 	void *observer_arg;

@@ -455,6 +455,18 @@ struct options {
 	bool has_r;
 };
 
+/*
+ * Add pick to o, or note that a decision had more options than o holds (one slot
+ * stays for R): an exploration over such a run cannot call its space exhausted.
+ */
+static void add_option(struct msim *m, struct options *o, int pick)
+{
+	if (o->n < MAX_OPTIONS - 1)
+		o->pick[o->n++] = pick;
+	else
+		m->sched.options_cut = true;
+}
+
 /* Weak memory models: every entry of every CPU's store buffer that may go next. */
 static void add_drains(struct msim *m, struct options *o)
 {
@@ -463,8 +475,8 @@ static void add_drains(struct msim *m, struct options *o)
 	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++) {
 		unsigned int n = msim__wmm_drainable(m, cpu, pos, MSIM_PICK_DRAIN_K);
 
-		for (unsigned int i = 0; i < n && o->n < MAX_OPTIONS - 1; i++)
-			o->pick[o->n++] = MSIM_PICK_DRAIN(cpu, pos[i]);
+		for (unsigned int i = 0; i < n; i++)
+			add_option(m, o, MSIM_PICK_DRAIN(cpu, pos[i]));
 	}
 }
 
@@ -482,19 +494,19 @@ static void build_options(struct msim *m, struct options *o)
 		o->current_enabled = true;
 	}
 	/* finished tasks are never enabled: the live ones, by index, are all there is */
-	for (i = 0; i < s->nr_live && o->n < MAX_OPTIONS - 1; i++) {
+	for (i = 0; i < s->nr_live; i++) {
 		unsigned int idx = s->live[i];
 
 		if ((int)idx == s->current)
 			continue;
 		if (msim__task_enabled(m, m->task_vec[idx]))
-			o->pick[o->n++] = (int)idx;
+			add_option(m, o, (int)idx);
 	}
 	/* interrupt arrivals (irq.c); a script fires its own (msim_irq_raise) */
 	for (i = 0; s->nr_irq_sources && s->opts.strategy != MSIM_STRAT_SCRIPT &&
-		    i < s->nr_live && o->n < MAX_OPTIONS - 1; i++) {
+		    i < s->nr_live; i++) {
 		if (msim__irq_may_arrive(m, m->task_vec[s->live[i]]))
-			o->pick[o->n++] = MSIM_PICK_IRQ(s->live[i]);
+			add_option(m, o, MSIM_PICK_IRQ(s->live[i]));
 	}
 	if (m->wmm)
 		add_drains(m, o);
