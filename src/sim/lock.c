@@ -118,6 +118,12 @@ static void wmm_release_now(void *arg)
 	owner_set(arg, NULL);
 }
 
+/* A task's own release of l still waits in a store buffer (pso): it holds l no more. */
+static bool released_already(const struct msim_lock *l)
+{
+	return det_task() && msim__wmm_release_pending(msim__tls_task->host, l);
+}
+
 static bool wmm_release(struct msim_lock *l)
 {
 	struct msim_task *t = msim__tls_task;
@@ -246,7 +252,7 @@ void msim_unlock(struct msim_lock *l)
 		msim__lockdep_release(ldm, msim__tls_task, l);
 	if (msim__tls_task && owner_get(l) == msim__tls_task)
 		msim__tls_task->locks_held--;
-	if (owner_get(l) != me()) {
+	if (owner_get(l) != me() || released_already(l)) {
 		fprintf(stderr, "memcgsim: %s releases lock %s it does not hold\n", me()->name,
 			l->name ? l->name : "?");
 		abort();

@@ -263,3 +263,17 @@ bool msim__wmm_release(struct msim *m, unsigned int cpu, void (*release)(void *a
 	push(m, cpu, &e);
 	return true;
 }
+
+bool msim__wmm_release_pending(const struct msim *m, const void *arg)
+{
+	if (!m->wmm)
+		return false;
+	for (unsigned int cpu = 0; cpu < m->wmm->nr_cpus; cpu++) {
+		const struct cpu_buf *b = &m->wmm->cpu[cpu];
+
+		for (unsigned int i = 0; i < b->n; i++)
+			if (b->e[i].kind == ENTRY_UNLOCK && b->e[i].arg == arg)
+				return true;
+	}
+	return false;
+}

@@ -51,5 +51,7 @@ void msim__wmm_drain_all(struct msim *m, unsigned int cpu);
  * after every older entry: returns true (the caller must not release).
  */
 bool msim__wmm_release(struct msim *m, unsigned int cpu, void (*release)(void *arg), void *arg);
+/* Whether a release of arg still waits in some CPU's buffer (pso). */
+bool msim__wmm_release_pending(const struct msim *m, const void *arg);
 
 #endif /* MSIM_SIM_STOREBUF_H */

@@ -7,9 +7,12 @@
  * test explored under sc and tso.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit_util.h"
 
@@ -229,6 +232,52 @@ static void unlock_is_a_release(void **st)
 		msim_lock_destroy(&l.lock);
 		msim_destroy(m);
 	}
+}
+
+/* lock; x = 1; unlock; unlock again (a bug in the model under test). */
+static void double_unlock_fn(void *arg)
+{
+	struct lit *l = arg;
+
+	msim_lock(&l->lock);
+	msim_write_once(&l->x, 1);
+	msim_unlock(&l->lock);
+	msim_unlock(&l->lock);
+}
+
+/*
+ * Under pso the first release waits in the buffer and the lock's owner is still
+ * set: the second unlock must still be caught as releasing a lock not held (it
+ * passed the owner check before and queued a second release).
+ */
+static void double_unlock_caught_under_pso(void **st)
+{
+	char path[] = "/tmp/msim-double-unlock.XXXXXX", msg[256] = "";
+	int fd = mkstemp(path), status;
+	pid_t pid;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct lit l = { 0 };
+		struct msim *m = wmm_host(MSIM_MEMORY_PSO, 2);
+
+		dup2(fd, 2);
+		msim_spin_lock_init(&l.lock, "l");
+		msim_task_create(m, "a", 0, double_unlock_fn, &l);
+		msim_run(m);
+		_exit(0); /* not caught */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	n = pread(fd, msg, sizeof(msg) - 1, 0);
+	close(fd);
+	unlink(path);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	assert_true(n > 0);
+	/* caught at the second unlock, not later as a lock count gone wrong at exit */
+	assert_non_null(strstr(msg, "a releases lock l it does not hold"));
 }
 
 /* A hardirq on the storing CPU reads x: it shares the CPU's buffer, so it forwards. */
@@ -530,6 +579,7 @@ int main(void)
 		cmocka_unit_test(release_orders_older_only),
 		cmocka_unit_test(what_drains),
 		cmocka_unit_test(unlock_is_a_release),
+		cmocka_unit_test(double_unlock_caught_under_pso),
 		cmocka_unit_test(driver_lock_settles_pending_release),
 		cmocka_unit_test(interrupts_share_the_buffer),
 		cmocka_unit_test(litmus_sb),
