@@ -59,21 +59,12 @@ static int s1b_setup(struct msim *m, void **state, void *arg)
 	if (!s)
 		return -ENOMEM;
 	*state = s;
-	if ((r = msim_shrinker_init(m)) || (r = msim_sb_mount(m, "s1b", &s->sb)) ||
-	    (r = msim_memcg_create(msim_root_mem_cgroup(m), "C", &s->c)))
+	if ((r = shr_scn_s1_stage(m, "s1b", &s->sb, &s->c)))
 		return r;
-	if ((r = msim_sb_alloc_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1)))
-		return r;
-	msim_sb_free_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1); /* empty, bit stays */
 	shr_scn_rcu_quiesce();
 	s->shrink = msim_task_create(m, "shrink_slab_memcg", 0, shrink_fn, s);
 	s->add = msim_task_create(m, "list_lru_add", 1, add_fn, s);
 	return s->shrink && s->add ? 0 : -ENOMEM;
-}
-
-static bool s1b_check(struct msim *m, void *state, char *why, size_t len)
-{
-	return msim_list_lru_check_bits(m, why, len) > 0;
 }
 
 static void s1b_teardown(struct msim *m, void *state)
@@ -82,10 +73,7 @@ static void s1b_teardown(struct msim *m, void *state)
 
 	if (!s)
 		return;
-	if (s->sb)
-		msim_sb_umount(s->sb);
-	if (s->c)
-		msim_memcg_rmdir(s->c);
+	shr_scn_s1_unstage(s->sb, s->c);
 	free(s);
 }
 
@@ -107,7 +95,7 @@ static int s1b_script(struct msim *m, void *state, struct msim_race_report *rep)
 	if (ret)
 		return ret;
 	id = msim_sb_shrinker(s->sb)->id;
-	rep->violated = s1b_check(m, s, why, sizeof(why));
+	rep->violated = shr_scn_bits_check(m, s, why, sizeof(why));
 	msim_race_note(rep, "%s", rep->violated ? why : "bit kept: the recount saw the new object");
 	msim_race_fig_str(rep, "memory_model", msim_memory_model_name(cfg->memory_model));
 	msim_race_fig_bool(rep, "barriers", cfg->variants.shrinker_bit_barrier ==
@@ -161,7 +149,8 @@ static const struct msim_race shrinker_bit_barrier = {
 	.budget = { .runs = 300, .pct_depth = 2, .preemptions = 2, .dfs_runs = 100000 },
 	.configure = shr_scn_configure,
 	.expect = s1b_expect,
-	.target = { .name = "shrinker-bit-barrier", .setup = s1b_setup, .check = s1b_check,
+	.target = { .name = "shrinker-bit-barrier", .setup = s1b_setup,
+		    .check = shr_scn_bits_check,
 		    .teardown = s1b_teardown },
 	.script = s1b_script,
 	.sides = (const struct msim_race_side[]){

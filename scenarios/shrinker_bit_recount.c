@@ -42,21 +42,12 @@ static int s1_setup(struct msim *m, void **state, void *arg)
 	if (!s)
 		return -ENOMEM;
 	*state = s;
-	if ((r = msim_shrinker_init(m)) || (r = msim_sb_mount(m, "s1", &s->sb)) ||
-	    (r = msim_memcg_create(msim_root_mem_cgroup(m), "C", &s->c)))
+	if ((r = shr_scn_s1_stage(m, "s1", &s->sb, &s->c)))
 		return r;
-	if ((r = msim_sb_alloc_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1)))
-		return r;
-	msim_sb_free_objects(s->sb, s->c, 0, MSIM_SB_DENTRY, 1); /* empty, bit stays */
 	msim_rcu_barrier(); /* no callback pending: R steps only for the run's own */
 	s->shrink = msim_task_create(m, "shrink_slab_memcg", 0, shrink_fn, s);
 	s->add = msim_task_create(m, "list_lru_add", 1, add_fn, s);
 	return s->shrink && s->add ? 0 : -ENOMEM;
-}
-
-static bool s1_check(struct msim *m, void *state, char *why, size_t len)
-{
-	return msim_list_lru_check_bits(m, why, len) > 0;
 }
 
 static void s1_teardown(struct msim *m, void *state)
@@ -65,10 +56,7 @@ static void s1_teardown(struct msim *m, void *state)
 
 	if (!s)
 		return;
-	if (s->sb)
-		msim_sb_umount(s->sb);
-	if (s->c)
-		msim_memcg_rmdir(s->c);
+	shr_scn_s1_unstage(s->sb, s->c);
 	free(s);
 }
 
@@ -87,7 +75,7 @@ static int s1_script(struct msim *m, void *state, struct msim_race_report *rep)
 		ret = msim_run(m);
 	if (!ret) {
 		id = msim_sb_shrinker(s->sb)->id;
-		rep->violated = s1_check(m, s, why, sizeof(why));
+		rep->violated = shr_scn_bits_check(m, s, why, sizeof(why));
 		msim_race_note(rep, "%s", rep->violated ? why : "bit kept: the recount saw the new object");
 		msim_race_fig_int(rep, "list_items", (long long)msim_list_lru_count_one(
 				 msim_sb_lru(s->sb, MSIM_SB_DENTRY), 0, s->c));
@@ -134,7 +122,8 @@ static const struct msim_race shrinker_bit_recount = {
 	.budget = { .runs = 300, .pct_depth = 2, .preemptions = 1, .dfs_runs = 5000 },
 	.configure = shr_scn_configure,
 	.expect = s1_expect,
-	.target = { .name = "shrinker-bit-recount", .setup = s1_setup, .check = s1_check,
+	.target = { .name = "shrinker-bit-recount", .setup = s1_setup,
+		    .check = shr_scn_bits_check,
 		    .teardown = s1_teardown },
 	.script = s1_script,
 	.sides = (const struct msim_race_side[]){

@@ -56,6 +56,41 @@ static inline void shr_scn_rcu_quiesce(void)
 	msim_synchronize_rcu();
 }
 
+/*
+ * S1's stage (shrinker-bit-recount, shrinker-bit-barrier): superblock sb_name
+ * and memcg C whose dentry list was filled and emptied, so its shrinker bit
+ * stays set with nothing on the list. The caller quiesces RCU its own way and
+ * creates its tasks.
+ */
+static inline int shr_scn_s1_stage(struct msim *m, const char *sb_name,
+				   struct msim_super_block **sb, struct msim_memcg **c)
+{
+	int r;
+
+	if ((r = msim_shrinker_init(m)) || (r = msim_sb_mount(m, sb_name, sb)) ||
+	    (r = msim_memcg_create(msim_root_mem_cgroup(m), "C", c)))
+		return r;
+	if ((r = msim_sb_alloc_objects(*sb, *c, 0, MSIM_SB_DENTRY, 1)))
+		return r;
+	msim_sb_free_objects(*sb, *c, 0, MSIM_SB_DENTRY, 1); /* empty, bit stays */
+	return 0;
+}
+
+static inline void shr_scn_s1_unstage(struct msim_super_block *sb, struct msim_memcg *c)
+{
+	if (sb)
+		msim_sb_umount(sb);
+	if (c)
+		msim_memcg_rmdir(c);
+}
+
+/* The S1 races' check: a list with objects whose shrinker bit is clear. */
+static inline bool shr_scn_bits_check(struct msim *m, void *state, char *why, size_t len)
+{
+	(void)state;
+	return msim_list_lru_check_bits(m, why, len) > 0;
+}
+
 /* configure: two CPUs at least (the race's two tasks run on CPUs 0 and 1). */
 static inline int shr_scn_configure(struct msim_config *cfg, char *err, size_t len)
 {
