@@ -46,6 +46,8 @@ static struct toy_rcu *cb_state; /* one scenario at a time per process */
  */
 static void obj_free(struct toy_rcu *s, struct obj *o)
 {
+	/* The poison is the free a reader must never see: it conflicts with their loads. */
+	msim_access_note(&o->value, sizeof(o->value), MSIM_ACCESS_STORE);
 	msim_quiet_store(&o->value, POISON, MSIM_RELAXED);
 	o->quarantine = msim_quiet_load(&s->quarantine, MSIM_RELAXED);
 	while (!msim_quiet_try_cmpxchg(&s->quarantine, &o->quarantine, o, MSIM_RELEASE,
@@ -60,7 +62,9 @@ static void reader_fn(void *arg)
 
 	msim_rcu_read_lock();
 	struct obj *p = msim_rcu_dereference(&s->gp);
-	msim_yield("toy.reader.inside");
+	/* Its next step reads the object (seen[] is the reader's own, read after the run). */
+	msim_yield_access("toy.reader.inside", p ? &p->value : NULL,
+			  p ? MSIM_ACCESS_LOAD : MSIM_ACCESS_NONE);
 	msim_quiet_store(&s->seen[me], p ? msim_quiet_load(&p->value, MSIM_RELAXED) : LIVE,
 			 MSIM_RELAXED);
 	msim_rcu_read_unlock();
@@ -89,7 +93,18 @@ static void writer_sync_fn(void *arg)
 
 static void free_cb(struct msim_rcu_head *h)
 {
-	obj_free(cb_state, msim_container_of(h, struct obj, rcu));
+	struct obj *o = msim_container_of(h, struct obj, rcu);
+
+	/*
+	 * A run the explorer stopped early (DPOR prunes runs) leaves this callback
+	 * queued; the host runs it when it is destroyed, after teardown freed the
+	 * state. Nothing is checked any more: free the object outright.
+	 */
+	if (!cb_state) {
+		free(o);
+		return;
+	}
+	obj_free(cb_state, o);
 }
 
 static void writer_callrcu_fn(void *arg)
