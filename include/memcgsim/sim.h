@@ -227,6 +227,14 @@ MSIM_API int msim_create(const struct msim_config *cfg, struct msim **out, char 
  */
 MSIM_API void msim_destroy(struct msim *m);
 
+/*
+ * True while m is torn down after a run that stopped with tasks parked (an
+ * explorer's pruned, deadlocked or cut run, or msim_destroy): those tasks never
+ * run again. A teardown that would wait for one of them (a reference it holds,
+ * a section it is inside) must not wait.
+ */
+MSIM_API bool msim_tasks_abandoned(const struct msim *m);
+
 MSIM_API const struct msim_config *msim_config(const struct msim *m);
 MSIM_API unsigned int msim_nr_cpus(const struct msim *m);
 MSIM_API unsigned int msim_nr_nodes(const struct msim *m);

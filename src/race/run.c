@@ -212,11 +212,6 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 			 "interrupt source N, ~C or ~C+K for a drain of CPU C's store buffer, "
 			 "its K-th oldest entry, K below 64)", r->name,
 			 o->schedule ? o->schedule : "");
-	else if (ret == -ENOTSUP && o->strategy == MSIM_STRAT_DPOR &&
-		 cfg->memory_model != MSIM_MEMORY_SC)
-		snprintf(err, errlen, "race %s: dpor does not explore store-buffer drains "
-			 "(memory model %s) yet; use dfs", r->name,
-			 msim_memory_model_name(cfg->memory_model));
 	else if (ret)
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));

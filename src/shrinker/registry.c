@@ -270,6 +270,9 @@ int msim_shrinker_free(struct msim_shrinker *s)
 			if (msim_load_at(&s->refcount.counter, MSIM_ACQUIRE,
 					 "shrinker_free.wait_done") == 0)
 				break;
+			/* a stopped run's task parked with a reference never drops it */
+			if (msim_tasks_abandoned(s->host))
+				break;
 			if (!msim_yield_det_active)
 				sched_yield();
 		}

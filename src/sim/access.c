@@ -51,6 +51,13 @@ void msim__access_set_one(struct msim__step_access *s, const volatile void *addr
 	set_add(s, (uintptr_t)addr, kind_len(kind), kind);
 }
 
+void msim__access_set_range(struct msim__step_access *s, const volatile void *addr, size_t len,
+			    int kind)
+{
+	memset(s, 0, sizeof(*s));
+	set_add(s, (uintptr_t)addr, len, kind);
+}
+
 void msim__access_step_begin(const struct msim__step_access *announced)
 {
 	cur_step = *announced;

@@ -61,6 +61,9 @@ void msim__access_step_end(struct msim__step_access *step, struct msim__step_acc
 
 /* One access of kind at addr, alone in a set (kind ANY: the set touches everything). */
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind);
+/* [addr, addr + len) touched with kind, alone in a set. */
+void msim__access_set_range(struct msim__step_access *s, const volatile void *addr, size_t len,
+			    int kind);
 /* True when two steps' sets conflict: either is unknown, or both touch one byte
  * and at least one of them writes it. */
 bool msim__access_conflict(const struct msim__step_access *x, const struct msim__step_access *y);

@@ -30,6 +30,7 @@
 #include "ctx.h"
 #include "explore_dfs.h"
 #include "explore_dpor.h"
+#include "storebuf.h"
 #include "fingerprint.h"
 
 /* What every part of one exploration reads. */
@@ -264,10 +265,14 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 		/*
 		 * A run that stopped with tasks parked (pruned, deadlocked, cut) is
 		 * being torn down: its teardown may take locks those tasks hold, as
-		 * msim_destroy's destructors may (lock.c takes them over).
+		 * msim_destroy's destructors may (lock.c takes them over). Its
+		 * buffered stores reach memory first, as they would in time.
 		 */
-		if (rc)
+		if (rc) {
+			for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++)
+				msim__wmm_drain_all(m, cpu);
 			m->destroying = true;
+		}
 	}
 	if (x->target->teardown)
 		x->target->teardown(m, state);
@@ -289,13 +294,6 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 	ret = check_args(target, base, o);
 	if (ret)
 		return ret;
-	/*
-	 * DPOR's threads are tasks and the RCU engine; a store-buffer drain would be
-	 * a step of a pseudo-thread per CPU that stores its entry's address, which
-	 * the tree does not have yet (docs/memory-model.md): refuse, use dfs.
-	 */
-	if (o->strategy == MSIM_STRAT_DPOR && base->memory_model != MSIM_MEMORY_SC && !replay_env)
-		return -ENOTSUP;
 	runs = planned_runs(o, replay_env);
 	/* The driver thread's tasks get their stacks the way the options say. */
 	msim__ctx_fresh_stacks = o->fresh_stacks;

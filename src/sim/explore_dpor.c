@@ -37,6 +37,7 @@
 
 #include "explore_dpor.h"
 #include "explore_dpor_irq.h"
+#include "storebuf.h"
 
 static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 {
@@ -52,12 +53,32 @@ static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 	return np;
 }
 
-/* An arrival ("!N") is a step of source N's thread (explore_dpor_irq.c). */
-static int tid_of(int pick)
+/*
+ * An arrival ("!N") is a step of source N's thread (explore_dpor_irq.c), a drain
+ * ("~C", "~C+K") a step of a drain thread (explore_dpor_wmm.c, which also says
+ * in *next what the drain touches); -E2BIG when the threads run out.
+ */
+static int thread_of(struct msim__dpor *d, const struct msim *m, int pick,
+		     struct msim__step_access *next)
 {
+	if (MSIM_PICK_IS_DRAIN(pick))
+		return msim__dpor_drain_thread(&d->drains, m, pick, next);
 	if (MSIM_PICK_IS_IRQ(pick))
 		return msim__dpor_irq_thread(pick);
 	return pick == MSIM_PICK_R ? MSIM__DPOR_R : pick;
+}
+
+/*
+ * The CPU whose contexts a thread's steps are ordered with (explore_dpor.c's
+ * same-CPU rule): a task's or handler's own; none for the RCU engine and a
+ * drain thread, whose steps order only by what they touch (a CPU number no
+ * task has).
+ */
+static unsigned int thread_cpu(const struct msim__dpor *d, const struct msim *m, unsigned int tid)
+{
+	if (tid == MSIM__DPOR_R || msim__dpor_is_drain(&d->drains, tid))
+		return UINT_MAX - tid;
+	return m->task_vec[tid]->cpu;
 }
 
 static struct msim__dpor_node *node_at(struct msim__dpor *d, uint64_t i)
@@ -111,6 +132,7 @@ int msim__dpor_begin_run(struct msim__dpor *d)
 	if (d->ids)
 		memset(d->ids, 0, d->ids_cap * sizeof(*d->ids));
 	d->ids_used = 0;
+	msim__dpor_drains_reset(&d->drains);
 	for (unsigned int t = 0; t < MSIM__DPOR_THREADS; t++)
 		msim__access_set_one(&d->next[t], NULL,
 				     t == MSIM__DPOR_R ? MSIM_ACCESS_ANY : MSIM_ACCESS_NONE);
@@ -119,16 +141,24 @@ int msim__dpor_begin_run(struct msim__dpor *d)
 
 /* ---- during a run ---- */
 
-static uint64_t enabled_mask(struct msim__dpor *d, const int *pick, unsigned int n)
+/* The options' threads into tid[], and their mask (0 with d->error set when
+ * the threads do not fit a mask). A drain's next step is known only now. */
+static uint64_t enabled_mask(struct msim__dpor *d, const struct msim *m, const int *pick,
+			     unsigned int n, int *tid)
 {
 	uint64_t mask = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		int t = tid_of(pick[i]);
-		if (pick[i] != MSIM_PICK_R && t >= MSIM__DPOR_R) {
-			d->error = -E2BIG; /* more tasks than a mask holds */
+		struct msim__step_access next;
+		int t = thread_of(d, m, pick[i], &next);
+
+		if (t < 0 || (pick[i] != MSIM_PICK_R && t >= MSIM__DPOR_R)) {
+			d->error = -E2BIG; /* more tasks (and drains) than a mask holds */
 			return 0;
 		}
+		if (MSIM_PICK_IS_DRAIN(pick[i]))
+			d->next[t] = next;
+		tid[i] = t;
 		mask |= 1ULL << t;
 	}
 	return mask;
@@ -154,22 +184,24 @@ static int take(struct msim__dpor *d, const struct msim__dpor_node *nd, unsigned
 }
 
 /* Replay the prefix; past it, the first enabled thread not asleep, within the bound. */
-int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled)
+int msim__dpor_choose(struct msim__dpor *d, const struct msim *m, const int *pick, unsigned int n,
+		      bool current_enabled)
 {
 	struct msim__dpor_node *nd = node_at(d, d->depth);
 	uint64_t enabled, asleep;
+	int tid[n ? n : 1];
 
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;
 	d->irq_threads |= msim__dpor_irq_sources(pick, n);
-	enabled = enabled_mask(d, pick, n);
+	enabled = enabled_mask(d, m, pick, n, tid);
 	if (d->error)
 		return MSIM__DPOR_BLOCKED;   /* more tasks than a mask holds */
-	nd->cur = current_enabled ? tid_of(pick[0]) : -1;
+	nd->cur = current_enabled ? tid[0] : -1;
 	nd->pre = d->pre;
 	if (d->depth < d->prefix) {
 		for (unsigned int i = 0; i < n; i++)
-			if (tid_of(pick[i]) == nd->chosen)
+			if (tid[i] == nd->chosen)
 				return take(d, nd, i, nd->chosen);
 		d->diverged = true;
 		return 0;
@@ -182,7 +214,7 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, boo
 	nd->enabled = enabled;
 	asleep = sleep_mask(nd);
 	for (unsigned int i = 0; i < n; i++) {
-		int t = tid_of(pick[i]);
+		int t = tid[i];
 		if (!(asleep & (1ULL << t)) && within_bound(d, nd, t)) {
 			nd->chosen = t;
 			nd->backtrack |= 1ULL << t;
@@ -195,10 +227,17 @@ int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, boo
 
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 {
-	if (pick != MSIM_PICK_R)
-		msim__access_step_begin(&d->next[tid_of(pick)]);
-	else
-		d->cbs_done = m->rcu.cbs_done;
+	struct msim__step_access next;
+
+	d->step_tid = thread_of(d, m, pick, &next); /* a drain's entry is still there */
+	if (pick != MSIM_PICK_R) {
+		msim__access_step_begin(&d->next[d->step_tid]);
+		return;
+	}
+	d->cbs_done = m->rcu.cbs_done;
+	d->r_drains = false;
+	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++)
+		d->r_drains |= msim__wmm_pending(m, cpu) != 0;
 }
 
 /*
@@ -206,11 +245,13 @@ void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
  * state and wakes the waiters: a store to the host's RCU state, which read-side
  * entries and exits load and grace-period requests store. Callbacks run any
  * code, and under preempt=none or full any park may be the quiescent state the
- * engine waits for: then it conflicts with everything.
+ * engine waits for: then it conflicts with everything. So does a grace period's
+ * end that drains store buffers (weak memory models: a full barrier on every CPU).
  */
 static void rcu_step_access(struct msim__dpor *d, struct msim *m, struct msim__step_access *acc)
 {
-	if (m->rcu.cbs_done != d->cbs_done || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
+	if (m->rcu.cbs_done != d->cbs_done || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED ||
+	    d->r_drains)
 		msim__access_set_one(acc, NULL, MSIM_ACCESS_ANY);
 	else
 		msim__access_set_one(acc, &m->rcu, MSIM_ACCESS_STORE);
@@ -342,8 +383,7 @@ static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct m
 		return;
 	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
 		const struct msim__dpor_sleeper *s = &cur->sleep[k];
-		bool same_cpu = s->tid != MSIM__DPOR_R && e->tid != MSIM__DPOR_R &&
-				m->task_vec[s->tid]->cpu == e->cpu;
+		bool same_cpu = thread_cpu(d, m, s->tid) == e->cpu;
 
 		if (s->tid != e->tid && !same_cpu && !sleeper_conflict(s, &e_ids) &&
 		    !msim__access_conflict(&d->next[s->tid], &e->acc))
@@ -353,7 +393,7 @@ static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct m
 
 void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 {
-	int t = tid_of(pick);
+	int t = d->step_tid;
 	struct msim__dpor_event *e;
 	struct msim__step_access announced = d->next[t < MSIM__DPOR_R ? t : 0];
 
@@ -363,6 +403,9 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 	if (t == MSIM__DPOR_R) {
 		e->cpu = 0;
 		rcu_step_access(d, m, &e->acc);
+	} else if (MSIM_PICK_IS_DRAIN(pick)) {
+		e->cpu = thread_cpu(d, m, (unsigned int)t);
+		msim__access_step_end(&e->acc, &d->next[t]); /* its next: at the next decision */
 	} else {
 		e->cpu = m->task_vec[t]->cpu;
 		msim__access_step_end(&e->acc, &d->next[t]);
@@ -555,7 +598,7 @@ static void reverse_pending(struct msim__dpor *d, uint64_t i, unsigned int tid)
  */
 static void pending_races(struct msim__dpor *d, uint64_t final_enabled)
 {
-	uint64_t pending = d->handover ? ~0ULL : d->irq_threads;
+	uint64_t pending = d->handover ? ~0ULL : d->irq_threads | msim__dpor_drain_mask(&d->drains);
 
 	for (uint64_t i = 0; pending && i < d->depth; i++) {
 		uint64_t after = i + 1 < d->depth ? d->nodes[i + 1].enabled : final_enabled;

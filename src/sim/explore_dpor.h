@@ -11,11 +11,14 @@
 #include <stdint.h>
 
 #include "access.h"
+#include "explore_dpor_wmm.h"
 #include "internal.h"
 
-/* Tasks 0..62 are threads of the search; the RCU engine is thread 63. */
+/* Tasks 0..62 are threads of the search (drain threads take the top of that
+ * range, explore_dpor_wmm.h); the RCU engine is thread 63. */
 #define MSIM__DPOR_THREADS 64
 #define MSIM__DPOR_R 63
+_Static_assert(MSIM__DPOR_DRAIN_TOP == MSIM__DPOR_R - 1, "drain threads sit under the engine");
 /* choose(): every enabled step is asleep, the run adds nothing new. */
 #define MSIM__DPOR_BLOCKED (-1)
 
@@ -72,6 +75,9 @@ struct msim__dpor {
 				     others there until it yields it */
 	unsigned int pre;         /* preemptions so far in the current run */
 	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
+	bool r_drains;            /* the engine's step found store buffers to drain */
+	int step_tid;             /* the thread of the step under way */
+	struct msim__dpor_drains drains; /* this run's drain threads (explore_dpor_wmm.c) */
 	/*
 	 * Address ids: each address a run touches is named by the index of the step
 	 * that touched it first. Runs allocate afresh, so raw addresses differ from
@@ -90,7 +96,8 @@ int msim__dpor_begin_run(struct msim__dpor *d);
  * canonical order; current_enabled: option 0 is the task that ran last): the index
  * to take, or MSIM__DPOR_BLOCKED.
  */
-int msim__dpor_choose(struct msim__dpor *d, const int *pick, unsigned int n, bool current_enabled);
+int msim__dpor_choose(struct msim__dpor *d, const struct msim *m, const int *pick, unsigned int n,
+		      bool current_enabled);
 /* Around one step of thread pick (MSIM_PICK_R for the engine) on host m. */
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick);
 void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick);

@@ -65,6 +65,11 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 	return 0;
 }
 
+bool msim_tasks_abandoned(const struct msim *m)
+{
+	return m && m->destroying;
+}
+
 void msim_destroy(struct msim *m)
 {
 	struct msim_task *t, *next;

@@ -53,7 +53,12 @@ static bool readers_done(struct msim *m)
 	struct msim_driver_reader *d = &m->rcu.driver;
 	unsigned int i;
 
-	for (i = 0; i < m->nr_tasks; i++) {
+	/*
+	 * A host torn down after a stopped run (DPOR prunes runs): its parked tasks
+	 * never run again, so their read-side sections are abandoned, not in
+	 * progress, and teardown's synchronize_rcu must not wait for them.
+	 */
+	for (i = 0; i < m->nr_tasks && !m->destroying; i++) {
 		struct msim_task *t = m->task_vec[i];
 		if (!reader_done(t->rcu_nesting, t->rcu_section, t->gp_waited, t->gp_snapshot))
 			return false;

@@ -638,9 +638,9 @@ static unsigned int choose_dfs(struct msim *m, const struct options *o)
 }
 
 /* DPOR's choice, or MAX_OPTIONS when every enabled step is asleep (stop the run). */
-static unsigned int choose_dpor(struct msim__dpor *d, const struct options *o)
+static unsigned int choose_dpor(struct msim *m, struct msim__dpor *d, const struct options *o)
 {
-	int c = msim__dpor_choose(d, o->pick, o->n, o->current_enabled);
+	int c = msim__dpor_choose(d, m, o->pick, o->n, o->current_enabled);
 
 	return c == MSIM__DPOR_BLOCKED ? MAX_OPTIONS : (unsigned int)c;
 }
@@ -659,7 +659,7 @@ static unsigned int choose(struct msim *m, const struct options *o)
 	case MSIM_STRAT_DFS:
 		return choose_dfs(m, o);
 	case MSIM_STRAT_DPOR:
-		return s->dpor ? choose_dpor(s->dpor, o) : 0;
+		return s->dpor ? choose_dpor(m, s->dpor, o) : 0;
 	case MSIM_STRAT_SCRIPT:
 	default:
 		return 0;
@@ -683,8 +683,12 @@ void msim__sched_pick(struct msim *m, int pick)
 	sched_record(m, pick);
 	if (MSIM_PICK_IS_DRAIN(pick)) {
 		/* one store reaches memory; no task runs (the trace shows no slice) */
+		if (m->sched.dpor)
+			msim__dpor_step_begin(m->sched.dpor, m, pick);
 		msim__wmm_drain_at(m, (unsigned int)MSIM_PICK_DRAIN_CPU(pick),
 				   (unsigned int)MSIM_PICK_DRAIN_POS(pick));
+		if (m->sched.dpor)
+			msim__dpor_step_end(m->sched.dpor, m, pick);
 		trace_mix(&m->sched, pick, "~");
 		return;
 	}

@@ -20,6 +20,7 @@
 
 #include <memcgsim/atomic.h>
 
+#include "access.h"
 #include "current.h"
 #include "storebuf.h"
 
@@ -127,6 +128,16 @@ static void write_back(const struct entry *e)
 	}
 }
 
+void msim__wmm_target(const struct msim *m, unsigned int cpu, unsigned int pos,
+		      struct msim__wmm_target *tg)
+{
+	const struct entry *e = &m->wmm->cpu[cpu].e[pos];
+
+	tg->unlock = e->kind == ENTRY_UNLOCK;
+	tg->addr = tg->unlock ? (uintptr_t)e->arg : e->addr;
+	tg->size = tg->unlock ? 1 : e->size;
+}
+
 void msim__wmm_drain_at(struct msim *m, unsigned int cpu, unsigned int pos)
 {
 	struct cpu_buf *b = &m->wmm->cpu[cpu];
@@ -134,10 +145,13 @@ void msim__wmm_drain_at(struct msim *m, unsigned int cpu, unsigned int pos)
 
 	memmove(&b->e[pos], &b->e[pos + 1], (b->n - pos - 1) * sizeof(b->e[0]));
 	b->n--;
-	if (e.kind == ENTRY_UNLOCK)
+	if (e.kind == ENTRY_UNLOCK) {
+		msim__access_note(e.arg, MSIM_ACCESS_RMW); /* as lock.c's unlock notes it */
 		e.release(e.arg);
-	else
+	} else {
+		msim__access_note_range((const void *)e.addr, e.size, MSIM_ACCESS_STORE);
 		write_back(&e);
+	}
 }
 
 void msim__wmm_drain_all(struct msim *m, unsigned int cpu)

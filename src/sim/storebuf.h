@@ -38,7 +38,19 @@ unsigned int msim__wmm_pending(const struct msim *m, unsigned int cpu);
  */
 unsigned int msim__wmm_drainable(const struct msim *m, unsigned int cpu, unsigned int *pos,
 				 unsigned int max);
-/* Make entry pos of cpu visible (it must be drainable). */
+/* What draining an entry touches: its bytes, or for a buffered lock release the lock. */
+struct msim__wmm_target {
+	uintptr_t addr;
+	unsigned int size;
+	bool unlock;
+};
+void msim__wmm_target(const struct msim *m, unsigned int cpu, unsigned int pos,
+		      struct msim__wmm_target *tg);
+/*
+ * Make entry pos of cpu visible (it must be drainable). The store (or the lock
+ * release) is noted as the running step's access (access.h): a drain inside a
+ * task's fence, RMW or lock acquire is part of that task's step.
+ */
 void msim__wmm_drain_at(struct msim *m, unsigned int cpu, unsigned int pos);
 /* Make every entry of cpu visible, oldest first (a full fence). */
 void msim__wmm_drain_all(struct msim *m, unsigned int cpu);

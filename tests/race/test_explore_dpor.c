@@ -54,6 +54,8 @@ struct toy_state {
 
 /* Outcomes seen in complete runs: a bit per distinct (loads read) vector. */
 static uint64_t outcomes;
+/* The litmus toys' two loads, as bit (first read nonzero) * 2 + (second read nonzero). */
+static unsigned int loads_seen;
 
 static void toy_task(void *arg)
 {
@@ -110,6 +112,8 @@ static bool toy_check(struct msim *m, void *state, char *why, size_t len)
 		for (unsigned int i = 0; i < MAX_OPS; i++)
 			h = h * 5 + (uint64_t)s->seen[t][i];
 	outcomes |= 1ULL << (h % 64);
+	loads_seen |= 1u << (2 * (s->seen[0][1] != 0 || s->seen[1][0] != 0) +
+			     (s->seen[1][1] != 0));
 	return false;
 }
 
@@ -119,8 +123,8 @@ static void toy_teardown(struct msim *m, void *state)
 	free(state);
 }
 
-static void explore_toy(const struct toy *toy, enum msim_strategy strategy, unsigned int bound,
-			struct msim_explore_result *res)
+static void explore_toy_model(const struct toy *toy, enum msim_strategy strategy, unsigned int bound,
+			      enum msim_memory_model model, struct msim_explore_result *res)
 {
 	struct msim_explore_target t = {
 		.name = toy->name, .setup = toy_setup, .check = toy_check,
@@ -132,8 +136,16 @@ static void explore_toy(const struct toy *toy, enum msim_strategy strategy, unsi
 	msim_config_init(&cfg);
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.nr_cpus = 4;
+	cfg.memory_model = model;
 	outcomes = 0;
+	loads_seen = 0;
 	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+}
+
+static void explore_toy(const struct toy *toy, enum msim_strategy strategy, unsigned int bound,
+			struct msim_explore_result *res)
+{
+	explore_toy_model(toy, strategy, bound, MSIM_MEMORY_SC, res);
 }
 
 static const struct toy toys[] = {
@@ -163,6 +175,50 @@ static void dpor_counts_traces(void **unused)
 		assert_true(dpor_outcomes == outcomes);
 		if (toys[i].traces > 1)
 			assert_true(dfs.runs > dpor.runs);
+	}
+}
+
+/*
+ * Store-buffer drains are threads of DPOR (explore_dpor_wmm.c). Two litmus
+ * tests, each load pair as (first, second) read nonzero:
+ *  - store buffering, (load y of task 0, load x of task 1): sc never reads
+ *    (0,0); tso and pso do, both stores waiting in their buffers;
+ *  - message passing, store x; store y | load y; load x, (y, x): y seen set with
+ *    x still 0 needs the stores to reach memory out of order: pso only.
+ * Unbounded DPOR and unbounded DFS must see exactly those pairs, and DPOR must
+ * exhaust in fewer schedules.
+ */
+static void dpor_drains_litmus(void **unused)
+{
+	static const struct toy mp = { "message-passing", 2,
+				       { { STORE_X, STORE_Y }, { LOAD_Y, LOAD_X } }, 0, 0 };
+	const struct {
+		const struct toy *toy;
+		enum msim_memory_model model;
+		unsigned int pairs;   /* bit 2 * first + second */
+	} cases[] = {
+		{ &toys[3], MSIM_MEMORY_SC, 0xe }, { &toys[3], MSIM_MEMORY_TSO, 0xf },
+		{ &toys[3], MSIM_MEMORY_PSO, 0xf }, { &mp, MSIM_MEMORY_SC, 0xb },
+		{ &mp, MSIM_MEMORY_TSO, 0xb }, { &mp, MSIM_MEMORY_PSO, 0xf },
+	};
+
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct msim_explore_result dpor, dfs;
+		unsigned int dpor_pairs;
+
+		explore_toy_model(cases[i].toy, MSIM_STRAT_DPOR, MSIM_EXPLORE_UNBOUNDED,
+				  cases[i].model, &dpor);
+		dpor_pairs = loads_seen;
+		explore_toy_model(cases[i].toy, MSIM_STRAT_DFS, MSIM_EXPLORE_UNBOUNDED,
+				  cases[i].model, &dfs);
+		print_message("%s %s: dpor %u schedules (%u pruned), dfs %u, pairs %#x / %#x\n",
+			      cases[i].toy->name, msim_memory_model_name(cases[i].model), dpor.runs,
+			      dpor.pruned, dfs.runs, dpor_pairs, loads_seen);
+		assert_true(dpor.exhausted && dfs.exhausted);
+		assert_int_equal(loads_seen, cases[i].pairs);
+		assert_int_equal(dpor_pairs, cases[i].pairs);
+		assert_true(dpor.runs < dfs.runs);
 	}
 }
 
@@ -213,27 +269,6 @@ static struct msim_race_result *race_side(const struct msim_race *r, const struc
  * race's budget finds the violation too, and its schedule replays to the same
  * trace and reason (races with interrupt sources included: explore_dpor_irq.c).
  */
-/* A side under a weak memory model: DPOR refuses it (drains are not in its tree yet). */
-static bool weak_memory(const struct msim_race_side *s)
-{
-	return s->settings && strstr(s->settings, "memory-model=") &&
-	       !strstr(s->settings, "memory-model=sc");
-}
-
-static void dpor_refuses(const struct msim_race *r, const struct msim_race_side *s,
-			 const char *reason)
-{
-	struct msim_race_result *res = calloc(1, sizeof(*res));
-	struct msim_race_opts o;
-	char err[512] = "";
-
-	assert_non_null(res);
-	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
-	assert_int_equal(msim_race_run_side(r, s->name, &o, res, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, reason));
-	free(res);
-}
-
 /*
  * A run DPOR stops early (every enabled step asleep) can leave a call_rcu
  * callback queued: the host runs it when it is destroyed, after the scenario's
@@ -271,10 +306,6 @@ static void dpor_finds_every_bug(void **unused)
 
 			if (!s->violation)
 				continue;
-			if (weak_memory(s)) {
-				dpor_refuses(races[i], s, "store-buffer drains");
-				continue;
-			}
 			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
 			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
 				      res->ex.first_violation_run);
@@ -333,6 +364,39 @@ static void dpor_exhausts_fixed_sides(void **unused)
 }
 
 /*
+ * S1's barrier pair under weak memory (shrinker-bit-barrier): unbounded DPOR
+ * exhausts every fixed side with runs pruned, and finds pso-none's violation.
+ * A pruned run stops with tasks parked anywhere, a reader in its section or a
+ * shrink holding the shrinker's reference: its teardown (rmdir, umount) aborted
+ * in synchronize_rcu and then waited forever in shrinker_free before
+ * msim_tasks_abandoned.
+ */
+static void dpor_unbounded_weak_memory_sides(void **unused)
+{
+	const struct msim_race *r = race_get("shrinker-bit-barrier");
+
+	(void)unused;
+	for (const struct msim_race_side *s = r->sides; s && s->name; s++) {
+		struct msim_race_result *res = calloc(1, sizeof(*res));
+		struct msim_race_opts o;
+		char err[512] = "";
+
+		assert_non_null(res);
+		msim_race_opts_init(&o, MSIM_STRAT_DPOR);
+		o.preemptions = MSIM_EXPLORE_UNBOUNDED;
+		if (msim_race_run_side(r, s->name, &o, res, err, sizeof(err)))
+			fail_msg("%s: %s", s->name, err);
+		print_message("%s: %u schedules, %u pruned, %u violations\n", s->name, res->ex.runs,
+			      res->ex.pruned, res->ex.violations);
+		assert_true(res->ex.exhausted);
+		assert_true(res->behaved_as_expected);
+		if (!s->violation && strcmp(s->name, "sc-none"))
+			assert_true(res->ex.pruned > 0);
+		free(res);
+	}
+}
+
+/*
  * --minimize on rstat-early-exit: a random explorer's first failing schedule
  * (dozens of preemptions) shrinks to one that still fails on replay, has no
  * more preemptions than the input, and no more than the thread's diagram has
@@ -381,10 +445,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dpor_counts_traces),
+		cmocka_unit_test(dpor_drains_litmus),
 		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
 		cmocka_unit_test(dpor_finds_every_bug),
 		cmocka_unit_test(pruned_run_with_callback_queued_tears_down),
 		cmocka_unit_test(dpor_exhausts_fixed_sides),
+		cmocka_unit_test(dpor_unbounded_weak_memory_sides),
 		cmocka_unit_test(minimize_rstat_early_exit),
 	};
 
