@@ -193,7 +193,7 @@ static int explore_side(const struct msim_race *r, const struct msim_race_side *
 /*
  * Side s under bound: DFS to exhaustion, then DPOR, which must exhaust and miss
  * none of DFS's outcomes. False when DFS does not exhaust within its cap or DPOR
- * refuses the side (store-buffer drains of a weak memory model are not in its tree).
+ * refuses the side.
  */
 static bool compare_side(const struct msim_race *r, const struct msim_race_side *s,
 			 unsigned int bound, struct msim_race_result *res, unsigned int *unsound)
@@ -237,7 +237,7 @@ static void dpor_sees_what_dfs_sees(void **unused)
 				done = compare_side(races[i], s, (unsigned int)bound, res, &unsound);
 			if (!done)
 				print_message("%s/%s: not compared (DFS did not exhaust bound 0 in "
-					      "%u schedules, or DPOR refused a weak memory model)\n",
+					      "%u schedules, or DPOR refused the side)\n",
 					      races[i]->name, s->name, ORACLE_DFS_CAP);
 			compared += done;
 		}
