@@ -109,11 +109,17 @@ int msim__array_expand_node(struct msim__shr_host *h, struct msim__shr_memcg *sm
 	old_units = msim__info_units(old);
 	if (lock)
 		msim_spin_lock(&h->info_lock);
-	/* The kernel's memcpy: no yield per unit; the lost-install window is the point below. */
+	/* The kernel's memcpy: no yield per unit; the lost-install window is the point below.
+	 * The copy reads the unit pointers an install stores: noted for DPOR. */
+	msim_access_note(old->unit, old_units * sizeof(old->unit[0]), MSIM_ACCESS_LOAD);
 	for (i = 0; i < old_units; i++)
 		new->unit[i] = msim_quiet_load(&old->unit[i], MSIM_ACQUIRE);
-	/* Window: an install into old after this copy is lost without the lock. */
-	msim_yield("shrinker.expand.copied");
+	/*
+	 * Window: an install into old after this copy is lost without the lock.
+	 * What follows touches only new (private until published: units_fill, the
+	 * count of units read by inspection after the run) up to the shims below.
+	 */
+	msim_yield_access("shrinker.expand.copied", NULL, MSIM_ACCESS_NONE);
 	r = upfront(h, sm) ? units_fill(h, pn, new, old_units, msim__info_units(new)) : 0;
 	if (r) {
 		for (i = old_units; i < msim__info_units(new); i++)
