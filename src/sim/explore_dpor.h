@@ -71,7 +71,6 @@ struct msim__dpor {
 	bool handover;            /* preempt=none|full: a task taking a CPU disables the
 				     others there until it yields it */
 	unsigned int pre;         /* preemptions so far in the current run */
-	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
 	/*
 	 * Address ids: each address a run touches is named by the index of the step
 	 * that touched it first. Runs allocate afresh, so raw addresses differ from

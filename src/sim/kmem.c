@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "current.h"
 #include "kmem.h"
 #include "kmem_arena.h"
@@ -396,14 +397,33 @@ static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op 
 	return why ? kmem_bad(what, p, why) : true;
 }
 
+/* The bytes of the object p that d describes (at least its size). */
+static uint64_t object_span(const struct msim__kmem_desc *d)
+{
+	return d->kind == MSIM__KMEM_KMALLOC ? d->charged : d->cache->object_size;
+}
+
+/*
+ * For DPOR (access.h): a free stores over the whole object, so it conflicts
+ * with every access to it, before or after (an access after it is a
+ * use-after-free the explorer must be able to order first). A no-op unless a
+ * DPOR run records the step.
+ */
+static void note_free(const void *p, const struct msim__kmem_desc *d)
+{
+	msim__access_note_range(p, object_span(d), MSIM_ACCESS_STORE);
+}
+
 /* kernel: mm/slub.c kfree(); like the kernel it also frees cache objects. */
 void msim_kfree(struct msim *m, const void *p)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
 	struct msim__kmem_desc d;
 
-	if (p && kmem_free_op(k, p, MSIM__KMEM_FREE, NULL, &d, "kfree"))
+	if (p && kmem_free_op(k, p, MSIM__KMEM_FREE, NULL, &d, "kfree")) {
+		note_free(p, &d);
 		uncharge(k, &d);
+	}
 }
 
 /* kernel: mm/slub.c kmem_cache_free() */
@@ -412,8 +432,10 @@ void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void 
 	struct msim_kmem *k = msim__kmem_of(m);
 	struct msim__kmem_desc d;
 
-	if (p && c && kmem_free_op(k, p, MSIM__KMEM_FREE, c, &d, "kmem_cache_free"))
+	if (p && c && kmem_free_op(k, p, MSIM__KMEM_FREE, c, &d, "kmem_cache_free")) {
+		note_free(p, &d);
 		uncharge(k, &d);
+	}
 	else if (p && !c)
 		kmem_bad("kmem_cache_free", p, "object is not from this cache");
 }
@@ -441,6 +463,7 @@ static void kfree_rcu_finish(struct msim_kmem *k, const void *p, uint64_t bytes)
 
 	SUB(k, &k->rcu_pending_bytes, bytes);
 	if (kmem_free_op(k, p, MSIM__KMEM_RCU_DONE, NULL, &d, "kfree_rcu callback")) {
+		note_free(p, &d);
 		if (d.kind == MSIM__KMEM_CACHE)
 			SUB(k, &d.cache->rcu_pending, 1);
 		uncharge(k, &d);
@@ -453,6 +476,8 @@ static void kfree_rcu_cb(struct msim_rcu_head *head)
 {
 	struct kfree_rcu_work *w = msim_container_of(head, struct kfree_rcu_work, head);
 
+	/* DPOR (rcu.h): the free notes itself; the totals are end-of-run figures */
+	msim_rcu_callback_noted();
 	kfree_rcu_finish(w->k, w->p, w->bytes);
 	free(w);
 }

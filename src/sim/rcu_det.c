@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "access.h"
 #include "current.h"
 #include "preempt.h"
 #include "rcu_det.h"
@@ -106,7 +107,9 @@ static void run_callbacks(struct msim *m)
 		r->cb_head = h->next;
 		if (!r->cb_head)
 			r->cb_tail = &r->cb_head;
+		msim__access_callback_begin();  /* DPOR: what it touches joins the step */
 		h->func(h);
+		msim__access_callback_end();
 		r->cbs_done++;
 	}
 	msim__tls_host = prev;
