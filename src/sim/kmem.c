@@ -397,10 +397,15 @@ static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op 
 	return why ? kmem_bad(what, p, why) : true;
 }
 
-/* The bytes of the object p that d describes (at least its size). */
+/*
+ * The bytes of the object p that d describes, at least its size: its kmalloc
+ * class, or its cache's slot as the arena packs it (rounded up to 16 bytes,
+ * kmem_pool.c), so that neighbours' spans touch and a step's notes of many
+ * frees fold into one range (access.c).
+ */
 static uint64_t object_span(const struct msim__kmem_desc *d)
 {
-	return d->kind == MSIM__KMEM_KMALLOC ? d->charged : d->cache->object_size;
+	return d->kind == MSIM__KMEM_KMALLOC ? d->charged : (d->cache->slot_size + 15) & ~(size_t)15;
 }
 
 /*
