@@ -15,8 +15,10 @@ __thread int msim__access_on;
 static __thread struct msim__step_access cur_step;
 static __thread struct msim__step_access cur_next;
 static __thread bool cur_announced;
-/* Inside an RCU callback the engine's step runs (access.h). */
-static __thread bool cb_running, cb_noted;
+/* Inside an RCU callback the engine's step runs (access.h): how deep, and whether
+ * the outermost one said it keeps the annotation contract. */
+static __thread unsigned int cb_depth;
+static __thread bool cb_noted;
 static __thread int cb_saved_det;
 static __thread const struct msim_yield_ctx *cb_saved_ctx;
 
@@ -119,7 +121,12 @@ void msim__access_callback_begin(void)
 {
 	if (!msim__access_on)
 		return;
-	cb_running = true;
+	if (cb_depth++) {
+		/* a callback that drives the engine itself (kfree_rcu's fallback
+		 * synchronize_rcu): callbacks inside callbacks, anything */
+		set_add(&cur_step, 0, 1, MSIM_ACCESS_ANY);
+		return;
+	}
 	cb_noted = false;
 	cb_saved_det = msim_yield_det_active;
 	cb_saved_ctx = msim_yield_ctx_current;
@@ -128,18 +135,17 @@ void msim__access_callback_begin(void)
 
 void msim__access_callback_end(void)
 {
-	if (!cb_running)
+	if (!cb_depth || --cb_depth)
 		return;
 	if (!cb_noted)
 		set_add(&cur_step, 0, 1, MSIM_ACCESS_ANY); /* not annotated: anything */
 	msim_yield_det_active = cb_saved_det;
 	msim_yield_ctx_current = cb_saved_ctx;
-	cb_running = false;
 }
 
 void msim__access_callback_noted(void)
 {
-	if (cb_running)
+	if (cb_depth == 1)
 		cb_noted = true;
 }
 
