@@ -131,12 +131,24 @@ static void drain_every_cpu(struct msim *m)
 		msim__wmm_drain_all(m, cpu);
 }
 
+/*
+ * A host torn down after a run that stopped with tasks parked (DPOR prunes runs;
+ * an explorer cuts them) is m->destroying: those tasks never run again, so a
+ * reader parked in its section never leaves it. Its grace periods end anyway,
+ * so the teardown's synchronize_rcu (an rmdir's, say) and the final drain go
+ * through, as lock.c takes over the locks such tasks hold.
+ */
+static bool gp_may_end(struct msim *m)
+{
+	return readers_done(m) || m->destroying;
+}
+
 bool msim__rcu_det_step(struct msim *m)
 {
 	struct msim_rcu_det *r = &m->rcu;
 	bool did = false;
 
-	if (r->gp_in_progress && readers_done(m)) {
+	if (r->gp_in_progress && gp_may_end(m)) {
 		drain_every_cpu(m);
 		r->gp_completed++;
 		r->gp_in_progress = false;
