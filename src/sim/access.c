@@ -22,34 +22,12 @@ static __thread bool cb_noted;
 static __thread int cb_saved_det;
 static __thread const struct msim_yield_ctx *cb_saved_ctx;
 
-/*
- * A full set: fold [addr, addr + len) into an entry of the same kind that it
- * touches or overlaps (the union is exactly the two: conflicts stay the same),
- * as the frees of a run of neighbouring slab objects do. False when none does.
- */
-static bool set_merge(struct msim__step_access *s, uintptr_t addr, size_t len, uint8_t kind)
-{
-	for (unsigned int i = 0; i < s->n; i++) {
-		struct msim__access *a = &s->a[i];
-		uintptr_t lo = a->addr < addr ? a->addr : addr;
-		uintptr_t hi = a->addr + a->len > addr + len ? a->addr + a->len : addr + len;
-
-		if (a->kind != kind || addr > a->addr + a->len || a->addr > addr + len ||
-		    hi - lo > UINT32_MAX)
-			continue;
-		a->addr = lo;
-		a->len = (uint32_t)(hi - lo);
-		return true;
-	}
-	return false;
-}
-
 static void set_add(struct msim__step_access *s, uintptr_t addr, size_t len, int kind)
 {
 	kind &= MSIM__ACCESS_KIND_MASK; /* the value bits are for fingerprints only */
 	if (kind == MSIM_ACCESS_NONE || kind == MSIM_ACCESS_FENCE)
 		return; /* nothing shared: the step may commute with anything */
-	if (kind == MSIM_ACCESS_ANY || len > UINT32_MAX) {
+	if (kind == MSIM_ACCESS_ANY || s->n == MSIM__STEP_MAX_ACCESSES || len > UINT32_MAX) {
 		s->any = true;
 		return;
 	}
@@ -60,11 +38,6 @@ static void set_add(struct msim__step_access *s, uintptr_t addr, size_t len, int
 			s->a[i].kind |= (uint8_t)kind; /* LOAD | STORE is RMW */
 			return;
 		}
-	}
-	if (s->n == MSIM__STEP_MAX_ACCESSES) {
-		if (!set_merge(s, addr, len, (uint8_t)kind))
-			s->any = true;
-		return;
 	}
 	s->a[s->n].addr = addr;
 	s->a[s->n].len = (uint32_t)len;
@@ -141,6 +114,11 @@ void msim__access_callback_end(void)
 		set_add(&cur_step, 0, 1, MSIM_ACCESS_ANY); /* not annotated: anything */
 	msim_yield_det_active = cb_saved_det;
 	msim_yield_ctx_current = cb_saved_ctx;
+}
+
+bool msim__access_in_callback(void)
+{
+	return cb_depth > 0;
 }
 
 void msim__access_callback_noted(void)

@@ -71,6 +71,8 @@ void msim__access_callback_begin(void);
 void msim__access_callback_end(void);
 /* The running callback keeps the annotation contract (yield.h). */
 void msim__access_callback_noted(void);
+/* True while a recorded engine step runs a callback. */
+bool msim__access_in_callback(void);
 
 /* One access of kind at addr, alone in a set (kind ANY: the set touches everything). */
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind);

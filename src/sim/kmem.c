@@ -20,6 +20,7 @@
  *    mm/slab_common.c kvfree_call_rcu()).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,7 @@ static const char *hdr_free(struct msim_kmem *k, const void *p, enum msim__kmem_
 		__atomic_fetch_or(&h->flags, MSIM__KMEM_F_RCU_PENDING, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	d->span = malloc_usable_size(h) - sizeof(*h);
 	h->magic = MSIM__KMEM_MAGIC_FREED;
 	free(h);
 	return NULL;
@@ -398,25 +400,20 @@ static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op 
 }
 
 /*
- * The bytes of the object p that d describes, at least its size: its kmalloc
- * class, or its cache's slot as the arena packs it (rounded up to 16 bytes,
- * kmem_pool.c), so that neighbours' spans touch and a step's notes of many
- * frees fold into one range (access.c).
- */
-static uint64_t object_span(const struct msim__kmem_desc *d)
-{
-	return d->kind == MSIM__KMEM_KMALLOC ? d->charged : (d->cache->slot_size + 15) & ~(size_t)15;
-}
-
-/*
  * For DPOR (access.h): a free stores over the whole object, so it conflicts
  * with every access to it, before or after (an access after it is a
- * use-after-free the explorer must be able to order first). A no-op unless a
- * DPOR run records the step.
+ * use-after-free the explorer must be able to order first). The span stays
+ * inside the object's own slot or heap block: no false conflict with a
+ * neighbour, so DPOR's choices are the same whichever backing the build uses
+ * (arena, or the heap under the sanitizers). Only in RCU callbacks, which
+ * opted in (rcu.h): a task's frees are not noted (its contract is unchanged;
+ * rmdir's first step frees 15 kernfs objects and would touch more than a set
+ * holds). A no-op unless a DPOR run records the step.
  */
 static void note_free(const void *p, const struct msim__kmem_desc *d)
 {
-	msim__access_note_range(p, object_span(d), MSIM_ACCESS_STORE);
+	if (msim__access_in_callback())
+		msim__access_note_range(p, d->span, MSIM_ACCESS_STORE);
 }
 
 /* kernel: mm/slub.c kfree(); like the kernel it also frees cache objects. */
