@@ -95,6 +95,8 @@ static void free_cb(struct msim_rcu_head *h)
 {
 	struct obj *o = msim_container_of(h, struct obj, rcu);
 
+	/* obj_free notes the poison; the quarantine is read only after the run */
+	msim_rcu_callback_noted();
 	/*
 	 * A run the explorer stopped early (DPOR prunes runs) leaves this callback
 	 * queued; the host runs it when it is destroyed, after teardown freed the

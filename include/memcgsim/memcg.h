@@ -87,6 +87,13 @@ struct msim_memcg_hooks {
 	void (*css_free)(struct msim_memcg *memcg, void *priv);
 	/* Undo css_alloc after a failed online (or a failed later alloc hook). */
 	void (*css_alloc_undo)(struct msim_memcg *memcg, void *priv);
+	/*
+	 * css_released and css_free run in RCU callbacks. True: they keep the access
+	 * annotation contract (yield.h; a free is a store over the object, noted), so
+	 * partial-order reduction trusts what they touch. False (the default): the
+	 * engine's step that runs them conflicts with every step.
+	 */
+	bool teardown_noted;
 };
 
 /*

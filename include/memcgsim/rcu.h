@@ -44,6 +44,16 @@ MSIM_API void msim_synchronize_rcu(void);
 MSIM_API void msim_call_rcu(struct msim_rcu_head *head, void (*func)(struct msim_rcu_head *head));
 /* Wait until every callback queued so far has run. */
 MSIM_API void msim_rcu_barrier(void);
+/*
+ * Said by a callback (first, by convention): it keeps the access annotation
+ * contract of yield.h, so partial-order reduction (MSIM_STRAT_DPOR) may trust
+ * what it touches: its shims' yield points (they are the callback's own
+ * accesses, in the engine's step), and msim_access_note() for every plain or
+ * quiet access to state a task can see, a free included (a store over the
+ * object). A callback that does not say it makes the engine's step conflict
+ * with every step. Nothing outside a DPOR run.
+ */
+MSIM_API void msim_rcu_callback_noted(void);
 
 /* rcu_dereference / rcu_assign_pointer on a void * slot: acquire load, release store. */
 static inline void *msim_rcu_dereference(void *const *p)

@@ -29,6 +29,7 @@ static const struct msim_memcg_hooks damon_watch_hooks = {
 	.name = "damon",
 	.order = 70,
 	.css_free = damon_css_free,
+	.teardown_noted = true,    /* the watch table notes itself (watch.c) */
 };
 
 static const struct msim_memcg_hooks *const damon_hooks[] = { &damon_watch_hooks, NULL };

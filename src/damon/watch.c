@@ -14,10 +14,17 @@
 
 #include "damon_internal.h"
 
+/* DPOR (yield.h): the table is read and written under a quiet lock: note it. */
+static void note_table(struct msim__damon *d, int kind)
+{
+	msim_access_note(d->watch, sizeof(d->watch), kind);
+}
+
 int msim__damon_watch_add(struct msim__damon *d, struct msim_memcg *memcg)
 {
 	int slot = -ENOSPC;
 
+	note_table(d, MSIM_ACCESS_RMW);
 	msim_quiet_spin_lock(&d->lock);
 	for (int i = 0; i < MSIM__DAMON_WATCHES; i++) {
 		if (!d->watch[i].memcg) {
@@ -35,6 +42,7 @@ bool msim__damon_watch_freed(struct msim__damon *d, int slot)
 {
 	bool freed;
 
+	note_table(d, MSIM_ACCESS_LOAD);
 	msim_quiet_spin_lock(&d->lock);
 	freed = d->watch[slot].freed;
 	msim_quiet_spin_unlock(&d->lock);
@@ -43,6 +51,7 @@ bool msim__damon_watch_freed(struct msim__damon *d, int slot)
 
 void msim__damon_watch_del(struct msim__damon *d, int slot)
 {
+	note_table(d, MSIM_ACCESS_STORE);
 	msim_quiet_spin_lock(&d->lock);
 	d->watch[slot].memcg = NULL;
 	d->watch[slot].freed = false;
@@ -51,6 +60,7 @@ void msim__damon_watch_del(struct msim__damon *d, int slot)
 
 void msim__damon_watch_mark_freed(struct msim__damon *d, struct msim_memcg *memcg)
 {
+	note_table(d, MSIM_ACCESS_RMW);
 	msim_quiet_spin_lock(&d->lock);
 	for (int i = 0; i < MSIM__DAMON_WATCHES; i++)
 		if (d->watch[i].memcg == memcg)

@@ -42,6 +42,9 @@ static void lru_css_free(struct msim_memcg *memcg, void *priv)
 
 	if (!lm)
 		return;
+	/* DPOR (teardown_noted): the slot and the freed data are stored over */
+	msim_access_note(slot, sizeof(*slot), MSIM_ACCESS_STORE);
+	msim_access_note(lm, sizeof(*lm) + lh->nr_nodes * sizeof(lm->node[0]), MSIM_ACCESS_STORE);
 	*slot = NULL;
 	msim__lru_memcg_free(lh, lm);
 }
@@ -66,6 +69,7 @@ static int lru_host_init(struct msim *m, void *state)
 		.css_alloc = lru_css_alloc,
 		.css_free = lru_css_free,
 		.css_alloc_undo = lru_css_free,
+		.teardown_noted = true,
 	};
 	const struct msim_config *cfg = msim_config(m);
 	struct msim_memcg_hooks hooks = tmpl;

@@ -56,6 +56,10 @@ static void charge_css_free(struct msim_memcg *memcg, void *priv)
 	if (ch->slot < 0)
 		return;
 	slot = msim_memcg_slot(memcg, ch->slot);
+	/* DPOR (teardown_noted): the slot and the freed data are stored over */
+	msim_access_note(slot, sizeof(*slot), MSIM_ACCESS_STORE);
+	if (*slot)
+		msim_access_note(*slot, sizeof(struct msim_memcg_charge), MSIM_ACCESS_STORE);
 	free(*slot);
 	*slot = NULL;
 }
@@ -73,6 +77,7 @@ static const struct msim_memcg_hooks charge_hooks = {
 	.css_offline = charge_css_offline,
 	.css_free = charge_css_free,
 	.css_alloc_undo = charge_css_free,
+	.teardown_noted = true,
 };
 
 static const struct msim_memcg_hooks *const charge_hook_sets[] = { &charge_hooks, NULL };

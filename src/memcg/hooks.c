@@ -71,6 +71,8 @@ static void hooks_teardown(struct msim_memcg *memcg, enum hooks_teardown k)
 		if (k != HOOKS_RELEASED)
 			*mask &= ~(1u << s);
 		fn = teardown_fn(&h->hooks[s], k);
+		if (fn && (k == HOOKS_RELEASED || k == HOOKS_FREE) && !h->hooks[s].teardown_noted)
+			msim_access_note(NULL, 1, MSIM_ACCESS_ANY); /* DPOR: unannotated */
 		if (fn)
 			fn(memcg, h->hooks[s].priv);
 	}

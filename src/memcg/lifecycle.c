@@ -38,7 +38,11 @@ static void memcg_free_work(struct msim_rcu_head *head)
 	struct msim__memcg_host *h = memcg->h;
 	struct msim_memcg *parent = memcg->parent;
 
+	/* DPOR (rcu.h): the list, state and free note themselves (tree.c), the hooks
+	 * by their sets' teardown_noted, the parent put and h->lock below */
+	msim_rcu_callback_noted();
 	msim__memcg_run_free(memcg);
+	msim_access_note(&h->lock, sizeof(h->lock), MSIM_ACCESS_RMW);
 	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_all_list_del(memcg);
 	msim_quiet_spin_unlock(&h->lock);
@@ -62,6 +66,8 @@ static void memcg_release_work(struct msim_rcu_head *head)
 	struct msim_memcg *memcg = msim_container_of(head, struct msim_memcg, release_rcu);
 	struct msim__memcg_host *h = memcg->h;
 
+	msim_rcu_callback_noted(); /* as memcg_free_work */
+	msim_access_note(&h->lock, sizeof(h->lock), MSIM_ACCESS_RMW);
 	msim_quiet_spin_lock(&h->lock);
 	msim__memcg_unlink(memcg);
 	msim_quiet_spin_unlock(&h->lock);

@@ -88,6 +88,8 @@ static int objcg_css_alloc(struct msim_memcg *memcg, void *priv)
 
 static void objcg_release_node(struct msim__objcg_pn *pn)
 {
+	/* DPOR: orig_objcg's clear (pn->objcg's store is the shim's) */
+	msim_access_note(&pn->orig_objcg, sizeof(pn->orig_objcg), MSIM_ACCESS_STORE);
 	if (pn->objcg) {          /* never offlined: the root, or a failed mkdir */
 		struct msim_obj_cgroup *objcg = pn->objcg;
 
@@ -164,6 +166,9 @@ static void objcg_css_free(struct msim_memcg *memcg, void *priv)
 	}
 	if (!offlined)
 		objcg_unlink_inherited(h, om);
+	/* DPOR (teardown_noted): the slot and om are stored over (freed) */
+	msim_access_note(msim_memcg_slot(memcg, h->slot), sizeof(void *), MSIM_ACCESS_STORE);
+	msim_access_note(om, sizeof(*om) + h->nr_nodes * sizeof(om->pn[0]), MSIM_ACCESS_STORE);
 	*msim_memcg_slot(memcg, h->slot) = NULL;
 	free(om);
 	msim__objcg_host_put(h);
@@ -181,6 +186,7 @@ static int objcg_host_init(struct msim *m, void *state)
 		.css_offline = objcg_css_offline,
 		.css_free = objcg_css_free,
 		.css_alloc_undo = objcg_css_free,
+		.teardown_noted = true,
 	};
 	struct msim_memcg_hooks hooks = tmpl;
 	struct msim__objcg_host *h = state;

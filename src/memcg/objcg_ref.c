@@ -64,7 +64,11 @@ struct msim_obj_cgroup *msim__obj_cgroup_alloc(struct msim__objcg_host *h,
 
 static void objcg_free_rcu(struct msim_rcu_head *head)
 {
-	free(msim_container_of(head, struct msim_obj_cgroup, rcu));
+	struct msim_obj_cgroup *objcg = msim_container_of(head, struct msim_obj_cgroup, rcu);
+
+	msim_rcu_callback_noted(); /* DPOR (rcu.h): the free, a store over it */
+	msim_access_note(objcg, sizeof(*objcg), MSIM_ACCESS_STORE);
+	free(objcg);
 }
 
 /* Unlinked already: free after a grace period (kfree_rcu), drop the host reference. */
@@ -113,6 +117,7 @@ void msim__objcg_unlock(struct msim__objcg_host *h)
 		msim_spin_unlock(&h->objcg_lock);
 		deferred_finish(done);
 		/* A release deferred after the take: finish it if the lock is free. */
+		msim_access_note(&h->deferred, sizeof(h->deferred), MSIM_ACCESS_LOAD); /* DPOR */
 		if (!msim_quiet_load(&h->deferred, MSIM_SEQ_CST) || !msim_trylock(&h->objcg_lock))
 			return;
 	}
@@ -122,6 +127,7 @@ static void deferred_push(struct msim__objcg_host *h, struct msim_obj_cgroup *ob
 {
 	struct msim_obj_cgroup *old = msim_quiet_load(&h->deferred, MSIM_SEQ_CST);
 
+	msim_access_note(&h->deferred, sizeof(h->deferred), MSIM_ACCESS_RMW); /* DPOR */
 	do {
 		objcg->deferred_next = old;
 	} while (!msim_quiet_try_cmpxchg_weak(&h->deferred, &old, objcg, MSIM_SEQ_CST,
@@ -187,6 +193,7 @@ void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg)
 
 void msim__obj_cgroup_kill(struct msim_obj_cgroup *objcg)
 {
+	msim_access_note(&objcg->killed, sizeof(objcg->killed), MSIM_ACCESS_STORE); /* DPOR */
 	msim_quiet_store(&objcg->killed, true, MSIM_RELAXED);
 	msim_obj_cgroup_put(objcg);
 }

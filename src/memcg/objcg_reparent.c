@@ -74,7 +74,12 @@ static void reparent_node(struct msim__objcg_host *h, struct msim_memcg *memcg,
 			ops->unlock(memcg, parent, nid, arg);
 		msim__objcg_unlock(h);
 		msim_quiet_fetch_add(&h->reparent_retries, 1, MSIM_RELAXED);
-		msim_yield("objcg.reparent.retry");   /* cond_resched() */
+		/*
+		 * cond_resched(). The step runs prepare up to its first shim (the lru
+		 * layer's: the lruvec lock), or reaches objcg.reparent.lock: nothing
+		 * shared before a point that announces its own access.
+		 */
+		msim_yield_access("objcg.reparent.retry", NULL, MSIM_ACCESS_NONE);
 	}
 	if (ops && ops->reparent)
 		ops->reparent(memcg, parent, nid, arg);

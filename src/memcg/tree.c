@@ -88,6 +88,10 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 	struct msim__memcg_host *h = memcg->h;
 	unsigned int nid, nr_nodes = msim_nr_nodes(h->m);
 
+	/* DPOR (yield.h): freed or poisoned, the struct is stored over */
+	msim_access_note(memcg, sizeof(*memcg), MSIM_ACCESS_STORE);
+	if (quarantine && MSIM__MEMCG_QUARANTINE)
+		msim_access_note(&h->quarantine, sizeof(h->quarantine), MSIM_ACCESS_RMW);
 	for (nid = 0; nid < nr_nodes; nid++)
 		if (memcg->kmem_pn[nid])
 			msim_kmem_cache_free(h->m, h->pn_cache, memcg->kmem_pn[nid]);
@@ -144,6 +148,11 @@ void msim__memcg_all_list_del(struct msim_memcg *memcg)
 
 	if (!memcg->on_all)
 		return;
+	/* DPOR: the neighbours' links (memcg's own: its free notes the struct) */
+	msim_access_note(memcg->all_prev ? &memcg->all_prev->all_next : &h->all_head,
+			 sizeof(h->all_head), MSIM_ACCESS_STORE);
+	msim_access_note(memcg->all_next ? &memcg->all_next->all_prev : &h->all_tail,
+			 sizeof(h->all_tail), MSIM_ACCESS_STORE);
 	if (memcg->all_prev)
 		memcg->all_prev->all_next = memcg->all_next;
 	else
@@ -185,6 +194,19 @@ void msim__memcg_link(struct msim__memcg_host *h, struct msim_memcg *memcg)
  * for unlinked nodes anyway (css_next_child()). No yield point, as in
  * msim__memcg_link(): the release work that unlinks runs no yield under the lock.
  */
+/* DPOR (yield.h): the stores of an unlink, for iterators that load the links. */
+static void note_unlink(struct msim_memcg *memcg, struct msim_memcg *parent)
+{
+	struct msim_memcg *prev = memcg->prev_sibling, *next = memcg->next_sibling;
+
+	msim_access_note(prev ? &prev->next_sibling : &parent->first_child,
+			 sizeof(memcg->next_sibling), MSIM_ACCESS_STORE);
+	msim_access_note(next ? &next->prev_sibling : &parent->last_child,
+			 sizeof(memcg->prev_sibling), MSIM_ACCESS_STORE);
+	msim_access_note(&memcg->linked, sizeof(memcg->linked), MSIM_ACCESS_STORE);
+	msim_access_note(&memcg->next_sibling, sizeof(memcg->next_sibling), MSIM_ACCESS_LOAD);
+}
+
 void msim__memcg_unlink(struct msim_memcg *memcg)
 {
 	struct msim_memcg *parent = memcg->parent;
@@ -192,6 +214,7 @@ void msim__memcg_unlink(struct msim_memcg *memcg)
 
 	if (!parent || !memcg->linked)
 		return;
+	note_unlink(memcg, parent);
 	next = msim_quiet_load(&memcg->next_sibling, MSIM_RELAXED);
 	if (memcg->prev_sibling)
 		msim_quiet_store(&memcg->prev_sibling->next_sibling, next, MSIM_RELEASE);

@@ -20,11 +20,16 @@
 /*
  * Move one lruvec's local value with paired __mod_memcg_lruvec_state calls. The
  * read needs no yield of its own: the __mod_ calls around it are the windows.
+ * For DPOR it is noted in whichever step makes it (the one resumed from
+ * rstat.reparent.local, or from the last point of the previous __mod_ call) as
+ * a load of the whole array: one entry per step, however many items it reads.
  */
 static void move_lruvec_local(struct msim__memcg_stats *ms, struct msim__memcg_stats *pms,
 			      unsigned int nid, long *moved_memcg_level)
 {
 	for (unsigned int i = 0; i < MSIM__NN; i++) {
+		msim_access_note(ms->lruvec[nid].state_local, sizeof(ms->lruvec[nid].state_local),
+				 MSIM_ACCESS_LOAD);
 		long v = msim_quiet_load(&ms->lruvec[nid].state_local[i], MSIM_RELAXED);
 
 		if (!v)
@@ -57,7 +62,10 @@ void msim__reparent_state_local(struct msim__memcg_stats *ms)
 	if (!pms)
 		return;
 	msim__flush_stats(ms, true);
-	msim_yield("rstat.reparent.local");
+	/* the step loads the memcg-level local values (noted), then the first lruvec's */
+	msim_yield_access("rstat.reparent.local", NULL, MSIM_ACCESS_NONE);
+	msim_access_note(ms->vmstats->state_local, sizeof(ms->vmstats->state_local),
+			 MSIM_ACCESS_LOAD);
 	for (unsigned int i = 0; i < MSIM__NS; i++)    /* the point above stands for them all */
 		local[i] = msim_quiet_load(&ms->vmstats->state_local[i], MSIM_RELAXED);
 	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)

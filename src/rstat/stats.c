@@ -49,6 +49,12 @@ static void all_list_del(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
+	/* DPOR (yield.h): the neighbours' links (ms's own: its free notes it) */
+	msim_access_note(ms->all_prev ? &ms->all_prev->all_next : &rs->all_list,
+			 sizeof(rs->all_list), MSIM_ACCESS_STORE);
+	if (ms->all_next)
+		msim_access_note(&ms->all_next->all_prev, sizeof(ms->all_prev), MSIM_ACCESS_STORE);
+
 	msim_quiet_spin_lock(&rs->list_lock);
 	if (ms->all_prev)
 		ms->all_prev->all_next = ms->all_next;
@@ -71,6 +77,9 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 			if (ms->lruvec[nid].kmem_stats)
 				msim_kfree(m, ms->lruvec[nid].kmem_stats);
 		}
+		/* DPOR: the frees store over what they free (percpu, kmem note theirs) */
+		msim_access_note(ms->lruvec, ms->rs->nr_nodes * sizeof(*ms->lruvec),
+				 MSIM_ACCESS_STORE);
 		free(ms->lruvec);
 	}
 	if (ms->pcpu)
@@ -79,9 +88,13 @@ void msim__stats_free(struct msim__memcg_stats *ms)
 		msim_free_percpu(m, ms->css.rstat_cpu);
 	if (ms->vmstats)
 		msim_kfree(m, ms->vmstats);
-	if (ms->parent)
+	if (ms->parent) {
+		msim_access_note(&ms->parent->nr_children, sizeof(ms->parent->nr_children),
+				 MSIM_ACCESS_RMW);
 		msim_quiet_fetch_sub(&ms->parent->nr_children, 1, MSIM_RELAXED);
+	}
 	all_list_del(ms);
+	msim_access_note(ms, sizeof(*ms), MSIM_ACCESS_STORE);
 	free(ms);
 }
 
@@ -191,6 +204,7 @@ static void rstat_css_released(struct msim_memcg *memcg, void *priv)
 /* Exit and free ms if nothing blocks it; false if it must wait. */
 static bool try_exit(struct msim__memcg_stats *ms)
 {
+	msim_access_note(&ms->nr_children, sizeof(ms->nr_children), MSIM_ACCESS_LOAD); /* DPOR */
 	if (msim_quiet_load(&ms->nr_children, MSIM_RELAXED) > 0)
 		return false;
 	if (!lock_available(ms->rs))
@@ -253,13 +267,19 @@ static void rstat_css_free(struct msim_memcg *memcg, void *priv)
 		return;
 	slot = msim_memcg_slot(memcg, rs->slot);
 	ms = *slot;
+	/* DPOR (teardown_noted): the slot, and ms's fields stored below */
+	msim_access_note(slot, sizeof(*slot), MSIM_ACCESS_STORE);
 	*slot = NULL;
 	if (!ms)
 		return;
+	msim_access_note(&ms->memcg, sizeof(ms->memcg), MSIM_ACCESS_STORE);
+	msim_access_note(&ms->exiting, sizeof(ms->exiting), MSIM_ACCESS_STORE);
 	ms->memcg = NULL; /* the memcg goes away now; ms may outlive it */
 	ms->exiting = true;
-	if (ms == rs->root_ms)
+	if (ms == rs->root_ms) {
+		msim_access_note(&rs->root_ms, sizeof(rs->root_ms), MSIM_ACCESS_STORE);
 		rs->root_ms = NULL;
+	}
 	if (try_exit(ms))
 		return;
 	msim_access_note(&rs->exit_list, sizeof(rs->exit_list), MSIM_ACCESS_RMW);
@@ -286,6 +306,8 @@ const struct msim_memcg_hooks msim__rstat_stats_hooks = {
 	.css_released = rstat_css_released,
 	.css_free = rstat_css_free,
 	.css_alloc_undo = rstat_css_alloc_undo,
+	/* released: a flush (shims); free: noted above and in msim__stats_free */
+	.teardown_noted = true,
 };
 
 /* Memcgs created before rstat was attached get their data now, parents first. */

@@ -78,6 +78,9 @@ void msim__shr_free_info_locked(struct msim__shr_host *h, struct msim_memcg *mem
 {
 	unsigned int nid;
 
+	/* DPOR (yield.h): the slot and sm are stored over (units and headers: kmem notes) */
+	msim_access_note(msim_memcg_slot(memcg, h->memcg_slot), sizeof(void *), MSIM_ACCESS_STORE);
+	msim_access_note(sm, sizeof(*sm) + sm->nr_nodes * sizeof(sm->pn[0]), MSIM_ACCESS_STORE);
 	msim_quiet_store((struct msim__shr_memcg **)msim_memcg_slot(memcg, h->memcg_slot), NULL,
 			 MSIM_RELEASE);
 	for (nid = 0; nid < sm->nr_nodes; nid++)
@@ -278,6 +281,7 @@ const struct msim_memcg_hooks msim__shr_info_hooks = {
 	.order = MSIM_HOOK_ORDER_SHRINKER_INFO,
 	.css_online = shr_css_online,
 	.css_free = shr_css_free,
+	.teardown_noted = true,    /* the mutex's shims, the frees noted */
 };
 
 const struct msim_memcg_hooks msim__shr_deferred_hooks = {

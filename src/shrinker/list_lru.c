@@ -99,6 +99,10 @@ static void mlru_free_rcu(struct msim_rcu_head *head)
 	struct msim__mlru *mlru = msim_container_of(head, struct msim__mlru, rcu);
 	unsigned int nid;
 
+	/* DPOR (rcu.h): the free stores over mlru (the charge: kmem notes it) */
+	msim_rcu_callback_noted();
+	msim_access_note(mlru, sizeof(*mlru) + mlru->nr_nodes * sizeof(mlru->node[0]),
+			 MSIM_ACCESS_STORE);
 	for (nid = 0; nid < mlru->nr_nodes; nid++)
 		msim_lock_destroy(&mlru->node[nid].lock);
 	msim_kfree(mlru->host, mlru->charge);

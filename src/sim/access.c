@@ -7,12 +7,20 @@
  */
 #include <string.h>
 
+#include <memcgsim/static/yield.h>
+
 #include "access.h"
 
 __thread int msim__access_on;
 static __thread struct msim__step_access cur_step;
 static __thread struct msim__step_access cur_next;
 static __thread bool cur_announced;
+/* Inside an RCU callback the engine's step runs (access.h): how deep, and whether
+ * the outermost one said it keeps the annotation contract. */
+static __thread unsigned int cb_depth;
+static __thread bool cb_noted;
+static __thread int cb_saved_det;
+static __thread const struct msim_yield_ctx *cb_saved_ctx;
 
 static void set_add(struct msim__step_access *s, uintptr_t addr, size_t len, int kind)
 {
@@ -81,6 +89,49 @@ void msim__access_note_range(const volatile void *addr, size_t len, int kind)
 void msim_access_note_slowpath(const volatile void *addr, unsigned long len, int kind)
 {
 	msim__access_note_range(addr, len, kind);
+}
+
+/*
+ * Yield points are live only while msim_yield_det_active is set: inside a
+ * recorded callback it is, with no task running, so the points note (sched.c)
+ * and msim_access_note() reaches the step. Every slow path the flag opens checks
+ * for a task before it touches one, so the callback behaves as it does unrecorded.
+ */
+void msim__access_callback_begin(void)
+{
+	if (!msim__access_on)
+		return;
+	if (cb_depth++) {
+		/* a callback that drives the engine itself (kfree_rcu's fallback
+		 * synchronize_rcu): callbacks inside callbacks, anything */
+		set_add(&cur_step, 0, 1, MSIM_ACCESS_ANY);
+		return;
+	}
+	cb_noted = false;
+	cb_saved_det = msim_yield_det_active;
+	cb_saved_ctx = msim_yield_ctx_current;
+	msim_yield_det_active = 1;
+}
+
+void msim__access_callback_end(void)
+{
+	if (!cb_depth || --cb_depth)
+		return;
+	if (!cb_noted)
+		set_add(&cur_step, 0, 1, MSIM_ACCESS_ANY); /* not annotated: anything */
+	msim_yield_det_active = cb_saved_det;
+	msim_yield_ctx_current = cb_saved_ctx;
+}
+
+bool msim__access_in_callback(void)
+{
+	return cb_depth > 0;
+}
+
+void msim__access_callback_noted(void)
+{
+	if (cb_depth == 1)
+		cb_noted = true;
 }
 
 void msim__access_announce(const volatile void *addr, int kind)

@@ -59,6 +59,21 @@ void msim__access_announce(const volatile void *addr, int kind);
  */
 void msim__access_step_end(struct msim__step_access *step, struct msim__step_access *next);
 
+/*
+ * RCU callbacks (rcu_det.c) run inside the engine's step, outside any task. While
+ * a DPOR run records that step, each callback runs between these two: its shims'
+ * yield points note their access into the step (instead of announcing the next
+ * step's: the callback goes on in the same step), a plain yield point notes
+ * "anything", and a callback that did not say msim_rcu_callback_noted() (rcu.h)
+ * makes the step touch anything when it returns. Both are no-ops unless recording.
+ */
+void msim__access_callback_begin(void);
+void msim__access_callback_end(void);
+/* The running callback keeps the annotation contract (yield.h). */
+void msim__access_callback_noted(void);
+/* True while a recorded engine step runs a callback. */
+bool msim__access_in_callback(void);
+
 /* One access of kind at addr, alone in a set (kind ANY: the set touches everything). */
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind);
 /* [addr, addr + len) touched with kind, alone in a set. */

@@ -9,7 +9,7 @@
  * (access.h): what the yield point it resumed from announced, plus what the shims
  * noted while it ran. Two steps of different threads are dependent when their
  * sets conflict (same address, one writes), when either set is unknown (a plain
- * msim_yield, the RCU engine, whose callbacks run anything), or when both are
+ * msim_yield, an RCU callback that keeps no annotation), or when both are
  * tasks of one CPU (which of them may run depends on the other: unmodelled
  * preemption runs them in order, none and full hand the CPU over).
  *
@@ -225,16 +225,17 @@ int msim__dpor_choose(struct msim__dpor *d, const struct msim *m, const int *pic
 	return MSIM__DPOR_BLOCKED;
 }
 
+/* The engine's step records from an empty set: its callbacks note what they touch. */
+static const struct msim__step_access rcu_step_start;
+
 void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 {
 	struct msim__step_access next;
 
 	d->step_tid = thread_of(d, m, pick, &next); /* a drain's entry is still there */
-	if (pick != MSIM_PICK_R) {
-		msim__access_step_begin(&d->next[d->step_tid]);
+	msim__access_step_begin(pick != MSIM_PICK_R ? &d->next[d->step_tid] : &rcu_step_start);
+	if (pick != MSIM_PICK_R)
 		return;
-	}
-	d->cbs_done = m->rcu.cbs_done;
 	d->r_drains = false;
 	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++)
 		d->r_drains |= msim__wmm_pending(m, cpu) != 0;
@@ -243,18 +244,21 @@ void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 /*
  * What an RCU engine step touched. Ending a grace period reads every reader's
  * state and wakes the waiters: a store to the host's RCU state, which read-side
- * entries and exits load and grace-period requests store. Callbacks run any
- * code, and under preempt=none or full any park may be the quiescent state the
- * engine waits for: then it conflicts with everything. So does a grace period's
- * end that drains store buffers (weak memory models: a full barrier on every CPU).
+ * entries and exits load and grace-period requests store (a waiter's resumed
+ * step announces that store again, so it stays ordered after the step that woke
+ * it). The callbacks it ran noted their accesses (access.h); one that keeps no
+ * annotation made the set "anything". Under preempt=none or full any park may be
+ * the quiescent state the engine waits for, and under a weak memory model the
+ * end drains every CPU's buffered stores: then it conflicts with everything.
  */
 static void rcu_step_access(struct msim__dpor *d, struct msim *m, struct msim__step_access *acc)
 {
-	if (m->rcu.cbs_done != d->cbs_done || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED ||
-	    d->r_drains)
+	struct msim__step_access unused;
+
+	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+	msim__access_step_end(acc, &unused);
+	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED || d->r_drains)
 		msim__access_set_one(acc, NULL, MSIM_ACCESS_ANY);
-	else
-		msim__access_set_one(acc, &m->rcu, MSIM_ACCESS_STORE);
 }
 
 /* Two steps of different threads that do not commute. */

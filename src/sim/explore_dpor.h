@@ -74,7 +74,6 @@ struct msim__dpor {
 	bool handover;            /* preempt=none|full: a task taking a CPU disables the
 				     others there until it yields it */
 	unsigned int pre;         /* preemptions so far in the current run */
-	uint64_t cbs_done;        /* the RCU engine's callbacks run before its step */
 	bool r_drains;            /* the engine's step found store buffers to drain */
 	int step_tid;             /* the thread of the step under way */
 	struct msim__dpor_drains drains; /* this run's drain threads (explore_dpor_wmm.c) */

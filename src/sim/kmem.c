@@ -20,11 +20,13 @@
  *    mm/slab_common.c kvfree_call_rcu()).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "current.h"
 #include "kmem.h"
 #include "kmem_arena.h"
@@ -372,6 +374,7 @@ static const char *hdr_free(struct msim_kmem *k, const void *p, enum msim__kmem_
 		__atomic_fetch_or(&h->flags, MSIM__KMEM_F_RCU_PENDING, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	d->span = malloc_usable_size(h) - sizeof(*h);
 	h->magic = MSIM__KMEM_MAGIC_FREED;
 	free(h);
 	return NULL;
@@ -396,14 +399,33 @@ static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op 
 	return why ? kmem_bad(what, p, why) : true;
 }
 
+/*
+ * For DPOR (access.h): a free stores over the whole object, so it conflicts
+ * with every access to it, before or after (an access after it is a
+ * use-after-free the explorer must be able to order first). The span stays
+ * inside the object's own slot or heap block: no false conflict with a
+ * neighbour, so DPOR's choices are the same whichever backing the build uses
+ * (arena, or the heap under the sanitizers). Only in RCU callbacks, which
+ * opted in (rcu.h): a task's frees are not noted (its contract is unchanged;
+ * rmdir's first step frees 15 kernfs objects and would touch more than a set
+ * holds). A no-op unless a DPOR run records the step.
+ */
+static void note_free(const void *p, const struct msim__kmem_desc *d)
+{
+	if (msim__access_in_callback())
+		msim__access_note_range(p, d->span, MSIM_ACCESS_STORE);
+}
+
 /* kernel: mm/slub.c kfree(); like the kernel it also frees cache objects. */
 void msim_kfree(struct msim *m, const void *p)
 {
 	struct msim_kmem *k = msim__kmem_of(m);
 	struct msim__kmem_desc d;
 
-	if (p && kmem_free_op(k, p, MSIM__KMEM_FREE, NULL, &d, "kfree"))
+	if (p && kmem_free_op(k, p, MSIM__KMEM_FREE, NULL, &d, "kfree")) {
+		note_free(p, &d);
 		uncharge(k, &d);
+	}
 }
 
 /* kernel: mm/slub.c kmem_cache_free() */
@@ -412,8 +434,10 @@ void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void 
 	struct msim_kmem *k = msim__kmem_of(m);
 	struct msim__kmem_desc d;
 
-	if (p && c && kmem_free_op(k, p, MSIM__KMEM_FREE, c, &d, "kmem_cache_free"))
+	if (p && c && kmem_free_op(k, p, MSIM__KMEM_FREE, c, &d, "kmem_cache_free")) {
+		note_free(p, &d);
 		uncharge(k, &d);
+	}
 	else if (p && !c)
 		kmem_bad("kmem_cache_free", p, "object is not from this cache");
 }
@@ -441,6 +465,7 @@ static void kfree_rcu_finish(struct msim_kmem *k, const void *p, uint64_t bytes)
 
 	SUB(k, &k->rcu_pending_bytes, bytes);
 	if (kmem_free_op(k, p, MSIM__KMEM_RCU_DONE, NULL, &d, "kfree_rcu callback")) {
+		note_free(p, &d);
 		if (d.kind == MSIM__KMEM_CACHE)
 			SUB(k, &d.cache->rcu_pending, 1);
 		uncharge(k, &d);
@@ -453,6 +478,8 @@ static void kfree_rcu_cb(struct msim_rcu_head *head)
 {
 	struct kfree_rcu_work *w = msim_container_of(head, struct kfree_rcu_work, head);
 
+	/* DPOR (rcu.h): the free notes itself; the totals are end-of-run figures */
+	msim_rcu_callback_noted();
 	kfree_rcu_finish(w->k, w->p, w->bytes);
 	free(w);
 }

@@ -418,6 +418,7 @@ const char *msim__kmem_pool_free(struct msim_kmem *k, const void *p, enum msim__
 		why = free_checks(c, idx, op, from);
 	if (!why) {
 		*d = c->pool->d;
+		d->span = c->slot;
 		if (op == MSIM__KMEM_RCU_MARK)
 			rcu_mark(c, idx);
 		else

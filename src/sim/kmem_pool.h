@@ -21,6 +21,8 @@ struct msim__kmem_desc {
 	bool rcu_pending;
 	uint64_t charged;             /* kmalloc: bytes charged */
 	struct msim_kmem_cache *cache;
+	uint64_t span;                /* set by a free: the object's own bytes (its arena
+					 slot, or its heap block past the header) */
 };
 
 /*

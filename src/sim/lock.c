@@ -183,6 +183,8 @@ static void lock_nested(struct msim_lock *l, unsigned int subclass)
 		lock_det_task(l, msim__tls_task, subclass);
 		return;
 	}
+	/* an RCU callback in a recorded engine step (access.h): its lock ops are the step's */
+	msim__access_note(l, MSIM_ACCESS_RMW);
 	if (msim__det(m) && owner_get(l) && !msim__tls_task)
 		wmm_driver_settle(m);
 	if (msim__det(m) && owner_get(l) && m->destroying && owner_get(l)->host == m &&
@@ -231,6 +233,7 @@ bool msim_trylock(struct msim_lock *l)
 		lockdep_acquire(l, 0, true);
 		return true;
 	}
+	msim__access_note(l, MSIM_ACCESS_RMW); /* as in lock_nested */
 	if (owner_get(l) == &driver_owner || !msim__lock_impl_trylock(l->impl))
 		return false;
 	if (owner_get(l)) { /* held by a parked deterministic task */
@@ -267,6 +270,7 @@ void msim_unlock(struct msim_lock *l)
 		msim_yield_access("unlock", l, MSIM_ACCESS_NONE);
 		return;
 	}
+	msim__access_note(l, MSIM_ACCESS_RMW); /* as in lock_nested */
 	owner_set(l, NULL);
 	msim__lock_impl_unlock(l->impl);
 }

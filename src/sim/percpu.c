@@ -13,6 +13,7 @@
 #include <memcgsim/kmem.h>
 #include <memcgsim/percpu.h>
 
+#include "access.h"
 #include "kmem_percpu.h"
 
 /*
@@ -32,6 +33,17 @@ void *msim_alloc_percpu(struct msim *m, size_t size, const char *owner)
 	return base;
 }
 
+/*
+ * For DPOR (access.h): a free stores over every CPU's copy, so it conflicts with
+ * every access to one. The copies sit a unit apart: one range from the first to
+ * the last covers them (and, conservatively, what lies between).
+ */
+static void note_free(const void *base, unsigned int nr_cpus, size_t size)
+{
+	msim__access_note_range(base, ((size_t)(nr_cpus - 1) << MSIM_PCPU_UNIT_SHIFT) + size,
+				MSIM_ACCESS_STORE);
+}
+
 void msim_free_percpu(struct msim *m, void *base)
 {
 	const char *owner;
@@ -43,6 +55,7 @@ void msim_free_percpu(struct msim *m, void *base)
 		fprintf(stderr, "memcgsim: %p is not a per-CPU allocation of this host\n", base);
 		abort();
 	}
+	note_free(base, msim_nr_cpus(m), size);
 	msim_kmem_percpu_uncharge(m, size * msim_nr_cpus(m), owner);
 }
 

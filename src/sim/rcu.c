@@ -241,3 +241,7 @@ void msim_rcu_barrier(void)
 	}
 }
 
+void msim_rcu_callback_noted(void)
+{
+	msim__access_callback_noted();
+}

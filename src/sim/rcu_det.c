@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "access.h"
 #include "current.h"
 #include "preempt.h"
 #include "rcu_det.h"
@@ -53,12 +54,7 @@ static bool readers_done(struct msim *m)
 	struct msim_driver_reader *d = &m->rcu.driver;
 	unsigned int i;
 
-	/*
-	 * A host torn down after a stopped run (DPOR prunes runs): its parked tasks
-	 * never run again, so their read-side sections are abandoned, not in
-	 * progress, and teardown's synchronize_rcu must not wait for them.
-	 */
-	for (i = 0; i < m->nr_tasks && !m->destroying; i++) {
+	for (i = 0; i < m->nr_tasks; i++) {
 		struct msim_task *t = m->task_vec[i];
 		if (!reader_done(t->rcu_nesting, t->rcu_section, t->gp_waited, t->gp_snapshot))
 			return false;
@@ -111,7 +107,9 @@ static void run_callbacks(struct msim *m)
 		r->cb_head = h->next;
 		if (!r->cb_head)
 			r->cb_tail = &r->cb_head;
+		msim__access_callback_begin();  /* DPOR: what it touches joins the step */
 		h->func(h);
+		msim__access_callback_end();
 		r->cbs_done++;
 	}
 	msim__tls_host = prev;
@@ -133,12 +131,24 @@ static void drain_every_cpu(struct msim *m)
 		msim__wmm_drain_all(m, cpu);
 }
 
+/*
+ * A host torn down after a run that stopped with tasks parked (DPOR prunes runs;
+ * an explorer cuts them) is m->destroying: those tasks never run again, so a
+ * reader parked in its section never leaves it. Its grace periods end anyway,
+ * so the teardown's synchronize_rcu (an rmdir's, say) and the final drain go
+ * through, as lock.c takes over the locks such tasks hold.
+ */
+static bool gp_may_end(struct msim *m)
+{
+	return readers_done(m) || m->destroying;
+}
+
 bool msim__rcu_det_step(struct msim *m)
 {
 	struct msim_rcu_det *r = &m->rcu;
 	bool did = false;
 
-	if (r->gp_in_progress && readers_done(m)) {
+	if (r->gp_in_progress && gp_may_end(m)) {
 		drain_every_cpu(m);
 		r->gp_completed++;
 		r->gp_in_progress = false;

@@ -262,6 +262,8 @@ void msim_yield_slowpath(const char *name)
 		msim__access_announce(NULL, MSIM_ACCESS_ANY); /* it says nothing: anything */
 		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
 		msim__task_park(t, name);
+	} else {
+		msim__access_note(NULL, MSIM_ACCESS_ANY); /* in a recorded RCU callback */
 	}
 }
 
@@ -274,6 +276,9 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 		msim__access_announce(addr, kind);
 		msim__fp_announce(t, addr, kind);
 		msim__task_park(t, name);
+	} else {
+		/* a recorded RCU callback goes on in the same step: the access is its own */
+		msim__access_note(addr, kind);
 	}
 }
 
@@ -287,6 +292,8 @@ void msim_cond_resched_slowpath(const char *name)
 		msim__access_announce(NULL, MSIM_ACCESS_ANY);
 		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
 		msim__task_park(t, name);
+	} else {
+		msim__access_note(NULL, MSIM_ACCESS_ANY);
 	}
 }
 

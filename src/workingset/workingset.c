@@ -33,7 +33,13 @@ static void ws_css_free(struct msim_memcg *memcg, void *priv)
 {
 	struct msim__ws_host *wh = priv;
 	void **slot = msim_memcg_slot(memcg, wh->slot);
+	struct msim__ws_memcg *wm = *slot;
 
+	/* DPOR (teardown_noted): the slot and the freed data are stored over */
+	msim_access_note(slot, sizeof(*slot), MSIM_ACCESS_STORE);
+	if (wm)
+		msim_access_note(wm, sizeof(*wm) + wh->nr_nodes * sizeof(wm->nonresident_age[0]),
+				 MSIM_ACCESS_STORE);
 	free(*slot);
 	*slot = NULL;
 }
@@ -57,6 +63,7 @@ static int ws_host_init(struct msim *m, void *state)
 		.css_alloc = ws_css_alloc,
 		.css_free = ws_css_free,
 		.css_alloc_undo = ws_css_free,
+		.teardown_noted = true,
 	};
 	const struct msim_config *cfg = msim_config(m);
 	struct msim_memcg_hooks hooks = tmpl;
