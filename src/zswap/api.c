@@ -257,7 +257,10 @@ unsigned long msim_zswap_run_queued_work(struct msim *m)
 {
 	struct msim__zswap *z = zswap_of(m);
 
-	if (!z || !msim_quiet_xchg(&z->work_queued, false, MSIM_RELAXED))
+	if (!z)
+		return 0;
+	msim__zswap_note(&z->work_queued, MSIM_ACCESS_RMW);
+	if (!msim_quiet_xchg(&z->work_queued, false, MSIM_RELAXED))
 		return 0;
 	return msim__zswap_shrink_worker(z);
 }

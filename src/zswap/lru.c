@@ -121,6 +121,7 @@ static enum msim_lru_status shrink_memcg_cb(struct msim_list_head *item,
 	msim_spin_unlock(&list->lock);
 	ret = writeback_entry(a->z, e, slot);
 	if (!ret) {
+		msim__zswap_note(&a->z->written_back, MSIM_ACCESS_RMW); /* shrink_worker reads it */
 		msim__zswap_count(&a->z->written_back, 1);
 		return MSIM_LRU_REMOVED_RETRY;
 	}

@@ -31,6 +31,9 @@ unsigned int msim__zswap_draw_length(struct msim__zswap *z)
 	uint64_t x = splitmix64(z->p.seed * 0x100000001b3ULL + seq);
 	unsigned int span = z->p.max_bytes - z->p.min_bytes + 1;
 
+	/* Two storers' order decides which draws which length. */
+	msim__zswap_note(&z->store_seq, MSIM_ACCESS_RMW);
+
 	if (x % 100 < z->p.incompressible_pct)
 		return (unsigned int)MSIM_PAGE_SIZE + 1;   /* dlen >= PAGE_SIZE: did not compress */
 	return z->p.min_bytes + (unsigned int)((x >> 8) % span);
@@ -64,6 +67,7 @@ bool msim__zswap_check_limits(struct msim__zswap *z)
 {
 	unsigned long cur = msim__zswap_total_pages(z);
 
+	msim__zswap_note(&z->pool_reached_full, MSIM_ACCESS_RMW); /* read by every store */
 	if (cur >= msim__zswap_max_pages(z)) {
 		msim__zswap_count(&z->pool_limit_hit, 1);
 		msim_quiet_store(&z->pool_reached_full, true, MSIM_RELAXED);
@@ -92,7 +96,8 @@ void msim__zswap_entry_account(struct msim__zswap *z, struct msim__zswap_entry *
 {
 	if (e->objcg) {
 		msim_obj_cgroup_get(e->objcg);
-		msim_yield("zswap.store.charge");
+		/* Then the stock's lock, or (the root objcg: no charge) the pool counters. */
+		msim_yield_access("zswap.store.charge", NULL, MSIM_ACCESS_NONE);
 		msim_obj_cgroup_charge_zswap(e->objcg, e->length);
 	}
 	msim_atomic_long_add(&z->stored_pages, 1);

@@ -100,7 +100,8 @@ static bool store_page(struct msim__zswap *z, struct msim_folio *folio, unsigned
 	e->objcg = objcg;
 	msim__zswap_entry_account(z, e);
 	e->referenced = true;
-	msim_yield("zswap.store.lru_add");
+	/* Then rcu_read_lock: the entry is read only by its owner until it is on the LRU. */
+	msim_yield_access("zswap.store.lru_add", NULL, MSIM_ACCESS_NONE);
 	msim__zswap_lru_add(z, e);
 	return true;
 }
@@ -147,9 +148,14 @@ bool msim__zswap_store(struct msim__zswap *z, struct msim_folio *folio, unsigned
 	}
 	if (objcg)
 		msim_obj_cgroup_put(objcg);
-	if (!stored && msim_quiet_load(&z->pool_reached_full, MSIM_RELAXED))
+	if (stored)
+		return true;
+	msim__zswap_note(&z->pool_reached_full, MSIM_ACCESS_LOAD);
+	if (msim_quiet_load(&z->pool_reached_full, MSIM_RELAXED)) {
+		msim__zswap_note(&z->work_queued, MSIM_ACCESS_STORE);
 		msim_quiet_store(&z->work_queued, true, MSIM_RELAXED);
-	return stored;
+	}
+	return false;
 }
 
 /*

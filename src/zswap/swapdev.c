@@ -111,7 +111,8 @@ int msim__swapdev_claim_cache(struct msim__swapdev *d, unsigned long slot, const
 {
 	int ret = 0;
 
-	msim_yield(point);
+	/* Touches nothing before the lock; the slot's bytes are read under it. */
+	msim_yield_access(point, NULL, MSIM_ACCESS_NONE);
 	msim_lock(&d->lock);
 	if (d->state[slot] == MSIM__SLOT_FREE)
 		ret = -ENOENT;

@@ -48,7 +48,7 @@ static struct msim_memcg *pick_fixed(struct msim__zswap *z)
 	do {
 		memcg = iter_next(z, z->next_shrink);
 		z->next_shrink = memcg;
-		msim_yield("zswap.shrink.cursor");
+		msim_yield_access("zswap.shrink.cursor", NULL, MSIM_ACCESS_NONE); /* css_tryget */
 	} while (memcg && !msim_css_tryget_online(memcg));
 	msim_spin_unlock(&z->shrink_lock);
 	return memcg;
@@ -66,7 +66,7 @@ static struct msim_memcg *pick_old(struct msim__zswap *z, int *err)
 	msim_spin_lock(&z->shrink_lock);
 	z->next_shrink = iter_next(z, z->next_shrink);
 	memcg = z->next_shrink;
-	msim_yield("zswap.shrink.cursor");
+	msim_yield_access("zswap.shrink.cursor", NULL, MSIM_ACCESS_NONE); /* css_tryget */
 	if (memcg && !msim_css_tryget_online(memcg)) {
 		msim_mem_cgroup_iter_break(msim_root_mem_cgroup(z->m), memcg);
 		z->next_shrink = NULL;
@@ -77,6 +77,13 @@ static struct msim_memcg *pick_old(struct msim__zswap *z, int *err)
 	return memcg;
 }
 
+/* The pages written back so far (the worker returns its own share): any writer's. */
+static unsigned long written_back(struct msim__zswap *z)
+{
+	msim__zswap_note(&z->written_back, MSIM_ACCESS_LOAD);
+	return msim_quiet_load(&z->written_back, MSIM_RELAXED);
+}
+
 static bool over_threshold(struct msim__zswap *z)
 {
 	return msim__zswap_total_pages(z) > msim__zswap_accept_thr_pages(z);
@@ -85,7 +92,7 @@ static bool over_threshold(struct msim__zswap *z)
 /* kernel: shrink_worker() after the fix. */
 static unsigned long shrink_worker_fixed(struct msim__zswap *z)
 {
-	unsigned long before = msim_quiet_load(&z->written_back, MSIM_RELAXED);
+	unsigned long before = written_back(z);
 	int failures = 0, attempts = 0, ret;
 	struct msim_memcg *memcg;
 
@@ -98,7 +105,7 @@ static unsigned long shrink_worker_fixed(struct msim__zswap *z)
 			attempts = 0;
 			continue;
 		}
-		msim_yield("zswap.shrink.memcg");
+		msim_yield_access("zswap.shrink.memcg", NULL, MSIM_ACCESS_NONE); /* READ_ONCE */
 		ret = msim__zswap_shrink_memcg(z, memcg);
 		msim_css_put(memcg);            /* the extra reference */
 		if (ret == -ENOENT)             /* nothing of it in zswap: skip, no count */
@@ -108,13 +115,13 @@ static unsigned long shrink_worker_fixed(struct msim__zswap *z)
 			break;
 	} while (over_threshold(z));
 	msim__zswap_count(&z->worker_failures, (unsigned long)failures);
-	return msim_quiet_load(&z->written_back, MSIM_RELAXED) - before;
+	return written_back(z) - before;
 }
 
 /* kernel: shrink_worker() before the fix (v6.10). */
 static unsigned long shrink_worker_old(struct msim__zswap *z)
 {
-	unsigned long before = msim_quiet_load(&z->written_back, MSIM_RELAXED);
+	unsigned long before = written_back(z);
 	struct msim_memcg *memcg;
 	int failures = 0, ret;
 
@@ -125,14 +132,14 @@ static unsigned long shrink_worker_old(struct msim__zswap *z)
 				break;
 			continue;
 		}
-		msim_yield("zswap.shrink.memcg");
+		msim_yield_access("zswap.shrink.memcg", NULL, MSIM_ACCESS_NONE); /* READ_ONCE */
 		ret = msim__zswap_shrink_memcg(z, memcg);
 		msim_css_put(memcg);
 		if (ret && ++failures == MAX_RECLAIM_RETRIES)
 			break;
 	} while (over_threshold(z));
 	msim__zswap_count(&z->worker_failures, (unsigned long)failures);
-	return msim_quiet_load(&z->written_back, MSIM_RELAXED) - before;
+	return written_back(z) - before;
 }
 
 unsigned long msim__zswap_shrink_worker(struct msim__zswap *z)
@@ -153,7 +160,8 @@ void msim__zswap_offline_cleanup(struct msim__zswap *z, struct msim_memcg *memcg
 	bool old = msim_config(z->m)->variants.zswap_shrink_iter == MSIM_ZSWAP_SHRINK_ITER_OLD;
 
 	msim_spin_lock(&z->shrink_lock);
-	msim_yield("zswap.offline.cursor");
+	/* The cursor is read under zswap_shrink_lock, held across: nothing to note. */
+	msim_yield_access("zswap.offline.cursor", NULL, MSIM_ACCESS_NONE);
 	if (z->next_shrink == memcg) {
 		do {
 			z->next_shrink = iter_next(z, z->next_shrink);

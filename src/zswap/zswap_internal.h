@@ -91,6 +91,14 @@ static inline void msim__zswap_count(unsigned long *counter, unsigned long n)
 	msim_quiet_fetch_add(counter, n, MSIM_RELAXED);
 }
 
+/*
+ * A quiet field another task reads during the run (not only the end-of-run
+ * figures): the step touching it says so, for partial-order reduction
+ * (yield.h's contract). The counters only the end-of-run check reads commute
+ * and need no note.
+ */
+#define msim__zswap_note(p, kind) msim_access_note((p), sizeof(*(p)), (kind))
+
 static inline struct msim__zswap_memcg *msim__zswap_memcg(const struct msim__zswap *z,
 							 struct msim_memcg *memcg)
 {
