@@ -449,7 +449,8 @@ static const struct msim_race rstat_thp_trace = {
 		  .summary = "the exploration shape DFS and DPOR search in the race's budget (8 "
 			     "CPUs: threshold 512; 2 updaters x 2 THP updates, task 0 on CPU 2), "
 			     "break: the thread's pair scaled, leaf 1024, root 512 = the threshold",
-		  .why = "stuck ancestor",
+		  .why = "stuck ancestor", .dfs_first_violation = 51,
+		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 292,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("threshold", 512),
 			  MSIM_RACE_EXPECT("updates_to_first_crossing", 2),
@@ -464,7 +465,8 @@ static const struct msim_race rstat_thp_trace = {
 		  .summary = "the exploration shape under continue: the same schedule ends at leaf "
 			     "1024, root 512, stuck: root's reset at CPU 2 erased the window's "
 			     "update (R3) and no update follows leaf's crossing to raise root",
-		  .why = "stuck ancestor",
+		  .why = "stuck ancestor", .dfs_first_violation = 53,
+		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 300,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("threshold", 512),
 			  MSIM_RACE_EXPECT("leaf_atomic", 1024),
@@ -475,6 +477,7 @@ static const struct msim_race rstat_thp_trace = {
 		  .summary = "the exploration shape with the forced consumer flush: the read is "
 			     "exact in every schedule (by construction); root's counter is stuck "
 			     "on the script's",
+		  .dpor_schedules = 292,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("root_atomic", 512),
 			  MSIM_RACE_EXPECT("root_stuck", 1),
