@@ -358,9 +358,9 @@ static const struct msim_race rstat_thp_trace = {
 		"CPU 0 (forced root flush)          CPUs 1-4 (THP updates of leaf)\n"
 		"-------------------------          ------------------------------\n"
 		"                                   13 updates: leaf = root = 6656\n"
-		"visit CPU 1: clear leaf, clear root\n"
-		"visit CPUs 2-3, CPU 4: fold leaf\n"
-		"  (CPU 4: leaf cleared, root not yet)\n"
+		"visit CPU 1: fold and clear leaf, root\n"
+		"visit CPUs 2-3: fold (both already 0)\n"
+		"visit CPU 4: fold leaf; root not yet\n"
 		"                                   the other 51 updates, from CPUs 1-4:\n"
 		"                                     leaf = root = 6656, then both skip\n"
 		"  fold root, clear root->stats_updates   (root = 0)\n"
@@ -371,7 +371,20 @@ static const struct msim_race rstat_thp_trace = {
 		"CPU 0 (forced root flush)          CPUs 1-4 (THP updates of leaf)\n"
 		"-------------------------          ------------------------------\n"
 		"  ... as on bug: root stuck at 6144 ...\n"
-		"consumer: mem_cgroup_flush_stats_forced(root): flushes; root exact\n",
+		"consumer: mem_cgroup_flush_stats_forced(root): flushes; root exact\n"
+		"\n"
+		"*-small, the exploration shape: 8 CPUs, threshold 512, task 0 on CPU 2, task 1 on\n"
+		"CPU 1, two updates each; continue-small (bug-small alike, bpf-forced-small reads\n"
+		"forced):\n"
+		"CPU 0 (forced root flush)          CPUs 2, 1 (THP updates of leaf)\n"
+		"-------------------------          -------------------------------\n"
+		"                                   2 updates: leaf = root = 1024\n"
+		"visit CPU 1: fold and clear leaf, root\n"
+		"visit CPU 2: fold leaf; root not yet\n"
+		"                                   one update: leaf = root = 512\n"
+		"  fold root, clear root (root = 0)\n"
+		"                                   the last update: leaf = 1024, root = 512\n"
+		"mem_cgroup_flush_stats(root) skips: 512 is not above 512 (R3: no update follows)\n",
 	/* random finds the window (10 of 300 runs, seed 1: reachability, not a frequency);
 	 * PCT needs depth 3; DFS and DPOR on the thread's 96 CPUs and 64 updates need
 	 * more than 300 schedules: the *-small sides are the exploration shape */
