@@ -110,12 +110,55 @@ static void thread004_thp_trace_explored(void **st)
 	assert_int_equal(tally.stuck, 10);
 	/* 7 of the 10 at leaf 6656 / root 6144 exactly: one update in the window */
 	assert_int_equal(tally.trace_pair, 7);
-	/* continue: the same schedules never end stuck */
+	/* continue: none of these 300 ends stuck (R3's schedules are rarer; DFS finds one
+	 * past its budget: thread004_continue_closes_r4_not_r3) */
 	cfg.variants.rstat_propagate = MSIM_RSTAT_PROPAGATE_CONTINUE;
 	tally = (struct thp_tally){ .check = race->target.check };
 	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
 	assert_int_equal(tally.stuck, 0);
 	free(res);
+}
+
+/* Replay schedule on rstat-thp-trace's thread shape (96 CPUs) under propagate. */
+static struct msim_race_result *thp_replay(const char *schedule, enum msim_rstat_propagate propagate)
+{
+	struct msim_race_result *r = calloc(1, sizeof(*r));
+	struct msim_config cfg;
+	char err[256] = "";
+
+	assert_non_null(r);
+	msim_config_init(&cfg);
+	cfg.nr_cpus = 96;
+	cfg.variants.rstat_propagate = propagate;
+	assert_int_equal(msim_race_replay(race_get("rstat-thp-trace"), &cfg, NULL, schedule, r, err,
+					  sizeof(err)), 0);
+	return r;
+}
+
+/*
+ * What thread 004's continue closes and what it does not, on the same tasks:
+ * the bug side's own schedule (one update in the window, 50 after) ends stuck
+ * under break and not under continue (R4's break); a schedule DFS found past
+ * the budget (run 1952) ends stuck under continue: an updater on a CPU the
+ * flush already walked raises root's count, a later CPU's reset erases it (R3).
+ */
+static void thread004_continue_closes_r4_not_r3(void **st)
+{
+	static const char r3[] = "0*294.1*164.3*164.4*54.2*294.4*460";
+	struct msim_race_result *bug = race_script_cpus("rstat-thp-trace", 96), *r;
+
+	assert_true(bug->rep.violated);
+	r = thp_replay(bug->rep.schedule, MSIM_RSTAT_PROPAGATE_BREAK);
+	assert_int_equal(r->ex.violations, 1);
+	free(r);
+	r = thp_replay(bug->rep.schedule, MSIM_RSTAT_PROPAGATE_CONTINUE);
+	assert_int_equal(r->ex.violations, 0);
+	free(r);
+	r = thp_replay(r3, MSIM_RSTAT_PROPAGATE_CONTINUE);
+	assert_int_equal(r->ex.violations, 1);
+	assert_non_null(strstr(r->ex.why, "root atomic 0 with 8192 unflushed pages"));
+	free(r);
+	free(bug);
 }
 
 static void thread002_root_flush_visits_every_cpu(void **st)
@@ -170,6 +213,7 @@ int main(void)
 		cmocka_unit_test(thread004_root_at_6144_by_construction),
 		cmocka_unit_test(thread004_thp_trace_scripted),
 		cmocka_unit_test(thread004_thp_trace_explored),
+		cmocka_unit_test(thread004_continue_closes_r4_not_r3),
 		cmocka_unit_test(thread002_root_flush_visits_every_cpu),
 		cmocka_unit_test(units),
 	};
