@@ -247,7 +247,7 @@ static const struct msim_race toy_rcu_reader = {
 		"use p->value (still valid)\n"
 		"rcu_read_unlock()\n"
 		"                                (grace period ends)  free(old)\n",
-	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 5000 },
+	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 60000 },
 	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
 		    .teardown = rcu_teardown },
 	.expect = rcu_expect,
