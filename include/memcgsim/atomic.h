@@ -103,7 +103,8 @@ extern "C" {
 	 msim_quiet_load(__builtin_expect(msim_wmm_active, 0) \
 			 ? (__typeof__(p))msim_wmm_load_slowpath((p), sizeof(*(p))) : (p), mo))
 #define msim_store_at(p, v, mo, point) \
-	(msim_yield_access(point, p, MSIM_ACCESS_STORE), \
+	(msim_yield_access(point, p, MSIM_ACCESS_STORE |                   \
+			   ((int)sizeof(*(p)) << MSIM__ACCESS_SIZE_SHIFT)), \
 	 __builtin_expect(msim_wmm_active, 0) \
 		 ? msim_wmm_store_slowpath((p), sizeof(*(p)), \
 					   (uint64_t)(uintptr_t)(__typeof__(*(p)))(v), (mo)) \

@@ -212,6 +212,11 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 			 "interrupt source N, ~C or ~C+K for a drain of CPU C's store buffer, "
 			 "its K-th oldest entry, K below 64)", r->name,
 			 o->schedule ? o->schedule : "");
+	else if (ret == -E2BIG && o->strategy == MSIM_STRAT_DPOR)
+		snprintf(err, errlen, "race %s: dpor follows at most 63 threads (tasks, "
+			 "interrupt sources, and at most 32 store-buffer drain threads: one per "
+			 "CPU under tso, per CPU and address under pso); a run needed more: "
+			 "use dfs", r->name);
 	else if (ret)
 		snprintf(err, errlen, "race %s: exploration failed (%s)", r->name,
 			 strerror(-ret));

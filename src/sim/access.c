@@ -59,6 +59,11 @@ void msim__access_set_one(struct msim__step_access *s, const volatile void *addr
 	set_add(s, (uintptr_t)addr, kind_len(kind), kind);
 }
 
+void msim__access_add(struct msim__step_access *s, const volatile void *addr, size_t len, int kind)
+{
+	set_add(s, (uintptr_t)addr, len, kind);
+}
+
 void msim__access_set_range(struct msim__step_access *s, const volatile void *addr, size_t len,
 			    int kind)
 {

@@ -76,6 +76,8 @@ bool msim__access_in_callback(void);
 
 /* One access of kind at addr, alone in a set (kind ANY: the set touches everything). */
 void msim__access_set_one(struct msim__step_access *s, const volatile void *addr, int kind);
+/* Add [addr, addr + len) touched with kind to s. */
+void msim__access_add(struct msim__step_access *s, const volatile void *addr, size_t len, int kind);
 /* [addr, addr + len) touched with kind, alone in a set. */
 void msim__access_set_range(struct msim__step_access *s, const volatile void *addr, size_t len,
 			    int kind);

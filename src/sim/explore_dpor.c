@@ -405,7 +405,7 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 	e = &d->ev[d->depth];
 	e->tid = (uint8_t)t;
 	if (t == MSIM__DPOR_R) {
-		e->cpu = 0;
+		e->cpu = thread_cpu(d, m, MSIM__DPOR_R);
 		rcu_step_access(d, m, &e->acc);
 	} else if (MSIM_PICK_IS_DRAIN(pick)) {
 		e->cpu = thread_cpu(d, m, (unsigned int)t);
@@ -423,8 +423,19 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 		to_ids(d, &e->acc, d->depth, &d->nodes[d->depth].chosen_extra);
 	else
 		extra_ids(d, &e->acc, &announced, d->depth, &d->nodes[d->depth].chosen_extra);
-	if (d->depth + 1 >= d->prefix)
+	if (d->depth + 1 >= d->prefix) {
 		propagate_sleep(d, m, e);
+	} else {
+		/*
+		 * Replaying the prefix: its addresses still get their ids here, the
+		 * step that touched them first, as in the run that explored it;
+		 * otherwise a sleeper's id of a prefix object names nothing and a
+		 * conflict with it goes unseen (a review's random pso toy).
+		 */
+		struct msim__step_access ids;
+
+		to_ids(d, &e->acc, d->depth, &ids);
+	}
 	d->depth++;
 }
 
@@ -524,7 +535,16 @@ static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, u
 	if (!cand)
 		return;
 	awake = cand & ~sleep_mask(nd);
-	nd->backtrack |= 1ULL << lowest(awake ? awake : cand);
+	/*
+	 * One initial is enough without a bound. Under a bound the initials differ
+	 * in the preemptions they cost, and the one taken may not fit where another
+	 * would: add them all (a review's random pso toys at bound 1 missed
+	 * outcomes DFS sees with only the lowest).
+	 */
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+		nd->backtrack |= awake ? awake : cand;
+	else
+		nd->backtrack |= 1ULL << lowest(awake ? awake : cand);
 	d->backtracks++;
 	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
 		conservative_branch(d, i, d->ev[j].tid);

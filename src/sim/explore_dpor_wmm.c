@@ -10,7 +10,11 @@
  *    waits until it is the oldest).
  * So a thread's next step is a function of the state, as DPOR needs, and it
  * touches one thing: a store of the entry's bytes, or for a buffered lock
- * release (pso) an RMW of the lock, as the unlock itself would have been.
+ * release (pso) an RMW of the lock, as the unlock itself would have been. Under
+ * tso it also stores the CPU's buffer head: a task's step that drains the
+ * oldest entry itself (a partial-overlap load, a store at the buffer's cap)
+ * leaves the thread enabled with another next drain, and only that shared
+ * store makes the two steps dependent (found by a review's random toys).
  *
  * Threads are named in the order a run first offers them. Two runs through one
  * prefix offer the same drains in the same order, so a thread id means the same
@@ -57,6 +61,8 @@ int msim__dpor_drain_thread(struct msim__dpor_drains *dr, const struct msim *m, 
 		msim__access_set_one(next, (const void *)tg.addr, MSIM_ACCESS_RMW);
 	else
 		msim__access_set_range(next, (const void *)tg.addr, tg.size, MSIM_ACCESS_STORE);
+	if (tg.head)
+		msim__access_add(next, tg.head, sizeof(unsigned int), MSIM_ACCESS_STORE);
 	key = m->cfg.memory_model == MSIM_MEMORY_PSO ? tg.addr : 0;
 	for (s = 0; s < dr->n; s++)
 		if (dr->slot[s].cpu == cpu && dr->slot[s].addr == key)

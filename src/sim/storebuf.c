@@ -136,6 +136,7 @@ void msim__wmm_target(const struct msim *m, unsigned int cpu, unsigned int pos,
 	tg->unlock = e->kind == ENTRY_UNLOCK;
 	tg->addr = tg->unlock ? (uintptr_t)e->arg : e->addr;
 	tg->size = tg->unlock ? 1 : e->size;
+	tg->head = m->wmm->model == MSIM_MEMORY_TSO ? &m->wmm->cpu[cpu].n : NULL;
 }
 
 void msim__wmm_drain_at(struct msim *m, unsigned int cpu, unsigned int pos)
@@ -145,6 +146,8 @@ void msim__wmm_drain_at(struct msim *m, unsigned int cpu, unsigned int pos)
 
 	memmove(&b->e[pos], &b->e[pos + 1], (b->n - pos - 1) * sizeof(b->e[0]));
 	b->n--;
+	if (m->wmm->model == MSIM_MEMORY_TSO) /* the head moved (msim__wmm_target) */
+		msim__access_note(&b->n, MSIM_ACCESS_STORE);
 	if (e.kind == ENTRY_UNLOCK) {
 		msim__access_note(e.arg, MSIM_ACCESS_RMW); /* as lock.c's unlock notes it */
 		e.release(e.arg);

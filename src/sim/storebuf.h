@@ -43,6 +43,10 @@ struct msim__wmm_target {
 	uintptr_t addr;
 	unsigned int size;
 	bool unlock;
+	/* tso: the CPU's buffer head, which every drain of that CPU stores (a
+	 * task's step that drains the oldest entry changes what the CPU's drain
+	 * thread drains next, so the two must conflict); NULL under pso */
+	const void *head;
 };
 void msim__wmm_target(const struct msim *m, unsigned int cpu, unsigned int pos,
 		      struct msim__wmm_target *tg);
