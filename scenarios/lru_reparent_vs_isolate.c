@@ -78,6 +78,7 @@ static void reclaim_fn(void *arg)
 	sc.nr_to_reclaim = 32;
 	sc.evict = rvi_evict;
 	sc.evict_arg = s;
+	sc.evict_notes = true;   /* rvi_evict: freed[] is read after the run; the put is a shim */
 	s->reclaimed = msim_shrink_lruvec(lru_scn_lruvec(s->c), &sc);
 	s->scanned = sc.nr_scanned;
 }

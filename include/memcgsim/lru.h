@@ -48,6 +48,11 @@
  *   "lru.lruvec.recheck"       folio_lruvec_lock found the folio moved: retry
  *   "lru.shrink.isolated"      reclaim isolated its batch, lock dropped
  *   "lru.shrink.putback"       reclaim about to put the survivors back
+ * Each says what the step resumed from it touches (yield.h): recheck the
+ * folio's memcg_data (then the objcg's memcg, a shim), isolated the batch's
+ * folio flags (each quiet flag access notes itself, and an evict callback
+ * without evict_notes touches anything), putback nothing before the lock's
+ * RCU section (a shim).
  * The lruvec locks, RCU sections and rstat's stat writes add their own points
  * (lock.h, rcu.h, rstat.h); the offline's are in objcg.h.
  */
@@ -197,6 +202,13 @@ struct msim_scan_control {
 	struct msim_memcg *target_mem_cgroup; /* reclaim target (NULL: root) */
 	msim_reclaim_evict_fn evict;
 	void *evict_arg;
+	/*
+	 * evict runs inside a scheduler step of the reclaiming task (from the point
+	 * before it to its own first yield point). True: it notes what it touches
+	 * of shared state there (yield.h's contract; msim_access_note). False (the
+	 * default): partial-order reduction counts each call as touching anything.
+	 */
+	bool evict_notes;
 	/* results, added to */
 	unsigned long nr_scanned;          /* pages isolated for a look */
 	unsigned long nr_reclaimed;        /* pages freed */

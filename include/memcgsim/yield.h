@@ -60,7 +60,9 @@ extern "C" {
  * void msim_access_note(const volatile void *addr, unsigned long len, int kind);
  *   The running step also touches bytes [addr, addr + len) with kind (LOAD,
  *   STORE or RMW): a fold over a per-CPU array, a plain store after a NONE
- *   point. Nothing outside a DPOR run (one branch outside deterministic tasks).
+ *   point; kind ANY (len 1) makes the step touch anything, for code the layer
+ *   cannot see (a caller's callback). Nothing outside a DPOR run (one branch
+ *   outside deterministic tasks).
  */
 #define MSIM_ACCESS_ANY 0    /* unknown: conflicts with every step */
 #define MSIM_ACCESS_LOAD 1   /* reads addr */
@@ -97,6 +99,13 @@ extern "C" {
  *   cond_resched(): under preempt=none, outside spinlocks, msim_preempt_disable()
  *   and read-side sections, the task parked here lets another task of its CPU
  *   run and passes a quiescent state.
+ *
+ * void msim_cond_resched_access(const char *name, const volatile void *addr, int kind);
+ *   The same point, saying what the step resumed from it touches (addr, kind), as
+ *   msim_yield_access() says it for msim_yield(): same schedules, same trace hash;
+ *   only partial-order reduction reads the access. msim_cond_resched(name)
+ *   touches everything. Under preempt=none and full the point may hand the CPU
+ *   over, which DPOR orders by itself (two tasks of one CPU are dependent).
  *
  * void msim_preempt_disable(void);
  * void msim_preempt_enable(void);

@@ -74,6 +74,9 @@ bool msim_folio_try_get(struct msim_folio *folio)
 {
 	long old = msim_atomic_long_read_at(&folio->refcount, "folio.ref.tryget");
 
+	/* the point announced the read; the increment is in the same step */
+	msim_access_note(&folio->refcount.counter, sizeof(folio->refcount.counter),
+			 MSIM_ACCESS_RMW);
 	while (old > 0)
 		if (msim_quiet_try_cmpxchg(&folio->refcount.counter, &old, old + 1, MSIM_SEQ_CST,
 					   MSIM_RELAXED))
@@ -83,6 +86,9 @@ bool msim_folio_try_get(struct msim_folio *folio)
 
 long msim_folio_ref_count(const struct msim_folio *folio)
 {
+	/* quiet, but the count changes through shims outside any lock */
+	msim_access_note(&folio->refcount.counter, sizeof(folio->refcount.counter),
+			 MSIM_ACCESS_LOAD);
 	return msim_quiet_load(&folio->refcount.counter, MSIM_RELAXED);
 }
 
@@ -188,13 +194,19 @@ bool msim_folio_is_file_lru(const struct msim_folio *folio)
 	return folio->type == MSIM_FOLIO_FILE;
 }
 
+/*
+ * The owner's field (page cache record, swap pte): plain, and not ordered by
+ * any lock this layer knows, so both accesses note themselves (yield.h).
+ */
 void *msim_folio_private(const struct msim_folio *folio)
 {
+	msim_access_note(&folio->private_data, sizeof(folio->private_data), MSIM_ACCESS_LOAD);
 	return folio->private_data;
 }
 
 void msim_folio_set_private(struct msim_folio *folio, void *private_data)
 {
+	msim_access_note(&folio->private_data, sizeof(folio->private_data), MSIM_ACCESS_STORE);
 	folio->private_data = private_data;
 }
 

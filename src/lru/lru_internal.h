@@ -22,6 +22,7 @@
 #include <memcgsim/lock.h>
 #include <memcgsim/lru.h>
 #include <memcgsim/rcu.h>
+#include <memcgsim/yield.h>
 
 #include <memcgsim/list.h>
 
@@ -118,16 +119,27 @@ void msim__lru_vec_lock(struct msim__lru_vec *lv);
 void msim__lru_vec_unlock(struct msim__lru_vec *lv);
 
 /* ---- folio.c ---- */
+/*
+ * The flags word is not ordered by the lru_lock: PG_lru's claim and set are shims
+ * outside it (folio_isolate_lru) and reclaim tests and clears PG_referenced on
+ * its isolated batch unlocked. So each quiet access notes itself (yield.h's
+ * contract), whichever point the step running it resumed from: reclaim's loop
+ * over its batch runs on past shim points (folio.ref.freeze) that announce only
+ * their own access. Outside a DPOR run a note is one branch.
+ */
 static inline bool msim__folio_test(const struct msim_folio *f, enum msim__pg bit)
 {
+	msim_access_note(&f->flags, sizeof(f->flags), MSIM_ACCESS_LOAD);
 	return (msim_quiet_load(&f->flags, MSIM_RELAXED) >> bit) & 1;
 }
 static inline void msim__folio_set(struct msim_folio *f, enum msim__pg bit)
 {
+	msim_access_note(&f->flags, sizeof(f->flags), MSIM_ACCESS_RMW);
 	msim_quiet_fetch_or(&f->flags, 1UL << bit, MSIM_SEQ_CST);
 }
 static inline void msim__folio_clear(struct msim_folio *f, enum msim__pg bit)
 {
+	msim_access_note(&f->flags, sizeof(f->flags), MSIM_ACCESS_RMW);
 	msim_quiet_fetch_and(&f->flags, ~(1UL << bit), MSIM_SEQ_CST);
 }
 /* kernel: folio_test_clear_lru(): the claim on a folio that isolation and moves race for. */

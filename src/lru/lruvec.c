@@ -97,7 +97,13 @@ struct msim__lru_vec *msim__folio_lru_vec_lock(struct msim_folio *folio)
 			return lv;
 		msim_spin_unlock(&lv->lru_lock);
 		MSIM__LRU_COUNT(folio->lh, lruvec_relock_retries, 1);
-		msim_yield("lru.lruvec.recheck");
+		/*
+		 * The retry reads memcg_data, then the objcg's memcg through a shim
+		 * (7.0: the memcg's slot, fixed while it lives) before the lock's.
+		 * memcg_data changes only at charge and uncharge, ordered against
+		 * this holder of a reference by the count's shims: no note.
+		 */
+		msim_yield_access("lru.lruvec.recheck", &folio->memcg_data, MSIM_ACCESS_LOAD);
 	}
 }
 

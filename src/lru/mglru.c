@@ -32,6 +32,18 @@ static unsigned long min_seq(const struct msim__lru_vec *lv, unsigned int type)
 	return msim_quiet_load(&lv->lrugen.min_seq[type], MSIM_RELAXED);
 }
 
+/*
+ * min_seq++ (lock held). msim_lru_gen_min_seq() reads it without the lock (the
+ * MGLRU eviction's token), so the store is noted (yield.h's contract) and so is
+ * that load; the lock holder's own loads are ordered by the lock.
+ */
+static void min_seq_inc(struct msim__lru_vec *lv, unsigned int type)
+{
+	msim_access_note(&lv->lrugen.min_seq[type], sizeof(lv->lrugen.min_seq[type]),
+			 MSIM_ACCESS_STORE);
+	msim_quiet_store(&lv->lrugen.min_seq[type], min_seq(lv, type) + 1, MSIM_RELAXED);
+}
+
 unsigned int msim__get_nr_gens(const struct msim__lru_vec *lv, unsigned int type)
 {
 	return (unsigned int)(msim__lru_gen_max_seq(lv) - min_seq(lv, type) + 1);
@@ -190,7 +202,7 @@ static void inc_min_seq(struct msim__lru_vec *lv, unsigned int type)
 			msim_list_move_tail(&folio->lru, gen_list(lv, new_gen, type, folio->zone));
 		}
 	}
-	msim_quiet_store(&lv->lrugen.min_seq[type], min_seq(lv, type) + 1, MSIM_RELAXED);
+	min_seq_inc(lv, type);
 }
 
 /*
@@ -236,7 +248,7 @@ void msim__lru_gen_try_inc_min_seq_locked(struct msim__lru_vec *lv, unsigned int
 {
 	while (msim__get_nr_gens(lv, type) > MSIM_MIN_NR_GENS &&
 	       gen_empty(lv, msim_lru_gen_from_seq(min_seq(lv, type)), type))
-		msim_quiet_store(&lv->lrugen.min_seq[type], min_seq(lv, type) + 1, MSIM_RELAXED);
+		min_seq_inc(lv, type);
 }
 
 /*
@@ -282,7 +294,12 @@ unsigned long msim_lru_gen_min_seq(struct msim_lruvec *lruvec, unsigned int type
 {
 	struct msim__lru_vec *lv = msim__lru_vec_of(lruvec);
 
-	return lv && type < MSIM_ANON_AND_FILE ? min_seq(lv, type) : 0;
+	if (!lv || type >= MSIM_ANON_AND_FILE)
+		return 0;
+	/* READ_ONCE without the lock: min_seq_inc() notes its store */
+	msim_access_note(&lv->lrugen.min_seq[type], sizeof(lv->lrugen.min_seq[type]),
+			 MSIM_ACCESS_LOAD);
+	return min_seq(lv, type);
 }
 
 long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen, unsigned int type,

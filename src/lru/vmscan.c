@@ -87,6 +87,19 @@ static enum msim_reclaim_verdict evict_default(struct msim_folio *folio)
 	return MSIM_RECLAIM_FREE;
 }
 
+/*
+ * The owner's callback runs in this step; one that does not say it notes its
+ * accesses (scan_control.evict_notes) may touch anything before its first
+ * yield point, and so does the step (yield.h's contract).
+ */
+static enum msim_reclaim_verdict call_evict(struct msim_folio *folio,
+					    struct msim_scan_control *sc)
+{
+	if (!sc->evict_notes)
+		msim_access_note(folio, 1, MSIM_ACCESS_ANY);
+	return sc->evict(folio, sc->target_mem_cgroup, sc->evict_arg);
+}
+
 static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
 					       struct msim_scan_control *sc)
 {
@@ -94,8 +107,7 @@ static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
 
 	/* folio_check_references(): referenced since the last look -> activate */
 	if (!msim__folio_test(folio, MSIM__PG_REFERENCED))
-		v = sc->evict ? sc->evict(folio, sc->target_mem_cgroup, sc->evict_arg)
-			      : evict_default(folio);
+		v = sc->evict ? call_evict(folio, sc) : evict_default(folio);
 	msim__folio_clear(folio, MSIM__PG_REFERENCED);
 	/* __remove_mapping()'s freeze: only the isolation reference may be left */
 	if (v == MSIM_RECLAIM_FREE && !msim__folio_ref_freeze(folio, 1))
@@ -180,7 +192,8 @@ static void putback_and_free(struct msim__lru_vec *lv, struct msim_list_head *li
 {
 	struct msim__lru_vec *locked;
 
-	msim_yield("lru.shrink.putback");
+	/* nothing shared before the lock's RCU section, whose shim has its own point */
+	msim_yield_access("lru.shrink.putback", NULL, MSIM_ACCESS_NONE);
 	msim__lru_vec_lock(lv);
 	locked = move_folios_to_lru(lv, list, evicted);
 	msim__lru_vec_unlock(locked);
@@ -209,7 +222,12 @@ static unsigned long reclaim_isolated(struct msim__lru_vec *lv, struct msim_list
 {
 	unsigned long reclaimed;
 
-	msim_yield("lru.shrink.isolated");
+	/*
+	 * The step from here walks the batch (task-local: off every list, PG_lru
+	 * claimed) testing and clearing flags, which note themselves (lru_internal.h),
+	 * up to the first callback's or freeze's shim; it starts at the oldest's flags.
+	 */
+	msim_yield_access("lru.shrink.isolated", &lru_to_folio(list)->flags, MSIM_ACCESS_LOAD);
 	reclaimed = shrink_folio_list(list, free, sc);
 	putback_and_free(lv, list, free);
 	count_scan(lv, file, scanned, reclaimed);

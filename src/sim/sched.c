@@ -283,18 +283,24 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 }
 
 /* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
-void msim_cond_resched_slowpath(const char *name)
+void msim_cond_resched_access_slowpath(const char *name, const volatile void *addr, int kind)
 {
 	struct msim_task *t = msim__tls_task;
 
 	if (t) {
 		t->at_sched_point = true;
-		msim__access_announce(NULL, MSIM_ACCESS_ANY);
-		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
+		msim__access_announce(addr, kind);
+		msim__fp_announce(t, addr, kind);
 		msim__task_park(t, name);
 	} else {
 		msim__access_note(NULL, MSIM_ACCESS_ANY);
 	}
+}
+
+/* The plain form says nothing of its next step: it touches anything. */
+void msim_cond_resched_slowpath(const char *name)
+{
+	msim_cond_resched_access_slowpath(name, NULL, MSIM_ACCESS_ANY);
 }
 
 void msim__task_block(struct msim_task *t, enum msim_wait_kind w)

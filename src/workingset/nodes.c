@@ -84,6 +84,23 @@ static void ws_node_free(struct msim__ws_host *wh, struct msim__ws_node *wn)
 	free(wn);
 }
 
+/*
+ * wn->listed is the xa lock's, but the demonstration's isolate clears it under
+ * the list lock alone: every access notes itself (yield.h's contract), so the
+ * two orders of that store and the update hook's read stay apart under DPOR.
+ */
+static bool ws_node_listed(const struct msim__ws_node *wn)
+{
+	msim_access_note(&wn->listed, sizeof(wn->listed), MSIM_ACCESS_LOAD);
+	return wn->listed;
+}
+
+static void ws_node_set_listed(struct msim__ws_node *wn, bool listed)
+{
+	msim_access_note(&wn->listed, sizeof(wn->listed), MSIM_ACCESS_STORE);
+	wn->listed = listed;
+}
+
 static void ws_node_list(struct msim__ws_host *wh, struct msim__ws_node *wn, bool add)
 {
 	msim_rcu_read_lock();
@@ -92,7 +109,7 @@ static void ws_node_list(struct msim__ws_host *wh, struct msim__ws_node *wn, boo
 	else
 		msim_list_lru_del(&wh->shadow_nodes, &wn->private_list, wn->nid, ws_node_memcg(wn));
 	msim_rcu_read_unlock();
-	wn->listed = add;
+	ws_node_set_listed(wn, add);
 	msim_quiet_fetch_add(&wh->workingset_nodes[wn->nid], add ? 1 : -1, MSIM_RELAXED);
 }
 
@@ -113,9 +130,9 @@ void msim__workingset_update_node(struct msim_xarray *xa, struct msim_xa_node *n
 			return;
 	}
 	if (count && count == msim_xa_node_nr_values(node)) {
-		if (!wn->listed)
+		if (!ws_node_listed(wn))
 			ws_node_list(wh, wn, true);
-	} else if (wn->listed) {
+	} else if (ws_node_listed(wn)) {
 		ws_node_list(wh, wn, false);
 	}
 	if (!count)
@@ -161,7 +178,8 @@ unsigned long msim_shadow_budget_pages(struct msim *m, struct msim_memcg *memcg,
 	if (!memcg)
 		return node_present_pages(m, nid);
 	lruvec = msim_mem_cgroup_lruvec(m, memcg, nid);
-	msim_yield("workingset.count.read");
+	/* the budget's first read is a shim (lru_zone_size, or the local statistic) */
+	msim_yield_access("workingset.count.read", NULL, MSIM_ACCESS_NONE);
 	pages = budget_lru_pages(wh, lruvec);
 	pages += msim_lruvec_page_state_local(lruvec, MSIM_NR_SLAB_RECLAIMABLE_B) / MSIM_PAGE_SIZE;
 	pages += msim_lruvec_page_state_local(lruvec, MSIM_NR_SLAB_UNRECLAIMABLE_B) / MSIM_PAGE_SIZE;
@@ -239,7 +257,8 @@ static enum msim_lru_status shadow_isolate_retry(struct msim__ws_host *wh,
 {
 	MSIM__WS_COUNT(wh, isolate_retries, 1);
 	msim_spin_unlock(&list->lock);
-	msim_cond_resched("workingset.shadow.retry");
+	/* the wait for the holder starts with the lock's own shim */
+	msim_cond_resched_access("workingset.shadow.retry", NULL, MSIM_ACCESS_NONE);
 	msim_lock(busy);
 	msim_unlock(busy);
 	return MSIM_LRU_RETRY;
@@ -259,10 +278,11 @@ static enum msim_lru_status shadow_isolate_unlocked(struct msim__ws_host *wh,
 	unsigned long first = msim_xa_node_index(wn->node);
 
 	msim_list_lru_isolate(list, &wn->private_list);
-	wn->listed = false;
+	ws_node_set_listed(wn, false);
 	msim_quiet_fetch_add(&wh->workingset_nodes[wn->nid], -1, MSIM_RELAXED);
 	msim_spin_unlock(&list->lock);
-	msim_yield("workingset.shadow.delete");
+	/* first was read before: the step goes straight to the xa lock's shim */
+	msim_yield_access("workingset.shadow.delete", NULL, MSIM_ACCESS_NONE);
 	msim_xa_lock(&mapping->i_pages);
 	/* wn goes with the node once its last entry is erased: only first is used */
 	for (unsigned long i = 0; i < MSIM_XA_CHUNK_SIZE; i++) {
@@ -293,7 +313,11 @@ static enum msim_lru_status shadow_lru_isolate(struct msim_list_head *item,
 	struct msim__ws_node *wn = msim_container_of(item, struct msim__ws_node, private_list);
 	struct msim_address_space *mapping = wn->mapping;
 
-	msim_yield("workingset.shadow.isolate");
+	/*
+	 * Next: the xa trylock's shim, or (demonstration) the list's links under
+	 * the list lock held here, then its nr_items through a shim.
+	 */
+	msim_yield_access("workingset.shadow.isolate", NULL, MSIM_ACCESS_NONE);
 	if (!wh->isolate_trylock)
 		return shadow_isolate_unlocked(wh, wn, list);
 	if (!msim_xa_trylock(&mapping->i_pages))
@@ -303,10 +327,15 @@ static enum msim_lru_status shadow_lru_isolate(struct msim_list_head *item,
 		return shadow_isolate_retry(wh, list, &mapping->i_lock);
 	}
 	msim_list_lru_isolate(list, item);
-	wn->listed = false;
+	ws_node_set_listed(wn, false);
 	msim_quiet_fetch_add(&wh->workingset_nodes[wn->nid], -1, MSIM_RELAXED);
 	msim_spin_unlock(&list->lock);
-	msim_yield("workingset.shadow.delete");
+	/*
+	 * Both locks of the mapping are held: the node's counts, read next, change
+	 * only under the xa lock; the next shared access past them is a shim (the
+	 * objcg's reference, the xarray's delete) or the i_lock's release.
+	 */
+	msim_yield_access("workingset.shadow.delete", NULL, MSIM_ACCESS_NONE);
 	/* kernel: WARN_ON_ONCE(!node->nr_values || node->count != node->nr_values) */
 	if (!msim_xa_node_nr_values(wn->node) ||
 	    msim_xa_node_count(wn->node) != msim_xa_node_nr_values(wn->node))

@@ -29,6 +29,7 @@ unsigned long msim_workingset_reclaim(struct msim_memcg *memcg, unsigned long nr
 	msim_scan_control_init(&sc);
 	sc.may_swap = false;
 	sc.evict = msim_filemap_evict;
+	sc.evict_notes = true;   /* its quiet accesses note themselves (filemap.c) */
 	reclaimed = msim_try_to_free_mem_cgroup_pages(memcg, nr_pages, &sc);
 	while ((iter = msim_mem_cgroup_iter(memcg, iter)))
 		for (unsigned int nid = 0; nid < msim_nr_nodes(m); nid++)

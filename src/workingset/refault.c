@@ -113,7 +113,8 @@ static struct msim_memcg *eviction_memcg_get(struct msim__ws_host *wh, unsigned 
 {
 	struct msim_memcg *memcg;
 
-	msim_yield("workingset.test_recent.lookup");
+	/* the lookup's first access is the RCU section's shim */
+	msim_yield_access("workingset.test_recent.lookup", NULL, MSIM_ACCESS_NONE);
 	msim_rcu_read_lock();
 	memcg = msim_mem_cgroup_from_private_id(wh->m, id);
 	if (memcg && !msim_css_tryget(memcg))

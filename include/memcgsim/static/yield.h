@@ -51,6 +51,9 @@ MSIM_API extern __thread const struct msim_yield_ctx *msim_yield_ctx_current MSI
 MSIM_API void msim_yield_slowpath(const char *name);
 /* The same, at a voluntary scheduling point (cond_resched). */
 MSIM_API void msim_cond_resched_slowpath(const char *name);
+/* A voluntary scheduling point that says what the step resumed from it touches first. */
+MSIM_API void msim_cond_resched_access_slowpath(const char *name, const volatile void *addr,
+						int kind);
 /*
  * Park at the point called name, saying what the step that resumes here touches
  * first: addr with kind (MSIM_ACCESS_*, yield.h). Parks exactly as
@@ -89,6 +92,12 @@ static inline void msim_cond_resched(const char *name)
 {
 	if (__builtin_expect(msim_yield_det_active, 0))
 		msim_cond_resched_slowpath(name);
+}
+
+static inline void msim_cond_resched_access(const char *name, const volatile void *addr, int kind)
+{
+	if (__builtin_expect(msim_yield_det_active, 0))
+		msim_cond_resched_access_slowpath(name, addr, kind);
 }
 
 static inline void msim_preempt_disable(void)
