@@ -318,33 +318,6 @@ static void oracle_catches_wrong_callback_annotation(void **unused)
 	free(dpor.v);
 }
 
-/*
- * Noted callbacks let sleep sets prune runs they could not before, and a pruned
- * run stops with its tasks parked, a reader among them inside its read-side
- * section. shrinker-install-vs-expand's teardown rmdirs a memcg (a driver
- * synchronize_rcu): its grace period must end on a host being torn down
- * (rcu_det.c), not abort. Run 1057 of the unbounded exploration was the first
- * such run.
- */
-static void pruned_run_teardown_ends_grace_periods(void **unused)
-{
-	const struct msim_race *r = msim_race_find("shrinker-install-vs-expand");
-	struct msim_race_result *res = calloc(1, sizeof(*res));
-	struct msim_race_opts o;
-	char err[512] = "";
-
-	(void)unused;
-	assert_non_null(r);
-	assert_non_null(res);
-	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
-	o.preemptions = MSIM_EXPLORE_UNBOUNDED;
-	o.runs = 1100;
-	assert_int_equal(msim_race_run_side(r, "lock", &o, res, err, sizeof(err)), 0);
-	assert_int_equal(res->ex.runs, 1100);
-	assert_true(res->ex.pruned > 0);
-	free(res);
-}
-
 /* ---- every race side ---- */
 
 /* Explore side s of r under strategy and bound; -ENOTSUP passes through. */
@@ -432,7 +405,6 @@ int main(void)
 		cmocka_unit_test(oracle_catches_wrong_annotation),
 		cmocka_unit_test(noted_callbacks_reduce_soundly),
 		cmocka_unit_test(oracle_catches_wrong_callback_annotation),
-		cmocka_unit_test(pruned_run_teardown_ends_grace_periods),
 		cmocka_unit_test(dpor_sees_what_dfs_sees),
 	};
 
