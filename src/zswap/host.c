@@ -78,11 +78,20 @@ static void zswap_css_offline(struct msim_memcg *memcg, void *priv)
 static void zswap_css_free(struct msim_memcg *memcg, void *priv)
 {
 	struct msim__zswap *z = priv;
+	void **slot;
+	struct msim__zswap_memcg *zm;
 
 	if (z->slot < 0)
 		return;
-	free(*msim_memcg_slot(memcg, z->slot));
-	*msim_memcg_slot(memcg, z->slot) = NULL;
+	slot = msim_memcg_slot(memcg, z->slot);
+	zm = *slot;
+	/* DPOR (teardown_noted): the slot and the freed data are stored over */
+	msim_access_note(slot, sizeof(*slot), MSIM_ACCESS_STORE);
+	if (zm)
+		msim_access_note(zm, sizeof(*zm) + z->nr_nodes * sizeof(zm->nr_disk_swapins[0]),
+				 MSIM_ACCESS_STORE);
+	free(zm);
+	*slot = NULL;
 }
 
 /* ---- the subsystem ---- */
@@ -127,6 +136,7 @@ static int zswap_host_init(struct msim *m, void *state)
 		.css_offline = zswap_css_offline,
 		.css_free = zswap_css_free,
 		.css_alloc_undo = zswap_css_free,
+		.teardown_noted = true,
 	};
 	struct msim_memcg_hooks hooks = tmpl;
 	struct msim__zswap *z = state;
