@@ -33,6 +33,10 @@ struct toy_rcu {
 	struct msim_lock update_lock; /* writers serialise, as kernel updaters do */
 	struct msim_task *tasks[4];
 	bool no_grace_period;       /* the bug side: writer-sync skips synchronize_rcu */
+	/* Each writer's new object until published and old object until freed or
+	 * queued (read only by teardown): a run the explorer stopped leaves writers
+	 * parked holding them. */
+	struct obj *fresh[2], *held[2];
 };
 
 /* Target arg of the bug side. */
@@ -79,16 +83,28 @@ static struct obj *obj_new(long v)
 	return o;
 }
 
+/* Under the update lock: publish a new object, return the old one (writer w holds it). */
+static struct obj *replace(struct toy_rcu *s, int w)
+{
+	struct obj *old = msim_rcu_dereference(&s->gp);
+
+	s->fresh[w] = obj_new(LIVE);
+	msim_rcu_assign_pointer(&s->gp, s->fresh[w]);
+	s->fresh[w] = NULL;
+	s->held[w] = old;
+	return old;
+}
+
 static void writer_sync_fn(void *arg)
 {
 	struct toy_rcu *s = arg;
 	msim_lock(&s->update_lock);
-	struct obj *old = msim_rcu_dereference(&s->gp);
-	msim_rcu_assign_pointer(&s->gp, obj_new(LIVE));
+	struct obj *old = replace(s, 0);
 	msim_unlock(&s->update_lock);
 	if (!s->no_grace_period)
 		msim_synchronize_rcu();
 	obj_free(s, old);
+	s->held[0] = NULL;
 }
 
 static void free_cb(struct msim_rcu_head *h)
@@ -113,10 +129,10 @@ static void writer_callrcu_fn(void *arg)
 {
 	struct toy_rcu *s = arg;
 	msim_lock(&s->update_lock);
-	struct obj *old = msim_rcu_dereference(&s->gp);
-	msim_rcu_assign_pointer(&s->gp, obj_new(LIVE));
+	struct obj *old = replace(s, 1);
 	msim_unlock(&s->update_lock);
 	msim_call_rcu(&old->rcu, free_cb);
+	s->held[1] = NULL;          /* the callback frees it now */
 }
 
 static int rcu_setup(struct msim *m, void **state, void *arg)
@@ -163,6 +179,10 @@ static void rcu_teardown(struct msim *m, void *state)
 		free(o);
 	}
 	free(s->gp);
+	for (int w = 0; w < 2; w++) {
+		free(s->fresh[w]);
+		free(s->held[w]);
+	}
 	msim_lock_destroy(&s->update_lock);
 	free(s);
 	cb_state = NULL;
