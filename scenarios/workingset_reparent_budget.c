@@ -216,7 +216,7 @@ static const struct msim_race workingset_reparent_budget = {
 		"  stats -> p (else they stay on c)\n"
 		"                                     every later count:\n"
 		"                                       redirect on: 16; v1 on v2: 8\n",
-	.budget = { .runs = 200, .pct_depth = 3, .preemptions = 1, .dfs_runs = 1000 },
+	.budget = { .runs = 200, .pct_depth = 3, .preemptions = 1, .dfs_runs = 2000 },
 	.expect = wrb_expect,
 	.target = { .name = "workingset-reparent-budget", .setup = wrb_setup, .check = wrb_check,
 		    .teardown = wrb_teardown },
