@@ -134,13 +134,11 @@ static void toy_teardown(struct msim *m, void *state)
 	free(state);
 }
 
-static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
-			struct outcome_set *out, struct msim_explore_result *res)
+/* Explore a two-CPU toy to exhaustion under strategy (unbounded), fingerprinting
+ * every run into out. */
+static void explore_fingerprints(const struct msim_explore_target *t, enum msim_strategy strategy,
+				 struct outcome_set *out, struct msim_explore_result *res)
 {
-	struct msim_explore_target t = {
-		.name = "lying-writer", .setup = toy_setup, .teardown = toy_teardown,
-		.arg = (void *)writer,
-	};
 	struct msim_explore_opts o = {
 		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
 		.fingerprint = true, .on_run = collect, .on_run_arg = out,
@@ -150,8 +148,19 @@ static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
 	msim_config_init(&cfg);
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.nr_cpus = 2;
-	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+	assert_int_equal(msim_explore(t, &cfg, &o, res), 0);
 	assert_true(res->exhausted);
+}
+
+static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
+			struct outcome_set *out, struct msim_explore_result *res)
+{
+	struct msim_explore_target t = {
+		.name = "lying-writer", .setup = toy_setup, .teardown = toy_teardown,
+		.arg = (void *)writer,
+	};
+
+	explore_fingerprints(&t, strategy, out, res);
 }
 
 static void oracle_catches_wrong_annotation(void **unused)
@@ -262,17 +271,8 @@ static void explore_cb_toy(void (*cb)(struct msim_rcu_head *), enum msim_strateg
 		.name = "rcu-callback", .setup = cb_toy_setup, .teardown = toy_teardown,
 		.arg = (void *)cb,
 	};
-	struct msim_explore_opts o = {
-		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
-		.fingerprint = true, .on_run = collect, .on_run_arg = out,
-	};
-	struct msim_config cfg;
 
-	msim_config_init(&cfg);
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.nr_cpus = 2;
-	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
-	assert_true(res->exhausted);
+	explore_fingerprints(&t, strategy, out, res);
 }
 
 static void noted_callbacks_reduce_soundly(void **unused)
