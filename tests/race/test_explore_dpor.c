@@ -248,20 +248,28 @@ static void bounded_dpor_sees_what_dfs_sees(void **unused)
 	}
 }
 
+/* Race r on side (name) under o; the caller frees. */
+static struct msim_race_result *race_side_opts(const struct msim_race *r, const char *side,
+					       const struct msim_race_opts *o)
+{
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	char err[512] = "";
+
+	assert_non_null(res);
+	if (msim_race_run_side(r, side, o, res, err, sizeof(err)))
+		fail_msg("race %s side %s: %s", r->name, side, err);
+	return res;
+}
+
 /* Race r on side s under strategy and the race's own budget; the caller frees. */
 static struct msim_race_result *race_side(const struct msim_race *r, const struct msim_race_side *s,
 					  enum msim_strategy strategy, bool first)
 {
-	struct msim_race_result *res = calloc(1, sizeof(*res));
 	struct msim_race_opts o;
-	char err[512] = "";
 
-	assert_non_null(res);
 	msim_race_opts_init(&o, strategy);
 	o.stop_at_first = first;
-	if (msim_race_run_side(r, s->name, &o, res, err, sizeof(err)))
-		fail_msg("race %s side %s: %s", r->name, s->name, err);
-	return res;
+	return race_side_opts(r, s->name, &o);
 }
 
 /*
@@ -277,16 +285,13 @@ static struct msim_race_result *race_side(const struct msim_race *r, const struc
  */
 static void pruned_run_with_callback_queued_tears_down(void **unused)
 {
-	struct msim_race_result *res = calloc(1, sizeof(*res));
 	struct msim_race_opts o;
-	char err[512] = "";
+	struct msim_race_result *res;
 
-	assert_non_null(res);
 	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
 	o.preemptions = MSIM_EXPLORE_UNBOUNDED;
 	o.runs = 6000;
-	assert_int_equal(msim_race_run_side(race_get("toy-rcu-reader"), "rcu", &o, res, err,
-					    sizeof(err)), 0);
+	res = race_side_opts(race_get("toy-rcu-reader"), "rcu", &o);
 	assert_int_equal(res->ex.runs, 6000);
 	assert_true(res->ex.pruned > 0);
 	assert_int_equal(res->ex.violations, 0);
@@ -378,15 +383,12 @@ static void dpor_unbounded_weak_memory_sides(void **unused)
 
 	(void)unused;
 	for (const struct msim_race_side *s = r->sides; s && s->name; s++) {
-		struct msim_race_result *res = calloc(1, sizeof(*res));
 		struct msim_race_opts o;
-		char err[512] = "";
+		struct msim_race_result *res;
 
-		assert_non_null(res);
 		msim_race_opts_init(&o, MSIM_STRAT_DPOR);
 		o.preemptions = MSIM_EXPLORE_UNBOUNDED;
-		if (msim_race_run_side(r, s->name, &o, res, err, sizeof(err)))
-			fail_msg("%s: %s", s->name, err);
+		res = race_side_opts(r, s->name, &o);
 		print_message("%s: %u schedules, %u pruned, %u violations\n", s->name, res->ex.runs,
 			      res->ex.pruned, res->ex.violations);
 		assert_true(res->ex.exhausted);
