@@ -204,16 +204,16 @@ static void parse_toy(struct toy *t, const char *spec)
 	}
 }
 
-static void print_toy(const struct toy *t, uint64_t seed)
+/* The toy as parse_toy reads it, so a miss can be replayed by name. */
+static void print_toy(const struct toy *t)
 {
-	printf("toy %llu %s:", (unsigned long long)seed, t->model == MSIM_MEMORY_SC ? "sc" : msim_memory_model_name(t->model));
+	printf("toy \"%s", msim_memory_model_name(t->model));
 	for (unsigned int i = 0; i < t->nr; i++) {
-		printf(" [cpu%u", t->ctx[i].cpu);
+		printf(";%u:", t->ctx[i].cpu);
 		for (unsigned int k = 0; k < MAX_OPS && t->ctx[i].ops[k]; k++)
-			printf(" %s", op_name[t->ctx[i].ops[k]]);
-		printf("]");
+			printf("%s%s", k ? "," : "", op_name[t->ctx[i].ops[k]]);
 	}
-	printf("\n");
+	printf("\"\n");
 }
 
 /* Toy t under bound: 1 when DPOR misses an outcome DFS sees, 0 when not, -1 when
@@ -241,7 +241,7 @@ static int dpor_misses(const struct toy *t, unsigned int bound, uint64_t *dpor_r
 		missing += !found;
 	}
 	if (missing) {
-		print_toy(t, 0);
+		print_toy(t);
 		printf("  dpor %u runs %u outcomes; dfs %u runs %u outcomes; %u missing\n",
 		       dpor.runs, nr_seen, dfs.runs, nr_outcomes, missing);
 	}
