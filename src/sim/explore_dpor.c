@@ -461,6 +461,11 @@ static void vc_join(uint32_t *dst, const uint32_t *src)
 			dst[t] = src[t];
 }
 
+static unsigned int lowest(uint64_t mask)
+{
+	return (unsigned int)__builtin_ctzll(mask);
+}
+
 /*
  * The initials of v = notdep(e_i).e_j: the events after e_i that do not happen
  * after it, then e_j. A thread is an initial when its first event in v has no
@@ -479,8 +484,8 @@ static uint64_t initials(const struct msim__dpor *d, const uint32_t *vc, uint64_
 
 		if ((k != j && hb(vk, e)) || (seen & (1ULL << t)))
 			continue;
-		for (unsigned int u = 0; u < T && is_initial; u++)
-			if ((seen & (1ULL << u)) && hb(vk, &d->ev[first[u]]))
+		for (uint64_t s = seen; s && is_initial; s &= s - 1)
+			if (hb(vk, &d->ev[first[lowest(s)]]))
 				is_initial = false;
 		seen |= 1ULL << t;
 		first[t] = k;
@@ -488,11 +493,6 @@ static uint64_t initials(const struct msim__dpor *d, const uint32_t *vc, uint64_
 			init |= 1ULL << t;
 	}
 	return init;
-}
-
-static unsigned int lowest(uint64_t mask)
-{
-	return (unsigned int)__builtin_ctzll(mask);
 }
 
 /*
@@ -550,29 +550,40 @@ static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, u
 		conservative_branch(d, i, d->ev[j].tid);
 }
 
+/* Event e as the index sees it: the same-CPU rule is for tasks and handlers
+ * (the engine and drain threads have CPU numbers no task has, thread_cpu()). */
+static struct msim__dpor_index_step index_step(const struct msim__dpor_event *e)
+{
+	return (struct msim__dpor_index_step){
+		.tid = e->tid, .cpu = e->cpu, .acc = &e->acc,
+		.cpu_rule = e->tid != MSIM__DPOR_R && e->cpu < MSIM_MAX_CPUS };
+}
+
 /*
  * Vector clocks of every event in one forward pass; for each event e_j, one
- * backward scan finds its direct predecessors: an earlier event not yet known
+ * backward walk finds its direct predecessors: an earlier event not yet known
  * to happen before e_j that is dependent with it (or its thread's previous
- * step). Those of other threads are its races.
+ * step). Those of other threads are its races. The walk visits only the
+ * candidates the index gives (explore_dpor_index.h says why that is the same).
  */
 static int detect_races(struct msim__dpor *d, uint64_t final_enabled)
 {
 	uint64_t n = d->depth;
 	uint32_t *vc = calloc(n ? n * T : 1, sizeof(uint32_t));
-	uint64_t *race = malloc(T * sizeof(uint64_t));
+	uint64_t race[T];
 
-	if (!vc || !race) {
-		free(vc);
-		free(race);
+	if (!vc)
 		return -ENOMEM;
-	}
+	msim__dpor_index_reset(&d->index);
 	for (uint64_t j = 0; j < n; j++) {
 		const struct msim__dpor_event *ej = &d->ev[j];
+		struct msim__dpor_index_step sj = index_step(ej);
 		uint32_t *vj = vc + j * T;
 		unsigned int nr = 0;
 
-		for (uint64_t i = j; i-- > 0;) {
+		msim__dpor_index_candidates(&d->index, &sj);
+		for (uint64_t c = 0; c < d->index.nr_cand; c++) {
+			uint64_t i = d->index.cand[c];
 			const struct msim__dpor_event *ei = &d->ev[i];
 			if (hb(vj, ei))
 				continue;
@@ -585,11 +596,11 @@ static int detect_races(struct msim__dpor *d, uint64_t final_enabled)
 			}
 		}
 		vj[ej->tid] = ej->lidx + 1;
+		msim__dpor_index_add(&d->index, &sj);
 		for (unsigned int k = 0; k < nr; k++)
 			reverse_race(d, vc, race[k], j, final_enabled);
 	}
 	free(vc);
-	free(race);
 	return 0;
 }
 
@@ -667,5 +678,6 @@ void msim__dpor_free(struct msim__dpor *d)
 	free(d->nodes);
 	free(d->ev);
 	free(d->ids);
+	msim__dpor_index_free(&d->index);
 	memset(d, 0, sizeof(*d));
 }

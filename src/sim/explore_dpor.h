@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "access.h"
+#include "explore_dpor_index.h"
 #include "explore_dpor_wmm.h"
 #include "internal.h"
 
@@ -84,6 +85,8 @@ struct msim__dpor {
 	 */
 	struct { uintptr_t addr; uint64_t id; } *ids;
 	uint64_t ids_cap, ids_used;
+	/* The earlier steps each step may depend on, rebuilt by race detection. */
+	struct msim__dpor_index index;
 	/* Figures. */
 	uint64_t races, backtracks;
 };

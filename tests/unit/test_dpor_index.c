@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_dpor_index.c - DPOR's step index (src/sim/explore_dpor_index.c) against
+ * the walk it replaces.
+ *
+ * Race detection used to walk back from each step over every earlier one and
+ * join the vector clock of each step not yet known to happen before it that is
+ * of its thread or dependent with it. The index must hand that walk a superset
+ * of the steps it joins, latest first, each once. Here random runs (threads on
+ * shared CPUs, an engine thread outside the same-CPU rule, overlapping accesses
+ * of every width, wide ranges, "anything" steps) check it step by step against
+ * the full walk.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/explore_dpor_index.h"
+
+#define THREADS 6
+#define ENGINE (THREADS - 1)   /* no CPU: the same-CPU rule leaves it out */
+#define MAX_STEPS 400
+
+struct run {
+	struct msim__step_access acc[MAX_STEPS];
+	struct msim__dpor_index_step step[MAX_STEPS];
+	uint32_t lidx[MAX_STEPS];
+	uint32_t vc[MAX_STEPS][THREADS];
+	unsigned int n;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* An arena of 96 bytes so that accesses overlap often; wide ranges cover it. */
+static void random_access(uint64_t *rng, struct msim__step_access *acc)
+{
+	static const uint32_t lens[] = { 1, 2, 4, 8, 8, 8, 12, 16, 24, 600 };
+	static const int kinds[] = { MSIM_ACCESS_LOAD, MSIM_ACCESS_STORE, MSIM_ACCESS_RMW };
+	unsigned int n = 1 + rng_next(rng) % 3;
+
+	memset(acc, 0, sizeof(*acc));
+	if (rng_next(rng) % 40 == 0) {
+		acc->any = true;
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t len = lens[rng_next(rng) % (sizeof(lens) / sizeof(lens[0]))];
+		uintptr_t addr = 0x10000 + (len == 600 ? 0 : rng_next(rng) % 96);
+
+		acc->a[acc->n++] = (struct msim__access){
+			.addr = addr, .len = len, .kind = (uint8_t)kinds[rng_next(rng) % 3] };
+	}
+}
+
+static void random_run(uint64_t seed, struct run *r)
+{
+	uint64_t rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	uint32_t count[THREADS] = { 0 };
+
+	r->n = 50 + rng_next(&rng) % (MAX_STEPS - 50);
+	for (unsigned int k = 0; k < r->n; k++) {
+		unsigned int t = rng_next(&rng) % THREADS;
+
+		random_access(&rng, &r->acc[k]);
+		r->step[k] = (struct msim__dpor_index_step){
+			.tid = t, .cpu = t == ENGINE ? 1000 : t % 3, .cpu_rule = t != ENGINE,
+			.acc = &r->acc[k] };
+		r->lidx[k] = count[t]++;
+	}
+}
+
+static bool dependent(const struct run *r, unsigned int i, unsigned int j)
+{
+	const struct msim__dpor_index_step *a = &r->step[i], *b = &r->step[j];
+
+	if (a->cpu_rule && b->cpu_rule && a->cpu == b->cpu)
+		return true;
+	return msim__access_conflict(a->acc, b->acc);
+}
+
+static bool hb(const uint32_t *vc, const struct run *r, unsigned int i)
+{
+	return vc[r->step[i].tid] > r->lidx[i];
+}
+
+static void join(uint32_t *dst, const uint32_t *src)
+{
+	for (unsigned int t = 0; t < THREADS; t++)
+		if (src[t] > dst[t])
+			dst[t] = src[t];
+}
+
+static bool in_candidates(const struct msim__dpor_index *x, uint64_t i)
+{
+	for (uint64_t c = 0; c < x->nr_cand; c++)
+		if (x->cand[c] == i)
+			return true;
+	return false;
+}
+
+/* Step j: every step the full walk joins is a candidate; the candidates are
+ * earlier steps, latest first, each once. Returns the steps joined. */
+static unsigned int check_step(struct run *r, struct msim__dpor_index *x, unsigned int j)
+{
+	uint32_t *vj = r->vc[j];
+	unsigned int joined = 0;
+
+	msim__dpor_index_candidates(x, &r->step[j]);
+	for (uint64_t c = 0; c < x->nr_cand; c++) {
+		assert_true(x->cand[c] < j);
+		if (c)
+			assert_true(x->cand[c] < x->cand[c - 1]);
+	}
+	for (unsigned int i = j; i-- > 0;) {
+		if (hb(vj, r, i))
+			continue;
+		if (r->step[i].tid == r->step[j].tid || dependent(r, i, j)) {
+			if (!in_candidates(x, i))
+				fail_msg("step %u: the walk joins step %u, not a candidate", j, i);
+			join(vj, r->vc[i]);
+			joined++;
+		}
+	}
+	vj[r->step[j].tid] = r->lidx[j] + 1;
+	msim__dpor_index_add(x, &r->step[j]);
+	return joined;
+}
+
+static void index_covers_the_walk_on_random_runs(void **state)
+{
+	static struct run r;
+	struct msim__dpor_index x = { 0 };
+	uint64_t joined = 0, candidates = 0, walked = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		random_run(seed, &r);
+		memset(r.vc, 0, sizeof(r.vc));
+		msim__dpor_index_reset(&x);  /* reused across runs, as DPOR reuses it */
+		for (unsigned int j = 0; j < r.n; j++) {
+			joined += check_step(&r, &x, j);
+			candidates += x.nr_cand;
+			walked += j;
+		}
+	}
+	/* the runs are not trivial: steps join others, and the index skips steps */
+	assert_true(joined > 1000);
+	assert_true(candidates < walked);
+	msim__dpor_index_free(&x);
+}
+
+/* A store visits the loads since the word's last store and that store; a
+ * load visits the last store only (loads do not conflict with loads). */
+static void loads_since_the_last_store(void **state)
+{
+	static struct run r;
+	struct msim__dpor_index x = { 0 };
+	const int kind[] = { MSIM_ACCESS_STORE, MSIM_ACCESS_LOAD, MSIM_ACCESS_LOAD,
+			     MSIM_ACCESS_LOAD, MSIM_ACCESS_STORE, MSIM_ACCESS_LOAD };
+
+	(void)state;
+	msim__dpor_index_reset(&x);
+	r.n = 6;
+	for (unsigned int k = 0; k < r.n; k++) { /* one step per thread, no CPU shared */
+		memset(&r.acc[k], 0, sizeof(r.acc[k]));
+		r.acc[k].a[0] = (struct msim__access){ .addr = 0x1000, .len = 8, .kind = (uint8_t)kind[k] };
+		r.acc[k].n = 1;
+		r.step[k] = (struct msim__dpor_index_step){ .tid = k, .cpu = 1000 + k, .acc = &r.acc[k] };
+		r.lidx[k] = 0;
+	}
+	memset(r.vc, 0, sizeof(r.vc));
+	for (unsigned int j = 0; j < 4; j++)
+		check_step(&r, &x, j);
+	/* the second store: the three loads and the first store, which the walk
+	 * skips (it happens before the loads) */
+	assert_int_equal(check_step(&r, &x, 4), 3);
+	assert_int_equal(x.nr_cand, 4);
+	assert_int_equal(x.cand[0], 3);
+	assert_int_equal(x.cand[3], 0);
+	/* the last load: the second store alone */
+	assert_int_equal(check_step(&r, &x, 5), 1);
+	assert_int_equal(x.nr_cand, 1);
+	assert_int_equal(x.cand[0], 4);
+	msim__dpor_index_free(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(index_covers_the_walk_on_random_runs),
+		cmocka_unit_test(loads_since_the_last_store),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
