@@ -73,7 +73,7 @@ void msim__access_set_range(struct msim__step_access *s, const volatile void *ad
 
 void msim__access_step_begin(const struct msim__step_access *announced)
 {
-	cur_step = *announced;
+	msim__access_copy(&cur_step, announced);
 	cur_announced = false;
 	msim__access_on = 1;
 }
@@ -149,8 +149,8 @@ void msim__access_announce(const volatile void *addr, int kind)
 
 void msim__access_step_end(struct msim__step_access *step, struct msim__step_access *next)
 {
-	*step = cur_step;
-	*next = cur_announced ? cur_next : cur_step;
+	msim__access_copy(step, &cur_step);
+	msim__access_copy(next, cur_announced ? &cur_next : &cur_step);
 	msim__access_on = 0;
 }
 

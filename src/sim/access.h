@@ -84,6 +84,16 @@ void msim__access_set_range(struct msim__step_access *s, const volatile void *ad
 /* True when two steps' sets conflict: either is unknown, or both touch one byte
  * and at least one of them writes it. */
 bool msim__access_conflict(const struct msim__step_access *x, const struct msim__step_access *y);
+/* dst = src, copying only the accesses src holds (a set is 264 bytes, most of
+ * it unused; DPOR copies several per step). */
+static inline void msim__access_copy(struct msim__step_access *dst,
+				     const struct msim__step_access *src)
+{
+	dst->n = src->n;
+	dst->any = src->any;
+	for (unsigned int i = 0; i < src->n; i++)
+		dst->a[i] = src->a[i];
+}
 /* True when accesses a and b overlap. */
 static inline bool msim__access_overlap(const struct msim__access *a, const struct msim__access *b)
 {

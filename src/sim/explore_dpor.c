@@ -336,11 +336,18 @@ static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct ms
 	return false;
 }
 
+/* Give acc's addresses their ids (those first touched now get step). */
+static void register_ids(struct msim__dpor *d, const struct msim__step_access *acc, uint64_t step)
+{
+	for (unsigned int k = 0; k < acc->n; k++)
+		addr_id(d, acc->a[k].addr, step);
+}
+
 /* acc with its addresses as ids (registering those first touched at step). */
 static void to_ids(struct msim__dpor *d, const struct msim__step_access *acc, uint64_t step,
 		   struct msim__step_access *out)
 {
-	*out = *acc;
+	msim__access_copy(out, acc);
 	for (unsigned int k = 0; k < out->n; k++)
 		out->a[k].addr = (uintptr_t)addr_id(d, out->a[k].addr, step);
 }
@@ -350,7 +357,7 @@ static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
 		      const struct msim__step_access *announced, uint64_t step,
 		      struct msim__step_access *out)
 {
-	memset(out, 0, sizeof(*out));
+	out->n = 0;
 	out->any = acc->any && !announced->any;
 	for (unsigned int k = 0; k < acc->n; k++) {
 		bool known = false;
@@ -374,7 +381,6 @@ static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct m
 
 	struct msim__step_access e_ids;
 
-	to_ids(d, &e->acc, i, &e_ids);
 	nx->nr_sleep = 0;
 	/*
 	 * Under a preemption bound a sleeper's step may only be reachable in the
@@ -383,8 +389,11 @@ static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct m
 	 * without this), and a thread explored at a decision only stops being tried
 	 * again there.
 	 */
-	if (d->bound < MSIM_EXPLORE_UNBOUNDED)
+	if (d->bound < MSIM_EXPLORE_UNBOUNDED) {
+		register_ids(d, &e->acc, i);
 		return;
+	}
+	to_ids(d, &e->acc, i, &e_ids);
 	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
 		const struct msim__dpor_sleeper *s = &cur->sleep[k];
 		bool same_cpu = thread_cpu(d, m, s->tid) == e->cpu;
@@ -399,8 +408,9 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 {
 	int t = d->step_tid;
 	struct msim__dpor_event *e;
-	struct msim__step_access announced = d->next[t < MSIM__DPOR_R ? t : 0];
+	struct msim__step_access announced;
 
+	msim__access_copy(&announced, &d->next[t < MSIM__DPOR_R ? t : 0]);
 	d->ev = grow(d->ev, &d->ev_cap, d->depth + 1, sizeof(*d->ev));
 	e = &d->ev[d->depth];
 	e->tid = (uint8_t)t;
@@ -432,9 +442,7 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 		 * otherwise a sleeper's id of a prefix object names nothing and a
 		 * conflict with it goes unseen (a review's random pso toy).
 		 */
-		struct msim__step_access ids;
-
-		to_ids(d, &e->acc, d->depth, &ids);
+		register_ids(d, &e->acc, d->depth);
 	}
 	d->depth++;
 }
@@ -448,15 +456,44 @@ static bool ev_dependent(const struct msim__dpor_event *a, const struct msim__dp
 	return dependent(a->tid, a->cpu, &a->acc, b->tid, b->cpu, &b->acc);
 }
 
-/* y happens before the event whose vector clock is vc_x. */
-static bool hb(const uint32_t *vc_x, const struct msim__dpor_event *y)
+/*
+ * The run's vector clocks, one row per event, one column per thread that
+ * stepped in the run (a handful of the 64 ids: the engine is 63, drains count
+ * down from 62), so that a join touches only those.
+ */
+struct clocks {
+	uint32_t *vc;
+	unsigned int w;           /* columns */
+	uint8_t col[T];           /* a thread's column */
+};
+
+static int clocks_init(struct clocks *c, const struct msim__dpor *d)
 {
-	return vc_x[y->tid] > y->lidx;
+	uint64_t seen = 0;
+
+	for (uint64_t k = 0; k < d->depth; k++)
+		seen |= 1ULL << d->ev[k].tid;
+	c->w = 0;
+	for (unsigned int t = 0; t < T; t++)
+		c->col[t] = seen & (1ULL << t) ? (uint8_t)c->w++ : 0;
+	c->vc = calloc(d->depth ? d->depth * c->w : 1, sizeof(uint32_t));
+	return c->vc ? 0 : -ENOMEM;
 }
 
-static void vc_join(uint32_t *dst, const uint32_t *src)
+static uint32_t *clock_of(const struct clocks *c, uint64_t k)
 {
-	for (unsigned int t = 0; t < T; t++)
+	return c->vc + k * c->w;
+}
+
+/* y happens before the event whose vector clock is vc_x. */
+static bool hb(const struct clocks *c, const uint32_t *vc_x, const struct msim__dpor_event *y)
+{
+	return vc_x[c->col[y->tid]] > y->lidx;
+}
+
+static void vc_join(const struct clocks *c, uint32_t *dst, const uint32_t *src)
+{
+	for (unsigned int t = 0; t < c->w; t++)
 		if (src[t] > dst[t])
 			dst[t] = src[t];
 }
@@ -471,21 +508,21 @@ static unsigned int lowest(uint64_t mask)
  * after it, then e_j. A thread is an initial when its first event in v has no
  * predecessor in v (it can start a reordering of v).
  */
-static uint64_t initials(const struct msim__dpor *d, const uint32_t *vc, uint64_t i, uint64_t j)
+static uint64_t initials(const struct msim__dpor *d, const struct clocks *c, uint64_t i, uint64_t j)
 {
 	const struct msim__dpor_event *e = &d->ev[i];
 	uint64_t seen = 0, init = 0;
 	uint64_t first[T];
 
 	for (uint64_t k = i + 1; k <= j; k++) {
-		const uint32_t *vk = vc + k * T;
+		const uint32_t *vk = clock_of(c, k);
 		unsigned int t = d->ev[k].tid;
 		bool is_initial = true;
 
-		if ((k != j && hb(vk, e)) || (seen & (1ULL << t)))
+		if ((k != j && hb(c, vk, e)) || (seen & (1ULL << t)))
 			continue;
 		for (uint64_t s = seen; s && is_initial; s &= s - 1)
-			if (hb(vk, &d->ev[first[lowest(s)]]))
+			if (hb(c, vk, &d->ev[first[lowest(s)]]))
 				is_initial = false;
 		seen |= 1ULL << t;
 		first[t] = k;
@@ -517,7 +554,7 @@ static void conservative_branch(struct msim__dpor *d, uint64_t i, unsigned int t
 }
 
 /* The race e_i, e_j: make sure the decision before e_i tries a reversal. */
-static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, uint64_t j,
+static void reverse_race(struct msim__dpor *d, const struct clocks *c, uint64_t i, uint64_t j,
 			 uint64_t final_enabled)
 {
 	struct msim__dpor_node *nd = &d->nodes[i];
@@ -528,7 +565,7 @@ static void reverse_race(struct msim__dpor *d, const uint32_t *vc, uint64_t i, u
 	if (!(nd->enabled & tj) && (after & tj))
 		return; /* e_i enabled e_j's thread: the order cannot be reversed */
 	d->races++;
-	init = initials(d, vc, i, j);
+	init = initials(d, c, i, j);
 	if (init & nd->backtrack)
 		return;
 	cand = init & nd->enabled;
@@ -568,39 +605,38 @@ static struct msim__dpor_index_step index_step(const struct msim__dpor_event *e)
  */
 static int detect_races(struct msim__dpor *d, uint64_t final_enabled)
 {
-	uint64_t n = d->depth;
-	uint32_t *vc = calloc(n ? n * T : 1, sizeof(uint32_t));
+	struct clocks c;
 	uint64_t race[T];
 
-	if (!vc)
+	if (clocks_init(&c, d))
 		return -ENOMEM;
 	msim__dpor_index_reset(&d->index);
-	for (uint64_t j = 0; j < n; j++) {
+	for (uint64_t j = 0; j < d->depth; j++) {
 		const struct msim__dpor_event *ej = &d->ev[j];
 		struct msim__dpor_index_step sj = index_step(ej);
-		uint32_t *vj = vc + j * T;
+		uint32_t *vj = clock_of(&c, j);
 		unsigned int nr = 0;
 
 		msim__dpor_index_candidates(&d->index, &sj);
-		for (uint64_t c = 0; c < d->index.nr_cand; c++) {
-			uint64_t i = d->index.cand[c];
+		for (uint64_t k = 0; k < d->index.nr_cand; k++) {
+			uint64_t i = d->index.cand[k];
 			const struct msim__dpor_event *ei = &d->ev[i];
-			if (hb(vj, ei))
+			if (hb(&c, vj, ei))
 				continue;
 			if (ei->tid == ej->tid) {
-				vc_join(vj, vc + i * T);
+				vc_join(&c, vj, clock_of(&c, i));
 			} else if (ev_dependent(ei, ej)) {
 				if (nr < T)
 					race[nr++] = i;
-				vc_join(vj, vc + i * T);
+				vc_join(&c, vj, clock_of(&c, i));
 			}
 		}
-		vj[ej->tid] = ej->lidx + 1;
+		vj[c.col[ej->tid]] = ej->lidx + 1;
 		msim__dpor_index_add(&d->index, &sj);
 		for (unsigned int k = 0; k < nr; k++)
-			reverse_race(d, vc, race[k], j, final_enabled);
+			reverse_race(d, &c, race[k], j, final_enabled);
 	}
-	free(vc);
+	free(c.vc);
 	return 0;
 }
 
