@@ -274,8 +274,8 @@ static void print_text(const struct msim_ex_result *r)
 	       "\"ex\": DFS/DPOR exhausted the bounded space), seed %llu\n",
 	       (unsigned long long)r->cfg.seed);
 	printf("(DFS and DPOR under the race's preemption bound, dpor-u: DPOR with no bound, each "
-	       "within the race's schedule budget; exact counts; the seconds are the model's "
-	       "own)\n\n");
+	       "within the race's schedule budget, bounded DPOR within the race's DPOR budget where "
+	       "it gives one; exact counts; the seconds are the model's own)\n\n");
 	printf("%-29s %-14s %5s %12s %12s %12s %12s %12s %9s\n", "race", "side", "bound",
 	       "random", "pct", "dfs", "dpor", "dpor-u", "dpor s");
 	for (unsigned int i = 0; i < r->ncases; i++) {
@@ -322,7 +322,9 @@ static void print_markdown(const struct msim_ex_result *r)
 	       "up to the first violation; fixed sides: schedules in all, \"exhausted\" when\n"
 	       "DFS or DPOR covered the bounded space. DFS and DPOR run under the race's\n"
 	       "preemption bound, DPOR unbounded under none (exhausted with no violation is a\n"
-	       "proof for the scenario's workload); all within the race's schedule budget.\n"
+	       "proof for the scenario's workload); all within the race's schedule budget\n"
+	       "(bounded DPOR: the race's DPOR budget where it gives one, as the race's\n"
+	       "Explorers line above says).\n"
 	       "Weak-memory sides (tso, pso) count store-buffer drains as steps; \"refused\"\n"
 	       "would mark a side a strategy cannot explore.\n\n",
 	       (unsigned long long)r->cfg.seed);

@@ -386,9 +386,13 @@ static const struct msim_race rstat_thp_trace = {
 		"                                   the last update: leaf = 1024, root = 512\n"
 		"mem_cgroup_flush_stats(root) skips: 512 is not above 512 (R3: no update follows)\n",
 	/* random finds the window (10 of 300 runs, seed 1: reachability, not a frequency);
-	 * PCT needs depth 3; DFS and DPOR on the thread's 96 CPUs and 64 updates need
-	 * more than 300 schedules: the *-small sides are the exploration shape */
-	.budget = { .runs = 300, .pct_depth = 3, .preemptions = 1, .dfs_runs = 300 },
+	 * PCT needs depth 3. On the thread's 96 CPUs and 64 updates DFS at bound 1
+	 * does not exhaust bpf-forced in 300000 schedules (36 s) nor find the bug in
+	 * 300: its budget stays small, and the *-small sides are its exploration
+	 * shape. DPOR at bound 1 finds the bug sides in 448 to 544 schedules and
+	 * exhausts bpf-forced in 122736 (about 45 s in a release build). */
+	.budget = { .runs = 300, .pct_depth = 3, .preemptions = 1, .dfs_runs = 300,
+		    .dpor_runs = 125000 },
 	.configure = thp_configure,
 	.default_cpus = 96,
 	.expect = thp_expect,
@@ -456,7 +460,8 @@ static const struct msim_race rstat_thp_trace = {
 			  MSIM_RACE_EXPECT("root_atomic", 6144),
 			  MSIM_RACE_EXPECT("root_stuck", 1),
 			  MSIM_RACE_EXPECT("root_flush_skipped", 0),
-			  MSIM_RACE_EXPECT_SAME("root_reported_pages", "true_pages"), { NULL } } },
+			  MSIM_RACE_EXPECT_SAME("root_reported_pages", "true_pages"), { NULL } },
+		  .dpor_schedules = 122736 },
 		{ .name = "bug-small", .settings = "cpus=8", .arg = (void *)&small,
 		  .violation = true, .clean_orders = true,
 		  .summary = "the exploration shape DFS and DPOR search in the race's budget (8 "

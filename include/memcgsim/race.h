@@ -138,6 +138,9 @@ struct msim_race_budget {
 	unsigned int pct_depth;   /* PCT bug depth (0: 2) */
 	unsigned int preemptions; /* DFS preemption bound */
 	unsigned int dfs_runs;    /* DFS schedule cap (0: 10000) */
+	/* DPOR schedule cap under the race's own bound (0: dfs_runs): for a space
+	 * DPOR exhausts and DFS cannot in any budget the race can afford */
+	unsigned int dpor_runs;
 };
 
 struct msim_race {

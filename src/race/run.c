@@ -147,6 +147,9 @@ static void explore_opts(const struct msim_race *r, const struct msim_race_opts 
 	eo->fingerprint = o->fingerprint;
 	if (o->runs)
 		eo->runs = o->runs;
+	else if (o->strategy == MSIM_STRAT_DPOR && o->preemptions == MSIM_RACE_OWN_BUDGET &&
+		 b->dpor_runs)
+		eo->runs = b->dpor_runs;
 	else if (o->strategy == MSIM_STRAT_DFS || o->strategy == MSIM_STRAT_DPOR)
 		eo->runs = b->dfs_runs ? b->dfs_runs : 10000;
 	else

@@ -273,11 +273,6 @@ static struct msim_race_result *race_side(const struct msim_race *r, const struc
 }
 
 /*
- * Every bug side of every registered race that bounded DFS finds: DPOR under the
- * race's budget finds the violation too, and its schedule replays to the same
- * trace and reason (races with interrupt sources included: explore_dpor_irq.c).
- */
-/*
  * A run DPOR stops early (every enabled step asleep) can leave a call_rcu
  * callback queued: the host runs it when it is destroyed, after the scenario's
  * teardown. toy-rcu-reader's callback used the freed state there (a crash in
@@ -298,6 +293,11 @@ static void pruned_run_with_callback_queued_tears_down(void **unused)
 	free(res);
 }
 
+/*
+ * Every bug side of every registered race: DPOR under the race's budget finds
+ * the violation, and its schedule replays to the same trace and reason (races
+ * with interrupt sources included: explore_dpor_irq.c).
+ */
 static void dpor_finds_every_bug(void **unused)
 {
 	const struct msim_race *races[64];
@@ -314,17 +314,10 @@ static void dpor_finds_every_bug(void **unused)
 			res = race_side(races[i], s, MSIM_STRAT_DPOR, true);
 			print_message("%s/%s: violation in run %d\n", races[i]->name, s->name,
 				      res->ex.first_violation_run);
-			if (!res->ex.violations) {
-				/* Only where bounded DFS cannot find it either (rstat-thp-trace
-				 * needs more preemptions than its bound: PCT finds it). */
-				struct msim_race_result *dfs = race_side(races[i], s, MSIM_STRAT_DFS,
-									 true);
-
-				assert_int_equal(dfs->ex.violations, 0);
-				free(dfs);
-				free(res);
-				continue;
-			}
+			/* every bug side, rstat-thp-trace's 96-CPU ones too (bounded DFS
+			 * finds those in no budget it can afford: its race gives DPOR
+			 * its own, budget.dpor_runs) */
+			assert_true(res->ex.violations > 0);
 			rep = calloc(1, sizeof(*rep));
 			assert_non_null(rep);
 			assert_int_equal(msim_race_replay(races[i], &res->cfg, s, res->ex.schedule, rep,
@@ -335,6 +328,35 @@ static void dpor_finds_every_bug(void **unused)
 			free(res);
 		}
 	}
+}
+
+/*
+ * budget.dpor_runs is DPOR's cap under the race's own bound only:
+ * rstat-thp-trace's 96-CPU bug side is found past its DFS budget (300) there,
+ * while DFS, and DPOR with no bound, stop at 300.
+ */
+static void dpor_budget_is_the_own_bounds(void **unused)
+{
+	const struct msim_race *r = race_get("rstat-thp-trace");
+	const struct msim_race_side *s = msim_race_side_find(r, "bug");
+	struct msim_race_opts o;
+	struct msim_race_result *dpor, *dfs, *unbounded;
+
+	(void)unused;
+	assert_true(r->budget.dpor_runs > r->budget.dfs_runs);
+	dpor = race_side(r, s, MSIM_STRAT_DPOR, true);
+	dfs = race_side(r, s, MSIM_STRAT_DFS, true);
+	msim_race_opts_init(&o, MSIM_STRAT_DPOR);
+	o.preemptions = MSIM_EXPLORE_UNBOUNDED;
+	o.stop_at_first = true;
+	unbounded = race_side_opts(r, "bug", &o);
+	assert_true(dpor->ex.violations > 0);
+	assert_true(dpor->ex.runs > r->budget.dfs_runs);
+	assert_int_equal(dfs->ex.runs, r->budget.dfs_runs);
+	assert_int_equal(unbounded->ex.runs, r->budget.dfs_runs);
+	free(dpor);
+	free(dfs);
+	free(unbounded);
 }
 
 /*
@@ -451,6 +473,7 @@ int main(void)
 		cmocka_unit_test(dpor_drains_litmus),
 		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
 		cmocka_unit_test(dpor_finds_every_bug),
+		cmocka_unit_test(dpor_budget_is_the_own_bounds),
 		cmocka_unit_test(pruned_run_with_callback_queued_tears_down),
 		cmocka_unit_test(dpor_exhausts_fixed_sides),
 		cmocka_unit_test(dpor_unbounded_weak_memory_sides),

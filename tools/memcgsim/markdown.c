@@ -158,7 +158,7 @@ static void side_text(FILE *f, const struct msim_race_side *s)
 	if (s->dpor_schedules)
 		fprintf(f, " DPOR under the same preemption bound exhausts it in %u schedules%s "
 			"(docs/explore.md).", s->dpor_schedules,
-			s->dfs_schedules ? "" : ", DFS's count above");
+			s->dfs_schedules ? ", against DFS's count above" : "");
 }
 
 static void print_side(FILE *f, const struct msim_race_side *s)
@@ -182,6 +182,7 @@ static void print_side(FILE *f, const struct msim_race_side *s)
 static void print_race(FILE *f, const struct msim_race *r)
 {
 	const struct msim_race_budget *b = &r->budget;
+	char dpor[48] = "";
 
 	fprintf(f, "### %s\n\n", r->name);
 	para(f, "", "", "%s. Thread or label: %s%s%s.", r->summary, r->thread,
@@ -192,10 +193,12 @@ static void print_race(FILE *f, const struct msim_race *r)
 	for (const struct msim_race_side *s = r->sides; s && s->name; s++)
 		print_side(f, s);
 	fputc('\n', f);
+	if (b->dpor_runs)
+		snprintf(dpor, sizeof(dpor), " (DPOR up to %u)", b->dpor_runs);
 	para(f, "", "", "Explorers: random and PCT %u runs (PCT depth %u), DFS up to %u "
-	     "schedules with preemption bound %u.%s%s", b->runs ? b->runs : 1000,
+	     "schedules with preemption bound %u%s.%s%s", b->runs ? b->runs : 1000,
 	     b->pct_depth ? b->pct_depth : 2, b->dfs_runs ? b->dfs_runs : 10000, b->preemptions,
-	     r->serial_orders ? " Without preemption, none of its serial orders reaches the bad "
+	     dpor, r->serial_orders ? " Without preemption, none of its serial orders reaches the bad "
 				"state." : "",
 	     r->concurrent ? " `--concurrent` runs its tasks on real threads and liburcu." : "");
 	fputc('\n', f);
