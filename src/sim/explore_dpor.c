@@ -300,7 +300,15 @@ static void ids_grow(struct msim__dpor *d)
 	free(old);
 }
 
-/* The id of addr in this run: the step that touched it first (step, if now). */
+/*
+ * The id of addr in this run: the step that first touched its 8-byte granule
+ * (step, if now), times 8, plus addr's offset in the granule. Naming granules
+ * rather than start addresses lets two accesses that overlap from different
+ * starts (a 4-byte load of an 8-byte store's upper half) be seen to overlap.
+ */
+#define ID_SHIFT 3
+#define ID_OFFSET_MASK ((1u << ID_SHIFT) - 1)
+
 static uint64_t addr_id(struct msim__dpor *d, uintptr_t addr, uint64_t step)
 {
 	bool fresh;
@@ -308,12 +316,41 @@ static uint64_t addr_id(struct msim__dpor *d, uintptr_t addr, uint64_t step)
 
 	if (4 * (d->ids_used + 1) > 3 * d->ids_cap)
 		ids_grow(d);
-	id = id_slot(d, addr, &fresh);
+	id = id_slot(d, (addr >> ID_SHIFT) + 1, &fresh); /* + 1: key 0 is an empty slot */
 	if (fresh) {
 		*id = step;
 		d->ids_used++;
 	}
-	return *id;
+	return *id << ID_SHIFT | (addr & ID_OFFSET_MASK);
+}
+
+/* Access a (as an id) stays inside its granule. */
+static bool in_granule(const struct msim__access *a)
+{
+	return (a->addr & ID_OFFSET_MASK) + a->len <= 1u << ID_SHIFT;
+}
+
+/*
+ * Whether a sleeper's access s (an id, since: the decision it sleeps from) and
+ * a step's access e (an id) may touch one byte. An id below since names the
+ * same granule in every run through that decision: their offsets tell. An id
+ * of since or above may be any granule first touched at or after it in
+ * another run: it may be e's if e's is one too. An access that leaves its
+ * granule (a range) may reach anything.
+ */
+static bool ids_may_overlap(const struct msim__access *s, uint64_t since,
+			    const struct msim__access *e)
+{
+	uint64_t sg = s->addr >> ID_SHIFT, eg = e->addr >> ID_SHIFT;
+	struct msim__access so = *s, eo = *e;
+
+	if (!in_granule(s) || !in_granule(e))
+		return true;
+	if (sg >= since)
+		return eg >= since;
+	so.addr &= ID_OFFSET_MASK;
+	eo.addr &= ID_OFFSET_MASK;
+	return sg == eg && msim__access_overlap(&so, &eo);
 }
 
 /* A sleeper's extra accesses (ids) against a step taken now (ids): a conflict? */
@@ -321,18 +358,11 @@ static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct ms
 {
 	if (s->acc.any || e->any)
 		return true;
-	for (unsigned int i = 0; i < s->acc.n; i++) {
-		for (unsigned int j = 0; j < e->n; j++) {
-			bool same = s->acc.a[i].addr < s->since ? s->acc.a[i].addr == e->a[j].addr
-								 : e->a[j].addr >= s->since;
-			/* ids name where an access starts: a range may hold another's
-			 * start, so ranges are taken to overlap anything */
-			if (s->acc.a[i].len > MSIM__ACCESS_WORD || e->a[j].len > MSIM__ACCESS_WORD)
-				same = true;
-			if (same && ((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE))
+	for (unsigned int i = 0; i < s->acc.n; i++)
+		for (unsigned int j = 0; j < e->n; j++)
+			if (((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE) &&
+			    ids_may_overlap(&s->acc.a[i], s->since, &e->a[j]))
 				return true;
-		}
-	}
 	return false;
 }
 

@@ -27,8 +27,8 @@ _Static_assert(MSIM__DPOR_DRAIN_TOP == MSIM__DPOR_R - 1, "drain threads sit unde
  * A thread asleep at a node: explored there already, or asleep since above. Its
  * step announced what the thread's parked point announces in this run; acc holds
  * what else that step touched when it was explored at node since, its addresses
- * as ids (below): an id below since names the same object in every run through
- * that node; an id of since or above was new to that step, and may be any object
+ * as ids (below): an id below since names the same granule in every run through
+ * that node; an id of since or above was new to that step, and may be any granule
  * first touched at or after node since in another run.
  */
 struct msim__dpor_sleeper {
@@ -79,11 +79,13 @@ struct msim__dpor {
 	int step_tid;             /* the thread of the step under way */
 	struct msim__dpor_drains drains; /* this run's drain threads (explore_dpor_wmm.c) */
 	/*
-	 * Address ids: each address a run touches is named by the index of the step
-	 * that touched it first. Runs allocate afresh, so raw addresses differ from
-	 * run to run; two runs through one prefix name the prefix's objects alike.
+	 * Address ids: each 8-byte granule a run touches is named by the index of
+	 * the step that touched it first, an address by that and its offset
+	 * (explore_dpor.c, addr_id). Runs allocate afresh, so raw addresses differ
+	 * from run to run; two runs through one prefix name the prefix's objects
+	 * alike.
 	 */
-	struct { uintptr_t addr; uint64_t id; } *ids;
+	struct { uintptr_t addr; uint64_t id; } *ids; /* addr: the granule's number + 1 */
 	uint64_t ids_cap, ids_used;
 	/* The earlier steps each step may depend on, rebuilt by race detection. */
 	struct msim__dpor_index index;
