@@ -267,7 +267,9 @@ static const struct msim_race toy_rcu_reader = {
 		"use p->value (still valid)\n"
 		"rcu_read_unlock()\n"
 		"                                (grace period ends)  free(old)\n",
-	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 60000 },
+	/* DFS at bound 2 does not exhaust rcu in 200000 schedules; DPOR needs 61534 */
+	.budget = { .runs = 500, .pct_depth = 3, .preemptions = 2, .dfs_runs = 60000,
+		    .dpor_runs = 65000 },
 	.target = { .name = "toy-rcu-reader", .setup = rcu_setup, .check = rcu_check,
 		    .teardown = rcu_teardown },
 	.expect = rcu_expect,

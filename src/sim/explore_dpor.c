@@ -37,6 +37,7 @@
 
 #include "explore_dpor.h"
 #include "explore_dpor_irq.h"
+#include "rcu_det.h"
 #include "storebuf.h"
 
 static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
@@ -242,20 +243,24 @@ void msim__dpor_step_begin(struct msim__dpor *d, struct msim *m, int pick)
 }
 
 /*
- * What an RCU engine step touched. Ending a grace period reads every reader's
- * state and wakes the waiters: a store to the host's RCU state, which read-side
- * entries and exits load and grace-period requests store (a waiter's resumed
- * step announces that store again, so it stays ordered after the step that woke
- * it). The callbacks it ran noted their accesses (access.h); one that keeps no
- * annotation made the set "anything". Under preempt=none or full any park may be
- * the quiescent state the engine waits for, and under a weak memory model the
- * end drains every CPU's buffered stores: then it conflicts with everything.
+ * What an RCU engine step touched. Ending a grace period wakes the waiters: a
+ * store to the host's grace-period state, which grace-period requests store too
+ * (a waiter's resumed step announces its request again, so it stays ordered
+ * after the step that woke it) and an exit from a section the grace period
+ * waited for loads (rcu_det.h). It reads only the readers the grace period's
+ * snapshot recorded, so entries and other exits commute with it; a step that
+ * starts the next grace period stores the readers' state too (rcu_det.c,
+ * gp_start). The callbacks it ran noted their accesses (access.h); one that
+ * keeps no annotation made the set "anything". Under preempt=none or full any
+ * park may be the quiescent state the engine waits for, and under a weak memory
+ * model the end drains every CPU's buffered stores: then it conflicts with
+ * everything.
  */
 static void rcu_step_access(struct msim__dpor *d, struct msim *m, struct msim__step_access *acc)
 {
 	struct msim__step_access unused;
 
-	msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+	msim__access_note(msim__rcu_gp_state(m), MSIM_ACCESS_STORE);
 	msim__access_step_end(acc, &unused);
 	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED || d->r_drains)
 		msim__access_set_one(acc, NULL, MSIM_ACCESS_ANY);

@@ -86,13 +86,30 @@ void msim_rcu_read_lock(void)
 		return;
 	}
 	/* DPOR: readers commute with readers, not with a grace period's start */
-	msim_yield_access("rcu_read_lock", &m->rcu, MSIM_ACCESS_LOAD);
+	msim_yield_access("rcu_read_lock", msim__rcu_readers(m), MSIM_ACCESS_LOAD);
 	if (msim__tls_task) {
 		if (!msim__tls_task->rcu_nesting++)
 			msim__tls_task->rcu_section++;
 	} else if (!m->rcu.driver.rcu_nesting++) {
 		m->rcu.driver.rcu_section++;
 	}
+}
+
+/*
+ * A read-side exit, for partial-order reduction (access.h): it loads the
+ * readers' state, which a grace period's start stores (its snapshot). Leaving
+ * a section the running grace period waits for is what lets that grace period
+ * end: it also loads the grace-period state the engine's step stores, so the
+ * end is ordered after it. Other exits and every entry commute with an end that
+ * starts no new grace period (the end reads only the snapshotted readers).
+ */
+static void note_exit(struct msim *m)
+{
+	bool waited = msim__tls_task ? msim__tls_task->gp_waited : m->rcu.driver.gp_waited;
+
+	msim__access_note(msim__rcu_readers(m), MSIM_ACCESS_LOAD);
+	if (m->rcu.gp_in_progress && waited)
+		msim__access_note(msim__rcu_gp_state(m), MSIM_ACCESS_LOAD);
 }
 
 void msim_rcu_read_unlock(void)
@@ -111,7 +128,7 @@ void msim_rcu_read_unlock(void)
 		rcu_read_unlock();
 		return;
 	}
-	msim__access_note(&m->rcu, MSIM_ACCESS_LOAD);
+	note_exit(m);
 	if (msim__tls_task) {
 		if (msim__tls_task->rcu_nesting <= 0)
 			unbalanced(msim__tls_task->name);
@@ -121,7 +138,7 @@ void msim_rcu_read_unlock(void)
 			unbalanced("the driver");
 		m->rcu.driver.rcu_nesting--;
 	}
-	msim_yield_access("rcu_read_unlock", &m->rcu, MSIM_ACCESS_NONE);
+	msim_yield_access("rcu_read_unlock", msim__rcu_gp_state(m), MSIM_ACCESS_NONE);
 }
 
 bool msim_rcu_read_lock_held(void)
@@ -135,16 +152,19 @@ bool msim_rcu_read_lock_held(void)
 
 /*
  * A grace-period request, for partial-order reduction (access.h): a store of the
- * RCU state, which read-side entries and exits load. Under preempt=none or full
- * a grace period that begins here also snapshots where every task is parked
- * (each non-preemptible park is a reader), so the step touches anything.
+ * grace-period state, which the engine's step stores and a waiter's resumed step
+ * stores again (so it stays ordered after the end that woke it). A request that
+ * starts a grace period also stores the readers' state (rcu_det.c, gp_start).
+ * Under preempt=none or full a grace period that begins here also snapshots
+ * where every task is parked (each non-preemptible park is a reader), so the
+ * step touches anything.
  */
 static void note_gp_request(struct msim *m)
 {
 	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
 		msim__access_note(NULL, MSIM_ACCESS_ANY);
 	else
-		msim__access_note(&m->rcu, MSIM_ACCESS_STORE);
+		msim__access_note(msim__rcu_gp_state(m), MSIM_ACCESS_STORE);
 }
 
 void msim_synchronize_rcu(void)

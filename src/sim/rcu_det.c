@@ -64,9 +64,12 @@ static bool readers_done(struct msim *m)
 	return reader_done(d->rcu_nesting, d->rcu_section, d->gp_waited, d->gp_snapshot);
 }
 
+/* The snapshot reads every reader: for DPOR, a store of the readers' state that
+ * entries and exits load (rcu.c). */
 static void gp_start(struct msim *m)
 {
 	m->rcu.gp_in_progress = true;
+	msim__access_note(msim__rcu_readers(m), MSIM_ACCESS_STORE);
 	snapshot_readers(m);
 }
 
