@@ -37,6 +37,7 @@ struct zrc {
 	struct msim_task *reclaim, *kswapd;
 	unsigned long rounds, bad_rounds, first_count, first_freeable;
 	bool probed;
+	bool reclaim_done;               /* kswapd's loop reads it: noted, no yield point */
 };
 
 static void reclaim_fn(void *arg)
@@ -44,6 +45,9 @@ static void reclaim_fn(void *arg)
 	struct zrc *s = arg;
 
 	msim_zswap_reclaim(s->root, ZRC_PAGES, -1);
+	/* The task's last step: kswapd's loop reads this flag (yield.h's contract). */
+	msim_access_note(&s->reclaim_done, sizeof(s->reclaim_done), MSIM_ACCESS_STORE);
+	s->reclaim_done = true;
 }
 
 /* One probe: what shrink_slab's do_shrink_slab is about to see for the root. */
@@ -67,8 +71,13 @@ static void kswapd_fn(void *arg)
 	struct zrc *s = arg;
 
 	for (s->rounds = 0; s->rounds < ZRC_ROUNDS; s->rounds++) {
-		/* Pressure lasts until the workload is done and the pool is empty. */
-		if (msim_task_done(s->reclaim) && !msim_zswap_stored_pages(s->m))
+		/*
+		 * Pressure lasts until the workload is done and the pool is empty.
+		 * The flag, not msim_task_done(): a task's state is no access DPOR
+		 * sees, the noted flag is (set in the same last step).
+		 */
+		msim_access_note(&s->reclaim_done, sizeof(s->reclaim_done), MSIM_ACCESS_LOAD);
+		if (s->reclaim_done && !msim_zswap_stored_pages(s->m))
 			break;
 		probe(s);
 		msim_shrink_slab(s->m, 0, s->root, 0);

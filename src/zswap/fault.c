@@ -18,6 +18,16 @@ static struct msim__zswap *zswap_of(const struct msim *m)
 	return m ? msim_subsys_state(m, &msim_zswap_subsys) : NULL;
 }
 
+/*
+ * A pte is plain memory no lock of the model orders: the fault paths and
+ * reclaim's evict callback (through the folio's private) read and rewrite it
+ * between shims, so each access says so (yield.h's contract).
+ */
+static void pte_note(const struct msim_swap_pte *pte, int kind)
+{
+	msim_access_note(pte, sizeof(*pte), kind);
+}
+
 void msim_swap_pte_init(struct msim_swap_pte *pte)
 {
 	pte->folio = NULL;
@@ -49,10 +59,12 @@ int msim_zswap_anon_fault(struct msim_swap_pte *pte, struct msim_memcg *memcg, u
 
 	if (!pte || !memcg)
 		return -EINVAL;
+	pte_note(pte, MSIM_ACCESS_LOAD);
 	if (pte->folio || pte->slot >= 0)
 		return -EBUSY;
 	if ((ret = map_new_folio(pte, memcg, nid, &f)))
 		return ret;
+	pte_note(pte, MSIM_ACCESS_STORE);
 	pte->folio = f;
 	msim_folio_add_lru(f);
 	return 0;
@@ -113,7 +125,10 @@ int msim_zswap_swapin(struct msim_swap_pte *pte, struct msim_memcg *memcg)
 	unsigned long slot;
 	int ret;
 
-	if (!z || !pte || pte->folio || !msim__swapdev_valid(&z->dev, pte->slot))
+	if (!z || !pte)
+		return -EINVAL;
+	pte_note(pte, MSIM_ACCESS_LOAD);
+	if (pte->folio || !msim__swapdev_valid(&z->dev, pte->slot))
 		return -EINVAL;
 	slot = (unsigned long)pte->slot;
 	if ((ret = msim__swapdev_claim_cache(&z->dev, slot, "zswap.load.claim")))
@@ -129,6 +144,7 @@ int msim_zswap_swapin(struct msim_swap_pte *pte, struct msim_memcg *memcg)
 	/* swap_free(): the pte maps the folio now; the slot and its record go. */
 	msim__swapdev_release_cache(&z->dev, slot);
 	msim__swapdev_free(&z->dev, slot);
+	pte_note(pte, MSIM_ACCESS_STORE);
 	pte->slot = -1;
 	pte->folio = f;
 	msim_folio_add_lru(f);
@@ -156,13 +172,16 @@ void msim_zswap_pte_free(struct msim *m, struct msim_swap_pte *pte)
 
 	if (!pte)
 		return;
+	pte_note(pte, MSIM_ACCESS_RMW);
 	if (pte->folio) {
 		msim_folio_set_private(pte->folio, NULL);
 		msim_folio_put(pte->folio);
+		pte_note(pte, MSIM_ACCESS_STORE);  /* after the put's yield point */
 		pte->folio = NULL;
 	}
 	if (z && msim__swapdev_valid(&z->dev, pte->slot))
 		free_swap_slot(z, (unsigned long)pte->slot);
+	pte_note(pte, MSIM_ACCESS_STORE);
 	pte->slot = -1;
 }
 
@@ -182,6 +201,11 @@ static void write_to_disk(struct msim__zswap *z, struct msim_folio *folio, unsig
  * disk write, else the folio is kept, activated and its slot given back
  * (AOP_WRITEPAGE_ACTIVATE). On success the pte names the slot and the folio's
  * last mapping reference goes, so reclaim frees it (uncharging its memcg).
+ *
+ * It runs in reclaim's step up to its first shim (the RCU read lock) and notes
+ * what it touches there and after its later shims (scan_control.evict_notes):
+ * the folio's private (its accessor notes), the pte, the quiet counters that
+ * note themselves; the swap device's bytes are read and written under its lock.
  */
 enum msim_reclaim_verdict msim_zswap_evict(struct msim_folio *folio,
 					   struct msim_memcg *target_memcg, void *arg)
@@ -194,7 +218,10 @@ enum msim_reclaim_verdict msim_zswap_evict(struct msim_folio *folio,
 	long slot;
 
 	(void)target_memcg;
-	if (!z || !pte || msim_folio_is_file_lru(folio) || pte->folio != folio)
+	if (!z || !pte || msim_folio_is_file_lru(folio))
+		return MSIM_RECLAIM_KEEP;
+	pte_note(pte, MSIM_ACCESS_LOAD);
+	if (pte->folio != folio)
 		return MSIM_RECLAIM_KEEP;
 	msim_rcu_read_lock();
 	memcg = msim_folio_memcg(folio);
@@ -212,6 +239,7 @@ enum msim_reclaim_verdict msim_zswap_evict(struct msim_folio *folio,
 		}
 		write_to_disk(z, folio, (unsigned long)slot);
 	}
+	pte_note(pte, MSIM_ACCESS_STORE);
 	pte->folio = NULL;
 	pte->slot = slot;
 	msim_folio_set_private(folio, NULL);
@@ -241,6 +269,7 @@ unsigned long msim_zswap_reclaim(struct msim_memcg *memcg, unsigned long nr_page
 	msim_scan_control_init(&sc);
 	sc.evict = msim_zswap_evict;
 	sc.evict_arg = msim_memcg_host(memcg);
+	sc.evict_notes = true;   /* msim_zswap_evict notes what it touches */
 	reclaimed = msim_try_to_free_mem_cgroup_pages(memcg, nr_pages, &sc);
 	if (shrink_priority >= 0)
 		shrink_slab_tree(memcg, shrink_priority);

@@ -18,6 +18,13 @@
  *   stores: two stores into a pool with room for one (CPU 0 and CPU 1:
  *           zswap.store.charge, zswap.store.lru_add, the length draws,
  *           pool_reached_full, work_queued).
+ *   evict:  reclaim swapping a's pages out through msim_zswap_evict, which
+ *           claims scan_control.evict_notes (CPU 0), against a swap-in of the
+ *           first page (CPU 1; mapped: -EINVAL, swapped out: a swap-in from
+ *           zswap). The swap device's lock orders those two by itself, so a
+ *           third task reads the pte as a page-table walker would (CPU 1: one
+ *           announced load, nothing else): only the evict's pte note keeps the
+ *           orders "walker saw it mapped" and "swapped" apart.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -287,11 +294,87 @@ static void stores_match_dfs(void **unused)
 	compare(&t, 1);
 }
 
+/* ---- evict: reclaim's evict callback against a swap-in of the same pte ---- */
+
+struct evict_stage {
+	struct stage s;
+	unsigned long reclaimed;
+	int swapin;
+	bool walker_saw_mapped;
+};
+
+/* A page-table walker: one plain load of the second pte, announced as such. */
+static void walker_fn(void *arg)
+{
+	struct evict_stage *e = arg;
+
+	msim_yield_access("test.walk.pte", &e->s.pte[1].folio, MSIM_ACCESS_LOAD);
+	e->walker_saw_mapped = e->s.pte[1].folio != NULL;
+}
+
+static void reclaim_fn(void *arg)
+{
+	struct evict_stage *e = arg;
+
+	e->reclaimed = msim_zswap_reclaim(e->s.a, 2, -1);
+}
+
+static void swapin_fn(void *arg)
+{
+	struct evict_stage *e = arg;
+
+	e->swapin = msim_zswap_swapin(&e->s.pte[0], e->s.a);
+}
+
+static int evict_setup(struct msim *m, void **state, void *arg)
+{
+	struct evict_stage *e = calloc(1, sizeof(*e));
+	int ret;
+
+	(void)arg;
+	if (!e)
+		return -ENOMEM;
+	*state = &e->s;   /* first member: stage_teardown frees it */
+	if ((ret = stage_init(m, &e->s, 4)))
+		return ret;
+	msim_rcu_barrier();
+	msim_synchronize_rcu();
+	if (!msim_task_create(m, "reclaim(a)", 0, reclaim_fn, e) ||
+	    !msim_task_create(m, "swapin(pte 0)", 1, swapin_fn, e) ||
+	    !msim_task_create(m, "walk(pte 1)", 1, walker_fn, e))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool evict_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct evict_stage *e = (struct evict_stage *)state;
+	struct msim_zswap_stats st;
+
+	msim_zswap_stats(m, &st);
+	snprintf(why, len, "reclaimed %lu, swapin %d, pte 0 %s, walker saw pte 1 %s, zswpout "
+		 "%lu, zswpin %lu", e->reclaimed, e->swapin, e->s.pte[0].folio ? "mapped" : "swapped",
+		 e->walker_saw_mapped ? "mapped" : "swapped", st.zswpout, st.zswpin);
+	return true;
+}
+
+static void evict_matches_dfs(void **unused)
+{
+	const struct msim_explore_target t = {
+		.name = "zswap-evict", .setup = evict_setup, .check = evict_check,
+		.teardown = stage_teardown,
+	};
+
+	(void)unused;
+	compare(&t, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cursor_matches_dfs),
 		cmocka_unit_test(stores_match_dfs),
+		cmocka_unit_test(evict_matches_dfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
