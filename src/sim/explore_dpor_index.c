@@ -225,14 +225,16 @@ static void cand_push_above(struct msim__dpor_index *x, int64_t k)
 		cand_push(x, (uint64_t)k);
 }
 
-/* Step k writes every byte of [lo, hi). */
-static bool writes_all(const struct msim__dpor_index *x, uint64_t k, uintptr_t lo, uintptr_t hi)
+/* Step k writes every byte of [lo, last]. Inclusive: the address space's last
+ * granule ends at 2^64, which wraps to 0. A store whose end wraps (to 0 too)
+ * overlaps nothing for msim__access_overlap(), so it does not count. */
+static bool writes_all(const struct msim__dpor_index *x, uint64_t k, uintptr_t lo, uintptr_t last)
 {
 	const struct msim__step_access *acc = x->steps[k].acc;
 
 	for (unsigned int i = 0; i < acc->n; i++) {
 		const struct msim__access *b = &acc->a[i];
-		if ((b->kind & MSIM_ACCESS_STORE) && b->addr <= lo && b->addr + b->len >= hi)
+		if ((b->kind & MSIM_ACCESS_STORE) && b->addr <= lo && b->addr + b->len > last)
 			return true;
 	}
 	return false;
@@ -243,8 +245,8 @@ static void granule_candidates(struct msim__dpor_index *x, const struct msim__ac
 {
 	const struct msim__dpor_granule *gr = granule_find(x, g);
 	uintptr_t lo = a->addr > g << GRANULE_SHIFT ? a->addr : g << GRANULE_SHIFT;
-	uintptr_t hi_a = a->addr + a->len, hi_g = (g + 1) << GRANULE_SHIFT;
-	uintptr_t hi = hi_a < hi_g ? hi_a : hi_g;
+	uintptr_t last_a = a->addr + a->len - 1, last_g = (g << GRANULE_SHIFT) | (GRANULE - 1);
+	uintptr_t last = last_a < last_g ? last_a : last_g;
 	int64_t stop = x->last_any;
 
 	if (!gr)
@@ -254,7 +256,7 @@ static void granule_candidates(struct msim__dpor_index *x, const struct msim__ac
 		if ((int64_t)k <= x->last_any)
 			break;
 		cand_push(x, k);
-		if (writes_all(x, k, lo, hi)) {
+		if (writes_all(x, k, lo, last)) {
 			stop = (int64_t)k;
 			break;
 		}

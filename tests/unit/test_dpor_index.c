@@ -195,11 +195,162 @@ static void loads_since_the_last_store(void **state)
 	msim__dpor_index_free(&x);
 }
 
+/*
+ * The address space's last granule ends at 2^64, which wraps to 0: a byte
+ * store at its start must not pass for one covering a later load there, or
+ * the store before it that the load does overlap goes unvisited.
+ */
+static void last_granule_of_the_address_space(void **state)
+{
+	static struct run r;
+	struct msim__dpor_index x = { 0 };
+	const struct msim__access a[] = {
+		{ .addr = UINTPTR_MAX - 10, .len = 8, .kind = MSIM_ACCESS_STORE }, /* ..f5-..fc */
+		{ .addr = UINTPTR_MAX - 7, .len = 1, .kind = MSIM_ACCESS_STORE },  /* ..f8 */
+		{ .addr = UINTPTR_MAX - 3, .len = 3, .kind = MSIM_ACCESS_LOAD },   /* ..fc-..fe */
+	};
+
+	(void)state;
+	msim__dpor_index_reset(&x);
+	r.n = 3;
+	for (unsigned int k = 0; k < r.n; k++) { /* one step per thread, no CPU shared */
+		memset(&r.acc[k], 0, sizeof(r.acc[k]));
+		r.acc[k].a[0] = a[k];
+		r.acc[k].n = 1;
+		r.step[k] = (struct msim__dpor_index_step){ .tid = k, .cpu = 1000 + k, .acc = &r.acc[k] };
+		r.lidx[k] = 0;
+	}
+	memset(r.vc, 0, sizeof(r.vc));
+	check_step(&r, &x, 0);
+	check_step(&r, &x, 1);
+	/* the load overlaps the first store only (check_step fails if it is no candidate) */
+	assert_int_equal(check_step(&r, &x, 2), 1);
+	msim__dpor_index_free(&x);
+}
+
+/*
+ * The same against explore_dpor.c's own dependence: up to 22 of its 64 ids,
+ * tasks and handlers sharing up to 4 CPUs, drain threads (ids under 63, a CPU
+ * number of their own no task has) and the engine (63) outside the same-CPU
+ * rule; up to 16 accesses a step, often in one granule with different kinds,
+ * at unaligned addresses; wide ranges at different offsets; "anything" steps
+ * that also list accesses.
+ */
+#define IDS 64
+#define ENGINE_ID 63
+#define MANY_STEPS 500
+
+struct many_run {
+	struct msim__step_access acc[MANY_STEPS];
+	struct msim__dpor_index_step step[MANY_STEPS];
+	uint32_t lidx[MANY_STEPS];
+	uint32_t vc[MANY_STEPS][IDS];
+	unsigned int n;
+};
+
+static void many_accesses(uint64_t *rng, struct msim__step_access *acc)
+{
+	static const uint32_t lens[] = { 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 511, 513, 600 };
+	unsigned int n = 1 + rng_next(rng) % (rng_next(rng) % 8 ? 4 : 16);
+
+	memset(acc, 0, sizeof(*acc));
+	acc->any = rng_next(rng) % 50 == 0;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t len = lens[rng_next(rng) % (sizeof(lens) / sizeof(lens[0]))];
+		uintptr_t addr = 0x10003 + rng_next(rng) % 200;
+
+		if (acc->n && rng_next(rng) % 4 == 0) { /* next to the previous one */
+			addr = acc->a[acc->n - 1].addr + rng_next(rng) % 8 - 4;
+			len = 1 + rng_next(rng) % 8;
+		}
+		acc->a[acc->n++] = (struct msim__access){ .addr = addr, .len = len,
+			.kind = (uint8_t)(1 + rng_next(rng) % 3) }; /* load, store, RMW */
+	}
+}
+
+/* explore_dpor.c's dependent(): one thread, one CPU outside the engine, or a conflict */
+static bool many_dependent(const struct many_run *r, unsigned int i, unsigned int j)
+{
+	const struct msim__dpor_index_step *a = &r->step[i], *b = &r->step[j];
+
+	if (a->tid == b->tid)
+		return true;
+	if (a->tid != ENGINE_ID && b->tid != ENGINE_ID && a->cpu == b->cpu)
+		return true;
+	return msim__access_conflict(a->acc, b->acc);
+}
+
+static void many_run_make(uint64_t seed, struct many_run *r)
+{
+	uint64_t rng = seed * 0x9e3779b97f4a7c15ULL + 7;
+	uint32_t count[IDS] = { 0 };
+	unsigned int nr_threads = 2 + rng_next(&rng) % 20, nr_cpus = 1 + rng_next(&rng) % 4;
+	unsigned int tid[22], cpu[22];
+
+	for (unsigned int k = 0; k < nr_threads; k++) {
+		unsigned int kind = rng_next(&rng) % 10;
+
+		tid[k] = kind == 0 ? ENGINE_ID : kind <= 2 ? 62 - rng_next(&rng) % 6
+							   : rng_next(&rng) % 40;
+		cpu[k] = kind <= 2 ? UINT32_MAX - tid[k] : rng_next(&rng) % nr_cpus;
+	}
+	r->n = 20 + rng_next(&rng) % (MANY_STEPS - 20);
+	for (unsigned int j = 0; j < r->n; j++) {
+		unsigned int k = rng_next(&rng) % nr_threads;
+
+		many_accesses(&rng, &r->acc[j]);
+		r->step[j] = (struct msim__dpor_index_step){
+			.tid = tid[k], .cpu = cpu[k], .acc = &r->acc[j],
+			.cpu_rule = tid[k] != ENGINE_ID && cpu[k] < 1024 };
+		r->lidx[j] = count[tid[k]]++;
+	}
+}
+
+static void many_check_step(struct many_run *r, struct msim__dpor_index *x, unsigned int j)
+{
+	uint32_t *vj = r->vc[j];
+
+	msim__dpor_index_candidates(x, &r->step[j]);
+	for (unsigned int i = j; i-- > 0;) {
+		bool in = false;
+
+		if (vj[r->step[i].tid] > r->lidx[i] || !many_dependent(r, i, j))
+			continue;
+		for (uint64_t c = 0; c < x->nr_cand && !in; c++)
+			in = x->cand[c] == i;
+		if (!in)
+			fail_msg("step %u: the walk joins step %u, not a candidate", j, i);
+		for (unsigned int t = 0; t < IDS; t++)
+			if (r->vc[i][t] > vj[t])
+				vj[t] = r->vc[i][t];
+	}
+	vj[r->step[j].tid] = r->lidx[j] + 1;
+	msim__dpor_index_add(x, &r->step[j]);
+}
+
+static void index_covers_the_walk_with_engine_drains_and_handlers(void **state)
+{
+	static struct many_run r;
+	struct msim__dpor_index x = { 0 };
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		many_run_make(seed, &r);
+		memset(r.vc, 0, sizeof(r.vc));
+		msim__dpor_index_reset(&x);
+		for (unsigned int j = 0; j < r.n; j++)
+			many_check_step(&r, &x, j);
+	}
+	msim__dpor_index_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(index_covers_the_walk_on_random_runs),
 		cmocka_unit_test(loads_since_the_last_store),
+		cmocka_unit_test(last_granule_of_the_address_space),
+		cmocka_unit_test(index_covers_the_walk_with_engine_drains_and_handlers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
