@@ -70,7 +70,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 			      "script | random | pct | dfs | dpor (default: script if the race\n"
 			      "has one, else pct)"),
 		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
-			      "runs to explore (random, pct) or schedules at most (dfs, dpor)"),
+			      "runs to explore (random, pct) or schedules at most (dfs, dpor; "
+			      "default: the race's budget, DPOR's own where the race gives one and "
+			      "--preemptions is not given)"),
 		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
 		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
 		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64,
