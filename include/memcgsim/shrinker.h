@@ -175,7 +175,10 @@ MSIM_API int msim_shrinker_register(struct msim_shrinker *s);
  * release the id, free after a grace period. Bits and deferred counts of the id
  * stay in memcg units (S3). May be called on an allocated, unregistered shrinker
  * (error path). Returns 0, or -EINVAL for a pointer that is not a live shrinker
- * of any host (double free, never allocated).
+ * of any host (double free, never allocated), or -EDEADLK, changing nothing,
+ * when called outside a task of a deterministic host while a reference is held
+ * (a parked task's shrinker_try_get): the wait could never end. Both count as
+ * misuse (msim_shrinker_stats). A stopped run's abandoned tasks are not waited for.
  */
 MSIM_API int msim_shrinker_free(struct msim_shrinker *s);
 

@@ -29,13 +29,28 @@ void msim_css_get(struct msim_memcg *memcg)
 	(void)old;
 }
 
-/* kernel: css_tryget() -> percpu_ref_tryget(): fails only once released. */
+/*
+ * kernel: css_tryget() -> percpu_ref_tryget(): fails only once released.
+ *
+ * One yield point, then a load and a compare-and-swap on the count: the step
+ * is a read-modify-write of it, and says so (yield.h's contract), though two
+ * trygets commute in what they return. Announced as a load, DPOR took two
+ * trygets, or a tryget and a load of the count, for independent: it ran one
+ * order only, and what each tryget read (its fingerprint, the count the
+ * other's increment left) came out one way where DFS sees both
+ * (tests/race/test_dpor_limits.c). The load is quiet: the count is written by
+ * read-modify-writes only, which never wait in a store buffer, so memory holds
+ * what msim_load_at would forward. A failed tryget (count 0: released, final)
+ * writes nothing; announcing it as a read-modify-write only adds dependencies.
+ */
 bool msim_css_tryget(struct msim_memcg *memcg)
 {
 	long c;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	c = msim_load_at(&memcg->css_refcnt, MSIM_RELAXED, "css_tryget");
+	msim_yield_access("css_tryget", &memcg->css_refcnt,
+			  MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(&memcg->css_refcnt));
+	c = msim_quiet_load(&memcg->css_refcnt, MSIM_RELAXED);
 	/* The retry is the same tryget (one percpu_ref operation): no second yield. */
 	do {
 		if (c <= 0)

@@ -46,8 +46,10 @@ static int memcg_host_init(struct msim *m, void *state)
 	h->pn_cache = msim_kmem_cache_create_flags(m, "mem_cgroup_per_node",
 						   MSIM__MEM_CGROUP_PER_NODE_BYTES,
 						   MSIM_SLAB_HWCACHE_ALIGN);
+	/* only charged, never read: their frees are no accesses (kmem.h) */
 	h->kernfs_cache = msim_kmem_cache_find_or_create(m, "kernfs_node_cache",
-							 MSIM__KERNFS_NODE_BYTES, 0);
+							 MSIM__KERNFS_NODE_BYTES,
+							 MSIM_SLAB_CHARGE_ONLY);
 	if (h->memcg_cache && h->pn_cache && h->kernfs_cache)
 		return 0;
 	msim_kmem_cache_destroy(m, h->memcg_cache);

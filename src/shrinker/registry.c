@@ -249,6 +249,21 @@ static void shrinker_free_rcu_cb(struct msim_rcu_head *head)
 	msim_kfree(m, s);
 }
 
+/*
+ * Called outside any task, for a live s: true when waiting for s's in-flight
+ * users could never end. A deterministic host's code outside any task (the
+ * driver, a callback it runs) cannot yield, so a reference a live parked task
+ * (or the driver itself) holds is never dropped while it waits. Abandoned
+ * tasks' references are not waited for.
+ */
+static bool free_wait_stuck(struct msim_shrinker *s)
+{
+	if (msim_config(s->host)->mode != MSIM_DETERMINISTIC ||
+	    !(s->flags & MSIM_SHRINKER_REGISTERED) || msim_tasks_abandoned(s->host))
+		return false;
+	return msim_quiet_load(&s->refcount.counter, MSIM_ACQUIRE) > 1;
+}
+
 /* kernel: mm/shrinker.c shrinker_free() */
 int msim_shrinker_free(struct msim_shrinker *s)
 {
@@ -257,6 +272,14 @@ int msim_shrinker_free(struct msim_shrinker *s)
 
 	if (!s)
 		return 0; /* shrinker_free(NULL) is allowed */
+	/* tasks may wait; s is read only once known live; refused, it stays live,
+	 * registered and held */
+	if (!msim_current_task() && live_check(s, false) && free_wait_stuck(s)) {
+		msim__shrinker_misuse("shrinker_free outside a task of a deterministic host while "
+				      "a task holds a reference: shrinker_free.wait_done would "
+				      "never end (run the task to its shrinker_put first)");
+		return -EDEADLK;
+	}
 	if (!live_check(s, true)) {
 		msim__shrinker_misuse("free of a shrinker that is not allocated (double free?)");
 		return -EINVAL;

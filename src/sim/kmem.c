@@ -209,7 +209,8 @@ static struct msim_kmem_cache *cache_new(struct msim *m, struct msim_kmem *k, co
 	struct msim_kmem_cache *c;
 
 	if (!k || !name || size == 0 || size > (MSIM_PAGE_SIZE << MAX_PAGE_ORDER) ||
-	    (flags & ~(MSIM_SLAB_HWCACHE_ALIGN | MSIM_SLAB_FREEPTR_OUTSIDE))) {
+	    (flags & ~(MSIM_SLAB_HWCACHE_ALIGN | MSIM_SLAB_FREEPTR_OUTSIDE |
+		       MSIM_SLAB_CHARGE_ONLY))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -405,15 +406,21 @@ static bool kmem_free_op(struct msim_kmem *k, const void *p, enum msim__kmem_op 
  * use-after-free the explorer must be able to order first). The span stays
  * inside the object's own slot or heap block: no false conflict with a
  * neighbour, so DPOR's choices are the same whichever backing the build uses
- * (arena, or the heap under the sanitizers). Only in RCU callbacks, which
- * opted in (rcu.h): a task's frees are not noted (its contract is unchanged;
- * rmdir's first step frees 15 kernfs objects and would touch more than a set
- * holds). A no-op unless a DPOR run records the step.
+ * (arena, or the heap under the sanitizers). In a task's step as in an RCU
+ * callback (which opted in, rcu.h): unnoted, a task's free looked independent
+ * of a reader's load of the object, and DPOR ran only one of their orders
+ * (tests/race/test_dpor_limits.c). Objects of a MSIM_SLAB_CHARGE_ONLY cache
+ * are never loaded: their frees are not noted (rmdir's first step frees 37
+ * kernfs nodes on uncharge-after-offline, more than a set holds: noted, the
+ * step touched anything and DPOR ran 312 schedules instead of 114). A step
+ * that frees more objects than a set holds touches anything. A no-op unless a
+ * DPOR run records the step.
  */
 static void note_free(const void *p, const struct msim__kmem_desc *d)
 {
-	if (msim__access_in_callback())
-		msim__access_note_range(p, d->span, MSIM_ACCESS_STORE);
+	if (d->kind == MSIM__KMEM_CACHE && (d->cache->flags & MSIM_SLAB_CHARGE_ONLY))
+		return;
+	msim__access_note_range(p, d->span, MSIM_ACCESS_STORE);
 }
 
 /* kernel: mm/slub.c kfree(); like the kernel it also frees cache objects. */
