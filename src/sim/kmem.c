@@ -310,7 +310,7 @@ void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c)
 		return;
 	if (LOAD(&c->rcu_pending))
 		msim_rcu_barrier();
-	if (LOAD(&c->objects) && !(msim_tasks_abandoned(m) && tasks_left_unfinished(m)))
+	if (LOAD(&c->objects) && !(m && m->destroying && tasks_left_unfinished(m)))
 		fprintf(stderr, "memcgsim kmem: cache %s destroyed with %llu objects\n",
 			c->name, (unsigned long long)LOAD(&c->objects));
 }
