@@ -285,12 +285,6 @@ struct msim_kmem_cache *msim_kmem_cache_find_or_create(struct msim *m, const cha
 }
 
 /*
- * kernel: mm/slab_common.c kmem_cache_destroy(). It waits for kfree_rcu'd
- * objects first (kvfree_rcu_barrier()); a cache that still has objects is kept
- * and reported, as the kernel keeps it after "Objects remaining". The cache's
- * memory goes away with the host.
- */
-/*
  * A host torn down after a run an explorer stopped (pruned, cut, deadlocked)
  * has tasks that never finished: objects they allocated and would have freed or
  * handed on (an expansion's new unit, parked before it installs it) stay
@@ -304,6 +298,13 @@ static bool tasks_left_unfinished(const struct msim *m)
 	return false;
 }
 
+/*
+ * kernel: mm/slab_common.c kmem_cache_destroy(). It waits for kfree_rcu'd
+ * objects first (kvfree_rcu_barrier()); a cache that still has objects is kept
+ * and reported, as the kernel keeps it after "Objects remaining" (unless
+ * unfinished tasks of a stopped run may hold them). The cache's memory goes
+ * away with the host.
+ */
 void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c)
 {
 	if (!c)
