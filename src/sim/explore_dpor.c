@@ -40,20 +40,6 @@
 #include "rcu_det.h"
 #include "storebuf.h"
 
-static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	uint64_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(p, c * size);
-	if (!np)
-		abort();
-	*cap = c;
-	return np;
-}
-
 /*
  * An arrival ("!N") is a step of source N's thread (explore_dpor_irq.c), a drain
  * ("~C", "~C+K") a step of a drain thread (explore_dpor_wmm.c, which also says
@@ -86,7 +72,7 @@ static struct msim__dpor_node *node_at(struct msim__dpor *d, uint64_t i)
 {
 	uint64_t cap = d->cap;
 
-	d->nodes = grow(d->nodes, &cap, i + 1, sizeof(*d->nodes));
+	d->nodes = msim__dpor_grow(d->nodes, &cap, i + 1, sizeof(*d->nodes));
 	if (cap != d->cap) {
 		memset(d->nodes + d->cap, 0, (cap - d->cap) * sizeof(*d->nodes));
 		d->cap = cap;
@@ -446,7 +432,7 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 	struct msim__step_access announced;
 
 	msim__access_copy(&announced, &d->next[t < MSIM__DPOR_R ? t : 0]);
-	d->ev = grow(d->ev, &d->ev_cap, d->depth + 1, sizeof(*d->ev));
+	d->ev = msim__dpor_grow(d->ev, &d->ev_cap, d->depth + 1, sizeof(*d->ev));
 	e = &d->ev[d->depth];
 	e->tid = (uint8_t)t;
 	if (t == MSIM__DPOR_R) {

@@ -42,7 +42,7 @@ struct msim__dpor_granule {
 	struct step_list loads;   /* steps that only read it */
 };
 
-static void *grow_array(void *p, uint64_t *cap, uint64_t need, size_t size)
+void *msim__dpor_grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 {
 	if (need <= *cap)
 		return p;
@@ -60,7 +60,7 @@ static void list_push(struct step_list *l, uint64_t k)
 {
 	if (l->n && l->k[l->n - 1] == k)
 		return; /* one step with two accesses in a granule */
-	l->k = grow_array(l->k, &l->cap, l->n + 1, sizeof(*l->k));
+	l->k = msim__dpor_grow(l->k, &l->cap, l->n + 1, sizeof(*l->k));
 	l->k[l->n++] = k;
 }
 
@@ -136,7 +136,7 @@ static struct msim__dpor_granule *granule_get(struct msim__dpor_index *x, uintpt
 		return gr;
 	if (2 * (x->nr_granules + 1) > x->slot_cap)
 		slots_grow(x);
-	x->granule = grow_array(x->granule, &cap, x->nr_granules + 1, sizeof(*x->granule));
+	x->granule = msim__dpor_grow(x->granule, &cap, x->nr_granules + 1, sizeof(*x->granule));
 	if (cap != x->granule_cap) { /* fresh entries start with no lists */
 		memset(x->granule + x->granule_cap, 0, (cap - x->granule_cap) * sizeof(*x->granule));
 		x->granule_cap = cap;
@@ -193,7 +193,7 @@ void msim__dpor_index_add(struct msim__dpor_index *x, const struct msim__dpor_in
 {
 	uint64_t j = x->nr_steps;
 
-	x->steps = grow_array(x->steps, &x->steps_cap, j + 1, sizeof(*x->steps));
+	x->steps = msim__dpor_grow(x->steps, &x->steps_cap, j + 1, sizeof(*x->steps));
 	x->steps[x->nr_steps++] = *s;
 	x->last_of_thread[s->tid] = (int64_t)j;
 	if (s->cpu_rule)
@@ -203,7 +203,7 @@ void msim__dpor_index_add(struct msim__dpor_index *x, const struct msim__dpor_in
 		return;
 	}
 	if (has_wide(s->acc)) {
-		x->wide = grow_array(x->wide, &x->wide_cap, x->nr_wide + 1, sizeof(*x->wide));
+		x->wide = msim__dpor_grow(x->wide, &x->wide_cap, x->nr_wide + 1, sizeof(*x->wide));
 		x->wide[x->nr_wide++] = j;
 	}
 	for (unsigned int i = 0; i < s->acc->n; i++)
@@ -215,7 +215,7 @@ void msim__dpor_index_add(struct msim__dpor_index *x, const struct msim__dpor_in
 
 static void cand_push(struct msim__dpor_index *x, uint64_t k)
 {
-	x->cand = grow_array(x->cand, &x->cand_cap, x->nr_cand + 1, sizeof(*x->cand));
+	x->cand = msim__dpor_grow(x->cand, &x->cand_cap, x->nr_cand + 1, sizeof(*x->cand));
 	x->cand[x->nr_cand++] = k;
 }
 

@@ -56,6 +56,10 @@ struct msim__dpor_index {
 	uint64_t nr_cand, cand_cap;
 };
 
+/* p, an array of *cap elements of size, grown (doubling) to hold need; aborts
+ * when memory runs out. DPOR's arrays all grow this way. */
+void *msim__dpor_grow(void *p, uint64_t *cap, uint64_t need, size_t size);
+
 /* Forget the previous run (keeps the memory). */
 void msim__dpor_index_reset(struct msim__dpor_index *x);
 /*

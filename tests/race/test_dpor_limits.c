@@ -20,61 +20,7 @@
  */
 #include <errno.h>
 
-#include "race_util.h"
-
-struct outcome_set {
-	uint64_t v[16];
-	size_t n;
-};
-
-static void collect(const struct msim_explore_run *run, void *arg)
-{
-	struct outcome_set *s = arg;
-	uint64_t h = run->fingerprint;
-
-	if (run->pruned)
-		return;
-	for (const char *c = run->why; c && *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i] == h)
-			return;
-	assert_true(s->n < sizeof(s->v) / sizeof(s->v[0]));
-	s->v[s->n++] = h;
-}
-
-/* How many outcomes of want are missing from got. */
-static size_t missing(const struct outcome_set *want, const struct outcome_set *got)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < want->n; i++) {
-		bool found = false;
-
-		for (size_t j = 0; j < got->n; j++)
-			found |= got->v[j] == want->v[i];
-		n += !found;
-	}
-	return n;
-}
-
-/* Explore t on two CPUs with no bound, to exhaustion, fingerprinting into out. */
-static void explore(const struct msim_explore_target *t, enum msim_strategy strategy,
-		    struct outcome_set *out, struct msim_explore_result *res)
-{
-	struct msim_explore_opts o = {
-		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
-		.fingerprint = true, .on_run = collect, .on_run_arg = out,
-	};
-	struct msim_config cfg;
-
-	msim_config_init(&cfg);
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.nr_cpus = 2;
-	memset(out, 0, sizeof(*out));
-	assert_int_equal(msim_explore(t, &cfg, &o, res), 0);
-	assert_true(res->exhausted);
-}
+#include "outcome_util.h"
 
 /* ---- css_tryget: two trygets of one memcg ---- */
 
@@ -140,19 +86,21 @@ static void tryget_steps_conflict(void **unused)
 		.name = "two-trygets", .setup = tryget_setup, .check = tryget_check,
 		.teardown = tryget_teardown,
 	};
-	struct outcome_set dfs, dpor;
+	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	struct msim_explore_result r;
 
 	(void)unused;
-	explore(&t, MSIM_STRAT_DFS, &dfs, &r);
+	outcome_explore(&t, MSIM_STRAT_DFS, &dfs, &r);
 	assert_int_equal(r.violations, 0);
 	assert_int_equal(dfs.n, 2);             /* the first tryget reads 1, the second 2 */
-	explore(&t, MSIM_STRAT_DPOR, &dpor, &r);
+	outcome_explore(&t, MSIM_STRAT_DPOR, &dpor, &r);
 	print_message("two trygets: dfs %u outcomes, dpor %u schedules %zu outcomes\n",
 		      (unsigned int)dfs.n, r.runs, dpor.n);
 	assert_int_equal(r.violations, 0);
 	assert_int_equal(r.runs, 2);            /* as a load: 1 schedule, 1 outcome */
-	assert_int_equal(missing(&dfs, &dpor), 0);
+	assert_int_equal(outcomes_missing(&dfs, &dpor), 0);
+	free(dfs.v);
+	free(dpor.v);
 }
 
 /* ---- a task's free against a reader of the object ---- */
@@ -245,19 +193,21 @@ static void free_vs_reader(bool cache)
 		.name = "free-vs-reader", .setup = free_setup, .check = free_check,
 		.teardown = free_teardown, .arg = cache ? (void *)1 : NULL,
 	};
-	struct outcome_set dfs, dpor;
+	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	struct msim_explore_result r;
 
-	explore(&t, MSIM_STRAT_DFS, &dfs, &r);
+	outcome_explore(&t, MSIM_STRAT_DFS, &dfs, &r);
 	assert_int_equal(dfs.n, 2);             /* read live, or read after the free */
 	assert_true(r.violations > 0);
-	explore(&t, MSIM_STRAT_DPOR, &dpor, &r);
+	outcome_explore(&t, MSIM_STRAT_DPOR, &dpor, &r);
 	print_message("free (%s) vs reader: dfs %u outcomes, dpor %u schedules %zu outcomes, "
 		      "%u violations\n", cache ? "kmem_cache_free" : "kfree",
 		      (unsigned int)dfs.n, r.runs, dpor.n, r.violations);
 	assert_int_equal(r.runs, 2);            /* unnoted: 1 schedule, the read first */
 	assert_int_equal(r.violations, 1);      /* unnoted: the use-after-free unseen */
-	assert_int_equal(missing(&dfs, &dpor), 0);
+	assert_int_equal(outcomes_missing(&dfs, &dpor), 0);
+	free(dfs.v);
+	free(dpor.v);
 }
 
 static void task_kfree_conflicts_with_reader(void **unused)

@@ -21,7 +21,7 @@
  */
 #include <errno.h>
 
-#include "race_util.h"
+#include "outcome_util.h"
 
 /* The preemption bound of the comparison: DFS exhausts every race's space under it. */
 #define ORACLE_BOUND 1
@@ -34,57 +34,6 @@
 #define ORACLE_DFS_CAP 4000
 #define ORACLE_DFS_CAP_BOUND0 5000
 #define ORACLE_DPOR_CAP 20000
-
-struct outcome_set {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static uint64_t mix_why(uint64_t fp, const char *why)
-{
-	uint64_t h = fp ^ 0xcbf29ce484222325ULL;
-
-	for (; why && *why; why++)
-		h = (h ^ (unsigned char)*why) * 0x100000001b3ULL;
-	return h;
-}
-
-static void set_add(struct outcome_set *s, uint64_t v)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i] == v)
-			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		assert_non_null(s->v);
-	}
-	s->v[s->n++] = v;
-}
-
-static bool set_has(const struct outcome_set *s, uint64_t v)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i] == v)
-			return true;
-	return false;
-}
-
-/* How many outcomes of want are missing from got. */
-static size_t missing(const struct outcome_set *want, const struct outcome_set *got)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < want->n; i++)
-		n += !set_has(got, want->v[i]);
-	return n;
-}
-
-static void collect(const struct msim_explore_run *run, void *arg)
-{
-	if (!run->pruned)
-		set_add(arg, mix_why(run->fingerprint, run->why));
-}
 
 /* ---- the oracle must be able to fail: a wrong annotation on a toy ---- */
 
@@ -134,24 +83,6 @@ static void toy_teardown(struct msim *m, void *state)
 	free(state);
 }
 
-/* Explore a two-CPU toy to exhaustion under strategy (unbounded), fingerprinting
- * every run into out. */
-static void explore_fingerprints(const struct msim_explore_target *t, enum msim_strategy strategy,
-				 struct outcome_set *out, struct msim_explore_result *res)
-{
-	struct msim_explore_opts o = {
-		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
-		.fingerprint = true, .on_run = collect, .on_run_arg = out,
-	};
-	struct msim_config cfg;
-
-	msim_config_init(&cfg);
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.nr_cpus = 2;
-	assert_int_equal(msim_explore(t, &cfg, &o, res), 0);
-	assert_true(res->exhausted);
-}
-
 static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
 			struct outcome_set *out, struct msim_explore_result *res)
 {
@@ -160,7 +91,7 @@ static void explore_toy(msim_task_fn writer, enum msim_strategy strategy,
 		.arg = (void *)writer,
 	};
 
-	explore_fingerprints(&t, strategy, out, res);
+	outcome_explore(&t, strategy, out, res);
 }
 
 static void oracle_catches_wrong_annotation(void **unused)
@@ -173,10 +104,10 @@ static void oracle_catches_wrong_annotation(void **unused)
 	assert_int_equal(dfs.n, 2);           /* the reader loads 0 or 1 */
 	explore_toy(lying_writer, MSIM_STRAT_DPOR, &dpor, &r);
 	assert_int_equal(r.runs, 1);          /* misled: the steps look independent */
-	assert_int_equal(missing(&dfs, &dpor), 1);
+	assert_int_equal(outcomes_missing(&dfs, &dpor), 1);
 	explore_toy(honest_writer, MSIM_STRAT_DPOR, &honest, &r);
 	assert_int_equal(r.runs, 2);
-	assert_int_equal(missing(&dfs, &honest), 0);
+	assert_int_equal(outcomes_missing(&dfs, &honest), 0);
 	free(dfs.v);
 	free(dpor.v);
 	free(honest.v);
@@ -272,7 +203,7 @@ static void explore_cb_toy(void (*cb)(struct msim_rcu_head *), enum msim_strateg
 		.arg = (void *)cb,
 	};
 
-	explore_fingerprints(&t, strategy, out, res);
+	outcome_explore(&t, strategy, out, res);
 }
 
 static void noted_callbacks_reduce_soundly(void **unused)
@@ -291,7 +222,7 @@ static void noted_callbacks_reduce_soundly(void **unused)
 		explore_cb_toy(cbs[i], MSIM_STRAT_DPOR, &dpor, &r);
 		print_message("callback %u: dpor %u schedules, %zu outcomes\n", i,
 			      r.runs, dpor.n);
-		assert_int_equal(missing(&dfs, &dpor), 0);
+		assert_int_equal(outcomes_missing(&dfs, &dpor), 0);
 		runs[i] = r.runs;
 		free(dpor.v);
 	}
@@ -313,7 +244,7 @@ static void oracle_catches_wrong_callback_annotation(void **unused)
 	assert_int_equal(dfs.n, 2);
 	explore_cb_toy(cb_lying, MSIM_STRAT_DPOR, &dpor, &r);
 	assert_int_equal(r.runs, 1);          /* misled: the engine's step looks independent */
-	assert_int_equal(missing(&dfs, &dpor), 1);
+	assert_int_equal(outcomes_missing(&dfs, &dpor), 1);
 	free(dfs.v);
 	free(dpor.v);
 }
@@ -333,7 +264,7 @@ static int explore_side(const struct msim_race *r, const struct msim_race_side *
 	o.preemptions = bound;
 	o.runs = cap;
 	o.fingerprint = true;
-	o.on_run = collect;
+	o.on_run = outcome_collect;
 	o.on_run_arg = out;
 	ret = msim_race_run_side(r, s->name, &o, res, err, sizeof(err));
 	if (ret && ret != -ENOTSUP)
@@ -362,9 +293,9 @@ static bool compare_side(const struct msim_race *r, const struct msim_race_side 
 			      "%s %zu outcomes, %zu missing\n", r->name, s->name, bound, dfs_runs,
 			      dfs.n, res->ex.runs, res->ex.pruned,
 			      res->ex.exhausted ? "" : " not exhausted", dpor.n,
-			      missing(&dfs, &dpor));
+			      outcomes_missing(&dfs, &dpor));
 		/* every side is reported before the test fails */
-		*unsound += !res->ex.exhausted || missing(&dfs, &dpor);
+		*unsound += !res->ex.exhausted || outcomes_missing(&dfs, &dpor);
 		compared = true;
 	}
 	free(dfs.v);
