@@ -203,6 +203,46 @@ static void root_count_per_variant(void **st)
 	}
 }
 
+static void reclaim_two(void *arg)
+{
+	msim_zswap_reclaim(arg, 2, -1);
+}
+
+/*
+ * Under patch 1 the root's count rounds to 0 while a store is half done:
+ * zswap_store_page() increments zswap_stored_pages before zswap_lru_add(), so
+ * a count between the two reads 1 listed, 2 stored, 1 pool page, and
+ * mult_frac(1, 1, 2) is 0 (the race's violation is therefore the thread's
+ * measure, nothing written back, not one round's count). Fails if the model
+ * lists the entry before counting it stored.
+ */
+static void pool_count_rounds_to_zero_mid_store(void **st)
+{
+	struct msim *m = zt_host(NULL, MSIM_ZSWAP_ROOT_COUNT_POOL, 1);
+	struct msim_memcg *root = msim_root_mem_cgroup(m);
+	struct msim_shrink_control sc = { .nid = 0, .memcg = root };
+	struct msim_shrinker *zs = msim_zswap_shrinker(m);
+	struct msim_swap_pte pte[2];
+	struct msim_task *t;
+	struct msim_zswap_stats s;
+
+	(void)st;
+	zt_touch(pte, 2, root, 0);
+	t = msim_task_create(m, "reclaim(root)", 0, reclaim_two, root);
+	assert_non_null(t);
+	assert_int_equal(msim_run_until(m, t, "zswap.store.lru_add", 2), 0);
+	s = zt_stats(m);
+	assert_int_equal(s.stored_pages, 2);
+	assert_int_equal(s.pool_pages, 1);
+	assert_int_equal(msim_zswap_lru_count(root, 0), 1);
+	assert_int_equal(msim_zswap_shrinker_count(zs, &sc), 0);
+	assert_int_equal(msim_run_task(m, t), 0);
+	assert_int_equal(msim_zswap_lru_count(root, 0), 2);
+	assert_int_equal(msim_zswap_shrinker_count(zs, &sc), 1);
+	zt_free_all(m, pte, 2);
+	msim_destroy(m);
+}
+
 /* The pool stops accepting at max and accepts again only below the accept threshold. */
 static void pool_limit_hysteresis(void **st)
 {
@@ -330,6 +370,7 @@ int main(void)
 		cmocka_unit_test(offline_entries_go_to_parent),
 		cmocka_unit_test(entries_per_node),
 		cmocka_unit_test(root_count_per_variant),
+		cmocka_unit_test(pool_count_rounds_to_zero_mid_store),
 		cmocka_unit_test(pool_limit_hysteresis),
 		cmocka_unit_test(worker_skips_offline_memcgs),
 		cmocka_unit_test(bad_input),
