@@ -41,6 +41,13 @@ struct msim_ex_case {
 	bool bug;                    /* the side's bad state is reachable */
 	unsigned int bound;          /* the race's DFS/DPOR preemption bound */
 	struct msim_ex_cell c[MSIM_EX_NSTRATS];
+	/*
+	 * A fixed side DPOR exhausted where DFS stopped at a budget below twice
+	 * DPOR's count: DFS again with twice DPOR's count (dfs_checked), so that
+	 * the half rule compares with a measured DFS, not with a budget.
+	 */
+	bool dfs_checked;
+	struct msim_ex_cell dfs_check;
 };
 
 struct msim_ex_result {

@@ -6,7 +6,8 @@
  * side under the race's bound without one, DPOR in no more schedules than DFS;
  * docs/races.md's measured rows for it are current;
  * DFS and DPOR reach the bug at the run DFS's own side figures state; and the
- * verdicts follow planted figures. Never a time.
+ * verdicts follow planted figures (a DFS run again with twice DPOR's count
+ * among them). Never a time.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,30 @@ static void verdicts_follow_figures(void **state)
 	free(r);
 }
 
+/* DFS run again (twice DPOR's count): the half rule compares with that run, not the budget. */
+static void half_rule_uses_dfs_run_again(void **state)
+{
+	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct msim_ex_verdicts v;
+
+	(void)state;
+	assert_non_null(r);
+	plant(r, true, 100, true, 50);  /* DFS stopped at a budget of 50 */
+	r->cases[1].c[2].exhausted = false;
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	r->cases[1].dfs_checked = true; /* not exhausted in 200: DFS needs more than twice */
+	r->cases[1].dfs_check.runs = 200;
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "holds");
+	assert_int_equal(v.fig[MSIM_EX_F_DFS_FIX_RUNS], 200);
+	r->cases[1].dfs_check.runs = 150; /* exhausted in 150: less than twice */
+	r->cases[1].dfs_check.exhausted = true;
+	msim_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +176,7 @@ int main(void)
 		cmocka_unit_test(races_md_rows_are_current),
 		cmocka_unit_test(unknown_race_refused),
 		cmocka_unit_test(verdicts_follow_figures),
+		cmocka_unit_test(half_rule_uses_dfs_run_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
