@@ -20,8 +20,8 @@
  *     the first rounds clear the referenced bits (second chance), the next ones
  *     write the pool back (the thread: 1016 pages, "drained the whole pool").
  *
- * Violation, the thread's measure: the workload's reclaim found entries on the
- * root's list after its stores, and the run wrote nothing back. One round whose
+ * Violation, the thread's measure: a round after the workload's stores found
+ * entries on the root's list, and the run wrote nothing back. One round whose
  * count is 0 is not it: under patch 1 too the count rounds to 0 while one
  * entry is listed and two are stored (mult_frac(1, 1, 2)), which DPOR reaches
  * when kswapd probes between zswap_store's zswap_stored_pages increment and its
