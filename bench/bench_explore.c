@@ -446,7 +446,9 @@ static int explore_main(int argc, char **argv)
 			       "rstat-early-exit)\nunder random, PCT, DFS, DPOR and DPOR with no "
 			       "preemption bound (the race's\nown budgets) and counts schedules: to "
 			       "the first violation on a bug side, in\nall on a fixed side, with "
-			       "whether DFS and DPOR exhausted their spaces.",
+			       "whether DFS and DPOR exhausted their spaces. Where\nDPOR "
+			       "exhausted a fixed side and DFS stopped at a budget below twice "
+			       "DPOR's\ncount, DFS runs again with twice DPOR's count.",
 		.default_reps = 1,
 		.quick_reps = 1,
 	};
