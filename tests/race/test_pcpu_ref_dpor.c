@@ -10,9 +10,11 @@
  *    Mazurkiewicz traces of two 2-step sequences on one word, C(4,2) = 6
  *    schedules. The root's css (CSS_NO_REF) touches nothing: one schedule.
  *  - a tryget racing with the kill (rmdir on the other CPU): before the kill it
- *    counts per CPU, after it in the atomic count, after rmdir's last put it
- *    fails. DPOR must see every outcome DFS sees (the oracle's rule,
- *    test_dpor_oracle.c): the kill's step writes the word every tryget loads.
+ *    counts per CPU, after it in the atomic count. DPOR must see every outcome
+ *    DFS sees (the oracle's rule, test_dpor_oracle.c). On a lookup
+ *    (rcu_dereference, css_tryget_online) the state and RCU order the steps as
+ *    well; on a plain tryget of a held memcg only the kill's write of the word
+ *    every tryget loads does: without it DPOR misses one of DFS's 10 outcomes.
  */
 #include <errno.h>
 
@@ -160,7 +162,18 @@ struct kill_toy {
 	struct msim_memcg *c;
 	void *pub;                       /* c while published (the lookup's pointer) */
 	int seen;                        /* 0 not found, 1 got it, -1 the tryget failed */
+	bool held;                       /* the toy holds c: a plain tryget, no lookup */
 };
+
+/* A plain css_tryget of a memcg the toy holds: it reads the mode, or the count. */
+static void held_tryget_fn(void *arg)
+{
+	struct kill_toy *s = arg;
+
+	s->seen = msim_css_tryget(s->c) ? 1 : -1;
+	if (s->seen > 0)
+		msim_css_put(s->c);
+}
 
 /* rcu_read_lock, find c, css_tryget_online: the kernel's lookup of a memcg. */
 static void tryget_fn(void *arg)
@@ -191,14 +204,16 @@ static int kill_setup(struct msim *m, void **state, void *arg)
 	struct kill_toy *s = calloc(1, sizeof(*s));
 	int ret;
 
-	(void)arg;
 	if (!s)
 		return -ENOMEM;
 	*state = s;
 	if ((ret = msim_memcg_create(msim_root_mem_cgroup(m), "c", &s->c)))
 		return ret;
 	s->pub = s->c;
-	if (!msim_task_create(m, "tryget", 0, tryget_fn, s) ||
+	s->held = arg != NULL;
+	if (s->held)
+		msim_css_get(s->c);
+	if (!msim_task_create(m, "tryget", 0, s->held ? held_tryget_fn : tryget_fn, s) ||
 	    !msim_task_create(m, "rmdir", 1, rmdir_fn, s))
 		return -ENOMEM;
 	return 0;
@@ -216,8 +231,12 @@ static bool kill_check(struct msim *m, void *state, char *why, size_t len)
 
 static void kill_teardown(struct msim *m, void *state)
 {
+	struct kill_toy *s = state;
+
 	(void)m;
-	free(state);
+	if (s->held)
+		msim_css_put(s->c);
+	free(s);
 }
 
 /* outcome_explore() with room for this toy's DFS space (rmdir's grace period). */
@@ -238,28 +257,45 @@ static void explore_all(const struct msim_explore_target *t, enum msim_strategy 
 	assert_true(res->exhausted);
 }
 
-static void tryget_vs_kill_outcomes(void **unused)
+/* Explore the toy (held: the plain tryget); DFS's outcomes and DPOR's schedules. */
+static void tryget_vs_kill(bool held, size_t want_dfs, unsigned int want_dpor)
 {
 	const struct msim_explore_target t = {
 		.name = "tryget-vs-kill", .setup = kill_setup, .check = kill_check,
-		.teardown = kill_teardown,
+		.teardown = kill_teardown, .arg = held ? (void *)1 : NULL,
 	};
 	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	struct msim_explore_result r;
 	unsigned int dfs_runs;
 
-	(void)unused;
 	explore_all(&t, MSIM_STRAT_DFS, &dfs, &r);
 	dfs_runs = r.runs;
 	explore_all(&t, MSIM_STRAT_DPOR, &dpor, &r);
-	print_message("tryget vs kill: dfs %u schedules %zu outcomes, dpor %u schedules %zu "
-		      "outcomes\n", dfs_runs, dfs.n, r.runs, dpor.n);
-	/* not found, got it online, failed once killed; each in more than one way */
-	assert_int_equal(dfs.n, 6);
-	assert_int_equal(r.runs, 17);
+	print_message("tryget vs kill (%s): dfs %u schedules %zu outcomes, dpor %u schedules "
+		      "%zu outcomes\n", held ? "held" : "lookup", dfs_runs, dfs.n, r.runs, dpor.n);
 	assert_int_equal(outcomes_missing(&dfs, &dpor), 0);
+	assert_int_equal(dfs.n, want_dfs);
+	assert_int_equal(r.runs, want_dpor);
 	free(dfs.v);
 	free(dpor.v);
+}
+
+/* The lookup: not found, got it while online, tryget_online failed once killed. */
+static void lookup_vs_kill(void **unused)
+{
+	(void)unused;
+	tryget_vs_kill(false, 6, 17);
+}
+
+/*
+ * The plain tryget reads the mode word (percpu) or the count (killed: 3, 2 or 1
+ * as offline and rmdir put theirs): the kill's step must write the word it
+ * loads, or DPOR takes a tryget before the kill for one after it.
+ */
+static void held_tryget_vs_kill(void **unused)
+{
+	(void)unused;
+	tryget_vs_kill(true, 10, 10);
 }
 
 int main(void)
@@ -270,7 +306,8 @@ int main(void)
 		cmocka_unit_test(root_css_refs_touch_nothing),
 		cmocka_unit_test(objcg_refs_commute_while_online),
 		cmocka_unit_test(objcg_refs_conflict_once_killed),
-		cmocka_unit_test(tryget_vs_kill_outcomes),
+		cmocka_unit_test(lookup_vs_kill),
+		cmocka_unit_test(held_tryget_vs_kill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
