@@ -6,8 +6,8 @@
  * css_put, css_is_dying).
  *
  * The css refcount is a percpu_ref (pcpu_ref.c), as in the kernel: per-CPU
- * counting while the memcg is online, one atomic count from the kill at rmdir
- * (msim__css_kill), and nothing at all on the root, whose css is CSS_NO_REF.
+ * counting until the kill (msim__css_kill, at rmdir: see there for where), one
+ * atomic count after it, and nothing at all on the root, whose css is CSS_NO_REF.
  * css_tryget succeeds while the count is above zero (an offline memcg can still
  * be pinned, as with a killed percpu_ref), css_tryget_online only while the
  * memcg is ONLINE.
@@ -80,19 +80,21 @@ void msim_css_put(struct msim_memcg *memcg)
 }
 
 /*
- * kernel: kill_css() at rmdir: css_get() for css_killed_work_fn, then
- * percpu_ref_kill_and_confirm(), which switches to atomic mode and drops the
- * initial reference. The two cancel out: the model switches only, keeping its
- * one base reference until rmdir's put after offline (memcg.rmdir.put_online_ref,
- * the kernel's css_put in css_killed_work_fn), so the count is the same as
- * before at every point. Also called before a failed mkdir puts the base
- * reference, which the kernel frees without its percpu_ref; that switch turns a
- * failed root's CSS_NO_REF into a count the put can bring to 0.
+ * kernel: kill_css() at rmdir (CSS_DYING; percpu_ref_kill_and_confirm(): atomic
+ * mode, the initial reference put) and, after offline, css_killed_work_fn()'s
+ * css_put of the reference kill_css took. The model kills at that put, with
+ * it, in one step after the css_put point: from kill_css to that put the
+ * reference keeps the count above 0, so whether a get, tryget or put in between
+ * counts per CPU or in the atomic count changes no outcome, and the model leaves
+ * DPOR no such order to tell apart. Also the put of the base reference of a
+ * failed mkdir (the kernel frees that css without its percpu_ref): the switch
+ * turns a failed root's CSS_NO_REF into a count the put brings to 0.
  */
 void msim__css_kill(struct msim_memcg *memcg)
 {
 	MSIM__MEMCG_ASSERT(memcg);
-	msim__pcpu_ref_switch_to_atomic(&memcg->css_ref);
+	if (msim__pcpu_ref_kill(&memcg->css_ref, "css_put", MSIM_ACQ_REL) == 0)
+		memcg->css_release(memcg);
 }
 
 /* ---- accessors ---- */

@@ -224,7 +224,7 @@ static inline struct msim__memcg_host *msim__memcg_host(struct msim *m)
 {
 	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &msim_memcg_subsys) : NULL;
 }
-/* css.c: kill_css()'s percpu_ref kill (the model keeps the base reference: see there). */
+/* css.c: the percpu_ref's kill, putting the base reference (see there for when). */
 void msim__css_kill(struct msim_memcg *memcg);
 /* id.c */
 int msim__memcg_id_reserve(struct msim_memcg *memcg);

@@ -189,16 +189,13 @@ void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg)
 		obj_cgroup_release(objcg);
 }
 
-/*
- * The switch and the killed flag in the step that reaches objcg.ref.put, whose
- * step then drops the initial reference in atomic mode.
- */
+/* The switch and the put of the initial reference in one step (pcpu_ref.h). */
 void msim__obj_cgroup_kill(struct msim_obj_cgroup *objcg)
 {
 	msim_access_note(&objcg->killed, sizeof(objcg->killed), MSIM_ACCESS_STORE); /* DPOR */
 	msim_quiet_store(&objcg->killed, true, MSIM_RELAXED);
-	msim__pcpu_ref_switch_to_atomic(&objcg->refcnt);
-	msim_obj_cgroup_put(objcg);
+	if (msim__pcpu_ref_kill(&objcg->refcnt, "objcg.ref.put", MSIM_SEQ_CST) == 0)
+		obj_cgroup_release(objcg);
 }
 
 struct msim_memcg *msim_obj_cgroup_memcg(const struct msim_obj_cgroup *objcg)

@@ -144,11 +144,11 @@ long msim__pcpu_ref_put(struct msim__pcpu_ref *ref, const char *point, int mo)
 }
 
 /*
- * No note of the per-CPU counters the fold reads: every step that touches one
- * also loads the count word (ref_mode_load), which this step writes, so DPOR
- * orders each of them against the switch already.
+ * The switch. No note of the per-CPU counters the fold reads: every step that
+ * touches one also loads the count word (ref_mode_load), which this step
+ * writes, so DPOR orders each of them against the kill already.
  */
-void msim__pcpu_ref_switch_to_atomic(struct msim__pcpu_ref *ref)
+static void switch_to_atomic(struct msim__pcpu_ref *ref)
 {
 	long c, sum = 0;
 
@@ -164,6 +164,14 @@ void msim__pcpu_ref_switch_to_atomic(struct msim__pcpu_ref *ref)
 	/* kernel: percpu_ref_switch_to_atomic_rcu()'s "percpu ref <= 0 after switching" */
 	assert(c > 0 && "percpu_ref count not above 0 after switching to atomic");
 	(void)c;
+}
+
+long msim__pcpu_ref_kill(struct msim__pcpu_ref *ref, const char *point, int mo)
+{
+	ref_mode_load(ref, point);
+	switch_to_atomic(ref);
+	atomic_rmw_note(ref, mo);
+	return msim_quiet_sub_return(&ref->count, 1, mo);
 }
 
 long msim__pcpu_ref_total(const struct msim__pcpu_ref *ref)

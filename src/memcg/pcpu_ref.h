@@ -9,8 +9,9 @@
  *    adds to the running CPU's own counter (this_cpu_inc/dec under
  *    rcu_read_lock_sched in the kernel). Nothing shared is written, a put never
  *    tests for zero, and a tryget always succeeds.
- *  - atomic (after percpu_ref_kill's switch): one shared count; the put that
- *    brings it to 0 tells the caller to release.
+ *  - atomic (after percpu_ref_kill: the switch and the put of the initial
+ *    reference): one shared count; the put that brings it to 0 tells the
+ *    caller to release.
  *  - no-ref (CSS_NO_REF, the root css): get, tryget and put touch nothing.
  *
  * For partial-order reduction (yield.h's contract) every operation's yield
@@ -18,7 +19,7 @@
  * what it writes: the CPU's own counter (percpu) or the count word (atomic). Two
  * CPUs' percpu operations therefore commute; two tasks of one CPU are ordered
  * anyway (explore_dpor.c's same-CPU rule), and so is an operation against the
- * switch, which writes the word every operation loads. The word's value is
+ * kill, which writes the word every operation loads. The word's value is
  * what a fingerprint folds in: constant in percpu mode, the count in atomic mode.
  *
  * Concurrent mode (one OS thread per CPU) starts a ref in atomic mode: the
@@ -67,10 +68,14 @@ bool msim__pcpu_ref_tryget(struct msim__pcpu_ref *ref, const char *point);
  */
 long msim__pcpu_ref_put(struct msim__pcpu_ref *ref, const char *point, int mo);
 /*
- * kernel: percpu_ref_kill()'s switch to atomic mode, without dropping the
- * initial reference (the caller does, or keeps it: css.c). No yield point.
+ * kernel: percpu_ref_kill(): switch to atomic mode (fold the CPUs' counters into
+ * the count), then put the initial reference; returns the count after the put
+ * (0: the caller releases). One yield point called point, then both in one step:
+ * another CPU's operation between the two would find the count held above 0 by
+ * the initial reference, the same outcome as before the switch, so the model
+ * leaves DPOR no such order to tell apart. mo: the put's order (as put's).
  */
-void msim__pcpu_ref_switch_to_atomic(struct msim__pcpu_ref *ref);
+long msim__pcpu_ref_kill(struct msim__pcpu_ref *ref, const char *point, int mo);
 
 /* The total (shared count plus per-CPU counters), for reports; no access noted. */
 long msim__pcpu_ref_total(const struct msim__pcpu_ref *ref);

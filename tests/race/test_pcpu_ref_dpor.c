@@ -14,7 +14,7 @@
  *    DFS sees (the oracle's rule, test_dpor_oracle.c). On a lookup
  *    (rcu_dereference, css_tryget_online) the state and RCU order the steps as
  *    well; on a plain tryget of a held memcg only the kill's write of the word
- *    every tryget loads does: without it DPOR misses one of DFS's 10 outcomes.
+ *    every tryget loads does: without it DPOR misses one of DFS's 3 outcomes.
  */
 #include <errno.h>
 
@@ -280,22 +280,22 @@ static void tryget_vs_kill(bool held, size_t want_dfs, unsigned int want_dpor)
 	free(dpor.v);
 }
 
-/* The lookup: not found, got it while online, tryget_online failed once killed. */
+/* The lookup: not found, or got it while online (tryget_online fails once DYING). */
 static void lookup_vs_kill(void **unused)
 {
 	(void)unused;
-	tryget_vs_kill(false, 6, 17);
+	tryget_vs_kill(false, 4, 18);
 }
 
 /*
- * The plain tryget reads the mode word (percpu) or the count (killed: 3, 2 or 1
- * as offline and rmdir put theirs): the kill's step must write the word it
- * loads, or DPOR takes a tryget before the kill for one after it.
+ * The plain tryget reads the mode word (percpu) or, after the kill, the count
+ * (the toy's reference): the kill's step must write the word it loads, or DPOR
+ * takes a tryget before the kill for one after it.
  */
 static void held_tryget_vs_kill(void **unused)
 {
 	(void)unused;
-	tryget_vs_kill(true, 10, 10);
+	tryget_vs_kill(true, 3, 9);
 }
 
 int main(void)
