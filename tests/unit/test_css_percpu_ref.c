@@ -56,9 +56,10 @@ static void assert_pcpu(const struct msim_memcg *memcg, const long *want, unsign
 /*
  * mkdir's get for the private id runs on the driver (CPU 0). Gets on CPUs 0-2,
  * one of them put on CPU 3: the counters read 2 1 1 -1 and the shared word keeps
- * the base reference alone. rmdir's kill folds them (1 + 3); offline puts the
- * id's reference and rmdir the base one (2 left); the puts on CPUs 1 and 2
- * release at the second, not before.
+ * the base reference alone. rmdir: offline puts the id's reference (CPU 0's
+ * counter, still percpu), then the kill folds the counters (1 + 2) and puts the
+ * base reference (2 left); the puts on CPUs 1 and 2 release at the second, not
+ * before.
  */
 static void kill_folds_and_last_put_releases(void **st)
 {
