@@ -8,7 +8,9 @@
  *  - percpu (a new ref, until the kill): a get, tryget or put reads the mode and
  *    adds to the running CPU's own counter (this_cpu_inc/dec under
  *    rcu_read_lock_sched in the kernel). Nothing shared is written, a put never
- *    tests for zero, and a tryget always succeeds.
+ *    tests for zero, and a tryget always succeeds. Under a weak memory model it
+ *    drains nothing (x86's this_cpu add is no locked instruction); an atomic
+ *    mode operation drains as the atomic it is (mo).
  *  - atomic (after percpu_ref_kill: the switch and the put of the initial
  *    reference): one shared count; the put that brings it to 0 tells the
  *    caller to release.
