@@ -268,7 +268,7 @@ static const struct msim_race uncharge_after_offline = {
 		{ .name = "off", .settings = "lru-reparent=off", .demo = true,
 		  .summary = "7.0: the folio names c and pins it; it is freed from the dead c's "
 			     "lists and uncharged from c; p's local view stays exact",
-		  .dfs_exhausts = true, .dfs_schedules = 2044, .dpor_schedules = 108,
+		  .dfs_exhausts = true, .dfs_schedules = 2044, .dpor_schedules = 106,
 		  .figures = UAO_FIGURES("classic", "c", 1, 4, 1, 1, 1, 1, 0) },
 		{ .name = "objcg", .settings = "", .violation = true, .demo = true,
 		  .clean_orders = true,

@@ -5,14 +5,24 @@
  * kernel: include/linux/cgroup.h (css_get, css_tryget, css_tryget_online,
  * css_put, css_is_dying).
  *
- * Simplification: the kernel's css refcount is a percpu_ref, killed at rmdir; here
- * it is one atomic counter, and "killed" is the DYING state. css_tryget succeeds
- * while the count is above zero (an offline memcg can still be pinned, as with
- * a killed percpu_ref), css_tryget_online only while the memcg is ONLINE.
+ * The css refcount is a percpu_ref (pcpu_ref.c), as in the kernel: per-CPU
+ * counting until the kill (msim__css_kill, at rmdir: see there for where), one
+ * atomic count after it, and nothing at all on the root, whose css is CSS_NO_REF.
+ * css_tryget succeeds while the count is above zero (an offline memcg can still
+ * be pinned, as with a killed percpu_ref), css_tryget_online only while the
+ * memcg is ONLINE.
  *
  * The last css_put calls the memcg's css_release, as the kernel's percpu_ref
  * calls the release function given to percpu_ref_init(): the release and the
  * free behind it are the lifecycle's (lifecycle.c), which sits above this file.
+ *
+ * Misuse checks. In atomic mode the model asserts against a get on a released
+ * memcg and a put below zero (the kernel has no such check: a put past 0 or a
+ * get after the release touches freed memory, which KASAN reports). In percpu
+ * mode nothing can be checked per operation (a CPU's counter goes negative
+ * whenever a reference moves between CPUs); the kernel warns only when the
+ * count it folds at the kill is not above 0, and pcpu_ref.c asserts the same,
+ * plus a debug-build sum at every percpu put.
  */
 #include <errno.h>
 
@@ -24,7 +34,7 @@ void msim_css_get(struct msim_memcg *memcg)
 	long old;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	old = msim_fetch_add_at(&memcg->css_refcnt, 1, MSIM_RELAXED, "css_get");
+	old = msim__pcpu_ref_get(&memcg->css_ref, "css_get", MSIM_RELAXED);
 	assert(old > 0 && "css_get on a released memcg");
 	(void)old;
 }
@@ -32,32 +42,18 @@ void msim_css_get(struct msim_memcg *memcg)
 /*
  * kernel: css_tryget() -> percpu_ref_tryget(): fails only once released.
  *
- * One yield point, then a load and a compare-and-swap on the count: the step
- * is a read-modify-write of it, and says so (yield.h's contract), though two
- * trygets commute in what they return. Announced as a load, DPOR took two
- * trygets, or a tryget and a load of the count, for independent: it ran one
- * order only, and what each tryget read (its fingerprint, the count the
- * other's increment left) came out one way where DFS sees both
- * (tests/race/test_dpor_limits.c). The load is quiet: the count is written by
- * read-modify-writes only, which never wait in a store buffer, so memory holds
- * what msim_load_at would forward. A failed tryget (count 0: released, final)
- * writes nothing; announcing it as a read-modify-write only adds dependencies.
+ * In atomic mode the step is a read-modify-write of the count, and says so
+ * (yield.h's contract), though two trygets commute in what they return. Announced
+ * as a load only, DPOR took two trygets for independent: it ran one order only,
+ * and what each tryget read (its fingerprint, the count the other's increment
+ * left) came out one way where DFS sees both (tests/race/test_dpor_limits.c).
+ * A failed tryget (count 0: released, final) writes nothing; announcing it as a
+ * read-modify-write only adds dependencies.
  */
 bool msim_css_tryget(struct msim_memcg *memcg)
 {
-	long c;
-
 	MSIM__MEMCG_ASSERT(memcg);
-	msim_yield_access("css_tryget", &memcg->css_refcnt,
-			  MSIM_ACCESS_RMW | MSIM_ACCESS_VAL(&memcg->css_refcnt));
-	c = msim_quiet_load(&memcg->css_refcnt, MSIM_RELAXED);
-	/* The retry is the same tryget (one percpu_ref operation): no second yield. */
-	do {
-		if (c <= 0)
-			return false;
-	} while (!msim_quiet_try_cmpxchg_weak(&memcg->css_refcnt, &c, c + 1, MSIM_ACQUIRE,
-					      MSIM_RELAXED));
-	return true;
+	return msim__pcpu_ref_tryget(&memcg->css_ref, "css_tryget");
 }
 
 /* kernel: css_tryget_online() -> percpu_ref_tryget_live(): fails once dying. */
@@ -77,9 +73,27 @@ void msim_css_put(struct msim_memcg *memcg)
 	long n;
 
 	MSIM__MEMCG_ASSERT(memcg);
-	n = msim_sub_return_at(&memcg->css_refcnt, 1, MSIM_ACQ_REL, "css_put");
+	n = msim__pcpu_ref_put(&memcg->css_ref, "css_put", MSIM_ACQ_REL);
 	assert(n >= 0 && "css_put underflow");
 	if (n == 0)
+		memcg->css_release(memcg);
+}
+
+/*
+ * kernel: kill_css() at rmdir (CSS_DYING; percpu_ref_kill_and_confirm(): atomic
+ * mode, the initial reference put) and, after offline, css_killed_work_fn()'s
+ * css_put of the reference kill_css took. The model kills at that put, with
+ * it, in one step after the css_put point: from kill_css to that put the
+ * reference keeps the count above 0, so whether a get, tryget or put in between
+ * counts per CPU or in the atomic count changes no outcome, and the model leaves
+ * DPOR no such order to tell apart. Also the put of the base reference of a
+ * failed mkdir (the kernel frees that css without its percpu_ref): the switch
+ * turns a failed root's CSS_NO_REF into a count the put brings to 0.
+ */
+void msim__css_kill(struct msim_memcg *memcg)
+{
+	MSIM__MEMCG_ASSERT(memcg);
+	if (msim__pcpu_ref_kill(&memcg->css_ref, "css_put", MSIM_ACQ_REL) == 0)
 		memcg->css_release(memcg);
 }
 

@@ -107,7 +107,7 @@ static void online_failed(struct msim_memcg *memcg)
 	msim__memcg_id_unreserve(memcg);
 	/* No yield: nothing was charged to a memcg that never went online. */
 	msim_quiet_store(&memcg->kmemcg_id, -1, MSIM_RELAXED);
-	msim_css_put(memcg);
+	msim__css_kill(memcg);      /* the base reference's put, which can release */
 }
 
 /* Reserve a place under parent: it must be online (tree lock orders it with rmdir). */
@@ -271,7 +271,7 @@ int msim_memcg_rmdir(struct msim_memcg *memcg)
 	memcg->parent->nr_live_children--;
 	msim_quiet_spin_unlock(&h->lock);
 	msim_yield_access("memcg.rmdir.put_online_ref", NULL, MSIM_ACCESS_NONE); /* css_put */
-	msim_css_put(memcg);
+	msim__css_kill(memcg);      /* the percpu_ref's kill with the put (css.c) */
 	return 0;
 }
 

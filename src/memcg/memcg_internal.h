@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memcg_internal.h - struct msim_memcg and the per-host tree state, shared by
- * the tree files of src/memcg, bottom up: tree.c (the struct and its links),
+ * the tree files of src/memcg, bottom up: pcpu_ref.c (the percpu_ref behind
+ * css and objcg references), tree.c (the struct and its links),
  * hooks.c (running the hook sets), host.c (the subsystem: per-host state, hook
  * registration), css.c (references), id.c (private ids), iter.c
  * (mem_cgroup_iter) and, on top, lifecycle.c (mkdir, rmdir, release, free).
@@ -40,6 +41,8 @@
 #include <memcgsim/kmem.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/sync.h>
+
+#include "memcg/pcpu_ref.h"
 
 /*
  * Debug builds keep freed memcgs poisoned in a quarantine (freed at
@@ -131,7 +134,7 @@ struct msim_memcg {
 	bool counted;                    /* mkdir completed: in the state totals */
 
 	int state;                       /* enum msim_memcg_state, atomic */
-	long css_refcnt;                 /* atomic; 0 = released */
+	struct msim__pcpu_ref css_ref;   /* css.c; atomic mode at 0 = released */
 	/* What the last css_put calls (lifecycle.c; kernel: the percpu_ref's release). */
 	void (*css_release)(struct msim_memcg *memcg);
 	unsigned int nr_live_children;   /* children ONLINE or DYING (tree lock) */
@@ -221,6 +224,8 @@ static inline struct msim__memcg_host *msim__memcg_host(struct msim *m)
 {
 	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &msim_memcg_subsys) : NULL;
 }
+/* css.c: the percpu_ref's kill, putting the base reference (see there for when). */
+void msim__css_kill(struct msim_memcg *memcg);
 /* id.c */
 int msim__memcg_id_reserve(struct msim_memcg *memcg);
 void msim__memcg_id_publish(struct msim_memcg *memcg);

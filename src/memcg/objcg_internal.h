@@ -20,15 +20,18 @@
 
 #include <memcgsim/list.h>
 
+#include "memcg/pcpu_ref.h"
+
 struct msim__objcg_host;
 
 /* kernel: struct obj_cgroup (include/linux/memcontrol.h). */
 struct msim_obj_cgroup {
 	/*
-	 * kernel: percpu_ref refcnt. One counter (the percpu_ref in atomic mode):
-	 * 1 initial reference, dropped by the kill at offline; +1 per holder.
+	 * kernel: percpu_ref refcnt (pcpu_ref.c): per-CPU counting until the kill
+	 * at offline switches it to atomic mode and drops the initial reference;
+	 * +1 per holder.
 	 */
-	msim_atomic_long_t refcnt;
+	struct msim__pcpu_ref refcnt;
 	bool killed;                    /* percpu_ref_kill done (quiet: reports only) */
 	bool is_root;
 	unsigned int nid;
@@ -91,7 +94,7 @@ struct msim__objcg_host {
 struct msim_obj_cgroup *msim__obj_cgroup_alloc(struct msim__objcg_host *h,
 					       struct msim_memcg *memcg, unsigned int nid,
 					       bool is_root);
-/* kernel: percpu_ref_kill(): drop the initial reference. */
+/* kernel: percpu_ref_kill(): switch to atomic mode, drop the initial reference. */
 void msim__obj_cgroup_kill(struct msim_obj_cgroup *objcg);
 void msim__objcg_lock(struct msim__objcg_host *h);
 /* Unlock, then finish the releases deferred meanwhile. */

@@ -4,9 +4,11 @@
  * obj_cgroup_alloc, obj_cgroup_release; include/linux/memcontrol.h
  * obj_cgroup_get/tryget/put), and objcg_lock.
  *
- * The kernel's percpu_ref is one atomic counter here (its atomic mode): the
- * initial reference keeps it above 0 until percpu_ref_kill() at offline, so
- * "killed and 0" is the only way to release, exactly as with the real ref.
+ * The reference is the kernel's percpu_ref (pcpu_ref.c): per-CPU counting,
+ * where no put releases, until percpu_ref_kill() at offline (objcg_reparent.c)
+ * switches it to one atomic count and drops the initial reference; "killed and
+ * 0" is the only way to release, exactly as with the real ref. The root objcg
+ * is never killed (the root memcg never goes offline).
  *
  * Release and objcg_lock. obj_cgroup_release() takes objcg_lock to unlink the
  * objcg from the objcg_list it was reparented to. The last put can run where the
@@ -47,7 +49,10 @@ struct msim_obj_cgroup *msim__obj_cgroup_alloc(struct msim__objcg_host *h,
 
 	if (!objcg)
 		return NULL;
-	objcg->refcnt.counter = 1;      /* percpu_ref_init(): the initial reference */
+	if (msim__pcpu_ref_init(&objcg->refcnt, h->m, false)) { /* the initial reference */
+		free(objcg);
+		return NULL;
+	}
 	objcg->memcg = memcg;
 	objcg->nid = nid;
 	objcg->is_root = is_root;
@@ -77,6 +82,7 @@ static void objcg_finish(struct msim_obj_cgroup *objcg)
 	struct msim__objcg_host *h = objcg->h;
 
 	/* kernel: percpu_ref_exit() in obj_cgroup_release(), then kfree_rcu(objcg). */
+	msim__pcpu_ref_exit(&objcg->refcnt);
 	msim_kmem_percpu_uncharge(h->m, sizeof(long) * msim_nr_cpus(h->m), "obj_cgroup");
 	msim_kfree(h->m, objcg->kmem_ref);
 	msim_kfree_rcu(h->m, objcg->kmem_objcg);
@@ -168,34 +174,28 @@ static void obj_cgroup_release(struct msim_obj_cgroup *objcg)
 
 void msim_obj_cgroup_get(struct msim_obj_cgroup *objcg)
 {
-	msim_atomic_long_add_at(&objcg->refcnt, 1, "objcg.ref.get");
+	(void)msim__pcpu_ref_get(&objcg->refcnt, "objcg.ref.get", MSIM_RELAXED);
 }
 
 /* kernel: percpu_ref_tryget(): fails only once the count reached 0. */
 bool msim_obj_cgroup_tryget(struct msim_obj_cgroup *objcg)
 {
-	long old = msim_atomic_long_read_at(&objcg->refcnt, "objcg.ref.tryget");
-
-	while (old > 0)
-		if (msim_quiet_try_cmpxchg(&objcg->refcnt.counter, &old, old + 1, MSIM_SEQ_CST,
-					   MSIM_RELAXED))
-			return true;
-	return false;
+	return msim__pcpu_ref_tryget(&objcg->refcnt, "objcg.ref.tryget");
 }
 
 void msim_obj_cgroup_put(struct msim_obj_cgroup *objcg)
 {
-	long n = msim_atomic_long_add_return_at(&objcg->refcnt, -1, "objcg.ref.put");
-
-	if (n == 0)
+	if (msim__pcpu_ref_put(&objcg->refcnt, "objcg.ref.put", MSIM_SEQ_CST) == 0)
 		obj_cgroup_release(objcg);
 }
 
+/* The switch and the put of the initial reference in one step (pcpu_ref.h). */
 void msim__obj_cgroup_kill(struct msim_obj_cgroup *objcg)
 {
 	msim_access_note(&objcg->killed, sizeof(objcg->killed), MSIM_ACCESS_STORE); /* DPOR */
 	msim_quiet_store(&objcg->killed, true, MSIM_RELAXED);
-	msim_obj_cgroup_put(objcg);
+	if (msim__pcpu_ref_kill(&objcg->refcnt, "objcg.ref.put", MSIM_SEQ_CST) == 0)
+		obj_cgroup_release(objcg);
 }
 
 struct msim_memcg *msim_obj_cgroup_memcg(const struct msim_obj_cgroup *objcg)
@@ -215,7 +215,7 @@ unsigned int msim_obj_cgroup_nid(const struct msim_obj_cgroup *objcg)
 
 long msim_obj_cgroup_refcount(const struct msim_obj_cgroup *objcg)
 {
-	return msim_quiet_load(&objcg->refcnt.counter, MSIM_RELAXED);
+	return msim__pcpu_ref_total(&objcg->refcnt);
 }
 
 bool msim_obj_cgroup_killed(const struct msim_obj_cgroup *objcg)

@@ -55,7 +55,10 @@ struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_mem
 		return NULL;
 	memcg->kmem_pn = calloc(nr_nodes, sizeof(void *));
 	memcg->name = name ? strdup(name) : NULL;
-	if (!memcg->kmem_pn || (name && !memcg->name)) {
+	/* The online (base) reference; the root's css is CSS_NO_REF (css.c). */
+	if (!memcg->kmem_pn || (name && !memcg->name) ||
+	    msim__pcpu_ref_init(&memcg->css_ref, h->m, parent == NULL)) {
+		msim__pcpu_ref_exit(&memcg->css_ref);
 		free(memcg->kmem_pn);
 		free(memcg->name);
 		free(memcg);
@@ -67,7 +70,6 @@ struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_mem
 	memcg->level = parent ? parent->level + 1 : 0;
 	memcg->serial = UINT64_MAX;      /* set when linked */
 	memcg->kmemcg_id = -1;
-	memcg->css_refcnt = 1;           /* the online (base) reference */
 	memcg->css_release = release;
 	memcg->state = MSIM_MEMCG_ALLOCATED;
 	memcg->kmem_memcg = msim_kmem_cache_alloc(h->m, h->memcg_cache, "mem_cgroup");
@@ -103,6 +105,7 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 	msim__cgroup_kmem_free(h, &memcg->cgroup_kmem);
 	free(memcg->kmem_pn);
 	free(memcg->name);
+	msim__pcpu_ref_exit(&memcg->css_ref);
 	memcg->kmem_pn = NULL;
 	memcg->name = NULL;
 	if (!quarantine || !MSIM__MEMCG_QUARANTINE) {

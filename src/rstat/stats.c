@@ -49,13 +49,16 @@ static void all_list_del(struct msim__memcg_stats *ms)
 {
 	struct msim__rstat *rs = ms->rs;
 
-	/* DPOR (yield.h): the neighbours' links (ms's own: its free notes it) */
+	msim_quiet_spin_lock(&rs->list_lock);
+	/*
+	 * DPOR (yield.h): the neighbours' links (ms's own: its free notes it). Read
+	 * under the lock: another memcg's free rewrites them (a concurrent-mode data
+	 * race TSan reports once nothing else orders two flushers' exits).
+	 */
 	msim_access_note(ms->all_prev ? &ms->all_prev->all_next : &rs->all_list,
 			 sizeof(rs->all_list), MSIM_ACCESS_STORE);
 	if (ms->all_next)
 		msim_access_note(&ms->all_next->all_prev, sizeof(ms->all_prev), MSIM_ACCESS_STORE);
-
-	msim_quiet_spin_lock(&rs->list_lock);
 	if (ms->all_prev)
 		ms->all_prev->all_next = ms->all_next;
 	else if (rs->all_list == ms)

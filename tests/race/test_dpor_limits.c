@@ -4,11 +4,14 @@
  * a step does (docs/explore.md, "Known limits left after the review"), each on
  * a toy where the understatement loses an order DFS explores:
  *
- *  - css_tryget: its step loads the count and increments it with a
- *    compare-and-swap. Two trygets of one memcg: each reads 1 or 2 (the count
- *    the other's increment left), two fingerprints (each task's yield points and
- *    the values its loads read). Announced as a load, the two steps looked
- *    independent: DPOR ran one schedule and saw one fingerprint.
+ *  - css_tryget: once the css is killed (atomic mode), its step loads the
+ *    count and increments it with a compare-and-swap. Two trygets of one memcg:
+ *    each reads 1 or 2 (the count the other's increment left), two fingerprints
+ *    (each task's yield points and the values its loads read). Announced as a
+ *    load, the two steps looked independent: DPOR ran one schedule and saw one
+ *    fingerprint. While the memcg is online (percpu mode) the two trygets add
+ *    to their own CPU's counters and really commute: one schedule, and DFS too
+ *    sees one fingerprint.
  *  - a task's kfree / kmem_cache_free: a store over the object. A task frees an
  *    object another task reads; the reader sees it live or freed. Unnoted, the
  *    free looked independent of the reader's load: DPOR ran one schedule, the
@@ -26,6 +29,7 @@
 
 struct tryget_toy {
 	struct msim_memcg *c;
+	bool killed;                     /* c removed, held by the toy alone */
 	bool got[2];
 	struct { struct tryget_toy *s; unsigned int idx; } task[2];
 };
@@ -42,12 +46,18 @@ static int tryget_setup(struct msim *m, void **state, void *arg)
 	struct tryget_toy *s = calloc(1, sizeof(*s));
 	int ret;
 
-	(void)arg;
 	if (!s)
 		return -ENOMEM;
 	*state = s;
 	if ((ret = msim_memcg_create(msim_root_mem_cgroup(m), "c", &s->c)))
 		return ret;
+	if (arg) {
+		/* kill_css at rmdir: the count is atomic, 1 (the toy's reference) */
+		msim_css_get(s->c);
+		if ((ret = msim_memcg_rmdir(s->c)))
+			return ret;
+		s->killed = true;
+	}
 	for (unsigned int i = 0; i < 2; i++) {
 		s->task[i].s = s;
 		s->task[i].idx = i;
@@ -57,7 +67,7 @@ static int tryget_setup(struct msim *m, void **state, void *arg)
 	return 0;
 }
 
-/* A tryget of an online memcg must succeed, in any order. */
+/* A tryget of a memcg someone holds must succeed, in any order. */
 static bool tryget_check(struct msim *m, void *state, char *why, size_t len)
 {
 	struct tryget_toy *s = state;
@@ -65,7 +75,7 @@ static bool tryget_check(struct msim *m, void *state, char *why, size_t len)
 	(void)m;
 	if (s->got[0] && s->got[1])
 		return false;
-	snprintf(why, len, "a tryget of an online memcg failed");
+	snprintf(why, len, "a tryget of a held memcg failed");
 	return true;
 }
 
@@ -77,30 +87,46 @@ static void tryget_teardown(struct msim *m, void *state)
 	for (unsigned int i = 0; i < 2; i++)
 		if (s->got[i])
 			msim_css_put(s->c);
+	if (s->killed)
+		msim_css_put(s->c);
 	free(s); /* the host's destruction frees c */
 }
 
-static void tryget_steps_conflict(void **unused)
+/* Both trygets on a killed or an online memcg: DFS's outcomes, DPOR's schedules. */
+static void two_trygets(bool killed, size_t want_dfs, unsigned int want_dpor)
 {
 	const struct msim_explore_target t = {
 		.name = "two-trygets", .setup = tryget_setup, .check = tryget_check,
-		.teardown = tryget_teardown,
+		.teardown = tryget_teardown, .arg = killed ? (void *)1 : NULL,
 	};
 	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	struct msim_explore_result r;
 
-	(void)unused;
 	outcome_explore(&t, MSIM_STRAT_DFS, &dfs, &r);
 	assert_int_equal(r.violations, 0);
-	assert_int_equal(dfs.n, 2);             /* the first tryget reads 1, the second 2 */
+	assert_int_equal(dfs.n, want_dfs);
 	outcome_explore(&t, MSIM_STRAT_DPOR, &dpor, &r);
-	print_message("two trygets: dfs %u outcomes, dpor %u schedules %zu outcomes\n",
-		      (unsigned int)dfs.n, r.runs, dpor.n);
+	print_message("two trygets (%s): dfs %u outcomes, dpor %u schedules %zu outcomes\n",
+		      killed ? "killed" : "online", (unsigned int)dfs.n, r.runs, dpor.n);
 	assert_int_equal(r.violations, 0);
-	assert_int_equal(r.runs, 2);            /* as a load: 1 schedule, 1 outcome */
+	assert_int_equal(r.runs, want_dpor);
 	assert_int_equal(outcomes_missing(&dfs, &dpor), 0);
 	free(dfs.v);
 	free(dpor.v);
+}
+
+static void tryget_steps_conflict(void **unused)
+{
+	(void)unused;
+	/* the first tryget reads 1, the second 2; as a load: 1 schedule, 1 outcome */
+	two_trygets(true, 2, 2);
+}
+
+static void online_trygets_commute(void **unused)
+{
+	(void)unused;
+	/* each CPU's own counter: noted on a shared word, DPOR would run 2 */
+	two_trygets(false, 1, 1);
 }
 
 /* ---- a task's free against a reader of the object ---- */
@@ -226,6 +252,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tryget_steps_conflict),
+		cmocka_unit_test(online_trygets_commute),
 		cmocka_unit_test(task_kfree_conflicts_with_reader),
 		cmocka_unit_test(task_cache_free_conflicts_with_reader),
 	};
