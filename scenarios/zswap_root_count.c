@@ -20,8 +20,8 @@
  *     the first rounds clear the referenced bits (second chance), the next ones
  *     write the pool back (the thread: 1016 pages, "drained the whole pool").
  *
- * Violation, the thread's measure: a round after the workload's stores found
- * entries on the root's list, and the run wrote nothing back. One round whose
+ * Violation, the thread's measure: the workload's reclaim found entries on the
+ * root's list after its stores, and the run wrote nothing back. One round whose
  * count is 0 is not it: under patch 1 too the count rounds to 0 while one
  * entry is listed and two are stored (mult_frac(1, 1, 2)), which DPOR reaches
  * when kswapd probes between zswap_store's zswap_stored_pages increment and its
@@ -50,30 +50,37 @@ struct zrc {
 	bool reclaim_done;               /* kswapd's loop reads it: noted, no yield point */
 };
 
-/* One probe: what shrink_slab's do_shrink_slab is about to see for the root. */
-static void probe(struct zrc *s, bool after_workload)
+/*
+ * One probe: what shrink_slab's do_shrink_slab is about to see for the root.
+ * Only the workload's own probes (own) record the first count and what was
+ * listed after the workload: which task probes first is an order DPOR may
+ * take for independent, so a figure kswapd could set first would differ
+ * between explorers. Both tasks count the rounds whose count was 0 with
+ * entries listed (a sum, whatever the order).
+ */
+static void probe(struct zrc *s, bool after_workload, bool own)
 {
 	struct msim_shrink_control sc = { .nid = 0, .memcg = s->root };
 	unsigned long freeable = msim_zswap_lru_count(s->root, 0);
 	unsigned long count = msim_zswap_shrinker_count(msim_zswap_shrinker(s->m), &sc);
 
-	if (!s->probed && freeable) {
+	if (own && !s->probed && freeable) {
 		s->probed = true;
 		s->first_count = count;
 		s->first_freeable = freeable;
 	}
-	if (after_workload && freeable && !s->listed_after_workload)
+	if (own && after_workload && freeable && !s->listed_after_workload)
 		s->listed_after_workload = freeable;
 	if (freeable && !count)
 		s->bad_rounds++;
 }
 
 /* One round of pressure; false when the workload is done and the pool empty. */
-static bool pressure_round(struct zrc *s, bool after_workload)
+static bool pressure_round(struct zrc *s, bool after_workload, bool own)
 {
 	if (after_workload && !msim_zswap_stored_pages(s->m))
 		return false;
-	probe(s, after_workload);
+	probe(s, after_workload, own);
 	msim_shrink_slab(s->m, 0, s->root, 0);
 	return true;
 }
@@ -86,7 +93,7 @@ static void reclaim_fn(void *arg)
 	/* kswapd's loop reads this flag (yield.h's contract). */
 	msim_access_note(&s->reclaim_done, sizeof(s->reclaim_done), MSIM_ACCESS_STORE);
 	s->reclaim_done = true;
-	for (unsigned int r = 0; r < ZRC_DIRECT_ROUNDS && pressure_round(s, true); r++)
+	for (unsigned int r = 0; r < ZRC_DIRECT_ROUNDS && pressure_round(s, true, true); r++)
 		;
 }
 
@@ -100,7 +107,7 @@ static void kswapd_fn(void *arg)
 		 * sees, the noted flag is.
 		 */
 		msim_access_note(&s->reclaim_done, sizeof(s->reclaim_done), MSIM_ACCESS_LOAD);
-		if (!pressure_round(s, s->reclaim_done))
+		if (!pressure_round(s, s->reclaim_done, false))
 			return;
 	}
 }

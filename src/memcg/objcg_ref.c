@@ -7,8 +7,9 @@
  * The reference is the kernel's percpu_ref (pcpu_ref.c): per-CPU counting,
  * where no put releases, until percpu_ref_kill() at offline (objcg_reparent.c)
  * switches it to one atomic count and drops the initial reference; "killed and
- * 0" is the only way to release, exactly as with the real ref. The root objcg
- * is never killed (the root memcg never goes offline).
+ * 0" is the only way to release, exactly as with the real ref. An objcg never
+ * offlined (the root's, a failed mkdir's) is killed only when its memcg is
+ * freed (objcg.c, objcg_release_node: host teardown for the root).
  *
  * Release and objcg_lock. obj_cgroup_release() takes objcg_lock to unlink the
  * objcg from the objcg_list it was reparented to. The last put can run where the

@@ -24,6 +24,14 @@
  * kill, which writes the word every operation loads. The word's value is
  * what a fingerprint folds in: constant in percpu mode, the count in atomic mode.
  *
+ * Weak memory: the kernel folds only after an RCU grace period, which orders
+ * every CPU's earlier stores before the fold. The model folds in the kill's own
+ * step and drains no other CPU's store buffer, so under tso or pso the kill
+ * may count a put whose CPU still buffers earlier stores. Nothing reads such
+ * data today (the css's release goes through call_rcu, whose grace period
+ * drains every CPU), but an inline release (obj_cgroup_release) could: a
+ * limit, not a property of the kernel.
+ *
  * Concurrent mode (one OS thread per CPU) starts a ref in atomic mode: the
  * model has no rcu_read_lock_sched around a this_cpu operation, which is what
  * lets the kernel fold the per-CPU counters safely after a grace period. Only
