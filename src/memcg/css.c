@@ -21,8 +21,7 @@
  * get after the release touches freed memory, which KASAN reports). In percpu
  * mode nothing can be checked per operation (a CPU's counter goes negative
  * whenever a reference moves between CPUs); the kernel warns only when the
- * count it folds at the kill is not above 0, and pcpu_ref.c asserts the same,
- * plus a debug-build sum at every percpu put.
+ * count it folds at the kill is not above 0, and pcpu_ref.c asserts the same.
  */
 #include <errno.h>
 
