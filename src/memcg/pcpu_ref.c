@@ -16,6 +16,7 @@ int msim__pcpu_ref_init(struct msim__pcpu_ref *ref, struct msim *m, bool no_ref)
 {
 	ref->pcpu = NULL;
 	ref->nr_cpus = 0;
+	ref->dead = false;
 	ref->count = 1;
 	if (no_ref) {
 		ref->count |= MSIM__PCPU_REF_NOREF;
@@ -183,6 +184,9 @@ static void switch_to_atomic(struct msim__pcpu_ref *ref)
 long msim__pcpu_ref_kill(struct msim__pcpu_ref *ref, const char *point, int mo)
 {
 	ref_mode_load(ref, point);
+	/* kernel: "percpu_ref_kill() called more than once" (only the killer writes it) */
+	assert(!ref->dead && "percpu_ref killed more than once");
+	ref->dead = true;
 	switch_to_atomic(ref);
 	atomic_rmw_note(ref, mo);
 	return msim_quiet_sub_return(&ref->count, 1, mo);

@@ -52,6 +52,7 @@ struct msim__pcpu_ref {
 	long count;             /* atomic: the shared count plus the mode flags */
 	long *pcpu;             /* percpu mode's counters, one per CPU; NULL if never */
 	unsigned int nr_cpus;
+	bool dead;              /* killed (__PERCPU_REF_DEAD): a second kill is misuse */
 };
 
 /*
