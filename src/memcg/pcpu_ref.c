@@ -87,19 +87,31 @@ static void atomic_rmw_note(struct msim__pcpu_ref *ref, int mo)
 	msim__wmm_rmw(&ref->count, sizeof(ref->count), mo == MSIM_RELAXED);
 }
 
+/*
+ * What every operation starts with: its yield point, then, in percpu mode, the
+ * running CPU's counter moved by delta, or nothing at all on a no-ref css. True
+ * when that was the whole operation; false in atomic mode, with *c the count
+ * word the step read.
+ */
+static bool ref_local_op(struct msim__pcpu_ref *ref, const char *point, long delta, long *c)
+{
+	if (ref_no_ref(ref)) {
+		msim_yield_access(point, NULL, MSIM_ACCESS_NONE);
+		return true;
+	}
+	*c = ref_mode_load(ref, point);
+	if (!(ref_flags(*c) & MSIM__PCPU_REF_PERCPU))
+		return false;
+	this_cpu_count(ref, delta);
+	return true;
+}
+
 long msim__pcpu_ref_get(struct msim__pcpu_ref *ref, const char *point, int mo)
 {
 	long c;
 
-	if (ref_no_ref(ref)) {
-		msim_yield_access(point, NULL, MSIM_ACCESS_NONE);
+	if (ref_local_op(ref, point, 1, &c))
 		return 1;
-	}
-	c = ref_mode_load(ref, point);
-	if (ref_flags(c) & MSIM__PCPU_REF_PERCPU) {
-		this_cpu_count(ref, 1);
-		return 1;
-	}
 	atomic_rmw_note(ref, mo);
 	return msim_quiet_fetch_add(&ref->count, 1, mo);
 }
@@ -108,15 +120,8 @@ bool msim__pcpu_ref_tryget(struct msim__pcpu_ref *ref, const char *point)
 {
 	long c;
 
-	if (ref_no_ref(ref)) {
-		msim_yield_access(point, NULL, MSIM_ACCESS_NONE);
+	if (ref_local_op(ref, point, 1, &c))
 		return true;
-	}
-	c = ref_mode_load(ref, point);
-	if (ref_flags(c) & MSIM__PCPU_REF_PERCPU) {
-		this_cpu_count(ref, 1);
-		return true;
-	}
 	/*
 	 * atomic_long_inc_not_zero(). Noted as a read-modify-write even when it
 	 * fails (count 0: released, final, it writes nothing): two trygets commute
@@ -133,27 +138,20 @@ bool msim__pcpu_ref_tryget(struct msim__pcpu_ref *ref, const char *point)
 	return true;
 }
 
+/*
+ * Neither the kernel nor the model can catch an unbalanced put in percpu mode:
+ * a CPU's counter goes negative whenever a reference taken on one CPU is put on
+ * another, and the total is known only at the kill, which asserts it
+ * (percpu_ref's warning when the folded count is not above 0). A sum at the put
+ * would read every CPU's counter unnoted: whether it fired would hang on an
+ * order DPOR takes for independent.
+ */
 long msim__pcpu_ref_put(struct msim__pcpu_ref *ref, const char *point, int mo)
 {
 	long c;
 
-	if (ref_no_ref(ref)) {
-		msim_yield_access(point, NULL, MSIM_ACCESS_NONE);
+	if (ref_local_op(ref, point, -1, &c))
 		return 1;
-	}
-	c = ref_mode_load(ref, point);
-	if (ref_flags(c) & MSIM__PCPU_REF_PERCPU) {
-		/*
-		 * Neither the kernel nor the model can catch an unbalanced put here: a
-		 * CPU's counter goes negative whenever a reference taken on one CPU is
-		 * put on another, and the total is known only at the kill, which
-		 * asserts it (percpu_ref's warning when the folded count is not above
-		 * 0). A sum here would read every CPU's counter unnoted: whether it
-		 * fired would hang on an order DPOR takes for independent.
-		 */
-		this_cpu_count(ref, -1);
-		return 1;
-	}
 	atomic_rmw_note(ref, mo);
 	return msim_quiet_sub_return(&ref->count, 1, mo);
 }
