@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * outcome_util.h - what DFS and DPOR see on a toy, for the tests that hold DPOR
- * to DFS (test_dpor_oracle.c, test_dpor_limits.c): a set of run outcomes (a
+ * to DFS (test_dpor_oracle.c, test_dpor_limits.c, test_pcpu_ref_dpor.c,
+ * unit/test_zswap_dpor.c): a set of run outcomes (a
  * run's fingerprint mixed with its check's reason), filled by an explorer's
  * on_run callback, and how many of one set the other lacks.
  */
@@ -61,13 +62,14 @@ static inline void outcome_collect(const struct msim_explore_run *run, void *arg
 		outcome_add(arg, outcome_mix_why(run->fingerprint, run->why));
 }
 
-/* Explore a two-CPU toy to exhaustion under strategy (no bound), its outcomes
- * into out (emptied first; the caller frees out->v). */
-static inline void outcome_explore(const struct msim_explore_target *t, enum msim_strategy strategy,
-				   struct outcome_set *out, struct msim_explore_result *res)
+/* Explore a two-CPU toy to exhaustion within runs schedules under strategy (no
+ * bound), its outcomes into out (emptied first; the caller frees out->v). */
+static inline void outcome_explore_within(const struct msim_explore_target *t,
+					  enum msim_strategy strategy, unsigned int runs,
+					  struct outcome_set *out, struct msim_explore_result *res)
 {
 	struct msim_explore_opts o = {
-		.strategy = strategy, .runs = 1000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
+		.strategy = strategy, .runs = runs, .preemptions = MSIM_EXPLORE_UNBOUNDED,
 		.fingerprint = true, .on_run = outcome_collect, .on_run_arg = out,
 	};
 	struct msim_config cfg;
@@ -78,6 +80,13 @@ static inline void outcome_explore(const struct msim_explore_target *t, enum msi
 	out->n = 0;
 	assert_int_equal(msim_explore(t, &cfg, &o, res), 0);
 	assert_true(res->exhausted);
+}
+
+/* outcome_explore_within() 1000 schedules: the toys' size. */
+static inline void outcome_explore(const struct msim_explore_target *t, enum msim_strategy strategy,
+				   struct outcome_set *out, struct msim_explore_result *res)
+{
+	outcome_explore_within(t, strategy, 1000, out, res);
 }
 
 #endif /* MSIM_TESTS_OUTCOME_UTIL_H */

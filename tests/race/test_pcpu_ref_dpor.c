@@ -239,24 +239,6 @@ static void kill_teardown(struct msim *m, void *state)
 	free(s);
 }
 
-/* outcome_explore() with room for this toy's DFS space (rmdir's grace period). */
-static void explore_all(const struct msim_explore_target *t, enum msim_strategy strategy,
-			struct outcome_set *out, struct msim_explore_result *res)
-{
-	struct msim_explore_opts o = {
-		.strategy = strategy, .runs = 20000, .preemptions = MSIM_EXPLORE_UNBOUNDED,
-		.fingerprint = true, .on_run = outcome_collect, .on_run_arg = out,
-	};
-	struct msim_config cfg;
-
-	msim_config_init(&cfg);
-	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.nr_cpus = 2;
-	out->n = 0;
-	assert_int_equal(msim_explore(t, &cfg, &o, res), 0);
-	assert_true(res->exhausted);
-}
-
 /* Explore the toy (held: the plain tryget); DFS's outcomes and DPOR's schedules. */
 static void tryget_vs_kill(bool held, size_t want_dfs, unsigned int want_dpor)
 {
@@ -268,9 +250,9 @@ static void tryget_vs_kill(bool held, size_t want_dfs, unsigned int want_dpor)
 	struct msim_explore_result r;
 	unsigned int dfs_runs;
 
-	explore_all(&t, MSIM_STRAT_DFS, &dfs, &r);
+	outcome_explore_within(&t, MSIM_STRAT_DFS, 20000, &dfs, &r); /* rmdir's grace period */
 	dfs_runs = r.runs;
-	explore_all(&t, MSIM_STRAT_DPOR, &dpor, &r);
+	outcome_explore_within(&t, MSIM_STRAT_DPOR, 20000, &dpor, &r);
 	print_message("tryget vs kill (%s): dfs %u schedules %zu outcomes, dpor %u schedules "
 		      "%zu outcomes\n", held ? "held" : "lookup", dfs_runs, dfs.n, r.runs, dpor.n);
 	assert_int_equal(outcomes_missing(&dfs, &dpor), 0);

@@ -37,50 +37,9 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "race/outcome_util.h"   /* the outcome sets the DPOR oracle compares */
+
 #define CAP 20000
-
-struct outcome_set {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static void set_add(struct outcome_set *s, uint64_t v)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i] == v)
-			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		assert_non_null(s->v);
-	}
-	s->v[s->n++] = v;
-}
-
-static size_t missing(const struct outcome_set *want, const struct outcome_set *got)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < want->n; i++) {
-		bool found = false;
-
-		for (size_t j = 0; j < got->n && !found; j++)
-			found = got->v[j] == want->v[i];
-		n += !found;
-	}
-	return n;
-}
-
-static void collect(const struct msim_explore_run *run, void *arg)
-{
-	uint64_t h = run->fingerprint ^ 0xcbf29ce484222325ULL;
-
-	if (run->pruned)
-		return;
-	for (const char *c = run->why; c && *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-	set_add(arg, h);
-}
 
 /* Explore target under strategy and bound; the run must exhaust its space. */
 static unsigned int explore(const struct msim_explore_target *t, enum msim_strategy strategy,
@@ -88,7 +47,7 @@ static unsigned int explore(const struct msim_explore_target *t, enum msim_strat
 {
 	struct msim_explore_opts o = {
 		.strategy = strategy, .runs = CAP, .preemptions = bound,
-		.fingerprint = true, .on_run = collect, .on_run_arg = out,
+		.fingerprint = true, .on_run = outcome_collect, .on_run_arg = out,
 	};
 	struct msim_explore_result r;
 	struct msim_config cfg;
@@ -109,7 +68,7 @@ static void compare(const struct msim_explore_target *t, unsigned int bound)
 	struct outcome_set dfs = { 0 }, dpor = { 0 };
 	unsigned int n_dfs = explore(t, MSIM_STRAT_DFS, bound, &dfs);
 	unsigned int n_dpor = explore(t, MSIM_STRAT_DPOR, bound, &dpor);
-	size_t miss = missing(&dfs, &dpor);
+	size_t miss = outcomes_missing(&dfs, &dpor);
 
 	print_message("%s bound %u: dfs %u schedules %zu outcomes, dpor %u schedules %zu "
 		      "outcomes, %zu missing\n", t->name, bound, n_dfs, dfs.n, n_dpor, dpor.n, miss);
