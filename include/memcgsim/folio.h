@@ -64,7 +64,7 @@ MSIM_API struct msim *msim_folio_host(const struct msim_folio *folio);
 MSIM_API unsigned int msim_folio_order(const struct msim_folio *folio);
 MSIM_API long msim_folio_nr_pages(const struct msim_folio *folio);
 MSIM_API unsigned int msim_folio_nid(const struct msim_folio *folio);
-enum msim_zone_type msim_folio_zonenum(const struct msim_folio *folio);
+MSIM_API enum msim_zone_type msim_folio_zonenum(const struct msim_folio *folio);
 MSIM_API bool msim_folio_is_file_lru(const struct msim_folio *folio);
 
 /* Page flags (kernel: PG_lru, PG_active, PG_referenced, PG_workingset, ...). */

@@ -143,7 +143,7 @@ MSIM_API void msim_css_put(struct msim_memcg *memcg);
 MSIM_API struct msim *msim_memcg_host(const struct msim_memcg *memcg);
 MSIM_API struct msim_memcg *msim_parent_mem_cgroup(const struct msim_memcg *memcg);
 MSIM_API bool msim_mem_cgroup_is_root(const struct msim_memcg *memcg);
-enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg);
+MSIM_API enum msim_memcg_state msim_memcg_state(const struct msim_memcg *memcg);
 MSIM_API bool msim_css_is_dying(const struct msim_memcg *memcg);   /* rmdir'ed (dying or later) */
 MSIM_API bool msim_mem_cgroup_online(const struct msim_memcg *memcg);
 MSIM_API const char *msim_memcg_name(const struct msim_memcg *memcg);

@@ -138,7 +138,7 @@ MSIM_API extern struct msim_subsys msim_shrinker_subsys;
  */
 MSIM_API int msim_shrinker_init(struct msim *m);
 
-enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m);
+MSIM_API enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m);
 MSIM_API const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
 /* True for the layouts that install units on demand. */
 MSIM_API bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);

@@ -7,7 +7,8 @@
  * it is declared MSIM_API in a public header under include/memcgsim/. A symbol that
  * leaks (a missing static, a file built without hidden visibility) fails here, and
  * so does a public declaration that lost its MSIM_API (its symbol would vanish
- * from the .so and consumers would fail to link).
+ * from the .so and consumers would fail to link). The other direction too: every
+ * function a public header declares at file scope is in the .so.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,6 +204,115 @@ static void test_every_export_is_declared_api(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * The name of the function a header line declares at file scope, or NULL:
+ * "[MSIM_API] type msim_name(" at the start of a line. Indented lines (struct
+ * members, bodies, continued parameter lists), static inlines, typedefs and
+ * comment lines declare nothing the .so must export.
+ */
+static bool declared_function(const char *line, char *name, size_t cap)
+{
+	const char *p, *end;
+
+	if (!*line || strchr(" \t*#/}", *line) || !strncmp(line, "static", 6) ||
+	    !strncmp(line, "typedef", 7) || !strncmp(line, "extern \"C\"", 10))
+		return false;
+	for (p = strstr(line, "msim_"); p; p = strstr(p + 1, "msim_")) {
+		if (p > line && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z')))
+			continue;
+		for (end = p; *end == '_' || (*end >= 'a' && *end <= 'z') ||
+			      (*end >= '0' && *end <= '9') || (*end >= 'A' && *end <= 'Z');
+		     end++)
+			;
+		if (*end != '(' || (size_t)(end - p) >= cap)
+			continue;
+		memcpy(name, p, (size_t)(end - p));
+		name[end - p] = '\0';
+		return true;
+	}
+	return false;
+}
+
+static bool exported(const struct exports *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nr; i++)
+		if (!strcmp(ex->names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * Check every file-scope function declaration of one header against the .so.
+ * Returns how many are missing. Lines between "#ifdef __cplusplus" and its
+ * "#endif" (the extern "C" braces) are skipped; brace depth keeps struct
+ * members and inline bodies out.
+ */
+static size_t missing_in_header(const char *path, const struct exports *ex, size_t *seen)
+{
+	char line[1024], name[128];
+	size_t bad = 0;
+	int depth = 0;
+	bool in_cplusplus = false;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "#ifdef __cplusplus", 18))
+			in_cplusplus = true;
+		else if (in_cplusplus && !strncmp(line, "#endif", 6))
+			in_cplusplus = false;
+		if (!in_cplusplus && depth == 0 && declared_function(line, name, sizeof(name))) {
+			(*seen)++;
+			if (!exported(ex, name)) {
+				fprintf(stderr, "declared in %s but not exported: %s\n", path, name);
+				bad++;
+			}
+		}
+		for (const char *c = line; *c && !in_cplusplus; c++)
+			depth += (*c == '{') - (*c == '}');
+	}
+	fclose(f);
+	return bad;
+}
+
+static size_t missing_in_dir(const char *dir, const struct exports *ex, size_t *seen)
+{
+	size_t bad = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char path[512];
+		size_t n = strlen(e->d_name);
+
+		if (n < 3 || strcmp(e->d_name + n - 2, ".h"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		bad += missing_in_header(path, ex, seen);
+	}
+	closedir(d);
+	return bad;
+}
+
+/*
+ * The other direction: a function a public header declares without MSIM_API
+ * links from the static library but is an undefined reference against the .so.
+ */
+static void test_every_declared_function_is_exported(void **state)
+{
+	struct exports ex = read_exports(LIB_PATH);
+	size_t bad = 0, seen = 0;
+
+	(void)state;
+	bad += missing_in_dir(HDR_DIR, &ex, &seen);
+	bad += missing_in_dir(HDR_DIR "/static", &ex, &seen);
+	exports_free(&ex);
+	fprintf(stderr, "%zu public function declarations, %zu not exported\n", seen, bad);
+	assert_true(seen > 100); /* the scan found the API, not nothing */
+	assert_int_equal(bad, 0);
+}
+
 static void test_api_entry_points_present(void **state)
 {
 	static const char *const must[] = { "msim_create", "msim_destroy", "msim_run",
@@ -228,6 +338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_internal_symbol_exported),
 		cmocka_unit_test(test_every_export_is_declared_api),
+		cmocka_unit_test(test_every_declared_function_is_exported),
 		cmocka_unit_test(test_api_entry_points_present),
 	};
 
