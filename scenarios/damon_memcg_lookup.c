@@ -2,7 +2,7 @@
 /*
  * damon-memcg-lookup: DAMON's node_memcg_used_bp goal reader looks its memcg up
  * by id, leaves RCU and then uses it, while the memcg is removed and freed
- * (reference section 8: the December 2025 fix "mm/damon/core: get memcg
+ * (the December 2025 fix "mm/damon/core: get memcg
  * reference before access", which added mem_cgroup_tryget to b74a120bcf507).
  *
  * Node 0 has 40000 pages (configure); c holds 4000 LRU pages on it. CPU 0 runs

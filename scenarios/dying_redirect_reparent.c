@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dying-redirect-reparent: a stat update to a memcg that is going offline races
- * with the reparenting of its local stats (reference 1.10; thread 000 patches 2
+ * with the reparenting of its local stats (reparent_state_local(); thread 000 patches 2
  * and 3, variant dying-redirect).
  *
  * p -> c on cgroup v2 (the host's cgroup version; v1 hosts too). c holds 100 file

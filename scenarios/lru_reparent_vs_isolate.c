@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lru-reparent-vs-isolate: reclaim and migration isolate folios of c while c's
- * offline moves its LRU lists to p (issue 8; reference 1.10 step 5,
- * memcg_reparent_objcgs; the objcg LRU series' folio_lruvec_lock).
+ * offline moves its LRU lists to p (mem_cgroup_css_offline()
+ * step 5, memcg_reparent_objcgs; the objcg LRU series' folio_lruvec_lock).
  *
  * p -> c. p holds one file page; c holds three file folios (1, 4 and 1 pages)
  * and one anon page. CPU 0 removes c. CPU 1 reclaims c's lruvec (file lists

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nmi-drain-local and nmi-drain-vmstats: the two 2026 fixes to flush_nmi_stats
- * (race window R10; reference 1.3 "NMI path", section 8: NMI-safe memcg stats).
+ * (race window R10, docs/races.md; the NMI path of account_slab_nmi_safe() and
+ * account_kmem_nmi_safe() in mm/memcontrol.c).
  *
  * Where this_cpu ops are not NMI-safe (variant nmi-stats=atomic), an NMI that
  * allocates slab or charges kmem stages its deltas in atomics (per node for

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rstat-enqueue-claim: what the lnode claim of css_rstat_updated is for
- * (reference 1.5, section 8: NMI-safe css_rstat_updated, 6.17). Since 6.17 the
+ * (kernel/cgroup/rstat.c; NMI-safe css_rstat_updated, 6.17). Since 6.17 the
  * update side of rstat is lockless: an updater tests whether its css's per-CPU
  * llist node is on the list and, if not, pushes it. Task, softirq, hardirq and
  * NMI contexts stacked on one CPU can all pass that test for the same css; the

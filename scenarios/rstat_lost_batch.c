@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rstat-lost-batch: races R2 and R3 (docs/races.md; reference 1.9). A batch
+ * rstat-lost-batch: races R2 and R3 (docs/races.md). A batch
  * pushed into a memcg's atomic stats_updates is wiped by a flusher that did not
  * fold the per-CPU deltas behind it, so the heuristic under-counts pending work
  * until a forced or periodic flush. Stat values are never lost: that is the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rstat-ratelimit-window: race R7 (docs/races.md; reference 1.7, 1.9). The root
+ * rstat-ratelimit-window: race R7 (docs/races.md). The root
  * flush writes flush_last_time before it flushes; a ratelimited reader that runs
  * meanwhile sees a fresh timestamp, skips its own flush and reads partially
  * flushed data.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rstat-stale-parent: race R8 (docs/races.md; reference 1.6, 1.9). A flush of a
+ * rstat-stale-parent: race R8 (docs/races.md). A flush of a
  * subtree folds the subtree's deltas into its root, whose own delta waits in its
  * parent's state_pending: the parent's (and every ancestor's) aggregate stays
  * stale until a flush visits it. Root reads are the exception under

@@ -451,7 +451,7 @@ static const struct msim_race rstat_thp_trace = {
 			  MSIM_RACE_EXPECT("root_flush_skipped", 1), { NULL } } },
 		{ .name = "bpf-forced", .settings = "cpus=96", .arg = (void *)&forced_read,
 		  .summary = "the thread's proposal, not merged: bpf_mem_cgroup_flush_stats() "
-			     "forced. Upstream closed neither R3 nor R4 (reference 1.9, 8); a "
+			     "forced. Upstream closed neither R3 nor R4; a "
 			     "forced flush does not read the counter, so the consumer's read is "
 			     "exact whatever R3 or R4 left there (by construction); root's "
 			     "counter stays stuck at 6144 for every gated reader",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-bit-barrier (S1's barrier pair, docs/races.md; reference 2.4, 2.6):
+ * shrinker-bit-barrier (S1's barrier pair, docs/races.md):
  * are smp_mb__before_atomic() in set_shrinker_bit and smp_mb__after_atomic() in
  * shrink_slab_memcg needed, and under which memory model (docs/memory-model.md)?
  *

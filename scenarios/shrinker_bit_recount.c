@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-bit-recount (S1, docs/races.md; reference 2.6 and 2.10): a memcg's
+ * shrinker-bit-recount (S1, docs/races.md): a memcg's
  * list gains its first object while shrink_slab_memcg, having counted it empty,
  * clears its bit.
  *

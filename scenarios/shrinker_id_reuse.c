@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-id-reuse (S3, docs/races.md; reference 2.2 and 2.10): shrinker_free
+ * shrinker-id-reuse (S3, docs/races.md): shrinker_free
  * leaves the bits and deferred counts of its id in every memcg's unit; the next
  * memcg-aware shrinker takes the lowest free id, the same one, and inherits both.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shrinker-offline-deferred (S4, docs/races.md; reference 2.7 and 2.10):
+ * shrinker-offline-deferred (S4, docs/races.md):
  * shrink_slab_memcg checks mem_cgroup_online only at entry;
  * reparent_shrinker_deferred at offline reads the child's deferred counts and
  * adds them to the parent. A shrink already running adds its remainder to the

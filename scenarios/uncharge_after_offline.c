@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uncharge-after-offline: a page cache folio charged in c is freed after c was
- * removed (issue 8; thread 000 patches 1 and 2; reference 1.10 "where stat
- * updates go for a dying memcg").
+ * removed (thread 000 patches 1 and 2; docs/rstat.md on where the updates to a
+ * dying memcg go).
  *
  * p -> c on cgroup v2. p holds one file page of its own, c one file folio of 4
  * pages (order 2), each on its LRU with NR_FILE_PAGES counted

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * workingset-isolate-vs-refault: the shadow shrinker frees a shadow-only node
- * while a refault stores a folio into that same node (issue 9; reference
- * section 3, shadow_lru_isolate and workingset_update_node).
+ * while a refault stores a folio into that same node (mm/workingset.c
+ * shadow_lru_isolate and workingset_update_node).
  *
  * c read pages 0-63 of a file (one xa_node) and reclaim evicted them all: the
  * node holds 64 shadows and sits on c's shadow_nodes list. CPU 0 runs the

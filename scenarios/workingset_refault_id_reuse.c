@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * workingset-refault-id-reuse: a refault whose eviction memcg was removed and
- * whose private id was given to a new memcg (issue 9; reference section 3,
- * workingset_test_recent, and 1.10 step 10: offline drops the id reference,
- * and a freed id is reused at once, lowest first).
+ * whose private id was given to a new memcg (mm/workingset.c
+ * workingset_test_recent; mem_cgroup_private_id_put() at offline drops the id
+ * reference, and a freed id is reused at once, lowest first).
  *
  * p -> c1, classic LRU. c1 read pages 0-7 of a file and reclaim (target c1)
  * evicted them: each shadow holds c1's private id and c1's nonresident clock

@@ -2,8 +2,8 @@
 /*
  * workingset-reparent-budget: count_shadow_nodes() reads the parent's budget
  * while the offline of its child moves the child's folios and local stats to
- * it (issue 9; thread 000 patches 1 and 2, variants shadow-budget and
- * dying-redirect; reference 1.10 step 5 and section 3).
+ * it (thread 000 patches 1 and 2, variants shadow-budget and dying-redirect;
+ * memcg_reparent_objcgs() and mm/workingset.c count_shadow_nodes()).
  *
  * p -> c on cgroup v2, objcg LRU reparenting (mainline). p read 8 pages of one
  * file; c read 64 of another, reclaim evicted them (one shadow-only node on

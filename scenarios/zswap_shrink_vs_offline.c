@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zswap-shrink-vs-offline: zswap's global shrink_worker cursor against
- * zswap_memcg_offline_cleanup() (reference section 8: the 2024 "mm: zswap: fix
+ * zswap_memcg_offline_cleanup() (the 2024 upstream fix "mm: zswap: fix
  * global shrinker memcg iteration").
  *
  * root -> a, b (pre-order: root, a, b). a holds 10 one-page entries with their

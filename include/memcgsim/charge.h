@@ -2,7 +2,7 @@
 /*
  * charge.h - the memcg charge path: hierarchical page_counter, try_charge_memcg
  * with the per-CPU memcg_stock, uncharge, and the memory.current / memory.max /
- * memory.high interface files (reference section 1.11).
+ * memory.high interface files (kernel: mm/memcontrol.c, mm/page_counter.c).
  *
  * Kernel map (docs/charge.md has the whole table and every simplification):
  *   mm/page_counter.c  page_counter_{charge,try_charge,uncharge,cancel,set_max,set_high}

@@ -4,7 +4,7 @@
  * DAMOS_QUOTA_NODE_MEMCG_USED_BP and _FREE_BP, their reader, and the feedback
  * loop that tunes the effective quota toward the goal on the virtual clock.
  *
- * Model of mm/damon/core.c (reference section 5; threads: 002 patch 4, and the
+ * Model of mm/damon/core.c (docs/damon.md; threads: 002 patch 4, and the
  * December 2025 fix "mm/damon/core: get memcg reference before access"):
  *
  *   damos_get_node_memcg_used_bp(goal):

@@ -3,8 +3,8 @@
  * kmem.h - the kernel-memory model: what the simulated kernel would allocate.
  *
  * Every model allocation that stands for a kernel allocation goes through here and
- * is charged at the kernel's size (64-bit, 4 KiB pages, SLUB, x86_64; reference
- * section 2.9):
+ * is charged at the kernel's size (64-bit, 4 KiB pages, SLUB, x86_64;
+ * docs/kmem.md):
  *  - kmalloc size classes 8, 16, 32, 64, 96, 128, 192, 256, 512, 1k, 2k, 4k, 8k;
  *    above 8 KiB the page allocator, 2^order pages;
  *  - dedicated caches (kmem_cache_create) with SLUB slab packing: a slab of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * list_lru.h - the memcg-aware list_lru (kernel: mm/list_lru.c,
- * include/linux/list_lru.h; reference 2.8).
+ * include/linux/list_lru.h; docs/shrinker.md).
  *
  * Per node, one global list (root's, kmemcg_id -1) and a node total. Per memcg,
  * a struct list_lru_memcg with one list per node, allocated lazily by

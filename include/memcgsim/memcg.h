@@ -62,7 +62,8 @@ enum msim_memcg_state {
 /*
  * Hook order. css_online hooks run in ascending order, css_offline hooks in
  * ascending order too, using the step numbers of the kernel's
- * mem_cgroup_css_offline (reference 1.10) so that e.g. list_lru reparenting (4)
+ * mem_cgroup_css_offline() (its calls counted from 1, memcg1_css_offline) so that
+ * e.g. list_lru reparenting (4)
  * runs before objcg/LRU reparenting (5) and shrinker deferred reparenting (6).
  */
 enum msim_memcg_hook_order {

@@ -3,7 +3,8 @@
  * objcg.h - object cgroups: the indirection through which charged memory names
  * its memory cgroup, so that the memory follows the cgroup's death to the parent.
  *
- * Model of mm/memcontrol.c newest mainline (reference sections 0, 1.10 and 8):
+ * Model of mm/memcontrol.c newest mainline (7.1-rc, with the objcg-based LRU
+ * reparenting of the "Eliminate Dying Memory Cgroup" series; docs/lru.md):
  * one struct obj_cgroup per memcg per node (mem_cgroup_per_node's objcg,
  * orig_objcg and objcg_list), the root's included (is_root). Charged memory
  * holds a reference on an objcg and reads its memcg through objcg->memcg, which

@@ -5,7 +5,7 @@
  *
  * Model of mm/memcontrol.c (stat write paths, mem_cgroup_css_rstat_flush, the
  * flush entry points, readers) and kernel/cgroup/rstat.c (the lockless per-CPU
- * enqueue and the per-CPU updated tree), newest mainline (reference section 1).
+ * enqueue and the per-CPU updated tree), newest mainline (docs/rstat.md).
  *
  * Units. Every item is stored in the kernel's internal unit: bytes for the *_B
  * items, KiB for MSIM_NR_KERNEL_STACK_KB, pages otherwise (events are counts).
@@ -59,7 +59,7 @@
  * fold and mid's on CPU 1" is msim_run_until_ctx(m, t, "rstat.flush.memcg",
  * &(struct msim_yield_ctx){ mid, 1, -1 }, 1).
  *
- * Dying memcgs (reference 1.10): variant dying-redirect decides where updates to a
+ * Dying memcgs (docs/rstat.md): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
  * same hierarchies get local-stat reparenting at offline (a css_offline hook of
  * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
@@ -200,7 +200,8 @@ MSIM_API bool msim_node_stat_includes_unaccounted(enum msim_stat_item idx);
 /* ---- per-host setup ---- */
 
 /*
- * Tunables (reference section 0: configurable where a proposal changes them).
+ * Tunables (configurable where a proposal changes them: a proposed series makes
+ * the batch depend on the page size and the threshold sublinear in CPUs).
  * Defaults: batch 64, threshold_per_cpu 64, flush_time 2*HZ, periodic on.
  */
 struct msim_rstat_params {
@@ -209,7 +210,7 @@ struct msim_rstat_params {
 	uint64_t flush_time;        /* jiffies; 0 = 2 * hz */
 	bool periodic_flush;        /* queue the 2 s root flush (flush_memcg_stats_dwork) */
 	/*
-	 * R5 (reference 1.5, 1.9): the kernel has no smp_mb() between a write
+	 * R5 (docs/races.md): the kernel has no smp_mb() between a write
 	 * path's per-CPU state store and the enqueue's llist_on_list() test, nor
 	 * between the flusher's unlink of the popped node and its read of the
 	 * CPU's state, so under a weak memory model (sim.h msim_memory_model: tso

@@ -4,7 +4,7 @@
  * set_shrinker_bit, shrink_slab / shrink_slab_memcg / do_shrink_slab, the
  * drop_caches walk, and superblocks ("mounts") that own one memcg-aware shrinker
  * each (kernel: mm/shrinker.c, include/linux/shrinker.h, mm/vmscan.c, fs/super.c;
- * reference section 2).
+ * docs/shrinker.md).
  *
  * Per host, the layout is chosen by the variant shrinker-info
  * (msim_config(m)->variants.shrinker_info):
@@ -29,7 +29,7 @@
  * Errors: bad input or misuse returns a negative errno (or NULL with errno set);
  * nothing aborts in release builds.
  *
- * Named yield points (reference 2.10 windows), for scripted schedules:
+ * Named yield points (race windows S1-S6, docs/races.md), for scripted schedules:
  *   S1 "shrink_slab_memcg.clear_bit"      counted SHRINK_EMPTY, bit not yet cleared
  *      "list_lru_add.before_set_bit"      list went 0 -> 1, bit not yet set
  *   S2 "shrinker.expand.copied"           expansion copied a header, not published
@@ -225,7 +225,7 @@ MSIM_API void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shr
 
 /* ---- reclaim (kernel: mm/shrinker.c, mm/vmscan.c) ---- */
 
-/* do_shrink_slab(): one shrinker, the deferred arithmetic of reference 2.5. */
+/* do_shrink_slab(): one shrinker, the kernel's nr_deferred arithmetic included. */
 MSIM_API unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_shrinker *s,
 					   int priority);
 

@@ -47,7 +47,7 @@ enum msim_shrinker_info_layout {
 	MSIM_SHRINKER_INFO_XARRAY = 3,           /* thread's series: on demand, xarray */
 };
 
-/* LRU folios of a memcg at its offline (reference 1.10, section 8's objcg item). */
+/* LRU folios of a memcg at its offline (memcg_reparent_objcgs(), docs/lru.md). */
 enum msim_lru_reparent {
 	MSIM_LRU_REPARENT_OBJCG = 0,       /* mainline: folios name an objcg; offline moves them */
 	MSIM_LRU_REPARENT_OFF = 1,         /* 7.0: folios name the memcg and stay on it */
@@ -111,7 +111,7 @@ enum msim_onoff {
 };
 
 /*
- * S1's barrier pair (reference 2.4, 2.6): smp_mb__before_atomic() before
+ * S1's barrier pair (docs/races.md): smp_mb__before_atomic() before
  * set_shrinker_bit's set_bit and smp_mb__after_atomic() after shrink_slab_memcg's
  * clear_bit. none removes both, to ask under a memory model (sim.h) whether they
  * are needed: not under tso (x86's locked bit operations order by themselves),

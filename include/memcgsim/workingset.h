@@ -2,7 +2,7 @@
 /*
  * workingset.h - the page cache with shadow entries, refault detection and the
  * shadow-node budget (kernel: mm/workingset.c, mm/filemap.c's shadow part;
- * reference section 3; thread 000 patch 1, thread 002 patch 3). docs/workingset.md
+ * thread 000 patch 1, thread 002 patch 3). docs/workingset.md
  * has the model, the kernel map and every simplification.
  *
  * A file is a struct msim_address_space with its i_pages xarray. Reading an

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zswap.h - the compressed swap cache in front of a simulated swap device
- * (kernel: mm/zswap.c and its memcg hooks in mm/memcontrol.c; reference section 4,
- * thread 002 patch 1, and section 8's "fix global shrinker memcg iteration").
+ * (kernel: mm/zswap.c and its memcg hooks in mm/memcontrol.c; thread 002 patch 1,
+ * and the 2024 upstream fix "mm: zswap: fix global shrinker memcg iteration").
  *
  * What is modelled (docs/zswap.md has the whole map and every simplification):
  *  - a swap device of swap slots, each free, in zswap, on disk, and briefly owned

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * goal.c - the memcg quota goal reader (kernel: mm/damon/core.c
- * damos_get_node_memcg_used_bp(), reference section 5; thread 002 patch 4 under
- * damon-root-read=node; the December 2025 reference fix under
- * damon-memcg-tryget=on, its absence under =off).
+ * damos_get_node_memcg_used_bp(), docs/damon.md; thread 002 patch 4 under
+ * damon-root-read=node; the December 2025 fix "mm/damon/core: get memcg reference
+ * before access" under damon-memcg-tryget=on, its absence under =off).
  *
  * Order of operations, as the kernel's: the node check, the id lookup inside
  * rcu_read_lock (and the tryget there), rcu_read_unlock, the flush, the four LRU

@@ -2,7 +2,7 @@
 /*
  * charge.c - try_charge_memcg(), memory.high bookkeeping, memory events and
  * the memory.current / memory.max / memory.high files (kernel:
- * mm/memcontrol.c; reference section 1.11). Above stock.c and charge_state.c
+ * mm/memcontrol.c; docs/charge.md). Above stock.c and charge_state.c
  * (uncharge); the attach and the memcg hooks are charge_host.c's.
  *
  * Order of a charge, as the kernel's:

@@ -2,7 +2,7 @@
 /*
  * objcg_reparent.c - memcg_reparent_objcgs(): at offline, per node, the dying
  * memcg's LRU folios and objcgs move to its parent (mm/memcontrol.c newest,
- * reference 1.10 step 5).
+ * mem_cgroup_css_offline() step 5; docs/lru.md).
  *
  * Per node, in one lock section:
  *

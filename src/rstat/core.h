@@ -43,8 +43,8 @@ struct msim__rstat_css;
  * marks itself as linked by pointing updated_next at itself.
  *
  * Zero is the initial state, so css_rstat_init() writes nothing per CPU and a
- * (css, CPU) pair that is never updated costs the process no memory (issue 13:
- * 1024 CPUs x 20000 cgroups): lnode_next holds next XOR self (0: off-list), an
+ * (css, CPU) pair that is never updated costs the process no memory (the scale
+ * target: 1024 CPUs x 20000 cgroups): lnode_next holds next XOR self (0: off-list), an
  * updated_children of NULL means "itself", and css (the kernel's owner, written
  * at init there) is written when the node is first claimed or linked, before
  * anyone else can reach it. The same values the kernel has, stored differently.

@@ -151,7 +151,7 @@ void msim__memcg_rstat_flush_cpu(struct msim__rstat_css *css, unsigned int cpu)
 
 	/* One yield for the whole fold (simplification: the kernel reads each
 	 * per-CPU word with READ_ONCE; item-level interleaving adds nothing the
-	 * races of reference 1.9 need). */
+	 * races R1-R10 of docs/races.md need). */
 	msim_yield_access("rstat.flush.memcg", NULL, MSIM_ACCESS_NONE); /* note_fold says */
 	MSIM__CTR(rs, memcg_flushes);
 	msim__flush_nmi_stats(ms);  /* nmi-stats=atomic only: the staged NMI deltas first */

@@ -157,7 +157,7 @@ struct msim__rstat {
  * The update path's counters, one set per CPU, each counted by its own CPU with
  * a plain load and store, as this_cpu_inc() counts (one thread per simulated
  * CPU in concurrent mode): two shared atomic increments cost more than the rest
- * of an update (issue 13, goal 4). msim_rstat_counters() sums them.
+ * of an update. msim_rstat_counters() sums them.
  */
 struct msim__update_ctr {
 	uint64_t updates, walk_breaks, walk_skips, batches;

@@ -8,8 +8,9 @@
  * kernel: mm/memcontrol.c __mod_memcg_state(), __mod_memcg_lruvec_state(),
  * count_memcg_events()'s write, memcg_rstat_updated().
  *
- * Order (reference 1.3, 1.4), each step its own yield point: the per-CPU write;
- * the rstat enqueue; the walk up with 64-batching and the threshold test.
+ * Order (the kernel's; docs/rstat.md), each step its own yield point: the
+ * per-CPU write; the rstat enqueue; the walk up with 64-batching and the
+ * threshold test.
  * Under a weak memory model (sim.h) the per-CPU state write waits in the CPU's
  * store buffer like every shim store (static/percpu.h), until the enqueue's
  * claim (a locked cmpxchg) or an explorer's drain: R5.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * list_lru.c - the memcg-aware list_lru (kernel: mm/list_lru.c, reference 2.8),
+ * list_lru.c - the memcg-aware list_lru (kernel: mm/list_lru.c; docs/shrinker.md),
  * and the subsystem "list_lru": the host's list of memcg-aware lrus
  * (memcg_list_lrus, list_lrus_mutex) and the offline hook that reparents their
  * per-memcg lists. It needs the shrinker subsystem (the first item of a memcg's

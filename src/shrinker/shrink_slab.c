@@ -52,7 +52,7 @@ static unsigned long scan_batches(struct msim__shr_host *h, struct msim_shrink_c
 	return freed;
 }
 
-/* kernel: mm/shrinker.c do_shrink_slab() (reference 2.5) */
+/* kernel: mm/shrinker.c do_shrink_slab(), its nr_deferred arithmetic included */
 unsigned long msim_do_shrink_slab(struct msim_shrink_control *sc, struct msim_shrinker *s,
 				  int priority)
 {

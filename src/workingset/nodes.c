@@ -4,7 +4,7 @@
  * entries, kept on the memcg-aware list_lru shadow_nodes, and the shrinker
  * "mm-shadow" that frees them beyond a budget (kernel: mm/workingset.c
  * workingset_update_node, count_shadow_nodes, scan_shadow_nodes,
- * shadow_lru_isolate, workingset_init; reference section 3).
+ * shadow_lru_isolate, workingset_init; docs/workingset.md).
  *
  * Lock order, as in the kernel: the xa lock (i_pages), then the list_lru lock
  * (the update hook adds and deletes under the xa lock). The shrinker walks

@@ -3,7 +3,7 @@
  * refault.c - eviction and refault (kernel: mm/workingset.c
  * workingset_age_nonresident, workingset_eviction, lru_gen_eviction,
  * workingset_test_recent, lru_gen_test_recent, workingset_refault,
- * lru_gen_refault, workingset_activation; reference section 3).
+ * lru_gen_refault, workingset_activation; docs/workingset.md).
  *
  * Classic LRU: each lruvec has a clock, nonresident_age, advanced by evictions
  * and activations there and in every descendant. An eviction stores the clock

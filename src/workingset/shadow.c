@@ -2,7 +2,7 @@
 /*
  * shadow.c - shadow entries: what an evicted page cache folio leaves in its
  * slot (kernel: mm/workingset.c pack_shadow, unpack_shadow, workingset_init's
- * bucket_order; reference section 3).
+ * bucket_order; docs/workingset.md).
  *
  * Layout of the value, low bits first: the workingset bit (WORKINGSET_SHIFT),
  * the node (NODES_SHIFT), the memcg private id (MEM_CGROUP_ID_SHIFT), then the

@@ -3,7 +3,7 @@
  * lru.c - the zswap LRU, writeback and the shrinker (kernel: mm/zswap.c
  * zswap_lru_add(), zswap_lru_del(), zswap_entry_free(), zswap_writeback_entry(),
  * shrink_memcg_cb(), zswap_shrinker_count(), zswap_shrinker_scan(),
- * shrink_memcg(); reference section 4).
+ * shrink_memcg(); docs/zswap.md).
  *
  * One global memcg-aware list_lru: an entry sits on the list of the memcg its
  * objcg names (the root's for root-owned entries: the node's global list) on the
@@ -193,8 +193,8 @@ static unsigned long mult_frac(unsigned long x, unsigned long n, unsigned long d
 
 /*
  * kernel: zswap_shrinker_count(): freeable entries of this (memcg, node) list
- * scaled by the compression ratio. Never SHRINK_EMPTY (reference 2.6: the
- * shrinker bit of zswap is never cleared once set).
+ * scaled by the compression ratio. Never SHRINK_EMPTY (so shrink_slab_memcg()
+ * in mm/shrinker.c never clears zswap's shrinker bit once set).
  */
 unsigned long msim__zswap_shrinker_count(struct msim_shrinker *s, struct msim_shrink_control *sc)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * store.c - zswap_store, zswap_load, zswap_invalidate (kernel: mm/zswap.c;
- * reference section 4 "Store").
+ * docs/zswap.md).
  *
  * Order of a store (the kernel's): the folio's objcg (the root's for a
  * root-charged folio) with a reference; obj_cgroup_may_zswap, else one

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * worker.c - zswap's global shrink_worker and its memcg cursor (kernel:
- * mm/zswap.c shrink_worker(), zswap_memcg_offline_cleanup(); reference section 4
- * "Other reclaim paths" and section 8's 2024 "fix global shrinker memcg
- * iteration").
+ * mm/zswap.c shrink_worker(), zswap_memcg_offline_cleanup(); docs/zswap.md; the
+ * 2024 upstream fix "mm: zswap: fix global shrinker memcg iteration").
  *
  * Once the pool is full, stores are rejected until the worker has written the
  * pool back down to the accept threshold. It picks memcgs round-robin over the

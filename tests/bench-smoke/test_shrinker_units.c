@@ -2,7 +2,7 @@
 /*
  * test_shrinker_units.c - the shrinker-units bench (thread 001's tables) in its
  * quick mode: runs the engine's two quick scales and checks the figures that are
- * deterministic, exactly as the kernel's arithmetic gives them (reference 2.9).
+ * deterministic, exactly as the kernel's arithmetic gives them (docs/kmem.md).
  * Times are printed by the bench, never asserted here.
  *
  *   layout             bytes per empty cgroup (shrinker part), U = nr_max / 64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_charge_anon_loop.c - the fault / charge / stat / uncharge loop of the
- * anon-churn bench, checked for exact figures on 4 CPUs (reference 1.11 and 1.3).
+ * anon-churn bench, checked for exact figures on 4 CPUs (docs/charge.md, docs/rstat.md).
  *
  *   overcharge_by_stock   100 faults per CPU: 2 batches of 64 charged per CPU, so
  *                         memory.current is 512 pages for 400 pages in use, and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_charge_speculative.c - page_counter_try_charge adds speculatively at each
- * level and rolls back on failure, with no CAS loop (reference 1.11). A charge
+ * level and rolls back on failure, with no CAS loop (mm/page_counter.c). A charge
  * that will itself fail higher up can, while its speculative add sits at a shared
  * ancestor, make a concurrent charge fail that would have fitted alone.
  *

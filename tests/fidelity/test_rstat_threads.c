@@ -15,7 +15,7 @@
  *                      lruvec reads under root-lruvec-read=node come from the node
  *                      counters except the seven excluded kernel-memory stats
  *                      plus hugetlb
- *   reference 1.1      units: bytes, KiB, pages; memcg_state_val_in_pages()
+ *   mm/memcontrol.c    units: bytes, KiB, pages; memcg_state_val_in_pages()
  */
 #include "race/race_util.h"
 #include "unit/unit_util.h"

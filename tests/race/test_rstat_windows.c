@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The remaining rstat race windows of reference 1.9, reached on the model by the
+ * The remaining rstat race windows (docs/races.md), reached on the model by the
  * scripted scheduler (the five named races have their own scenarios and tests):
  *
  * R1, remote per-CPU reset against this_cpu_add_return (2 CPUs, leaf):

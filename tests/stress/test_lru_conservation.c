@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ctest-labels: concurrent */
 /*
- * test_lru_conservation.c - LRU conservation under mkdir/rmdir churn (issue 8):
+ * test_lru_conservation.c - LRU conservation under mkdir/rmdir churn:
  * folios charged, moved between LRUs, isolated, reclaimed and freed on every CPU
  * while CPU 0 creates and removes memcgs, so folios are charged before an
  * offline and moved, reclaimed or uncharged after it.

@@ -3,7 +3,7 @@
  * test_kmem.c - the kernel-memory model charges the kernel's bytes.
  *
  *   kmalloc_classes          every class boundary of kmalloc_index(), page allocator above 8 KiB
- *   shrinker_info_table      24 + 8U header classes and U x kmalloc-1k units (reference 2.9 table)
+ *   shrinker_info_table      24 + 8U header classes and U x kmalloc-1k units (docs/kmem.md)
  *   list_lru_memcg_classes   16 + 32 x nodes -> 64, 96, 192, 512
  *   slub_orders              calculate_order() for 520/584/1024-byte slots on 1..96 CPUs
  *   unit_cache_vs_kmalloc    a 520-byte unit from its own cache (packed) vs kmalloc-1k

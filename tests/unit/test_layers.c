@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_layers.c - the layer rules of DESIGN.md section 1, checked on the sources.
+ * test_layers.c - the layer rules of docs/design.md (Layers), checked on the sources.
  *
  * 1. Layers only call downward, seen in the #include lines of every src/<layer>:
  *    - a header belongs to a layer when a directory of its path is the layer's
@@ -48,7 +48,7 @@
 /* ==== 1. includes ==== */
 
 /*
- * What each layer may not include (DESIGN section 1): sim and lib know no
+ * What each layer may not include (docs/design.md, Layers): sim and lib know no
  * subsystem; memcg knows sim and lib; the layers above know memcg and each
  * other only where the kernel does: rstat the node counters (vmstat:
  * mod_lruvec_state), lru the lruvec and node stats, workingset lru, list_lru
@@ -238,7 +238,7 @@ static unsigned int check_includes(const char *root, unsigned int *files_total)
  * Calls allowed to go up, each with its reason, until the reason is gone (an
  * entry no longer needed fails the test). None today: the last two, the attach
  * on first use of rstat and the shrinker from their lookups, went when the layers
- * became subsystems that attach at msim_create() (issue 7 item 1). The list ends
+ * became subsystems that attach at msim_create(). The list ends
  * with an entry whose folder is NULL.
  */
 struct allowed_call {
@@ -253,7 +253,7 @@ static const struct allowed_call allowed_calls[] = {
 static const struct {
 	const char *folder, *why;
 } tolerated[] = {
-	/* none left: src/sim lost its circle in the sim split of issue 7 item 2 */
+	/* none left: src/sim lost its circle when it became one header per .c */
 	{ NULL, NULL },
 };
 

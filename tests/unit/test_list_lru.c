@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_list_lru.c - list_lru count and walk with the kernel's isolate results
- * (src/shrinker/list_lru.c, reference 2.8).
+ * (src/shrinker/list_lru.c, docs/shrinker.md).
  *
  *   walk_results        REMOVED, ROTATE, SKIP, STOP and the RETRY flavours:
  *                       isolated counts, list order, node totals, the budget

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_memcg_slab.c - the per-node slab a cgroup costs, charged to the
- * kernel-memory model under its kernel owner (issue 8 item 7).
+ * kernel-memory model under its kernel owner.
  *
  * The kernel allocates, per memcg and per node, a struct lruvec_stats (1128 B,
  * from kmalloc-2k: alloc_mem_cgroup_per_node_info) and, in the per-node objcg

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_no_raw_atomics.c - raw compiler atomics only inside src/sim (DESIGN
- * section 3, issue 7 item 7).
+ * test_no_raw_atomics.c - raw compiler atomics only inside src/sim
+ * (CONTRIBUTING.md, "Shared state and yield points").
  *
  * Every shared-memory access above the simulator goes through a shim of
  * <memcgsim/atomic.h>: the kernel vocabulary (a yield point), its _at form (a
@@ -14,7 +14,7 @@
  * The exceptions below are code that another change owns and is rewriting; each
  * names its reason and fails once nothing in it needs the exception any more.
  * None today: the last ones, the host and memcg slots of memcg, charge and the
- * shrinker, went when those layers became subsystems (issue 7 item 1).
+ * shrinker, went when those layers became subsystems (docs/design.md).
  */
 #include <stdarg.h>
 #include <stddef.h>

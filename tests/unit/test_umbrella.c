@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The umbrella header <memcgsim/memcgsim.h> includes every public header of
- * include/memcgsim (one concept per header, DESIGN section 6): a header added
+ * include/memcgsim (one concept per header, docs/design.md): a header added
  * without its line in the umbrella fails here. Headers under static/ are the
  * inline bodies of the public ones and are reached through them.
  */

@@ -26,7 +26,7 @@ int msim_cli_demo(int argc, char **argv);
 int msim_cli_markdown(FILE *f);
 
 /*
- * A kernel race window of reference 1.9 (R1-R10) or 2.10 (S1-S6): what it is,
+ * A kernel race window, R1-R10 (memcg statistics) or S1-S6 (shrinkers): what it is,
  * where the model has it, and what else shows it besides the races that name it
  * in their windows field (windows.c).
  */

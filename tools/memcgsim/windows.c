@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * windows.c - the kernel's race windows the model reproduces or documents:
- * R1-R10 of the memcg statistics (reference 1.9) and S1-S6 of the shrinkers and
- * list_lru (reference 2.10), as the text of docs/races.md. The races that show a
+ * R1-R10 of the memcg statistics and S1-S6 of the shrinkers and list_lru, as
+ * the text of docs/races.md. The races that show a
  * window name it in their windows field; `memcgsim list --markdown` joins both.
  */
 #include "cli.h"
