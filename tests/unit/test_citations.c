@@ -96,7 +96,8 @@ static unsigned int scan_text(const char *text, const char *rel, struct hits *h)
 	unsigned int line = 1, found = 0;
 
 	for (const char *p = text; *p; p++) {
-		size_t used, len;
+		size_t used;
+		int len;
 
 		if (*p == '\n') {
 			line++;
@@ -106,9 +107,12 @@ static unsigned int scan_text(const char *text, const char *rel, struct hits *h)
 		    !(cites_reference(p) || cites_issue(p)))
 			continue;
 		used = strlen(h->report);
-		len = strcspn(p, "\n");
-		snprintf(h->report + used, sizeof(h->report) - used, "  %s:%u: %.*s\n", rel, line,
-			 (int)(len > 40 ? 40 : len), p);
+		len = snprintf(h->report + used, sizeof(h->report) - used, "  %s:%u: %.40s",
+			       rel, line, p);
+		for (char *c = h->report + used; *c; c++) /* a wrapped phrase on one line */
+			*c = *c == '\n' ? ' ' : *c;
+		if (len >= 0 && used + (size_t)len + 1 < sizeof(h->report))
+			strcat(h->report, "\n");
 		found++;
 	}
 	h->count += found;
@@ -215,7 +219,7 @@ static void matcher_on_planted_text(void **state)
 		static struct hits h;
 
 		assert_int_equal(scan_text("/*\n *\n * reference 2.10\n */\n", "f.c", &h), 1);
-		assert_non_null(strstr(h.report, "f.c:3: reference 2.10"));
+		assert_non_null(strstr(h.report, "f.c:3: reference 2.10  */"));
 	}
 	/* not citations */
 	assert_int_equal(planted("/* holds a reference on its parent; issues smp_mb */"), 0);
