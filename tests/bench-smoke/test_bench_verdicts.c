@@ -195,6 +195,9 @@ static void engine_direction(void **state)
 		{ 5, 1, -2, FAILS, "opposite direction" },
 		{ 0.5, 1, -2, FAILS, "not reproduced: ours is within noise" },
 		{ -1, 1, 0.3, HOLDS, "both within noise" },
+		/* a flat thread figure has no sign: ours beyond noise either way differs */
+		{ -5, 1, -0.3, FAILS, "the thread's change is flat; ours moves beyond noise" },
+		{ 5, 1, 0.3, FAILS, "the thread's change is flat; ours moves beyond noise" },
 		{ NAN, 1, -2, NC, "a figure was not measured" },
 	};
 
@@ -215,9 +218,12 @@ static void engine_printers(void **state)
 		  .ours = { { "a", G_A, 0, "x" } }, .holds_when = { { G_A, MSIM_VOP_GT, 5 } },
 		  .why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "a is small here" } },
 		{ .claim = "only in group 2", .group = 2, .rule = MSIM_RULE_NONE },
+		{ .claim = "set up so", .rule = MSIM_RULE_BY_CONSTRUCTION,
+		  .holds_when = { { G_A, MSIM_VOP_GT, 5 } },
+		  .why = { [MSIM_VERDICT_BY_CONSTRUCTION] = "the setup says so" } },
 	};
 	const double fig[G_N] = { 0, 3, 0, 0, NAN };
-	struct msim_verdict_table t = engine_table(rows, 2, fig);
+	struct msim_verdict_table t = engine_table(rows, 3, fig);
 	struct msim_json j;
 	char *text, *json = NULL;
 	size_t len = 0;
@@ -231,6 +237,11 @@ static void engine_printers(void **state)
 	assert_non_null(strstr(text, "rule:       a > 5\n"));
 	assert_non_null(strstr(text, "why:        a is small here\n"));
 	assert_null(strstr(text, "only in group 2"));
+	/* by construction: never judged, whatever its checks would say */
+	assert_int_equal(msim_verdict_judge(&t, &rows[2], NULL), MSIM_VERDICT_BY_CONSTRUCTION);
+	assert_non_null(strstr(text, "  [by construction] set up so\n"));
+	assert_non_null(strstr(text, "rule:       none (the setup decides it: by construction)\n"));
+	assert_non_null(strstr(text, "why:        the setup says so\n"));
 	free(text);
 	t.groups = 2;
 	text = print_text(&t);
@@ -376,38 +387,52 @@ static void rstat_propagate(void **state)
 
 static void anon_churn(void **state)
 {
-	/* base 100; patches 1-2 -10 %; patches 1-3 -4 % (recovers more than half) */
+	/*
+	 * base 100; patches 1-2 -10 %; patches 1-3 -4 % (recovers more than half).
+	 * The thread's changes: classic -0.16 % and -0.25 %, MGLRU -0.55 % and
+	 * -0.0016 %; all but MGLRU's patches 1-2 are flat (at most 0.5 points).
+	 */
 	struct msim_ac_summary s = { .median = { { 100, 100 }, { 90, 90 }, { 96, 96 } },
 				     .noise = { 1, 1 } };
 	struct msim_ac_verdicts v;
 	const char *const p2 = "\"patch 2 alone", *const p3 = "\"patch 3 brings";
+	const char *detail;
 
 	(void)state;
 	msim_ac_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), HOLDS);
-	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), HOLDS);
+	/* a flat thread figure against ours beyond noise: no sign game */
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), FAILS);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), FAILS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), FAILS);
+	msim_verdict_judge(&v.table, row(&v.table, "MGLRU, patches 1-3"), &detail);
+	assert_string_equal(detail, "the thread's change is flat; ours moves beyond noise");
 	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), HOLDS);
-	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), HOLDS);
 	assert_int_equal(judge(&v.table, p2), HOLDS);
 	assert_int_equal(judge(&v.table, p3), HOLDS);
 	assert_int_equal(judge(&v.table, "\"most visible under MGLRU"), NC);
 	s.median[1][0] = 105;       /* classic: patches 1-2 faster (opposite direction) */
 	s.median[2][1] = 93;        /* MGLRU: patches 1-3 -7 %: less than half recovered */
 	msim_ac_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), FAILS);
 	assert_int_equal(judge(&v.table, p2), FAILS);
 	assert_int_equal(judge(&v.table, p3), FAILS);
+	s.median[1][0] = 99.5;      /* classic within noise, as the thread's flat -0.16 % */
+	s.median[2][0] = 100.5;     /* and -0.25 % */
 	s.median[1][1] = 99.5;      /* MGLRU patches 1-2 within noise; the thread's -0.55 % is not */
 	s.median[2][1] = 99.5;      /* MGLRU patches 1-3 within noise, as the thread's -0.002 % */
 	msim_ac_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-2"), HOLDS);
+	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), HOLDS);
 	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), FAILS);
 	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), HOLDS);
 	assert_int_equal(judge(&v.table, "\"most visible under MGLRU"), NC);
-	s.median[2][0] = 103;       /* classic: patches 1-3 faster than base (opposite direction) */
-	s.median[2][1] = 103;       /* MGLRU: +3 % beyond noise, the thread's -0.002 % is flat */
+	s.median[1][1] = 95;        /* MGLRU patches 1-2 -5 %: the thread's way */
 	msim_ac_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "classic LRU, patches 1-3"), FAILS);
-	assert_int_equal(judge(&v.table, "MGLRU, patches 1-3"), FAILS);
+	assert_int_equal(judge(&v.table, "MGLRU, patches 1-2"), HOLDS);
+	s.median[1][1] = 103;       /* +3 %: the other way */
+	msim_ac_verdicts(&s, &v);
+	assert_int_equal(msim_verdict_judge(&v.table, row(&v.table, "MGLRU, patches 1-2"), &detail),
+			 FAILS);
+	assert_string_equal(detail, "opposite direction");
 }
 
 /* ---- rstat-staleness (thread 004) ---- */
@@ -631,7 +656,8 @@ static void explore_rate(void **state)
 static void check_table_fails(const struct msim_verdict_table *t)
 {
 	for (size_t i = 0; i < t->nrows; i++) {
-		if (t->rows[i].rule == MSIM_RULE_NONE)
+		if (t->rows[i].rule == MSIM_RULE_NONE ||
+		    t->rows[i].rule == MSIM_RULE_BY_CONSTRUCTION)
 			continue;
 		if (!seen_fail(&t->rows[i]))
 			fail_msg("no failing-side test for \"%s\"", t->rows[i].claim);
