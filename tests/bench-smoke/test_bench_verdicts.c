@@ -789,6 +789,14 @@ static void damon_goal_read(void **state)
 	s.snapshot_err = 0;
 	msim_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), HOLDS);
+	/* a tie is no difference, not "more accurate" */
+	s.loop[0].read_err_max = 4;
+	s.loop[1].read_err_max = 4;
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, acc), FAILS);
+	s.loop[1].read_err_max = 3.9;
+	msim_dgr_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, acc), HOLDS);
 }
 
 int main(void)
