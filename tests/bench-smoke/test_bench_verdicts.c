@@ -552,12 +552,15 @@ static void shu_plant(struct msim_shu_result *t1, struct msim_shu_result *t2)
 }
 
 static const char *const shu_claim[] = {
-	"table 1: both on-demand", "table 1: empty-cgroup shrink_slab_memcg, xarray",
-	"table 1: empty-cgroup shrink_slab_memcg, old", "table 1: 100 busy",
-	"table 1: mkdir/rmdir", "table 2: the on-demand array keeps", "table 2: base needs",
-	"table 2: 640 mounts", "table 2: without cgroups", "table 2: shrink_slab_memcg per",
-	"table 2: the drop_caches", "the xarray pays nothing",
+	"table 1: both on-demand", "table 1: an empty cgroup's shrink_slab_memcg costs",
+	"table 1: the old array on demand walks", "table 1: empty-cgroup shrink_slab_memcg, old",
+	"table 1: 100 busy", "table 1: mkdir/rmdir", "table 2: the on-demand array keeps",
+	"table 2: base needs", "table 2: 640 mounts", "table 2: without cgroups",
+	"table 2: shrink_slab_memcg per", "table 2: the drop_caches", "table 2: base costs about",
+	"the xarray pays nothing",
 };
+/* Rows whose rule is none: what the bench measures cannot stand for the thread's figure. */
+#define SHU_NC(i) ((i) == 4 || (i) == 5 || (i) == 12)
 
 /* Flip one figure and check that exactly the row it feeds stops holding. */
 static void shu_flip(unsigned int which, void (*flip)(struct msim_shu_result *t1,
@@ -577,9 +580,13 @@ static void shu_flip(unsigned int which, void (*flip)(struct msim_shu_result *t1
 }
 
 static void f0(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].slab_per_cgroup = 50000; }
+/* (1000 - 600) / 314 = 1.3 ns per index: under half the thread's 4.5 */
 static void f1(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].empty_ns = 600; }
+/* (4000 - 100) / 314 = 12.4 ns: over twice */
+static void f1b(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LA].empty_ns = 4000; }
+/* (200 - 100) / 314 = 0.3 ns */
+static void f2b(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].empty_ns = 200; }
 static void f2(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].empty_ns = 400; }
-static void f3(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].busy_ns = 1950; }
 static void f5(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].container_bytes = 8; }
 static void f6(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LA].slab_per_cgroup = 500000; }
 static void f7(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].reg_s = 0.30; }
@@ -601,7 +608,7 @@ static void shrinker_units(void **state)
 	msim_shu_verdicts(&t[0], &t[1], v);
 	assert_int_equal(v->table.groups, MSIM_SHU_T1 | MSIM_SHU_T2);
 	for (unsigned int i = 0; i < sizeof(shu_claim) / sizeof(shu_claim[0]); i++)
-		assert_int_equal(judge(&v->table, shu_claim[i]), i == 4 ? NC : HOLDS);
+		assert_int_equal(judge(&v->table, shu_claim[i]), SHU_NC(i) ? NC : HOLDS);
 	/* Only table 1 measured: table 2's rows and the cross-table row are left out. */
 	msim_shu_verdicts(&t[0], NULL, v);
 	assert_int_equal(v->table.groups, MSIM_SHU_T1);
@@ -618,15 +625,16 @@ static void shrinker_units(void **state)
 	free(t);
 	shu_flip(0, f0);
 	shu_flip(1, f1);
-	shu_flip(2, f2);
-	shu_flip(3, f3);
-	shu_flip(5, f5);
-	shu_flip(6, f6);
-	shu_flip(7, f7);
-	shu_flip(8, f8);
-	shu_flip(9, f9);
-	shu_flip(10, f10);
-	shu_flip(11, f11);
+	shu_flip(1, f1b);
+	shu_flip(2, f2b);
+	shu_flip(3, f2);
+	shu_flip(6, f5);
+	shu_flip(7, f6);
+	shu_flip(8, f7);
+	shu_flip(9, f8);
+	shu_flip(10, f9);
+	shu_flip(11, f10);
+	shu_flip(13, f11);
 }
 
 /* ---- explore-rate (the goal; its run is tested in test_explore_rate.c) ---- */
