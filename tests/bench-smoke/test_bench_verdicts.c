@@ -263,33 +263,53 @@ static void engine_printers(void **state)
 
 /* ---- root-flush (thread 002) ---- */
 
+static void rf_sites(struct msim_rf_summary *s, double through, double per_call_ns)
+{
+	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++)
+		s->site[i] = (struct msim_rf_site_result){ .calls = 10,
+			.through = (unsigned long)(through * 10), .per_call_ns = per_call_ns };
+}
+
 static void root_flush(void **state)
 {
-	struct msim_rf_summary s = { .idle_us = { 1 }, .active_us = { 100 },
-				     .memcg_ns = { 7 }, .node_ns = { 5 } };
+	struct msim_rf_summary s = { .idle_us = { 1, 1 }, .active_us = { 100, 100 },
+				     .lruvec_ns = { 7, 8 }, .memcg_ns = { 7 }, .node_ns = { 5 } };
 	struct msim_rf_verdicts v;
-	const char *const active = "a root flush with 128 active", *const node = "reading a node",
-			  *const idle = "even an idle root flush";
+	const char *const little = "a root flush with 128 active memcgs costs far more than one",
+			  *const read = "a root flush with 128 active memcgs costs orders",
+			  *const like = "reading root's lruvec", *const ws = "patch 3:",
+			  *const zs = "patch 1:", *const damon = "patch 4:";
 
 	(void)state;
+	rf_sites(&s, 1, 1000);      /* every call flushes: 1 us, 125 node reads */
 	msim_rf_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, active), HOLDS);
-	assert_int_equal(judge(&v.table, node), HOLDS);
-	assert_int_equal(judge(&v.table, idle), HOLDS);
-	s.idle_us[0] = 0.1;         /* 100 ns: less than 10 node reads */
-	s.active_us[0] = 0.15;      /* not more than twice the idle flush */
-	s.node_ns[0] = 15;          /* 2.1x the rstat read */
+	assert_int_equal(judge(&v.table, little), NC);
+	assert_int_equal(judge(&v.table, read), HOLDS);   /* 100 us against 8 ns */
+	assert_int_equal(judge(&v.table, like), HOLDS);
+	assert_int_equal(judge(&v.table, ws), HOLDS);
+	assert_int_equal(judge(&v.table, zs), HOLDS);
+	assert_int_equal(judge(&v.table, damon), HOLDS);
+	s.active_us[0] = 0.7;       /* 700 ns: under 100 reads of 8 ns */
+	s.lruvec_ns[1] = 14;        /* patch 2's read 2x mainline's */
+	rf_sites(&s, 0.9, 100);     /* a gate shut once; 100 ns a call: 7 reads */
 	msim_rf_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, active), FAILS);
-	assert_int_equal(judge(&v.table, node), FAILS);
-	assert_int_equal(judge(&v.table, idle), FAILS);
-	s.node_ns[0] = 3;           /* 0.43x: the other side of the band */
+	assert_int_equal(judge(&v.table, read), FAILS);
+	assert_int_equal(judge(&v.table, like), FAILS);
+	assert_int_equal(judge(&v.table, ws), FAILS);
+	assert_int_equal(judge(&v.table, zs), FAILS);
+	assert_int_equal(judge(&v.table, damon), FAILS);
+	s.lruvec_ns[1] = 3.5;       /* half mainline's: the other side of the band */
+	rf_sites(&s, 0.9, 1e6);     /* expensive, but DAMON's gate shut once */
 	msim_rf_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, node), FAILS);
-	s.idle_us[0] = NAN;
+	assert_int_equal(judge(&v.table, like), FAILS);
+	assert_int_equal(judge(&v.table, damon), FAILS);
+	assert_int_equal(judge(&v.table, ws), HOLDS);
+	memset(s.site, 0, sizeof(s.site));   /* the sites not measured */
+	s.active_us[0] = NAN;
 	msim_rf_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, active), NC);
-	assert_int_equal(judge(&v.table, idle), NC);
+	assert_int_equal(judge(&v.table, read), NC);
+	assert_int_equal(judge(&v.table, ws), NC);
+	assert_int_equal(judge(&v.table, damon), NC);
 }
 
 /* ---- node-read-drift (thread 002) ---- */

@@ -10,7 +10,9 @@
  *                    leaf's early break (threshold 640 on 10 CPUs)
  *   root_flush       one forced root flush after activity on all 80 CPUs visits
  *                    80 CPUs and flushes 129 memcgs on each; idle flushes flush
- *                    no memcg; root's rstat value equals the node counter
+ *                    no memcg; root's rstat value equals the node counter; of 6
+ *                    calls per patched site under activity, the ratelimited ones
+ *                    (workingset, zswap) flush none, DAMON's gated one all 6
  *   rstat_propagate  100000 updates per host; break never skips, continue never
  *                    breaks; 2-level: 180 batches, 4-level: 360; under seeded
  *                    concurrent schedules continue never ends stuck, break does
@@ -137,6 +139,12 @@ static void root_flush(void **state)
 	assert_int_equal(value_after(out, "root_active_anon_rstat"), 128 * 80);
 	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80);
 	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 2);
+	/* the call sites, 6 activity steps each: the ratelimit never lets a flush through
+	 * while the periodic flusher is on time, DAMON's threshold gate at every step */
+	assert_int_equal(value_after(strstr(out, "\"site\":\"workingset\""), "through"), 0);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"zswap\""), "through"), 0);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"damon\""), "calls"), 6);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"damon\""), "through"), 6);
 	free(out);
 }
 
