@@ -21,6 +21,14 @@
  *  - reads: msim_lruvec_page_state(root lruvec, NR_ACTIVE_ANON) (rstat aggregate
  *    or node counter depending on the host's variant), memcg_page_state(root) and
  *    node_page_state, each averaged over --reads reads.
+ * Both hosts run node-stat=percpu (forced): the activity leaves each CPU's node
+ * diff below its threshold, so patch 2's root read is not the truth.
+ * Patch 2's exclusion list: after the repetitions, on both hosts, kernel-stack,
+ * page-table and hugetlb traffic that no memcg is charged for (node counters
+ * only) beside a child's charged traffic of the same items, a forced root flush,
+ * then each item read from the node counter, root's rstat value and root's
+ * lruvec on each host: reading an excluded item from node counters would give
+ * the larger node figure.
  * The flush is the same code on both hosts (patch 2 changes reads only), so only
  * mainline's is judged. Once after the repetitions, on the mainline host with the
  * periodic flusher on (the kernel's default), each patched call site alone: per
@@ -89,6 +97,12 @@ static int host_setup(struct rf *r, unsigned int h)
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = r->base;
 	cfg.variants.root_lruvec_read = h ? MSIM_ROOT_LRUVEC_READ_NODE : MSIM_ROOT_LRUVEC_READ_RSTAT;
+	/*
+	 * The kernel's node counters: per-CPU diffs folded past stat_threshold (125
+	 * on a 64 GiB node), so a node read misses what each CPU holds below it.
+	 */
+	cfg.variants.node_stat = MSIM_NODE_STAT_PERCPU;
+	cfg.zone_managed_pages[MSIM_ZONE_NORMAL] = 64UL << 18;
 	ret = msim_create(&cfg, &hh->m, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "root-flush: msim_create: %s\n", err);
@@ -199,6 +213,65 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 	return r->active_us[h * 1000 + rep];
 }
 
+/* ---- patch 2's exclusion list ---- */
+
+static const enum msim_stat_item excl_items[MSIM_RF_NEXCL] = {
+	MSIM_NR_KERNEL_STACK_KB, MSIM_NR_PAGETABLE, MSIM_NR_HUGETLB,
+};
+static const char *const excl_names[MSIM_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
+							"hugetlb" };
+/* Per item: charged to a child, and no memcg's (kernel threads, kernel tables, hugetlb) */
+static const long excl_charged[MSIM_RF_NEXCL] = { 16 * 64, 64, 512 };
+static const long excl_unaccounted[MSIM_RF_NEXCL] = { 16 * 200, 300, 1024 };
+
+static int excl_traffic(struct rf *r, unsigned int h)
+{
+	struct rf_host *hh = &r->hosts[h];
+	int ret = 0;
+
+	msim_set_current_host(hh->m);
+	for (unsigned int i = 0; !ret && i < MSIM_RF_NEXCL; i++) {
+		ret = msim_lruvec_stat_mod_page(hh->m, hh->memcgs[0], 0, excl_items[i],
+						excl_charged[i]);
+		if (!ret)
+			ret = msim_mod_node_page_state(hh->m, 0, excl_items[i],
+						       excl_unaccounted[i]);
+	}
+	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(hh->m));
+	return ret;
+}
+
+static int measure_exclusions(struct rf *r, struct msim_rf_summary *s)
+{
+	struct msim_rf_exclusions *x = &s->excl;
+	struct rf_host *m0 = &r->hosts[0], *m1 = &r->hosts[1];
+	struct msim_memcg *root0 = msim_root_mem_cgroup(m0->m);
+
+	/* NR_ACTIVE_ANON as the activity left it, flushed: no traffic of ours yet */
+	msim_set_current_host(m0->m);
+	msim_mem_cgroup_flush_stats_forced(root0);
+	x->anon_rstat = (double)msim_memcg_page_state(root0, MSIM_NR_ACTIVE_ANON);
+	x->anon_node = (double)msim_node_page_state(m0->m, 0, MSIM_NR_ACTIVE_ANON);
+	x->anon_snapshot = (double)msim_vmstat_node_page_state_snapshot(m0->m, 0,
+									MSIM_NR_ACTIVE_ANON);
+	msim_set_current_host(m1->m);
+	x->anon_lruvec_node_host = (double)msim_lruvec_page_state(m1->root_lruvec,
+								  MSIM_NR_ACTIVE_ANON);
+	for (unsigned int h = 0; h < NHOSTS; h++)
+		if (excl_traffic(r, h))
+			return -EINVAL;
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+		msim_set_current_host(m0->m);
+		x->node[i] = (double)msim_node_page_state(m0->m, 0, excl_items[i]);
+		x->rstat[i] = (double)msim_memcg_page_state(root0, excl_items[i]);
+		x->lruvec[0][i] = (double)msim_lruvec_page_state(m0->root_lruvec, excl_items[i]);
+		msim_set_current_host(m1->m);
+		x->lruvec[1][i] = (double)msim_lruvec_page_state(m1->root_lruvec, excl_items[i]);
+	}
+	s->excl_measured = true;
+	return 0;
+}
+
 /* ---- the patched call sites, each weighted by its gate ---- */
 
 static const char *const site_names[MSIM_RF_NSITES] = {
@@ -289,6 +362,12 @@ static const char *const rf_fig_names[MSIM_RF_NFIGS] = {
 	[MSIM_RF_F_LRUVEC_RSTAT_NS] = "root_lruvec_read_rstat_ns",
 	[MSIM_RF_F_LRUVEC_NODE_NS] = "root_lruvec_read_node_ns",
 	[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = "root_lruvec_node_per_rstat",
+	[MSIM_RF_F_EXCL_KEPT] = "excluded_items_read_from_rstat_by_patch2",
+	[MSIM_RF_F_EXCL_DIFFER] = "excluded_items_whose_node_counter_differs",
+	[MSIM_RF_F_ANON_RSTAT] = "root_active_anon_rstat",
+	[MSIM_RF_F_ANON_SNAPSHOT] = "node_active_anon_snapshot",
+	[MSIM_RF_F_ANON_LRUVEC_NODE] = "root_lruvec_active_anon_patch2",
+	[MSIM_RF_F_ANON_NODE_OFF] = "|patch2_root_read - snapshot|",
 #define SITE_NAMES(s, key)                                                                   \
 	[MSIM_RF_F_SITE(s, 0)] = key "_calls", [MSIM_RF_F_SITE(s, 1)] = key "_through_fraction", \
 	[MSIM_RF_F_SITE(s, 2)] = key "_ns_per_call", [MSIM_RF_F_SITE(s, 3)] = key "_per_call_per_read"
@@ -385,7 +464,65 @@ static const struct msim_verdict_row rf_rows[] = {
 							"evaluations, or the weighted flush is "
 							"within 10 node reads" },
 	},
+	{
+		.claim = "patch 2's exclusions matter: kernel stack, page tables and hugetlb have "
+			 "node counters larger than root's charged figure, and patch 2 reads root's",
+		.thread = { { "\"the node counter value can be higher than the rstat value\"", 0,
+			      NAN, "" } },
+		.ours = { { "items (of 3) patch 2 reads from rstat", MSIM_RF_F_EXCL_KEPT, 0, "" },
+			  { "items whose node counter differs", MSIM_RF_F_EXCL_DIFFER, 0, "" } },
+		.holds_when = { { MSIM_RF_F_EXCL_KEPT, MSIM_VOP_EQ, MSIM_RF_NEXCL },
+				{ MSIM_RF_F_EXCL_DIFFER, MSIM_VOP_EQ, MSIM_RF_NEXCL } },
+		.why = { [MSIM_VERDICT_HOLDS] = "the node counters also count what no memcg is "
+						"charged for (kernel threads' stacks, kernel page "
+						"tables, unaccounted hugetlb); reading them for "
+						"root would report that memory as root's",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "an excluded item read the node counter "
+							"under patch 2, or its node counter "
+							"equals root's figure" },
+		.note = "each item's node, rstat and lruvec figures are printed below the table",
+	},
+	{
+		.claim = "for a memcg-owned item, root's flushed rstat value is the node's truth",
+		.thread = { { "\"the root memcg's hierarchical value equals the node counter\"", 0,
+			      NAN, "" } },
+		.ours = { { "root rstat NR_ACTIVE_ANON", MSIM_RF_F_ANON_RSTAT, 0, "pages" },
+			  { "node snapshot", MSIM_RF_F_ANON_SNAPSHOT, 0, "pages" } },
+		.holds_when = { { MSIM_RF_F_ANON_RSTAT, MSIM_VOP_EQ, 1, MSIM_RF_F_ANON_SNAPSHOT } },
+		.why = { [MSIM_VERDICT_HOLDS] = "every NR_ACTIVE_ANON page of the bench is charged "
+						"to a memcg; after a forced flush rstat holds "
+						"them all" },
+	},
+	{
+		.claim = "node counters are always up to date: patch 2's root read is the truth",
+		.thread = { { "\"always up to date and don't need flushing\"", 0, NAN, "" } },
+		.ours = { { "patch 2's root read", MSIM_RF_F_ANON_LRUVEC_NODE, 0, "pages" },
+			  { "node snapshot", MSIM_RF_F_ANON_SNAPSHOT, 0, "pages" },
+			  { "off by", MSIM_RF_F_ANON_NODE_OFF, 0, "pages" } },
+		.holds_when = { { MSIM_RF_F_ANON_NODE_OFF, MSIM_VOP_EQ, 0 } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "node-stat=percpu: each CPU keeps up to "
+							"stat_threshold pages in its diff until a "
+							"fold, and node_page_state does not add "
+							"them" },
+	},
 };
+
+static void excl_figures(const struct msim_rf_summary *s, double *f)
+{
+	const struct msim_rf_exclusions *x = &s->excl;
+	unsigned int kept = 0, differ = 0;
+
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+		kept += x->lruvec[1][i] == x->rstat[i] && x->lruvec[0][i] == x->rstat[i];
+		differ += x->node[i] != x->rstat[i];
+	}
+	f[MSIM_RF_F_EXCL_KEPT] = s->excl_measured ? kept : NAN;
+	f[MSIM_RF_F_EXCL_DIFFER] = s->excl_measured ? differ : NAN;
+	f[MSIM_RF_F_ANON_RSTAT] = s->excl_measured ? x->anon_rstat : NAN;
+	f[MSIM_RF_F_ANON_SNAPSHOT] = s->excl_measured ? x->anon_snapshot : NAN;
+	f[MSIM_RF_F_ANON_LRUVEC_NODE] = s->excl_measured ? x->anon_lruvec_node_host : NAN;
+	f[MSIM_RF_F_ANON_NODE_OFF] = fabs(f[MSIM_RF_F_ANON_LRUVEC_NODE] - f[MSIM_RF_F_ANON_SNAPSHOT]);
+}
 
 void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *v)
 {
@@ -399,6 +536,7 @@ void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *
 	f[MSIM_RF_F_LRUVEC_NODE_NS] = s->lruvec_ns[1];
 	f[MSIM_RF_F_ACTIVE_PER_READ] = msim_bench_ratio(s->active_us[0] * 1e3, s->lruvec_ns[1]);
 	f[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = msim_bench_ratio(s->lruvec_ns[1], s->lruvec_ns[0]);
+	excl_figures(s, f);
 	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
 		const struct msim_rf_site_result *sr = &s->site[i];
 
@@ -453,6 +591,14 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 		       site_names[i], sr->through, sr->calls, flush, sr->closed_ns,
 		       sr->per_call_ns);
 	}
+	printf("\nPatch 2's exclusion list (a child's charged traffic beside node-only traffic, then a\n"
+	       "forced root flush): node counter / root rstat / root lruvec read, mainline and patch 2\n");
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++)
+		printf("  %-16s %.0f / %.0f / %.0f and %.0f\n", excl_names[i], s->excl.node[i],
+		       s->excl.rstat[i], s->excl.lruvec[0][i], s->excl.lruvec[1][i]);
+	printf("  NR_ACTIVE_ANON after the activity: root rstat %.0f, node_page_state %.0f, node "
+	       "snapshot %.0f, patch 2's root read %.0f\n", s->excl.anon_rstat, s->excl.anon_node,
+	       s->excl.anon_snapshot, s->excl.anon_lruvec_node_host);
 	printf("\nWhat the time measures: the model's own flush and reads in C on this machine,\n"
 	       "single-threaded, as CPU time of the driver thread (no rstat lock waiting, no\n"
 	       "cross-CPU cache misses, no bpftrace).\n"
@@ -513,6 +659,23 @@ static void print_json(const struct rf *r, const struct msim_rf_summary *s,
 		msim_json_obj_end(&j);
 	}
 	msim_json_arr_end(&j);
+	msim_json_arr_begin(&j, "exclusions");
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+		msim_json_obj_begin(&j, NULL);
+		msim_json_kstr(&j, "item", excl_names[i]);
+		msim_json_kdbl(&j, "node", s->excl.node[i]);
+		msim_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
+		msim_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
+		msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.lruvec[1][i]);
+		msim_json_obj_end(&j);
+	}
+	msim_json_arr_end(&j);
+	msim_json_obj_begin(&j, "active_anon_after_activity");
+	msim_json_kdbl(&j, "root_rstat", s->excl.anon_rstat);
+	msim_json_kdbl(&j, "node_page_state", s->excl.anon_node);
+	msim_json_kdbl(&j, "node_snapshot", s->excl.anon_snapshot);
+	msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.anon_lruvec_node_host);
+	msim_json_obj_end(&j);
 	msim_json_obj_begin(&j, "thread_figures");
 	msim_json_kdbl(&j, "idle_flush_us", 69);
 	msim_json_kdbl(&j, "active_flush_us", 900);
@@ -627,7 +790,7 @@ static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s
 	msim_bench_progress_done(&prog);
 	summarise(r, reps, s);
 	free(dummy);
-	return measure_sites(r, s);
+	return measure_exclusions(r, s) || measure_sites(r, s) ? -EINVAL : 0;
 }
 
 static int root_flush_main(int argc, char **argv)

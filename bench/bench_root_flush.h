@@ -29,7 +29,22 @@ struct msim_rf_site_result {
 	double per_call_ns;        /* weighted: (through x through_us + the rest x closed) / calls */
 };
 
-/* Medians over the repetitions, per host; the call sites measured once. */
+/*
+ * Patch 2's exclusion list, tested: node traffic no memcg is charged for (kernel
+ * threads' stacks, kernel page tables, hugetlb without accounting) beside a
+ * child's charged traffic of the same items, then a forced root flush. Per item:
+ * the node counter, root's rstat value, and root's lruvec read on each host.
+ */
+#define MSIM_RF_NEXCL 3    /* NR_KERNEL_STACK_KB, NR_PAGETABLE, NR_HUGETLB */
+struct msim_rf_exclusions {
+	double node[MSIM_RF_NEXCL];          /* node_page_state (mainline host) */
+	double rstat[MSIM_RF_NEXCL];         /* memcg_page_state(root), flushed */
+	double lruvec[MSIM_RF_NHOSTS][MSIM_RF_NEXCL]; /* lruvec_page_state(root lruvec) */
+	/* NR_ACTIVE_ANON after the activity and a forced root flush (node-stat=percpu) */
+	double anon_rstat, anon_node, anon_snapshot, anon_lruvec_node_host;
+};
+
+/* Medians over the repetitions, per host; the call sites and exclusions measured once. */
 struct msim_rf_summary {
 	double idle_us[MSIM_RF_NHOSTS];    /* forced root flush, nothing to fold */
 	double active_us[MSIM_RF_NHOSTS];  /* forced root flush after 128 memcgs x CPUs updated */
@@ -37,6 +52,8 @@ struct msim_rf_summary {
 	double memcg_ns[MSIM_RF_NHOSTS];   /* memcg_page_state(root) */
 	double node_ns[MSIM_RF_NHOSTS];    /* node_page_state */
 	struct msim_rf_site_result site[MSIM_RF_NSITES];
+	struct msim_rf_exclusions excl;
+	bool excl_measured;
 };
 
 /* The figures the comparisons read (index 0 unused). */
@@ -49,6 +66,12 @@ enum msim_rf_fig {
 	MSIM_RF_F_LRUVEC_RSTAT_NS,          /* root lruvec_page_state, mainline */
 	MSIM_RF_F_LRUVEC_NODE_NS,           /* root lruvec_page_state, patch 2 */
 	MSIM_RF_F_LRUVEC_NODE_PER_RSTAT,
+	MSIM_RF_F_EXCL_KEPT,                /* excluded items patch 2 reads as mainline does */
+	MSIM_RF_F_EXCL_DIFFER,              /* excluded items whose node counter differs */
+	MSIM_RF_F_ANON_RSTAT,
+	MSIM_RF_F_ANON_SNAPSHOT,
+	MSIM_RF_F_ANON_LRUVEC_NODE,
+	MSIM_RF_F_ANON_NODE_OFF,            /* |patch 2's root read - the snapshot| */
 	/* per call site s: MSIM_RF_F_SITE(s, k) */
 	MSIM_RF_F_SITES,
 	MSIM_RF_NFIGS = MSIM_RF_F_SITES + 4 * MSIM_RF_NSITES,

@@ -290,8 +290,16 @@ static void root_flush(void **state)
 			  *const read = "a root flush with 128 active memcgs costs orders",
 			  *const like = "reading root's lruvec", *const ws = "patch 3:",
 			  *const zs = "patch 1:", *const damon = "patch 4:";
+	const char *const excl = "patch 2's exclusions matter", *const owned = "for a memcg-owned",
+		   *const fresh = "node counters are always up to date";
 
 	(void)state;
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+		s.excl.node[i] = 300;
+		s.excl.rstat[i] = s.excl.lruvec[0][i] = s.excl.lruvec[1][i] = 100;
+	}
+	s.excl.anon_rstat = s.excl.anon_snapshot = s.excl.anon_lruvec_node_host = 5000;
+	s.excl_measured = true;
 	rf_sites(&s, 1, 1000);      /* every call flushes: 1 us, 125 node reads */
 	msim_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, little), NC);
@@ -300,6 +308,24 @@ static void root_flush(void **state)
 	assert_int_equal(judge(&v.table, ws), HOLDS);
 	assert_int_equal(judge(&v.table, zs), HOLDS);
 	assert_int_equal(judge(&v.table, damon), HOLDS);
+	assert_int_equal(judge(&v.table, excl), HOLDS);
+	assert_int_equal(judge(&v.table, owned), HOLDS);
+	assert_int_equal(judge(&v.table, fresh), HOLDS);
+	s.excl.lruvec[1][1] = 300;  /* patch 2 read page tables from the node counter */
+	s.excl.anon_snapshot = 5001;   /* rstat and patch 2's read both a page short */
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, excl), FAILS);
+	assert_int_equal(judge(&v.table, owned), FAILS);
+	assert_int_equal(judge(&v.table, fresh), FAILS);
+	s.excl.lruvec[1][1] = 100;
+	s.excl.node[2] = 100;       /* hugetlb all charged: the exclusion not shown to matter */
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, excl), FAILS);
+	s.excl_measured = false;
+	msim_rf_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, excl), NC);
+	assert_int_equal(judge(&v.table, fresh), NC);
+	s.excl_measured = true;
 	s.active_us[0] = 0.7;       /* 700 ns: under 100 reads of 8 ns */
 	s.lruvec_ns[1] = 14;        /* patch 2's read 2x mainline's */
 	rf_sites(&s, 0.9, 100);     /* a gate shut once; 100 ns a call: 7 reads */

@@ -10,7 +10,10 @@
  *                    leaf's early break (threshold 640 on 10 CPUs)
  *   root_flush       one forced root flush after activity on all 80 CPUs visits
  *                    80 CPUs and flushes 129 memcgs on each; idle flushes flush
- *                    no memcg; root's rstat value equals the node counter; of 6
+ *                    no memcg; under node-stat=percpu the node read is 160 pages
+ *                    short of root's rstat value and of the node snapshot, and
+ *                    each of kernel stack, page tables and hugetlb has a node
+ *                    counter above root's charged figure, which patch 2 reads; of 6
  *                    calls per patched site under activity, the ratelimited ones
  *                    (workingset, zswap) flush none, DAMON's gated one all 6
  *   rstat_propagate  100000 updates per host; break never skips, continue never
@@ -137,8 +140,21 @@ static void root_flush(void **state)
 	assert_int_equal(value_after(out, "idle_cpu_visits"), 5 * 80);
 	assert_int_equal(value_after(out, "idle_memcg_flushes"), 0);
 	assert_int_equal(value_after(out, "root_active_anon_rstat"), 128 * 80);
-	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80);
-	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 2);
+	/* node-stat=percpu: 2 pages of each CPU's +2 -1 per memcg stay in its diff */
+	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80 - 2 * 80);
+	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 1);
+	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10080"), 1);
+	/* patch 2's exclusions: the node counts what no memcg is charged for, patch 2
+	 * reads root's charged figure (a child's 1024 KiB, 64 pages, 512 pages) */
+	assert_non_null(strstr(out, "{\"item\":\"kernel_stack_kb\",\"node\":4224,\"root_rstat\":1024,"
+				    "\"root_lruvec_mainline\":1024,\"root_lruvec_patch2\":1024}"));
+	assert_non_null(strstr(out, "{\"item\":\"pagetable\",\"node\":364,\"root_rstat\":64,"
+				    "\"root_lruvec_mainline\":64,\"root_lruvec_patch2\":64}"));
+	assert_non_null(strstr(out, "{\"item\":\"hugetlb\",\"node\":1536,\"root_rstat\":512,"
+				    "\"root_lruvec_mainline\":512,\"root_lruvec_patch2\":512}"));
+	assert_non_null(strstr(out, "\"active_anon_after_activity\":{\"root_rstat\":10240,"
+				    "\"node_page_state\":10080,\"node_snapshot\":10240,"
+				    "\"root_lruvec_patch2\":10080}"));
 	/* the call sites, 6 activity steps each: the ratelimit never lets a flush through
 	 * while the periodic flusher is on time, DAMON's threshold gate at every step */
 	assert_int_equal(value_after(strstr(out, "\"site\":\"workingset\""), "through"), 0);
