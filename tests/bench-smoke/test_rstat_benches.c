@@ -22,9 +22,11 @@
  *   rstat_staleness  measured: 2 updaters and a gated reader on 4 CPUs, 1 GiB/s for
  *                    2.2 s, one seeded random schedule per design: the counts of
  *                    reads, skipped and run flushes and reads beyond the bound are
- *                    exact for the seed; break ends behind its bound in some reads,
- *                    continue in none. Scripted: every gated read skips until the
- *                    periodic flush (the by-construction run, counted as such)
+ *                    exact for the seed. The mixed tree (a sibling, root's own
+ *                    pages, a leaf reader): break never ends behind its bound. The
+ *                    leaf alone read at root: break in 210 of 220 reads, continue
+ *                    in none. Scripted: every gated read skips until the periodic
+ *                    flush (the by-construction run, counted as such)
  *   node_read_drift  8 CPUs (threshold 88), 3 s in 100 ms steps of 16 updates per
  *                    CPU: the node read is off by up to 582 pages (bound 704), the
  *                    gated-flush rstat read by 144 (9 flushes), the snapshot exact;
@@ -349,6 +351,19 @@ static void rstat_staleness(void **state)
 	o.cpus = 4;
 	o.updaters = 2;
 	o.seeds = 1;
+	/* the mixed tree (the default): a sibling, root's own pages and a leaf reader */
+	assert_int_equal(msim_st_run(&o, &r), 0);
+	for (int d = 0; d < 2; d++) {
+		assert_int_equal(r.d[d].reads, 220);
+		/* every gated flush of both readers either ran or skipped */
+		assert_int_equal(r.d[d].skipped + r.d[d].flushed, 440);
+	}
+	assert_int_equal(r.d[0].beyond, 0);        /* root never stuck behind its bound */
+	assert_int_equal(r.d[0].skipped, 2);        /* 2 of its 440 gated flushes skipped */
+	assert_int_equal(r.d[1].beyond, 0);
+	msim_st_result_free(&r);
+	/* the leaf alone, read at root only */
+	o.leaf_only = true;
 	assert_int_equal(msim_st_run(&o, &r), 0);
 	assert_int_equal(r.threshold, 256);
 	for (int d = 0; d < 2; d++) {
