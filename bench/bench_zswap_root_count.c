@@ -5,7 +5,8 @@
  * whole pool after it" (zswpwb 0, then 1016 pages).
  *
  * One deterministic host per run (2 CPUs, zswap with its shrinker on, default
- * compressibility 1000..3000 bytes per page, seed from --seed). The workload
+ * compressibility 1000..3000 bytes per page, seed from --seed, the pool's pages
+ * counted in zsmalloc's size classes and zspages). The workload
  * runs in the root memcg: --pages anon pages touched and reclaimed (each stored
  * in zswap under the root's objcg, which obj_cgroup_charge_zswap() skips), then
  * memory pressure: rounds of shrink_slab(node 0, root, priority 0) until the
@@ -71,6 +72,8 @@ static struct msim *zrc_host(struct zrc *r, unsigned int design)
 						   : MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
 	msim_zswap_params_init(&p);
 	p.seed = r->seed;
+	/* the pool-wide ratio of patch 1 reads zswap_total_pages: zsmalloc's pages */
+	p.zsmalloc_pages = true;
 	if (msim_create(&cfg, &m, err, sizeof(err))) {
 		fprintf(stderr, "zswap-root-count: msim_create: %s\n", err);
 		return NULL;
