@@ -73,7 +73,7 @@ struct rf_host {
 struct rf {
 	unsigned int cpus, nmemcgs, idle_flushes, active_rounds, site_steps, site_step_ms;
 	unsigned long reads;
-	struct rf_host hosts[NHOSTS];
+	struct rf_host hosts[NHOSTS + 1];  /* [NHOSTS]: a call site's fresh mainline host */
 	unsigned int cur;                 /* host of the dirtying tasks */
 	struct msim_variants base;        /* --preset/--variant; root-lruvec-read per host */
 	/* samples [host][rep] */
@@ -84,7 +84,8 @@ struct rf {
 	unsigned long sink;
 };
 
-static int host_setup(struct rf *r, unsigned int h)
+/* Host slot h with root-lruvec-read=node when node, else mainline's rstat. */
+static int host_setup_as(struct rf *r, unsigned int h, bool node)
 {
 	struct rf_host *hh = &r->hosts[h];
 	struct msim_config cfg;
@@ -96,7 +97,8 @@ static int host_setup(struct rf *r, unsigned int h)
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = r->base;
-	cfg.variants.root_lruvec_read = h ? MSIM_ROOT_LRUVEC_READ_NODE : MSIM_ROOT_LRUVEC_READ_RSTAT;
+	cfg.variants.root_lruvec_read = node ? MSIM_ROOT_LRUVEC_READ_NODE
+					     : MSIM_ROOT_LRUVEC_READ_RSTAT;
 	/*
 	 * The kernel's node counters: per-CPU diffs folded past stat_threshold (125
 	 * on a 64 GiB node), so a node read misses what each CPU holds below it.
@@ -127,6 +129,19 @@ static int host_setup(struct rf *r, unsigned int h)
 	}
 	hh->root_lruvec = msim_mem_cgroup_lruvec(hh->m, msim_root_mem_cgroup(hh->m), 0);
 	return 0;
+}
+
+static int host_setup(struct rf *r, unsigned int h)
+{
+	return host_setup_as(r, h, h == 1);
+}
+
+static void host_teardown(struct rf_host *hh)
+{
+	msim_bench_host_destroy(hh->m);
+	free(hh->memcgs);
+	free(hh->lruvecs);
+	memset(hh, 0, sizeof(*hh));
 }
 
 /* One CPU's share of the activity: every memcg allocates 2 pages, frees 1, faults once. */
@@ -257,9 +272,14 @@ static int measure_exclusions(struct rf *r, struct msim_rf_summary *s)
 	msim_set_current_host(m1->m);
 	x->anon_lruvec_node_host = (double)msim_lruvec_page_state(m1->root_lruvec,
 								  MSIM_NR_ACTIVE_ANON);
-	for (unsigned int h = 0; h < NHOSTS; h++)
-		if (excl_traffic(r, h))
-			return -EINVAL;
+	for (unsigned int h = 0; h < NHOSTS; h++) {
+		int ret = excl_traffic(r, h);
+
+		if (ret) {
+			fprintf(stderr, "root-flush: exclusion-list traffic failed (%d)\n", ret);
+			return ret;
+		}
+	}
 	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
 		msim_set_current_host(m0->m);
 		x->node[i] = (double)msim_node_page_state(m0->m, 0, excl_items[i]);
@@ -301,13 +321,19 @@ static double site_closed_ns(struct rf *r, struct msim_memcg *root, unsigned int
 	return flushed ? NAN : (double)(msim_bench_cpu_ns() - t0) / (double)n;
 }
 
+/* Site s alone on a fresh mainline host (a host runs a bounded number of tasks). */
 static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result *out)
 {
-	struct rf_host *hh = &r->hosts[0];
-	struct msim_memcg *root = msim_root_mem_cgroup(hh->m);
-	uint64_t ticks = (uint64_t)msim_config(hh->m)->hz * r->site_step_ms / 1000, through_ns = 0;
+	struct rf_host *hh = &r->hosts[NHOSTS];
+	struct msim_memcg *root;
+	uint64_t ticks, through_ns = 0;
+	int setup = host_setup_as(r, NHOSTS, false);
 
 	memset(out, 0, sizeof(*out));
+	if (setup)
+		return setup;
+	root = msim_root_mem_cgroup(hh->m);
+	ticks = (uint64_t)msim_config(hh->m)->hz * r->site_step_ms / 1000;
 	msim_set_current_host(hh->m);
 	msim_mem_cgroup_flush_stats_forced(root);     /* every site starts from a fresh flush */
 	msim_rstat_periodic_flush_enable(hh->m, true);
@@ -315,8 +341,10 @@ static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result
 		uint64_t t0;
 		bool flushed;
 
-		if (dirty_all_cpus(r, 0))
-			return -ENOMEM;
+		int ret = dirty_all_cpus(r, NHOSTS);
+
+		if (ret)
+			return ret;
 		msim_clock_advance(hh->m, ticks ? ticks : 1);
 		t0 = msim_bench_cpu_ns();
 		flushed = site_flush(root, s);
@@ -326,7 +354,7 @@ static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result
 		out->through += flushed;
 	}
 	out->closed_ns = site_closed_ns(r, root, s);
-	msim_rstat_periodic_flush_enable(hh->m, false);
+	host_teardown(hh);
 	out->through_us = out->through ? (double)through_ns / out->through / 1e3 : NAN;
 	out->per_call_ns = ((double)through_ns + (double)(out->calls - out->through) *
 			    out->closed_ns) / (double)out->calls;
@@ -335,9 +363,14 @@ static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result
 
 static int measure_sites(struct rf *r, struct msim_rf_summary *s)
 {
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++)
-		if (measure_site(r, i, &s->site[i]))
-			return -ENOMEM;
+	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
+		int ret = measure_site(r, i, &s->site[i]);
+
+		if (ret) {
+			fprintf(stderr, "root-flush: call site %s failed (%d)\n", site_names[i], ret);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -577,7 +610,7 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 	printf("%-38s %-18.2f %-18.2f %-12s\n", "read node_page_state (ns)", s->node_ns[0],
 	       s->node_ns[1], "~150");
 	printf("\nThe patched call sites on mainline, each alone, %u steps of activity %u ms apart,\n"
-	       "the periodic flusher on: flushes let through, mean time of a call that flushed\n"
+	       "a fresh host per site, the periodic flusher on: flushes let through, mean time of a call that flushed\n"
 	       "and of one whose gate stayed shut, and the cost per call weighted by the two:\n",
 	       r->site_steps, r->site_step_ms);
 	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
@@ -758,11 +791,8 @@ static int rf_alloc(struct rf *r)
 
 static void rf_free(struct rf *r)
 {
-	for (unsigned int h = 0; h < NHOSTS; h++) {
-		msim_bench_host_destroy(r->hosts[h].m);
-		free(r->hosts[h].memcgs);
-		free(r->hosts[h].lruvecs);
-	}
+	for (unsigned int h = 0; h <= NHOSTS; h++)
+		host_teardown(&r->hosts[h]);
 	free(r->idle_us);
 	free(r->active_us);
 	free(r->lruvec_read_ns);
