@@ -56,36 +56,14 @@
 #include <memcgsim/rstat.h>
 
 #include "bench_root_flush.h"
+#include "bench_root_flush_run.h"
 #include "bench_util.h"
 #include "scenario.h"
 
-#define NHOSTS MSIM_RF_NHOSTS
-
 static const char *const host_names[NHOSTS] = { "mainline (rstat)", "thread-002 (node)" };
 
-struct rf_host {
-	struct msim *m;
-	struct msim_memcg **memcgs;
-	struct msim_lruvec **lruvecs;
-	struct msim_lruvec *root_lruvec;
-};
-
-struct rf {
-	unsigned int cpus, nmemcgs, idle_flushes, active_rounds, site_steps, site_step_ms;
-	unsigned long reads;
-	struct rf_host hosts[NHOSTS + 1];  /* [NHOSTS]: a call site's fresh mainline host */
-	unsigned int cur;                 /* host of the dirtying tasks */
-	struct msim_variants base;        /* --preset/--variant; root-lruvec-read per host */
-	/* samples [host][rep] */
-	double *idle_us, *active_us, *lruvec_read_ns, *memcg_read_ns, *node_read_ns;
-	/* Deterministic figures of the last active flush on host 0. */
-	struct msim_rstat_counters active_counts, idle_counts;
-	unsigned long root_anon_rstat, root_anon_node, root_anon_lruvec[NHOSTS];
-	unsigned long sink;
-};
-
 /* Host slot h with root-lruvec-read=node when node, else mainline's rstat. */
-static int host_setup_as(struct rf *r, unsigned int h, bool node)
+int msim_rf_host_setup_as(struct rf *r, unsigned int h, bool node)
 {
 	struct rf_host *hh = &r->hosts[h];
 	struct msim_config cfg;
@@ -133,10 +111,10 @@ static int host_setup_as(struct rf *r, unsigned int h, bool node)
 
 static int host_setup(struct rf *r, unsigned int h)
 {
-	return host_setup_as(r, h, h == 1);
+	return msim_rf_host_setup_as(r, h, h == 1);
 }
 
-static void host_teardown(struct rf_host *hh)
+void msim_rf_host_teardown(struct rf_host *hh)
 {
 	msim_bench_host_destroy(hh->m);
 	free(hh->memcgs);
@@ -157,7 +135,7 @@ static void dirty_task(void *arg)
 	}
 }
 
-static int dirty_all_cpus(struct rf *r, unsigned int h)
+int msim_rf_dirty_all_cpus(struct rf *r, unsigned int h)
 {
 	struct rf_host *hh = &r->hosts[h];
 
@@ -197,7 +175,7 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 	msim_set_current_host(hh->m);
 	/* Active: dirty on every CPU, then one timed forced root flush, per round. */
 	for (unsigned int a = 0; a < r->active_rounds; a++) {
-		if (dirty_all_cpus(r, h))
+		if (msim_rf_dirty_all_cpus(r, h))
 			return NAN;
 		if (h == 0 && rep == 0 && a == 0)
 			msim_rstat_counters_reset(hh->m);
@@ -226,152 +204,6 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 		r->root_anon_node = msim_node_page_state(hh->m, 0, MSIM_NR_ACTIVE_ANON);
 	}
 	return r->active_us[h * 1000 + rep];
-}
-
-/* ---- patch 2's exclusion list ---- */
-
-static const enum msim_stat_item excl_items[MSIM_RF_NEXCL] = {
-	MSIM_NR_KERNEL_STACK_KB, MSIM_NR_PAGETABLE, MSIM_NR_HUGETLB,
-};
-static const char *const excl_names[MSIM_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
-							"hugetlb" };
-/* Per item: charged to a child, and no memcg's (kernel threads, kernel tables, hugetlb) */
-static const long excl_charged[MSIM_RF_NEXCL] = { 16 * 64, 64, 512 };
-static const long excl_unaccounted[MSIM_RF_NEXCL] = { 16 * 200, 300, 1024 };
-
-static int excl_traffic(struct rf *r, unsigned int h)
-{
-	struct rf_host *hh = &r->hosts[h];
-	int ret = 0;
-
-	msim_set_current_host(hh->m);
-	for (unsigned int i = 0; !ret && i < MSIM_RF_NEXCL; i++) {
-		ret = msim_lruvec_stat_mod_page(hh->m, hh->memcgs[0], 0, excl_items[i],
-						excl_charged[i]);
-		if (!ret)
-			ret = msim_mod_node_page_state(hh->m, 0, excl_items[i],
-						       excl_unaccounted[i]);
-	}
-	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(hh->m));
-	return ret;
-}
-
-static int measure_exclusions(struct rf *r, struct msim_rf_summary *s)
-{
-	struct msim_rf_exclusions *x = &s->excl;
-	struct rf_host *m0 = &r->hosts[0], *m1 = &r->hosts[1];
-	struct msim_memcg *root0 = msim_root_mem_cgroup(m0->m);
-
-	/* NR_ACTIVE_ANON as the activity left it, flushed: no traffic of ours yet */
-	msim_set_current_host(m0->m);
-	msim_mem_cgroup_flush_stats_forced(root0);
-	x->anon_rstat = (double)msim_memcg_page_state(root0, MSIM_NR_ACTIVE_ANON);
-	x->anon_node = (double)msim_node_page_state(m0->m, 0, MSIM_NR_ACTIVE_ANON);
-	x->anon_snapshot = (double)msim_vmstat_node_page_state_snapshot(m0->m, 0,
-									MSIM_NR_ACTIVE_ANON);
-	msim_set_current_host(m1->m);
-	x->anon_lruvec_node_host = (double)msim_lruvec_page_state(m1->root_lruvec,
-								  MSIM_NR_ACTIVE_ANON);
-	for (unsigned int h = 0; h < NHOSTS; h++) {
-		int ret = excl_traffic(r, h);
-
-		if (ret) {
-			fprintf(stderr, "root-flush: exclusion-list traffic failed (%d)\n", ret);
-			return ret;
-		}
-	}
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
-		msim_set_current_host(m0->m);
-		x->node[i] = (double)msim_node_page_state(m0->m, 0, excl_items[i]);
-		x->rstat[i] = (double)msim_memcg_page_state(root0, excl_items[i]);
-		x->lruvec[0][i] = (double)msim_lruvec_page_state(m0->root_lruvec, excl_items[i]);
-		msim_set_current_host(m1->m);
-		x->lruvec[1][i] = (double)msim_lruvec_page_state(m1->root_lruvec, excl_items[i]);
-	}
-	s->excl_measured = true;
-	return 0;
-}
-
-/* ---- the patched call sites, each weighted by its gate ---- */
-
-static const char *const site_names[MSIM_RF_NSITES] = {
-	[MSIM_RF_SITE_WORKINGSET] = "workingset_test_recent (patch 3)",
-	[MSIM_RF_SITE_ZSWAP] = "zswap_shrinker_count (patch 1)",
-	[MSIM_RF_SITE_DAMON] = "damos_get_node_memcg_used_bp (patch 4)",
-};
-static const char *const site_keys[MSIM_RF_NSITES] = { "workingset", "zswap", "damon" };
-
-/* The root flush of site s as mainline gates it; true if it flushed. */
-static bool site_flush(struct msim_memcg *root, unsigned int s)
-{
-	if (s == MSIM_RF_SITE_DAMON)
-		return msim_mem_cgroup_flush_stats(root);
-	return msim_mem_cgroup_flush_stats_ratelimited(root);
-}
-
-/* Mean ns of a call of site s whose gate stays shut (nothing updated since). */
-static double site_closed_ns(struct rf *r, struct msim_memcg *root, unsigned int s)
-{
-	unsigned long n = r->reads / 10 ? r->reads / 10 : 1, flushed = 0;
-	uint64_t t0 = msim_bench_cpu_ns();
-
-	for (unsigned long i = 0; i < n; i++)
-		flushed += site_flush(root, s);
-	/* a call that flushed here would time a flush, not a shut gate */
-	return flushed ? NAN : (double)(msim_bench_cpu_ns() - t0) / (double)n;
-}
-
-/* Site s alone on a fresh mainline host (a host runs a bounded number of tasks). */
-static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result *out)
-{
-	struct rf_host *hh = &r->hosts[NHOSTS];
-	struct msim_memcg *root;
-	uint64_t ticks, through_ns = 0;
-	int setup = host_setup_as(r, NHOSTS, false);
-
-	memset(out, 0, sizeof(*out));
-	if (setup)
-		return setup;
-	root = msim_root_mem_cgroup(hh->m);
-	ticks = (uint64_t)msim_config(hh->m)->hz * r->site_step_ms / 1000;
-	msim_set_current_host(hh->m);
-	msim_mem_cgroup_flush_stats_forced(root);     /* every site starts from a fresh flush */
-	msim_rstat_periodic_flush_enable(hh->m, true);
-	for (unsigned int step = 0; step < r->site_steps; step++) {
-		uint64_t t0;
-		bool flushed;
-
-		int ret = dirty_all_cpus(r, NHOSTS);
-
-		if (ret)
-			return ret;
-		msim_clock_advance(hh->m, ticks ? ticks : 1);
-		t0 = msim_bench_cpu_ns();
-		flushed = site_flush(root, s);
-		if (flushed)
-			through_ns += msim_bench_cpu_ns() - t0;
-		out->calls++;
-		out->through += flushed;
-	}
-	out->closed_ns = site_closed_ns(r, root, s);
-	host_teardown(hh);
-	out->through_us = out->through ? (double)through_ns / out->through / 1e3 : NAN;
-	out->per_call_ns = ((double)through_ns + (double)(out->calls - out->through) *
-			    out->closed_ns) / (double)out->calls;
-	return 0;
-}
-
-static int measure_sites(struct rf *r, struct msim_rf_summary *s)
-{
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
-		int ret = measure_site(r, i, &s->site[i]);
-
-		if (ret) {
-			fprintf(stderr, "root-flush: call site %s failed (%d)\n", site_names[i], ret);
-			return ret;
-		}
-	}
-	return 0;
 }
 
 static void summarise(const struct rf *r, unsigned int reps, struct msim_rf_summary *s)
@@ -621,13 +453,13 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 		if (sr->through)
 			snprintf(flush, sizeof(flush), "%.1f us", sr->through_us);
 		printf("  %-40s %lu of %lu, flush %s, shut %.1f ns, per call %.1f ns\n",
-		       site_names[i], sr->through, sr->calls, flush, sr->closed_ns,
+		       msim_rf_site_names[i], sr->through, sr->calls, flush, sr->closed_ns,
 		       sr->per_call_ns);
 	}
 	printf("\nPatch 2's exclusion list (a child's charged traffic beside node-only traffic, then a\n"
 	       "forced root flush): node counter / root rstat / root lruvec read, mainline and patch 2\n");
 	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++)
-		printf("  %-16s %.0f / %.0f / %.0f and %.0f\n", excl_names[i], s->excl.node[i],
+		printf("  %-16s %.0f / %.0f / %.0f and %.0f\n", msim_rf_excl_names[i], s->excl.node[i],
 		       s->excl.rstat[i], s->excl.lruvec[0][i], s->excl.lruvec[1][i]);
 	printf("  NR_ACTIVE_ANON after the activity: root rstat %.0f, node_page_state %.0f, node "
 	       "snapshot %.0f, patch 2's root read %.0f\n", s->excl.anon_rstat, s->excl.anon_node,
@@ -681,8 +513,8 @@ static void print_json(const struct rf *r, const struct msim_rf_summary *s,
 		const struct msim_rf_site_result *sr = &s->site[i];
 
 		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "site", site_keys[i]);
-		msim_json_kstr(&j, "function", site_names[i]);
+		msim_json_kstr(&j, "site", msim_rf_site_keys[i]);
+		msim_json_kstr(&j, "function", msim_rf_site_names[i]);
 		msim_json_kstr(&j, "gate", i == MSIM_RF_SITE_DAMON ? "threshold" : "ratelimited");
 		msim_json_kuint(&j, "calls", sr->calls);
 		msim_json_kuint(&j, "through", sr->through);
@@ -695,7 +527,7 @@ static void print_json(const struct rf *r, const struct msim_rf_summary *s,
 	msim_json_arr_begin(&j, "exclusions");
 	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
 		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "item", excl_names[i]);
+		msim_json_kstr(&j, "item", msim_rf_excl_names[i]);
 		msim_json_kdbl(&j, "node", s->excl.node[i]);
 		msim_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
 		msim_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
@@ -792,7 +624,7 @@ static int rf_alloc(struct rf *r)
 static void rf_free(struct rf *r)
 {
 	for (unsigned int h = 0; h <= NHOSTS; h++)
-		host_teardown(&r->hosts[h]);
+		msim_rf_host_teardown(&r->hosts[h]);
 	free(r->idle_us);
 	free(r->active_us);
 	free(r->lruvec_read_ns);
@@ -820,7 +652,7 @@ static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s
 	msim_bench_progress_done(&prog);
 	summarise(r, reps, s);
 	free(dummy);
-	return measure_exclusions(r, s) || measure_sites(r, s) ? -EINVAL : 0;
+	return msim_rf_measure_exclusions(r, s) || msim_rf_measure_sites(r, s) ? -EINVAL : 0;
 }
 
 static int root_flush_main(int argc, char **argv)
