@@ -18,12 +18,26 @@ struct msim_ac_summary {
 	double noise[MSIM_AC_NLRU];
 };
 
-/* Per LRU kind: ours and the thread's change against base, in percent. */
+/*
+ * Memcg stat updates per page that patch 2's redirect test and RCU section sit
+ * on: NR_ANON_MAPPED and the LRU item at the fault, both again at the zap (the
+ * PGFAULT event does not take the redirect).
+ */
+#define MSIM_AC_UPDATES_PER_PAGE 4
+
+/* Per LRU kind: ours and the thread's figures (index 0 unused). */
 enum msim_ac_fig_of_lru {
-	MSIM_AC_PCT12, MSIM_AC_PCT13,         /* ours: patches 1-2, 1-3 vs base */
+	MSIM_AC_PCT12, MSIM_AC_PCT13,         /* ours: pages/s of patches 1-2, 1-3 vs base, % */
 	MSIM_AC_THREAD12, MSIM_AC_THREAD13,   /* the thread's */
-	MSIM_AC_ABS12, MSIM_AC_ABS13,         /* |ours| */
-	MSIM_AC_NOISE,
+	MSIM_AC_NOISE,                        /* MAD of base, % */
+	MSIM_AC_NS_PAGE, MSIM_AC_TNS_PAGE,    /* ns per page of base: ours, the thread's */
+	MSIM_AC_ADD12, MSIM_AC_ADD13,         /* ours: ns added per stat update vs base */
+	MSIM_AC_TADD12, MSIM_AC_TADD13,       /* the thread's */
+	MSIM_AC_NOISE_NS,                     /* our noise in ns per stat update */
+	MSIM_AC_DIFF12, MSIM_AC_DIFF13,       /* |ours - the thread's| added ns */
+	MSIM_AC_TOL12, MSIM_AC_TOL13,         /* max(our noise, |the thread's|) ns */
+	MSIM_AC_HALF_ADD12,                   /* half our patches 1-2 added ns */
+	MSIM_AC_ABS_ADD13,                    /* |ours patches 1-3| added ns */
 	MSIM_AC_PER_LRU,
 };
 /* Figure index of kind k for LRU kind l (index 0 unused). */

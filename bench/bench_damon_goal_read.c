@@ -277,11 +277,14 @@ static const struct msim_verdict_row rows[] = {
 		.thread = { { "\"more accurate\" (patch 2)", 0, NAN, "" } },
 		.ours = { { "worst loop read, flush", MSIM_DGR_F_FLUSH_LOOP_ERR, 0, "bp" },
 			  { "worst loop read, node", MSIM_DGR_F_NODE_LOOP_ERR, 0, "bp" } },
-		.holds_when = { { MSIM_DGR_F_NODE_LOOP_ERR, MSIM_VOP_LE, 1,
+		.holds_when = { { MSIM_DGR_F_NODE_LOOP_ERR, MSIM_VOP_LT, 1,
 				  MSIM_DGR_F_FLUSH_LOOP_ERR } },
 		.why = { [MSIM_VERDICT_HOLDS] = "at the loop's reads, one per second, after vmstat's "
 						"1 s fold; the gated flush lets root go stale by up "
-						"to its threshold" },
+						"to its threshold",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "strictly more accurate or not at all: equal "
+							"worst errors are no difference, a larger "
+							"one is less accurate" },
 	},
 	{
 		.claim = "under both designs the loop reaches its goal in the same window",

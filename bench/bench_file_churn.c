@@ -156,34 +156,78 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 	[MSIM_FC_F(1, MSIM_FC_ABS12)] = "|mglru_p12_pct|",
 	[MSIM_FC_F(1, MSIM_FC_ABS13)] = "|mglru_p13_pct|",
 	[MSIM_FC_F(1, MSIM_FC_NOISE)] = "mglru_noise_pct",
+	[MSIM_FC_F(0, MSIM_FC_STOR12)] = "|classic_p12_storage_reads_pct|",
+	[MSIM_FC_F(0, MSIM_FC_STOR13)] = "|classic_p13_storage_reads_pct|",
+	[MSIM_FC_F(0, MSIM_FC_REF12)] = "|classic_p12_refaults_pct|",
+	[MSIM_FC_F(0, MSIM_FC_REF13)] = "|classic_p13_refaults_pct|",
+	[MSIM_FC_F(1, MSIM_FC_STOR12)] = "|mglru_p12_storage_reads_pct|",
+	[MSIM_FC_F(1, MSIM_FC_STOR13)] = "|mglru_p13_storage_reads_pct|",
+	[MSIM_FC_F(1, MSIM_FC_REF12)] = "|mglru_p12_refaults_pct|",
+	[MSIM_FC_F(1, MSIM_FC_REF13)] = "|mglru_p13_refaults_pct|",
 };
 
-/* "Within noise" per LRU kind: each change at most 3 x our noise, or at most 2%. */
-#define FC_NOISE_ROW(lru, l)                                                                 \
+/*
+ * The thread's MB/s rows: the kernel's loop is bound by reads from storage, the
+ * model's time is its own bookkeeping (no I/O): shown, not comparable.
+ */
+#define FC_MBS_ROW(lru, l)                                                                   \
 	{                                                                                    \
-		.claim = lru ": \"the remaining differences are within run-to-run noise\"",    \
+		.claim = lru ": \"the remaining differences are within run-to-run noise\" "   \
+			 "(MB/s)",                                                            \
 		.thread = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_THREAD12), 0, "%" },        \
 			    { "patches 1-3", MSIM_FC_F(l, MSIM_FC_THREAD13), 0, "%" } },      \
 		.ours = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_PCT12), 0, "%" },             \
 			  { "patches 1-3", MSIM_FC_F(l, MSIM_FC_PCT13), 0, "%" },             \
 			  { "noise", MSIM_FC_F(l, MSIM_FC_NOISE), 0, "%" } },                 \
-		.holds_when = { { MSIM_FC_F(l, MSIM_FC_ABS12), MSIM_VOP_LE, 3,                \
-				  MSIM_FC_F(l, MSIM_FC_NOISE), true },                        \
-				{ MSIM_FC_F(l, MSIM_FC_ABS12), MSIM_VOP_LE, 2 },                  \
-				{ MSIM_FC_F(l, MSIM_FC_ABS13), MSIM_VOP_LE, 3,                    \
-				  MSIM_FC_F(l, MSIM_FC_NOISE), true },                            \
-				{ MSIM_FC_F(l, MSIM_FC_ABS13), MSIM_VOP_LE, 2 } },                \
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "a design's change exceeds 3 x our "   \
-							"noise and 2%: the model's paths "     \
-							"differ measurably" },                 \
-		.note = "the model's time is its own code's, not the kernel's: sizes do not "  \
-			"carry over",                                                          \
+		.rule = MSIM_RULE_NONE,                                                      \
+		.why = { [MSIM_VERDICT_NOT_COMPARABLE] =                                     \
+				 "the kernel's loop is bound by reads from storage; the model "  \
+				 "does no I/O, copies and zeroes nothing, and its time is the "  \
+				 "deterministic engine's own bookkeeping (page cache lookups, "  \
+				 "charge, reclaim, shadow packing, each variant's dying test "   \
+				 "and RCU section): its MB/s cannot stand for the thread's. "    \
+				 "The row below judges the loop's I/O instead" },                \
+	}
+
+/* The same claim on what bounds the kernel's loop: its I/O, counted exactly. */
+#define FC_IO_ROW(lru, l)                                                                    \
+	{                                                                                    \
+		.claim = lru ": the patches leave the loop's I/O as base's: storage reads and " \
+			 "refaults of patches 1-2 and 1-3 within 1 % of base",               \
+		.thread = { { "MB/s within run-to-run noise", 0, NAN, "" } },                 \
+		.ours = { { "storage reads vs base: patches 1-2", MSIM_FC_F(l, MSIM_FC_STOR12), \
+			    0, "%" },                                                        \
+			  { "1-3", MSIM_FC_F(l, MSIM_FC_STOR13), 0, "%" },                    \
+			  { "refaults: 1-2", MSIM_FC_F(l, MSIM_FC_REF12), 0, "%" },           \
+			  { "1-3", MSIM_FC_F(l, MSIM_FC_REF13), 0, "%" } },                   \
+		.holds_when = { { MSIM_FC_F(l, MSIM_FC_STOR12), MSIM_VOP_LE, 1 },             \
+				{ MSIM_FC_F(l, MSIM_FC_STOR13), MSIM_VOP_LE, 1 },             \
+				{ MSIM_FC_F(l, MSIM_FC_REF12), MSIM_VOP_LE, 1 },              \
+				{ MSIM_FC_F(l, MSIM_FC_REF13), MSIM_VOP_LE, 1 } },            \
+		.why = { [MSIM_VERDICT_HOLDS] = "an I/O-bound loop that reads as often reads "  \
+						"as fast, within the thread's noise",          \
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "a design reads from storage or refaults " \
+							"more than 1 % apart from base: the "  \
+							"shadow budget or the redirect changes " \
+							"what the loop does" },                \
+		.note = "deterministic counts of one run per design; the 1 % stands for the "  \
+			"thread's run-to-run noise (its changes are -0.6 % to +0.8 %)",         \
 	}
 
 static const struct msim_verdict_row fc_rows[] = {
-	FC_NOISE_ROW("classic LRU", 0),
-	FC_NOISE_ROW("MGLRU", 1),
+	FC_MBS_ROW("classic LRU", 0),
+	FC_IO_ROW("classic LRU", 0),
+	FC_MBS_ROW("MGLRU", 1),
+	FC_IO_ROW("MGLRU", 1),
 };
+
+/* |count against base| in percent; a count where base has none is infinitely off. */
+static double count_off_pct(double value, double base)
+{
+	if (base == 0)
+		return value == 0 ? 0 : INFINITY;
+	return fabs(msim_bench_pct(value, base));
+}
 
 void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *v)
 {
@@ -198,6 +242,10 @@ void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *
 		f[MSIM_FC_ABS12] = fabs(f[MSIM_FC_PCT12]);
 		f[MSIM_FC_ABS13] = fabs(f[MSIM_FC_PCT13]);
 		f[MSIM_FC_NOISE] = s->noise[l];
+		f[MSIM_FC_STOR12] = count_off_pct(s->storage_reads[1][l], s->storage_reads[0][l]);
+		f[MSIM_FC_STOR13] = count_off_pct(s->storage_reads[2][l], s->storage_reads[0][l]);
+		f[MSIM_FC_REF12] = count_off_pct(s->refaults[1][l], s->refaults[0][l]);
+		f[MSIM_FC_REF13] = count_off_pct(s->refaults[2][l], s->refaults[0][l]);
 	}
 	v->table = (struct msim_verdict_table){
 		.reference = "thread 000",
@@ -355,6 +403,11 @@ static int file_churn_main(int argc, char **argv)
 	msim_bench_alternate(NDESIGNS * NLRU, a.reps, fc_sample, c, samples, &pr);
 	msim_bench_progress_done(&pr);
 	fc_summarise(samples, a.reps, &s);
+	for (unsigned int d = 0; d < NDESIGNS; d++)
+		for (unsigned int l = 0; l < NLRU; l++) {
+			s.storage_reads[d][l] = (double)c->counts[d][l].storage_reads;
+			s.refaults[d][l] = (double)c->counts[d][l].refaults;
+		}
 	if (c->failed)
 		fprintf(stderr, "w2-file-churn: a run failed\n");
 	else if (a.json)

@@ -15,10 +15,15 @@
 #define MSIM_FC_NDESIGNS 3  /* base, patches 1-2, patches 1-3 */
 #define MSIM_FC_NLRU 2      /* classic LRU, MGLRU */
 
-/* Medians (MB/s of simulated reads) and the noise of base (MAD, percent) per LRU kind. */
+/*
+ * Medians (MB/s of simulated reads) and the noise of base (MAD, percent) per LRU
+ * kind; and the I/O the loop does per design (deterministic counts of one run).
+ */
 struct msim_fc_summary {
 	double median[MSIM_FC_NDESIGNS][MSIM_FC_NLRU];
 	double noise[MSIM_FC_NLRU];
+	double storage_reads[MSIM_FC_NDESIGNS][MSIM_FC_NLRU];
+	double refaults[MSIM_FC_NDESIGNS][MSIM_FC_NLRU];
 };
 
 enum msim_fc_fig_of_lru {
@@ -26,6 +31,8 @@ enum msim_fc_fig_of_lru {
 	MSIM_FC_THREAD12, MSIM_FC_THREAD13,   /* the thread's */
 	MSIM_FC_ABS12, MSIM_FC_ABS13,         /* |ours| */
 	MSIM_FC_NOISE,
+	MSIM_FC_STOR12, MSIM_FC_STOR13,       /* |storage reads vs base|, percent */
+	MSIM_FC_REF12, MSIM_FC_REF13,         /* |refaults vs base|, percent */
 	MSIM_FC_PER_LRU,
 };
 #define MSIM_FC_F(l, k) (1 + (l) * MSIM_FC_PER_LRU + (k))

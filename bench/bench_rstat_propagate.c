@@ -244,22 +244,29 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 	[MSIM_RP_F_SEEDS] = "seeds",
 };
 
-#define RP_COST_WHY "continue still walks and tests every level once the leaf is flushable; " \
-		    "the thread's -1.9% is netperf, where the update is a small share of the work"
+#define RP_COST_WHY "by construction: once the leaf is flushable, break stops the walk there " \
+		    "and continue still walks and tests every level above it, strictly more " \
+		    "work per update, so continue is slower whatever is measured; the size is " \
+		    "the share of that walk in the model's bare update path and is not judged " \
+		    "against netperf's -1.9 %, where the update is a small share of the work"
 #define RP_REACH "stuck runs are reachability under a seeded random scheduler, not a " \
 		 "frequency in production (the thread's production question)"
 #define RP_STUCK_WHY "break stops the walk at the first flushable level, so root's atomic " \
 		     "stays at or below its threshold while the subtree's unflushed volume grows (R4)"
 
-/* The thread's -1.9% is netperf on a 2-level tree; the 4-level row compares with it too. */
-#define RP_COST_ROW(levels, pct_fig, noise_fig)                                                    \
+/*
+ * The cost rows show the size and are labelled by construction: the direction is
+ * built into the walk. The thread's -1.9 % (netperf, 2 levels) is shown beside the
+ * 2-level row only; the thread measured no 4-level tree.
+ */
+#define RP_COST_ROW(levels, pct_fig, noise_fig, ...)                                       \
 	{                                                                                  \
 		.claim = levels ": continue costs update throughput against break",         \
-		.thread = { { "continue vs break (netperf, 2-level)", 0, -1.9, "%" } },     \
-		.ours = { { "continue vs break", pct_fig, 0, "%" }, { "noise", noise_fig, 0, "%" } }, \
-		.rule = MSIM_RULE_DIRECTION,                                               \
-		.dir = { .ours = pct_fig, .noise = noise_fig, .thread_value = -1.9, .flat = 0.5 },  \
-		.why = { [MSIM_VERDICT_HOLDS] = RP_COST_WHY },                             \
+		.thread = { __VA_ARGS__ },                                                  \
+		.ours = { { "continue vs break", pct_fig, 0, "%" },                         \
+			  { "noise between repetitions", noise_fig, 0, "points" } },        \
+		.rule = MSIM_RULE_BY_CONSTRUCTION,                                         \
+		.why = { [MSIM_VERDICT_BY_CONSTRUCTION] = RP_COST_WHY },                   \
 	}
 #define RP_STUCK_ROW(levels, brk, cont)                                                     \
 	{                                                                                   \
@@ -277,9 +284,11 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 	}
 
 static const struct msim_verdict_row rp_rows[] = {
-	RP_COST_ROW("2-level", MSIM_RP_F_PCT_2, MSIM_RP_F_NOISE_2),
+	RP_COST_ROW("2-level", MSIM_RP_F_PCT_2, MSIM_RP_F_NOISE_2,
+		    { "continue vs break (netperf, not judged)", 0, -1.9, "%" }),
 	RP_STUCK_ROW("2-level", MSIM_RP_F_STUCK_BREAK_2, MSIM_RP_F_STUCK_CONT_2),
-	RP_COST_ROW("4-level", MSIM_RP_F_PCT_4, MSIM_RP_F_NOISE_4),
+	RP_COST_ROW("4-level", MSIM_RP_F_PCT_4, MSIM_RP_F_NOISE_4,
+		    { "(the thread measured 2 levels only)", 0, NAN, "" }),
 	RP_STUCK_ROW("4-level", MSIM_RP_F_STUCK_BREAK_4, MSIM_RP_F_STUCK_CONT_4),
 };
 
@@ -342,7 +351,8 @@ static void print_part1(const struct rp *r, const struct rp_result *res,
 	}
 	printf("%-10s %-26s %-26s\n", "thread", "107.26 -> 105.23 Gbit/s", "(not measured)");
 	printf("%-10s %-26s\n", "", "netperf, -1.9%");
-	printf("noise (MAD of break): 2-level %.2f%%, 4-level %.2f%%\n\n", res->noise[0], res->noise[1]);
+	printf("noise (MAD of continue's change over the repetitions): 2-level %.2f, 4-level %.2f "
+	       "points\n\n", res->noise[0], res->noise[1]);
 }
 
 static void print_part1_counts(const struct rp *r)
@@ -539,7 +549,9 @@ static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
 		msim_bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
 		for (unsigned int p = 0; p < NPROP; p++)
 			res->median[p][r->cur_depth] = msim_bench_median(samples + p * reps, reps);
-		res->noise[r->cur_depth] = msim_bench_noise_pct(samples, reps);
+		/* the spread of continue's change between repetitions, not of one design */
+		res->noise[r->cur_depth] = msim_bench_paired_noise_pct(samples, samples + reps,
+								       reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {

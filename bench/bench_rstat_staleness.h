@@ -10,8 +10,11 @@
  *  - measured (default): concurrent updaters on CPUs 1..U grow leaf's page cache
  *    while a reader on CPU 0 does what a threshold-gated consumer does, every
  *    --sample-ms, under a seeded random scheduler; the periodic forced flush runs
- *    every 2 s. Whether root gets stuck, when, and for how long is up to the race:
- *    the gap is measured and the verdicts can fail.
+ *    every 2 s. By default the tree is mixed: a sibling of the leaf and root's own
+ *    pages grow too, and a second reader flushes the leaf (memory.stat). With
+ *    --leaf-only, the leaf alone, read at root only. Whether root gets stuck, when,
+ *    and for how long is up to the race: the gap is measured and the verdicts can
+ *    fail.
  *  - scripted (--scripted): the rstat-early-exit race scripted at t = 0, then only
  *    the driver updates. Every gated flush skips and the gap is rate x the
  *    window by construction: printed, never judged.
@@ -35,6 +38,13 @@ struct msim_st_opts {
 	unsigned int seeds;            /* measured: seeded schedules per design */
 	uint64_t seed;
 	bool scripted;
+	/*
+	 * Measured: the leaf's updaters and a root reader alone (true), or the
+	 * mixed tree (false, the default): of --rate-gib, 70 % to the leaf, 20 % to
+	 * a sibling, 10 % to root's own pages, and a gated leaf reader beside the
+	 * root's.
+	 */
+	bool leaf_only;
 	bool progress;
 	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };

@@ -39,7 +39,7 @@
 
 struct st_host {
 	struct msim *m;
-	struct msim_memcg *root, *leaf;
+	struct msim_memcg *root, *leaf, *sib;
 	long long applied;               /* pages charged so far: the truth */
 };
 
@@ -63,7 +63,9 @@ static int st_host_new(const struct msim_st_opts *o, enum msim_rstat_propagate d
 	if ((ret = msim_rstat_init(h->m, NULL)))
 		return ret;
 	h->root = msim_root_mem_cgroup(h->m);
-	return msim_memcg_create(h->root, "leaf", &h->leaf);
+	if ((ret = msim_memcg_create(h->root, "leaf", &h->leaf)))
+		return ret;
+	return o->leaf_only || o->scripted ? 0 : msim_memcg_create(h->root, "sibling", &h->sib);
 }
 
 /* Pages rate x t since t = 0, in whole folios. */
@@ -91,13 +93,15 @@ struct st_step;
 
 struct st_updater {
 	struct st_step *step;
+	struct msim_memcg *memcg;      /* whose page cache grows */
 	long folios;
 };
 
+/* The leaf's updaters, then (mixed) the sibling's and root's own. */
 struct st_step {
 	struct st_host *h;
 	long folio_pages;
-	struct st_updater upd[ST_MAX_UPDATERS];
+	struct st_updater upd[ST_MAX_UPDATERS + 2];
 	long long at_flush, at_read, reported;
 	bool flushed;
 };
@@ -106,7 +110,7 @@ static void st_updater_fn(void *arg)
 {
 	struct st_updater *u = arg;
 	struct st_step *s = u->step;
-	struct msim_lruvec *lv = msim_mem_cgroup_lruvec(s->h->m, s->h->leaf, 0);
+	struct msim_lruvec *lv = msim_mem_cgroup_lruvec(s->h->m, u->memcg, 0);
 
 	for (long i = 0; i < u->folios; i++) {
 		s->h->applied += s->folio_pages;
@@ -124,18 +128,63 @@ static void st_reader_fn(void *arg)
 	s->at_read = s->h->applied;
 }
 
-/* One step's tasks: the growth split among the updaters, and the reader. */
+/* A reader of the leaf, as memory.stat reads it: the gated flush of the leaf. */
+static void st_leaf_reader_fn(void *arg)
+{
+	struct st_step *s = arg;
+
+	msim_mem_cgroup_flush_stats(s->h->leaf);
+	(void)msim_memcg_page_state(s->h->leaf, MSIM_NR_FILE_PAGES);
+}
+
+/* CPU k past the leaf's updaters, or the last CPU on a small host. */
+static unsigned int st_cpu_after(const struct msim_st_opts *o, unsigned int k)
+{
+	return o->updaters + k < o->cpus ? o->updaters + k : o->cpus - 1;
+}
+
+static int st_task(struct st_host *h, const char *name, unsigned int cpu, void (*fn)(void *),
+		   void *arg)
+{
+	return msim_task_create(h->m, name, cpu, fn, arg) ? 0 : -ENOMEM;
+}
+
+/*
+ * One step's tasks: the growth split among the updaters, and the reader(s).
+ * Mixed: of the step's folios, 70 % go to the leaf's updaters, 20 % to the
+ * sibling's and 10 % to root's own, on the CPUs after the leaf's.
+ */
 static int st_step_tasks(const struct msim_st_opts *o, struct st_step *s, long long pages)
 {
-	long folios = (long)(pages / o->folio_pages);
+	long folios = (long)(pages / o->folio_pages), sib = 0, own = 0, leaf;
+	int ret = 0;
 
-	for (unsigned int i = 0; i < o->updaters; i++) {
-		s->upd[i] = (struct st_updater){ .step = s, .folios = folios / o->updaters +
-								     (i < folios % o->updaters) };
-		if (!msim_task_create(s->h->m, "updater", i + 1, st_updater_fn, &s->upd[i]))
-			return -ENOMEM;
+	if (!o->leaf_only) {
+		sib = folios * 2 / 10;
+		own = folios / 10;
 	}
-	return msim_task_create(s->h->m, "reader", 0, st_reader_fn, s) ? 0 : -ENOMEM;
+	leaf = folios - sib - own;
+	for (unsigned int i = 0; i < o->updaters && !ret; i++) {
+		s->upd[i] = (struct st_updater){ .step = s, .memcg = s->h->leaf,
+						 .folios = leaf / o->updaters +
+							   (i < leaf % o->updaters) };
+		ret = st_task(s->h, "updater", i + 1, st_updater_fn, &s->upd[i]);
+	}
+	if (!ret && !o->leaf_only) {
+		s->upd[o->updaters] = (struct st_updater){ .step = s, .memcg = s->h->sib,
+							   .folios = sib };
+		s->upd[o->updaters + 1] = (struct st_updater){ .step = s, .memcg = s->h->root,
+							       .folios = own };
+		ret = st_task(s->h, "sibling", st_cpu_after(o, 1), st_updater_fn,
+			      &s->upd[o->updaters]);
+		if (!ret)
+			ret = st_task(s->h, "root-own", st_cpu_after(o, 2), st_updater_fn,
+				      &s->upd[o->updaters + 1]);
+		if (!ret)
+			ret = st_task(s->h, "leaf-reader", st_cpu_after(o, 3), st_leaf_reader_fn,
+				      s);
+	}
+	return ret ? ret : st_task(s->h, "reader", 0, st_reader_fn, s);
 }
 
 struct st_seed_run {

@@ -134,6 +134,8 @@ enum msim_shu_table_fig {
 	MSIM_SHU_NONE_MAX,
 	MSIM_SHU_NONE_MIN,
 	MSIM_SHU_WALK_A_PER_X,
+	MSIM_SHU_NS_PER_INDEX_A,    /* (empty base - empty xarray) / (nr_max / 64) */
+	MSIM_SHU_NS_PER_INDEX_O,    /* (empty on demand - empty xarray) / (nr_max / 64) */
 	MSIM_SHU_PER_TABLE,
 };
 #define MSIM_SHU_JUDGED_LAYOUTS 3

@@ -234,6 +234,24 @@ double msim_bench_noise_pct(const double *v, size_t n)
 	return mad / med * 100.0;
 }
 
+double msim_bench_paired_noise_pct(const double *a, const double *b, size_t n)
+{
+	double *pct = malloc(n * sizeof(*pct)), med, mad;
+
+	if (!pct || !n) {
+		free(pct);
+		return NAN;
+	}
+	for (size_t i = 0; i < n; i++)
+		pct[i] = msim_bench_pct(b[i], a[i]);
+	med = msim_bench_median(pct, n);
+	for (size_t i = 0; i < n; i++)
+		pct[i] = fabs(pct[i] - med);
+	mad = msim_bench_median(pct, n);
+	free(pct);
+	return mad;
+}
+
 /* ---- alternation ---- */
 
 void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_sample_fn fn,

@@ -95,6 +95,12 @@ double msim_bench_pct(double value, double base);
 double msim_bench_ratio(double value, double base);
 /* Relative spread of samples: median absolute deviation / median, in percent. */
 double msim_bench_noise_pct(const double *v, size_t n);
+/*
+ * The noise of a change between repeated runs: the change of b against a in
+ * percent per repetition (a[i], b[i] measured side by side), and the median
+ * absolute deviation of those changes, in percentage points.
+ */
+double msim_bench_paired_noise_pct(const double *a, const double *b, size_t n);
 
 /* ---- designs alternated in one process ---- */
 

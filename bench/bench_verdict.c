@@ -13,6 +13,7 @@ static const char *const outcome_name[MSIM_VERDICT_NOUTCOMES] = {
 	[MSIM_VERDICT_DOES_NOT_HOLD] = "does not hold",
 	[MSIM_VERDICT_HOLDS] = "holds",
 	[MSIM_VERDICT_NOT_COMPARABLE] = "not comparable",
+	[MSIM_VERDICT_BY_CONSTRUCTION] = "by construction",
 };
 
 static const char *const op_text[] = {
@@ -99,6 +100,11 @@ static enum msim_verdict_outcome judge_direction(const struct msim_verdict_table
 						  : "not reproduced: ours is within noise";
 		return fabs(thread) <= d->flat ? MSIM_VERDICT_HOLDS : MSIM_VERDICT_DOES_NOT_HOLD;
 	}
+	/* A flat thread figure has no sign to match: ours moving beyond noise differs. */
+	if (fabs(thread) <= d->flat) {
+		*detail = "the thread's change is flat; ours moves beyond noise";
+		return MSIM_VERDICT_DOES_NOT_HOLD;
+	}
 	if ((ours < 0) != (thread < 0)) {
 		*detail = "opposite direction";
 		return MSIM_VERDICT_DOES_NOT_HOLD;
@@ -122,6 +128,8 @@ enum msim_verdict_outcome msim_verdict_judge(const struct msim_verdict_table *t,
 	*detail = NULL;
 	if (r->rule == MSIM_RULE_NONE)
 		return MSIM_VERDICT_NOT_COMPARABLE;
+	if (r->rule == MSIM_RULE_BY_CONSTRUCTION)
+		return MSIM_VERDICT_BY_CONSTRUCTION;
 	if (!checks_measured(t, r->comparable_when) || !checks_measured(t, r->holds_when)) {
 		*detail = "a figure was not measured";
 		return MSIM_VERDICT_NOT_COMPARABLE;
@@ -192,6 +200,8 @@ void msim_verdict_rule_text(const struct msim_verdict_table *t, const struct msi
 	}
 	if (r->rule == MSIM_RULE_NONE)
 		append(buf, len, at, "none (not comparable)");
+	else if (r->rule == MSIM_RULE_BY_CONSTRUCTION)
+		append(buf, len, at, "none (the setup decides it: by construction)");
 	else if (r->rule == MSIM_RULE_DIRECTION && r->dir.thread)
 		append(buf, len, at, "%s has the sign of %s beyond %s (a change of at most %g "
 		       "points is none)", fig_name(t, r->dir.ours), fig_name(t, r->dir.thread),
@@ -278,7 +288,7 @@ void msim_verdict_print_text(FILE *f, const struct msim_verdict_table *t)
 
 	snprintf(ref, sizeof(ref), "%s:", t->reference);
 	w = strlen(ref) > 5 ? (int)strlen(ref) : 5;
-	fprintf(f, "Verdicts against %s (holds / does not hold / not comparable):\n", t->reference);
+	fprintf(f, "Verdicts against %s (holds / does not hold / not comparable / by construction):\n", t->reference);
 	for (size_t i = 0; i < t->nrows; i++)
 		if (wanted(t, &t->rows[i]))
 			print_row(f, t, &t->rows[i], ref, w);

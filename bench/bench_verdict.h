@@ -17,9 +17,13 @@
  *    or_next passes when it or the next one does.
  *  - MSIM_RULE_DIRECTION: a change in percent, ours against the thread's: holds
  *    when ours goes the thread's way beyond the noise (or both stay flat), does
- *    not hold when ours goes the other way or stays within the noise while the
- *    thread's moved. The detail says whether the size agrees too.
+ *    not hold when ours goes the other way, stays within the noise while the
+ *    thread's moved, or moves beyond the noise while the thread's stayed flat
+ *    (a flat figure has no sign to match). The detail says whether the size
+ *    agrees too.
  *  - MSIM_RULE_NONE: never comparable (why[] says what the model does not do).
+ *  - MSIM_RULE_BY_CONSTRUCTION: the bench's setup decides the outcome (why[]
+ *    says how); printed as "by construction", never judged.
  * Any rule first applies comparable_when (checks in the same form): if one fails,
  * the row is not comparable. A figure that is NaN (not measured) makes a row not
  * comparable too.
@@ -37,6 +41,7 @@ enum msim_verdict_outcome {
 	MSIM_VERDICT_DOES_NOT_HOLD = 0,
 	MSIM_VERDICT_HOLDS,
 	MSIM_VERDICT_NOT_COMPARABLE,
+	MSIM_VERDICT_BY_CONSTRUCTION,  /* the setup decides the outcome: shown, never judged */
 	MSIM_VERDICT_NOUTCOMES,
 };
 
@@ -62,7 +67,9 @@ struct msim_verdict_fig {
 	const char *unit;      /* "us", "KiB", "%", "x" (a ratio), "" */
 };
 
-enum msim_verdict_rule { MSIM_RULE_CHECKS = 0, MSIM_RULE_DIRECTION, MSIM_RULE_NONE };
+enum msim_verdict_rule {
+	MSIM_RULE_CHECKS = 0, MSIM_RULE_DIRECTION, MSIM_RULE_NONE, MSIM_RULE_BY_CONSTRUCTION,
+};
 
 struct msim_verdict_direction {
 	unsigned int ours, noise;          /* figures, in percent */

@@ -20,8 +20,26 @@ struct msim_zrc_design {
 	double run_ms;             /* median wall time of one run (the model's cost) */
 };
 
+/*
+ * Designs: [0] memcg-stats (mainline), [1] pool (patch 1), each with the workload
+ * in root alone; [2], [3] the same designs with root's entries beside a child's
+ * (the mixed workload).
+ */
+#define MSIM_ZRC_NDESIGNS 4
+#define MSIM_ZRC_MIXED 2           /* first design of the mixed workload */
+
+/* The mixed workload's ratios, read apart from the count (pages). */
+struct msim_zrc_mixed {
+	double root_entries;       /* root's own list: its entries (list_lru_count_one) */
+	double child_backing;      /* the child's MEMCG_ZSWAP_B >> PAGE_SHIFT */
+	double child_stored;       /* the child's MEMCG_ZSWAPPED */
+	double pool_backing;       /* zswap_total_pages() */
+	double pool_stored;        /* zswap_stored_pages */
+};
+
 struct msim_zrc_summary {
-	struct msim_zrc_design d[2];   /* [0] memcg-stats (mainline), [1] pool (patch 1) */
+	struct msim_zrc_design d[MSIM_ZRC_NDESIGNS];
+	struct msim_zrc_mixed mixed[2];    /* per design of the mixed workload */
 };
 
 enum msim_zrc_fig {
@@ -33,6 +51,14 @@ enum msim_zrc_fig {
 	MSIM_ZRC_F_ENTRIES_STATS,
 	MSIM_ZRC_F_ENTRIES_POOL,
 	MSIM_ZRC_F_LEFT_POOL,
+	MSIM_ZRC_F_MIX_ROOT_ENTRIES,         /* under memcg-stats+children */
+	MSIM_ZRC_F_MIX_ROOT_ENTRIES_POOL,    /* under pool+children */
+	MSIM_ZRC_F_MIX_CHILD_STORED,
+	MSIM_ZRC_F_MIX_COUNT_STATS,
+	MSIM_ZRC_F_MIX_WANT_STATS,       /* root's entries x the child's ratio */
+	MSIM_ZRC_F_MIX_COUNT_POOL,
+	MSIM_ZRC_F_MIX_WANT_POOL,        /* root's entries x the pool's ratio */
+	MSIM_ZRC_F_MIX_WB_STATS,
 	MSIM_ZRC_NFIGS,
 };
 

@@ -108,7 +108,15 @@ enum msim_gfp {
 	MSIM_GFP_HIGH = 1u << 4,         /* __GFP_HIGH: force the charge on failure */
 	MSIM_GFP_NOSPIN = 1u << 5,       /* !gfpflags_allow_spinning(): batch = nr_pages */
 	MSIM_GFP_MEMALLOC = 1u << 6,     /* current has PF_MEMALLOC: force */
+	MSIM_GFP_NOFS = 1u << 7,         /* no __GFP_FS (GFP_NOFS) */
+	MSIM_GFP_NOIO = 1u << 8,         /* no __GFP_IO, and so no __GFP_FS (GFP_NOIO) */
 };
+
+/* kernel: gfp_has_io_fs(): both __GFP_IO and __GFP_FS. */
+static inline bool msim_gfp_has_io_fs(unsigned int gfp)
+{
+	return !(gfp & (MSIM_GFP_NOFS | MSIM_GFP_NOIO));
+}
 
 /*
  * Reclaim callback standing in for try_to_free_mem_cgroup_pages(memcg, nr_pages):

@@ -88,7 +88,19 @@ struct msim_shrink_control {
 	struct msim_memcg *memcg;     /* memcg being shrunk; root or NULL: global */
 	unsigned long nr_to_scan;     /* scan_objects: how many to scan */
 	unsigned long nr_scanned;     /* scan_objects may lower it to what it scanned */
+	/*
+	 * The reclaim's gfp (kernel: sc->gfp_mask): MSIM_GFP_* flags of charge.h,
+	 * which name what a context may not do; 0 is GFP_KERNEL (may do I/O and
+	 * enter the fs), what shrink_slab passes for the model's reclaim.
+	 */
+	unsigned int gfp_mask;
 };
+
+/* The gfp of sc (NULL: GFP_KERNEL). */
+static inline unsigned int msim_shrink_control_gfp(const struct msim_shrink_control *sc)
+{
+	return sc ? sc->gfp_mask : 0;
+}
 
 struct msim_shrinker;
 typedef unsigned long (*msim_shrinker_count_fn)(struct msim_shrinker *s,

@@ -104,6 +104,17 @@ enum msim_damon_root_read {
 	MSIM_DAMON_ROOT_READ_NODE = 1,     /* thread 002: no root flush, node counters */
 };
 
+/*
+ * The flush zswap_shrinker_count() does before reading a memcg's zswap stats:
+ * mem_cgroup_flush_stats(), threshold-gated (linux 6.12), or
+ * mem_cgroup_flush_stats_ratelimited(), which flushes only when the periodic
+ * flusher is a full cycle late (the base of thread 002).
+ */
+enum msim_zswap_count_flush {
+	MSIM_ZSWAP_COUNT_FLUSH_GATED = 0,
+	MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED = 1,
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -144,6 +155,7 @@ struct msim_variants {
 	enum msim_damon_root_read damon_root_read;
 	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
 	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
+	enum msim_zswap_count_flush zswap_count_flush;
 };
 
 struct msim_variant_desc {

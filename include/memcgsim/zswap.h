@@ -84,10 +84,18 @@ struct msim_zswap_params {
 	 */
 	unsigned int min_bytes, max_bytes, incompressible_pct;
 	uint64_t seed;
+	/*
+	 * The pool's page count (zswap_total_pages): zsmalloc's size classes and
+	 * zspages (true: each object in its class's slot, zspages of 1-8 pages),
+	 * or the stored bytes rounded up to pages (false, the default: the races'
+	 * and tests' figures were set on it).
+	 */
+	bool zsmalloc_pages;
 };
 
 /* Defaults: 20 %, 90 %, RAM from the configuration, shrinker on, 1 Mi slots,
- * 1000..3000 bytes (a ratio near 2), 0 % incompressible, seed 1. */
+ * 1000..3000 bytes (a ratio near 2), 0 % incompressible, seed 1, pool pages
+ * from bytes (zsmalloc_pages false). */
 MSIM_API void msim_zswap_params_init(struct msim_zswap_params *p);
 
 /*

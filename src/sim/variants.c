@@ -23,6 +23,7 @@ static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
 static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 static const char *const v_bit_barrier[] = { "mb", "none", NULL };
+static const char *const v_zswap_count_flush[] = { "gated", "ratelimited", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -131,6 +132,12 @@ static const struct msim_variant_desc table[] = {
 	  "smp_mb__after_atomic after shrink_slab_memcg's clear_bit (mb); none removes both, "
 	  "to see under which memory model (--memory-model) they are needed",
 	  "demo (S1, memory models)", OFF(shrinker_bit_barrier) },
+	{ "zswap-count-flush", v_zswap_count_flush,
+	  "the flush zswap_shrinker_count() does before reading a memcg's MEMCG_ZSWAP_B and "
+	  "MEMCG_ZSWAPPED: the threshold-gated mem_cgroup_flush_stats (gated, linux 6.12), or "
+	  "mem_cgroup_flush_stats_ratelimited, which flushes only when the periodic flusher is "
+	  "a full cycle late (ratelimited, the base of thread 002)",
+	  "002 (its base)", OFF(zswap_count_flush) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -16,13 +16,22 @@
  * statistics. Thread 002 patch 1 is about this line: the root memcg's
  * MEMCG_ZSWAP_B and MEMCG_ZSWAPPED never count the entries it owns itself.
  * The charge cannot fail (the kernel WARNs unless PF_MEMALLOC: a reclaim context
- * forces it past the limit).
+ * forces it past the limit). On cgroup v1 both return at once
+ * (!cgroup_subsys_on_dfl(memory_cgrp_subsys)): no charge, no MEMCG_ZSWAP_B or
+ * MEMCG_ZSWAPPED, so a v1 memcg's zswap count reads nothing stored.
  */
+static bool zswap_charged_hierarchy(struct msim_obj_cgroup *objcg)
+{
+	struct msim_memcg *memcg = msim_obj_cgroup_memcg(objcg);
+	struct msim *m = memcg ? msim_memcg_host(memcg) : NULL;
+
+	return !m || msim_config(m)->cgroup_version != MSIM_CGROUP_V1;
+}
 void msim_obj_cgroup_charge_zswap(struct msim_obj_cgroup *objcg, size_t size)
 {
 	struct msim_memcg *memcg;
 
-	if (!objcg || msim_obj_cgroup_is_root(objcg))
+	if (!objcg || !zswap_charged_hierarchy(objcg) || msim_obj_cgroup_is_root(objcg))
 		return;
 	msim_obj_cgroup_charge(objcg, MSIM_GFP_KERNEL | MSIM_GFP_MEMALLOC, size);
 	msim_rcu_read_lock();
@@ -39,7 +48,7 @@ void msim_obj_cgroup_uncharge_zswap(struct msim_obj_cgroup *objcg, size_t size)
 {
 	struct msim_memcg *memcg;
 
-	if (!objcg || msim_obj_cgroup_is_root(objcg))
+	if (!objcg || !zswap_charged_hierarchy(objcg) || msim_obj_cgroup_is_root(objcg))
 		return;
 	msim_obj_cgroup_uncharge(objcg, size);
 	msim_rcu_read_lock();

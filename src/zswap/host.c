@@ -147,6 +147,7 @@ static int zswap_host_init(struct msim *m, void *state)
 	z->nr_nodes = msim_nr_nodes(m);
 	msim_zswap_params_init(&z->p);
 	z->p.total_ram_pages = config_ram_pages(msim_config(m));
+	msim__zswap_zs_init(z);
 	msim_spin_lock_init(&z->shrink_lock, "zswap_shrink_lock");
 	msim_xa_init(m, &z->tree, "zswap_tree");
 	ret = msim__swapdev_init(&z->dev, z->p.swap_slots);

@@ -48,6 +48,7 @@ void msim__zswap_entry_free(struct msim__zswap *z, struct msim__zswap_entry *e)
 {
 	zswap_lru_del(z, e);
 	msim_atomic_long_add(&z->pool_bytes, -(long)e->length);
+	msim__zswap_zs_account(z, e->length, -1);
 	if (e->objcg) {
 		msim_obj_cgroup_uncharge_zswap(e->objcg, e->length);
 		msim_obj_cgroup_put(e->objcg);
@@ -141,7 +142,8 @@ static struct msim_memcg *sc_memcg(struct msim__zswap *z, struct msim_shrink_con
 /*
  * Where the compression ratio of zswap_shrinker_count comes from: the memcg's
  * hierarchical MEMCG_ZSWAP_B / MEMCG_ZSWAPPED after a flush (mainline), or, for
- * the root under thread 002 patch 1, the pool-wide counters. The root's stats
+ * the root under thread 002 patch 1, the pool-wide counters. The flush is the
+ * threshold-gated one or the ratelimited one (variant zswap-count-flush). The root's stats
  * never count the entries the root owns (obj_cgroup_charge_zswap skips the root
  * objcg), so with every entry root-owned mainline reads nr_stored 0.
  */
@@ -156,7 +158,10 @@ static void count_ratio(struct msim__zswap *z, struct msim_memcg *memcg,
 		*nr_stored = (unsigned long)msim_atomic_long_read(&z->stored_pages);
 		return;
 	}
-	msim_mem_cgroup_flush_stats(memcg);
+	if (msim_config(z->m)->variants.zswap_count_flush == MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED)
+		msim_mem_cgroup_flush_stats_ratelimited(memcg);
+	else
+		msim_mem_cgroup_flush_stats(memcg);
 	*nr_backing = msim_memcg_page_state(memcg, MSIM_MEMCG_ZSWAP_B) / MSIM_PAGE_SIZE;
 	*nr_stored = msim_memcg_page_state(memcg, MSIM_MEMCG_ZSWAPPED);
 }
@@ -203,6 +208,12 @@ unsigned long msim__zswap_shrinker_count(struct msim_shrinker *s, struct msim_sh
 	unsigned long nr_backing, nr_stored, nr_freeable;
 
 	if (!z->p.shrinker_enabled || !msim__zswap_writeback_enabled(z, memcg))
+		return 0;
+	/*
+	 * gfp_has_io_fs(): the shrinker writes back to swap, which enters the block
+	 * layer and may enter the fs; a reclaim that may not do either counts 0.
+	 */
+	if (!msim_gfp_has_io_fs(msim_shrink_control_gfp(sc)))
 		return 0;
 	count_ratio(z, memcg, &nr_backing, &nr_stored);
 	if (!nr_stored)

@@ -8,9 +8,14 @@
  * a deterministic sequence (splitmix64 of the seed and the store's number), so
  * a run's pool is the same for the same seed and order of stores.
  *
- * Simplification: the pool's pages are its stored bytes rounded up to pages
- * (zsmalloc packs objects of similar size classes into zspages; its
- * fragmentation is not modelled). The kernel's zswap_total_pages() sums
+ * The pool's pages, with zsmalloc_pages (params), are zsmalloc's: an object of length L takes a slot of its
+ * size class (L + the 8-byte handle, rounded up to 32 B + a multiple of 16 B;
+ * classes of the same zspage geometry merged, as zs_create_pool does), and a
+ * class holds its objects in zspages of 1 to 8 pages (calculate_zspage_chain_size,
+ * CONFIG_ZSMALLOC_CHAIN_SIZE 8). Simplification: a class's zspages are counted
+ * as if packed full (ceil(objects / per zspage)); the partly used zspages frees
+ * leave behind until compaction are not. Without zsmalloc_pages (the default),
+ * the stored bytes rounded up to pages. The kernel's zswap_total_pages() sums
  * zs_get_total_pages() over the pools; here there is one pool.
  */
 #include <stdlib.h>
@@ -39,11 +44,93 @@ unsigned int msim__zswap_draw_length(struct msim__zswap *z)
 	return z->p.min_bytes + (unsigned int)((x >> 8) % span);
 }
 
+/* ---- zsmalloc's size classes (kernel: mm/zsmalloc.c) ---- */
+
+#define ZS_HANDLE_SIZE 8u
+#define ZS_MIN_ALLOC_SIZE 32u
+#define ZS_SIZE_CLASS_DELTA 16u       /* PAGE_SIZE >> CLASS_BITS */
+#define ZS_MAX_PAGES_PER_ZSPAGE 8u    /* CONFIG_ZSMALLOC_CHAIN_SIZE */
+
+/* kernel: calculate_zspage_chain_size(): the zspage length wasting least. */
+static unsigned int zs_chain_size(unsigned int size)
+{
+	unsigned int chain = 1, min_waste = ~0u;
+
+	if (!(size & (size - 1)))
+		return 1;
+	for (unsigned int i = 1; i <= ZS_MAX_PAGES_PER_ZSPAGE; i++) {
+		unsigned int waste = (unsigned int)(i * MSIM_PAGE_SIZE) % size;
+
+		if (waste < min_waste) {
+			min_waste = waste;
+			chain = i;
+		}
+	}
+	return chain;
+}
+
+/* kernel: zs_create_pool()'s class table, largest first, merging equal geometries. */
+void msim__zswap_zs_init(struct msim__zswap *z)
+{
+	unsigned int prev = MSIM__ZS_SIZE_CLASSES;
+
+	for (int i = MSIM__ZS_SIZE_CLASSES - 1; i >= 0; i--) {
+		struct msim__zs_class *c = &z->zs_class[i];
+		unsigned int size = ZS_MIN_ALLOC_SIZE + (unsigned int)i * ZS_SIZE_CLASS_DELTA;
+
+		if (size > MSIM_PAGE_SIZE)
+			size = (unsigned int)MSIM_PAGE_SIZE;
+		c->size = (unsigned short)size;
+		c->pages_per_zspage = (unsigned short)zs_chain_size(size);
+		c->objs_per_zspage = (unsigned short)(c->pages_per_zspage * MSIM_PAGE_SIZE / size);
+		if (prev < MSIM__ZS_SIZE_CLASSES &&
+		    z->zs_class[prev].pages_per_zspage == c->pages_per_zspage &&
+		    z->zs_class[prev].objs_per_zspage == c->objs_per_zspage) {
+			c->merged = z->zs_class[prev].merged;
+			continue;
+		}
+		c->merged = (unsigned short)i;
+		prev = (unsigned int)i;
+	}
+}
+
+/* kernel: get_size_class_index() of zs_malloc's size (length + handle). */
+static unsigned int zs_class_of(const struct msim__zswap *z, unsigned int length)
+{
+	unsigned int size = length + ZS_HANDLE_SIZE, idx = 0;
+
+	if (size > ZS_MIN_ALLOC_SIZE)
+		idx = (size - ZS_MIN_ALLOC_SIZE + ZS_SIZE_CLASS_DELTA - 1) / ZS_SIZE_CLASS_DELTA;
+	if (idx > MSIM__ZS_SIZE_CLASSES - 1)
+		idx = MSIM__ZS_SIZE_CLASSES - 1;
+	return z->zs_class[idx].merged;
+}
+
+void msim__zswap_zs_account(struct msim__zswap *z, unsigned int length, long delta)
+{
+	msim_quiet_fetch_add(&z->zs_objs[zs_class_of(z, length)], (unsigned long)delta,
+			     MSIM_RELAXED);
+}
+
+/* kernel: zs_get_total_pages(): every class's zspages (packed, see above). */
 unsigned long msim__zswap_total_pages(struct msim__zswap *z)
 {
 	long bytes = msim_atomic_long_read(&z->pool_bytes);
+	unsigned long pages = 0;
 
-	return bytes <= 0 ? 0 : ((unsigned long)bytes + MSIM_PAGE_SIZE - 1) / MSIM_PAGE_SIZE;
+	if (bytes <= 0)
+		return 0;
+	if (!z->p.zsmalloc_pages)
+		return ((unsigned long)bytes + MSIM_PAGE_SIZE - 1) / MSIM_PAGE_SIZE;
+	for (unsigned int i = 0; i < MSIM__ZS_SIZE_CLASSES; i++) {
+		unsigned long objs = msim_quiet_load(&z->zs_objs[i], MSIM_RELAXED);
+		const struct msim__zs_class *c = &z->zs_class[i];
+
+		if (objs)
+			pages += (objs + c->objs_per_zspage - 1) / c->objs_per_zspage *
+				 c->pages_per_zspage;
+	}
+	return pages;
 }
 
 unsigned long msim__zswap_max_pages(const struct msim__zswap *z)
@@ -104,4 +191,5 @@ void msim__zswap_entry_account(struct msim__zswap *z, struct msim__zswap_entry *
 	if (e->length == MSIM_PAGE_SIZE)
 		msim_atomic_long_add(&z->stored_incomp, 1);
 	msim_atomic_long_add(&z->pool_bytes, (long)e->length);
+	msim__zswap_zs_account(z, e->length, 1);
 }

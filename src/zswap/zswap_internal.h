@@ -62,6 +62,14 @@ struct msim__swapdev {
 	struct msim_lock lock;           /* kernel: si->lock and the cluster locks */
 };
 
+/* zsmalloc's size classes on 4 KiB pages (32 B to 4 KiB in steps of 16 B). */
+#define MSIM__ZS_SIZE_CLASSES 255
+
+/* One zsmalloc size class: its zspage geometry, and where a merged class points. */
+struct msim__zs_class {
+	unsigned short size, pages_per_zspage, objs_per_zspage, merged;
+};
+
 /* Per host. */
 struct msim__zswap {
 	struct msim *m;
@@ -72,6 +80,13 @@ struct msim__zswap {
 	struct msim_list_lru lru;        /* kernel: zswap_list_lru */
 	struct msim_shrinker *shrinker;  /* kernel: zswap_shrinker */
 	msim_atomic_long_t stored_pages, stored_incomp, pool_bytes;
+	/*
+	 * zsmalloc: objects per size class (after zs_create_pool's merge), quiet;
+	 * each changes in the step of the pool_bytes update beside it, so that
+	 * pool_bytes' accesses carry the dependency.
+	 */
+	unsigned long zs_objs[MSIM__ZS_SIZE_CLASSES];
+	struct msim__zs_class zs_class[MSIM__ZS_SIZE_CLASSES]; /* set at attach */
 	bool pool_reached_full;          /* kernel: zswap_pool_reached_full (racy bool) */
 	unsigned long store_seq;         /* compressed-length draw counter (quiet) */
 	/* shrink_worker */
@@ -127,6 +142,10 @@ bool msim__zswap_may_zswap(const struct msim__zswap *z, struct msim_obj_cgroup *
 /* The compressed length of the next store; > PAGE_SIZE means it did not compress. */
 unsigned int msim__zswap_draw_length(struct msim__zswap *z);
 unsigned long msim__zswap_total_pages(struct msim__zswap *z);
+/* kernel: zs_create_pool()'s size class table into z->zs_class. */
+void msim__zswap_zs_init(struct msim__zswap *z);
+/* zs_malloc / zs_free of an object of length bytes: its size class's count. */
+void msim__zswap_zs_account(struct msim__zswap *z, unsigned int length, long delta);
 unsigned long msim__zswap_max_pages(const struct msim__zswap *z);
 unsigned long msim__zswap_accept_thr_pages(const struct msim__zswap *z);
 /* kernel: zswap_check_limits(): true when the pool is (still) full. */

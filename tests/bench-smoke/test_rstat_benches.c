@@ -10,16 +10,23 @@
  *                    leaf's early break (threshold 640 on 10 CPUs)
  *   root_flush       one forced root flush after activity on all 80 CPUs visits
  *                    80 CPUs and flushes 129 memcgs on each; idle flushes flush
- *                    no memcg; root's rstat value equals the node counter
+ *                    no memcg; under node-stat=percpu the node read is 160 pages
+ *                    short of root's rstat value and of the node snapshot, and
+ *                    each of kernel stack, page tables and hugetlb has a node
+ *                    counter above root's charged figure, which patch 2 reads; of 6
+ *                    calls per patched site under activity, the ratelimited ones
+ *                    (workingset, zswap) flush none, DAMON's gated one all 6
  *   rstat_propagate  100000 updates per host; break never skips, continue never
  *                    breaks; 2-level: 180 batches, 4-level: 360; under seeded
  *                    concurrent schedules continue never ends stuck, break does
  *   rstat_staleness  measured: 2 updaters and a gated reader on 4 CPUs, 1 GiB/s for
  *                    2.2 s, one seeded random schedule per design: the counts of
  *                    reads, skipped and run flushes and reads beyond the bound are
- *                    exact for the seed; break ends behind its bound in some reads,
- *                    continue in none. Scripted: every gated read skips until the
- *                    periodic flush (the by-construction run, counted as such)
+ *                    exact for the seed. The mixed tree (a sibling, root's own
+ *                    pages, a leaf reader): break never ends behind its bound. The
+ *                    leaf alone read at root: break in 210 of 220 reads, continue
+ *                    in none. Scripted: every gated read skips until the periodic
+ *                    flush (the by-construction run, counted as such)
  *   node_read_drift  8 CPUs (threshold 88), 3 s in 100 ms steps of 16 updates per
  *                    CPU: the node read is off by up to 582 pages (bound 704), the
  *                    gated-flush rstat read by 144 (9 flushes), the snapshot exact;
@@ -135,8 +142,27 @@ static void root_flush(void **state)
 	assert_int_equal(value_after(out, "idle_cpu_visits"), 5 * 80);
 	assert_int_equal(value_after(out, "idle_memcg_flushes"), 0);
 	assert_int_equal(value_after(out, "root_active_anon_rstat"), 128 * 80);
-	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80);
-	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 2);
+	/* node-stat=percpu: 2 pages of each CPU's +2 -1 per memcg stay in its diff */
+	assert_int_equal(value_after(out, "root_active_anon_node"), 128 * 80 - 2 * 80);
+	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 1);
+	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10080"), 1);
+	/* patch 2's exclusions: the node counts what no memcg is charged for, patch 2
+	 * reads root's charged figure (a child's 1024 KiB, 64 pages, 512 pages) */
+	assert_non_null(strstr(out, "{\"item\":\"kernel_stack_kb\",\"node\":4224,\"root_rstat\":1024,"
+				    "\"root_lruvec_mainline\":1024,\"root_lruvec_patch2\":1024}"));
+	assert_non_null(strstr(out, "{\"item\":\"pagetable\",\"node\":364,\"root_rstat\":64,"
+				    "\"root_lruvec_mainline\":64,\"root_lruvec_patch2\":64}"));
+	assert_non_null(strstr(out, "{\"item\":\"hugetlb\",\"node\":1536,\"root_rstat\":512,"
+				    "\"root_lruvec_mainline\":512,\"root_lruvec_patch2\":512}"));
+	assert_non_null(strstr(out, "\"active_anon_after_activity\":{\"root_rstat\":10240,"
+				    "\"node_page_state\":10080,\"node_snapshot\":10240,"
+				    "\"root_lruvec_patch2\":10080}"));
+	/* the call sites, 6 activity steps each: the ratelimit never lets a flush through
+	 * while the periodic flusher is on time, DAMON's threshold gate at every step */
+	assert_int_equal(value_after(strstr(out, "\"site\":\"workingset\""), "through"), 0);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"zswap\""), "through"), 0);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"damon\""), "calls"), 6);
+	assert_int_equal(value_after(strstr(out, "\"site\":\"damon\""), "through"), 6);
 	free(out);
 }
 
@@ -325,6 +351,19 @@ static void rstat_staleness(void **state)
 	o.cpus = 4;
 	o.updaters = 2;
 	o.seeds = 1;
+	/* the mixed tree (the default): a sibling, root's own pages and a leaf reader */
+	assert_int_equal(msim_st_run(&o, &r), 0);
+	for (int d = 0; d < 2; d++) {
+		assert_int_equal(r.d[d].reads, 220);
+		/* every gated flush of both readers either ran or skipped */
+		assert_int_equal(r.d[d].skipped + r.d[d].flushed, 440);
+	}
+	assert_int_equal(r.d[0].beyond, 0);        /* root never stuck behind its bound */
+	assert_int_equal(r.d[0].skipped, 2);        /* 2 of its 440 gated flushes skipped */
+	assert_int_equal(r.d[1].beyond, 0);
+	msim_st_result_free(&r);
+	/* the leaf alone, read at root only */
+	o.leaf_only = true;
 	assert_int_equal(msim_st_run(&o, &r), 0);
 	assert_int_equal(r.threshold, 256);
 	for (int d = 0; d < 2; d++) {

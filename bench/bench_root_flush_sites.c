@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_root_flush_sites.c - the two phases of `memcgsim bench root-flush` after
+ * its repetitions (bench_root_flush.c describes the bench): patch 2's exclusion
+ * list tested with traffic no memcg is charged for, and thread 002's patched call
+ * sites, each root flush weighted by how often its gate or ratelimit lets it
+ * through.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memcgsim/memcgsim.h>
+#include <memcgsim/rstat.h>
+#include <memcgsim/vmstat.h>
+
+#include "bench_root_flush_run.h"
+#include "bench_util.h"
+
+/* ---- patch 2's exclusion list ---- */
+
+static const enum msim_stat_item excl_items[MSIM_RF_NEXCL] = {
+	MSIM_NR_KERNEL_STACK_KB, MSIM_NR_PAGETABLE, MSIM_NR_HUGETLB,
+};
+const char *const msim_rf_excl_names[MSIM_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
+							"hugetlb" };
+/* Per item: charged to a child, and no memcg's (kernel threads, kernel tables, hugetlb) */
+static const long excl_charged[MSIM_RF_NEXCL] = { 16 * 64, 64, 512 };
+static const long excl_unaccounted[MSIM_RF_NEXCL] = { 16 * 200, 300, 1024 };
+
+static int excl_traffic(struct rf *r, unsigned int h)
+{
+	struct rf_host *hh = &r->hosts[h];
+	int ret = 0;
+
+	msim_set_current_host(hh->m);
+	for (unsigned int i = 0; !ret && i < MSIM_RF_NEXCL; i++) {
+		ret = msim_lruvec_stat_mod_page(hh->m, hh->memcgs[0], 0, excl_items[i],
+						excl_charged[i]);
+		if (!ret)
+			ret = msim_mod_node_page_state(hh->m, 0, excl_items[i],
+						       excl_unaccounted[i]);
+	}
+	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(hh->m));
+	return ret;
+}
+
+int msim_rf_measure_exclusions(struct rf *r, struct msim_rf_summary *s)
+{
+	struct msim_rf_exclusions *x = &s->excl;
+	struct rf_host *m0 = &r->hosts[0], *m1 = &r->hosts[1];
+	struct msim_memcg *root0 = msim_root_mem_cgroup(m0->m);
+
+	/* NR_ACTIVE_ANON as the activity left it, flushed: no traffic of ours yet */
+	msim_set_current_host(m0->m);
+	msim_mem_cgroup_flush_stats_forced(root0);
+	x->anon_rstat = (double)msim_memcg_page_state(root0, MSIM_NR_ACTIVE_ANON);
+	x->anon_node = (double)msim_node_page_state(m0->m, 0, MSIM_NR_ACTIVE_ANON);
+	x->anon_snapshot = (double)msim_vmstat_node_page_state_snapshot(m0->m, 0,
+									MSIM_NR_ACTIVE_ANON);
+	msim_set_current_host(m1->m);
+	x->anon_lruvec_node_host = (double)msim_lruvec_page_state(m1->root_lruvec,
+								  MSIM_NR_ACTIVE_ANON);
+	for (unsigned int h = 0; h < NHOSTS; h++) {
+		int ret = excl_traffic(r, h);
+
+		if (ret) {
+			fprintf(stderr, "root-flush: exclusion-list traffic failed (%d)\n", ret);
+			return ret;
+		}
+	}
+	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+		msim_set_current_host(m0->m);
+		x->node[i] = (double)msim_node_page_state(m0->m, 0, excl_items[i]);
+		x->rstat[i] = (double)msim_memcg_page_state(root0, excl_items[i]);
+		x->lruvec[0][i] = (double)msim_lruvec_page_state(m0->root_lruvec, excl_items[i]);
+		msim_set_current_host(m1->m);
+		x->lruvec[1][i] = (double)msim_lruvec_page_state(m1->root_lruvec, excl_items[i]);
+	}
+	s->excl_measured = true;
+	return 0;
+}
+
+/* ---- the patched call sites, each weighted by its gate ---- */
+
+const char *const msim_rf_site_names[MSIM_RF_NSITES] = {
+	[MSIM_RF_SITE_WORKINGSET] = "workingset_test_recent (patch 3)",
+	[MSIM_RF_SITE_ZSWAP] = "zswap_shrinker_count (patch 1)",
+	[MSIM_RF_SITE_DAMON] = "damos_get_node_memcg_used_bp (patch 4)",
+};
+const char *const msim_rf_site_keys[MSIM_RF_NSITES] = { "workingset", "zswap", "damon" };
+
+/* The root flush of site s as mainline gates it; true if it flushed. */
+static bool site_flush(struct msim_memcg *root, unsigned int s)
+{
+	if (s == MSIM_RF_SITE_DAMON)
+		return msim_mem_cgroup_flush_stats(root);
+	return msim_mem_cgroup_flush_stats_ratelimited(root);
+}
+
+/* Mean ns of a call of site s whose gate stays shut (nothing updated since). */
+static double site_closed_ns(struct rf *r, struct msim_memcg *root, unsigned int s)
+{
+	unsigned long n = r->reads / 10 ? r->reads / 10 : 1, flushed = 0;
+	uint64_t t0 = msim_bench_cpu_ns();
+
+	for (unsigned long i = 0; i < n; i++)
+		flushed += site_flush(root, s);
+	/* a call that flushed here would time a flush, not a shut gate */
+	return flushed ? NAN : (double)(msim_bench_cpu_ns() - t0) / (double)n;
+}
+
+/* Site s alone on a fresh mainline host (a host runs a bounded number of tasks). */
+static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result *out)
+{
+	struct rf_host *hh = &r->hosts[NHOSTS];
+	struct msim_memcg *root;
+	uint64_t ticks, through_ns = 0;
+	int setup = msim_rf_host_setup_as(r, NHOSTS, false);
+
+	memset(out, 0, sizeof(*out));
+	if (setup)
+		return setup;
+	root = msim_root_mem_cgroup(hh->m);
+	ticks = (uint64_t)msim_config(hh->m)->hz * r->site_step_ms / 1000;
+	msim_set_current_host(hh->m);
+	msim_mem_cgroup_flush_stats_forced(root);     /* every site starts from a fresh flush */
+	msim_rstat_periodic_flush_enable(hh->m, true);
+	for (unsigned int step = 0; step < r->site_steps; step++) {
+		uint64_t t0;
+		bool flushed;
+
+		int ret = msim_rf_dirty_all_cpus(r, NHOSTS);
+
+		if (ret)
+			return ret;
+		msim_clock_advance(hh->m, ticks ? ticks : 1);
+		t0 = msim_bench_cpu_ns();
+		flushed = site_flush(root, s);
+		if (flushed)
+			through_ns += msim_bench_cpu_ns() - t0;
+		out->calls++;
+		out->through += flushed;
+	}
+	out->closed_ns = site_closed_ns(r, root, s);
+	msim_rf_host_teardown(hh);
+	out->through_us = out->through ? (double)through_ns / out->through / 1e3 : NAN;
+	out->per_call_ns = ((double)through_ns + (double)(out->calls - out->through) *
+			    out->closed_ns) / (double)out->calls;
+	return 0;
+}
+
+int msim_rf_measure_sites(struct rf *r, struct msim_rf_summary *s)
+{
+	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
+		int ret = measure_site(r, i, &s->site[i]);
+
+		if (ret) {
+			fprintf(stderr, "root-flush: call site %s failed (%d)\n", msim_rf_site_names[i], ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
