@@ -25,6 +25,13 @@
 #define REPORT_MAX_RACES 64
 #define REPORT_MAX_PLOTS 16
 #define REPORT_OTHER "other"   /* benches and races of no thread: the model's own */
+/*
+ * Every file the report writes is DIR/NAME with NAME at most REPORT_NAME_MAX
+ * characters ("logs/bench-NAME.log", "traces/NAME.json", ...); --out refuses a
+ * DIR for which DIR/NAME would not fit in REPORT_PATH_MAX, so no name is ever cut.
+ */
+#define REPORT_PATH_MAX 4096
+#define REPORT_NAME_MAX 160
 
 /* A thread the report has a section for (report_threads.c). */
 struct report_thread {
@@ -41,7 +48,7 @@ void report_thread_of(const char *label, char *id, size_t len);
 struct report_bench {
 	const struct msim_bench *b;
 	char thread[8];
-	char json_path[512], log_path[512];
+	char json_path[REPORT_PATH_MAX], log_path[REPORT_PATH_MAX];
 	json_t *doc;              /* the bench's --json, read back; NULL when it failed */
 	int status;               /* exit status (or -1: did not start) */
 	double started, seconds, cpu_seconds;
@@ -51,7 +58,7 @@ struct report_race {
 	const struct msim_race *r;
 	char thread[8];
 	json_t *doc;              /* what DIR/race-NAME.json holds, read back */
-	char trace_file[128];     /* relative to DIR; "" when none was written */
+	char trace_file[REPORT_NAME_MAX]; /* relative to DIR; "" when none was written */
 };
 
 struct report_plot {
@@ -88,7 +95,10 @@ struct report {
 void report_progress(const struct report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double report_now(void);
-/* DIR/name; the path is in buf. */
+/*
+ * DIR/name in buf; NULL (and a progress line naming the file) when it does not
+ * fit in len, so a caller never opens a truncated name.
+ */
 const char *report_path(const struct report *rep, const char *name, char *buf, size_t len);
 /* Whether the report covers thread id (--thread). */
 bool report_wants(const struct report *rep, const char *thread);

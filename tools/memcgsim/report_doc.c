@@ -5,6 +5,7 @@
  * (heading, paragraph, preformatted text, table, figure), and report.json
  * indexes every file.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -460,13 +461,17 @@ static void walk(struct doc *d, const struct report *rep, const struct tally *al
 
 static int write_doc(struct report *rep, const char *name, bool html, const struct tally *all)
 {
-	char path[512];
+	char path[REPORT_PATH_MAX];
 	struct doc d = { .html = html };
 	struct tally t = { 0 };
 
-	d.f = fopen(report_path(rep, name, path, sizeof(path)), "w");
-	if (!d.f)
+	if (!report_path(rep, name, path, sizeof(path)))
 		return -1;
+	d.f = fopen(path, "w");
+	if (!d.f) {
+		report_progress(rep, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
 	walk(&d, rep, all, &t);
 	return fclose(d.f) ? -1 : 0;
 }
@@ -512,7 +517,7 @@ static json_t *thread_json(const struct report *rep, const struct report_thread 
 static int write_index_json(struct report *rep, const struct tally *all)
 {
 	json_t *threads = json_array(), *doc;
-	char path[512];
+	char path[REPORT_PATH_MAX];
 	int ret;
 
 	for (const struct report_thread *th = report_threads; th->id; th++)
@@ -525,8 +530,8 @@ static int write_index_json(struct report *rep, const struct tally *all)
 			"gnuplot_version", rep->gnuplot_version, "verdicts",
 			"holds", all->holds, "does_not_hold", all->fails,
 			"not_comparable", all->nc, "threads", threads);
-	ret = doc ? json_dump_file(doc, report_path(rep, "report.json", path, sizeof(path)),
-				   JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
+	ret = doc && report_path(rep, "report.json", path, sizeof(path))
+		      ? json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(doc);
 	return ret;
 }

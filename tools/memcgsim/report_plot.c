@@ -6,10 +6,13 @@
  * and NAME.png. A plot whose data is missing (a bench that failed, or whose JSON
  * changed shape) is listed with the reason instead.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -52,10 +55,39 @@ static void not_drawn(struct report_plot *p, const char *fmt, ...)
 
 static FILE *plot_file(const struct report *rep, const struct report_plot *p, const char *ext)
 {
-	char rel[128], path[512];
+	char rel[REPORT_NAME_MAX], path[REPORT_PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "plots/%s.%s", p->name, ext);
-	return fopen(report_path(rep, rel, path, sizeof(path)), "w");
+	return report_path(rep, rel, path, sizeof(path)) ? fopen(path, "w") : NULL;
+}
+
+/*
+ * gnuplot NAME.gp in DIR/plots, its output in DIR/logs/plot-NAME.log; 0 when it
+ * exited 0. Run without a shell, so DIR may hold any character.
+ */
+static int run_gnuplot(const struct report *rep, const char *name)
+{
+	char dir[REPORT_PATH_MAX], log[REPORT_PATH_MAX], rel[REPORT_NAME_MAX], gp[REPORT_NAME_MAX];
+	int status, fd;
+	pid_t pid;
+
+	snprintf(rel, sizeof(rel), "logs/plot-%s.log", name);
+	snprintf(gp, sizeof(gp), "%s.gp", name);
+	if (!report_path(rep, "plots", dir, sizeof(dir)) || !report_path(rep, rel, log, sizeof(log)))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0 || chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
 /*
@@ -64,7 +96,6 @@ static FILE *plot_file(const struct report *rep, const struct report_plot *p, co
  */
 static void draw(struct report *rep, struct report_plot *p, const char *body)
 {
-	char cmd[1200];
 	FILE *f = plot_file(rep, p, "gp");
 
 	if (!f) {
@@ -85,9 +116,7 @@ static void draw(struct report *rep, struct report_plot *p, const char *body)
 			  p->name, p->name);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "cd '%s/plots' && gnuplot '%s.gp' > '../logs/plot-%s.log' 2>&1",
-		 rep->out, p->name, p->name);
-	if (system(cmd)) {
+	if (run_gnuplot(rep, p->name)) {
 		not_drawn(p, "gnuplot failed (logs/plot-%s.log)", p->name);
 		return;
 	}
