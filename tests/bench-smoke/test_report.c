@@ -93,6 +93,32 @@ static int run_report(const char *env, const char *args)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every id="..." of the page is unique (a link to a bench or race lands on it). */
+static void check_ids_unique(const char *html)
+{
+	size_t n = occurrences(html, " id=\""), k = 0;
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	const char *p = html;
+
+	assert_non_null(ids);
+	while ((p = strstr(p, " id=\""))) {
+		p += 5;
+		ids[k++] = strndup(p, strcspn(p, "\""));
+	}
+	qsort(ids, k, sizeof(*ids), cmp_str);
+	for (size_t i = 0; i + 1 < k; i++)
+		if (!strcmp(ids[i], ids[i + 1]))
+			fail_msg("id \"%s\" appears twice in index.html", ids[i]);
+	for (size_t i = 0; i < k; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 static void check_bench(json_t *b)
 {
 	json_t *doc = load(json_string_value(json_object_get(b, "json")));
@@ -157,7 +183,7 @@ static void check_thread(json_t *t, bool gnuplot, const char *html, const char *
 	json_t *x;
 	size_t i;
 
-	snprintf(want, sizeof(want), "<h2 id=\"%s\">", id);
+	snprintf(want, sizeof(want), "<h2 id=\"thread-%s\">", id);
 	assert_non_null(strstr(html, want));
 	assert_non_null(strstr(md, "\n## "));
 	json_array_foreach(json_object_get(t, "benches"), i, x)
@@ -191,6 +217,27 @@ static void quick_report(void **state)
 			 json_integer_value(json_object_get(v, "does_not_hold")));
 	assert_int_equal(occurrences(html, "<td class=\"nc\">"),
 			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* each thread's summary repeats every bench verdict of its benches */
+	assert_int_equal(occurrences(html, "<td class=\"holds sum\">"),
+			 json_integer_value(json_object_get(v, "holds")));
+	assert_int_equal(occurrences(html, "<td class=\"fails sum\">"),
+			 json_integer_value(json_object_get(v, "does_not_hold")));
+	assert_int_equal(occurrences(html, "<td class=\"nc sum\">"),
+			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* one summary table per thread, ahead of its first bench or race */
+	assert_int_equal(occurrences(html, "<section class=\"thread\">"), threads);
+	v = json_object_get(idx, "race_runs");
+	assert_int_equal(occurrences(html, "<td class=\"race-ok\">") +
+			 occurrences(html, "<td class=\"race-bad\">"),
+			 json_integer_value(json_object_get(v, "as_stated")) +
+			 json_integer_value(json_object_get(v, "not_as_stated")));
+	assert_int_equal(occurrences(html, "<td class=\"race-bad\">"),
+			 json_integer_value(json_object_get(v, "not_as_stated")));
+	/* race rows never borrow the bench verdict words */
+	assert_null(strstr(html, "race-ok\">holds"));
+	assert_null(strstr(html, "race-bad\">does not hold"));
+	assert_null(strstr(html, "id=\"\""));
+	check_ids_unique(html);
 	assert_non_null(strstr(html, "</html>"));
 	assert_int_equal(occurrences(md, "\n## "), threads);
 	json_decref(idx);
