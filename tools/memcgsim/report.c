@@ -54,7 +54,7 @@ bool report_wants(const struct report *rep, const char *thread)
 /* DIR and its folders; an existing DIR is reused (its files are overwritten). */
 static int make_dirs(const struct report *rep)
 {
-	static const char *const sub[] = { "", "plots", "logs", "traces", NULL };
+	static const char *const sub[] = { "", "plots", "logs", "traces", "sweeps", NULL };
 	char path[REPORT_PATH_MAX];
 
 	for (unsigned int i = 0; sub[i]; i++) {
@@ -186,6 +186,8 @@ static void report_free(struct report *rep)
 		json_decref(rep->benches[i].doc);
 	for (unsigned int i = 0; i < rep->nr_races; i++)
 		json_decref(rep->races[i].doc);
+	for (unsigned int i = 0; i < rep->nr_sweeps; i++)
+		json_decref(rep->sweeps[i].doc);
 }
 
 int msim_cli_report(int argc, char **argv)
@@ -214,6 +216,7 @@ int msim_cli_report(int argc, char **argv)
 	report_benches_start(rep);
 	failed = report_run_races(rep);
 	failed += report_benches_finish(rep);
+	failed += report_sweeps(rep);
 	report_plots(rep);
 	rep->seconds = report_now() - rep->started;
 	rep->cpu_seconds = cpu_used();

@@ -24,6 +24,7 @@
 #define REPORT_MAX_BENCHES 32
 #define REPORT_MAX_RACES 64
 #define REPORT_MAX_PLOTS 16
+#define REPORT_MAX_SWEEPS 16
 #define REPORT_OTHER "other"   /* benches and races of no thread: the model's own */
 /*
  * Every file the report writes is DIR/NAME with NAME at most REPORT_NAME_MAX
@@ -61,12 +62,20 @@ struct report_race {
 	char trace_file[REPORT_NAME_MAX]; /* relative to DIR; "" when none was written */
 };
 
+/* One extra run of a bench at one x-point (report_sweep.c). */
+struct report_sweep {
+	const char *bench;
+	unsigned int x;           /* the value of the sweep's option */
+	json_t *doc;
+};
+
 struct report_plot {
 	char name[64];            /* file stem under DIR/plots */
 	char title[160];
 	char thread[8];
 	char caption[512];
 	bool drawn;               /* gnuplot made its SVG and PNG */
+	bool of_races;            /* about the explorers: shown with the races, not the answers */
 	char why_not[256];        /* when not drawn */
 };
 
@@ -83,6 +92,8 @@ struct report {
 	int pids[2];
 	struct report_race races[REPORT_MAX_RACES];
 	unsigned int nr_races;
+	struct report_sweep sweeps[REPORT_MAX_SWEEPS];
+	unsigned int nr_sweeps;
 	struct report_plot plots[REPORT_MAX_PLOTS];
 	unsigned int nr_plots;
 	double seconds;           /* the whole report, wall */
@@ -117,6 +128,13 @@ void report_benches_poll(struct report *rep);
 int report_benches_finish(struct report *rep);
 /* Races (report_races.c): every side scripted, the explorers on every side, traces. */
 int report_run_races(struct report *rep);
+/*
+ * Sweeps (report_sweep.c): the extra x-points of the plots, one bench run per
+ * point, after the benches; returns how many failed. report_sweep_args says what
+ * a sweep's runs add to the bench's options ("--reps 1 ... --memcgs N").
+ */
+int report_sweeps(struct report *rep);
+const char *report_sweep_args(const char *bench, char *buf, size_t len);
 /* Plots (report_plot.c): data files always, SVG and PNG when gnuplot is there. */
 void report_plots(struct report *rep);
 /* Documents (report_doc.c): index.html, report.md and report.json. */

@@ -248,11 +248,14 @@ static void thread_section(struct doc *d, const struct report *rep,
 		 th->source ? " Source: reference/threads/" : "", th->source ? th->source : "");
 	doc_thread_summary(d, rep, th);
 	for (unsigned int i = 0; i < rep->nr_plots; i++)
-		if (!strcmp(rep->plots[i].thread, th->id))
+		if (!strcmp(rep->plots[i].thread, th->id) && !rep->plots[i].of_races)
 			figure(d, &rep->plots[i]);
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!strcmp(rep->benches[i].thread, th->id))
 			doc_bench_section(d, rep, &rep->benches[i], t);
+	for (unsigned int i = 0; i < rep->nr_plots; i++)
+		if (!strcmp(rep->plots[i].thread, th->id) && rep->plots[i].of_races)
+			figure(d, &rep->plots[i]);
 	for (unsigned int i = 0; i < rep->nr_races; i++)
 		if (!strcmp(rep->races[i].thread, th->id))
 			doc_race_section(d, &rep->races[i], t);
