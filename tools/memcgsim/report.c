@@ -153,12 +153,15 @@ static int parse_report_args(struct report *rep, int argc, char **argv)
 		.description =
 			"Runs every registered bench (memcgsim bench NAME --json, two at a time)\n"
 			"and every race (each side scripted, the explorers on each side, a trace\n"
-			"of the bug side), then writes DIR/index.html and DIR/report.md (per\n"
-			"thread: what it claims, each verdict with the thread's figures beside\n"
-			"ours, the race narratives with their replay strings), DIR/*.json (every\n"
-			"figure), DIR/plots (gnuplot SVG and PNG, with their data), DIR/traces\n"
-			"(Chrome trace JSON) and DIR/logs. Without gnuplot the plots' data is\n"
-			"still written and the report says why there is no picture.\n"
+			"of the bug side), then the extra x-points its plots need (DIR/sweeps),\n"
+			"and writes DIR/index.html and DIR/report.md (per thread: what it claims,\n"
+			"a table of its answers: each claim with the thread's figure, ours, the\n"
+			"verdict and the command that reproduces it, each race side in its own\n"
+			"words; what does not hold and why; its plots; then every bench and race\n"
+			"in full), DIR/*.json (every figure), DIR/plots (gnuplot SVG and PNG, with\n"
+			"their data), DIR/traces (Chrome trace JSON) and DIR/logs. Without gnuplot\n"
+			"the plots' data is still written and the report says why there is no\n"
+			"picture.\n"
 			"Progress goes to stderr. Exit 0 when every bench and race ran, 1 when one\n"
 			"failed (the report still shows the rest), 2 on a usage error.",
 		.tables = { opts },
