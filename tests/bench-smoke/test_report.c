@@ -224,6 +224,11 @@ static void quick_report(void **state)
 			 json_integer_value(json_object_get(v, "does_not_hold")));
 	assert_int_equal(occurrences(html, "<td class=\"nc sum\">"),
 			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* and lists each that does not hold or is not comparable, with its reason */
+	assert_int_equal(occurrences(html, "<li>does not hold (bench "),
+			 json_integer_value(json_object_get(v, "does_not_hold")));
+	assert_int_equal(occurrences(html, "<li>not comparable (bench "),
+			 json_integer_value(json_object_get(v, "not_comparable")));
 	/* one summary table per thread, ahead of its first bench or race */
 	assert_int_equal(occurrences(html, "<section class=\"thread\">"), threads);
 	v = json_object_get(idx, "race_runs");
