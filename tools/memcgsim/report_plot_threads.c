@@ -103,7 +103,8 @@ static void design_bars(struct report *rep, struct report_plot *p, json_t *desig
 	fclose(f);
 	snprintf(body, sizeof(body), "set datafile missing '?'\nset style data histograms\n"
 		 "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-		 "set ylabel '%s'\nset yrange [0:*]\nset key top left\nset xtics font ',9'\nplot ",
+		 "set ylabel '%s'\nset yrange [0:*]\nset key outside bottom center horizontal\n"
+		 "set xtics font ',9'\nplot ",
 		 ylabel);
 	for (unsigned int c = 0; cols[c]; c++)
 		append(body, sizeof(body), "%s'%s.dat' using %u%s title '%s'", c ? ", " : "",
