@@ -5,6 +5,8 @@
 #                                                   memcgsim::memcgsim, memcgsim::memcgsim_static)
 #   lib/pkgconfig/memcgsim.pc                      (pkg-config memcgsim)
 #   bin/memcgsim                                   (the race / bench command)
+#   share/doc/memcgsim/{README,CONTRIBUTING}.md, docs/, examples/
+#                                                  (the documentation, links kept)
 # Included (OPTIONAL) at the end of the top-level CMakeLists.txt, after the targets exist.
 # Both the CMake package and the .pc file are relocatable: they find the prefix from
 # their own location, so `cmake --install build --prefix /anywhere` works without
@@ -30,6 +32,13 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/memcgsim
 if(TARGET memcgsim_cli)
   install(TARGETS memcgsim_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+
+# The documentation: docs/ and what its pages link to (the README, the rulebook,
+# the examples), in the same relative places so every link resolves there.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CONTRIBUTING.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs ${PROJECT_SOURCE_DIR}/examples
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The exported targets link PkgConfig::URCU, PkgConfig::CK, PkgConfig::JANSSON and Threads::Threads by
 # name; memcgsimConfig.cmake recreates them (pkg-config) before including this file.

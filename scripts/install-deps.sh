@@ -4,14 +4,15 @@
 #   libjansson-dev  JSON writing and reading (races, benches, `memcgsim report`, traces)
 #   gnuplot-nox     the plots of `memcgsim report` (SVG and PNG); the report works
 #                   without it and says so
-# Opt-in: MSIM_INSTALL_CHROMIUM=1 also installs chromium, which the report's
-# screenshot test uses when /usr/bin/chromium exists (it says it skipped otherwise).
+#   chromium        (when CI=true, or on request with MSIM_INSTALL_CHROMIUM=1) the
+#                   browser the report's screenshot test opens index.html in; the
+#                   test skips without it, except under CI=true, where it fails
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
       libjansson-dev gnuplot-nox)
-if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
+if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ] || [ "${CI:-}" = true ]; then pkgs+=(chromium); fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")
 done

@@ -15,10 +15,20 @@ if(NOT MSIM_ASAN AND NOT MSIM_TSAN)
     ENVIRONMENT "CC=${CMAKE_C_COMPILER};MSIM_EXPECT_VERSION=${PROJECT_VERSION}")
 endif()
 
-# report/screenshot: `memcgsim report --quick --thread 4` opened in headless
-# Chromium, its screenshot checked for content (tests/report/screenshot.sh).
-# Skipped (exit 77) where /usr/bin/chromium is not installed.
+# report/screenshot: `memcgsim report --quick` opened in headless Chromium at
+# 1400 px: every thread's section opens with its table, no empty or repeated id,
+# no table wider than the page, and a screenshot with content, kept as
+# report-screenshot.png in the build directory (tests/report/screenshot.sh).
+# report/screenshot-catches-*: the same check on a page with a planted fault must
+# fail and name it. Skipped (exit 77) where /usr/bin/chromium is not installed,
+# except under CI=true (scripts/install-deps.sh installs it there).
 add_test(NAME report/screenshot
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/report/screenshot.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(report/screenshot PROPERTIES
   LABELS bench-smoke SKIP_RETURN_CODE 77 TIMEOUT 300)
+foreach(plant empty-id no-thread-table wide-table)
+  add_test(NAME report/screenshot-catches-${plant}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/report/screenshot.sh ${PROJECT_BINARY_DIR} ${plant})
+  set_tests_properties(report/screenshot-catches-${plant} PROPERTIES
+    LABELS bench-smoke SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

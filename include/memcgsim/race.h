@@ -358,16 +358,26 @@ MSIM_API void msim_json_str(FILE *f, const char *s);
  * deterministic) and write it to f as Chrome trace-event JSON, which
  * ui.perfetto.dev and chrome://tracing open: per host one process, per CPU one
  * track with the slices of the tasks that ran there (interrupt contexts, when the
- * scheduler runs them, as slices of category "irq"), an instant event at every
- * yield point a task stopped at, an RCU track with each grace period as a span,
- * and a counter track per counter the race declared with msim_race_trace_counter.
- * One scheduler step is one microsecond of the timeline: the model has an order,
- * not durations. Returns 0, -EINVAL (a concurrent run, or a schedule too long to
- * keep), -EDOM (the run taken again did not follow res's schedule), -ENOMEM or
- * -EIO, with the reason in err.
+ * scheduler runs them, as slices of category "irq"; each slice names the yield
+ * points it started from and stopped at), an RCU track with each grace period as
+ * a span, a counter track per counter the race declared with
+ * msim_race_trace_counter, and one instant event (category "finding") with the
+ * run's outcome at its last step. One scheduler step is one microsecond of the
+ * timeline (ts is in microseconds, as the trace-event format and Perfetto read
+ * it): the model has an order, not durations. Returns 0, -EINVAL (a concurrent
+ * run, or a schedule too long to keep), -EDOM (the run taken again did not follow
+ * res's schedule), -ENOMEM or -EIO, with the reason in err.
  */
 MSIM_API int msim_race_trace(const struct msim_race *r, const struct msim_race_result *res,
 			     FILE *f, char *err, size_t errlen);
+
+/* msim_race_trace_flags: also an instant at every yield point and RCU engine step. */
+#define MSIM_RACE_TRACE_POINTS 0x1u
+
+/* msim_race_trace with flags (MSIM_RACE_TRACE_POINTS); -EINVAL on an unknown flag. */
+MSIM_API int msim_race_trace_flags(const struct msim_race *r,
+				   const struct msim_race_result *res, FILE *f,
+				   unsigned int flags, char *err, size_t errlen);
 
 /*
  * Declare a counter of host m the trace shows as a track: read(arg) is sampled

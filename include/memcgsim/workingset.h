@@ -150,8 +150,10 @@ MSIM_API enum msim_reclaim_verdict msim_filemap_evict(struct msim_folio *folio,
  * The reclaim of a memcg over its memory.high, with the page cache as the
  * folios' owner (kernel: reclaim_high -> try_to_free_mem_cgroup_pages ->
  * shrink_node_memcgs: shrink_lruvec, then shrink_slab for each memcg of the
- * subtree on each node). Returns the pages reclaimed; *slab_freed (may be NULL)
- * the objects the shrinkers freed. From the driver or a task, no lock held.
+ * subtree on each node). Returns the pages reclaimed, which can be well over
+ * nr_pages (the goal is checked between memcgs, as in
+ * msim_try_to_free_mem_cgroup_pages); *slab_freed (may be NULL) the objects the
+ * shrinkers freed. From the driver or a task, no lock held.
  */
 MSIM_API unsigned long msim_workingset_reclaim(struct msim_memcg *memcg, unsigned long nr_pages,
 					       unsigned long *slab_freed);

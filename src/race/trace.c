@@ -2,13 +2,19 @@
 /*
  * trace.c - a race run as a Chrome trace-event timeline (JSON), which
  * ui.perfetto.dev and chrome://tracing open: one process per host, one track
- * (thread) per CPU with the slices of the tasks that ran there, an instant event
- * at every yield point a task stopped at, an "RCU" track with the grace periods
- * as spans and the RCU engine's steps, and counter tracks for the counters the
- * race declared (msim_race_trace_counter).
+ * (thread) per CPU with the slices of the tasks that ran there (each names the
+ * yield point it started from and the one it stopped at), an "RCU" track with
+ * the grace periods as spans, counter tracks for the counters the race declared
+ * (msim_race_trace_counter), and one instant event for the finding: the run's
+ * outcome (the violation, or that the invariant held) at its last step. With
+ * MSIM_RACE_TRACE_POINTS, also an instant at every yield point a task stopped at
+ * and at each RCU engine step (thousands in a script's run: they hide the rest).
  *
  * Time: the deterministic scheduler has no durations, only an order, so one
  * scheduler step is one microsecond of the timeline (ts = the step's index).
+ * The trace-event format's ts is in microseconds and that is how Perfetto and
+ * chrome://tracing read it; the file sets no displayTimeUnit (Perfetto ignores
+ * it, and some of its versions read "ns" as the unit of ts).
  * Driver work between two steps (a script's own reads and updates) takes no time
  * there; a counter it moves shows at the end of the next step.
  *
@@ -63,6 +69,7 @@ struct trace {
 	struct trace_counter counters[TRACE_MAX_COUNTERS];
 	unsigned int nr_counters;
 	const char *race;
+	bool points;              /* MSIM_RACE_TRACE_POINTS */
 };
 
 /* The trace being taken on this thread (deterministic runs stay on one thread). */
@@ -230,7 +237,7 @@ static void gp_step(struct trace *t, struct trace_host *h, const struct msim__sc
 		h->gp_open = true;
 		h->gp_start = e->pick == MSIM_PICK_R ? e->step + 1 : e->step;
 	}
-	if (e->pick == MSIM_PICK_R) {
+	if (e->pick == MSIM_PICK_R && t->points) {
 		json_t *ev = event("i", "RCU engine step", h->pid, h->nr_cpus,
 				   (double)(e->step + 1));
 
@@ -277,7 +284,8 @@ static void observe(struct msim *m, const struct msim__sched_event *e, void *arg
 		return;
 	if (e->pick != MSIM_PICK_R) {
 		slice_step(t, h, e);
-		point_instant(t, h, e);
+		if (t->points)
+			point_instant(t, h, e);
 	}
 	gp_step(t, h, e);
 	counters_sample(t, h, e->step + 1);
@@ -300,8 +308,33 @@ void msim_race_trace_counter(struct msim *m, const char *name, long (*read)(void
 	c->arg = arg;
 }
 
-/* Close what is open at each host's last step. */
-static void trace_finish(struct trace *t)
+/*
+ * The finding: the run's outcome as one instant over the whole last host's
+ * timeline (scope "g"), at its last step: what the check found.
+ */
+static void finding(struct trace *t, const struct msim_race_result *again)
+{
+	const struct trace_host *h = t->nr_hosts ? &t->hosts[t->nr_hosts - 1] : NULL;
+	char name[320];
+	json_t *ev;
+
+	if (!h)
+		return;
+	snprintf(name, sizeof(name), "%s: %s", again->ex.violations ? "violation" : "held",
+		 again->outcome);
+	ev = event("i", name, h->pid, 0, (double)h->last_ts);
+	if (!ev)
+		return;
+	json_object_set_new(ev, "cat", json_string("finding"));
+	json_object_set_new(ev, "s", json_string("g"));
+	json_object_set_new(ev, "args", json_pack("{s:o, s:b, s:o}", "outcome",
+		msim__json_string(again->outcome), "violation", again->ex.violations > 0,
+		"schedule", msim__json_string(again->ex.schedule)));
+	add(t, ev);
+}
+
+/* Close what is open at each host's last step, then mark the finding. */
+static void trace_finish(struct trace *t, const struct msim_race_result *again)
 {
 	for (unsigned int i = 0; i < t->nr_hosts; i++) {
 		struct trace_host *h = &t->hosts[i];
@@ -311,6 +344,7 @@ static void trace_finish(struct trace *t)
 			gp_span(t, h, h->last_ts > h->gp_start ? h->last_ts : h->gp_start + 1);
 		h->gp_open = false;
 	}
+	finding(t, again);
 }
 
 /* The options that take res's run again: its script, or a replay of its schedule. */
@@ -338,11 +372,12 @@ static json_t *trace_document(struct trace *t, const struct msim_race_result *re
 	}
 	json_object_set_new(about, "traced_strategy",
 			    json_string(msim_strategy_name(res->strategy)));
-	json_object_set_new(about, "time_unit", json_string("1 us on the timeline = 1 scheduler "
-							    "step (the model has order, not "
-							    "durations)"));
+	json_object_set_new(about, "time_unit", json_string("ts is in microseconds (the trace "
+							    "event format's unit): 1 us = 1 "
+							    "scheduler step (the model has order, "
+							    "not durations)"));
+	json_object_set_new(about, "point_instants", json_boolean(t->points));
 	json_object_set_new(doc, "traceEvents", json_incref(t->events));
-	json_object_set_new(doc, "displayTimeUnit", json_string("ns"));
 	json_object_set_new(doc, "otherData", about);
 	return doc;
 }
@@ -370,6 +405,12 @@ static int trace_run(const struct msim_race *r, const struct msim_race_result *r
 int msim_race_trace(const struct msim_race *r, const struct msim_race_result *res, FILE *f,
 		    char *err, size_t errlen)
 {
+	return msim_race_trace_flags(r, res, f, 0, err, errlen);
+}
+
+int msim_race_trace_flags(const struct msim_race *r, const struct msim_race_result *res, FILE *f,
+			  unsigned int flags, char *err, size_t errlen)
+{
 	struct trace *t;
 	struct msim_race_result *again;
 	json_t *doc = NULL;
@@ -377,6 +418,10 @@ int msim_race_trace(const struct msim_race *r, const struct msim_race_result *re
 
 	if (!r || !res || !f) {
 		snprintf(err, errlen, "msim_race_trace: race, result and file are required");
+		return -EINVAL;
+	}
+	if (flags & ~MSIM_RACE_TRACE_POINTS) {
+		snprintf(err, errlen, "msim_race_trace: unknown flags 0x%x", flags);
 		return -EINVAL;
 	}
 	if (res->concurrent || res->ex.schedule_truncated) {
@@ -392,10 +437,11 @@ int msim_race_trace(const struct msim_race *r, const struct msim_race_result *re
 		goto out;
 	}
 	t->race = r->name;
+	t->points = flags & MSIM_RACE_TRACE_POINTS;
 	ret = trace_run(r, res, t, again, err, errlen);
 	if (ret)
 		goto out;
-	trace_finish(t);
+	trace_finish(t, again);
 	doc = trace_document(t, res, again);
 	if (!doc || json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) ||
 	    fputc('\n', f) == EOF) {

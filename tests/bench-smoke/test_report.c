@@ -93,6 +93,32 @@ static int run_report(const char *env, const char *args)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every id="..." of the page is unique (a link to a bench or race lands on it). */
+static void check_ids_unique(const char *html)
+{
+	size_t n = occurrences(html, " id=\""), k = 0;
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	const char *p = html;
+
+	assert_non_null(ids);
+	while ((p = strstr(p, " id=\""))) {
+		p += 5;
+		ids[k++] = strndup(p, strcspn(p, "\""));
+	}
+	qsort(ids, k, sizeof(*ids), cmp_str);
+	for (size_t i = 0; i + 1 < k; i++)
+		if (!strcmp(ids[i], ids[i + 1]))
+			fail_msg("id \"%s\" appears twice in index.html", ids[i]);
+	for (size_t i = 0; i < k; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 static void check_bench(json_t *b)
 {
 	json_t *doc = load(json_string_value(json_object_get(b, "json")));
@@ -157,7 +183,7 @@ static void check_thread(json_t *t, bool gnuplot, const char *html, const char *
 	json_t *x;
 	size_t i;
 
-	snprintf(want, sizeof(want), "<h2 id=\"%s\">", id);
+	snprintf(want, sizeof(want), "<h2 id=\"thread-%s\">", id);
 	assert_non_null(strstr(html, want));
 	assert_non_null(strstr(md, "\n## "));
 	json_array_foreach(json_object_get(t, "benches"), i, x)
@@ -191,6 +217,32 @@ static void quick_report(void **state)
 			 json_integer_value(json_object_get(v, "does_not_hold")));
 	assert_int_equal(occurrences(html, "<td class=\"nc\">"),
 			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* each thread's summary repeats every bench verdict of its benches */
+	assert_int_equal(occurrences(html, "<td class=\"holds sum\">"),
+			 json_integer_value(json_object_get(v, "holds")));
+	assert_int_equal(occurrences(html, "<td class=\"fails sum\">"),
+			 json_integer_value(json_object_get(v, "does_not_hold")));
+	assert_int_equal(occurrences(html, "<td class=\"nc sum\">"),
+			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* and lists each that does not hold or is not comparable, with its reason */
+	assert_int_equal(occurrences(html, "<li>does not hold (bench "),
+			 json_integer_value(json_object_get(v, "does_not_hold")));
+	assert_int_equal(occurrences(html, "<li>not comparable (bench "),
+			 json_integer_value(json_object_get(v, "not_comparable")));
+	/* one summary table per thread, ahead of its first bench or race */
+	assert_int_equal(occurrences(html, "<section class=\"thread\">"), threads);
+	v = json_object_get(idx, "race_runs");
+	assert_int_equal(occurrences(html, "<td class=\"race-ok\">") +
+			 occurrences(html, "<td class=\"race-bad\">"),
+			 json_integer_value(json_object_get(v, "as_stated")) +
+			 json_integer_value(json_object_get(v, "not_as_stated")));
+	assert_int_equal(occurrences(html, "<td class=\"race-bad\">"),
+			 json_integer_value(json_object_get(v, "not_as_stated")));
+	/* race rows never borrow the bench verdict words */
+	assert_null(strstr(html, "race-ok\">holds"));
+	assert_null(strstr(html, "race-bad\">does not hold"));
+	assert_null(strstr(html, "id=\"\""));
+	check_ids_unique(html);
 	assert_non_null(strstr(html, "</html>"));
 	assert_int_equal(occurrences(md, "\n## "), threads);
 	json_decref(idx);
@@ -217,6 +269,103 @@ static void without_gnuplot(void **state)
 	json_decref(idx);
 	free(html);
 	free(md);
+}
+
+/* `sh -c CMD` (printf-formatted), its exit status; CMD may be long. */
+__attribute__((format(printf, 1, 2)))
+static int run_sh(const char *fmt, ...)
+{
+	char *cmd = NULL;
+	va_list ap;
+	int st, n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	assert_true(n > 0);
+	st = system(cmd);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	static char buf[1 << 16];
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strstr(buf, needle) != NULL;
+}
+
+/* --out '' is refused (it used to write the report into "/"). */
+static void out_empty(void **state)
+{
+	char err[400];
+
+	(void)state;
+	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_int_equal(run_sh("%s report --quick --thread 4 --out '' 2> %s", MEMCGSIM, err), 2);
+	assert_true(file_has(err, "--out: the directory name is empty"));
+}
+
+/*
+ * A deep --out (over 600 bytes, past the old 512-byte buffers, which cut every
+ * name so report.md and report.json overwrote each other): every file keeps its
+ * name. One too long for DIR/NAME is refused before anything is written.
+ */
+static void out_long(void **state)
+{
+	char deep[1024], huge[4200], err[400], path[1200];
+	json_t *idx;
+
+	(void)state;
+	snprintf(deep, sizeof(deep), "%s", dir);
+	for (int i = 0; i < 6; i++)
+		snprintf(deep + strlen(deep), sizeof(deep) - strlen(deep), "/%0100d", i);
+	assert_true(strlen(deep) > 600);
+	assert_int_equal(run_sh("mkdir -p '%s'", deep), 0);
+	assert_int_equal(run_sh("%s report --quick --thread 4 --out '%s' > /dev/null 2>&1",
+				MEMCGSIM, deep), 0);
+	snprintf(path, sizeof(path), "%s/report.json", deep);
+	idx = json_load_file(path, 0, NULL);
+	assert_non_null(idx);
+	assert_int_equal(json_array_size(json_object_get(idx, "threads")), 1);
+	json_decref(idx);
+	snprintf(path, sizeof(path), "%s/report.md", deep);
+	assert_true(file_has(path, "# memcgsim report"));
+	snprintf(path, sizeof(path), "%s/index.html", deep);
+	assert_true(file_has(path, "<!DOCTYPE html>"));
+	snprintf(path, sizeof(path), "%s/bench-rstat-staleness.json", deep);
+	assert_true(file_has(path, "\"bench\""));
+
+	memset(huge, 'x', 4000);
+	huge[0] = '/';
+	huge[4000] = '\0';
+	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_int_equal(run_sh("%s report --quick --out '%s/%s' 2> %s", MEMCGSIM, dir, huge, err),
+			 2);
+	assert_true(file_has(err, "--out: the directory name is"));
+}
+
+/* A document that cannot be written: exit 1, and the last line does not claim it was. */
+static void docs_unwritable(void **state)
+{
+	char err[400];
+	int st;
+
+	(void)state;
+	snprintf(err, sizeof(err), "%s.err", dir);
+	assert_int_equal(run_sh("mkdir -p '%s/index.html'", dir), 0);
+	st = run_sh("%s report --quick --thread 4 --out '%s' 2> %s", MEMCGSIM, dir, err);
+	assert_int_equal(run_sh("rmdir '%s/index.html'", dir), 0);
+	assert_int_equal(st, 1);
+	assert_false(file_has(err, "done:"));
+	assert_true(file_has(err, "FAILED: the documents"));
 }
 
 static void usage(void **state)
@@ -247,6 +396,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(usage),
+		cmocka_unit_test(out_empty),
+		cmocka_unit_test(out_long),
+		cmocka_unit_test(docs_unwritable),
 		cmocka_unit_test(quick_report),
 		cmocka_unit_test(without_gnuplot),
 	};

@@ -5,7 +5,8 @@
 #  1. cmake --install BUILD_DIR into a fresh temporary prefix (a prefix other than
 #     the configured one, so it also checks that the package is relocatable);
 #  2. check the installed layout (libraries, headers, CMake package, .pc, the
-#     command), and that every installed header compiles on its own;
+#     command, the documentation under share/doc/memcgsim with its links
+#     resolving), and that every installed header compiles on its own;
 #  3. copy examples/ out of the source tree and build it there with CMake
 #     (find_package, shared and static) and with make + pkg-config (shared and
 #     static), each with -Werror so the public headers compile cleanly;
@@ -53,6 +54,30 @@ done
 if find "$PREFIX/include" -name '*.h' ! -path '*/memcgsim/*' | grep -q .; then
   fail "headers installed outside include/memcgsim"
 fi
+# The documentation under share/doc/memcgsim: every docs/ page as it is, and every
+# relative link of an installed page lands on an installed file.
+DOC=$PREFIX/share/doc/memcgsim
+for f in "$SRC"/docs/*.md "$SRC"/README.md "$SRC"/CONTRIBUTING.md; do
+  rel=${f#"$SRC"/}
+  cmp -s "$f" "$DOC/$rel" || fail "$rel not installed as $DOC/$rel"
+done
+python3 - "$DOC" <<'PY' || fail "a link of the installed documentation does not resolve"
+import os, re, sys
+doc, bad = sys.argv[1], []
+for d, _, files in os.walk(doc):
+    for name in files:
+        if not name.endswith('.md'):
+            continue
+        page = os.path.join(d, name)
+        for target in re.findall(r'\]\(([^)#\s]+)', open(page).read()):
+            if re.match(r'[a-z]+:', target):
+                continue
+            if not os.path.exists(os.path.normpath(os.path.join(d, target))):
+                bad.append('%s -> %s' % (os.path.relpath(page, doc), target))
+for b in bad:
+    print('install test: unresolved link', b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 echo "ok: $(find "$PREFIX" -type f | wc -l) files"
 "$PREFIX/bin/memcgsim" --version >/dev/null || fail "installed memcgsim --version"
 

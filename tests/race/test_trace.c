@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace export (msim_race_trace, `memcgsim race NAME --trace FILE`): the
- * file is Chrome trace-event JSON with one track per CPU, the race's named
- * windows as instant events, and counter tracks that show the bad state the
+ * file is Chrome trace-event JSON with one track per CPU, one instant event for
+ * the finding (the race's named windows as instant events behind
+ * MSIM_RACE_TRACE_POINTS), and counter tracks that show the bad state the
  * run's own figures report. Parsed with Jansson, as a trace viewer would.
  */
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 
 #include "race_util.h"
+
+/* The flags trace_of passes (MSIM_RACE_TRACE_POINTS for the tests of the windows). */
+static unsigned int trace_flags;
 
 /* The trace of res (a run of race name) parsed back; fails the test on any error. */
 static json_t *trace_of(const char *name, const struct msim_race_result *res)
@@ -21,7 +26,7 @@ static json_t *trace_of(const char *name, const struct msim_race_result *res)
 	int ret;
 
 	assert_non_null(f);
-	ret = msim_race_trace(race_get(name), res, f, err, sizeof(err));
+	ret = msim_race_trace_flags(race_get(name), res, f, trace_flags, err, sizeof(err));
 	fclose(f);
 	if (ret)
 		fail_msg("trace of %s: %s (%d)", name, err, ret);
@@ -151,9 +156,13 @@ static long long counter_max_while(json_t *events, const char *name, const char 
 static void early_exit_script(void **state)
 {
 	struct msim_race_result *res = race_script_cpus("rstat-early-exit", 0);
-	json_t *doc = trace_of("rstat-early-exit", res), *ev = events_of(doc);
+	json_t *doc, *ev;
 
 	(void)state;
+	trace_flags = MSIM_RACE_TRACE_POINTS;
+	doc = trace_of("rstat-early-exit", res);
+	trace_flags = 0;
+	ev = events_of(doc);
 	check_event_fields(ev);
 	check_cpu_tracks(ev, res->cfg.nr_cpus);
 	assert_int_equal(count(ev, "M", "process_name"), 1);
@@ -178,6 +187,60 @@ static void early_exit_script(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "otherData"),
 								"schedule")),
 			    res->ex.schedule);
+	json_decref(doc);
+	free(res);
+}
+
+/* The instant events of category cat in events. */
+static size_t instants_of(json_t *events, const char *cat)
+{
+	size_t i, n = 0;
+	json_t *e;
+
+	json_array_foreach(events, i, e) {
+		const char *c = json_string_value(json_object_get(e, "cat"));
+
+		n += is(e, "i", NULL) && c && !strcmp(c, cat);
+	}
+	return n;
+}
+
+/*
+ * By default the timeline carries one instant, the finding (the run's outcome,
+ * over the whole timeline at its last step), not one per yield point; ts is in
+ * microseconds with no displayTimeUnit (Perfetto ignores it; some versions read
+ * "ns" as the unit of ts, which would make a step a nanosecond).
+ */
+static void default_trace_finding(void **state)
+{
+	struct msim_race_result *res = race_script_cpus("rstat-early-exit", 0);
+	json_t *doc = trace_of("rstat-early-exit", res), *ev = events_of(doc), *e, *found = NULL;
+	double last = 0;
+	size_t i;
+
+	(void)state;
+	check_event_fields(ev);
+	assert_null(json_object_get(doc, "displayTimeUnit"));
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(doc, "otherData"),
+								   "time_unit")), "microseconds"));
+	assert_int_equal(instants_of(ev, "point"), 0);
+	assert_int_equal(instants_of(ev, "rcu"), 0);
+	assert_int_equal(instants_of(ev, "finding"), 1);
+	json_array_foreach(ev, i, e) {
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+
+		if (is(e, "X", NULL))
+			last = fmax(last, json_number_value(json_object_get(e, "ts")) +
+					  json_number_value(json_object_get(e, "dur")));
+		if (cat && !strcmp(cat, "finding"))
+			found = e;
+	}
+	assert_string_equal(json_string_value(json_object_get(found, "s")), "g");
+	assert_true(json_number_value(json_object_get(found, "ts")) == last);
+	assert_int_equal(json_is_true(json_object_get(json_object_get(found, "args"), "violation")),
+			 res->ex.violations > 0);
+	assert_non_null(strstr(json_string_value(json_object_get(found, "name")),
+			       res->ex.violations ? "violation: " : "held: "));
 	json_decref(doc);
 	free(res);
 }
@@ -248,6 +311,8 @@ static void refusals(void **state)
 	snprintf(res->ex.schedule, sizeof(res->ex.schedule), "2.1.0");
 	assert_true(msim_race_trace(race_get("rstat-early-exit"), res, f, err, sizeof(err)) < 0);
 	assert_int_equal(msim_race_trace(NULL, res, f, err, sizeof(err)), -EINVAL);
+	assert_int_equal(msim_race_trace_flags(race_get("rstat-early-exit"), res, f, 0x80, err,
+					       sizeof(err)), -EINVAL);
 	fclose(f);
 	free(res);
 }
@@ -256,6 +321,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(early_exit_script),
+		cmocka_unit_test(default_trace_finding),
 		cmocka_unit_test(early_exit_pct),
 		cmocka_unit_test(rcu_grace_period_span),
 		cmocka_unit_test(refusals),

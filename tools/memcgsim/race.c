@@ -19,6 +19,7 @@ struct race_cli {
 	struct msim_config cfg;
 	bool json, strategy_set, lockdep, unbounded, minimize;
 	const char *trace;                       /* --trace FILE: the run as a timeline */
+	bool trace_points;                       /* --trace-points: every yield point too */
 	const char *preempt;                     /* after the side: the preemption model */
 	const char *memory_model;                /* after the side: sc, tso or pso */
 	const char *side;                        /* applied first, */
@@ -116,6 +117,9 @@ static void race_opts_table(struct race_cli *c, struct msim_arg *t)
 		MSIM_OPT_STRING("--trace", "FILE", &c->trace,
 				"also write the run (an explorer's first violation, else its last\n"
 				"run) as Chrome trace JSON for ui.perfetto.dev or chrome://tracing"),
+		MSIM_OPT_FLAG("--trace-points", &c->trace_points,
+			      "with --trace: an instant event at every yield point and RCU\n"
+			      "engine step too (by default only the finding)"),
 		MSIM_OPT_END,
 	};
 
@@ -202,7 +206,7 @@ static int apply_settings(const struct msim_race *r, struct race_cli *c)
 
 /* --trace FILE: the run of res taken again as a timeline; 0 or 1. */
 static int write_trace(const struct msim_race *r, const struct msim_race_result *res,
-		       const char *path)
+		       const char *path, bool points)
 {
 	char err[512] = "";
 	FILE *f = fopen(path, "w");
@@ -212,7 +216,8 @@ static int write_trace(const struct msim_race *r, const struct msim_race_result 
 		fprintf(stderr, "memcgsim: cannot write %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	ret = msim_race_trace(r, res, f, err, sizeof(err));
+	ret = msim_race_trace_flags(r, res, f, points ? MSIM_RACE_TRACE_POINTS : 0, err,
+				    sizeof(err));
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret) {
@@ -391,7 +396,7 @@ static int run_and_print(const struct msim_race *r, struct race_cli *c)
 	else
 		msim_race_print_text(stdout, res);
 	ret = res->behaved_as_expected ? 0 : 1;
-	if (c->trace && write_trace(r, res, c->trace))
+	if (c->trace && write_trace(r, res, c->trace, c->trace_points))
 		ret = 1;
 	msim_lockdep_destroy(c->cfg.lockdep);
 	free(res);

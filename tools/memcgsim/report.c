@@ -35,7 +35,14 @@ void report_progress(const struct report *rep, const char *fmt, ...)
 
 const char *report_path(const struct report *rep, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", rep->out, name);
+	int n = snprintf(buf, len, "%s/%s", rep->out, name);
+
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = '\0';
+		report_progress(rep, "%s/%s: path too long (over %zu bytes); not written",
+				rep->out, name, len - 1);
+		return NULL;
+	}
 	return buf;
 }
 
@@ -47,11 +54,12 @@ bool report_wants(const struct report *rep, const char *thread)
 /* DIR and its folders; an existing DIR is reused (its files are overwritten). */
 static int make_dirs(const struct report *rep)
 {
-	static const char *const sub[] = { "", "plots", "logs", "traces", NULL };
-	char path[512];
+	static const char *const sub[] = { "", "plots", "logs", "traces", "sweeps", NULL };
+	char path[REPORT_PATH_MAX];
 
 	for (unsigned int i = 0; sub[i]; i++) {
-		report_path(rep, sub[i], path, sizeof(path));
+		if (!report_path(rep, sub[i], path, sizeof(path)))
+			return -ENAMETOOLONG;
 		if (mkdir(path, 0777) && errno != EEXIST) {
 			fprintf(stderr, "memcgsim report: cannot create %s: %s\n", path,
 				strerror(errno));
@@ -102,12 +110,36 @@ static int parse_thread(const char *value, void *dest, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/*
+ * --out DIR: not empty (which would write into "/"), and short enough that
+ * DIR/NAME fits for every NAME the report writes.
+ */
+static int parse_out(const char *value, void *dest, char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+
+	if (!n) {
+		snprintf(err, errlen, "the directory name is empty (say --out . for the "
+			 "current directory)");
+		return -EINVAL;
+	}
+	if (n + 1 + REPORT_NAME_MAX >= REPORT_PATH_MAX) {
+		snprintf(err, errlen, "the directory name is %zu bytes; the report's "
+			 "file names under it need it under %d", n,
+			 REPORT_PATH_MAX - 1 - REPORT_NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	*(const char **)dest = value;
+	return 0;
+}
+
 static int parse_report_args(struct report *rep, int argc, char **argv)
 {
 	const struct msim_arg opts[] = {
 		MSIM_OPT_HELP(),
-		MSIM_OPT_STRING("--out", "DIR", &rep->out,
-				"where the report goes (default memcgsim-report; created)"),
+		MSIM_OPT_CALL("--out", "DIR", parse_out, &rep->out,
+			      "where the report goes (default memcgsim-report; created; not\n"
+			      "empty, under 3935 bytes)"),
 		MSIM_OPT_FLAG("--quick", &rep->quick,
 			      "every bench with --quick and small explorer budgets (a smoke run,\n"
 			      "under 20 s; its figures are not the thread's sizes)"),
@@ -121,12 +153,15 @@ static int parse_report_args(struct report *rep, int argc, char **argv)
 		.description =
 			"Runs every registered bench (memcgsim bench NAME --json, two at a time)\n"
 			"and every race (each side scripted, the explorers on each side, a trace\n"
-			"of the bug side), then writes DIR/index.html and DIR/report.md (per\n"
-			"thread: what it claims, each verdict with the thread's figures beside\n"
-			"ours, the race narratives with their replay strings), DIR/*.json (every\n"
-			"figure), DIR/plots (gnuplot SVG and PNG, with their data), DIR/traces\n"
-			"(Chrome trace JSON) and DIR/logs. Without gnuplot the plots' data is\n"
-			"still written and the report says why there is no picture.\n"
+			"of the bug side), then the extra x-points its plots need (DIR/sweeps),\n"
+			"and writes DIR/index.html and DIR/report.md (per thread: what it claims,\n"
+			"a table of its answers: each claim with the thread's figure, ours, the\n"
+			"verdict and the command that reproduces it, each race side in its own\n"
+			"words; what does not hold and why; its plots; then every bench and race\n"
+			"in full), DIR/*.json (every figure), DIR/plots (gnuplot SVG and PNG, with\n"
+			"their data), DIR/traces (Chrome trace JSON) and DIR/logs. Without gnuplot\n"
+			"the plots' data is still written and the report says why there is no\n"
+			"picture.\n"
 			"Progress goes to stderr. Exit 0 when every bench and race ran, 1 when one\n"
 			"failed (the report still shows the rest), 2 on a usage error.",
 		.tables = { opts },
@@ -154,6 +189,8 @@ static void report_free(struct report *rep)
 		json_decref(rep->benches[i].doc);
 	for (unsigned int i = 0; i < rep->nr_races; i++)
 		json_decref(rep->races[i].doc);
+	for (unsigned int i = 0; i < rep->nr_sweeps; i++)
+		json_decref(rep->sweeps[i].doc);
 }
 
 int msim_cli_report(int argc, char **argv)
@@ -182,13 +219,18 @@ int msim_cli_report(int argc, char **argv)
 	report_benches_start(rep);
 	failed = report_run_races(rep);
 	failed += report_benches_finish(rep);
+	failed += report_sweeps(rep);
 	report_plots(rep);
 	rep->seconds = report_now() - rep->started;
 	rep->cpu_seconds = cpu_used();
 	ret = report_write_docs(rep);
-	report_progress(rep, "done: %s/index.html and %s/report.md (%u benches, %u races, "
-			"%u plots)", rep->out, rep->out, rep->nr_benches, rep->nr_races,
-			rep->nr_plots);
+	if (ret)
+		report_progress(rep, "FAILED: the documents under %s were not all written",
+				rep->out);
+	else
+		report_progress(rep, "done: %s/index.html and %s/report.md (%u benches, %u "
+				"races, %u plots)", rep->out, rep->out, rep->nr_benches,
+				rep->nr_races, rep->nr_plots);
 	report_free(rep);
 	free(rep);
 	return ret || failed ? 1 : 0;

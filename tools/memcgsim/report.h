@@ -24,7 +24,15 @@
 #define REPORT_MAX_BENCHES 32
 #define REPORT_MAX_RACES 64
 #define REPORT_MAX_PLOTS 16
+#define REPORT_MAX_SWEEPS 16
 #define REPORT_OTHER "other"   /* benches and races of no thread: the model's own */
+/*
+ * Every file the report writes is DIR/NAME with NAME at most REPORT_NAME_MAX
+ * characters ("logs/bench-NAME.log", "traces/NAME.json", ...); --out refuses a
+ * DIR for which DIR/NAME would not fit in REPORT_PATH_MAX, so no name is ever cut.
+ */
+#define REPORT_PATH_MAX 4096
+#define REPORT_NAME_MAX 160
 
 /* A thread the report has a section for (report_threads.c). */
 struct report_thread {
@@ -41,7 +49,7 @@ void report_thread_of(const char *label, char *id, size_t len);
 struct report_bench {
 	const struct msim_bench *b;
 	char thread[8];
-	char json_path[512], log_path[512];
+	char json_path[REPORT_PATH_MAX], log_path[REPORT_PATH_MAX];
 	json_t *doc;              /* the bench's --json, read back; NULL when it failed */
 	int status;               /* exit status (or -1: did not start) */
 	double started, seconds, cpu_seconds;
@@ -51,7 +59,14 @@ struct report_race {
 	const struct msim_race *r;
 	char thread[8];
 	json_t *doc;              /* what DIR/race-NAME.json holds, read back */
-	char trace_file[128];     /* relative to DIR; "" when none was written */
+	char trace_file[REPORT_NAME_MAX]; /* relative to DIR; "" when none was written */
+};
+
+/* One extra run of a bench at one x-point (report_sweep.c). */
+struct report_sweep {
+	const char *bench;
+	unsigned int x;           /* the value of the sweep's option */
+	json_t *doc;
 };
 
 struct report_plot {
@@ -60,6 +75,7 @@ struct report_plot {
 	char thread[8];
 	char caption[512];
 	bool drawn;               /* gnuplot made its SVG and PNG */
+	bool of_races;            /* about the explorers: shown with the races, not the answers */
 	char why_not[256];        /* when not drawn */
 };
 
@@ -76,6 +92,8 @@ struct report {
 	int pids[2];
 	struct report_race races[REPORT_MAX_RACES];
 	unsigned int nr_races;
+	struct report_sweep sweeps[REPORT_MAX_SWEEPS];
+	unsigned int nr_sweeps;
 	struct report_plot plots[REPORT_MAX_PLOTS];
 	unsigned int nr_plots;
 	double seconds;           /* the whole report, wall */
@@ -88,7 +106,10 @@ struct report {
 void report_progress(const struct report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double report_now(void);
-/* DIR/name; the path is in buf. */
+/*
+ * DIR/name in buf; NULL (and a progress line naming the file) when it does not
+ * fit in len, so a caller never opens a truncated name.
+ */
 const char *report_path(const struct report *rep, const char *name, char *buf, size_t len);
 /* Whether the report covers thread id (--thread). */
 bool report_wants(const struct report *rep, const char *thread);
@@ -107,6 +128,13 @@ void report_benches_poll(struct report *rep);
 int report_benches_finish(struct report *rep);
 /* Races (report_races.c): every side scripted, the explorers on every side, traces. */
 int report_run_races(struct report *rep);
+/*
+ * Sweeps (report_sweep.c): the extra x-points of the plots, one bench run per
+ * point, after the benches; returns how many failed. report_sweep_args says what
+ * a sweep's runs add to the bench's options ("--reps 1 ... --memcgs N").
+ */
+int report_sweeps(struct report *rep);
+const char *report_sweep_args(const char *bench, char *buf, size_t len);
 /* Plots (report_plot.c): data files always, SVG and PNG when gnuplot is there. */
 void report_plots(struct report *rep);
 /* Documents (report_doc.c): index.html, report.md and report.json. */

@@ -5,23 +5,18 @@
  * (heading, paragraph, preformatted text, table, figure), and report.json
  * indexes every file.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report_doc.h"
 
 /* ---- two writers, one walk ---- */
 
-struct doc {
-	FILE *f;
-	bool html;
-	unsigned int cols;        /* of the table being written */
-};
-
-static void html_text(FILE *f, const char *s)
+void doc_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		if (*s == '<')
@@ -50,30 +45,43 @@ static void md_cell(FILE *f, const char *s)
 	}
 }
 
-static void heading(struct doc *d, int level, const char *id, const char *text)
+void doc_heading(struct doc *d, int level, const char *id, const char *text)
 {
 	if (d->html) {
-		fprintf(d->f, "<h%d id=\"%s\">", level, id ? id : "");
-		html_text(d->f, text);
+		if (id && *id) {
+			fprintf(d->f, "<h%d id=\"", level);
+			doc_text(d->f, id);
+			fputs("\">", d->f);
+		} else {
+			fprintf(d->f, "<h%d>", level);
+		}
+		doc_text(d->f, text);
 		fprintf(d->f, "</h%d>\n", level);
 	} else {
 		fprintf(d->f, "\n%.*s %s\n\n", level, "######", text);
 	}
 }
 
-static void para(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void para(struct doc *d, const char *fmt, ...)
+static char *vformat(const char *fmt, va_list ap)
 {
 	char *text = NULL;
-	va_list ap;
 
-	va_start(ap, fmt);
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = NULL;
+	return text;
+}
+
+void doc_para(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = vformat(fmt, ap);
 	va_end(ap);
 	if (d->html) {
 		fputs("<p>", d->f);
-		html_text(d->f, text);
+		doc_text(d->f, text);
 		fputs("</p>\n", d->f);
 	} else {
 		fprintf(d->f, "%s\n\n", text ? text : "");
@@ -81,11 +89,39 @@ static void para(struct doc *d, const char *fmt, ...)
 	free(text);
 }
 
-static void pre(struct doc *d, const char *text)
+void doc_list(struct doc *d, bool begin)
 {
+	if (d->html)
+		fputs(begin ? "<ul>\n" : "</ul>\n", d->f);
+	else if (!begin)
+		fputc('\n', d->f);
+}
+
+void doc_item(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = vformat(fmt, ap);
+	va_end(ap);
+	if (d->html) {
+		fputs("<li>", d->f);
+		doc_text(d->f, text);
+		fputs("</li>\n", d->f);
+	} else {
+		fprintf(d->f, "- %s\n", text ? text : "");
+	}
+	free(text);
+}
+
+void doc_pre(struct doc *d, const char *text)
+{
+	if (!text)
+		text = "";
 	if (d->html) {
 		fputs("<pre>", d->f);
-		html_text(d->f, text);
+		doc_text(d->f, text);
 		fputs("</pre>\n", d->f);
 	} else {
 		fprintf(d->f, "```\n%s%s```\n\n", text,
@@ -93,15 +129,14 @@ static void pre(struct doc *d, const char *text)
 	}
 }
 
-/* A table: the header cells, NULL-ended. */
-static void table_begin(struct doc *d, const char *const *head)
+void doc_table_begin(struct doc *d, const char *const *head)
 {
 	d->cols = 0;
 	fputs(d->html ? "<table>\n<tr>" : "|", d->f);
 	for (; *head; head++, d->cols++) {
 		if (d->html) {
 			fputs("<th>", d->f);
-			html_text(d->f, *head);
+			doc_text(d->f, *head);
 			fputs("</th>", d->f);
 		} else {
 			fputc(' ', d->f);
@@ -116,21 +151,21 @@ static void table_begin(struct doc *d, const char *const *head)
 		fputc('\n', d->f);
 }
 
-/* One row of d->cols cells; a cell "holds", "does not hold" or "not comparable" is a badge. */
-static void table_row(struct doc *d, const char *const *cells)
+void doc_table_row(struct doc *d, const char *const *cells, const char *const *classes)
 {
 	fputs(d->html ? "<tr>" : "|", d->f);
 	for (unsigned int i = 0; i < d->cols; i++) {
 		const char *c = cells[i] ? cells[i] : "";
+		const char *cls = classes ? classes[i] : NULL;
 
 		if (d->html) {
-			const char *cls = !strcmp(c, "holds") ? "holds"
-					: !strcmp(c, "does not hold") ? "fails"
-					: !strcmp(c, "not comparable") ? "nc" : NULL;
-
 			fprintf(d->f, cls ? "<td class=\"%s\">" : "<td>", cls);
-			html_text(d->f, c);
+			doc_text(d->f, c);
 			fputs("</td>", d->f);
+		} else if (cls && !strcmp(cls, "code") && *c) {
+			fputs(" `", d->f);
+			md_cell(d->f, c);
+			fputs("` |", d->f);
 		} else {
 			fputc(' ', d->f);
 			md_cell(d->f, c);
@@ -140,217 +175,42 @@ static void table_row(struct doc *d, const char *const *cells)
 	fputs(d->html ? "</tr>\n" : "\n", d->f);
 }
 
-static void table_end(struct doc *d)
+void doc_table_end(struct doc *d)
 {
 	fputs(d->html ? "</table>\n" : "\n", d->f);
+}
+
+const char *doc_verdict_class(const char *v, bool summary)
+{
+	if (!v)
+		return NULL;
+	if (!strcmp(v, "holds"))
+		return summary ? "holds sum" : "holds";
+	if (!strcmp(v, "does not hold"))
+		return summary ? "fails sum" : "fails";
+	if (!strcmp(v, "not comparable"))
+		return summary ? "nc sum" : "nc";
+	return NULL;
 }
 
 static void figure(struct doc *d, const struct report_plot *p)
 {
 	if (!p->drawn) {
-		para(d, "Plot \"%s\" not drawn: %s.", p->title, p->why_not);
+		doc_para(d, "Plot \"%s\" not drawn: %s.", p->title, p->why_not);
 		return;
 	}
 	if (d->html) {
 		fprintf(d->f, "<figure><a href=\"plots/%s.svg\"><img src=\"plots/%s.svg\" "
 			      "alt=\"", p->name, p->name);
-		html_text(d->f, p->title);
+		doc_text(d->f, p->title);
 		fputs("\" width=\"900\"></a><figcaption>", d->f);
-		html_text(d->f, p->caption);
+		doc_text(d->f, p->caption);
 		fprintf(d->f, " <a href=\"plots/%s.png\">PNG</a>, <a href=\"plots/%s.dat\">data</a>"
 			      "</figcaption></figure>\n", p->name, p->name);
 	} else {
 		fprintf(d->f, "![%s](plots/%s.png)\n\n%s ([SVG](plots/%s.svg), [data](plots/%s.dat))\n\n",
 			p->title, p->name, p->caption, p->name, p->name);
 	}
-}
-
-/* ---- what a bench's verdicts say ---- */
-
-/* "label value unit; ..." of a verdict's figure list (a null value: the label alone). */
-static void figures_text(json_t *list, char *buf, size_t len)
-{
-	size_t i, n = 0;
-	json_t *g;
-
-	buf[0] = '\0';
-	json_array_foreach(list, i, g) {
-		json_t *v = json_object_get(g, "value");
-		const char *label = json_string_value(json_object_get(g, "label"));
-		const char *unit = json_string_value(json_object_get(g, "unit"));
-
-		if (n >= len)
-			break;
-		if (json_is_number(v))
-			n += (size_t)snprintf(buf + n, len - n, "%s%s %.6g%s%s", i ? "; " : "",
-					      label ? label : "", json_number_value(v),
-					      unit && *unit ? " " : "", unit ? unit : "");
-		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "; " : "",
-					      label ? label : "");
-	}
-}
-
-struct tally {
-	unsigned int holds, fails, nc;
-};
-
-static void count_verdict(struct tally *t, const char *v)
-{
-	if (!v)
-		return;
-	t->holds += !strcmp(v, "holds");
-	t->fails += !strcmp(v, "does not hold");
-	t->nc += !strcmp(v, "not comparable");
-}
-
-static void bench_verdicts(struct doc *d, const struct report_bench *rb, struct tally *t)
-{
-	static const char *const head[] = { "claim", "thread", "ours", "verdict", "rule", "why",
-					    NULL };
-	char th[512], ours[512];
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(json_object_get(rb->doc, "verdicts"), i, v) {
-		const char *verdict = json_string_value(json_object_get(v, "verdict"));
-		const char *cells[6];
-
-		if (!i)
-			table_begin(d, head);
-		figures_text(json_object_get(v, "thread"), th, sizeof(th));
-		figures_text(json_object_get(v, "ours"), ours, sizeof(ours));
-		cells[0] = json_string_value(json_object_get(v, "claim"));
-		cells[1] = th;
-		cells[2] = ours;
-		cells[3] = verdict;
-		cells[4] = json_string_value(json_object_get(v, "rule"));
-		cells[5] = json_string_value(json_object_get(v, "why"));
-		table_row(d, cells);
-		count_verdict(t, verdict);
-	}
-	if (json_array_size(json_object_get(rb->doc, "verdicts")))
-		table_end(d);
-}
-
-static void bench_section(struct doc *d, const struct report *rep,
-			  const struct report_bench *rb, struct tally *t)
-{
-	char title[160], extra[128];
-	const char *measures = json_string_value(json_object_get(rb->doc, "measures"));
-
-	snprintf(title, sizeof(title), "bench %s", rb->b->name);
-	report_bench_size_args(rep, rb->b->name, extra, sizeof(extra));
-	heading(d, 3, rb->b->name, title);
-	para(d, "%s", rb->b->summary);
-	if (!rb->doc) {
-		para(d, "This bench did not finish (exit status %d after %.1f s); its log is "
-			"logs/bench-%s.log.", rb->status, rb->seconds, rb->b->name);
-		return;
-	}
-	para(d, "Ran in %.1f s (%.1f s of CPU)%s%s%s; every figure in bench-%s.json.%s%s",
-	     rb->seconds, rb->cpu_seconds,
-	     json_is_true(json_object_get(rb->doc, "quick")) ? " with --quick (smoke sizes, not "
-							       "the thread's)" : "",
-	     extra[0] ? ", with the report's size options " : "", extra,
-	     rb->b->name, measures ? " Its times measure: " : "", measures ? measures : "");
-	bench_verdicts(d, rb, t);
-}
-
-/* ---- races ---- */
-
-/* The "replay: ..." line of a printed result, or NULL. */
-static const char *replay_line(const char *text, char *buf, size_t len)
-{
-	const char *p = text ? strstr(text, "replay: ") : NULL;
-
-	if (!p)
-		return NULL;
-	p += strlen("replay: ");
-	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
-	return buf;
-}
-
-/*
- * One row of a side's table: a run (the script, or an explorer) and its verdict.
- * The last cell replays it: the printed replay line, or for a script whose
- * schedule does not replay on the race's tasks, the command that runs the script.
- */
-static void run_row(struct doc *d, json_t *e, const char *what, const char *side,
-		    struct tally *t)
-{
-	json_t *fv = json_object_get(e, "schedules_to_first_violation");
-	bool ok = json_is_true(json_object_get(e, "behaved_as_expected"));
-	char runs[24], viol[24], first[64], rp[1200];
-	const char *cells[6] = { what, runs, viol, first, ok ? "holds" : "does not hold",
-				 replay_line(json_string_value(json_object_get(e, "text")), rp,
-					     sizeof(rp)) };
-
-	if (!cells[5] && !strcmp(what, "script")) {
-		snprintf(rp, sizeof(rp), "memcgsim race %s%s%s", json_string_value(
-				 json_object_get(e, "race")), side ? " --side " : "", side ? side : "");
-		cells[5] = rp;
-	}
-	snprintf(runs, sizeof(runs), "%lld%s", json_integer_value(json_object_get(e, "runs")),
-		 json_is_true(json_object_get(e, "exhausted")) ? " (all)" : "");
-	snprintf(viol, sizeof(viol), "%lld", json_integer_value(json_object_get(e, "violations")));
-	if (fv)
-		snprintf(first, sizeof(first), "%lld (reachable)", json_integer_value(fv));
-	else
-		snprintf(first, sizeof(first), "%s",
-			 json_integer_value(json_object_get(e, "violations")) ? "1" : "none");
-	table_row(d, cells);
-	count_verdict(t, cells[4]);
-}
-
-static void race_side(struct doc *d, json_t *side, struct tally *t)
-{
-	static const char *const head[] = { "run", "runs", "violations",
-					    "schedules to first violation", "verdict", "replay",
-					    NULL };
-	json_t *script = json_object_get(side, "script"), *e;
-	bool bug = json_is_true(json_object_get(side, "violation_expected"));
-	char title[160];
-	size_t i;
-
-	snprintf(title, sizeof(title), "side %s (%s)", json_string_value(json_object_get(side, "side")),
-		 bug ? "the bug: the bad state must be reachable" : "the fix: the invariant must hold");
-	heading(d, 4, NULL, title);
-	para(d, "%s", json_string_value(json_object_get(side, "summary")));
-	table_begin(d, head);
-	const char *name = json_string_value(json_object_get(side, "side"));
-
-	if (name && !strcmp(name, "default"))
-		name = NULL;
-	if (script)
-		run_row(d, script, "script", name, t);
-	json_array_foreach(json_object_get(side, "explore"), i, e)
-		run_row(d, e, json_string_value(json_object_get(e, "strategy")), name, t);
-	table_end(d);
-	if (script)
-		pre(d, json_string_value(json_object_get(script, "text")));
-}
-
-static void race_section(struct doc *d, const struct report_race *rr, struct tally *t)
-{
-	json_t *side;
-	char title[200];
-	size_t i;
-
-	snprintf(title, sizeof(title), "race %s%s%s", rr->r->name,
-		 rr->r->windows && *rr->r->windows ? " " : "", rr->r->windows ? rr->r->windows : "");
-	heading(d, 3, rr->r->name, title);
-	para(d, "%s", rr->r->summary);
-	pre(d, rr->r->diagram ? rr->r->diagram : "");
-	if (rr->trace_file[0])
-		para(d, "Timeline of the side with the bug: %s (Chrome trace JSON: open it in "
-			"ui.perfetto.dev or chrome://tracing).", rr->trace_file);
-	if (!rr->doc) {
-		para(d, "This race did not run; see the progress log.");
-		return;
-	}
-	json_array_foreach(json_object_get(rr->doc, "sides"), i, side)
-		race_side(d, side, t);
 }
 
 /* ---- the whole document ---- */
@@ -366,37 +226,82 @@ static bool thread_has(const struct report *rep, const char *id)
 	return false;
 }
 
+/* The HTML id of a thread's section: "thread-004", "thread-other". */
+static const char *thread_anchor(const char *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "thread-%s", id);
+	return buf;
+}
+
+/* A thread: its claim, its answers (the summary), its plots, then every bench and race. */
 static void thread_section(struct doc *d, const struct report *rep,
 			   const struct report_thread *th, struct tally *t)
 {
-	char title[200];
+	char title[200], anchor[32];
 
 	snprintf(title, sizeof(title), "%s%s: %s", strcmp(th->id, REPORT_OTHER) ? "thread " : "",
 		 th->id, th->title);
-	heading(d, 2, th->id, title);
-	para(d, "What it claims: %s%s%s", th->claim, th->source ? " Source: reference/threads/" : "",
-	     th->source ? th->source : "");
+	if (d->html)
+		fputs("<section class=\"thread\">\n", d->f);
+	doc_heading(d, 2, thread_anchor(th->id, anchor, sizeof(anchor)), title);
+	doc_para(d, "What it claims: %s%s%s", th->claim,
+		 th->source ? " Source: reference/threads/" : "", th->source ? th->source : "");
+	doc_thread_summary(d, rep, th);
 	for (unsigned int i = 0; i < rep->nr_plots; i++)
-		if (!strcmp(rep->plots[i].thread, th->id))
+		if (!strcmp(rep->plots[i].thread, th->id) && !rep->plots[i].of_races)
 			figure(d, &rep->plots[i]);
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!strcmp(rep->benches[i].thread, th->id))
-			bench_section(d, rep, &rep->benches[i], t);
+			doc_bench_section(d, rep, &rep->benches[i], t);
+	for (unsigned int i = 0; i < rep->nr_plots; i++)
+		if (!strcmp(rep->plots[i].thread, th->id) && rep->plots[i].of_races)
+			figure(d, &rep->plots[i]);
 	for (unsigned int i = 0; i < rep->nr_races; i++)
 		if (!strcmp(rep->races[i].thread, th->id))
-			race_section(d, &rep->races[i], t);
+			doc_race_section(d, &rep->races[i], t);
+	if (d->html)
+		fputs("</section>\n", d->f);
 }
 
 static const char html_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	"<title>memcgsim report</title>\n<style>\n"
-	"body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}\n"
-	"table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.9em}\n"
-	"td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}\n"
+	"body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+	"table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.9em;max-width:100%}\n"
+	"td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left;"
+	"overflow-wrap:anywhere}\n"
 	"th{background:#eee}\ntd.holds{background:#d4f4d4}\ntd.fails{background:#f8d0d0}\n"
-	"td.nc{background:#eee;color:#555}\npre{background:#f6f6f6;padding:6px;overflow-x:auto;"
+	"td.nc{background:#eee;color:#555}\ntd.missing{background:#f8d0d0}\n"
+	"td.race-ok{background:#dde8f8}\ntd.race-bad{background:#f8d0d0;font-weight:bold}\n"
+	"td.code{font-family:monospace;font-size:0.85em;word-break:break-all;min-width:12em}\n"
+	"td.holds,td.fails,td.nc,td.missing,td.race-ok,td.race-bad,th{overflow-wrap:normal;"
+	"min-width:6em}\n"
+	"pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;overflow-wrap:anywhere;"
 	"font-size:0.85em}\nfigure{margin:1em 0}\nfigcaption{font-size:0.9em;color:#444}\n"
-	"h2{border-bottom:2px solid #888;margin-top:2em}\n</style></head><body>\n";
+	"figure img{max-width:100%;height:auto}\n"
+	"h2{border-bottom:2px solid #888;margin-top:2em}\n"
+	"ul.contents li{margin:0.2em 0}\nul.contents span{font-size:0.85em}\n"
+	"</style></head><body>\n";
+
+/* The bench verdicts of thread id that do not hold / are not comparable. */
+static void thread_misses(const struct report *rep, const char *id, unsigned int *fails,
+			  unsigned int *nc)
+{
+	*fails = *nc = 0;
+	for (unsigned int i = 0; i < rep->nr_benches; i++) {
+		json_t *v;
+		size_t k;
+
+		if (strcmp(rep->benches[i].thread, id))
+			continue;
+		json_array_foreach(json_object_get(rep->benches[i].doc, "verdicts"), k, v) {
+			const char *w = json_string_value(json_object_get(v, "verdict"));
+
+			*fails += w && !strcmp(w, "does not hold");
+			*nc += w && !strcmp(w, "not comparable");
+		}
+	}
+}
 
 static void intro(struct doc *d, const struct report *rep, const struct tally *all)
 {
@@ -404,42 +309,83 @@ static void intro(struct doc *d, const struct report *rep, const struct tally *a
 
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		failed += !rep->benches[i].doc;
-	heading(d, 1, "top", "memcgsim report");
-	para(d, "%u benches and %u races in %.1f s (%.1f s of CPU; load average %.1f on %ld CPUs "
-		"when it started)%s. Verdicts: %u hold, %u do not hold, %u not comparable.%s",
-	     rep->nr_benches, rep->nr_races, rep->seconds, rep->cpu_seconds, rep->load_before,
-	     sysconf(_SC_NPROCESSORS_ONLN),
-	     rep->quick ? " with --quick (smoke sizes: the figures are not the thread's)" : "",
-	     all->holds, all->fails, all->nc,
-	     failed ? " Some benches did not finish: see their sections." : "");
-	para(d, "%s%s", rep->gnuplot ? "Plots drawn by " : "No plots: gnuplot was not found "
-		"(scripts/install-deps.sh installs gnuplot-nox); every plot's data and script are "
-		"still in plots/.", rep->gnuplot ? rep->gnuplot_version : "");
-	para(d, "A verdict compares the thread's figure with ours by a stated rule and can come "
-		"out either way; a race's explorer finds the bad state under an adversarial "
-		"scheduler, which says it is reachable, not how often it happens. The model's "
-		"times are its own work on this machine, not the kernel's. Every figure is in "
-		"the JSON files beside this page (report.json lists them).");
+	doc_heading(d, 1, "top", "memcgsim report");
+	doc_para(d, "%u benches and %u races in %.1f s (%.1f s of CPU; load average %.1f on %ld "
+		 "CPUs when it started)%s. Bench verdicts: %u hold, %u do not hold, %u not "
+		 "comparable (each thread's section opens with its table and lists the ones that "
+		 "do not hold or are not comparable, with the reason). Race runs: %u came out as "
+		 "their side states (the bug reached, the fix held), %u did not.%s",
+		 rep->nr_benches, rep->nr_races, rep->seconds, rep->cpu_seconds, rep->load_before,
+		 sysconf(_SC_NPROCESSORS_ONLN),
+		 rep->quick ? " with --quick (smoke sizes: the figures are not the thread's)" : "",
+		 all->holds, all->fails, all->nc, all->race_ok, all->race_bad,
+		 failed ? " Some benches did not finish: see their sections." : "");
+	doc_para(d, "%s%s", rep->gnuplot ? "Plots drawn by " : "No plots: gnuplot was not found "
+		 "(scripts/install-deps.sh installs gnuplot-nox); every plot's data and script "
+		 "are still in plots/.", rep->gnuplot ? rep->gnuplot_version : "");
+	doc_para(d, "A verdict compares the thread's figure with ours by a stated rule and can "
+		 "come out either way; a race's explorer finds the bad state under an adversarial "
+		 "scheduler, which says it is reachable, not how often it happens. The model's "
+		 "times are its own work on this machine, not the kernel's. Every figure is in "
+		 "the JSON files beside this page (report.json lists them).");
 }
 
-/* The sections, linked (HTML) or listed (Markdown). */
+/* A link (HTML) or a name (Markdown) in the contents. */
+static void contents_link(struct doc *d, const char *anchor, const char *text, bool first)
+{
+	if (d->html) {
+		fprintf(d->f, "%s<a href=\"#", first ? "" : ", ");
+		doc_text(d->f, anchor);
+		fputs("\">", d->f);
+		doc_text(d->f, text);
+		fputs("</a>", d->f);
+	} else {
+		fprintf(d->f, "%s%s", first ? "" : ", ", text);
+	}
+}
+
+/* One thread's line: its section, then each of its benches and races. */
+static void contents_thread(struct doc *d, const struct report *rep,
+			    const struct report_thread *th)
+{
+	bool other = !strcmp(th->id, REPORT_OTHER);
+	unsigned int fails, nc;
+	char anchor[200], text[300];
+	bool first = true;
+
+	thread_misses(rep, th->id, &fails, &nc);
+	snprintf(anchor, sizeof(anchor), "thread-%s", th->id);
+	snprintf(text, sizeof(text), "%s%s: %s", other ? "" : "thread ", th->id, th->title);
+	fputs(d->html ? "<li>" : "- ", d->f);
+	contents_link(d, anchor, text, true);
+	fprintf(d->f, " (%u do not hold, %u not comparable)%s", fails, nc,
+		d->html ? "<br><span>" : ": ");
+	for (unsigned int i = 0; i < rep->nr_benches; i++) {
+		if (strcmp(rep->benches[i].thread, th->id))
+			continue;
+		snprintf(anchor, sizeof(anchor), "bench-%s", rep->benches[i].b->name);
+		snprintf(text, sizeof(text), "bench %s", rep->benches[i].b->name);
+		contents_link(d, anchor, text, first);
+		first = false;
+	}
+	for (unsigned int i = 0; i < rep->nr_races; i++) {
+		if (strcmp(rep->races[i].thread, th->id))
+			continue;
+		snprintf(anchor, sizeof(anchor), "race-%s", rep->races[i].r->name);
+		snprintf(text, sizeof(text), "race %s", rep->races[i].r->name);
+		contents_link(d, anchor, text, first);
+		first = false;
+	}
+	fputs(d->html ? "</span></li>\n" : "\n", d->f);
+}
+
+/* The sections, linked (HTML) or listed (Markdown): every thread, bench and race. */
 static void contents(struct doc *d, const struct report *rep)
 {
-	fputs(d->html ? "<ul>\n" : "", d->f);
-	for (const struct report_thread *th = report_threads; th->id; th++) {
-		bool other = !strcmp(th->id, REPORT_OTHER);
-
-		if (!thread_has(rep, th->id))
-			continue;
-		if (d->html) {
-			fprintf(d->f, "<li><a href=\"#%s\">%s%s: ", th->id, other ? "" : "thread ",
-				th->id);
-			html_text(d->f, th->title);
-			fputs("</a></li>\n", d->f);
-		} else {
-			fprintf(d->f, "- %s%s: %s\n", other ? "" : "thread ", th->id, th->title);
-		}
-	}
+	fputs(d->html ? "<ul class=\"contents\">\n" : "", d->f);
+	for (const struct report_thread *th = report_threads; th->id; th++)
+		if (thread_has(rep, th->id))
+			contents_thread(d, rep, th);
 	fputs(d->html ? "</ul>\n" : "\n", d->f);
 }
 
@@ -460,13 +406,17 @@ static void walk(struct doc *d, const struct report *rep, const struct tally *al
 
 static int write_doc(struct report *rep, const char *name, bool html, const struct tally *all)
 {
-	char path[512];
+	char path[REPORT_PATH_MAX];
 	struct doc d = { .html = html };
 	struct tally t = { 0 };
 
-	d.f = fopen(report_path(rep, name, path, sizeof(path)), "w");
-	if (!d.f)
+	if (!report_path(rep, name, path, sizeof(path)))
 		return -1;
+	d.f = fopen(path, "w");
+	if (!d.f) {
+		report_progress(rep, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
 	walk(&d, rep, all, &t);
 	return fclose(d.f) ? -1 : 0;
 }
@@ -512,21 +462,23 @@ static json_t *thread_json(const struct report *rep, const struct report_thread 
 static int write_index_json(struct report *rep, const struct tally *all)
 {
 	json_t *threads = json_array(), *doc;
-	char path[512];
+	char path[REPORT_PATH_MAX];
 	int ret;
 
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			json_array_append_new(threads, thread_json(rep, th));
-	doc = json_pack("{s:s, s:b, s:f, s:f, s:f, s:b, s:s, s:{s:i, s:i, s:i}, s:o}",
+	doc = json_pack("{s:s, s:b, s:f, s:f, s:f, s:b, s:s, s:{s:i, s:i, s:i}, "
+			"s:{s:i, s:i}, s:o}",
 			"generated_by", "memcgsim report", "quick", rep->quick,
 			"seconds", rep->seconds, "cpu_seconds", rep->cpu_seconds,
 			"load_average_before", rep->load_before, "gnuplot", rep->gnuplot,
 			"gnuplot_version", rep->gnuplot_version, "verdicts",
 			"holds", all->holds, "does_not_hold", all->fails,
-			"not_comparable", all->nc, "threads", threads);
-	ret = doc ? json_dump_file(doc, report_path(rep, "report.json", path, sizeof(path)),
-				   JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
+			"not_comparable", all->nc, "race_runs", "as_stated", all->race_ok,
+			"not_as_stated", all->race_bad, "threads", threads);
+	ret = doc && report_path(rep, "report.json", path, sizeof(path))
+		      ? json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(doc);
 	return ret;
 }

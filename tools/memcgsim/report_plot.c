@@ -6,16 +6,19 @@
  * and NAME.png. A plot whose data is missing (a bench that failed, or whose JSON
  * changed shape) is listed with the reason instead.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "report.h"
+#include "report_plot.h"
 
 #define MIB (1024.0 * 1024.0)
 
-static json_t *bench_doc(const struct report *rep, const char *name)
+json_t *plot_bench_doc(const struct report *rep, const char *name)
 {
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!strcmp(rep->benches[i].b->name, name))
@@ -23,8 +26,8 @@ static json_t *bench_doc(const struct report *rep, const char *name)
 	return NULL;
 }
 
-static struct report_plot *plot_new(struct report *rep, const char *name, const char *thread,
-				    const char *title, const char *caption)
+struct report_plot *plot_new(struct report *rep, const char *name, const char *thread,
+			     const char *title, const char *caption)
 {
 	struct report_plot *p;
 
@@ -39,9 +42,7 @@ static struct report_plot *plot_new(struct report *rep, const char *name, const 
 	return p;
 }
 
-static void not_drawn(struct report_plot *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void not_drawn(struct report_plot *p, const char *fmt, ...)
+void plot_not_drawn(struct report_plot *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,25 +51,58 @@ static void not_drawn(struct report_plot *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static FILE *plot_file(const struct report *rep, const struct report_plot *p, const char *ext)
+FILE *plot_file(const struct report *rep, struct report_plot *p, const char *ext)
 {
-	char rel[128], path[512];
+	char rel[REPORT_NAME_MAX], path[REPORT_PATH_MAX];
+
+	FILE *f;
 
 	snprintf(rel, sizeof(rel), "plots/%s.%s", p->name, ext);
-	return fopen(report_path(rep, rel, path, sizeof(path)), "w");
+	f = report_path(rep, rel, path, sizeof(path)) ? fopen(path, "w") : NULL;
+	if (!f)
+		plot_not_drawn(p, "cannot write plots/%s.%s", p->name, ext);
+	return f;
+}
+
+/*
+ * gnuplot NAME.gp in DIR/plots, its output in DIR/logs/plot-NAME.log; 0 when it
+ * exited 0. Run without a shell, so DIR may hold any character.
+ */
+static int run_gnuplot(const struct report *rep, const char *name)
+{
+	char dir[REPORT_PATH_MAX], log[REPORT_PATH_MAX], rel[REPORT_NAME_MAX], gp[REPORT_NAME_MAX];
+	int status, fd;
+	pid_t pid;
+
+	snprintf(rel, sizeof(rel), "logs/plot-%s.log", name);
+	snprintf(gp, sizeof(gp), "%s.gp", name);
+	if (!report_path(rep, "plots", dir, sizeof(dir)) || !report_path(rep, rel, log, sizeof(log)))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0 || chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
 /*
  * The script: the terminal lines for SVG then PNG around body (plot commands that
  * read NAME.dat); gnuplot runs in DIR/plots.
  */
-static void draw(struct report *rep, struct report_plot *p, const char *body)
+void plot_draw(struct report *rep, struct report_plot *p, const char *body)
 {
-	char cmd[1200];
 	FILE *f = plot_file(rep, p, "gp");
 
 	if (!f) {
-		not_drawn(p, "cannot write plots/%s.gp", p->name);
+		plot_not_drawn(p, "cannot write plots/%s.gp", p->name);
 		return;
 	}
 	fprintf(f, "# %s (memcgsim report); data: %s.dat\n"
@@ -80,21 +114,19 @@ static void draw(struct report *rep, struct report_plot *p, const char *body)
 		p->title, p->name, p->name, p->title, body, p->name);
 	fclose(f);
 	if (!rep->gnuplot) {
-		not_drawn(p, "gnuplot not found (scripts/install-deps.sh installs gnuplot-nox); "
+		plot_not_drawn(p, "gnuplot not found (scripts/install-deps.sh installs gnuplot-nox); "
 			     "the data is in plots/%s.dat and the script in plots/%s.gp",
 			  p->name, p->name);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "cd '%s/plots' && gnuplot '%s.gp' > '../logs/plot-%s.log' 2>&1",
-		 rep->out, p->name, p->name);
-	if (system(cmd)) {
-		not_drawn(p, "gnuplot failed (logs/plot-%s.log)", p->name);
+	if (run_gnuplot(rep, p->name)) {
+		plot_not_drawn(p, "gnuplot failed (logs/plot-%s.log)", p->name);
 		return;
 	}
 	p->drawn = true;
 }
 
-static double num(json_t *o, const char *key)
+double plot_num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
@@ -120,7 +152,7 @@ static void plot_staleness(struct report *rep)
 		"rstat-staleness: root reported below the truth (MiB) over time",
 		"How far root's reported page cache is below the truth while it grows, under "
 		"break (mainline) and continue (the fix); from bench-rstat-staleness.json.");
-	json_t *doc = bench_doc(rep, "rstat-staleness"), *designs, *d, *cols;
+	json_t *doc = plot_bench_doc(rep, "rstat-staleness"), *designs, *d, *cols;
 	int ct, ctrue, crep;
 	size_t i, k;
 	FILE *f;
@@ -132,7 +164,7 @@ static void plot_staleness(struct report *rep)
 	cols = json_object_get(doc, "series_columns");
 	ct = column(cols, "t_ms"), ctrue = column(cols, "true_bytes"), crep = column(cols, "reported_bytes");
 	if (!json_array_size(designs) || ct < 0 || ctrue < 0 || crep < 0) {
-		not_drawn(p, "bench-rstat-staleness.json has no designs[].series with t_ms, "
+		plot_not_drawn(p, "bench-rstat-staleness.json has no designs[].series with t_ms, "
 			     "true_bytes and reported_bytes");
 		return;
 	}
@@ -152,7 +184,7 @@ static void plot_staleness(struct report *rep)
 			 p->name, i, json_string_value(json_object_get(d, "design")));
 	}
 	fclose(f);
-	draw(rep, p, body);
+	plot_draw(rep, p, body);
 }
 
 /* "%g" of v, or "?" (gnuplot's missing marker here) when v is not a number. */
@@ -164,113 +196,6 @@ static const char *fmt_num(double v, char *buf, size_t len)
 	return buf;
 }
 
-/* One data block of layout name: (shrinker_nr_max, ours KiB, thread KiB) per scale. */
-static void slab_block(FILE *f, json_t *scales, const char *name)
-{
-	size_t i, k;
-	json_t *s, *l;
-	char b[32];
-
-	fprintf(f, "# layout %s: shrinker_nr_max ours_kib thread_kib\n", name);
-	json_array_foreach(scales, i, s) {
-		json_array_foreach(json_object_get(s, "layouts"), k, l) {
-			const char *ln = json_string_value(json_object_get(l, "layout"));
-
-			if (!ln || strcmp(ln, name))
-				continue;
-			fprintf(f, "%g %g %s\n", num(l, "shrinker_nr_max"),
-				num(l, "slab_bytes_per_empty_cgroup") / 1024,
-				fmt_num(num(json_object_get(l, "thread"), "slab_kb_per_empty_cgroup"),
-					b, sizeof(b)));
-		}
-	}
-	fprintf(f, "\n\n");
-}
-
-/* Thread 001: slab per empty cgroup against shrinker_nr_max, one line per layout. */
-static void plot_slab(struct report *rep)
-{
-	struct report_plot *p = plot_new(rep, "slab-per-empty-cgroup", "001",
-		"shrinker-units: slab per empty cgroup (KiB) against shrinker_nr_max",
-		"Kernel memory an empty cgroup costs at each shrinker count, per shrinker_info "
-		"layout: lines are ours, large filled dots the thread's tables (where it gives one); "
-		"from bench-shrinker-units.json.");
-	json_t *scales = json_object_get(bench_doc(rep, "shrinker-units"), "scales"), *l;
-	char body[2400] = "set datafile missing '?'\nset xlabel 'shrinker_nr_max'\n"
-			  "set ylabel 'KiB per empty cgroup'\nset logscale y\nset key outside right\n"
-			  "plot ";
-	unsigned int n = 0;
-	size_t k;
-	FILE *f;
-
-	if (!p)
-		return;
-	if (!json_array_size(scales)) {
-		not_drawn(p, "bench-shrinker-units.json has no scales[].layouts[]");
-		return;
-	}
-	if (!(f = plot_file(rep, p, "dat")))
-		return;
-	json_array_foreach(json_object_get(json_array_get(scales, 0), "layouts"), k, l) {
-		const char *name = json_string_value(json_object_get(l, "layout"));
-
-		if (!name)
-			continue;
-		slab_block(f, scales, name);
-		snprintf(body + strlen(body), sizeof(body) - strlen(body),
-			 "%s'%s.dat' index %u using 1:2 with linespoints lw 2 lc %u title '%s', "
-			 "'' index %u using 1:3 with points pt 7 ps 1.5 lc %u notitle",
-			 n ? ", " : "", p->name, n, n + 1, name, n, n + 1);
-		n++;
-	}
-	fclose(f);
-	draw(rep, p, body);
-}
-
-/* Thread 002: a root flush with 0 and with N active memcgs, ours per host and the thread's. */
-static void plot_flush_cost(struct report *rep)
-{
-	struct report_plot *p = plot_new(rep, "flush-cost", "002",
-		"root-flush: root flush cost (us) against active memcgs",
-		"One root flush with no activity and with every memcg of the host updating, "
-		"ours (the model's own time on this machine, one line per root_lruvec_read "
-		"design) and the thread's 80-CPU figures (69 us, ~0.9 ms); compare shapes and "
-		"ratios, not microseconds. From bench-root-flush.json.");
-	json_t *doc = bench_doc(rep, "root-flush"), *hosts = json_object_get(doc, "hosts"), *h;
-	json_t *th = json_object_get(doc, "thread_figures");
-	double active = num(doc, "memcgs");
-	char body[1024] = "set xlabel 'active memcgs'\nset ylabel 'us per root flush'\n"
-			  "set logscale y\nset xrange [-8:*]\nplot ";
-	size_t i;
-	FILE *f;
-
-	if (!p)
-		return;
-	if (!json_array_size(hosts) || isnan(active)) {
-		not_drawn(p, "bench-root-flush.json has no hosts[] with idle_flush_us and "
-			     "active_flush_us");
-		return;
-	}
-	if (!(f = plot_file(rep, p, "dat")))
-		return;
-	json_array_foreach(hosts, i, h) {
-		fprintf(f, "# root_lruvec_read=%s: active_memcgs us\n0 %g\n%g %g\n\n\n",
-			json_string_value(json_object_get(h, "root_lruvec_read")),
-			num(h, "idle_flush_us"), active, num(h, "active_flush_us"));
-		snprintf(body + strlen(body), sizeof(body) - strlen(body),
-			 "%s'%s.dat' index %zu with linespoints lw 2 title 'ours, root-lruvec-read=%s'",
-			 i ? ", " : "", p->name, i,
-			 json_string_value(json_object_get(h, "root_lruvec_read")));
-	}
-	fprintf(f, "# thread 002 (80 CPUs): active_memcgs us\n0 %g\n128 %g\n",
-		num(th, "idle_flush_us"), num(th, "active_flush_us"));
-	fclose(f);
-	snprintf(body + strlen(body), sizeof(body) - strlen(body),
-		 ", '%s.dat' index %zu with linespoints lw 2 dt 2 pt 7 title 'thread 002 (kernel, "
-		 "80 CPUs)'", p->name, i);
-	draw(rep, p, body);
-}
-
 /* Thread 002: node-counter and flushed-rstat read error over virtual time. */
 static void plot_read_error(struct report *rep)
 {
@@ -279,7 +204,7 @@ static void plot_read_error(struct report *rep)
 		"Distance from the truth of a root read by node counters (per-CPU vmstat diffs "
 		"not yet folded) and by flushed rstat, at each step of the default schedule; "
 		"from bench-node-read-drift.json.");
-	json_t *doc = bench_doc(rep, "node-read-drift"), *cols = json_object_get(doc, "series_columns");
+	json_t *doc = plot_bench_doc(rep, "node-read-drift"), *cols = json_object_get(doc, "series_columns");
 	json_t *series = json_object_get(doc, "series"), *row;
 	int ct = column(cols, "t_ms"), cn = column(cols, "node_err_pages"),
 	    cr = column(cols, "rstat_err_pages");
@@ -289,7 +214,7 @@ static void plot_read_error(struct report *rep)
 	if (!p)
 		return;
 	if (!json_array_size(series) || ct < 0 || cn < 0 || cr < 0) {
-		not_drawn(p, "bench-node-read-drift.json has no series with t_ms, node_err_pages "
+		plot_not_drawn(p, "bench-node-read-drift.json has no series with t_ms, node_err_pages "
 			     "and rstat_err_pages");
 		return;
 	}
@@ -301,7 +226,7 @@ static void plot_read_error(struct report *rep)
 			json_number_value(json_array_get(row, cn)),
 			json_number_value(json_array_get(row, cr)));
 	fclose(f);
-	draw(rep, p, "set xlabel 'virtual time (s)'\nset ylabel '|read - truth| (pages)'\n"
+	plot_draw(rep, p, "set xlabel 'virtual time (s)'\nset ylabel '|read - truth| (pages)'\n"
 		     "plot 'read-error.dat' using 1:2 with lines lw 2 title 'node counters', "
 		     "'' using 1:3 with lines lw 2 title 'flushed rstat'");
 }
@@ -319,7 +244,7 @@ static void first_violations(json_t *side, double out[3])
 
 		for (unsigned int k = 0; k < 3; k++)
 			if (s && !strcmp(s, strat[k]))
-				out[k] = num(e, "schedules_to_first_violation");
+				out[k] = plot_num(e, "schedules_to_first_violation");
 	}
 }
 
@@ -341,6 +266,7 @@ static void plot_first_violation(struct report *rep, const char *thread)
 		     "frequency in production.");
 	if (!p || !(f = plot_file(rep, p, "dat")))
 		return;
+	p->of_races = true;
 	fprintf(f, "# race:side random pct dfs\n");
 	for (unsigned int i = 0; i < rep->nr_races; i++) {
 		size_t k;
@@ -362,7 +288,7 @@ static void plot_first_violation(struct report *rep, const char *thread)
 	}
 	fclose(f);
 	if (!rows) {
-		not_drawn(p, "no race of this thread has a side with the bug");
+		plot_not_drawn(p, "no race of this thread has a side with the bug");
 		rep->nr_plots--;
 		return;
 	}
@@ -375,15 +301,17 @@ static void plot_first_violation(struct report *rep, const char *thread)
 		 "set xtics rotate by 30 right font ',9'\nset bmargin 11\nset key top left\n"
 		 "plot '%s' using 2:xtic(1) title 'random', '' using 3 title 'pct', '' using 4 "
 		 "title 'dfs'", title);
-	draw(rep, p, body);
+	plot_draw(rep, p, body);
 }
 
 void report_plots(struct report *rep)
 {
-	plot_staleness(rep);
+	plot_thrashing(rep);
 	plot_slab(rep);
+	plot_zswap_writeback(rep);
 	plot_flush_cost(rep);
 	plot_read_error(rep);
+	plot_staleness(rep);
 	for (const struct report_thread *t = report_threads; t->id; t++)
 		plot_first_violation(rep, t->id);
 	for (unsigned int i = 0; i < rep->nr_plots; i++)

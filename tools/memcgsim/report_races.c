@@ -63,13 +63,12 @@ static int run_one(const struct msim_race *r, const struct msim_race_side *side,
 static void write_trace(struct report *rep, struct report_race *rr,
 			const struct msim_race_result *res)
 {
-	char rel[128], path[512], err[256] = "";
+	char rel[REPORT_NAME_MAX], path[REPORT_PATH_MAX], err[256] = "";
 	FILE *f;
 	int ret;
 
 	snprintf(rel, sizeof(rel), "traces/%s.json", rr->r->name);
-	f = fopen(report_path(rep, rel, path, sizeof(path)), "w");
-	if (!f)
+	if (!report_path(rep, rel, path, sizeof(path)) || !(f = fopen(path, "w")))
 		return;
 	ret = msim_race_trace(rr->r, res, f, err, sizeof(err));
 	if (fclose(f) || ret) {
@@ -162,7 +161,7 @@ static json_t *race_header(const struct report_race *rr)
 static int run_race(struct report *rep, struct report_race *rr, struct msim_race_result *res)
 {
 	json_t *doc = race_header(rr), *sides = json_array();
-	char name[160], path[512];
+	char name[REPORT_NAME_MAX], path[REPORT_PATH_MAX];
 	int failed = 0;
 	double t0 = report_now();
 
@@ -175,11 +174,11 @@ static int run_race(struct report *rep, struct report_race *rr, struct msim_race
 	json_object_set_new(doc, "sides", sides);
 	json_object_set_new(doc, "trace", json_string(rr->trace_file));
 	snprintf(name, sizeof(name), "race-%s.json", rr->r->name);
-	report_path(rep, name, path, sizeof(path));
-	if (json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
+	if (!report_path(rep, name, path, sizeof(path)) ||
+	    json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
 		failed++;
 	json_decref(doc);
-	rr->doc = json_load_file(path, 0, NULL);
+	rr->doc = path[0] ? json_load_file(path, 0, NULL) : NULL;
 	failed += !rr->doc;
 	report_progress(rep, "race %s done in %.1f s%s", rr->r->name, report_now() - t0,
 			failed ? " (with errors)" : "");
