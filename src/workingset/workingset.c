@@ -73,6 +73,7 @@ static int ws_host_init(struct msim *m, void *state)
 	wh->m = m;
 	wh->nr_nodes = msim_nr_nodes(m);
 	wh->mglru = msim_lru_gen_enabled(m);
+	wh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
 	wh->budget_page_state = cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
 	wh->root_flush_skip = cfg->variants.workingset_root_flush == MSIM_WORKINGSET_ROOT_SKIP;
 	wh->isolate_trylock = cfg->variants.shadow_isolate_trylock == MSIM_ON;
