@@ -248,6 +248,14 @@ struct msim_scan_control {
 	 * default): partial-order reduction counts each call as touching anything.
 	 */
 	bool evict_notes;
+	/*
+	 * kernel: shrink_node_memcgs()'s shrink_slab(gfp, nid, memcg, priority)
+	 * after each memcg's lruvec, at every priority reclaim reaches. The LRU
+	 * layer does not call the shrinker layer: the layer above supplies it (NULL:
+	 * no slab reclaim).
+	 */
+	void (*shrink_slab)(struct msim_memcg *memcg, unsigned int nid, int priority, void *arg);
+	void *shrink_slab_arg;
 	/* results, added to */
 	unsigned long nr_scanned;          /* pages isolated for a look */
 	unsigned long nr_reclaimed;        /* pages freed */

@@ -550,8 +550,8 @@ static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type
  * kernel: evict_folios() after shrink_folio_list(): the folios that were not
  * freed are not put back into the oldest generation. 6.12: each loses its refs
  * and PG_workingset and becomes active (the youngest generation). 6.14: each
- * that lru_gen_distance() would place in the oldest (neither active nor
- * workingset) loses its refs and becomes active. (The kernel first retries
+ * that lru_gen_distance() would place in the oldest (a file folio neither
+ * active nor workingset) loses its refs and becomes active. (The kernel first retries
  * once the clean, unmapped ones that may have missed
  * folio_rotate_reclaimable(); the model has no writeback, so a folio kept here
  * was kept by its owner, as it would be on the retry.)
@@ -561,8 +561,10 @@ static void lru_gen_reject_survivors(struct msim__lru_vec *lv, struct msim_list_
 	for (struct msim_list_head *p = list->next; p != list; p = p->next) {
 		struct msim_folio *folio = msim_container_of(p, struct msim_folio, lru);
 
+		/* 6.14: lru_gen_distance() != 0: active, workingset, or anon (no swap cache) */
 		if (!lv->lh->mglru_6_12 && (msim__folio_test(folio, MSIM__PG_ACTIVE) ||
-					    msim__folio_test(folio, MSIM__PG_WORKINGSET)))
+					    msim__folio_test(folio, MSIM__PG_WORKINGSET) ||
+					    !msim__folio_type(folio)))
 			continue;
 		msim__folio_set_refs_counter(folio, 0);
 		msim__folio_clear(folio, MSIM__PG_REFERENCED);
@@ -639,7 +641,10 @@ unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_co
 	return lv && sc ? shrink_lru_vec(lv, sc) : 0;
 }
 
-/* One priority level over memcg's subtree; true once the target is reached. */
+/*
+ * One priority level over memcg's subtree (shrink_node_memcgs per node: each
+ * memcg's lruvec, then its slab); true once the target is reached.
+ */
 static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 			   struct msim_scan_control *sc, unsigned long start)
 {
@@ -652,6 +657,8 @@ static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 
 			if (lv)
 				shrink_lru_vec(lv, sc);
+			if (sc->shrink_slab)
+				sc->shrink_slab(iter, nid, sc->priority, sc->shrink_slab_arg);
 		}
 		if (sc->nr_reclaimed - start >= sc->nr_to_reclaim) {
 			msim_mem_cgroup_iter_break(memcg, iter);

@@ -112,6 +112,10 @@ void msim__workingset_update_node(struct msim_xarray *xa, struct msim_xa_node *n
 int msim__ws_shadow_nodes_init(struct msim__ws_host *wh);
 void msim__ws_shadow_nodes_fini(struct msim__ws_host *wh);
 
+/* ---- reclaim.c ---- */
+/* The charge layer's reclaim callback (msim_reclaim_fn): msim_workingset_reclaim(). */
+unsigned long msim__ws_charge_reclaim(struct msim_memcg *memcg, unsigned long nr_pages, void *arg);
+
 /* ---- refault.c ---- */
 /* kernel: folio_set_active() in folio_add_lru() under MGLRU when in a fault. */
 bool msim__ws_refault(struct msim__ws_host *wh, struct msim_folio *folio, void *shadow,

@@ -117,33 +117,35 @@ static void thrashing_classic(void **state)
 	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(0, 0, 0)], *p = &tp[MSIM_TP_DESIGN(0, 1, 0)];
 
 	(void)state;
-	assert_int_equal(l->budget_nodes, 2078);
-	assert_int_equal(p->budget_nodes, 2078);
-	assert_int_equal(l->storage_reads, 57360);
-	assert_int_equal(p->storage_reads, 57360);
-	assert_int_equal(l->refaults, 16);
-	assert_int_equal(p->refaults, 16);
-	assert_int_equal(l->hot_resident_end, 8174);
-	assert_int_equal(p->hot_resident_end, 8174);
+	assert_int_equal(l->budget_nodes, 2063);
+	assert_int_equal(p->budget_nodes, 2063);
+	assert_int_equal(l->storage_reads, 57454);
+	assert_int_equal(p->storage_reads, 57454);
+	assert_int_equal(l->refaults, 110);
+	assert_int_equal(p->refaults, 110);
+	assert_int_equal(l->activations, 63);       /* deactivated hot pages: PG_workingset */
+	assert_int_equal(p->restores, 63);
+	assert_int_equal(l->hot_resident_end, 8092);
+	assert_int_equal(p->hot_resident_end, 8092);
 	assert_int_equal(tp[MSIM_TP_DESIGN(0, 0, 1)].storage_reads, l->storage_reads);
 	assert_int_equal(tp[MSIM_TP_DESIGN(0, 1, 1)].refaults, p->refaults);
 }
 
 /*
- * Cyclic: every design reads 2 x 20480 pages from storage. With the lru-size
- * budget MGLRU detects no refault; patch 1's detects all 20480 of round 2;
- * 6.12 counts 16384 of them as activations and restores (in a fault), 6.14
- * none (no folio was in the workingset).
+ * Cyclic: every MGLRU design reads 2 x 20480 pages from storage, classic all
+ * but one (memory.high overshoots by a charge batch until the return to user
+ * space, and one page of round 1 survives its second chance). With the
+ * lru-size budget MGLRU detects no refault; patch 1's detects all 20480 of
+ * round 2; 6.12 counts 16384 of them as activations and restores (in a fault),
+ * 6.14 none (no folio was in the workingset).
  */
 static void thrashing_cyclic(void **state)
 {
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		assert_int_equal(cy[d].storage_reads, 2 * 20480);
-		assert_int_equal(cy[d].last_round_storage_reads, 20480);
-	}
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++)
+		assert_int_equal(cy[d].storage_reads, d & 2 ? 2 * 20480 : 2 * 20480 - 1);
 	assert_int_equal(cy[ML].budget_nodes, 41);
-	assert_int_equal(cy[ML].shadow_nodes_end, 256);
+	assert_int_equal(cy[ML].shadow_nodes_end, 288);
 	assert_int_equal(cy[ML].refaults, 0);
 	assert_int_equal(cy[MP].budget_nodes, 2093);
 	assert_int_equal(cy[MP].shadow_nodes_end, 512);
@@ -151,7 +153,7 @@ static void thrashing_cyclic(void **state)
 	assert_int_equal(cy[MP].activations, 0);
 	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].activations, 16384);
 	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].restores, 16384);
-	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].refaults, 20480);
+	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].refaults, 20479);
 	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].activations, 0);
 }
 
@@ -216,7 +218,7 @@ static void thrashing_verdicts_planted(void **state)
 	msim_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	c[MP].storage_reads--;                                /* a design kept a page */
+	c[MP].storage_reads = c[MP].storage_reads * 98 / 100; /* a design kept 2% */
 	msim_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "does not hold");
 	memcpy(c, cy, sizeof(c));
