@@ -173,8 +173,9 @@ static void test_classic_refault_activation(void **state)
  * file and page 0 five more times (6.14: PG_referenced, the counter to 3, then
  * PG_workingset; 6.12: refs 4, always protected). One reclaim batch evicts 64
  * pages from the oldest generation (page 0 is protected), and pages 1 (in a
- * fault) and 2 refault while that generation is still the oldest; then
- * everything is evicted and page 0 refaults in a fault.
+ * fault) and 2 refault while that generation is still the oldest; the rest
+ * of it is evicted and page 3 refaults; then everything is evicted and page 0
+ * refaults in a fault.
  *   newest: 1 and 2 are recent but were not in the workingset: neither an
  *           activation nor a restore; 0 was: an activation (in a fault) and a
  *           restore.
@@ -187,6 +188,7 @@ static void mglru_refaults(const char *rule, const int outcome[3], unsigned long
 {
 	struct msim_lru_gen_tier t;
 	struct ws_fixture f;
+	unsigned long seq;
 
 	ws_setup(&f, MSIM_LRU_MGLRU, rule);
 	read_range(&f, 0, 100, MSIM_FILEMAP_MISS);
@@ -199,11 +201,20 @@ static void mglru_refaults(const char *rule, const int outcome[3], unsigned long
 	assert_int_equal(msim_lru_gen_tier_stats(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1, 0, &t), 0);
 	assert_int_equal(t.refaulted, 2);
 	assert_int_equal(t.evicted, 64);
+	/*
+	 * The rest of the oldest generation goes and min_seq moves on: page 3's
+	 * token is still within MAX_NR_GENS of max_seq (newest: recent, but not in
+	 * the workingset: a plain refault), no longer min_seq (6.12: not recent).
+	 */
+	seq = msim_lru_gen_min_seq(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1);
+	assert_true(msim_workingset_reclaim(f.c, 32, NULL) >= 32);
+	assert_true(msim_lru_gen_min_seq(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1) > seq);
+	assert_int_equal(msim_filemap_read(f.file, 3, f.c, 0, false), MSIM_FILEMAP_REFAULT);
 	while (msim_mapping_nrpages(f.file))
 		assert_true(msim_workingset_reclaim(f.c, 128, NULL) > 0);
 	assert_int_equal(msim_filemap_read(f.file, 0, f.c, 0, true), outcome[2]);
 	msim_mem_cgroup_flush_stats_forced(f.root);
-	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_REFAULT_FILE), 3);
+	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_REFAULT_FILE), 4);
 	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_ACTIVATE_FILE), activate);
 	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_RESTORE_FILE), restore);
 	ws_teardown(&f);
