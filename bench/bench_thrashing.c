@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_thrashing.c - `memcgsim bench thrashing-protection` (thread 000 patch
- * 1): a workload whose hot set is 25% larger than its memcg, under classic LRU
- * and MGLRU, with the shadow budget of mainline (shadow-budget=lru-size:
- * lruvec_lru_size(), i.e. lru_zone_size) and of patch 1 (page-state-local).
- * The thread describes the experiment ("the shadow shrinker reclaims eviction
- * tokens almost as fast as they are created, losing thrashing protection") but
- * tabulates no figures; the verdicts compare our four runs with each other.
+ * 1): does losing the shadow budget lose thrashing protection, measured in
+ * pages read from storage? Two workloads (bench_workingset_run.c): a
+ * protectable one, a hot set that fits in the memcg against a cold stream, and
+ * the cyclic one no design can help; each under classic LRU and MGLRU, with
+ * the shadow budget of mainline (shadow-budget=lru-size: lruvec_lru_size(),
+ * i.e. lru_zone_size) and of patch 1 (page-state-local), under MGLRU's rules
+ * after and before the 6.14 rework (mglru-protection=6.14|6.12). The thread
+ * describes the experiment but tabulates no figures; the verdicts compare our
+ * runs with each other.
  *
- * The figures are deterministic counts of the model (bench_workingset_run.c
- * says why the sizes are what they are); the designs are alternated over the
- * repetitions and the counts must agree between repetitions (a determinism
- * check). The time is the model's own: C code on this machine, no I/O; it
- * stands for nothing in the kernel.
+ * The figures are deterministic counts of the model; the designs are
+ * alternated over the repetitions and the counts must agree between
+ * repetitions (a determinism check). The time is the model's own: C code on
+ * this machine, no I/O; it stands for nothing in the kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,148 +24,250 @@
 #include "bench_workingset.h"
 #include "scenario.h"
 
-static const char *const design_names[MSIM_TP_NDESIGNS] = {
-	"classic, lru-size", "classic, page-state-local", "MGLRU, lru-size",
-	"MGLRU, page-state-local",
-};
+/* Samples: the protectable designs first, then the cyclic ones. */
+#define TP_NRUNS (2 * MSIM_TP_NDESIGNS)
 
 struct tp_ctx {
-	struct msim_tp_opts o[MSIM_TP_NDESIGNS];
-	struct msim_tp_result first[MSIM_TP_NDESIGNS];
-	bool ran[MSIM_TP_NDESIGNS];
+	struct msim_tp_opts o[TP_NRUNS];
+	struct msim_tp_result first[TP_NRUNS];
+	bool ran[TP_NRUNS];
 	unsigned long mismatches;
 	int err;
 	char msg[256];
 };
 
-static double tp_sample(unsigned int design, unsigned int rep, void *arg)
+static bool tp_same(const struct msim_tp_result *a, const struct msim_tp_result *b)
+{
+	return a->storage_reads == b->storage_reads && a->refaults == b->refaults &&
+	       a->activations == b->activations && a->shadow_nodes_end == b->shadow_nodes_end &&
+	       a->hot_resident_end == b->hot_resident_end;
+}
+
+static double tp_sample(unsigned int run, unsigned int rep, void *arg)
 {
 	struct tp_ctx *c = arg;
-	struct msim_tp_result r;
+	struct msim_tp_result *r = malloc(sizeof(*r));
+	double seconds;
 
 	(void)rep;
-	if (msim_tp_run(&c->o[design], &r, c->msg, sizeof(c->msg))) {
+	if (!r || msim_tp_run(&c->o[run], r, c->msg, sizeof(c->msg))) {
+		if (!r)
+			snprintf(c->msg, sizeof(c->msg), "out of memory");
+		free(r);
 		c->err = -1;
 		return 0;
 	}
-	if (!c->ran[design]) {
-		c->first[design] = r;
-		c->ran[design] = true;
-	} else if (r.storage_reads != c->first[design].storage_reads ||
-		   r.activations != c->first[design].activations ||
-		   r.shadow_nodes_end != c->first[design].shadow_nodes_end) {
+	if (!c->ran[run]) {
+		c->first[run] = *r;
+		c->ran[run] = true;
+	} else if (!tp_same(r, &c->first[run])) {
 		c->mismatches++;
 	}
-	return r.seconds;
+	seconds = r->seconds;
+	free(r);
+	return seconds;
+}
+
+static void print_rows(const struct tp_ctx *c, unsigned int base, const double *med)
+{
+	printf("%-32s %7s %7s %9s %9s %8s %8s %9s %9s %7s\n", "design", "budget", "shadow",
+	       "refaults", "activat.", "restores", "hot res", "storage", "hot stor", "model s");
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
+		const struct msim_tp_result *r = &c->first[base + d];
+
+		printf("%-32s %7lu %7lu %9lu %9lu %8lu %8lu %9lu %9lu %7.2f\n", msim_tp_design_name(d),
+		       r->budget_nodes, r->shadow_nodes_end, r->refaults, r->activations,
+		       r->restores, r->hot_resident_end, r->storage_reads, r->hot_storage_reads,
+		       med[base + d]);
+	}
+}
+
+static void print_residency(const struct tp_ctx *c)
+{
+	const struct msim_tp_result *r0 = &c->first[0];
+
+	printf("hot-set residency at the end of each round (storage reads of the round):\n");
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
+		const struct msim_tp_result *r = &c->first[d];
+
+		printf("  %-32s", msim_tp_design_name(d));
+		for (unsigned long k = 0; k < r->nr_rounds && k < r0->nr_rounds; k++)
+			printf(" %5lu (%5lu)", r->round[k].hot_resident, r->round[k].storage_reads);
+		printf("\n");
+	}
 }
 
 static void print_text(const struct msim_bench_args *a, const struct tp_ctx *c, const double *med)
 {
+	const struct msim_tp_opts *p = &c->o[0], *y = &c->o[MSIM_TP_NDESIGNS];
 	struct msim_tp_verdicts v;
 
-	printf("thrashing-protection (thread 000 patch 1): memcg %lu pages, hot set %lu pages "
-	       "(stride %lu), %lu rounds\n", c->o[0].memcg_pages, c->o[0].hot_pages,
-	       c->o[0].stride, c->o[0].rounds);
-	msim_bench_print_base_variants(a, "shadow-budget and the LRU kind set per design");
-	printf("%-26s %8s %8s %8s %9s %9s %9s %9s %8s\n", "design", "budget", "shadow", "max",
-	       "refaults", "activat.", "storage", "last rnd", "model s");
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		const struct msim_tp_result *r = &c->first[d];
-
-		printf("%-26s %8lu %8lu %8lu %9lu %9lu %9lu %9lu %8.2f\n", design_names[d],
-		       r->budget_nodes, r->shadow_nodes_end, r->shadow_nodes_max, r->refaults,
-		       r->activations, r->storage_reads, r->last_round_storage_reads, med[d]);
-	}
-	printf("  budget: count_shadow_nodes' max_nodes for c; shadow: c's shadow nodes at the "
-	       "end (max: after any reclaim);\n  storage: pages read from backing storage; "
-	       "determinism: %lu mismatches between repetitions\n\n", c->mismatches);
-	msim_tp_verdicts(c->first, &v);
+	printf("thrashing-protection (thread 000 patch 1): memcg %lu pages\n", p->memcg_pages);
+	msim_bench_print_base_variants(a, "shadow-budget, mglru-protection and the LRU kind set per "
+				       "design");
+	printf("\nprotectable: hot set %lu pages (stride %lu) read %lu times per round through the "
+	       "file, %lu cold pages read once after each hot one, %lu rounds\n",
+	       p->hot_pages, p->hot_stride, p->hot_reads, p->cold_per_hot, p->rounds);
+	print_rows(c, 0, med);
+	print_residency(c);
+	printf("\ncyclic (no design can help): hot set %lu pages (stride %lu) read twice per visit "
+	       "in a fault, %lu rounds\n", y->hot_pages, y->hot_stride, y->rounds);
+	print_rows(c, MSIM_TP_NDESIGNS, med);
+	printf("  budget: count_shadow_nodes' max_nodes for c at the end; shadow: c's shadow nodes;\n"
+	       "  hot res: hot pages resident at the end; storage: pages read from backing storage;\n"
+	       "  classic rows with (6.12) run the same classic code: equal by construction;\n"
+	       "  determinism: %lu mismatches between repetitions\n\n", c->mismatches);
+	msim_tp_verdicts(c->first, c->first + MSIM_TP_NDESIGNS, &v);
 	msim_verdict_print_text(stdout, &v.table);
+}
+
+static void json_rounds(struct msim_json *j, const struct msim_tp_result *r)
+{
+	msim_json_arr_begin(j, "rounds");
+	for (unsigned long k = 0; k < r->nr_rounds; k++) {
+		const struct msim_tp_round *rr = &r->round[k];
+
+		msim_json_obj_begin(j, NULL);
+		msim_json_kuint(j, "round", k + 1);
+		msim_json_kuint(j, "storage_reads", rr->storage_reads);
+		msim_json_kuint(j, "hot_storage_reads", rr->hot_storage_reads);
+		msim_json_kuint(j, "hot_resident", rr->hot_resident);
+		msim_json_kuint(j, "shadow_nodes", rr->shadow_nodes);
+		msim_json_kuint(j, "budget", rr->budget_nodes);
+		msim_json_kuint(j, "refaults", rr->refaults);
+		msim_json_kuint(j, "activations", rr->activations);
+		msim_json_kuint(j, "restores", rr->restores);
+		msim_json_obj_end(j);
+	}
+	msim_json_arr_end(j);
+}
+
+static void json_designs(struct msim_json *j, const char *key, const struct tp_ctx *c,
+			 unsigned int base, const double *med)
+{
+	msim_json_arr_begin(j, key);
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
+		const struct msim_tp_result *r = &c->first[base + d];
+
+		msim_json_obj_begin(j, NULL);
+		msim_json_kstr(j, "design", msim_tp_design_name(d));
+		msim_json_kstr(j, "lru", d & 2 ? "mglru" : "classic");
+		msim_json_kstr(j, "shadow_budget", d & 1 ? "page-state-local" : "lru-size");
+		msim_json_kstr(j, "mglru_protection", d & 4 ? "6.12" : "6.14");
+		msim_json_kuint(j, "budget_nodes", r->budget_nodes);
+		msim_json_kuint(j, "budget_pages", r->budget_pages);
+		msim_json_kuint(j, "shadow_nodes_end", r->shadow_nodes_end);
+		msim_json_kuint(j, "shadow_nodes_max", r->shadow_nodes_max);
+		msim_json_kuint(j, "refaults", r->refaults);
+		msim_json_kuint(j, "activations", r->activations);
+		msim_json_kuint(j, "restores", r->restores);
+		msim_json_kuint(j, "storage_reads", r->storage_reads);
+		msim_json_kuint(j, "hot_storage_reads", r->hot_storage_reads);
+		msim_json_kuint(j, "last_round_storage_reads", r->last_round_storage_reads);
+		msim_json_kuint(j, "hot_resident_end", r->hot_resident_end);
+		msim_json_kint(j, "tier_idx_end", r->tier_idx_end);
+		msim_json_kuint(j, "nodes_reclaimed", r->nodes_reclaimed);
+		msim_json_kuint(j, "shadows_reclaimed", r->shadows_reclaimed);
+		msim_json_kdbl(j, "model_seconds_median", med[base + d]);
+		json_rounds(j, r);
+		msim_json_obj_end(j);
+	}
+	msim_json_arr_end(j);
 }
 
 static void print_json(const struct msim_bench_args *a, const struct tp_ctx *c, const double *med)
 {
+	const struct msim_tp_opts *p = &c->o[0];
 	struct msim_tp_verdicts v;
 	struct msim_json j;
 
 	msim_bench_json_begin(&j, stdout, "thrashing-protection", "000",
 			      "deterministic counts; model seconds are this machine's C code", a);
 	msim_json_kuint(&j, "determinism_mismatches", c->mismatches);
-	msim_json_arr_begin(&j, "designs");
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		const struct msim_tp_result *r = &c->first[d];
-
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "design", design_names[d]);
-		msim_json_kuint(&j, "budget_nodes", r->budget_nodes);
-		msim_json_kuint(&j, "budget_pages", r->budget_pages);
-		msim_json_kuint(&j, "shadow_nodes_end", r->shadow_nodes_end);
-		msim_json_kuint(&j, "shadow_nodes_max", r->shadow_nodes_max);
-		msim_json_kuint(&j, "refaults", r->refaults);
-		msim_json_kuint(&j, "activations", r->activations);
-		msim_json_kuint(&j, "storage_reads", r->storage_reads);
-		msim_json_kuint(&j, "last_round_storage_reads", r->last_round_storage_reads);
-		msim_json_kuint(&j, "nodes_reclaimed", r->nodes_reclaimed);
-		msim_json_kuint(&j, "shadows_reclaimed", r->shadows_reclaimed);
-		msim_json_kdbl(&j, "model_seconds_median", med[d]);
-		msim_json_obj_end(&j);
-	}
-	msim_json_arr_end(&j);
-	msim_tp_verdicts(c->first, &v);
+	msim_json_kuint(&j, "memcg_pages", p->memcg_pages);
+	msim_json_kuint(&j, "hot_pages", p->hot_pages);
+	msim_json_kuint(&j, "hot_reads", p->hot_reads);
+	msim_json_kuint(&j, "cold_per_hot", p->cold_per_hot);
+	json_designs(&j, "designs", c, 0, med);
+	json_designs(&j, "cyclic_designs", c, MSIM_TP_NDESIGNS, med);
+	msim_tp_verdicts(c->first, c->first + MSIM_TP_NDESIGNS, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
 	msim_json_obj_end(&j);
 	msim_json_finish(&j);
 }
 
+static unsigned long opt_rounds, opt_cyclic_rounds, opt_hot_reads, opt_cold_per_hot;
+
+static void tp_setup(struct tp_ctx *c, const struct msim_bench_args *a)
+{
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
+		struct msim_tp_opts *p = &c->o[d], *y = &c->o[MSIM_TP_NDESIGNS + d];
+
+		msim_tp_design_opts(p, MSIM_TP_PROTECTABLE, d);
+		msim_tp_design_opts(y, MSIM_TP_CYCLIC, d);
+		p->base = y->base = a->variants;
+		p->rounds = opt_rounds ? opt_rounds : a->quick ? 4 : p->rounds;
+		y->rounds = opt_cyclic_rounds ? opt_cyclic_rounds : a->quick ? 2 : y->rounds;
+		if (opt_hot_reads)
+			p->hot_reads = opt_hot_reads;
+		if (opt_cold_per_hot)
+			p->cold_per_hot = opt_cold_per_hot;
+	}
+}
+
 static int thrashing_main(int argc, char **argv)
 {
-	static unsigned long rounds;
 	static const struct msim_arg opts[] = {
-		MSIM_OPT_ULONG("--rounds", "N", &rounds, 1, 1000,
-			       "passes over the hot set (default 4, 2 with --quick)"),
+		MSIM_OPT_ULONG("--rounds", "N", &opt_rounds, 1, MSIM_TP_MAX_ROUNDS,
+			       "protectable workload's rounds (default 8, 4 with --quick)"),
+		MSIM_OPT_ULONG("--cyclic-rounds", "N", &opt_cyclic_rounds, 1, MSIM_TP_MAX_ROUNDS,
+			       "cyclic workload's rounds (default 4, 2 with --quick)"),
+		MSIM_OPT_ULONG("--hot-reads", "N", &opt_hot_reads, 1, 64,
+			       "reads of each hot page per round (default 3)"),
+		MSIM_OPT_ULONG("--cold-per-hot", "N", &opt_cold_per_hot, 0, 64,
+			       "cold pages streamed after each hot page (default 2)"),
 		MSIM_OPT_END,
 	};
 	static const struct msim_bench_spec spec = {
 		.name = "thrashing-protection",
 		.summary = "thread 000 patch 1: shadow budget lru-size vs page-state-local",
-		.description = "A memcg of 16384 pages reads a sparse hot set of 20480 pages "
-			       "cyclically (twice per visit, in a fault) under classic LRU and "
-			       "MGLRU, with each shadow budget. Prints the budget, the shadow "
-			       "nodes kept, refaults detected and activated, and the pages read "
-			       "from backing storage: deterministic counts. The model's time is "
-			       "C code on this machine and stands for nothing in the kernel.",
+		.description = "Does losing the shadow budget lose thrashing protection? A memcg of "
+			       "16384 pages reads a hot set of 8192 pages three times per round "
+			       "through the file, each hot page followed by two pages of a cold "
+			       "stream read once (protectable), and, as the case no design can "
+			       "help, a 20480-page set cyclically in a fault (cyclic); under "
+			       "classic LRU and MGLRU (6.14 and 6.12 rules), with each shadow "
+			       "budget. Prints pages read from storage, refaults, activations, "
+			       "restores, hot-set residency per round and shadow nodes against "
+			       "the budget: deterministic counts. The model's time is C code on "
+			       "this machine and stands for nothing in the kernel.",
 		.default_reps = 2,
 		.quick_reps = 1,
 		.options = opts,
 	};
 	struct msim_bench_args a;
 	struct msim_bench_progress pr;
-	double samples[MSIM_TP_NDESIGNS * 8], med[MSIM_TP_NDESIGNS];
+	double samples[TP_NRUNS * 8], med[TP_NRUNS];
 	struct tp_ctx *c;
 	int ret;
 
-	rounds = 0;
+	opt_rounds = opt_cyclic_rounds = opt_hot_reads = opt_cold_per_hot = 0;
 	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
 		return msim_args_exit_status(ret);
 	if (a.reps > 8)
 		a.reps = 8;
 	if (!(c = calloc(1, sizeof(*c))))
 		return 1;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		msim_tp_opts_init(&c->o[d], d >= 2 ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
-				  (enum msim_shadow_budget)(d & 1));
-		c->o[d].base = a.variants;
-		c->o[d].rounds = rounds ? rounds : a.quick ? 2 : 4;
-	}
+	tp_setup(c, &a);
 	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(MSIM_TP_NDESIGNS, a.reps, tp_sample, c, samples, &pr);
+	msim_bench_alternate(TP_NRUNS, a.reps, tp_sample, c, samples, &pr);
 	msim_bench_progress_done(&pr);
 	if (c->err) {
 		fprintf(stderr, "thrashing-protection: %s\n", c->msg);
 		free(c);
 		return 1;
 	}
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++)
+	for (unsigned int d = 0; d < TP_NRUNS; d++)
 		med[d] = msim_bench_median(samples + d * a.reps, a.reps);
 	if (a.json)
 		print_json(&a, c, med);
@@ -175,7 +279,7 @@ static int thrashing_main(int argc, char **argv)
 
 static const struct msim_bench thrashing_bench = {
 	.name = "thrashing-protection",
-	.summary = "thread 000 patch 1: shadow nodes, refault activations, storage reads per budget",
+	.summary = "thread 000 patch 1: storage reads, refaults, shadow nodes per budget and rule",
 	.main = thrashing_main,
 };
 MSIM_BENCH(thrashing_bench);

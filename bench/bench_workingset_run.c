@@ -1,17 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_workingset_run.c - the thrashing-protection workload (thread 000's
+ * bench_workingset_run.c - the thrashing-protection workloads (thread 000's
  * experiment behind patch 1, which the thread describes but does not tabulate)
- * and its verdicts. The bench (bench_thrashing.c) prints it; the bench-smoke
- * test asserts its deterministic counts.
+ * and their verdicts. The bench (bench_thrashing.c) prints them; the bench-smoke
+ * test asserts their deterministic counts.
  *
- * Why the sizes: do_shrink_slab gives the shadow shrinker (seeks 0) a share of
+ * protectable: a hot set that fits in the memcg, read hot_reads times per
+ * round through the file descriptor, against a cold stream read once. Sizes:
+ * memcg 16384 pages, hot set 8192 pages (half), 2 cold pages after each hot
+ * one (16384 per round): one round touches 24576 distinct pages, so a hot page
+ * survives to its next visit only if reclaim prefers the stream. Three reads
+ * per visit put a hot page in the second tier under both MGLRU rules (6.14:
+ * PG_referenced and one count; 6.12: PG_referenced and PG_workingset), the
+ * stream stays in the first. The hot set is sparse (stride 8) so that its
+ * evicted pages leave shadow-only nodes of their own (1024 of them), which the
+ * shrinker can take.
+ *
+ * cyclic: the old workload, a hot set of 20480 pages, 25% over the memcg, read
+ * in a fault twice per visit: no replacement can keep a cyclic set larger than
+ * memory, so every design reads every page from storage.
+ *
+ * The shrinker's arithmetic: do_shrink_slab gives the shadow shrinker (seeks 0)
  * freeable / 2 per call and scans only whole batches of SHRINK_BATCH (128)
  * unless the share covers everything freeable, so at the priorities memory.high
  * reclaim reaches it frees nodes only once the excess over the budget reaches
- * 256 nodes. The hot set is sparse (stride 8: eight pages per node's worth of
- * index space) so that the 25% of it that does not fit spans 512 shadow-only
- * nodes, past that threshold, with a memcg of 64 MiB: a model run of seconds.
+ * 256 nodes.
  *
  * Time: each read from backing storage advances the virtual clock by one jiffy
  * (1 ms, a rotating disk's seek), so the periodic 2 s rstat flush runs every
@@ -26,28 +39,60 @@
 #include "bench_util.h"
 #include "bench_workingset.h"
 
-void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_lru_kind lru,
-		       enum msim_shadow_budget budget)
+void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_tp_workload workload,
+		       enum msim_lru_kind lru, enum msim_shadow_budget budget,
+		       enum msim_mglru_protection protection)
 {
 	memset(o, 0, sizeof(*o));
 	msim_variants_init(&o->base);
+	o->workload = workload;
 	o->lru = lru;
 	o->budget = budget;
+	o->protection = protection;
 	o->memcg_pages = 16384;     /* 64 MiB */
-	o->hot_pages = 20480;       /* 25% more */
-	o->stride = 8;
-	o->rounds = 4;
+	o->hot_stride = 8;
+	if (workload == MSIM_TP_CYCLIC) {
+		o->hot_pages = 20480;       /* 25% more than the memcg */
+		o->rounds = 4;
+		return;
+	}
+	o->hot_pages = 8192;
+	o->hot_reads = 3;
+	o->cold_per_hot = 2;
+	o->rounds = 8;
+}
+
+static const char *const design_names[MSIM_TP_NDESIGNS] = {
+	"classic, lru-size", "classic, page-state-local",
+	"MGLRU 6.14, lru-size", "MGLRU 6.14, page-state-local",
+	"classic (6.12), lru-size", "classic (6.12), page-state-local",
+	"MGLRU 6.12, lru-size", "MGLRU 6.12, page-state-local",
+};
+
+const char *msim_tp_design_name(unsigned int design)
+{
+	return design < MSIM_TP_NDESIGNS ? design_names[design] : "?";
+}
+
+void msim_tp_design_opts(struct msim_tp_opts *o, enum msim_tp_workload workload,
+			 unsigned int design)
+{
+	msim_tp_opts_init(o, workload, design & 2 ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
+			  design & 1 ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE,
+			  design & 4 ? MSIM_MGLRU_PROTECTION_6_12 : MSIM_MGLRU_PROTECTION_6_14);
 }
 
 struct tp_host {
 	struct msim *m;
 	struct msim_memcg *c;
-	struct msim_address_space *file;
+	struct msim_address_space *hot, *cold;
+	unsigned long cold_next;
 };
 
 static int tp_host_create(const struct msim_tp_opts *o, struct tp_host *h, char *msg, size_t len)
 {
 	struct msim_config cfg;
+	char high[32];
 	int ret;
 
 	msim_config_init(&cfg);
@@ -57,6 +102,7 @@ static int tp_host_create(const struct msim_tp_opts *o, struct tp_host *h, char 
 	cfg.lru = o->lru;
 	cfg.variants = o->base;
 	cfg.variants.shadow_budget = o->budget;
+	cfg.variants.mglru_protection = o->protection;
 	if ((ret = msim_create(&cfg, &h->m, msg, len)))
 		return ret;
 	msim_set_current_host(h->m);
@@ -64,7 +110,12 @@ static int tp_host_create(const struct msim_tp_opts *o, struct tp_host *h, char 
 		return ret;
 	if ((ret = msim_memcg_create(msim_root_mem_cgroup(h->m), "c", &h->c)))
 		return ret;
-	return msim_address_space_create(h->m, "hot", &h->file);
+	snprintf(high, sizeof(high), "%lu", o->memcg_pages * MSIM_PAGE_SIZE);
+	if ((ret = msim_memory_high_write(h->c, high)))
+		return ret;
+	if ((ret = msim_address_space_create(h->m, "hot", &h->hot)))
+		return ret;
+	return msim_address_space_create(h->m, "cold", &h->cold);
 }
 
 static void tp_host_destroy(struct tp_host *h)
@@ -72,44 +123,125 @@ static void tp_host_destroy(struct tp_host *h)
 	if (!h->m)
 		return;
 	msim_set_current_host(h->m);
-	msim_address_space_destroy(h->file);
+	msim_address_space_destroy(h->hot);
+	msim_address_space_destroy(h->cold);
 	msim_destroy(h->m);
 }
 
-/* memory.high: reclaim c back under it (reclaim_high on return to user space). */
-static void tp_reclaim_high(const struct msim_tp_opts *o, struct tp_host *h,
-			    struct msim_tp_result *r)
+static unsigned long c_shadow_nodes(struct tp_host *h)
 {
-	unsigned long pages = msim_mapping_nrpages(h->file), kept;
+	return msim_list_lru_count_one(msim_workingset_shadow_nodes(h->m), 0, h->c);
+}
 
-	if (pages <= o->memcg_pages)
-		return;
-	msim_workingset_reclaim(h->c, pages - o->memcg_pages, NULL);
-	r->reclaims++;
-	kept = msim_list_lru_count_one(msim_workingset_shadow_nodes(h->m), 0, h->c);
+/*
+ * memory.high: the charges of c's reads count the pages over its high in
+ * try_charge_memcg's batches (MEMCG_CHARGE_BATCH through the per-CPU stock),
+ * and on the way back to user space the task reclaims them
+ * (mem_cgroup_handle_over_high -> reclaim_high -> try_to_free_mem_cgroup_pages,
+ * the workingset layer's reclaim: the LRU, then shrink_slab with the shadow
+ * shrinker).
+ */
+static void tp_return_to_user(struct tp_host *h, struct msim_tp_result *r)
+{
+	unsigned long kept;
+
+	msim_mem_cgroup_handle_over_high(h->c);
+	kept = c_shadow_nodes(h);
 	if (kept > r->shadow_nodes_max)
 		r->shadow_nodes_max = kept;
 }
 
-static int tp_round(const struct msim_tp_opts *o, struct tp_host *h, struct msim_tp_result *r)
+/* One read; a miss is a read from backing storage: 1 ms of virtual time (HZ 1000). */
+static int tp_read(struct tp_host *h, struct msim_address_space *f, unsigned long index,
+		   bool in_fault, struct msim_tp_round *rr, bool hot, struct msim_tp_result *r)
 {
-	for (unsigned long i = 0; i < o->hot_pages; i++) {
-		unsigned long index = i * o->stride;
-		int ret = msim_filemap_read(h->file, index, h->c, 0, true);
+	int ret = msim_filemap_read(f, index, h->c, 0, in_fault);
 
-		if (ret < 0)
-			return ret;
-		if (ret != MSIM_FILEMAP_HIT) {
-			r->storage_reads++;
-			/* a read from a rotating disk: 1 ms of virtual time (HZ 1000) */
-			msim_clock_advance(h->m, 1);
-		}
-		/* the second read of the visit: a hit that marks it accessed */
-		if ((ret = msim_filemap_read(h->file, index, h->c, 0, true)) < 0)
-			return ret;
-		r->reads += 2;
-		tp_reclaim_high(o, h, r);
+	if (ret < 0)
+		return ret;
+	tp_return_to_user(h, r);
+	if (ret != MSIM_FILEMAP_HIT) {
+		rr->storage_reads++;
+		if (hot)
+			rr->hot_storage_reads++;
+		msim_clock_advance(h->m, 1);
 	}
+	return 0;
+}
+
+static int tp_visit(const struct msim_tp_opts *o, struct tp_host *h, unsigned long i,
+		    struct msim_tp_result *r, struct msim_tp_round *rr)
+{
+	bool cyclic = o->workload == MSIM_TP_CYCLIC;
+	unsigned long reads = cyclic ? 2 : o->hot_reads;
+	int ret = 0;
+
+	for (unsigned long k = 0; k < reads && !ret; k++)
+		ret = tp_read(h, h->hot, i * o->hot_stride, cyclic, rr, true, r);
+	r->reads += reads;
+	for (unsigned long k = 0; !cyclic && k < o->cold_per_hot && !ret; k++) {
+		ret = tp_read(h, h->cold, h->cold_next++, false, rr, false, r);
+		r->reads++;
+	}
+	return ret;
+}
+
+static unsigned long hot_resident(const struct msim_tp_opts *o, struct tp_host *h)
+{
+	struct msim_xarray *xa = msim_mapping_i_pages(h->hot);
+	unsigned long n = 0;
+
+	for (unsigned long i = 0; i < o->hot_pages; i++) {
+		void *e = msim_xa_load(xa, i * o->hot_stride);
+
+		n += e && !msim_xa_is_value(e);
+	}
+	return n;
+}
+
+/*
+ * The layer's own counters of refaults, activations and restores (one memcg,
+ * one node: c's WORKINGSET_*_FILE), read without a flush, which would move the
+ * ratelimit the page-state-local budget depends on.
+ */
+static void c_ws_counts(struct tp_host *h, unsigned long out[3])
+{
+	struct msim_workingset_counts n;
+
+	msim_workingset_counts(h->m, &n);
+	out[0] = n.refaults;
+	out[1] = n.refaults_activated;
+	out[2] = n.refaults_restored;
+}
+
+/* The round's end state; the budget as count_shadow_nodes would compute it, without its flush. */
+static void tp_round_end(const struct msim_tp_opts *o, struct tp_host *h, struct msim_tp_round *rr,
+			 const unsigned long before[3])
+{
+	unsigned long now[3];
+
+	c_ws_counts(h, now);
+	rr->refaults = now[0] - before[0];
+	rr->activations = now[1] - before[1];
+	rr->restores = now[2] - before[2];
+	rr->hot_resident = hot_resident(o, h);
+	rr->shadow_nodes = c_shadow_nodes(h);
+	rr->budget_nodes = msim_shadow_budget_pages(h->m, h->c, 0) >> (MSIM_XA_CHUNK_SHIFT - 3);
+}
+
+static int tp_round(const struct msim_tp_opts *o, struct tp_host *h, struct msim_tp_result *r,
+		    struct msim_tp_round *rr)
+{
+	unsigned long before[3];
+
+	c_ws_counts(h, before);
+	for (unsigned long i = 0; i < o->hot_pages; i++) {
+		int ret = tp_visit(o, h, i, r, rr);
+
+		if (ret)
+			return ret;
+	}
+	tp_round_end(o, h, rr, before);
 	return 0;
 }
 
@@ -121,10 +253,12 @@ static void tp_collect(struct tp_host *h, struct msim_tp_result *r)
 	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(h->m));
 	r->refaults = msim_memcg_page_state(h->c, MSIM_WORKINGSET_REFAULT_FILE);
 	r->activations = msim_memcg_page_state(h->c, MSIM_WORKINGSET_ACTIVATE_FILE);
+	r->restores = msim_memcg_page_state(h->c, MSIM_WORKINGSET_RESTORE_FILE);
 	r->nodes_reclaimed = msim_memcg_page_state(h->c, MSIM_WORKINGSET_NODERECLAIM);
-	r->shadow_nodes_end = msim_list_lru_count_one(msim_workingset_shadow_nodes(h->m), 0, h->c);
+	r->shadow_nodes_end = c_shadow_nodes(h);
 	msim_count_shadow_nodes_budget(h->m, &sc, &r->budget_nodes);
 	r->budget_pages = msim_shadow_budget_pages(h->m, h->c, 0);
+	r->tier_idx_end = msim_lru_gen_tier_idx(msim_mem_cgroup_lruvec(h->m, h->c, 0), 1);
 	msim_workingset_counts(h->m, &n);
 	r->shadows_reclaimed = n.shadows_reclaimed;
 }
@@ -136,16 +270,23 @@ int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *ms
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!o->memcg_pages || !o->hot_pages || !o->stride || !o->rounds) {
-		snprintf(msg, len, "sizes and rounds must be positive");
+	if (!o->memcg_pages || !o->hot_pages || !o->hot_stride || !o->rounds ||
+	    o->rounds > MSIM_TP_MAX_ROUNDS ||
+	    (o->workload == MSIM_TP_PROTECTABLE && !o->hot_reads)) {
+		snprintf(msg, len, "sizes, reads and rounds must be positive, rounds at most %d",
+			 MSIM_TP_MAX_ROUNDS);
 		return -EINVAL;
 	}
 	ret = tp_host_create(o, &h, msg, len);
 	for (unsigned long round = 0; !ret && round < o->rounds; round++) {
-		unsigned long before = r->storage_reads;
+		struct msim_tp_round *rr = &r->round[round];
 
-		ret = tp_round(o, &h, r);
-		r->last_round_storage_reads = r->storage_reads - before;
+		ret = tp_round(o, &h, r, rr);
+		r->storage_reads += rr->storage_reads;
+		r->hot_storage_reads += rr->hot_storage_reads;
+		r->last_round_storage_reads = rr->storage_reads;
+		r->hot_resident_end = rr->hot_resident;
+		r->nr_rounds = round + 1;
 	}
 	if (!ret)
 		tp_collect(&h, r);
@@ -161,21 +302,24 @@ int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *ms
 static const char *const tp_fig_names[MSIM_TP_NFIGS] = {
 	[MSIM_TP_F_MG_LRU_BUDGET] = "mglru_lru_size_budget_nodes",
 	[MSIM_TP_F_MG_PSL_BUDGET] = "mglru_page_state_budget_nodes",
-	[MSIM_TP_F_MG_LRU_KEPT] = "mglru_lru_size_shadow_nodes",
-	[MSIM_TP_F_MG_PSL_KEPT] = "mglru_page_state_shadow_nodes",
-	[MSIM_TP_F_MG_LRU_ACT] = "mglru_lru_size_activations",
-	[MSIM_TP_F_MG_PSL_ACT] = "mglru_page_state_activations",
+	[MSIM_TP_F_MG_LRU_READS] = "mglru_lru_size_storage_reads",
+	[MSIM_TP_F_MG_PSL_READS] = "mglru_page_state_storage_reads",
 	[MSIM_TP_F_MG_LRU_REFAULTS] = "mglru_lru_size_refaults",
 	[MSIM_TP_F_MG_PSL_REFAULTS] = "mglru_page_state_refaults",
-	[MSIM_TP_F_CL_LRU_KEPT] = "classic_lru_size_shadow_nodes",
-	[MSIM_TP_F_CL_PSL_KEPT] = "classic_page_state_shadow_nodes",
-	[MSIM_TP_F_CL_LRU_ACT] = "classic_lru_size_activations",
-	[MSIM_TP_F_CL_PSL_ACT] = "classic_page_state_activations",
+	[MSIM_TP_F_MG12_LRU_READS] = "mglru_6_12_lru_size_storage_reads",
+	[MSIM_TP_F_MG12_PSL_READS] = "mglru_6_12_page_state_storage_reads",
 	[MSIM_TP_F_CL_LRU_READS] = "classic_lru_size_storage_reads",
 	[MSIM_TP_F_CL_PSL_READS] = "classic_page_state_storage_reads",
-	[MSIM_TP_F_CL_LRU_BUDGET] = "classic_lru_size_budget_nodes",
-	[MSIM_TP_F_CL_PSL_BUDGET] = "classic_page_state_budget_nodes",
+	[MSIM_TP_F_CL_LRU_REFAULTS] = "classic_lru_size_refaults",
+	[MSIM_TP_F_CL_PSL_REFAULTS] = "classic_page_state_refaults",
+	[MSIM_TP_F_CY_MIN_READS] = "cyclic_fewest_storage_reads",
+	[MSIM_TP_F_CY_MAX_READS] = "cyclic_most_storage_reads",
+	[MSIM_TP_F_CY_MG_LRU_REFAULTS] = "cyclic_mglru_lru_size_refaults",
+	[MSIM_TP_F_CY_MG_PSL_REFAULTS] = "cyclic_mglru_page_state_refaults",
 };
+
+/* Group 1: the cyclic workload's rows (judged only when it ran). */
+#define TP_GROUP_CYCLIC 1U
 
 static const struct msim_verdict_row tp_rows[] = {
 	{
@@ -189,65 +333,113 @@ static const struct msim_verdict_row tp_rows[] = {
 		.why = { [MSIM_VERDICT_HOLDS] = "what is left is the local slab of c's own xa_nodes" },
 	},
 	{
-		.claim = "with the collapsed budget the shadow shrinker reclaims eviction tokens "
-			 "and refault activations are lost; patch 1 restores them",
-		.thread = { { "activations lost", 0, NAN, "" } },
-		.ours = { { "shadow nodes kept (lru-size)", MSIM_TP_F_MG_LRU_KEPT, 0, "" },
-			  { "shadow nodes kept (patch 1)", MSIM_TP_F_MG_PSL_KEPT, 0, "" },
-			  { "activations (lru-size)", MSIM_TP_F_MG_LRU_ACT, 0, "" },
-			  { "activations (patch 1)", MSIM_TP_F_MG_PSL_ACT, 0, "" },
-			  { "refaults (lru-size)", MSIM_TP_F_MG_LRU_REFAULTS, 0, "" },
-			  { "refaults (patch 1)", MSIM_TP_F_MG_PSL_REFAULTS, 0, "" } },
-		.holds_when = { { MSIM_TP_F_MG_LRU_KEPT, MSIM_VOP_LT, 1, MSIM_TP_F_MG_PSL_KEPT },
-				{ MSIM_TP_F_MG_LRU_ACT, MSIM_VOP_LT, 0.95, MSIM_TP_F_MG_PSL_ACT } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the shrinker did not reach the hot set's "
-							"shadows in this run" },
-		.note = "the model has no MGLRU tiers or PID controller, so the lost tokens show in "
-			"the refault counters, not in pages read from storage",
+		.claim = "losing the budget loses thrashing protection: under MGLRU (6.14 rules) "
+			 "the hot set is read from storage measurably more often with the lru-size "
+			 "budget than with patch 1's",
+		.thread = { { "protection lost", 0, NAN, "" } },
+		.ours = { { "storage reads (lru-size)", MSIM_TP_F_MG_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", MSIM_TP_F_MG_PSL_READS, 0, "pages" },
+			  { "refaults detected (lru-size)", MSIM_TP_F_MG_LRU_REFAULTS, 0, "" },
+			  { "refaults detected (patch 1)", MSIM_TP_F_MG_PSL_REFAULTS, 0, "" } },
+		.holds_when = { { MSIM_TP_F_MG_LRU_READS, MSIM_VOP_GT, 1.05, MSIM_TP_F_MG_PSL_READS } },
+		.why = { [MSIM_VERDICT_HOLDS] = "the shrinker takes the hot set's shadows before its "
+						"refaults: the hot tier's refaulted[] stays low, the "
+						"PID controller never protects it, and the stream "
+						"evicts it every round",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less: the hot "
+							"set is kept (or lost) without the refault "
+							"feedback the shadows carry" },
+	},
+	{
+		.claim = "the same under the 6.12 rules (before the 6.14 rework)",
+		.thread = { { "protection lost", 0, NAN, "" } },
+		.ours = { { "storage reads (lru-size)", MSIM_TP_F_MG12_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", MSIM_TP_F_MG12_PSL_READS, 0, "pages" } },
+		.holds_when = { { MSIM_TP_F_MG12_LRU_READS, MSIM_VOP_GT, 1.05,
+				  MSIM_TP_F_MG12_PSL_READS } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less under "
+							"6.12's rules" },
 	},
 	{
 		.claim = "classic LRU maintains lru_zone_size: patch 1 makes no difference there",
 		.thread = { { "difference", 0, NAN, "" } },
-		.ours = { { "budget (lru-size)", MSIM_TP_F_CL_LRU_BUDGET, 0, "nodes" },
-			  { "budget (patch 1)", MSIM_TP_F_CL_PSL_BUDGET, 0, "nodes" },
-			  { "shadow nodes (lru-size)", MSIM_TP_F_CL_LRU_KEPT, 0, "" },
-			  { "shadow nodes (patch 1)", MSIM_TP_F_CL_PSL_KEPT, 0, "" },
-			  { "activations (lru-size)", MSIM_TP_F_CL_LRU_ACT, 0, "" },
-			  { "activations (patch 1)", MSIM_TP_F_CL_PSL_ACT, 0, "" },
-			  { "storage reads (lru-size)", MSIM_TP_F_CL_LRU_READS, 0, "" },
-			  { "storage reads (patch 1)", MSIM_TP_F_CL_PSL_READS, 0, "" } },
-		.holds_when = { { MSIM_TP_F_CL_LRU_KEPT, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_KEPT },
-				{ MSIM_TP_F_CL_LRU_ACT, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_ACT },
-				{ MSIM_TP_F_CL_LRU_READS, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_READS } },
+		.ours = { { "storage reads (lru-size)", MSIM_TP_F_CL_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", MSIM_TP_F_CL_PSL_READS, 0, "pages" },
+			  { "refaults (lru-size)", MSIM_TP_F_CL_LRU_REFAULTS, 0, "" },
+			  { "refaults (patch 1)", MSIM_TP_F_CL_PSL_REFAULTS, 0, "" } },
+		.holds_when = { { MSIM_TP_F_CL_LRU_READS, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_READS },
+				{ MSIM_TP_F_CL_LRU_REFAULTS, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_REFAULTS } },
 		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the two budgets differ on classic: the "
 							"statistics lag the lists (ratelimited "
 							"flush)" },
 	},
+	{
+		.claim = "cyclic set 25% larger than the memcg: no design can help (every design "
+			 "reads (nearly) every page from storage; by construction)",
+		.group = TP_GROUP_CYCLIC,
+		.thread = { { "no protection possible", 0, NAN, "" } },
+		.ours = { { "fewest storage reads", MSIM_TP_F_CY_MIN_READS, 0, "pages" },
+			  { "most storage reads", MSIM_TP_F_CY_MAX_READS, 0, "pages" } },
+		.holds_when = { { MSIM_TP_F_CY_MIN_READS, MSIM_VOP_GE, 0.99, MSIM_TP_F_CY_MAX_READS } },
+		.why = { [MSIM_VERDICT_HOLDS] = "mm/workingset.c: a cyclic access pattern larger "
+						"than memory misses under any replacement (memory.high "
+						"is not a hard limit: usage overshoots it by the "
+						"charge batches until the return to user space, so a "
+						"design may keep a page or two)",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "some design kept part of the cycle" },
+	},
+	{
+		.claim = "cyclic: with the collapsed budget the refaults go undetected (the "
+			 "tokens are gone); patch 1 keeps them",
+		.group = TP_GROUP_CYCLIC,
+		.thread = { { "tokens reclaimed", 0, NAN, "" } },
+		.ours = { { "refaults detected (lru-size)", MSIM_TP_F_CY_MG_LRU_REFAULTS, 0, "" },
+			  { "refaults detected (patch 1)", MSIM_TP_F_CY_MG_PSL_REFAULTS, 0, "" } },
+		.comparable_when = { { MSIM_TP_F_CY_MG_PSL_REFAULTS, MSIM_VOP_GT, 0, 0 } },
+		.holds_when = { { MSIM_TP_F_CY_MG_LRU_REFAULTS, MSIM_VOP_LT, 0.5,
+				  MSIM_TP_F_CY_MG_PSL_REFAULTS } },
+		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the shrinker did not reach the hot set's "
+							"shadows in this run",
+			 [MSIM_VERDICT_NOT_COMPARABLE] = "no refault even with patch 1's budget (one "
+							 "round: nothing has come back yet)" },
+	},
 };
 
-void msim_tp_verdicts(const struct msim_tp_result r[MSIM_TP_NDESIGNS], struct msim_tp_verdicts *v)
+static void cyclic_figs(const struct msim_tp_result c[MSIM_TP_NDESIGNS], double *f)
 {
-	const struct msim_tp_result *ml = &r[MSIM_TP_DESIGN(1, 0)], *mp = &r[MSIM_TP_DESIGN(1, 1)];
-	const struct msim_tp_result *cl = &r[MSIM_TP_DESIGN(0, 0)], *cp = &r[MSIM_TP_DESIGN(0, 1)];
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (unsigned int d = 0; c && d < MSIM_TP_NDESIGNS; d++) {
+		lo = fmin(lo, (double)c[d].storage_reads);
+		hi = fmax(hi, (double)c[d].storage_reads);
+	}
+	f[MSIM_TP_F_CY_MIN_READS] = c ? lo : NAN;
+	f[MSIM_TP_F_CY_MAX_READS] = c ? hi : NAN;
+	f[MSIM_TP_F_CY_MG_LRU_REFAULTS] = c ? (double)c[MSIM_TP_DESIGN(1, 0, 0)].refaults : NAN;
+	f[MSIM_TP_F_CY_MG_PSL_REFAULTS] = c ? (double)c[MSIM_TP_DESIGN(1, 1, 0)].refaults : NAN;
+}
+
+void msim_tp_verdicts(const struct msim_tp_result p[MSIM_TP_NDESIGNS],
+		      const struct msim_tp_result c[MSIM_TP_NDESIGNS], struct msim_tp_verdicts *v)
+{
+	const struct msim_tp_result *ml = &p[MSIM_TP_DESIGN(1, 0, 0)], *mp = &p[MSIM_TP_DESIGN(1, 1, 0)];
+	const struct msim_tp_result *cl = &p[MSIM_TP_DESIGN(0, 0, 0)], *cp = &p[MSIM_TP_DESIGN(0, 1, 0)];
 	double *f = v->fig;
 
 	f[MSIM_TP_F_NONE] = 0;
 	f[MSIM_TP_F_MG_LRU_BUDGET] = (double)ml->budget_nodes;
 	f[MSIM_TP_F_MG_PSL_BUDGET] = (double)mp->budget_nodes;
-	f[MSIM_TP_F_MG_LRU_KEPT] = (double)ml->shadow_nodes_end;
-	f[MSIM_TP_F_MG_PSL_KEPT] = (double)mp->shadow_nodes_end;
-	f[MSIM_TP_F_MG_LRU_ACT] = (double)ml->activations;
-	f[MSIM_TP_F_MG_PSL_ACT] = (double)mp->activations;
+	f[MSIM_TP_F_MG_LRU_READS] = (double)ml->storage_reads;
+	f[MSIM_TP_F_MG_PSL_READS] = (double)mp->storage_reads;
 	f[MSIM_TP_F_MG_LRU_REFAULTS] = (double)ml->refaults;
 	f[MSIM_TP_F_MG_PSL_REFAULTS] = (double)mp->refaults;
-	f[MSIM_TP_F_CL_LRU_KEPT] = (double)cl->shadow_nodes_end;
-	f[MSIM_TP_F_CL_PSL_KEPT] = (double)cp->shadow_nodes_end;
-	f[MSIM_TP_F_CL_LRU_ACT] = (double)cl->activations;
-	f[MSIM_TP_F_CL_PSL_ACT] = (double)cp->activations;
+	f[MSIM_TP_F_MG12_LRU_READS] = (double)p[MSIM_TP_DESIGN(1, 0, 1)].storage_reads;
+	f[MSIM_TP_F_MG12_PSL_READS] = (double)p[MSIM_TP_DESIGN(1, 1, 1)].storage_reads;
 	f[MSIM_TP_F_CL_LRU_READS] = (double)cl->storage_reads;
 	f[MSIM_TP_F_CL_PSL_READS] = (double)cp->storage_reads;
-	f[MSIM_TP_F_CL_LRU_BUDGET] = (double)cl->budget_nodes;
-	f[MSIM_TP_F_CL_PSL_BUDGET] = (double)cp->budget_nodes;
+	f[MSIM_TP_F_CL_LRU_REFAULTS] = (double)cl->refaults;
+	f[MSIM_TP_F_CL_PSL_REFAULTS] = (double)cp->refaults;
+	cyclic_figs(c, f);
 	v->table = (struct msim_verdict_table){
 		.reference = "thread 000",
 		.rows = tp_rows,
@@ -255,5 +447,6 @@ void msim_tp_verdicts(const struct msim_tp_result r[MSIM_TP_NDESIGNS], struct ms
 		.fig_names = tp_fig_names,
 		.fig = v->fig,
 		.nfig = MSIM_TP_NFIGS,
+		.groups = c ? TP_GROUP_CYCLIC : 0,
 	};
 }

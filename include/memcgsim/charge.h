@@ -143,6 +143,14 @@ MSIM_API bool msim_charge_initialized(struct msim *m);
 /* Seed of the per-CPU PRNG that picks the stock slot to evict (default 1). */
 MSIM_API void msim_charge_set_seed(struct msim *m, uint64_t seed);
 MSIM_API void msim_charge_set_reclaim(struct msim *m, msim_reclaim_fn fn, void *arg);
+/*
+ * kernel: mem_cgroup_handle_over_high() (resume_user_mode_work): reclaim what
+ * this CPU's charges put over memory.high since the last call (in the batches
+ * try_charge_memcg counted, MEMCG_CHARGE_BATCH or more), through the reclaim
+ * callback, from memcg up; the penalty is recorded, not slept. Call where the
+ * task would return to user space (after a read, a fault).
+ */
+MSIM_API void msim_mem_cgroup_handle_over_high(struct msim_memcg *memcg);
 
 /* The memory page_counter of memcg (memcg->memory); NULL if not initialised. */
 MSIM_API struct msim_page_counter *msim_memcg_page_counter(struct msim_memcg *memcg);

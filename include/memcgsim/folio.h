@@ -84,6 +84,18 @@ MSIM_API void msim_folio_set_workingset(struct msim_folio *folio);
  * it puts it on LRU_UNEVICTABLE (kernel: lru_add() and folio_evictable()).
  */
 MSIM_API void msim_folio_set_mlocked(struct msim_folio *folio);
+/*
+ * Page tables (the kernel keeps this in PTEs and VMAs, not in folio->flags): the
+ * folio is mapped (a fault mapped it; exec: into a VM_EXEC vma) with its PTE's
+ * accessed bit set; mark_young is a later access through that PTE. rmap's
+ * folio_referenced() tests and clears the accessed bit in reclaim. A folio read
+ * through a file descriptor is never mapped and is marked with
+ * msim_folio_mark_accessed() (lru.h) instead.
+ */
+MSIM_API void msim_folio_map(struct msim_folio *folio, bool exec);
+MSIM_API void msim_folio_mark_young(struct msim_folio *folio);
+MSIM_API bool msim_folio_mapped(const struct msim_folio *folio);
+MSIM_API bool msim_folio_test_young(const struct msim_folio *folio);
 /* MGLRU: the generation index the folio is on, or -1 (kernel: folio_lru_gen()). */
 MSIM_API int msim_folio_lru_gen(const struct msim_folio *folio);
 

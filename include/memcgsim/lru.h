@@ -85,6 +85,7 @@ enum msim_lru_list {
 #define MSIM_ANON_AND_FILE 2      /* MGLRU types: 0 anon, 1 file */
 #define MSIM_MIN_NR_GENS 2U       /* MIN_NR_GENS */
 #define MSIM_MAX_NR_GENS 4U       /* MAX_NR_GENS */
+#define MSIM_MAX_NR_TIERS 4U      /* MAX_NR_TIERS */
 #define MSIM_SWAP_CLUSTER_MAX 32U /* SWAP_CLUSTER_MAX */
 #define MSIM_DEF_PRIORITY 12      /* DEF_PRIORITY */
 
@@ -146,8 +147,11 @@ MSIM_API void msim_folio_deactivate(struct msim_folio *folio);
 /* kernel: folio_rotate_reclaimable() -> lru_move_tail(): to the inactive tail. */
 MSIM_API void msim_folio_rotate_reclaimable(struct msim_folio *folio);
 /*
- * kernel: folio_mark_accessed(): classic: inactive,unreferenced -> referenced ->
- * active; MGLRU: only PG_referenced (lru_gen_inc_refs, without the tier counts).
+ * kernel: folio_mark_accessed(), an access through a file descriptor: classic:
+ * inactive,unreferenced -> referenced -> active; MGLRU: lru_gen_inc_refs() (6.14:
+ * PG_referenced, then the LRU_REFS_WIDTH counter, then PG_workingset) or
+ * folio_inc_refs() (6.12: PG_referenced, PG_workingset, then the counter), per
+ * variant mglru-protection.
  */
 MSIM_API void msim_folio_mark_accessed(struct msim_folio *folio);
 /* kernel: folio_isolate_lru(): off its list with a reference; false if not on one. */
@@ -171,6 +175,41 @@ MSIM_API long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen
  * inc_max_seq() does. No-op on a classic host.
  */
 MSIM_API void msim_lru_gen_inc_max_seq(struct msim_lruvec *lruvec);
+
+/*
+ * The PID controller's view of one type and tier (kernel: lrugen->evicted[],
+ * refaulted[], protected[], avg_refaulted[], avg_total[] with NR_HIST_GENS 1).
+ * protected is reported at the tier that was protected (6.12 stores it one
+ * index down). Returns -EINVAL for a bad lruvec, type or tier.
+ */
+struct msim_lru_gen_tier {
+	unsigned long evicted, refaulted, protected_pages;
+	unsigned long avg_refaulted, avg_total;
+};
+MSIM_API int msim_lru_gen_tier_stats(struct msim_lruvec *lruvec, unsigned int type,
+				     unsigned int tier, struct msim_lru_gen_tier *out);
+/* kernel: get_tier_idx() now: tiers above it are protected at eviction; -1 without MGLRU. */
+MSIM_API int msim_lru_gen_tier_idx(struct msim_lruvec *lruvec, unsigned int type);
+/* kernel: folio_lru_refs() and lru_tier_from_refs() of a folio, per mglru-protection. */
+MSIM_API int msim_folio_lru_refs(const struct msim_folio *folio);
+MSIM_API unsigned int msim_folio_lru_tier(const struct msim_folio *folio);
+/*
+ * MGLRU eviction token of a folio (lru_gen_eviction: refs - 1, floored at 0, in
+ * the low LRU_REFS_WIDTH bits) and the history a refault feeds (lru_gen_refault:
+ * refaulted[] of the tier the token and workingset bit give, under the lock of
+ * none, an atomic add as the kernel's). Used by the workingset layer.
+ */
+MSIM_API unsigned long msim_lru_gen_eviction_refs(const struct msim_folio *folio);
+MSIM_API void msim_lru_gen_note_evicted(struct msim_lruvec *lruvec, unsigned int type,
+					unsigned int tier, long nr_pages);
+MSIM_API void msim_lru_gen_note_refaulted(struct msim_lruvec *lruvec, unsigned int type,
+					  unsigned int tier, long nr_pages);
+/* lru_tier_from_refs(refs, workingset) of the host's rule (the refault's tier). */
+MSIM_API unsigned int msim_lru_gen_tier_from_refs(const struct msim *m, int refs, bool workingset);
+/* Set the LRU_REFS_WIDTH counter of a folio not yet on an LRU (lru_gen_refault's restore). */
+MSIM_API void msim_folio_set_lru_refs_counter(struct msim_folio *folio, unsigned int refs);
+/* variant mglru-protection of the host: true for the 6.12 rules. */
+MSIM_API bool msim_lru_gen_protection_6_12(const struct msim *m);
 
 /* ---- reclaim (kernel: mm/vmscan.c shrink_lruvec and its helpers) ---- */
 
@@ -209,6 +248,14 @@ struct msim_scan_control {
 	 * default): partial-order reduction counts each call as touching anything.
 	 */
 	bool evict_notes;
+	/*
+	 * kernel: shrink_node_memcgs()'s shrink_slab(gfp, nid, memcg, priority)
+	 * after each memcg's lruvec, at every priority reclaim reaches. The LRU
+	 * layer does not call the shrinker layer: the layer above supplies it (NULL:
+	 * no slab reclaim).
+	 */
+	void (*shrink_slab)(struct msim_memcg *memcg, unsigned int nid, int priority, void *arg);
+	void *shrink_slab_arg;
 	/* results, added to */
 	unsigned long nr_scanned;          /* pages isolated for a look */
 	unsigned long nr_reclaimed;        /* pages freed */

@@ -133,6 +133,18 @@ enum msim_shrinker_bit_barrier {
 	MSIM_SHRINKER_BIT_BARRIER_NONE = 1, /* neither */
 };
 
+/*
+ * MGLRU's refs, tiers and refault feedback (mm/vmscan.c, mm/workingset.c, mm/swap.c,
+ * include/linux/mm_inline.h) before and after the 6.14 rework ("mm/mglru: rework
+ * workingset protection" and its series): folio refs and tiers, where a new or
+ * refaulted folio is placed, the refault test and which refaults count as
+ * WORKINGSET_ACTIVATE / _RESTORE. docs/lru.md and docs/kernel-map.md have both rows.
+ */
+enum msim_mglru_protection {
+	MSIM_MGLRU_PROTECTION_6_14 = 0,   /* newest: after the 6.14 rework */
+	MSIM_MGLRU_PROTECTION_6_12 = 1,   /* 6.12 (Debian's linux-source-6.12) */
+};
+
 struct msim_variants {
 	enum msim_rstat_propagate rstat_propagate;
 	enum msim_root_lruvec_read root_lruvec_read;
@@ -156,6 +168,7 @@ struct msim_variants {
 	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
 	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
 	enum msim_zswap_count_flush zswap_count_flush;
+	enum msim_mglru_protection mglru_protection;
 };
 
 struct msim_variant_desc {

@@ -210,9 +210,25 @@ MSIM_API unsigned long msim_workingset_nodes(struct msim *m, unsigned int nid);
  * ratelimited), plus local slab >> PAGE_SHIFT; without a memcg the node's
  * present pages. Returns the excess over the budget, or 0. *max_nodes (may be
  * NULL) receives the budget.
+ *
+ * Warning: under page-state-local the budget reads flushed statistics, and the
+ * flush here is mem_cgroup_flush_stats_ratelimited(), which flushes only once
+ * the virtual clock (jiffies) is past the last periodic flush by two periods
+ * (4 s at HZ 1000). A driver-only experiment that never advances the clock and
+ * never flushes reads a budget of 0 LRU pages: page-state-local then collapses
+ * like lru-size, and a comparison of the two budgets says nothing. Call
+ * msim_workingset_sync_stats() (or advance the clock, msim_clock_advance())
+ * before reading or shrinking.
  */
 MSIM_API unsigned long msim_count_shadow_nodes_budget(struct msim *m, struct msim_shrink_control *sc,
 						      unsigned long *max_nodes);
+/*
+ * What the periodic flusher (flush_memcg_stats_dwork) would have done by now: a
+ * forced flush of every memcg's statistics, so that the next
+ * count_shadow_nodes() reads the budget of the pages on the LRU now. For
+ * experiments driven without a clock (see the warning above).
+ */
+MSIM_API void msim_workingset_sync_stats(struct msim *m);
 /* Budget pages count_shadow_nodes would use for (memcg, nid) (no flush). */
 MSIM_API unsigned long msim_shadow_budget_pages(struct msim *m, struct msim_memcg *memcg,
 						unsigned int nid);
@@ -223,8 +239,10 @@ struct msim_workingset_counts {
 	unsigned long evict_busy;           /* evictions refused: another reference */
 	unsigned long reads, hits, misses;  /* msim_filemap_read outcomes; misses = refaults incl. */
 	unsigned long refaults, refaults_activated;
+	unsigned long refaults_restored;    /* WORKINGSET_RESTORE counted */
 	unsigned long refaults_memcg_gone;  /* eviction memcg freed: not recent */
 	unsigned long refaults_lruvec_mismatch; /* MGLRU: eviction lruvec is not the folio's */
+	unsigned long refaults_recent;      /* MGLRU: lru_gen_test_recent() said recent */
 	unsigned long nodes_reclaimed;      /* WORKINGSET_NODERECLAIM, host-wide */
 	unsigned long shadows_reclaimed;    /* shadow entries freed with their nodes */
 	unsigned long isolate_retries;      /* shadow_lru_isolate: trylock failed */

@@ -157,6 +157,33 @@ void msim_folio_set_mlocked(struct msim_folio *folio)
 	msim__folio_set(folio, MSIM__PG_MLOCKED);
 }
 
+/*
+ * A fault maps the folio with its accessed bit set (the PTE is made young);
+ * the mapping stays until the folio is freed (no unmap is modelled).
+ */
+void msim_folio_map(struct msim_folio *folio, bool exec)
+{
+	msim__folio_set(folio, MSIM__PG_MAPPED);
+	if (exec)
+		msim__folio_set(folio, MSIM__PG_VM_EXEC);
+	msim__folio_set(folio, MSIM__PG_YOUNG);
+}
+
+void msim_folio_mark_young(struct msim_folio *folio)
+{
+	msim__folio_set(folio, MSIM__PG_YOUNG);
+}
+
+bool msim_folio_mapped(const struct msim_folio *folio)
+{
+	return msim__folio_test(folio, MSIM__PG_MAPPED);
+}
+
+bool msim_folio_test_young(const struct msim_folio *folio)
+{
+	return msim__folio_test(folio, MSIM__PG_YOUNG);
+}
+
 int msim_folio_lru_gen(const struct msim_folio *folio)
 {
 	return msim_quiet_load(&folio->gen, MSIM_RELAXED);

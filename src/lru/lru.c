@@ -81,6 +81,7 @@ static int lru_host_init(struct msim *m, void *state)
 	lh->mglru = cfg->lru == MSIM_LRU_MGLRU;
 	lh->reparent_objcg = cfg->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
 	lh->lruvec_recheck = cfg->variants.lruvec_recheck == MSIM_ON;
+	lh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
 	lh->slot = -1;
 	ret = lru_attach_lower(m);
 	if (ret)

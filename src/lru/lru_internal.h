@@ -36,7 +36,23 @@ enum msim__pg {
 	MSIM__PG_WORKINGSET,
 	MSIM__PG_UNEVICTABLE,
 	MSIM__PG_MLOCKED,
+	/*
+	 * Page-table state, which the kernel keeps in the PTEs and the VMA rather
+	 * than in folio->flags: mapped (folio_mapped), an accessed bit set in one
+	 * of its PTEs since rmap last cleared it (folio_referenced's young), and a
+	 * VM_EXEC mapping. Page cache read through a file descriptor is unmapped.
+	 */
+	MSIM__PG_MAPPED,
+	MSIM__PG_YOUNG,
+	MSIM__PG_VM_EXEC,
+	/* LRU_REFS_WIDTH bits of MGLRU refs (LRU_REFS_MASK) from MSIM__PG_REFS_SHIFT */
+	MSIM__PG_REFS_SHIFT = 8,
 };
+
+/* kernel: LRU_REFS_WIDTH (MAX_NR_TIERS - 2 spare bits) and LRU_REFS_MASK. */
+#define MSIM__LRU_REFS_WIDTH 2U
+#define MSIM__LRU_REFS_MASK (((1UL << MSIM__LRU_REFS_WIDTH) - 1) << MSIM__PG_REFS_SHIFT)
+#define MSIM__MIN_LRU_BATCH 64UL         /* BITS_PER_LONG */
 
 /* kernel: struct folio, the fields the LRU and memcg code read. */
 struct msim_folio {
@@ -59,6 +75,17 @@ struct msim__lru_gen {
 	unsigned long min_seq[MSIM_ANON_AND_FILE];
 	long nr_pages[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
 	struct msim_list_head folios[MSIM_MAX_NR_GENS][MSIM_ANON_AND_FILE][MSIM_MAX_NR_ZONES];
+	/*
+	 * The PID controller's histories, per type and tier (NR_HIST_GENS is 1:
+	 * Debian's 6.12 has no CONFIG_LRU_GEN_STATS). evicted and refaulted are
+	 * atomic_long_t in the kernel (workingset adds to them without the lock);
+	 * the rest is the lock holder's. 6.12 keeps protected[] one tier down.
+	 */
+	unsigned long avg_refaulted[MSIM_ANON_AND_FILE][MSIM_MAX_NR_TIERS];
+	unsigned long avg_total[MSIM_ANON_AND_FILE][MSIM_MAX_NR_TIERS];
+	unsigned long protected_pages[MSIM_ANON_AND_FILE][MSIM_MAX_NR_TIERS];
+	unsigned long evicted[MSIM_ANON_AND_FILE][MSIM_MAX_NR_TIERS];
+	unsigned long refaulted[MSIM_ANON_AND_FILE][MSIM_MAX_NR_TIERS];
 	bool enabled;                   /* lru_gen_enabled() when the lruvec was made */
 };
 
@@ -96,6 +123,7 @@ struct msim__lru_host {
 	bool mglru;                     /* cfg.lru == MSIM_LRU_MGLRU */
 	bool reparent_objcg;            /* variant lru-reparent=objcg */
 	bool lruvec_recheck;            /* variant lruvec-recheck=on (off: a demonstration) */
+	bool mglru_6_12;                /* variant mglru-protection=6.12 */
 	/* counters (quiet atomics) */
 	unsigned long folios_live, folios_allocated_total, lru_size_underflows;
 	unsigned long lruvec_relock_retries, reparented_pages, freed_nonempty;
@@ -173,13 +201,28 @@ long msim__lru_zone_size_read(const struct msim__lru_vec *lv, enum msim_lru_list
 /* ---- mglru.c ---- */
 unsigned long msim__lru_gen_max_seq(const struct msim__lru_vec *lv);
 unsigned int msim__get_nr_gens(const struct msim__lru_vec *lv, unsigned int type);
+/* kernel: lru_gen_is_active(): gen is one of the two youngest. */
+bool msim__lru_gen_is_active(const struct msim__lru_vec *lv, unsigned int gen);
 /* kernel: lru_gen_add_folio() / lru_gen_del_folio(): false when the classic path applies. */
 bool msim__lru_gen_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
 			     bool reclaiming);
 bool msim__lru_gen_del_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
 			     bool reclaiming);
-/* kernel: folio_inc_gen() for a referenced folio of the oldest generation (lock held). */
-void msim__lru_gen_protect_folio(struct msim__lru_vec *lv, struct msim_folio *folio);
+/* kernel: folio_inc_gen(): to the generation after the oldest (lock held); true: at the head. */
+void msim__lru_gen_inc_gen(struct msim__lru_vec *lv, struct msim_folio *folio, bool head);
+/* ---- refs and tiers (mglru.c) ---- */
+unsigned int msim__folio_refs_counter(const struct msim_folio *folio);
+void msim__folio_set_refs_counter(struct msim_folio *folio, unsigned int refs);
+/* kernel: folio_lru_refs() and lru_tier_from_refs(), per variant mglru-protection. */
+int msim__folio_lru_refs(const struct msim_folio *folio);
+unsigned int msim__lru_tier_from_refs(const struct msim__lru_host *lh, int refs, bool workingset);
+/* kernel: lru_gen_inc_refs() (6.14) / folio_inc_refs() (6.12), from folio_mark_accessed(). */
+void msim__lru_gen_inc_refs(struct msim_folio *folio);
+/* kernel: get_tier_idx(): the tiers above the returned one are protected (lock held). */
+int msim__lru_gen_tier_idx(const struct msim__lru_vec *lv, unsigned int type);
+/* protected[] of the folio's tier, at the index the version keeps it (lock held). */
+void msim__lru_gen_count_protected(struct msim__lru_vec *lv, unsigned int type,
+				   unsigned int tier, long delta);
 /* kernel: inc_max_seq() (lock held). */
 void msim__lru_gen_inc_max_seq_locked(struct msim__lru_vec *lv);
 /* kernel: try_to_inc_min_seq() for one type (lock held): drop empty oldest generations. */

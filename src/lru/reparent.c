@@ -96,22 +96,39 @@ static void lru_reparent_classic(struct msim__lru_vec *child, struct msim__lru_v
 	lru_zone_sizes_add(child, parent);
 }
 
-/* kernel: __lru_gen_reparent_memcg() for one (zone, type). */
+/*
+ * kernel: __lru_gen_reparent_memcg() for one (zone, type), in its v4 form: each
+ * live generation of the child is spliced onto the tail of the parent's list
+ * of the same index (the child's folios are taken to be colder than the
+ * parent's), nr_pages moved with it. Where that index is active in one and not
+ * the other (lru_gen_is_active), the pages' statistics move between
+ * NR_ACTIVE_* and NR_INACTIVE_* on the child's lruvec, so that the parent's
+ * hierarchical split matches the generation they now sit in and later
+ * deletions from the parent count them out of the right item.
+ */
 static void lru_gen_reparent_one(struct msim__lru_vec *child, struct msim__lru_vec *parent,
 				 enum msim_zone_type zone, unsigned int type)
 {
 	struct msim__lru_gen *c = &child->lrugen, *p = &parent->lrugen;
 	unsigned int nr_gens = msim__get_nr_gens(child, type);
+	enum msim_lru_list lru = (enum msim_lru_list)(type * MSIM_LRU_INACTIVE_FILE);
 
 	for (unsigned int i = 0; i < nr_gens; i++) {
 		unsigned int gen = msim_lru_gen_from_seq(msim__lru_gen_max_seq(child) - i);
 		long nr = msim_quiet_load(&c->nr_pages[gen][type][zone], MSIM_RELAXED);
+		bool c_active = msim__lru_gen_is_active(child, gen);
 
-		msim_list_splice_init(&c->folios[gen][type][zone], &p->folios[gen][type][zone]);
+		msim_list_splice_tail_init(&c->folios[gen][type][zone], &p->folios[gen][type][zone]);
 		msim_store_at(&c->nr_pages[gen][type][zone], 0, MSIM_RELAXED, "lru_gen.nr_pages");
 		msim_store_at(&p->nr_pages[gen][type][zone],
 			      msim_quiet_load(&p->nr_pages[gen][type][zone], MSIM_RELAXED) + nr,
 			      MSIM_RELAXED, "lru_gen.nr_pages");
+		if (nr && c_active != msim__lru_gen_is_active(parent, gen)) {
+			msim__update_lru_size_stats(child, lru + (c_active ? MSIM_LRU_ACTIVE : 0), zone,
+						    -nr);
+			msim__update_lru_size_stats(child, lru + (c_active ? 0 : MSIM_LRU_ACTIVE), zone,
+						    nr);
+		}
 		MSIM__LRU_COUNT(child->lh, reparented_pages, (unsigned long)nr);
 	}
 }

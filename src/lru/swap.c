@@ -120,7 +120,11 @@ void msim_folio_rotate_reclaimable(struct msim_folio *folio)
 
 void msim_folio_mark_accessed(struct msim_folio *folio)
 {
-	if (folio->lh->mglru || !msim_folio_test_referenced(folio)) {
+	if (folio->lh->mglru) {
+		msim__lru_gen_inc_refs(folio);
+		return;
+	}
+	if (!msim_folio_test_referenced(folio)) {
 		msim__folio_set(folio, MSIM__PG_REFERENCED);
 		return;
 	}

@@ -100,15 +100,78 @@ static enum msim_reclaim_verdict call_evict(struct msim_folio *folio,
 	return sc->evict(folio, sc->target_mem_cgroup, sc->evict_arg);
 }
 
+/*
+ * kernel: folio_referenced() as reclaim sees it: the accessed bits of the
+ * folio's PTEs, tested and cleared (rmap); 0 for an unmapped folio. *exec: a
+ * VM_EXEC mapping was among them.
+ */
+static bool folio_referenced_ptes(struct msim_folio *folio, bool *exec)
+{
+	bool young;
+
+	*exec = false;
+	if (!msim__folio_test(folio, MSIM__PG_MAPPED))
+		return false;
+	young = msim__folio_test(folio, MSIM__PG_YOUNG);
+	if (young) {
+		msim__folio_clear(folio, MSIM__PG_YOUNG);
+		*exec = msim__folio_test(folio, MSIM__PG_VM_EXEC);
+	}
+	return young;
+}
+
+/*
+ * kernel 6.14: lru_gen_set_refs() for a mapped folio found young in eviction:
+ * the first time PG_referenced (keep it), then PG_workingset with the other refs
+ * flags cleared (activate).
+ */
+static enum msim_reclaim_verdict lru_gen_set_refs(struct msim_folio *folio)
+{
+	if (!msim__folio_test(folio, MSIM__PG_REFERENCED) &&
+	    !msim__folio_test(folio, MSIM__PG_WORKINGSET)) {
+		msim__folio_set_refs_counter(folio, 0);
+		msim__folio_set(folio, MSIM__PG_REFERENCED);
+		return MSIM_RECLAIM_KEEP;
+	}
+	msim__folio_set_refs_counter(folio, 0);
+	msim__folio_clear(folio, MSIM__PG_REFERENCED);
+	msim__folio_set(folio, MSIM__PG_WORKINGSET);
+	return MSIM_RECLAIM_ACTIVATE;
+}
+
+/*
+ * kernel: folio_check_references() (no VM_LOCKED, no dirty or writeback
+ * folios). A mapped folio whose PTEs were young is referenced: activated if it
+ * was referenced before (or is executable file), else kept with PG_referenced
+ * set for one more trip. An unmapped one is reclaimed whatever PG_referenced
+ * says (RECLAIM_CLEAN: its protection came from folio_mark_accessed()'s
+ * activation). MGLRU 6.14 takes its own branch (lru_gen_set_refs); 6.12 takes
+ * the classic one, its isolate having cleared PG_referenced.
+ */
+static enum msim_reclaim_verdict folio_check_references(struct msim_folio *folio, bool mglru_6_14)
+{
+	bool exec, referenced_ptes = folio_referenced_ptes(folio, &exec), referenced_folio;
+
+	if (mglru_6_14)
+		return referenced_ptes ? lru_gen_set_refs(folio) : MSIM_RECLAIM_FREE;
+	referenced_folio = msim__folio_test(folio, MSIM__PG_REFERENCED);
+	msim__folio_clear(folio, MSIM__PG_REFERENCED);
+	if (!referenced_ptes)
+		return MSIM_RECLAIM_FREE;
+	msim__folio_set(folio, MSIM__PG_REFERENCED);
+	if (referenced_folio || (exec && msim_folio_is_file_lru(folio)))
+		return MSIM_RECLAIM_ACTIVATE;
+	return MSIM_RECLAIM_KEEP;
+}
+
 static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
 					       struct msim_scan_control *sc)
 {
-	enum msim_reclaim_verdict v = MSIM_RECLAIM_ACTIVATE;
+	bool mglru_6_14 = folio->lh->mglru && !folio->lh->mglru_6_12;
+	enum msim_reclaim_verdict v = folio_check_references(folio, mglru_6_14);
 
-	/* folio_check_references(): referenced since the last look -> activate */
-	if (!msim__folio_test(folio, MSIM__PG_REFERENCED))
+	if (v == MSIM_RECLAIM_FREE)
 		v = sc->evict ? call_evict(folio, sc) : evict_default(folio);
-	msim__folio_clear(folio, MSIM__PG_REFERENCED);
 	/* __remove_mapping()'s freeze: only the isolation reference may be left */
 	if (v == MSIM_RECLAIM_FREE && !msim__folio_ref_freeze(folio, 1))
 		v = MSIM_RECLAIM_KEEP;
@@ -216,6 +279,8 @@ static void count_scan(struct msim__lru_vec *lv, bool file, unsigned long scanne
  * evict, put the survivors back, count the scan. The window after isolation is
  * the one reparenting races (lru-reparent-vs-isolate).
  */
+static void lru_gen_reject_survivors(struct msim__lru_vec *lv, struct msim_list_head *list);
+
 static unsigned long reclaim_isolated(struct msim__lru_vec *lv, struct msim_list_head *list,
 				      struct msim_list_head *free, struct msim_scan_control *sc,
 				      bool file, unsigned long scanned)
@@ -229,6 +294,8 @@ static unsigned long reclaim_isolated(struct msim__lru_vec *lv, struct msim_list
 	 */
 	msim_yield_access("lru.shrink.isolated", &lru_to_folio(list)->flags, MSIM_ACCESS_LOAD);
 	reclaimed = shrink_folio_list(list, free, sc);
+	if (lv->lrugen.enabled)
+		lru_gen_reject_survivors(lv, list);
 	putback_and_free(lv, list, free);
 	count_scan(lv, file, scanned, reclaimed);
 	return reclaimed;
@@ -253,9 +320,11 @@ static unsigned long shrink_inactive_list(struct msim__lru_vec *lv, unsigned lon
 }
 
 /*
- * kernel: shrink_active_list(): a batch off the active tail; referenced file
- * folios rotate back (the kernel keeps executable ones), the rest lose
- * PG_active, gain PG_workingset and go to the inactive list.
+ * kernel: shrink_active_list(): a batch off the active tail; rmap clears each
+ * folio's accessed bits (folio_referenced), and only a young folio of an
+ * executable file mapping rotates back to the active list; the rest lose
+ * PG_active, gain PG_workingset and go to the inactive list. PG_referenced is
+ * left as it was.
  */
 static void shrink_active_list(struct msim__lru_vec *lv, unsigned long nr_to_scan,
 			       struct msim_scan_control *sc, enum msim_lru_list lru)
@@ -272,10 +341,9 @@ static void shrink_active_list(struct msim__lru_vec *lv, unsigned long nr_to_sca
 	msim__lru_vec_unlock(lv);
 	while (!msim_list_empty(&list)) {
 		struct msim_folio *folio = lru_to_folio(&list);
-		bool referenced = msim__folio_test(folio, MSIM__PG_REFERENCED);
+		bool exec, young = folio_referenced_ptes(folio, &exec);
 
-		msim__folio_clear(folio, MSIM__PG_REFERENCED);
-		if (referenced && lru == MSIM_LRU_ACTIVE_FILE) {
+		if (young && exec && lru == MSIM_LRU_ACTIVE_FILE) {
 			msim_list_move(&folio->lru, &l_active);
 			continue;
 		}
@@ -391,57 +459,119 @@ static long lru_gen_type_pages(const struct msim__lru_vec *lv, unsigned int type
 }
 
 /*
- * kernel: sort_folio() + isolate_folio() for one folio of the oldest generation
- * (lock held): a referenced folio is protected (folio_inc_gen: moved to the next
- * generation's head); a busy one goes back to the head; the rest is taken.
+ * kernel: sort_folio()'s protection (lock held): a folio whose tier is above
+ * tier_idx, or whose refs are full (6.12: refs == BIT(LRU_REFS_WIDTH); 6.14:
+ * every refs flag and PG_workingset, the workingset lazily promoted), moves to
+ * the next generation (folio_inc_gen) and counts as protected at its tier
+ * (6.14: not the lazy promotion).
+ */
+static bool lru_gen_sort_folio(struct msim__lru_vec *lv, struct msim_folio *folio, int tier_idx)
+{
+	bool v6_12 = lv->lh->mglru_6_12, ws = msim__folio_test(folio, MSIM__PG_WORKINGSET);
+	int refs = msim__folio_lru_refs(folio), full = 1 << MSIM__LRU_REFS_WIDTH;
+	unsigned int tier = msim__lru_tier_from_refs(lv->lh, refs, ws);
+	bool lazy = !v6_12 && refs + ws == full + 1;
+
+	if ((int)tier <= tier_idx && !(v6_12 && refs == full) && !lazy)
+		return false;
+	msim__lru_gen_inc_gen(lv, folio, !v6_12);
+	if (!lazy)
+		msim__lru_gen_count_protected(lv, msim__folio_type(folio), tier,
+					      msim_folio_nr_pages(folio));
+	return true;
+}
+
+/*
+ * kernel: isolate_folio() (lock held): claimed off the LRU; refs without
+ * PG_referenced are stale and cleared (6.12: folio_clear_lru_refs, PG_workingset
+ * included; 6.14: the counter only); 6.12 then clears PG_referenced for
+ * shrink_folio_list. A busy folio goes back to the head.
  */
 static bool lru_gen_take(struct msim__lru_vec *lv, struct msim_folio *folio,
 			 struct msim_list_head *src, struct msim_list_head *dst)
 {
-	if (msim__folio_test(folio, MSIM__PG_REFERENCED)) {
-		msim__folio_clear(folio, MSIM__PG_REFERENCED);
-		msim__lru_gen_protect_folio(lv, folio);
-		return false;
-	}
 	if (!isolate_claim(folio)) {
 		msim_list_move(&folio->lru, src);
 		return false;
 	}
+	if (!msim__folio_test(folio, MSIM__PG_REFERENCED)) {
+		msim__folio_set_refs_counter(folio, 0);
+		if (lv->lh->mglru_6_12)
+			msim__folio_clear(folio, MSIM__PG_WORKINGSET);
+	}
+	if (lv->lh->mglru_6_12)
+		msim__folio_clear(folio, MSIM__PG_REFERENCED);
 	msim__lru_gen_del_folio(lv, folio, true);
 	msim_list_add(&folio->lru, dst);
 	return true;
 }
 
+#define MSIM__MAX_LRU_BATCH (MSIM__MIN_LRU_BATCH * 64)
+
 /*
- * kernel: isolate_folios() -> scan_folios() on the oldest generation of type
- * (lock held), zones from the highest, up to SWAP_CLUSTER_MAX pages looked at;
- * an empty oldest generation is then retired (try_to_inc_min_seq). Aging comes
- * first when only MIN_NR_GENS are left (should_run_aging: both are active).
+ * kernel: isolate_folios() -> get_tier_idx() + scan_folios() on the oldest
+ * generation of type (lock held), zones from the highest: each folio is sorted
+ * (protected) or isolated, until MIN_LRU_BATCH pages are isolated or
+ * MAX_LRU_BATCH folios looked at; an empty oldest generation is then retired
+ * (try_to_inc_min_seq). Aging comes first when only MIN_NR_GENS are left
+ * (should_run_aging: both are active).
  */
 static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type,
 				     struct msim_list_head *dst, unsigned long *nr_scanned)
 {
-	unsigned long scan = 0, taken = 0;
+	unsigned long scan = 0, taken = 0, remaining = MSIM__MAX_LRU_BATCH;
 	unsigned int gen;
+	int tier_idx;
 
 	if (msim__get_nr_gens(lv, type) <= MSIM_MIN_NR_GENS)
 		msim__lru_gen_inc_max_seq_locked(lv);
+	tier_idx = msim__lru_gen_tier_idx(lv, type);
 	gen = msim_lru_gen_from_seq(msim_quiet_load(&lv->lrugen.min_seq[type], MSIM_RELAXED));
-	for (int z = MSIM_MAX_NR_ZONES - 1; z >= 0 && scan < MSIM_SWAP_CLUSTER_MAX; z--) {
+	for (int z = MSIM_MAX_NR_ZONES - 1; z >= 0 && remaining && taken < MSIM__MIN_LRU_BATCH; z--) {
 		struct msim_list_head *src = &lv->lrugen.folios[gen][type][z];
 
-		while (scan < MSIM_SWAP_CLUSTER_MAX && !msim_list_empty(src)) {
+		while (remaining && taken < MSIM__MIN_LRU_BATCH && !msim_list_empty(src)) {
 			struct msim_folio *folio = lru_to_folio(src);
 			long nr = msim_folio_nr_pages(folio);
 
 			scan += (unsigned long)nr;
-			if (lru_gen_take(lv, folio, src, dst))
+			remaining--;
+			if (!lru_gen_sort_folio(lv, folio, tier_idx) &&
+			    lru_gen_take(lv, folio, src, dst))
 				taken += (unsigned long)nr;
 		}
 	}
 	msim__lru_gen_try_inc_min_seq_locked(lv, type);
 	*nr_scanned += scan;
 	return taken;
+}
+
+/*
+ * kernel: evict_folios() after shrink_folio_list(): the folios that were not
+ * freed are not put back into the oldest generation. 6.12: each loses its refs
+ * and PG_workingset and becomes active (the youngest generation). 6.14: each
+ * that lru_gen_distance() would place in the oldest (a file folio neither
+ * active nor workingset) loses its refs and becomes active. (The kernel first retries
+ * once the clean, unmapped ones that may have missed
+ * folio_rotate_reclaimable(); the model has no writeback, so a folio kept here
+ * was kept by its owner, as it would be on the retry.)
+ */
+static void lru_gen_reject_survivors(struct msim__lru_vec *lv, struct msim_list_head *list)
+{
+	for (struct msim_list_head *p = list->next; p != list; p = p->next) {
+		struct msim_folio *folio = msim_container_of(p, struct msim_folio, lru);
+
+		/* 6.14: lru_gen_distance() != 0: active, workingset, or anon (no swap cache) */
+		if (!lv->lh->mglru_6_12 && (msim__folio_test(folio, MSIM__PG_ACTIVE) ||
+					    msim__folio_test(folio, MSIM__PG_WORKINGSET) ||
+					    !msim__folio_type(folio)))
+			continue;
+		msim__folio_set_refs_counter(folio, 0);
+		msim__folio_clear(folio, MSIM__PG_REFERENCED);
+		if (lv->lh->mglru_6_12)
+			msim__folio_clear(folio, MSIM__PG_WORKINGSET);
+		msim__folio_set(folio, MSIM__PG_ACTIVE);
+	}
 }
 
 /* kernel: evict_folios() for one batch of type. Returns the pages freed. */
@@ -511,7 +641,10 @@ unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_co
 	return lv && sc ? shrink_lru_vec(lv, sc) : 0;
 }
 
-/* One priority level over memcg's subtree; true once the target is reached. */
+/*
+ * One priority level over memcg's subtree (shrink_node_memcgs per node: each
+ * memcg's lruvec, then its slab); true once the target is reached.
+ */
 static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 			   struct msim_scan_control *sc, unsigned long start)
 {
@@ -524,6 +657,8 @@ static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 
 			if (lv)
 				shrink_lru_vec(lv, sc);
+			if (sc->shrink_slab)
+				sc->shrink_slab(iter, nid, sc->priority, sc->shrink_slab_arg);
 		}
 		if (sc->nr_reclaimed - start >= sc->nr_to_reclaim) {
 			msim_mem_cgroup_iter_break(memcg, iter);

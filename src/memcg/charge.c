@@ -189,6 +189,20 @@ static void handle_over_high(struct msim_charge_host *ch, struct msim_memcg *mem
 	msim__stat_inc(&stock->high_penalty_jiffies, penalty);
 }
 
+/*
+ * kernel: mem_cgroup_handle_over_high() from resume_user_mode_work(): on the
+ * way back to user space the task reclaims the pages its charges left over
+ * memory.high (current->memcg_nr_pages_over_high, the batches try_charge_memcg
+ * added), from memcg (the task's) up. The model keeps the count per CPU stock.
+ */
+void msim_mem_cgroup_handle_over_high(struct msim_memcg *memcg)
+{
+	struct msim_charge_host *ch = memcg ? msim__charge_host(msim_memcg_host(memcg)) : NULL;
+
+	if (ch)
+		handle_over_high(ch, memcg);
+}
+
 /* done_restock's memory.high test: the first level over its high arms the throttle. */
 static void check_high(struct msim_charge_host *ch, struct msim_memcg *memcg,
 		       unsigned int batch, unsigned int gfp)

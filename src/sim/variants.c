@@ -24,6 +24,7 @@ static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 static const char *const v_bit_barrier[] = { "mb", "none", NULL };
 static const char *const v_zswap_count_flush[] = { "gated", "ratelimited", NULL };
+static const char *const v_mglru_protection[] = { "6.14", "6.12", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -138,6 +139,13 @@ static const struct msim_variant_desc table[] = {
 	  "mem_cgroup_flush_stats_ratelimited, which flushes only when the periodic flusher is "
 	  "a full cycle late (ratelimited, the base of thread 002)",
 	  "002 (its base)", OFF(zswap_count_flush) },
+	{ "mglru-protection", v_mglru_protection,
+	  "MGLRU's thrashing protection: folio refs and tiers, the PID controller's gains, "
+	  "where new and refaulted folios go, the refault test and which refaults count as "
+	  "activations and restores, after the 6.14 rework (6.14, the newest) or before it "
+	  "(6.12: recent only while min_seq has not moved, every recent refault an "
+	  "activation)",
+	  "000 (MGLRU), linux 6.12", OFF(mglru_protection) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

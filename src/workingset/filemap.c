@@ -97,11 +97,24 @@ void msim_address_space_destroy(struct msim_address_space *mapping)
 	free(mapping);
 }
 
-/* A resident folio: mark it accessed; an activation ages the nonresident clock. */
-static int filemap_hit(struct msim_folio *folio)
+/*
+ * A resident folio. Through a file descriptor: folio_mark_accessed(), and an
+ * activation ages the nonresident clock. In a fault (filemap_map_pages /
+ * do_read_fault): the folio is mapped, and the access sets its PTE's accessed
+ * bit, which reclaim's rmap walk finds (folio_referenced).
+ */
+static int filemap_hit(struct msim_folio *folio, bool in_fault)
 {
 	bool was_active = msim_folio_test_active(folio);
 
+	if (in_fault) {
+		if (!msim_folio_mapped(folio))
+			msim_folio_map(folio, false);
+		else
+			msim_folio_mark_young(folio);
+		msim_folio_put(folio);
+		return MSIM_FILEMAP_HIT;
+	}
 	msim_folio_mark_accessed(folio);
 	if (!was_active && msim_folio_test_active(folio))
 		msim_workingset_activation(folio);
@@ -214,6 +227,9 @@ static int filemap_miss(struct msim_address_space *mapping, unsigned long index,
 	if (wh->mglru && in_fault)
 		msim_folio_set_active(folio);
 	msim_folio_add_lru(folio);
+	/* the fault maps it (a young PTE) */
+	if (in_fault)
+		msim_folio_map(folio, false);
 	msim_folio_put(folio);            /* the read is done */
 	MSIM__WS_COUNT(wh, misses, 1);
 	if (!shadow)
@@ -234,7 +250,7 @@ int msim_filemap_read(struct msim_address_space *mapping, unsigned long index,
 		folio = filemap_get_folio(mapping, index);
 		if (folio) {
 			MSIM__WS_COUNT(mapping->wh, hits, 1);
-			return filemap_hit(folio);
+			return filemap_hit(folio, in_fault);
 		}
 		ret = filemap_miss(mapping, index, memcg, nid, in_fault);
 		if (ret != -EEXIST)

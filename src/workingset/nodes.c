@@ -186,6 +186,12 @@ unsigned long msim_shadow_budget_pages(struct msim *m, struct msim_memcg *memcg,
 	return pages;
 }
 
+void msim_workingset_sync_stats(struct msim *m)
+{
+	if (msim__ws_host(m))
+		msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(m));
+}
+
 /* kernel: count_shadow_nodes(). */
 unsigned long msim_count_shadow_nodes_budget(struct msim *m, struct msim_shrink_control *sc,
 					     unsigned long *max_nodes_out)

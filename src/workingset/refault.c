@@ -13,10 +13,12 @@
  * (NR_ACTIVE_FILE, read from rstat: possibly stale, hence the flush).
  *
  * MGLRU: the shadow holds the oldest generation's sequence number of the
- * folio's own lruvec at eviction (min_seq[type] << LRU_REFS_WIDTH; refs and
- * tiers are not modelled, so its low bits are 0); the refault is recent when
- * the lruvec's max_seq is within MAX_NR_GENS of it. Statistics count only when
- * the eviction lruvec is the folio's; activation only in a fault.
+ * folio's own lruvec at eviction (min_seq[type] << LRU_REFS_WIDTH) and the
+ * folio's refs beyond the first in the low bits; the refault feeds its tier's
+ * refaulted[] history back to the PID controller (lru.h). Recent, which refaults
+ * count as activations and restores, and what the folio gets back differ
+ * before and after the 6.14 rework (variant mglru-protection). Statistics count
+ * only when the eviction lruvec is the folio's.
  *
  * The decision is the eviction memcg's; the statistics are the new owner's.
  */
@@ -53,10 +55,20 @@ static unsigned long age_read(msim_atomic_long_t *age)
 		   : 0;
 }
 
-/* kernel: lru_gen_eviction(): the folio's own lruvec (RCU: the folio is isolated). */
+/*
+ * kernel: lru_gen_eviction(): the folio's own lruvec (RCU: the folio is
+ * isolated). The token is min_seq[type] << LRU_REFS_WIDTH with the folio's refs
+ * beyond the first in the low bits; its pages count as evicted from its tier.
+ * The shadow's workingset bit is PG_workingset (6.14) or "refs beyond the first"
+ * (6.12 passes refs to pack_shadow's bool).
+ */
 static void *lru_gen_eviction(struct msim__ws_host *wh, struct msim_folio *folio)
 {
 	unsigned int nid = msim_folio_nid(folio), type = msim_folio_is_file_lru(folio);
+	int refs = msim_folio_lru_refs(folio);
+	bool ws = msim_folio_test_workingset(folio);
+	unsigned int tier = msim_lru_gen_tier_from_refs(wh->m, refs, ws);
+	struct msim_lruvec *lruvec;
 	struct msim_memcg *memcg;
 	unsigned long token;
 	unsigned short id;
@@ -66,10 +78,12 @@ static void *lru_gen_eviction(struct msim__ws_host *wh, struct msim_folio *folio
 	if (!memcg)
 		memcg = msim_root_mem_cgroup(wh->m);
 	id = msim_mem_cgroup_private_id(memcg);
-	token = msim_lru_gen_min_seq(msim_mem_cgroup_lruvec(wh->m, memcg, nid), type)
-		<< MSIM_LRU_REFS_WIDTH;
+	lruvec = msim_mem_cgroup_lruvec(wh->m, memcg, nid);
+	token = msim_lru_gen_min_seq(lruvec, type) << MSIM_LRU_REFS_WIDTH |
+		msim_lru_gen_eviction_refs(folio);
+	msim_lru_gen_note_evicted(lruvec, type, tier, msim_folio_nr_pages(folio));
 	msim_rcu_read_unlock();
-	return msim_pack_shadow(id, nid, token, msim_folio_test_workingset(folio));
+	return msim_pack_shadow(id, nid, token, wh->mglru_6_12 ? refs != 0 : ws);
 }
 
 void *msim_workingset_eviction(struct msim_folio *folio, struct msim_memcg *target_memcg)
@@ -95,16 +109,24 @@ void *msim_workingset_eviction(struct msim_folio *folio, struct msim_memcg *targ
 				msim_folio_test_workingset(folio));
 }
 
-/* kernel: lru_gen_test_recent() (RCU held); *lruvec: the eviction memcg's. */
-static bool lru_gen_test_recent(struct msim__ws_host *wh, const struct msim_shadow *sh,
+/*
+ * kernel: lru_gen_test_recent() (RCU held); *lruvec: the eviction memcg's.
+ * 6.14: recent while the lruvec's max_seq is within MAX_NR_GENS of the token's
+ * sequence. 6.12: only while the token's sequence is still min_seq[type], the
+ * oldest generation the folio was evicted from.
+ */
+static bool lru_gen_test_recent(struct msim__ws_host *wh, const struct msim_shadow *sh, bool file,
 				struct msim_lruvec **lruvec)
 {
 	struct msim_memcg *memcg = msim_mem_cgroup_from_private_id(wh->m, sh->memcgid);
-	unsigned long max_seq, seq = sh->eviction >> MSIM_LRU_REFS_WIDTH;
+	unsigned long mask = MSIM_EVICTION_MASK >> MSIM_LRU_REFS_WIDTH;
+	unsigned long seq = sh->eviction >> MSIM_LRU_REFS_WIDTH, max_seq;
 
 	/* mem_cgroup_lruvec(NULL, pgdat): an id nobody holds reads the root's */
 	*lruvec = msim_mem_cgroup_lruvec(wh->m, memcg, sh->nid);
-	max_seq = msim_lru_gen_max_seq(*lruvec) & (MSIM_EVICTION_MASK >> MSIM_LRU_REFS_WIDTH);
+	if (wh->mglru_6_12)
+		return seq == (msim_lru_gen_min_seq(*lruvec, file) & mask);
+	max_seq = msim_lru_gen_max_seq(*lruvec) & mask;
 	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MSIM_MAX_NR_GENS;
 }
 
@@ -175,12 +197,74 @@ bool msim_workingset_test_recent(struct msim *m, void *shadow, bool file, bool *
 	if (!wh->mglru)
 		return classic_test_recent(wh, &sh, file, flush);
 	msim_rcu_read_lock();
-	recent = lru_gen_test_recent(wh, &sh, &lruvec);
+	recent = lru_gen_test_recent(wh, &sh, file, &lruvec);
 	msim_rcu_read_unlock();
 	return recent;
 }
 
-/* kernel: lru_gen_refault(). */
+/*
+ * kernel 6.12 lru_gen_refault() after the recent test: refs = the token's refs
+ * plus the workingset bit, its tier's refaulted[] feeds the PID controller, and
+ * every recent refault counts as an activation. A refault in a fault, or of a
+ * folio read three or more times, counts as a stall: it comes back with full
+ * refs and PG_workingset (sort_folio then protects it) and a restore.
+ */
+static bool lru_gen_refault_6_12(struct msim__ws_host *wh, struct msim_folio *folio,
+				 struct msim_lruvec *lruvec, const struct msim_shadow *sh,
+				 bool in_fault)
+{
+	unsigned int file = msim_folio_is_file_lru(folio);
+	long nr = msim_folio_nr_pages(folio);
+	int refs = (int)(sh->eviction & ((1UL << MSIM_LRU_REFS_WIDTH) - 1)) + sh->workingset;
+
+	msim_lru_gen_note_refaulted(lruvec, file, msim_lru_gen_tier_from_refs(wh->m, refs, false),
+				    nr);
+	msim_mod_lruvec_state(lruvec, (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file), nr);
+	if (in_fault || refs >= (1 << MSIM_LRU_REFS_WIDTH) - 1) {
+		msim_folio_set_lru_refs_counter(folio, (1U << MSIM_LRU_REFS_WIDTH) - 1);
+		msim_folio_set_workingset(folio);
+		MSIM__WS_COUNT(wh, refaults_restored, 1);
+		msim_mod_lruvec_state(lruvec,
+				      (enum msim_stat_item)(MSIM_WORKINGSET_RESTORE_ANON + file), nr);
+	}
+	return true;
+}
+
+/*
+ * kernel (newest) lru_gen_refault() after the recent test: refs = the token's
+ * refs plus the first access; the tier (the last one for a workingset folio)
+ * feeds refaulted[]. A folio that was in the workingset gets PG_workingset back
+ * and counts as a restore, and as an activation only in a fault (where
+ * folio_add_lru() makes it active); any other gets its refs counter back.
+ */
+static bool lru_gen_refault_6_14(struct msim__ws_host *wh, struct msim_folio *folio,
+				 struct msim_lruvec *lruvec, const struct msim_shadow *sh,
+				 bool in_fault)
+{
+	unsigned int file = msim_folio_is_file_lru(folio);
+	long nr = msim_folio_nr_pages(folio);
+	int refs = (int)(sh->eviction & ((1UL << MSIM_LRU_REFS_WIDTH) - 1)) + 1;
+
+	msim_lru_gen_note_refaulted(lruvec, file,
+				    msim_lru_gen_tier_from_refs(wh->m, refs, sh->workingset), nr);
+	if (!sh->workingset) {
+		msim_folio_set_lru_refs_counter(folio, (unsigned int)refs - 1);
+		return false;
+	}
+	if (in_fault)
+		msim_mod_lruvec_state(lruvec,
+				      (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file), nr);
+	msim_folio_set_workingset(folio);
+	MSIM__WS_COUNT(wh, refaults_restored, 1);
+	msim_mod_lruvec_state(lruvec, (enum msim_stat_item)(MSIM_WORKINGSET_RESTORE_ANON + file), nr);
+	return in_fault;
+}
+
+/*
+ * kernel: lru_gen_refault(): counted only when the eviction lruvec is the
+ * folio's; WORKINGSET_REFAULT for every such refault, the rest per version.
+ * Returns whether WORKINGSET_ACTIVATE was counted.
+ */
 static bool lru_gen_refault(struct msim__ws_host *wh, struct msim_folio *folio,
 			    const struct msim_shadow *sh, bool in_fault)
 {
@@ -190,7 +274,7 @@ static bool lru_gen_refault(struct msim__ws_host *wh, struct msim_folio *folio,
 	bool recent, activated = false;
 
 	msim_rcu_read_lock();
-	recent = lru_gen_test_recent(wh, sh, &lruvec);
+	recent = lru_gen_test_recent(wh, sh, file, &lruvec);
 	if (lruvec != msim_folio_lruvec(folio)) {
 		MSIM__WS_COUNT(wh, refaults_lruvec_mismatch, 1);
 		goto unlock;
@@ -198,17 +282,9 @@ static bool lru_gen_refault(struct msim__ws_host *wh, struct msim_folio *folio,
 	msim_mod_lruvec_state(lruvec, (enum msim_stat_item)(MSIM_WORKINGSET_REFAULT_ANON + file), nr);
 	if (!recent)
 		goto unlock;
-	/* folio_add_lru() makes it active when lru_gen_in_fault() */
-	if (in_fault) {
-		msim_mod_lruvec_state(lruvec,
-				      (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file), nr);
-		activated = true;
-	}
-	if (sh->workingset) {
-		msim_folio_set_workingset(folio);
-		msim_mod_lruvec_state(lruvec,
-				      (enum msim_stat_item)(MSIM_WORKINGSET_RESTORE_ANON + file), nr);
-	}
+	MSIM__WS_COUNT(wh, refaults_recent, 1);
+	activated = wh->mglru_6_12 ? lru_gen_refault_6_12(wh, folio, lruvec, sh, in_fault)
+				   : lru_gen_refault_6_14(wh, folio, lruvec, sh, in_fault);
 unlock:
 	msim_rcu_read_unlock();
 	return activated;
@@ -234,6 +310,7 @@ static bool classic_refault(struct msim__ws_host *wh, struct msim_folio *folio,
 				      (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file), nr);
 		if (workingset) {
 			msim_folio_set_workingset(folio);
+			MSIM__WS_COUNT(wh, refaults_restored, 1);
 			msim_mod_lruvec_state(
 				lruvec, (enum msim_stat_item)(MSIM_WORKINGSET_RESTORE_ANON + file), nr);
 		}

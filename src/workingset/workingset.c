@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <memcgsim/charge.h>
+
 #include "workingset/ws_internal.h"
 
 #define WS_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 3)
@@ -73,6 +75,7 @@ static int ws_host_init(struct msim *m, void *state)
 	wh->m = m;
 	wh->nr_nodes = msim_nr_nodes(m);
 	wh->mglru = msim_lru_gen_enabled(m);
+	wh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
 	wh->budget_page_state = cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
 	wh->root_flush_skip = cfg->variants.workingset_root_flush == MSIM_WORKINGSET_ROOT_SKIP;
 	wh->isolate_trylock = cfg->variants.shadow_isolate_trylock == MSIM_ON;
@@ -83,7 +86,15 @@ static int ws_host_init(struct msim *m, void *state)
 	if (ret < 0)
 		return ret;
 	wh->slot = ret;
-	return msim__ws_shadow_nodes_init(wh);
+	ret = msim__ws_shadow_nodes_init(wh);
+	/*
+	 * The charge path's reclaim (memory.max, and memory.high on the way back
+	 * to user space: msim_mem_cgroup_handle_over_high) is this layer's: the
+	 * page cache is the folios' owner, as try_to_free_mem_cgroup_pages' is.
+	 */
+	if (!ret)
+		msim_charge_set_reclaim(m, msim__ws_charge_reclaim, NULL);
+	return ret;
 }
 
 /* The memcg layer frees the memcgs (our css_free) after this, with priv = state. */

@@ -76,6 +76,7 @@ struct msim__ws_host {
 	int slot;
 	unsigned int nr_nodes;
 	bool mglru;                          /* lru_gen_enabled() */
+	bool mglru_6_12;                     /* variant mglru-protection=6.12 */
 	bool budget_page_state;              /* variant shadow-budget=page-state-local */
 	bool root_flush_skip;                /* variant workingset-root-flush=skip */
 	bool isolate_trylock;                /* variant shadow-isolate-trylock=on */
@@ -110,6 +111,10 @@ void msim__workingset_update_node(struct msim_xarray *xa, struct msim_xa_node *n
 /* Set up shadow_nodes and the "mm-shadow" shrinker / tear them down. */
 int msim__ws_shadow_nodes_init(struct msim__ws_host *wh);
 void msim__ws_shadow_nodes_fini(struct msim__ws_host *wh);
+
+/* ---- reclaim.c ---- */
+/* The charge layer's reclaim callback (msim_reclaim_fn): msim_workingset_reclaim(). */
+unsigned long msim__ws_charge_reclaim(struct msim_memcg *memcg, unsigned long nr_pages, void *arg);
 
 /* ---- refault.c ---- */
 /* kernel: folio_set_active() in folio_add_lru() under MGLRU when in a fault. */

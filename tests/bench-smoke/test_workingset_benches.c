@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_workingset_benches.c - the workingset benches (thread 000): the
- * thrashing-protection experiment's deterministic counts asserted exactly (two
- * rounds, the bench's sizes), its verdicts computed from them; w2-file-churn's
+ * thrashing-protection experiment's deterministic counts asserted exactly (the
+ * bench's sizes; protectable 3 rounds, cyclic 2), its verdicts computed from
+ * them, a planted workload that flips its claim; w2-file-churn's
  * counts (its MB/s are timings: never asserted); w3-reparent's pass/fail per
  * design and the counts behind it; and every verdict row forced to each
  * outcome on planted figures. (The rows live here
@@ -24,77 +25,136 @@
 #include "bench_workingset.h"
 #include "verdict_util.h"
 
-static struct msim_tp_result tp[MSIM_TP_NDESIGNS];
+/* The protectable workload at 3 rounds, the cyclic one at 2: every design. */
+static struct msim_tp_result tp[MSIM_TP_NDESIGNS], cy[MSIM_TP_NDESIGNS];
 
-static void run_design(unsigned int mglru, unsigned int psl)
+static void run_design(enum msim_tp_workload w, unsigned int design, unsigned long rounds,
+		       unsigned long hot_reads, struct msim_tp_result *r)
 {
 	struct msim_tp_opts o;
 	char msg[256] = "";
 
-	msim_tp_opts_init(&o, mglru ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
-			  psl ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE);
-	o.rounds = 2;
-	assert_int_equal(msim_tp_run(&o, &tp[MSIM_TP_DESIGN(mglru, psl)], msg, sizeof(msg)), 0);
+	msim_tp_design_opts(&o, w, design);
+	o.rounds = rounds;
+	if (hot_reads)
+		o.hot_reads = hot_reads;
+	assert_int_equal(msim_tp_run(&o, r, msg, sizeof(msg)), 0);
 }
 
 static int run_all(void **state)
 {
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++)
-		run_design(d >= 2, d & 1);
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
+		run_design(MSIM_TP_PROTECTABLE, d, 3, 0, &tp[d]);
+		run_design(MSIM_TP_CYCLIC, d, 2, 0, &cy[d]);
+	}
 	return 0;
 }
 
-/* Every design reads 2 x 20480 pages from storage: a cyclic loop 25% over memory misses always. */
-static void thrashing_common(void **state)
-{
-	(void)state;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		assert_int_equal(tp[d].reads, 2 * 2 * 20480);
-		assert_int_equal(tp[d].storage_reads, 2 * 20480);
-		assert_int_equal(tp[d].last_round_storage_reads, 20480);
-	}
-}
+#define ML MSIM_TP_DESIGN(1, 0, 0)
+#define MP MSIM_TP_DESIGN(1, 1, 0)
 
 /*
- * MGLRU: the lru-size budget is the slab of c's xa_nodes alone (41 nodes); the
- * shrinker keeps c at 256 shadow nodes and every token of the hot set is gone
- * before its refault: no refault is detected. Patch 1's budget (2093 nodes)
- * keeps the 512 shadow nodes of the 4096 pages that do not fit: every page of
- * the second round refaults (20480), and the recent ones activate.
+ * MGLRU with the lru-size budget: the budget is the slab of c's xa_nodes (18
+ * nodes), the shrinker takes the hot set's shadows before they refault, no
+ * refault is detected, the first tier's setpoint protects nothing (tier_idx 3)
+ * and the stream evicts a third of the hot set every round: every read of a
+ * round is a read from storage (3 x 24576). Patch 1's budget keeps them: 2795
+ * hot refaults are detected in round 2, the second tier is protected (tier_idx
+ * 0) and from round 2's end the hot set stays resident: 60139 reads.
  */
 static void thrashing_mglru(void **state)
 {
-	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(1, 0)], *p = &tp[MSIM_TP_DESIGN(1, 1)];
+	const struct msim_tp_result *l = &tp[ML], *p = &tp[MP];
+	static const unsigned long l_res[3] = { 5461, 5461, 5461 }, p_res[3] = { 5461, 8192, 8192 };
+	static const unsigned long p_reads[3] = { 24576, 19179, 16384 };
 
 	(void)state;
-	assert_int_equal(l->budget_nodes, 41);
-	assert_int_equal(l->shadow_nodes_end, 256);
+	assert_int_equal(l->budget_nodes, 18);
 	assert_int_equal(l->refaults, 0);
-	assert_int_equal(l->activations, 0);
-	assert_true(l->nodes_reclaimed > 0);
-	assert_int_equal(p->budget_nodes, 2093);
-	assert_int_equal(p->shadow_nodes_end, 512);
-	assert_int_equal(p->refaults, 20480);
-	assert_int_equal(p->activations, 16385);
+	assert_int_equal(l->storage_reads, 3 * 24576);
+	assert_int_equal(l->hot_storage_reads, 3 * 8192);
+	assert_int_equal(l->tier_idx_end, 3);
+	assert_int_equal(p->budget_nodes, 2077);
+	assert_int_equal(p->refaults, 2795);
+	assert_int_equal(p->activations, 0);   /* 6.14: none was in the workingset */
+	assert_int_equal(p->restores, 0);
+	assert_int_equal(p->storage_reads, 60139);
+	assert_int_equal(p->hot_storage_reads, 10987);
+	assert_int_equal(p->tier_idx_end, 0);
 	assert_int_equal(p->nodes_reclaimed, 0);
+	for (unsigned int k = 0; k < 3; k++) {
+		assert_int_equal(l->round[k].hot_resident, l_res[k]);
+		assert_int_equal(l->round[k].storage_reads, 24576);
+		assert_int_equal(p->round[k].hot_resident, p_res[k]);
+		assert_int_equal(p->round[k].storage_reads, p_reads[k]);
+	}
+	assert_int_equal(p->round[1].refaults, 2795);
 }
 
-/* Classic: both budgets read the same pages; the runs are identical. */
-static void thrashing_classic(void **state)
+/* 6.12's rules give the same reads here; every recent refault counts as an activation. */
+static void thrashing_mglru_6_12(void **state)
 {
-	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(0, 0)], *p = &tp[MSIM_TP_DESIGN(0, 1)];
+	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(1, 0, 1)], *p = &tp[MSIM_TP_DESIGN(1, 1, 1)];
 
 	(void)state;
-	assert_int_equal(l->budget_nodes, 2089);
-	assert_int_equal(p->budget_nodes, 2089);
-	assert_int_equal(l->shadow_nodes_end, 513);
-	assert_int_equal(p->shadow_nodes_end, 513);
-	assert_int_equal(l->refaults, 20480);
-	assert_int_equal(p->refaults, 20480);
-	assert_int_equal(l->activations, 17440);
-	assert_int_equal(p->activations, 17440);
-	assert_int_equal(l->nodes_reclaimed, 0);
+	assert_int_equal(l->storage_reads, 3 * 24576);
+	assert_int_equal(l->refaults, 0);
+	assert_int_equal(p->storage_reads, 60139);
+	assert_int_equal(p->refaults, 2795);
+	assert_int_equal(p->activations, 2795);
+	assert_int_equal(p->restores, 0);      /* not in a fault, refs below 3 */
+}
+
+/*
+ * Classic: the second read activates a hot page, the stream stays inactive:
+ * the hot set is kept under both budgets, which read the same pages; the runs
+ * are identical, and the classic rows of the 6.12 rule equal them (the same
+ * code: by construction).
+ */
+static void thrashing_classic(void **state)
+{
+	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(0, 0, 0)], *p = &tp[MSIM_TP_DESIGN(0, 1, 0)];
+
+	(void)state;
+	assert_int_equal(l->budget_nodes, 2063);
+	assert_int_equal(p->budget_nodes, 2063);
+	assert_int_equal(l->storage_reads, 57454);
+	assert_int_equal(p->storage_reads, 57454);
+	assert_int_equal(l->refaults, 110);
+	assert_int_equal(p->refaults, 110);
+	assert_int_equal(l->activations, 63);       /* deactivated hot pages: PG_workingset */
+	assert_int_equal(p->restores, 63);
+	assert_int_equal(l->hot_resident_end, 8092);
+	assert_int_equal(p->hot_resident_end, 8092);
+	assert_int_equal(tp[MSIM_TP_DESIGN(0, 0, 1)].storage_reads, l->storage_reads);
+	assert_int_equal(tp[MSIM_TP_DESIGN(0, 1, 1)].refaults, p->refaults);
+}
+
+/*
+ * Cyclic: every MGLRU design reads 2 x 20480 pages from storage, classic all
+ * but one (memory.high overshoots by a charge batch until the return to user
+ * space, and one page of round 1 survives its second chance). With the
+ * lru-size budget MGLRU detects no refault; patch 1's detects all 20480 of
+ * round 2; 6.12 counts 16384 of them as activations and restores (in a fault),
+ * 6.14 none (no folio was in the workingset).
+ */
+static void thrashing_cyclic(void **state)
+{
+	(void)state;
+	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++)
+		assert_int_equal(cy[d].storage_reads, d & 2 ? 2 * 20480 : 2 * 20480 - 1);
+	assert_int_equal(cy[ML].budget_nodes, 41);
+	assert_int_equal(cy[ML].shadow_nodes_end, 288);
+	assert_int_equal(cy[ML].refaults, 0);
+	assert_int_equal(cy[MP].budget_nodes, 2093);
+	assert_int_equal(cy[MP].shadow_nodes_end, 512);
+	assert_int_equal(cy[MP].refaults, 20480);
+	assert_int_equal(cy[MP].activations, 0);
+	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].activations, 16384);
+	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].restores, 16384);
+	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].refaults, 20479);
+	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].activations, 0);
 }
 
 static void thrashing_verdicts_measured(void **state)
@@ -102,39 +162,72 @@ static void thrashing_verdicts_measured(void **state)
 	struct msim_tp_verdicts v;
 
 	(void)state;
-	msim_tp_verdicts(tp, &v);
+	msim_tp_verdicts(tp, cy, &v);
 	assert_string_equal(verdict_of(&v.table, "under MGLRU, lruvec_lru_size()"), "holds");
-	assert_string_equal(verdict_of(&v.table, "with the collapsed budget"), "holds");
+	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "holds");
+	assert_string_equal(verdict_of(&v.table, "the same under the 6.12"), "holds");
 	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "holds");
+	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "holds");
+	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "holds");
 }
 
-/* Planted figures: each row does not hold when its measured figure goes the other way. */
-static void thrashing_verdicts_planted(void **state)
+/*
+ * The planted workload that flips the claim: seven reads per visit fill a hot
+ * page's refs (6.14: PG_referenced, the counter, PG_workingset: the lazy
+ * promotion; 6.12: refs == BIT(LRU_REFS_WIDTH)), which sort_folio protects
+ * without any refault feedback, so the budget no longer matters: "does not
+ * hold", measured.
+ */
+static void thrashing_planted_workload(void **state)
 {
 	struct msim_tp_result r[MSIM_TP_NDESIGNS];
 	struct msim_tp_verdicts v;
 
 	(void)state;
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(1, 0)].budget_nodes = 500;      /* no collapse */
-	msim_tp_verdicts(r, &v);
+	run_design(MSIM_TP_PROTECTABLE, ML, 3, 7, &r[ML]);
+	run_design(MSIM_TP_PROTECTABLE, MP, 3, 7, &r[MP]);
+	assert_int_equal(r[ML].storage_reads, r[MP].storage_reads);
+	assert_int_equal(r[ML].hot_storage_reads, 8192);   /* the first round's only */
+	msim_tp_verdicts(r, cy, &v);
+	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "does not hold");
+}
+
+/* Planted figures: each row does not hold when its measured figure goes the other way. */
+static void thrashing_verdicts_planted(void **state)
+{
+	struct msim_tp_result r[MSIM_TP_NDESIGNS], c[MSIM_TP_NDESIGNS];
+	struct msim_tp_verdicts v;
+
+	(void)state;
+	memcpy(r, tp, sizeof(r));
+	memcpy(c, cy, sizeof(c));
+	r[ML].budget_nodes = 500;      /* no collapse */
+	msim_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "under MGLRU, lruvec_lru_size()"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(1, 0)].activations = r[MSIM_TP_DESIGN(1, 1)].activations; /* none lost */
-	msim_tp_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "with the collapsed budget"), "does not hold");
+	r[ML].storage_reads = r[MP].storage_reads * 105 / 100;   /* within 5% */
+	msim_tp_verdicts(r, c, &v);
+	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(1, 0)].shadow_nodes_end = r[MSIM_TP_DESIGN(1, 1)].shadow_nodes_end;
-	msim_tp_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "with the collapsed budget"), "does not hold");
+	r[MSIM_TP_DESIGN(1, 0, 1)].storage_reads = r[MSIM_TP_DESIGN(1, 1, 1)].storage_reads;
+	msim_tp_verdicts(r, c, &v);
+	assert_string_equal(verdict_of(&v.table, "the same under the 6.12"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(0, 1)].storage_reads++;          /* patch 1 changed classic */
-	msim_tp_verdicts(r, &v);
+	r[MSIM_TP_DESIGN(0, 1, 0)].storage_reads++;          /* patch 1 changed classic */
+	msim_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(0, 0)].activations = 0;
-	msim_tp_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "does not hold");
+	c[MP].storage_reads = c[MP].storage_reads * 98 / 100; /* a design kept 2% */
+	msim_tp_verdicts(r, c, &v);
+	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "does not hold");
+	memcpy(c, cy, sizeof(c));
+	c[ML].refaults = c[MP].refaults;
+	msim_tp_verdicts(r, c, &v);
+	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "does not hold");
+	c[MP].refaults = 0;
+	msim_tp_verdicts(r, c, &v);
+	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "not comparable");
 }
 
 /*
@@ -224,15 +317,15 @@ static void w3_counts(void **state)
 			assert_true(w3[d][l].sizes_ok);
 			assert_true(w3[d][l].shadows_ok);
 			assert_int_equal(w3[d][l].local_ok, d > 0);
-			assert_int_equal(w3[d][l].shadow_nodes_p, 10);
+			assert_int_equal(w3[d][l].shadow_nodes_p, l ? 10 : 9);
 		}
-	assert_int_equal(w3[0][0].listed, 499);
-	assert_int_equal(w3[0][0].local_lru, -30);
-	assert_int_equal(w3[0][0].dead_local_lru, 529);
-	assert_int_equal(w3[1][0].listed, 502);
+	assert_int_equal(w3[0][0].listed, 505);
+	assert_int_equal(w3[0][0].local_lru, -38);
+	assert_int_equal(w3[0][0].dead_local_lru, 543);
+	assert_int_equal(w3[1][0].listed, 505);
 	assert_int_equal(w3[0][1].listed, 512);
-	assert_int_equal(w3[0][1].local_lru, -96);
-	assert_int_equal(w3[0][1].dead_local_lru, 608);
+	assert_int_equal(w3[0][1].local_lru, -64);
+	assert_int_equal(w3[0][1].dead_local_lru, 576);
 	assert_int_equal(w3[2][1].dead_local_lru, 0);
 }
 
@@ -262,10 +355,12 @@ int main(void)
 		cmocka_unit_test(w2_verdicts_planted),
 		cmocka_unit_test(w3_counts),
 		cmocka_unit_test(w3_verdicts),
-		cmocka_unit_test(thrashing_common),
 		cmocka_unit_test(thrashing_mglru),
+		cmocka_unit_test(thrashing_mglru_6_12),
 		cmocka_unit_test(thrashing_classic),
+		cmocka_unit_test(thrashing_cyclic),
 		cmocka_unit_test(thrashing_verdicts_measured),
+		cmocka_unit_test(thrashing_planted_workload),
 		cmocka_unit_test(thrashing_verdicts_planted),
 	};
 

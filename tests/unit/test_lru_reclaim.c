@@ -42,7 +42,11 @@ static void scan_control(struct msim_scan_control *sc, struct evicted *ev,
 	sc->evict_arg = ev;
 }
 
-/* f[0] is added first: the tail; the first batch takes f[0..31] in that order. */
+/*
+ * f[0] is added first: the tail; the first batch takes f[0..31] in that order
+ * (classic: SWAP_CLUSTER_MAX per list; MGLRU's scan_folios isolates up to
+ * MIN_LRU_BATCH, 64, so all 40 here).
+ */
 static void evicts_in_lru_order(void **st)
 {
 	for (int kind = MSIM_LRU_CLASSIC; kind <= MSIM_LRU_MGLRU; kind++) {
@@ -58,32 +62,37 @@ static void evicts_in_lru_order(void **st)
 		(void)st;
 		for (unsigned int i = 0; i < NR; i++)
 			f[i] = lru_folio(c, MSIM_FOLIO_FILE, 0, 0);
+		unsigned int batch = kind == MSIM_LRU_MGLRU ? NR : MSIM_SWAP_CLUSTER_MAX;
+
 		usage = msim_page_counter_read(pc);
 		scan_control(&sc, &ev, 10);
-		assert_int_equal(msim_shrink_lruvec(lv, &sc), MSIM_SWAP_CLUSTER_MAX);
-		assert_int_equal(ev.n, MSIM_SWAP_CLUSTER_MAX);
+		assert_int_equal(msim_shrink_lruvec(lv, &sc), batch);
+		assert_int_equal(ev.n, batch);
 		for (unsigned int i = 0; i < ev.n; i++)
 			assert_ptr_equal(ev.folio[i], f[i]);
-		assert_int_equal(sc.nr_reclaimed, MSIM_SWAP_CLUSTER_MAX);
-		assert_int_equal(sc.nr_scanned, MSIM_SWAP_CLUSTER_MAX);
+		assert_int_equal(sc.nr_reclaimed, batch);
+		assert_int_equal(sc.nr_scanned, batch);
 		/* evicted folios were uncharged and freed */
-		assert_int_equal(msim_page_counter_read(pc), usage - MSIM_SWAP_CLUSTER_MAX);
+		assert_int_equal(msim_page_counter_read(pc), usage - batch);
 		struct msim_lru_counts n;
 		msim_lru_counts(m, &n);
-		assert_int_equal(n.folios_live, NR - MSIM_SWAP_CLUSTER_MAX);
-		assert_int_equal(lru_stat(lv, MSIM_NR_INACTIVE_FILE), NR - MSIM_SWAP_CLUSTER_MAX);
-		assert_int_equal(lru_stat(lv, MSIM_PGSTEAL_FILE), MSIM_SWAP_CLUSTER_MAX);
+		assert_int_equal(n.folios_live, NR - batch);
+		assert_int_equal(lru_stat(lv, MSIM_NR_INACTIVE_FILE), NR - batch);
+		assert_int_equal(lru_stat(lv, MSIM_PGSTEAL_FILE), batch);
 		if (kind == MSIM_LRU_CLASSIC)
 			assert_lists_match_sizes(lv);
 		else
-			assert_int_equal(assert_gens_match_nr_pages(lv), NR - MSIM_SWAP_CLUSTER_MAX);
-		for (unsigned int i = MSIM_SWAP_CLUSTER_MAX; i < NR; i++)
+			assert_int_equal(assert_gens_match_nr_pages(lv), NR - batch);
+		for (unsigned int i = batch; i < NR; i++)
 			msim_folio_put(f[i]);
 		msim_destroy(m);
 	}
 }
 
-/* Referenced folios are activated; KEEP goes back inactive; a pinned folio stays. */
+/*
+ * folio_check_references(): a mapped folio that is young and was referenced
+ * before is activated; KEEP goes back inactive; a pinned folio stays.
+ */
 static void verdicts_referenced_keep_and_pins(void **st)
 {
 	struct msim *m = lru_host(1, MSIM_LRU_CLASSIC, MSIM_LRU_REPARENT_OBJCG);
@@ -96,6 +105,7 @@ static void verdicts_referenced_keep_and_pins(void **st)
 	(void)st;
 	for (unsigned int i = 0; i < 4; i++)
 		f[i] = lru_folio(c, MSIM_FOLIO_FILE, 0, 0);
+	msim_folio_map(f[1], false);
 	msim_folio_set_referenced(f[1]);
 	scan_control(&sc, &ev, 4);
 	assert_int_equal(msim_shrink_lruvec(lv, &sc), 0);
@@ -117,6 +127,77 @@ static void verdicts_referenced_keep_and_pins(void **st)
 	assert_lists_match_sizes(lv);
 	msim_folio_put(f[0]);
 	msim_folio_put(f[1]);
+	msim_destroy(m);
+}
+
+/*
+ * folio_check_references() splits mapped and unmapped folios: PG_referenced
+ * alone does not save an unmapped folio at the inactive tail (RECLAIM_CLEAN);
+ * a young mapped one is kept once with PG_referenced set, activated the next
+ * time it is found young.
+ */
+static void references_mapped_and_unmapped(void **st)
+{
+	struct msim *m = lru_host(1, MSIM_LRU_CLASSIC, MSIM_LRU_REPARENT_OBJCG);
+	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
+	struct msim_lruvec *lv = lru_lruvec(c, 0);
+	struct msim_folio *unmapped = lru_folio(c, MSIM_FOLIO_FILE, 0, 0);
+	struct msim_folio *mapped = lru_folio(c, MSIM_FOLIO_FILE, 0, 0);
+	struct evicted ev = { .verdict = MSIM_RECLAIM_KEEP };
+	struct msim_scan_control sc;
+
+	(void)st;
+	msim_folio_set_referenced(unmapped);
+	msim_folio_map(mapped, false);
+	scan_control(&sc, &ev, 2);
+	msim_shrink_lruvec(lv, &sc);
+	assert_int_equal(ev.n, 1);                       /* only the unmapped one offered */
+	assert_ptr_equal(ev.folio[0], unmapped);
+	assert_false(msim_folio_test_active(mapped));    /* kept: one more trip */
+	assert_true(msim_folio_test_referenced(mapped));
+	assert_false(msim_folio_test_young(mapped));     /* rmap cleared the accessed bit */
+	assert_int_equal(sc.nr_activated, 0);
+	msim_folio_mark_young(mapped);
+	ev.n = 0;
+	scan_control(&sc, &ev, 2);
+	msim_shrink_lruvec(lv, &sc);
+	assert_true(msim_folio_test_active(mapped));
+	assert_int_equal(sc.nr_activated, 1);
+	msim_folio_put(unmapped);
+	msim_folio_put(mapped);
+	msim_destroy(m);
+}
+
+/*
+ * shrink_active_list(): a young folio rotates back only from a VM_EXEC file
+ * mapping; a young one of a plain mapping is deactivated all the same.
+ */
+static void active_rotates_only_exec(void **st)
+{
+	struct msim *m = lru_host(1, MSIM_LRU_CLASSIC, MSIM_LRU_REPARENT_OBJCG);
+	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
+	struct msim_lruvec *lv = lru_lruvec(c, 0);
+	struct msim_folio *f[3];
+	struct evicted ev = { .verdict = MSIM_RECLAIM_KEEP };
+	struct msim_scan_control sc;
+
+	(void)st;
+	for (unsigned int i = 0; i < 3; i++) {
+		f[i] = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_MOVABLE);
+		assert_int_equal(msim_mem_cgroup_charge(f[i], c, MSIM_GFP_KERNEL), 0);
+		msim_folio_set_active(f[i]);
+		msim_folio_add_lru(f[i]);
+	}
+	msim_folio_map(f[0], true);                      /* young, executable */
+	msim_folio_map(f[1], false);                     /* young, not executable */
+	scan_control(&sc, &ev, 1);
+	msim_shrink_lruvec(lv, &sc);
+	assert_true(msim_folio_test_active(f[0]));
+	assert_false(msim_folio_test_active(f[1]));
+	assert_true(msim_folio_test_workingset(f[1]));
+	assert_false(msim_folio_test_active(f[2]));
+	for (unsigned int i = 0; i < 3; i++)
+		msim_folio_put(f[i]);
 	msim_destroy(m);
 }
 
@@ -236,6 +317,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(evicts_in_lru_order),
 		cmocka_unit_test(verdicts_referenced_keep_and_pins),
+		cmocka_unit_test(references_mapped_and_unmapped),
+		cmocka_unit_test(active_rotates_only_exec),
 		cmocka_unit_test(deactivates_when_inactive_is_low),
 		cmocka_unit_test(mglru_ages_before_evicting_active_generations),
 		cmocka_unit_test(try_to_free_walks_priorities_over_the_subtree),

@@ -169,23 +169,67 @@ static void test_classic_refault_activation(void **state)
 }
 
 /*
- * MGLRU: a refault in a fault within MAX_NR_GENS generations of its eviction
- * is activated; outside a fault it is only counted as a refault.
+ * MGLRU refaults per rule (lru_gen_refault). c reads 100 pages once through the
+ * file and page 0 five more times (6.14: PG_referenced, the counter to 3, then
+ * PG_workingset; 6.12: refs 4, always protected). One reclaim batch evicts 64
+ * pages from the oldest generation (page 0 is protected), and pages 1 (in a
+ * fault) and 2 refault while that generation is still the oldest; the rest
+ * of it is evicted and page 3 refaults; then everything is evicted and page 0
+ * refaults in a fault.
+ *   newest: 1 and 2 are recent but were not in the workingset: neither an
+ *           activation nor a restore; 0 was: an activation (in a fault) and a
+ *           restore.
+ *   6.12:   1 and 2 are recent (min_seq has not moved): both activations, 1 a
+ *           restore (in a fault); 0's token names a generation min_seq has left:
+ *           not recent.
  */
+static void mglru_refaults(const char *rule, const int outcome[3], unsigned long activate,
+			   unsigned long restore)
+{
+	struct msim_lru_gen_tier t;
+	struct ws_fixture f;
+	unsigned long seq;
+
+	ws_setup(&f, MSIM_LRU_MGLRU, rule);
+	read_range(&f, 0, 100, MSIM_FILEMAP_MISS);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(msim_filemap_read(f.file, 0, f.c, 0, false), MSIM_FILEMAP_HIT);
+	assert_int_equal(msim_workingset_reclaim(f.c, 32, NULL), 64);
+	assert_int_equal(msim_filemap_read(f.file, 1, f.c, 0, true), outcome[0]);
+	assert_int_equal(msim_filemap_read(f.file, 2, f.c, 0, false), outcome[1]);
+	/* both fed refaulted[] of the first tier (refs 1; 6.12: none beyond the first) */
+	assert_int_equal(msim_lru_gen_tier_stats(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1, 0, &t), 0);
+	assert_int_equal(t.refaulted, 2);
+	assert_int_equal(t.evicted, 64);
+	/*
+	 * The rest of the oldest generation goes and min_seq moves on: page 3's
+	 * token is still within MAX_NR_GENS of max_seq (newest: recent, but not in
+	 * the workingset: a plain refault), no longer min_seq (6.12: not recent).
+	 */
+	seq = msim_lru_gen_min_seq(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1);
+	assert_true(msim_workingset_reclaim(f.c, 32, NULL) >= 32);
+	assert_true(msim_lru_gen_min_seq(msim_mem_cgroup_lruvec(f.m, f.c, 0), 1) > seq);
+	assert_int_equal(msim_filemap_read(f.file, 3, f.c, 0, false), MSIM_FILEMAP_REFAULT);
+	while (msim_mapping_nrpages(f.file))
+		assert_true(msim_workingset_reclaim(f.c, 128, NULL) > 0);
+	assert_int_equal(msim_filemap_read(f.file, 0, f.c, 0, true), outcome[2]);
+	msim_mem_cgroup_flush_stats_forced(f.root);
+	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_REFAULT_FILE), 4);
+	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_ACTIVATE_FILE), activate);
+	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_RESTORE_FILE), restore);
+	ws_teardown(&f);
+}
+
 static void test_mglru_refault_activation(void **state)
 {
-	struct ws_fixture f;
+	static const int newest[3] = { MSIM_FILEMAP_REFAULT, MSIM_FILEMAP_REFAULT,
+				       MSIM_FILEMAP_REFAULT_ACTIVATED };
+	static const int v6_12[3] = { MSIM_FILEMAP_REFAULT_ACTIVATED, MSIM_FILEMAP_REFAULT_ACTIVATED,
+				      MSIM_FILEMAP_REFAULT };
 
 	(void)state;
-	ws_setup(&f, MSIM_LRU_MGLRU, NULL);
-	read_range(&f, 0, 8, MSIM_FILEMAP_MISS);
-	assert_int_equal(msim_workingset_reclaim(f.c, 2, NULL), 8);
-	assert_int_equal(msim_filemap_read(f.file, 0, f.c, 0, true), MSIM_FILEMAP_REFAULT_ACTIVATED);
-	assert_int_equal(msim_filemap_read(f.file, 1, f.c, 0, false), MSIM_FILEMAP_REFAULT);
-	msim_mem_cgroup_flush_stats_forced(f.root);
-	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_REFAULT_FILE), 2);
-	assert_int_equal(msim_memcg_page_state(f.c, MSIM_WORKINGSET_ACTIVATE_FILE), 1);
-	ws_teardown(&f);
+	mglru_refaults(NULL, newest, 1, 1);
+	mglru_refaults("mglru-protection=6.12", v6_12, 2, 1);
 }
 
 /*
@@ -204,6 +248,30 @@ static unsigned long budget_of(enum msim_lru_kind kind, const char *settings)
 	pages = msim_shadow_budget_pages(f.m, f.c, 0);
 	ws_teardown(&f);
 	return pages;
+}
+
+/*
+ * A driver-only experiment: without a flush or a clock past the ratelimit, the
+ * page-state-local budget reads statistics nothing has flushed (0 LRU pages),
+ * as lru-size does under MGLRU; msim_workingset_sync_stats() makes it read the
+ * 128 pages, and count_shadow_nodes()'s own ratelimited flush does not.
+ */
+static void test_budget_needs_a_flush(void **state)
+{
+	struct msim_shrink_control sc = { .nid = 0 };
+	struct ws_fixture f;
+	unsigned long max_nodes;
+
+	(void)state;
+	ws_setup(&f, MSIM_LRU_CLASSIC, "shadow-budget=page-state-local");
+	sc.memcg = f.c;
+	read_range(&f, 0, 128, MSIM_FILEMAP_MISS);
+	assert_int_equal(msim_shadow_budget_pages(f.m, f.c, 0), 0);
+	msim_count_shadow_nodes_budget(f.m, &sc, &max_nodes);
+	assert_int_equal(msim_shadow_budget_pages(f.m, f.c, 0), 0);  /* ratelimited: no flush */
+	msim_workingset_sync_stats(f.m);
+	assert_int_equal(msim_shadow_budget_pages(f.m, f.c, 0), 128);
+	ws_teardown(&f);
 }
 
 static void test_shadow_budget_variants(void **state)
@@ -353,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_shadow_budget_variants),
 		cmocka_unit_test(test_shrinker_frees_excess),
 		cmocka_unit_test(test_root_flush_variant),
+		cmocka_unit_test(test_budget_needs_a_flush),
 		cmocka_unit_test(test_eviction_memcg_freed),
 		cmocka_unit_test(test_misuse),
 	};
