@@ -36,8 +36,11 @@
 #include "sched_points.h"
 #include "storebuf.h"
 #include "task.h"
+#include "trace_hash.h"
 
 #define MAX_OPTIONS 1025
+
+static bool decide_in_task(struct msim *m, struct msim_task *t);
 
 static void str_append(struct msim_sched *s, const char *text)
 {
@@ -166,6 +169,11 @@ uint64_t msim_sched_switches(const struct msim *m)
 	return m->sched.switches;
 }
 
+uint64_t msim__sched_resumes(const struct msim *m)
+{
+	return m->sched.resumes;
+}
+
 bool msim_sched_replay_diverged(const struct msim *m)
 {
 	return m->sched.diverged;
@@ -228,6 +236,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->dfs);
 	free(s->cpu_head);
 	free(s->live);
+	free(s->options);
 	msim__preempt_fini(m);
 	msim__irq_fini(m);
 }
@@ -250,7 +259,9 @@ static void task_entry(void *arg)
 void msim__task_park(struct msim_task *t, const char *why)
 {
 	t->parked_at = why;
-	msim__points_hit(t, why);
+	t->parked_fold = msim__points_hit(t, why);
+	if (t->host->sched.drive != MSIM__DRIVE_NONE && decide_in_task(t->host, t))
+		return; /* picked again: the next step goes on here, no switch */
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -420,23 +431,21 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
-static void resume(struct msim *m, struct msim_task *t)
+/* What a step's resumption sets, in the driver or in the task that goes on. */
+static void enter_task(struct msim *m, struct msim_task *t)
 {
-	if (t->state == MSIM_TASK_NEW) {
-		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
-			fprintf(stderr, "memcgsim: no memory for the stack of task %s\n", t->name);
-			abort();
-		}
-	}
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
 	t->at_sched_point = false;
-	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
 	msim_yield_ctx_current = t->yield_ctx;
 	msim_yield_det_active = 1;
 	msim_wmm_active = m->wmm != NULL;
-	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+}
+
+/* What the driver sees once the step of t ended, wherever that runs. */
+static void leave_task(struct msim *m, struct msim_task *t)
+{
 	msim_wmm_active = 0;
 	msim_yield_det_active = 0;
 	/*
@@ -451,6 +460,23 @@ static void resume(struct msim *m, struct msim_task *t)
 		msim__irq_stepped(m, t);
 	if (t->kind == MSIM_CTX_TASK)
 		msim__preempt_parked(m, t);
+}
+
+static void resume(struct msim *m, struct msim_task *t)
+{
+	if (t->state == MSIM_TASK_NEW) {
+		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
+			fprintf(stderr, "memcgsim: no memory for the stack of task %s\n", t->name);
+			abort();
+		}
+	}
+	enter_task(m, t);
+	m->sched.resumes++;
+	msim__ctx_refresh_driver(&m->driver_ctx);
+	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+	if (m->sched.tail_done)
+		return; /* the task ended its last step itself (decide_in_task) */
+	leave_task(m, t);
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
@@ -681,14 +707,39 @@ static unsigned int choose(struct msim *m, const struct options *o)
 
 /* FNV-1a over (pick, the point the task stopped at): two runs with the same hash
  * took the same steps and stopped at the same places. */
-static void trace_mix(struct msim_sched *s, int pick, const char *point)
+static void trace_mix(struct msim_sched *s, int pick, const char *point,
+		      const struct msim__name_fold *fold)
 {
 	uint64_t h = s->trace_hash ? s->trace_hash : 0xcbf29ce484222325ULL;
 
-	h = (h ^ (uint64_t)(pick + 2)) * 0x100000001b3ULL;
-	for (; point && *point; point++)
-		h = (h ^ (unsigned char)*point) * 0x100000001b3ULL;
-	s->trace_hash = h;
+	h = (h ^ (uint64_t)(pick + 2)) * MSIM__FNV_PRIME;
+	/* the bytes of point: through its fold (trace_hash.c), or one by one ("R", "exit") */
+	s->trace_hash = fold ? msim__fnv_fold(h, fold, point) : msim__fnv_bytes(h, point);
+}
+
+/* A task's step, before its resumption: what DPOR and fingerprints see first. */
+static void task_step_begin(struct msim *m, int pick, struct msim_task *t)
+{
+	m->sched.step_pick = pick;
+	if (m->sched.dpor)
+		msim__dpor_step_begin(m->sched.dpor, m, pick);
+	if (msim__fp_on)
+		msim__fp_step(m, pick, t);
+}
+
+/* A task's step, once it ended: DPOR's event, the trace hash, the observer. */
+static void task_step_end(struct msim *m, struct msim_task *t)
+{
+	int pick = m->sched.step_pick;
+
+	if (m->sched.dpor)
+		msim__dpor_step_end(m->sched.dpor, m, pick);
+	if (t->state == MSIM_TASK_DONE)
+		trace_mix(&m->sched, pick, "exit", NULL);
+	else
+		trace_mix(&m->sched, pick, t->parked_at, t->parked_fold);
+	if (m->sched.observer)
+		observe_step(m, pick, t);
 }
 
 void msim__sched_pick(struct msim *m, int pick)
@@ -702,7 +753,7 @@ void msim__sched_pick(struct msim *m, int pick)
 				   (unsigned int)MSIM_PICK_DRAIN_POS(pick));
 		if (m->sched.dpor)
 			msim__dpor_step_end(m->sched.dpor, m, pick);
-		trace_mix(&m->sched, pick, "~");
+		trace_mix(&m->sched, pick, "~", NULL);
 		return;
 	}
 	if (pick == MSIM_PICK_R) {
@@ -711,7 +762,7 @@ void msim__sched_pick(struct msim *m, int pick)
 		msim__rcu_det_step(m);
 		if (m->sched.dpor)
 			msim__dpor_step_end(m->sched.dpor, m, pick);
-		trace_mix(&m->sched, pick, "R");
+		trace_mix(&m->sched, pick, "R", NULL);
 		if (m->sched.observer)
 			observe_step(m, pick, NULL);
 		return;
@@ -724,16 +775,13 @@ void msim__sched_pick(struct msim *m, int pick)
 	} else {
 		t = m->task_vec[pick];
 	}
-	if (m->sched.dpor)
-		msim__dpor_step_begin(m->sched.dpor, m, pick);
-	if (msim__fp_on)
-		msim__fp_step(m, pick, t);
+	task_step_begin(m, pick, t);
 	resume(m, t);
-	if (m->sched.dpor)
-		msim__dpor_step_end(m->sched.dpor, m, pick);
-	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
-	if (m->sched.observer)
-		observe_step(m, pick, t);
+	if (m->sched.tail_done) {
+		m->sched.tail_done = false;
+		return;
+	}
+	task_step_end(m, t);
 }
 
 uint64_t msim_sched_trace_hash(const struct msim *m)
@@ -836,33 +884,119 @@ static void log_preemption(struct msim *m, int from, int to)
 	s->nr_preempt++;
 }
 
-int msim__run_det(struct msim *m)
+__thread bool msim__sched_always_switch;
+
+/*
+ * Whether a task may take its host's decisions. Not while the bench asks for
+ * the switch every step.
+ */
+static bool fast_path_ok(const struct msim *m)
+{
+	(void)m;
+	return !msim__sched_always_switch;
+}
+
+#define DECIDE_PICK 0
+#define DECIDE_END 1
+
+/*
+ * The driver loop's decision: DECIDE_PICK with *pick, DECIDE_END when every
+ * task finished, or the run's error. It runs in the driver or, at a yield
+ * point, in the task that parked there (decide_in_task): the same calls in the
+ * same order either way, so the run is the same.
+ */
+static int det_decide(struct msim *m, int *pick)
 {
 	struct msim_sched *s = &m->sched;
 	uint64_t max = s->opts.max_steps ? s->opts.max_steps : 10000000ULL;
-	struct options o;
+	struct options *o = s->options;
+	unsigned int c;
 
-	for (;;) {
-		if (s->steps >= max) {
-			s->cut = true;
-			return -E2BIG;
-		}
-		build_options(m, &o);
-		if (!o.n) {
-			if (any_unfinished(m)) {
-				deadlock_report(m);
-				return -EDEADLK;
-			}
-			break;
-		}
-		unsigned int c = choose(m, &o);
-		if (c == MAX_OPTIONS)
-			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
-		/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
-		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
-			log_preemption(m, o.pick[0], o.pick[c]);
-		msim__sched_pick(m, o.pick[c]);
+	if (s->steps >= max) {
+		s->cut = true;
+		return -E2BIG;
 	}
+	build_options(m, o);
+	if (!o->n) {
+		if (any_unfinished(m)) {
+			deadlock_report(m);
+			return -EDEADLK;
+		}
+		return DECIDE_END;
+	}
+	c = choose(m, o);
+	if (c == MAX_OPTIONS)
+		return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
+	/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
+	if (o->current_enabled && c != 0 && o->pick[c] != MSIM_PICK_R)
+		log_preemption(m, o->pick[0], o->pick[c]);
+	*pick = o->pick[c];
+	return DECIDE_PICK;
+}
+
+/*
+ * Task t parked at a yield point while a driver loop runs its host: end the
+ * step here, then take the driver's next decision. If it picks t again (a plain
+ * step of t, not an interrupt's arrival), begin that step and return true: t
+ * goes on with no stack switch. Otherwise the driver finds the step ended
+ * (tail_done) and, in msim__run_det, the decision taken (pending).
+ */
+static bool decide_in_task(struct msim *m, struct msim_task *t)
+{
+	struct msim_sched *s = &m->sched;
+	int rc, pick = -1;
+
+	leave_task(m, t);
+	task_step_end(m, t);
+	s->tail_done = true;
+	if (s->drive == MSIM__DRIVE_RUN_TASK) {
+		if (t != s->drive_task || !msim__task_enabled(m, t))
+			return false;
+		pick = (int)t->idx;
+	} else {
+		rc = det_decide(m, &pick);
+		if (rc != DECIDE_PICK || pick != (int)t->idx) {
+			s->pending = true;
+			s->pending_rc = rc;
+			s->pending_pick = pick;
+			return false;
+		}
+	}
+	s->tail_done = false;
+	sched_record(m, pick);
+	task_step_begin(m, pick, t);
+	enter_task(m, t);
+	return true;
+}
+
+/* The decision msim__run_det acts on: the one a parked task took, else its own. */
+static int next_decision(struct msim *m, int *pick)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (!s->pending)
+		return det_decide(m, pick);
+	s->pending = false;
+	*pick = s->pending_pick;
+	return s->pending_rc;
+}
+
+int msim__run_det(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	int rc, pick = -1;
+
+	if (!s->options) {
+		s->options = malloc(sizeof(struct options));
+		if (!s->options)
+			abort();
+	}
+	s->drive = fast_path_ok(m) ? MSIM__DRIVE_DET : MSIM__DRIVE_NONE;
+	while ((rc = next_decision(m, &pick)) == DECIDE_PICK)
+		msim__sched_pick(m, pick);
+	s->drive = MSIM__DRIVE_NONE;
+	if (rc != DECIDE_END)
+		return rc;
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))
