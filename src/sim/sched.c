@@ -33,6 +33,8 @@
 #include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
+#include "sched_deadlock.h"
+#include "sched_string.h"
 #include "sched_points.h"
 #include "storebuf.h"
 #include "task.h"
@@ -41,123 +43,6 @@
 #define MAX_OPTIONS 1025
 
 static bool decide_in_task(struct msim *m, struct msim_task *t);
-
-static void str_append(struct msim_sched *s, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (s->str_len + n + 1 > s->str_cap) {
-		size_t cap = s->str_cap ? s->str_cap * 2 : 256;
-		while (cap < s->str_len + n + 1)
-			cap *= 2;
-		char *p = realloc(s->str, cap);
-		if (!p)
-			abort();
-		s->str = p;
-		s->str_cap = cap;
-	}
-	memcpy(s->str + s->str_len, text, n + 1);
-	s->str_len += n;
-}
-
-/* The decimal digits of v at p; returns the end. */
-static char *put_decimal(char *p, uint64_t v)
-{
-	char d[20];
-	int n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = d[--n];
-	return p;
-}
-
-/*
- * One run of the schedule string: ".3*12" (no dot for the first). By hand, not
- * snprintf: formatting was a fifth of an explored run of rstat-early-exit. len
- * (48) holds a dot, a sign, 10 digits, a star and 20 digits.
- */
-static void format_token(char *tok, size_t len, int pick, uint64_t count, bool dot)
-{
-	char *p = tok;
-
-	(void)len;
-	if (dot)
-		*p++ = '.';
-	if (pick == MSIM_PICK_R) {
-		*p++ = 'R';
-	} else if (MSIM_PICK_IS_DRAIN(pick)) {
-		*p++ = '~';        /* a store-buffer drain (storebuf.h) */
-		p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_CPU(pick));
-		if (MSIM_PICK_DRAIN_POS(pick)) {
-			*p++ = '+';
-			p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_POS(pick));
-		}
-	} else if (MSIM_PICK_IS_IRQ(pick)) {
-		*p++ = '!';        /* the arrival of an interrupt source (irq.h) */
-		p = put_decimal(p, (uint64_t)MSIM_PICK_IRQ_TASK(pick));
-	} else {
-		if (pick < 0)
-			*p++ = '-';
-		p = put_decimal(p, pick < 0 ? -(uint64_t)(int64_t)pick : (uint64_t)pick);
-	}
-	if (count > 1) {
-		*p++ = '*';
-		p = put_decimal(p, count);
-	}
-	*p = '\0';
-}
-
-static void rle_flush(struct msim_sched *s)
-{
-	char tok[48];
-
-	if (!s->rle_count)
-		return;
-	format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
-	str_append(s, tok);
-	s->rle_count = 0;
-}
-
-static void sched_record(struct msim *m, int pick)
-{
-	struct msim_sched *s = &m->sched;
-
-	s->steps++;
-	if (pick != MSIM_PICK_R && !MSIM_PICK_IS_DRAIN(pick)) {
-		int who = MSIM_PICK_IS_IRQ(pick) ? MSIM_PICK_IRQ_TASK(pick) : pick;
-
-		if (s->current >= 0 && s->current != who)
-			s->switches++;
-		s->current = who;
-	}
-	if (s->rle_count && s->rle_pick == pick) {
-		s->rle_count++;
-	} else {
-		rle_flush(s);
-		s->rle_pick = pick;
-		s->rle_count = 1;
-	}
-}
-
-const char *msim_schedule_string(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-	char tok[48] = "";
-
-	if (s->rle_count)
-		format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
-	size_t len = s->str_len + strlen(tok) + 1;
-	char *copy = realloc(s->str_copy, len);
-	if (!copy)
-		abort();
-	memcpy(copy, s->str ? s->str : "", s->str_len);
-	memcpy(copy + s->str_len, tok, strlen(tok) + 1);
-	s->str_copy = copy;
-	return copy;
-}
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -744,7 +629,7 @@ static void task_step_end(struct msim *m, struct msim_task *t)
 
 void msim__sched_pick(struct msim *m, int pick)
 {
-	sched_record(m, pick);
+	msim__sched_record(m, pick);
 	if (MSIM_PICK_IS_DRAIN(pick)) {
 		/* one store reaches memory; no task runs (the trace shows no slice) */
 		if (m->sched.dpor)
@@ -787,55 +672,6 @@ void msim__sched_pick(struct msim *m, int pick)
 uint64_t msim_sched_trace_hash(const struct msim *m)
 {
 	return m->sched.trace_hash;
-}
-
-/* Why t cannot take its CPU: the task there that may not be preempted. */
-static void cpu_wait_reason(struct msim *m, const struct msim_task *t, char *what, size_t len)
-{
-	int holder = m->sched.cpu_holder ? m->sched.cpu_holder[t->cpu] : -1;
-
-	if (m->cfg.preempt == MSIM_PREEMPT_UNMODELLED || holder < 0)
-		snprintf(what, len, "waits for CPU %u (an earlier task there is blocked)", t->cpu);
-	else
-		snprintf(what, len, "waits for CPU %u (task %s holds it and cannot be preempted "
-			 "there under preempt=%s)", t->cpu, m->task_vec[holder]->name,
-			 msim_preempt_name(m->cfg.preempt));
-}
-
-static void deadlock_report(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-	size_t len = 0;
-	unsigned int i;
-
-	s->deadlock[0] = '\0';
-	for (i = 0; i < m->nr_tasks; i++) {
-		struct msim_task *t = m->task_vec[i];
-		char what[160];
-
-		if (t->state == MSIM_TASK_DONE || (t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_NEW))
-			continue;
-		if (t->state != MSIM_TASK_BLOCKED)
-			cpu_wait_reason(m, t, what, sizeof(what));
-		else if (t->wait == MSIM_WAIT_LOCK)
-			snprintf(what, sizeof(what), "waits for lock %s held by %s",
-				 t->wait_lock->name ? t->wait_lock->name : "?",
-				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
-		else if (t->wait == MSIM_WAIT_GP && m->cfg.preempt == MSIM_PREEMPT_UNMODELLED)
-			snprintf(what, sizeof(what),
-				 "waits for an RCU grace period (a reader never leaves its section)");
-		else if (t->wait == MSIM_WAIT_GP)
-			snprintf(what, sizeof(what),
-				 "waits for an RCU grace period (a reader never leaves its section, "
-				 "or a task that cannot be preempted never passes a quiescent "
-				 "state)");
-		else
-			snprintf(what, sizeof(what), "waits for rcu_barrier");
-		len += snprintf(s->deadlock + len, sizeof(s->deadlock) - len,
-				"deadlock: task %s (cpu %u) %s\n", t->name, t->cpu, what);
-		if (len >= sizeof(s->deadlock))
-			break;
-	}
 }
 
 static bool any_unfinished(struct msim *m)
@@ -919,7 +755,7 @@ static int det_decide(struct msim *m, int *pick)
 	build_options(m, o);
 	if (!o->n) {
 		if (any_unfinished(m)) {
-			deadlock_report(m);
+			msim__sched_deadlock_report(m);
 			return -EDEADLK;
 		}
 		return DECIDE_END;
@@ -963,7 +799,7 @@ static bool decide_in_task(struct msim *m, struct msim_task *t)
 		}
 	}
 	s->tail_done = false;
-	sched_record(m, pick);
+	msim__sched_record(m, pick);
 	task_step_begin(m, pick, t);
 	enter_task(m, t);
 	return true;
