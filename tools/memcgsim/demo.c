@@ -122,8 +122,8 @@ int msim_cli_demo(int argc, char **argv)
 		.prog = "memcgsim demo",
 		.summary = "Runs every race scenario on the sides it shows (the variant with the bug\n"
 			   "and the one with the fix), scripted (if it has a script) and under PCT\n"
-			   "(seed 1), then prints a summary table; exit 1 if any run did not behave\n"
-			   "as expected.",
+			   "(seed 1), then prints a summary table and the demo's own wall time, CPU\n"
+			   "time and peak RSS; exit 1 if any run did not behave as expected.",
 		.tables = { opts },
 	};
 	int ret = msim_args_parse_main(&spec, argc, argv);
