@@ -13,9 +13,13 @@ release: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release
 
-# Main job: the race demonstrations through the memcgsim command.
-run: release
-	@build/release/memcgsim demo
+# Main job: the race demonstrations through the memcgsim command. It builds what
+# it runs, the library and the command (the run preset: -O2, no debug info, no
+# LTO, no test or bench programs), then times the demo (its last line).
+run: deps
+	@cmake --preset run >/dev/null
+	@cmake --build --preset run --target memcgsim_cli memcgsim
+	@build/run/memcgsim demo
 
 # The whole ctest suite (Debug, warnings as errors).
 test: dev

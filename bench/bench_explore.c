@@ -10,11 +10,13 @@
  * nothing in the kernel.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <memcgsim/race.h>
 
@@ -55,6 +57,10 @@ static int explore_cell(const struct msim_ex_config *c, const struct msim_race *
 	char err[512] = "";
 	int ret;
 
+	if (c->verdicts_only && (col[s].s == MSIM_STRAT_RANDOM || col[s].s == MSIM_STRAT_PCT)) {
+		*out = (struct msim_ex_cell){ .skipped = true }; /* no verdict reads it */
+		return 0;
+	}
 	msim_race_opts_init(&o, col[s].s);
 	o.seed = c->seed;
 	o.runs = runs;
@@ -157,14 +163,57 @@ static unsigned int cases_of(const struct msim_ex_config *c, const char *(*cases
 	return n;
 }
 
+/*
+ * A case's expected cost, for the order shared cases are handed out in: a
+ * fixed side runs its whole budget, a bug side stops at its first violation;
+ * the larger the budget the longer (rstat-thp-trace's DPOR budget of 125000
+ * and the DFS run after it are a minute, most cases a few milliseconds).
+ */
+static uint64_t case_cost(const char *race, const char *side)
+{
+	const struct msim_race *r = msim_race_find(race);
+	const struct msim_race_side *sd = r ? msim_race_side_find(r, side) : NULL;
+	uint64_t budget;
+
+	if (!sd)
+		return 0;
+	budget = r->budget.dpor_runs ? r->budget.dpor_runs : r->budget.dfs_runs;
+	return (sd->violation ? 0 : 1ULL << 32) + budget;
+}
+
+/* order[k]: the case handed out k-th when shared, dearest first; else k. */
+static void case_order(const char *(*cases)[2], unsigned int n, bool shared,
+		       unsigned int *order)
+{
+	uint64_t cost[MSIM_EX_MAX_CASES];
+
+	for (unsigned int i = 0; i < n; i++) {
+		cost[i] = shared ? case_cost(cases[i][0], cases[i][1]) : 0;
+		order[i] = i;
+	}
+	for (unsigned int i = 1; i < n; i++)   /* insertion sort: stable, n is small */
+		for (unsigned int k = i; k > 0 && cost[order[k]] > cost[order[k - 1]]; k--) {
+			unsigned int t = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+}
+
+/* The next position in the order: the one after k, or the next the shared file hands out. */
+static long next_case(int share_fd, long k)
+{
+	return share_fd >= 0 ? msim_ex_claim(share_fd) : k + 1;
+}
+
 int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 {
 	const char *cases[MSIM_EX_MAX_CASES][2];
 	struct msim_race_result *res = calloc(1, sizeof(*res));
 	struct msim_bench_progress prog;
-	unsigned int n;
+	unsigned int n, order[MSIM_EX_MAX_CASES];
 	double t0 = now_s();
-	int ret = 0;
+	int ret = 0, fd = -1;
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
@@ -176,12 +225,25 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 		free(res);
 		return -EINVAL;
 	}
-	msim_bench_progress_init(&prog, "explore", c->progress);
-	for (unsigned int i = 0; i < n && !ret; i++) {
-		msim_bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
-		ret = run_case(c, cases[i][0], cases[i][1], &r->cases[i], res);
-		r->ncases = i + 1;
+	if (c->share && (fd = open(c->share, O_RDWR | O_CREAT, 0666)) < 0) {
+		fprintf(stderr, "memcgsim bench explore: --share %s: %s\n", c->share,
+			strerror(errno));
+		free(res);
+		return -EINVAL;
 	}
+	case_order(cases, n, fd >= 0, order);
+	msim_bench_progress_init(&prog, "explore", c->progress);
+	for (long pos = next_case(fd, -1); pos >= 0 && pos < (long)n && !ret;
+	     pos = next_case(fd, pos)) {
+		unsigned int i = order[pos];
+		struct msim_ex_case *k = &r->cases[r->ncases++];
+
+		msim_bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
+		k->index = i;
+		ret = run_case(c, cases[i][0], cases[i][1], k, res);
+	}
+	if (fd >= 0)
+		close(fd);
 	msim_bench_progress_done(&prog);
 	r->wall_s = now_s() - t0;
 	free(res);
@@ -287,6 +349,8 @@ static void print_cell(const struct msim_ex_cell *x, bool bug)
 
 	if (x->refused)
 		snprintf(buf, sizeof(buf), "refused");
+	else if (x->skipped)
+		snprintf(buf, sizeof(buf), "-");
 	else if (bug)
 		snprintf(buf, sizeof(buf), "%u%s", x->runs, x->found ? "" : " none");
 	else
@@ -318,6 +382,8 @@ static void print_text(const struct msim_ex_result *r)
 			printf("%-29s %-14s DFS again with twice DPOR's count: %u%s\n", "", "",
 			       k->dfs_check.runs, k->dfs_check.exhausted ? " ex" : ", not exhausted");
 	}
+	if (r->cfg.verdicts_only)
+		printf("\n(--verdicts-only: random and PCT not run, \"-\")\n");
 	printf("\nsimulator: %.1f s wall\n\n", r->wall_s);
 	msim_ex_verdicts(r, &v);
 	msim_verdict_print_text(stdout, &v.table);
@@ -328,6 +394,8 @@ static size_t md_cell(char *buf, size_t len, const struct msim_ex_cell *x, bool 
 {
 	if (x->refused)
 		return (size_t)snprintf(buf, len, " refused |");
+	if (x->skipped)
+		return (size_t)snprintf(buf, len, " skipped |");
 	if (bug)
 		return (size_t)snprintf(buf, len, " %u%s |", x->runs,
 					x->found ? "" : " (not found)");
@@ -381,21 +449,24 @@ static void print_markdown(const struct msim_ex_result *r)
 	}
 }
 
-static void print_json(const struct msim_ex_result *r)
+void msim_ex_print_json(FILE *f, const struct msim_ex_result *r)
 {
 	struct msim_ex_verdicts v;
 	struct msim_json j;
 
-	msim_json_init(&j, stdout);
+	msim_json_init(&j, f);
 	msim_json_obj_begin(&j, NULL);
 	msim_json_kstr(&j, "bench", "explore");
 	msim_json_kuint(&j, "seed", r->cfg.seed);
 	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	msim_json_kbool(&j, "verdicts_only", r->cfg.verdicts_only);
+	msim_json_kbool(&j, "shared", r->cfg.share != NULL);
 	msim_json_arr_begin(&j, "cases");
 	for (unsigned int i = 0; i < r->ncases; i++) {
 		const struct msim_ex_case *k = &r->cases[i];
 
 		msim_json_obj_begin(&j, NULL);
+		msim_json_kuint(&j, "index", k->index);
 		msim_json_kstr(&j, "race", k->race);
 		msim_json_kstr(&j, "side", k->side);
 		msim_json_kbool(&j, "bug", k->bug);
@@ -409,6 +480,7 @@ static void print_json(const struct msim_ex_result *r)
 			msim_json_kbool(&j, "violation", x->found);
 			msim_json_kbool(&j, "exhausted", x->exhausted);
 			msim_json_kbool(&j, "refused", x->refused);
+			msim_json_kbool(&j, "skipped", x->skipped);
 			msim_json_kdbl(&j, "seconds", x->seconds);
 			msim_json_obj_end(&j);
 		}
@@ -432,11 +504,20 @@ static void print_json(const struct msim_ex_result *r)
 static int explore_main(int argc, char **argv)
 {
 	struct msim_ex_config c = { .progress = true };
-	const char *race = NULL;
-	bool markdown = false;
+	const char *race = NULL, *share = NULL, *merge_items[16];
+	struct msim_arg_list merge = { .items = merge_items, .max = 16 };
+	bool markdown = false, verdicts_only = false;
 	const struct msim_arg opts[] = {
 		MSIM_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
 		MSIM_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
+		MSIM_OPT_FLAG("--verdicts-only", &verdicts_only,
+			      "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
+		MSIM_OPT_STRING("--share", "FILE", &share,
+				"take cases one at a time from a counter in FILE shared with "
+				"other explore processes; print only those (for --merge)"),
+		MSIM_OPT_LIST("--merge", "FILE", &merge,
+			      "print the whole result from the --json output of processes "
+			      "that shared a file (repeat per file; runs nothing)"),
 		MSIM_OPT_END,
 	};
 	static const struct msim_bench_spec spec_base = {
@@ -468,10 +549,20 @@ static int explore_main(int argc, char **argv)
 	c.race = race;
 	c.quick = a.quick;
 	c.seed = a.seed;
-	ret = msim_ex_run(&c, r);
+	c.verdicts_only = verdicts_only;
+	c.share = share;
+	if (merge.n) {
+		char err[512] = "";
+
+		ret = msim_ex_merge(merge.items, merge.n, r, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "memcgsim bench explore: %s\n", err);
+	} else {
+		ret = msim_ex_run(&c, r);
+	}
 	ret = ret == -EINVAL ? 2 : ret ? 1 : 0;   /* an unknown --race is bad input */
 	if (!ret && a.json)
-		print_json(r);
+		msim_ex_print_json(stdout, r);
 	else if (!ret && markdown)
 		print_markdown(r);
 	else if (!ret)

@@ -24,6 +24,17 @@ struct msim_ex_config {
 	bool quick;                  /* rstat-early-exit only */
 	uint64_t seed;
 	bool progress;
+	/*
+	 * Only the strategies the verdicts read (DFS, DPOR, DPOR with no bound):
+	 * the random and PCT cells are skipped (the full report's budget).
+	 */
+	bool verdicts_only;
+	/*
+	 * A file shared with other explore processes (--share): each takes the
+	 * next case not yet taken from the counter in it and prints only its own,
+	 * for msim_ex_merge (bench_explore_share.c). NULL: every case here.
+	 */
+	const char *share;
 };
 
 /* One strategy on one side: schedules run, and what they showed. */
@@ -33,10 +44,12 @@ struct msim_ex_cell {
 	bool found;                  /* a violation */
 	bool exhausted;              /* DFS, DPOR: the bounded space */
 	bool refused;                /* the strategy refused the side (-ENOTSUP) */
+	bool skipped;                /* not run (verdicts_only: random and PCT) */
 	double seconds;              /* the model's own time for the exploration */
 };
 
 struct msim_ex_case {
+	unsigned int index;          /* in the list of every case (the order printed) */
 	const char *race, *side;
 	bool bug;                    /* the side's bad state is reachable */
 	unsigned int bound;          /* the race's DFS/DPOR preemption bound */
@@ -59,6 +72,24 @@ struct msim_ex_result {
 
 /* Run the bench; 0 or a negative errno (message on stderr). */
 int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r);
+
+/* ---- cases shared between processes (bench_explore_share.c) ---- */
+
+/*
+ * The next case index from the counter in the shared file fd (locked while it
+ * is read and bumped), or -1 when it cannot be read or written.
+ */
+long msim_ex_claim(int fd);
+/*
+ * The result one process would have printed, from the --json documents of the
+ * processes that shared a file (paths[0..n)): every case in index order.
+ * 0, or -EINVAL with the reason in err (a file that does not parse, a case
+ * twice or missing, a race or side this build does not have).
+ */
+int msim_ex_merge(const char *const *paths, unsigned int n, struct msim_ex_result *r, char *err,
+		  size_t errlen);
+/* The JSON document of r (what --json prints), on f. */
+void msim_ex_print_json(FILE *f, const struct msim_ex_result *r);
 
 /* The heading of the measured section at the end of docs/races.md (--markdown). */
 #define MSIM_EX_MD_HEADING "## Schedules per explorer (measured)"

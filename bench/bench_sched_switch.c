@@ -8,7 +8,9 @@
  *    system call, which is why it is slow);
  *  - switches_per_s: scheduler steps per second: a task reaches a yield point,
  *    control goes back to the scheduler, which lists the enabled steps, asks the
- *    strategy (random, seeded) and resumes the chosen task. One step is two stack
+ *    strategy (random, seeded) and resumes the chosen task; the task takes the
+ *    decision itself and, picked again, goes on with no stack switch (counted:
+ *    stack_switches_per_step). A step that switches is two stack
  *    switches plus a decision;
  *  - schedules_per_s: complete runs of toy-percpu-reset per second under the
  *    random explorer (fresh host, setup, run, check, teardown each).
@@ -21,6 +23,7 @@
 #include "bench_sched_switch.h"
 #include "bench_util.h"
 #include "scenario.h"
+#include "sim/sched.h"
 
 #define YIELDS_PER_TASK 200000U
 
@@ -65,7 +68,7 @@ static void yielder(void *arg)
 }
 
 static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
-				const struct msim_variants *base)
+				const struct msim_variants *base, double *switches_per_step)
 {
 	struct msim_config cfg;
 	struct msim *m;
@@ -83,6 +86,8 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
 	msim_run(m);
 	uint64_t dt = msim_bench_now_ns() - t0;
 	double steps = (double)msim_sched_steps(m);
+	/* into a task and back out, each resumption */
+	*switches_per_step = steps > 0 ? 2.0 * (double)msim__sched_resumes(m) / steps : 0;
 	msim_destroy(m);
 	return steps / ((double)dt / 1e9);
 }
@@ -111,6 +116,7 @@ struct ctx {
 	unsigned int per_task, runs;
 	uint64_t seed;
 	struct msim_variants base;   /* --preset/--variant (no variant is compared here) */
+	double switches_per_step;
 };
 
 static double sample(unsigned int design, unsigned int rep, void *arg)
@@ -121,7 +127,8 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 	case 0:
 		return bare_swapcontext_per_s(c->per_task);
 	case 1:
-		return sched_steps_per_s(c->per_task, c->seed + rep, &c->base);
+		return sched_steps_per_s(c->per_task, c->seed + rep, &c->base,
+					 &c->switches_per_step);
 	default:
 		return schedules_per_s(c->runs, c->seed + rep, &c->base);
 	}
@@ -175,7 +182,8 @@ static void print_json(const struct msim_bench_args *a, const char *name,
 	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
 	msim_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
 	msim_json_kdbl(&j, "switches_per_s", s->steps);
-	msim_json_kdbl(&j, "context_switches_per_s", 2 * s->steps);
+	msim_json_kdbl(&j, "context_switches_per_s", s->stack_switches_per_step * s->steps);
+	msim_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
 	msim_json_kdbl(&j, "schedules_per_s", s->sched);
 	msim_json_kdbl(&j, "switches_vs_bare", msim_bench_ratio(s->steps, s->bare));
 	msim_ss_verdicts(s, &v);
@@ -194,7 +202,9 @@ static void print_text(const struct msim_bench_args *a, const struct msim_ss_sum
 	printf("  bare swapcontext calls        %12.0f /s\n", s->bare);
 	printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare)\n", s->steps,
 	       msim_bench_ratio(s->steps, s->bare));
-	printf("    of which stack switches     %12.0f /s   (two per step)\n", 2 * s->steps);
+	printf("    of which stack switches     %12.0f /s   (%.2f per step; none where the pick "
+	       "is the running task)\n", s->stack_switches_per_step * s->steps,
+	       s->stack_switches_per_step);
 	printf("  toy-percpu-reset schedules    %12.0f /s   (random explorer, fresh host each)\n",
 	       s->sched);
 	printf("\n");
@@ -232,6 +242,7 @@ static int sched_switch_main(int argc, char **argv)
 		.bare = msim_bench_median(samples, a.reps),
 		.steps = msim_bench_median(samples + a.reps, a.reps),
 		.sched = msim_bench_median(samples + 2 * a.reps, a.reps),
+		.stack_switches_per_step = c.switches_per_step,
 	};
 
 	if (a.json)

@@ -14,6 +14,7 @@ struct msim_ss_summary {
 	double bare;      /* swapcontext calls */
 	double steps;     /* scheduler steps (yield, decision, resume) */
 	double sched;     /* explored schedules of toy-percpu-reset */
+	double stack_switches_per_step; /* measured: a step that picks its task again takes none */
 };
 
 enum msim_ss_fig {

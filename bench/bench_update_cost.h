@@ -16,6 +16,10 @@ struct msim_uc_summary {
 	double det;          /* the same inside a deterministic-mode task, no other task */
 	double raw;          /* a plain loop of the same counter writes */
 	unsigned long steps_per_update;  /* scheduler steps one deterministic update takes */
+	/* The same task with a stack switch at every step (as before the decision in the task). */
+	double det_switch;
+	/* Stack switches into the task per update: the decision in the task, every step's. */
+	double det_resumes, det_switch_resumes;
 };
 
 enum msim_uc_fig {
@@ -25,6 +29,8 @@ enum msim_uc_fig {
 	MSIM_UC_F_RAW,
 	MSIM_UC_F_CONC_PER_RAW,
 	MSIM_UC_F_DET_PER_RAW,
+	MSIM_UC_F_DET_RESUMES,
+	MSIM_UC_F_DET_SWITCH,
 	MSIM_UC_NFIGS,
 };
 

@@ -57,6 +57,7 @@ struct msim_task {
 	unsigned int locks_held;  /* a task must not exit holding a lock */
 	uint64_t wait_seq;
 	const char *parked_at;
+	const struct msim__name_fold *parked_fold; /* parked_at's in the trace hash (trace_hash.h) */
 	/* Fingerprinting (fingerprint.c): what the parked point announced, and
 	 * the hash of the task's steps so far (0: none yet). */
 	const volatile void *fp_addr;
@@ -160,6 +161,7 @@ struct msim_sched {
 	struct msim_sched_opts opts;
 	uint64_t rng;
 	uint64_t steps, switches;
+	uint64_t resumes;         /* stack switches from the driver into a task */
 	uint64_t trace_hash;      /* of every step's pick and stopping point */
 	int current;              /* the task that ran last (for preemption), -1 none */
 	/* Schedule string, run-length encoded as it is built. */
@@ -217,6 +219,20 @@ struct msim_sched {
 	/* Told of every step when set (sched.h msim__sched_observe_hosts). */
 	msim__sched_observer_fn observer;
 	void *observer_arg;
+	/*
+	 * The in-task decision (sched.c, docs/explore.md "The decision in the
+	 * task"): which driver loop runs the host (a task at a yield point makes
+	 * the driver's next decision itself, and goes on with no stack switch when
+	 * that picks it again), the pick that resumed the running step, and what a
+	 * task that handed control back had already done: the step's end (tail_done)
+	 * and the next decision (pending, its result and pick).
+	 */
+	int drive;                /* MSIM__DRIVE_* (sched.c) */
+	struct msim_task *drive_task; /* msim_run_task's task */
+	int step_pick;
+	bool tail_done, pending;
+	int pending_rc, pending_pick;
+	void *options;            /* the decision's option list (sched.c), reused */
 };
 
 /* ---- subsystems attached to a host (subsys.c) ---- */

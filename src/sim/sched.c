@@ -33,128 +33,16 @@
 #include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
+#include "sched_deadlock.h"
+#include "sched_string.h"
 #include "sched_points.h"
 #include "storebuf.h"
 #include "task.h"
+#include "trace_hash.h"
 
 #define MAX_OPTIONS 1025
 
-static void str_append(struct msim_sched *s, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (s->str_len + n + 1 > s->str_cap) {
-		size_t cap = s->str_cap ? s->str_cap * 2 : 256;
-		while (cap < s->str_len + n + 1)
-			cap *= 2;
-		char *p = realloc(s->str, cap);
-		if (!p)
-			abort();
-		s->str = p;
-		s->str_cap = cap;
-	}
-	memcpy(s->str + s->str_len, text, n + 1);
-	s->str_len += n;
-}
-
-/* The decimal digits of v at p; returns the end. */
-static char *put_decimal(char *p, uint64_t v)
-{
-	char d[20];
-	int n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = d[--n];
-	return p;
-}
-
-/*
- * One run of the schedule string: ".3*12" (no dot for the first). By hand, not
- * snprintf: formatting was a fifth of an explored run of rstat-early-exit. len
- * (48) holds a dot, a sign, 10 digits, a star and 20 digits.
- */
-static void format_token(char *tok, size_t len, int pick, uint64_t count, bool dot)
-{
-	char *p = tok;
-
-	(void)len;
-	if (dot)
-		*p++ = '.';
-	if (pick == MSIM_PICK_R) {
-		*p++ = 'R';
-	} else if (MSIM_PICK_IS_DRAIN(pick)) {
-		*p++ = '~';        /* a store-buffer drain (storebuf.h) */
-		p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_CPU(pick));
-		if (MSIM_PICK_DRAIN_POS(pick)) {
-			*p++ = '+';
-			p = put_decimal(p, (uint64_t)MSIM_PICK_DRAIN_POS(pick));
-		}
-	} else if (MSIM_PICK_IS_IRQ(pick)) {
-		*p++ = '!';        /* the arrival of an interrupt source (irq.h) */
-		p = put_decimal(p, (uint64_t)MSIM_PICK_IRQ_TASK(pick));
-	} else {
-		if (pick < 0)
-			*p++ = '-';
-		p = put_decimal(p, pick < 0 ? -(uint64_t)(int64_t)pick : (uint64_t)pick);
-	}
-	if (count > 1) {
-		*p++ = '*';
-		p = put_decimal(p, count);
-	}
-	*p = '\0';
-}
-
-static void rle_flush(struct msim_sched *s)
-{
-	char tok[48];
-
-	if (!s->rle_count)
-		return;
-	format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
-	str_append(s, tok);
-	s->rle_count = 0;
-}
-
-static void sched_record(struct msim *m, int pick)
-{
-	struct msim_sched *s = &m->sched;
-
-	s->steps++;
-	if (pick != MSIM_PICK_R && !MSIM_PICK_IS_DRAIN(pick)) {
-		int who = MSIM_PICK_IS_IRQ(pick) ? MSIM_PICK_IRQ_TASK(pick) : pick;
-
-		if (s->current >= 0 && s->current != who)
-			s->switches++;
-		s->current = who;
-	}
-	if (s->rle_count && s->rle_pick == pick) {
-		s->rle_count++;
-	} else {
-		rle_flush(s);
-		s->rle_pick = pick;
-		s->rle_count = 1;
-	}
-}
-
-const char *msim_schedule_string(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-	char tok[48] = "";
-
-	if (s->rle_count)
-		format_token(tok, sizeof(tok), s->rle_pick, s->rle_count, s->str_len != 0);
-	size_t len = s->str_len + strlen(tok) + 1;
-	char *copy = realloc(s->str_copy, len);
-	if (!copy)
-		abort();
-	memcpy(copy, s->str ? s->str : "", s->str_len);
-	memcpy(copy + s->str_len, tok, strlen(tok) + 1);
-	s->str_copy = copy;
-	return copy;
-}
+static bool decide_in_task(struct msim *m, struct msim_task *t);
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -164,6 +52,11 @@ uint64_t msim_sched_steps(const struct msim *m)
 uint64_t msim_sched_switches(const struct msim *m)
 {
 	return m->sched.switches;
+}
+
+uint64_t msim__sched_resumes(const struct msim *m)
+{
+	return m->sched.resumes;
 }
 
 bool msim_sched_replay_diverged(const struct msim *m)
@@ -228,6 +121,7 @@ void msim__sched_fini(struct msim *m)
 	free(s->dfs);
 	free(s->cpu_head);
 	free(s->live);
+	free(s->options);
 	msim__preempt_fini(m);
 	msim__irq_fini(m);
 }
@@ -250,7 +144,9 @@ static void task_entry(void *arg)
 void msim__task_park(struct msim_task *t, const char *why)
 {
 	t->parked_at = why;
-	msim__points_hit(t, why);
+	t->parked_fold = msim__points_hit(t, why);
+	if (t->host->sched.drive != MSIM__DRIVE_NONE && decide_in_task(t->host, t))
+		return; /* picked again: the next step goes on here, no switch */
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
 }
 
@@ -420,23 +316,21 @@ bool msim__task_enabled(struct msim *m, struct msim_task *t)
 	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
-static void resume(struct msim *m, struct msim_task *t)
+/* What a step's resumption sets, in the driver or in the task that goes on. */
+static void enter_task(struct msim *m, struct msim_task *t)
 {
-	if (t->state == MSIM_TASK_NEW) {
-		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
-			fprintf(stderr, "memcgsim: no memory for the stack of task %s\n", t->name);
-			abort();
-		}
-	}
 	t->state = MSIM_TASK_READY;
 	t->wait = MSIM_WAIT_NONE;
 	t->at_sched_point = false;
-	msim__ctx_refresh_driver(&m->driver_ctx);
 	msim__tls_task = t;
 	msim_yield_ctx_current = t->yield_ctx;
 	msim_yield_det_active = 1;
 	msim_wmm_active = m->wmm != NULL;
-	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+}
+
+/* What the driver sees once the step of t ended, wherever that runs. */
+static void leave_task(struct msim *m, struct msim_task *t)
+{
 	msim_wmm_active = 0;
 	msim_yield_det_active = 0;
 	/*
@@ -451,6 +345,23 @@ static void resume(struct msim *m, struct msim_task *t)
 		msim__irq_stepped(m, t);
 	if (t->kind == MSIM_CTX_TASK)
 		msim__preempt_parked(m, t);
+}
+
+static void resume(struct msim *m, struct msim_task *t)
+{
+	if (t->state == MSIM_TASK_NEW) {
+		if (msim__ctx_make(&t->ctx, m->cfg.task_stack_size, task_entry, t)) {
+			fprintf(stderr, "memcgsim: no memory for the stack of task %s\n", t->name);
+			abort();
+		}
+	}
+	enter_task(m, t);
+	m->sched.resumes++;
+	msim__ctx_refresh_driver(&m->driver_ctx);
+	msim__ctx_switch(&m->driver_ctx, &t->ctx);
+	if (m->sched.tail_done)
+		return; /* the task ended its last step itself (decide_in_task) */
+	leave_task(m, t);
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
@@ -681,19 +592,44 @@ static unsigned int choose(struct msim *m, const struct options *o)
 
 /* FNV-1a over (pick, the point the task stopped at): two runs with the same hash
  * took the same steps and stopped at the same places. */
-static void trace_mix(struct msim_sched *s, int pick, const char *point)
+static void trace_mix(struct msim_sched *s, int pick, const char *point,
+		      const struct msim__name_fold *fold)
 {
 	uint64_t h = s->trace_hash ? s->trace_hash : 0xcbf29ce484222325ULL;
 
-	h = (h ^ (uint64_t)(pick + 2)) * 0x100000001b3ULL;
-	for (; point && *point; point++)
-		h = (h ^ (unsigned char)*point) * 0x100000001b3ULL;
-	s->trace_hash = h;
+	h = (h ^ (uint64_t)(pick + 2)) * MSIM__FNV_PRIME;
+	/* the bytes of point: through its fold (trace_hash.c), or one by one ("R", "exit") */
+	s->trace_hash = fold ? msim__fnv_fold(h, fold, point) : msim__fnv_bytes(h, point);
+}
+
+/* A task's step, before its resumption: what DPOR and fingerprints see first. */
+static void task_step_begin(struct msim *m, int pick, struct msim_task *t)
+{
+	m->sched.step_pick = pick;
+	if (m->sched.dpor)
+		msim__dpor_step_begin(m->sched.dpor, m, pick);
+	if (msim__fp_on)
+		msim__fp_step(m, pick, t);
+}
+
+/* A task's step, once it ended: DPOR's event, the trace hash, the observer. */
+static void task_step_end(struct msim *m, struct msim_task *t)
+{
+	int pick = m->sched.step_pick;
+
+	if (m->sched.dpor)
+		msim__dpor_step_end(m->sched.dpor, m, pick);
+	if (t->state == MSIM_TASK_DONE)
+		trace_mix(&m->sched, pick, "exit", NULL);
+	else
+		trace_mix(&m->sched, pick, t->parked_at, t->parked_fold);
+	if (m->sched.observer)
+		observe_step(m, pick, t);
 }
 
 void msim__sched_pick(struct msim *m, int pick)
 {
-	sched_record(m, pick);
+	msim__sched_record(m, pick);
 	if (MSIM_PICK_IS_DRAIN(pick)) {
 		/* one store reaches memory; no task runs (the trace shows no slice) */
 		if (m->sched.dpor)
@@ -702,7 +638,7 @@ void msim__sched_pick(struct msim *m, int pick)
 				   (unsigned int)MSIM_PICK_DRAIN_POS(pick));
 		if (m->sched.dpor)
 			msim__dpor_step_end(m->sched.dpor, m, pick);
-		trace_mix(&m->sched, pick, "~");
+		trace_mix(&m->sched, pick, "~", NULL);
 		return;
 	}
 	if (pick == MSIM_PICK_R) {
@@ -711,7 +647,7 @@ void msim__sched_pick(struct msim *m, int pick)
 		msim__rcu_det_step(m);
 		if (m->sched.dpor)
 			msim__dpor_step_end(m->sched.dpor, m, pick);
-		trace_mix(&m->sched, pick, "R");
+		trace_mix(&m->sched, pick, "R", NULL);
 		if (m->sched.observer)
 			observe_step(m, pick, NULL);
 		return;
@@ -724,70 +660,18 @@ void msim__sched_pick(struct msim *m, int pick)
 	} else {
 		t = m->task_vec[pick];
 	}
-	if (m->sched.dpor)
-		msim__dpor_step_begin(m->sched.dpor, m, pick);
-	if (msim__fp_on)
-		msim__fp_step(m, pick, t);
+	task_step_begin(m, pick, t);
 	resume(m, t);
-	if (m->sched.dpor)
-		msim__dpor_step_end(m->sched.dpor, m, pick);
-	trace_mix(&m->sched, pick, t->state == MSIM_TASK_DONE ? "exit" : t->parked_at);
-	if (m->sched.observer)
-		observe_step(m, pick, t);
+	if (m->sched.tail_done) {
+		m->sched.tail_done = false;
+		return;
+	}
+	task_step_end(m, t);
 }
 
 uint64_t msim_sched_trace_hash(const struct msim *m)
 {
 	return m->sched.trace_hash;
-}
-
-/* Why t cannot take its CPU: the task there that may not be preempted. */
-static void cpu_wait_reason(struct msim *m, const struct msim_task *t, char *what, size_t len)
-{
-	int holder = m->sched.cpu_holder ? m->sched.cpu_holder[t->cpu] : -1;
-
-	if (m->cfg.preempt == MSIM_PREEMPT_UNMODELLED || holder < 0)
-		snprintf(what, len, "waits for CPU %u (an earlier task there is blocked)", t->cpu);
-	else
-		snprintf(what, len, "waits for CPU %u (task %s holds it and cannot be preempted "
-			 "there under preempt=%s)", t->cpu, m->task_vec[holder]->name,
-			 msim_preempt_name(m->cfg.preempt));
-}
-
-static void deadlock_report(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-	size_t len = 0;
-	unsigned int i;
-
-	s->deadlock[0] = '\0';
-	for (i = 0; i < m->nr_tasks; i++) {
-		struct msim_task *t = m->task_vec[i];
-		char what[160];
-
-		if (t->state == MSIM_TASK_DONE || (t->kind != MSIM_CTX_TASK && t->state == MSIM_TASK_NEW))
-			continue;
-		if (t->state != MSIM_TASK_BLOCKED)
-			cpu_wait_reason(m, t, what, sizeof(what));
-		else if (t->wait == MSIM_WAIT_LOCK)
-			snprintf(what, sizeof(what), "waits for lock %s held by %s",
-				 t->wait_lock->name ? t->wait_lock->name : "?",
-				 t->wait_lock->owner ? t->wait_lock->owner->name : "nobody");
-		else if (t->wait == MSIM_WAIT_GP && m->cfg.preempt == MSIM_PREEMPT_UNMODELLED)
-			snprintf(what, sizeof(what),
-				 "waits for an RCU grace period (a reader never leaves its section)");
-		else if (t->wait == MSIM_WAIT_GP)
-			snprintf(what, sizeof(what),
-				 "waits for an RCU grace period (a reader never leaves its section, "
-				 "or a task that cannot be preempted never passes a quiescent "
-				 "state)");
-		else
-			snprintf(what, sizeof(what), "waits for rcu_barrier");
-		len += snprintf(s->deadlock + len, sizeof(s->deadlock) - len,
-				"deadlock: task %s (cpu %u) %s\n", t->name, t->cpu, what);
-		if (len >= sizeof(s->deadlock))
-			break;
-	}
 }
 
 static bool any_unfinished(struct msim *m)
@@ -836,33 +720,119 @@ static void log_preemption(struct msim *m, int from, int to)
 	s->nr_preempt++;
 }
 
-int msim__run_det(struct msim *m)
+__thread bool msim__sched_always_switch;
+
+/*
+ * Whether a task may take its host's decisions. Not while the bench asks for
+ * the switch every step.
+ */
+static bool fast_path_ok(const struct msim *m)
+{
+	(void)m;
+	return !msim__sched_always_switch;
+}
+
+#define DECIDE_PICK 0
+#define DECIDE_END 1
+
+/*
+ * The driver loop's decision: DECIDE_PICK with *pick, DECIDE_END when every
+ * task finished, or the run's error. It runs in the driver or, at a yield
+ * point, in the task that parked there (decide_in_task): the same calls in the
+ * same order either way, so the run is the same.
+ */
+static int det_decide(struct msim *m, int *pick)
 {
 	struct msim_sched *s = &m->sched;
 	uint64_t max = s->opts.max_steps ? s->opts.max_steps : 10000000ULL;
-	struct options o;
+	struct options *o = s->options;
+	unsigned int c;
 
-	for (;;) {
-		if (s->steps >= max) {
-			s->cut = true;
-			return -E2BIG;
-		}
-		build_options(m, &o);
-		if (!o.n) {
-			if (any_unfinished(m)) {
-				deadlock_report(m);
-				return -EDEADLK;
-			}
-			break;
-		}
-		unsigned int c = choose(m, &o);
-		if (c == MAX_OPTIONS)
-			return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
-		/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
-		if (o.current_enabled && c != 0 && o.pick[c] != MSIM_PICK_R)
-			log_preemption(m, o.pick[0], o.pick[c]);
-		msim__sched_pick(m, o.pick[c]);
+	if (s->steps >= max) {
+		s->cut = true;
+		return -E2BIG;
 	}
+	build_options(m, o);
+	if (!o->n) {
+		if (any_unfinished(m)) {
+			msim__sched_deadlock_report(m);
+			return -EDEADLK;
+		}
+		return DECIDE_END;
+	}
+	c = choose(m, o);
+	if (c == MAX_OPTIONS)
+		return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
+	/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
+	if (o->current_enabled && c != 0 && o->pick[c] != MSIM_PICK_R)
+		log_preemption(m, o->pick[0], o->pick[c]);
+	*pick = o->pick[c];
+	return DECIDE_PICK;
+}
+
+/*
+ * Task t parked at a yield point while a driver loop runs its host: end the
+ * step here, then take the driver's next decision. If it picks t again (a plain
+ * step of t, not an interrupt's arrival), begin that step and return true: t
+ * goes on with no stack switch. Otherwise the driver finds the step ended
+ * (tail_done) and, in msim__run_det, the decision taken (pending).
+ */
+static bool decide_in_task(struct msim *m, struct msim_task *t)
+{
+	struct msim_sched *s = &m->sched;
+	int rc, pick = -1;
+
+	leave_task(m, t);
+	task_step_end(m, t);
+	s->tail_done = true;
+	if (s->drive == MSIM__DRIVE_RUN_TASK) {
+		if (t != s->drive_task || !msim__task_enabled(m, t))
+			return false;
+		pick = (int)t->idx;
+	} else {
+		rc = det_decide(m, &pick);
+		if (rc != DECIDE_PICK || pick != (int)t->idx) {
+			s->pending = true;
+			s->pending_rc = rc;
+			s->pending_pick = pick;
+			return false;
+		}
+	}
+	s->tail_done = false;
+	msim__sched_record(m, pick);
+	task_step_begin(m, pick, t);
+	enter_task(m, t);
+	return true;
+}
+
+/* The decision msim__run_det acts on: the one a parked task took, else its own. */
+static int next_decision(struct msim *m, int *pick)
+{
+	struct msim_sched *s = &m->sched;
+
+	if (!s->pending)
+		return det_decide(m, pick);
+	s->pending = false;
+	*pick = s->pending_pick;
+	return s->pending_rc;
+}
+
+int msim__run_det(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+	int rc, pick = -1;
+
+	if (!s->options) {
+		s->options = malloc(sizeof(struct options));
+		if (!s->options)
+			abort();
+	}
+	s->drive = fast_path_ok(m) ? MSIM__DRIVE_DET : MSIM__DRIVE_NONE;
+	while ((rc = next_decision(m, &pick)) == DECIDE_PICK)
+		msim__sched_pick(m, pick);
+	s->drive = MSIM__DRIVE_NONE;
+	if (rc != DECIDE_END)
+		return rc;
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
 	if (!any_reader_parked(m))

@@ -15,6 +15,21 @@ void msim__task_park(struct msim_task *t, const char *why);
 /* Block the running task on w until the scheduler resumes it. */
 void msim__task_block(struct msim_task *t, enum msim_wait_kind w);
 
+/*
+ * Which driver loop runs a host (msim_sched.drive): none (the script steps one
+ * pick at a time), msim__run_det, or msim_run_task. Under either loop a task at
+ * a yield point takes the loop's next decision itself and goes on with no stack
+ * switch when it is picked again (docs/explore.md, "The decision in the task").
+ */
+enum { MSIM__DRIVE_NONE, MSIM__DRIVE_DET, MSIM__DRIVE_RUN_TASK };
+/*
+ * True: every step switches to the driver and back, as before the decision in
+ * the task (a bench's "before" column; the runs are the same either way).
+ */
+extern __thread bool msim__sched_always_switch;
+/* How often the driver switched into one of m's tasks (each a switch there and back). */
+uint64_t msim__sched_resumes(const struct msim *m);
+
 void msim__sched_init(struct msim *m);
 void msim__sched_fini(struct msim *m);
 /* Run the host under its strategy until every task is done (msim_run). */

@@ -43,7 +43,7 @@ static void grow(struct msim_task *t)
 }
 
 /* The table stays at most 3/4 full, so a probe always ends. */
-void msim__points_insert(struct msim_task *t, const char *name)
+const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name)
 {
 	struct msim__point_hits *e;
 
@@ -52,7 +52,9 @@ void msim__points_insert(struct msim_task *t, const char *name)
 	e = find_slot(t->points, t->points_cap, name);
 	e->name = name;
 	e->hits = 1;
+	e->fold = msim__fnv_fold_of(name);
 	t->nr_points++;
+	return e->fold;
 }
 
 uint64_t msim__points_hits(const struct msim_task *t, const char *name)

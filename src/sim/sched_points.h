@@ -11,11 +11,13 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "trace_hash.h"
 
 /* One slot of a task's table, keyed by the name's address (names are static). */
 struct msim__point_hits {
 	const char *name;       /* NULL: free slot */
 	uint64_t hits;
+	const struct msim__name_fold *fold; /* the trace hash's fold of the name (trace_hash.h) */
 };
 
 /* The slot a name hashes to, in a table of cap slots (a power of two). */
@@ -27,10 +29,14 @@ static inline unsigned int msim__points_slot(const char *name, unsigned int cap)
 }
 
 /* A name t has not parked at before (or t's first park): add it with one hit. */
-void msim__points_insert(struct msim_task *t, const char *name);
+const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name);
 
-/* t parks at the point called name: count it. */
-static inline void msim__points_hit(struct msim_task *t, const char *name)
+/*
+ * t parks at the point called name: count it. Returns the trace hash's fold of
+ * the name (NULL: none, the hash folds the bytes), which the step's end uses.
+ */
+static inline const struct msim__name_fold *msim__points_hit(struct msim_task *t,
+							      const char *name)
 {
 	if (t->points_cap && name) {
 		unsigned int mask = t->points_cap - 1, i = msim__points_slot(name, t->points_cap);
@@ -40,14 +46,13 @@ static inline void msim__points_hit(struct msim_task *t, const char *name)
 
 			if (e->name == name) {
 				e->hits++;
-				return;
+				return e->fold;
 			}
 			if (!e->name)
 				break;
 		}
 	}
-	if (name)
-		msim__points_insert(t, name);
+	return name ? msim__points_insert(t, name) : NULL;
 }
 
 /* How often t has parked at a point called name (compared by content). */

@@ -138,16 +138,30 @@ unsigned int msim_step(struct msim *m, struct msim_task *t, unsigned int k)
 	return n;
 }
 
+/*
+ * t steps while it may: at each of its yield points it takes this loop's
+ * decision itself (sched.c decide_in_task) and goes on with no stack switch.
+ */
 int msim_run_task(struct msim *m, struct msim_task *t)
 {
+	int ret = 0;
+
 	if (!driver_may_step(m, t))
 		return -EINVAL;
+	if (!msim__sched_always_switch) {
+		m->sched.drive = MSIM__DRIVE_RUN_TASK;
+		m->sched.drive_task = t;
+	}
 	while (t->state != MSIM_TASK_DONE) {
-		if (!msim__task_enabled(m, t))
-			return -EDEADLK;
+		if (!msim__task_enabled(m, t)) {
+			ret = -EDEADLK;
+			break;
+		}
 		msim__sched_pick(m, (int)t->idx);
 	}
-	return 0;
+	m->sched.drive = MSIM__DRIVE_NONE;
+	m->sched.drive_task = NULL;
+	return ret;
 }
 
 bool msim_rcu_step(struct msim *m)

@@ -31,6 +31,12 @@ static void verdicts_follow_planted_figures(void **st)
 			    "does not hold");
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"),
 			    "does not hold");
+	/* under 25 ns but with stack switches taken: the claim is "no switch" too */
+	s.det = 24;
+	s.det_resumes = 5;
+	msim_uc_verdicts(&s, &v);
+	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"),
+			    "does not hold");
 }
 
 static void quick_run_prints_json(void **st)
@@ -48,6 +54,9 @@ static void quick_run_prints_json(void **st)
 	assert_non_null(strstr(out, "\"det_ns\""));
 	assert_non_null(strstr(out, "\"raw_ns\""));
 	assert_null(strstr(out, "\"det_ns\": -1"));
+	/* the decision in the task: no stack switch per update (a step count, exact) */
+	assert_non_null(strstr(out, "\"det_switches_per_update\":0,") ?:
+			strstr(out, "\"det_switches_per_update\": 0,"));
 }
 
 int main(void)

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "bench_args.h"
 #include "cli.h"
@@ -58,6 +60,28 @@ static int demo_one(const struct msim_race *r, const struct msim_race_side *side
 	return 0;
 }
 
+static double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The demo's own cost: wall time since t0, this process's CPU time and peak RSS. */
+static void demo_cost(double t0)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	printf("demo: %.1f s wall, %.1f s CPU, peak RSS %.1f MiB (the simulator's own cost)\n",
+	       monotonic_s() - t0,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+	       (double)ru.ru_maxrss / 1024.0);
+}
+
 static void demo_summary(const struct demo_row *rows, size_t n)
 {
 	size_t bad = 0;
@@ -98,11 +122,12 @@ int msim_cli_demo(int argc, char **argv)
 		.prog = "memcgsim demo",
 		.summary = "Runs every race scenario on the sides it shows (the variant with the bug\n"
 			   "and the one with the fix), scripted (if it has a script) and under PCT\n"
-			   "(seed 1), then prints a summary table; exit 1 if any run did not behave\n"
-			   "as expected.",
+			   "(seed 1), then prints a summary table and the demo's own wall time, CPU\n"
+			   "time and peak RSS; exit 1 if any run did not behave as expected.",
 		.tables = { opts },
 	};
 	int ret = msim_args_parse_main(&spec, argc, argv);
+	double t0 = monotonic_s();
 
 	if (ret)
 		return msim_args_exit_status(ret);
@@ -120,6 +145,7 @@ int msim_cli_demo(int argc, char **argv)
 			nrows += demo_side(races[i], NULL, &rows[nrows]);
 	}
 	demo_summary(rows, nrows);
+	demo_cost(t0);
 	for (size_t i = 0; i < nrows; i++)
 		if (!rows[i].ok)
 			return 1;

@@ -4,6 +4,12 @@
  * child process of this program (`memcgsim bench NAME --json [--quick]`), two at
  * a time, its JSON on DIR/bench-NAME.json and its stderr in DIR/logs; then every
  * JSON read back with Jansson.
+ *
+ * The full report splits explore, the longest bench by far, into two processes
+ * that take its cases one at a time from a shared counter (bench explore
+ * --share), started first so the other benches fill the slots behind them; the
+ * parts' JSON merge into bench-explore.json (msim_ex_merge), and its time is
+ * the first part's start to the last part's end, its CPU time the parts' sum.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_explore.h"
 #include "report.h"
 
 extern char **environ;
@@ -35,8 +42,45 @@ static const struct {
 } size_args[] = {
 	{ "node-read-drift", { "--seconds", "3", NULL },
 	  { "--cpus", "8", "--schedules", "0", NULL } },
+	/*
+	 * explore: random and PCT decide none of its verdicts (DPOR against DFS)
+	 * and ran every fixed side's whole budget; the report keeps the rest.
+	 */
+	{ "explore", { "--verdicts-only", NULL }, { NULL } },
 	{ NULL },
 };
+
+/*
+ * A bench the full report runs as several processes sharing its cases (only
+ * explore knows how: --share, then msim_ex_merge).
+ */
+#define EXPLORE_PARTS 2
+
+/* What the slots run: a bench whole (part -1) or one part of explore. */
+struct job {
+	unsigned int bench;
+	int part;
+};
+
+static struct job jobs[REPORT_MAX_BENCHES + EXPLORE_PARTS];
+static unsigned int nr_jobs;
+static unsigned int parts_left[REPORT_MAX_BENCHES];
+static char share_path[512];
+
+static bool split(const struct report *rep, const struct report_bench *rb)
+{
+	return !rep->quick && !strcmp(rb->b->name, "explore");
+}
+
+/* Part k's file beside the whole's: DIR/logs/bench-explore.partK.json or .log. */
+static void part_path(const struct report *rep, const struct report_bench *rb, int k,
+		      const char *ext, char *buf, size_t len)
+{
+	char name[160];
+
+	snprintf(name, sizeof(name), "logs/bench-%s.part%d.%s", rb->b->name, k, ext);
+	report_path(rep, name, buf, len);
+}
 
 const char *report_bench_size_args(const struct report *rep, const char *bench, char *buf,
 				   size_t len)
@@ -55,7 +99,7 @@ const char *report_bench_size_args(const struct report *rep, const char *bench, 
 	return buf;
 }
 
-static void bench_argv(const struct report *rep, const struct report_bench *rb,
+static void bench_argv(const struct report *rep, const struct report_bench *rb, int part,
 		       const char **argv, size_t max)
 {
 	size_t n = 0;
@@ -74,41 +118,90 @@ static void bench_argv(const struct report *rep, const struct report_bench *rb,
 		for (unsigned int k = 0; a[k] && n + 1 < max; k++)
 			argv[n++] = a[k];
 	}
+	if (part >= 0 && n + 3 < max) {   /* one of the processes sharing the cases */
+		argv[n++] = "--share";
+		argv[n++] = share_path;
+	}
 	argv[n] = NULL;
 }
 
-/* Spawn bench i into a free slot; its stdout and stderr go to its two files. */
-static void spawn_bench(struct report *rep, unsigned int slot, unsigned int i)
+/* Spawn job j into a free slot; its stdout and stderr go to its two files. */
+static void spawn_job(struct report *rep, unsigned int slot, unsigned int j)
 {
-	struct report_bench *rb = &rep->benches[i];
+	struct report_bench *rb = &rep->benches[jobs[j].bench];
+	int part = jobs[j].part;
 	posix_spawn_file_actions_t fa;
+	char json[512], log[512];
 	const char *argv[16];
 	pid_t pid;
 	int ret;
 
-	bench_argv(rep, rb, argv, 16);
+	if (part >= 0) {
+		part_path(rep, rb, part, "json", json, sizeof(json));
+		part_path(rep, rb, part, "log", log, sizeof(log));
+	}
+	bench_argv(rep, rb, part, argv, 16);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, rb->json_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	posix_spawn_file_actions_addopen(&fa, 2, rb->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	rb->started = report_now();
+	posix_spawn_file_actions_addopen(&fa, 1, part >= 0 ? json : rb->json_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	posix_spawn_file_actions_addopen(&fa, 2, part >= 0 ? log : rb->log_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (part <= 0)
+		rb->started = report_now();
 	ret = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret) {
 		rb->status = -1;
+		if (part >= 0)
+			parts_left[jobs[j].bench]--;
 		report_progress(rep, "bench %s: cannot start (%s)", rb->b->name, strerror(ret));
 		return;
 	}
-	rep->running[slot] = (int)i;
+	rep->running[slot] = (int)j;
 	rep->pids[slot] = pid;
-	report_progress(rep, "bench %s started (%u/%u)", rb->b->name, i + 1, rep->nr_benches);
+	if (part >= 0)
+		report_progress(rep, "bench %s part %d of %d started", rb->b->name, part + 1,
+				EXPLORE_PARTS);
+	else
+		report_progress(rep, "bench %s started (%u/%u)", rb->b->name,
+				jobs[j].bench + 1, rep->nr_benches);
 }
 
 static void fill_slots(struct report *rep)
 {
 	for (unsigned int s = 0; s < 2; s++)
-		while (rep->running[s] < 0 && rep->next_bench < rep->nr_benches) {
-			spawn_bench(rep, s, rep->next_bench++);
+		while (rep->running[s] < 0 && rep->next_bench < nr_jobs) {
+			spawn_job(rep, s, rep->next_bench++);
 		}
+}
+
+/* The jobs in the order they start: split benches' parts first, then the rest. */
+static void plan_jobs(struct report *rep)
+{
+	nr_jobs = 0;
+	for (unsigned int i = 0; i < rep->nr_benches; i++) {
+		parts_left[i] = 0;
+		if (!split(rep, &rep->benches[i]))
+			continue;
+		for (int k = 0; k < EXPLORE_PARTS; k++)
+			jobs[nr_jobs++] = (struct job){ i, k };
+		parts_left[i] = EXPLORE_PARTS;
+		rep->benches[i].cpu_seconds = 0;
+	}
+	for (unsigned int i = 0; i < rep->nr_benches; i++)
+		if (!split(rep, &rep->benches[i]))
+			jobs[nr_jobs++] = (struct job){ i, -1 };
+}
+
+/* The counter the parts share starts at case 0: an empty file. */
+static void share_reset(struct report *rep)
+{
+	int fd;
+
+	report_path(rep, "logs/explore.cases", share_path, sizeof(share_path));
+	fd = open(share_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd >= 0)
+		close(fd);
 }
 
 void report_benches_start(struct report *rep)
@@ -132,20 +225,65 @@ void report_benches_start(struct report *rep)
 		report_path(rep, name, rb->log_path, sizeof(rb->log_path));
 		rep->nr_benches++;
 	}
+	rep->next_bench = 0;
+	share_reset(rep);
+	plan_jobs(rep);
 	fill_slots(rep);
+}
+
+/* Every part of bench i ended: their JSON merged into the bench's own. */
+static void parts_merge(struct report *rep, unsigned int i)
+{
+	struct report_bench *rb = &rep->benches[i];
+	char paths[EXPLORE_PARTS][512], err[512] = "";
+	const char *p[EXPLORE_PARTS];
+	struct msim_ex_result *r;
+	FILE *f;
+
+	if (rb->status)
+		return;
+	for (int k = 0; k < EXPLORE_PARTS; k++) {
+		part_path(rep, rb, k, "json", paths[k], sizeof(paths[k]));
+		p[k] = paths[k];
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || msim_ex_merge(p, EXPLORE_PARTS, r, err, sizeof(err)) ||
+	    !(f = fopen(rb->json_path, "w"))) {
+		report_progress(rep, "bench %s: its parts do not merge (%s)", rb->b->name,
+				*err ? err : strerror(errno));
+		rb->status = 1;
+		free(r);
+		return;
+	}
+	msim_ex_print_json(f, r);
+	fclose(f);
+	free(r);
 }
 
 static void reaped(struct report *rep, unsigned int slot, int wstatus, const struct rusage *ru)
 {
-	struct report_bench *rb = &rep->benches[rep->running[slot]];
+	const struct job *jb = &jobs[rep->running[slot]];
+	struct report_bench *rb = &rep->benches[jb->bench];
+	double cpu = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+		     (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+	int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 
+	rep->running[slot] = -1;
 	rb->seconds = report_now() - rb->started;
-	rb->cpu_seconds = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
-			  (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
-	rb->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+	if (jb->part < 0) {
+		rb->cpu_seconds = cpu;
+		rb->status = status;
+	} else {
+		rb->cpu_seconds += cpu;
+		rb->status = rb->status ? rb->status : status;
+		report_progress(rep, "bench %s part %d %s in %.1f s (%.1f s of CPU)", rb->b->name,
+				jb->part + 1, status ? "FAILED" : "done", rb->seconds, cpu);
+		if (--parts_left[jb->bench])
+			return;
+		parts_merge(rep, jb->bench);
+	}
 	report_progress(rep, "bench %s %s in %.1f s (%.1f s of CPU)", rb->b->name,
 			rb->status ? "FAILED" : "done", rb->seconds, rb->cpu_seconds);
-	rep->running[slot] = -1;
 }
 
 /* Reap the benches that ended (waiting for one when block), then refill the slots. */
@@ -190,7 +328,7 @@ int report_benches_finish(struct report *rep)
 {
 	int failed = 0;
 
-	while (rep->running[0] >= 0 || rep->running[1] >= 0 || rep->next_bench < rep->nr_benches)
+	while (rep->running[0] >= 0 || rep->running[1] >= 0 || rep->next_bench < nr_jobs)
 		poll_slots(rep, true);
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		failed += read_back(rep, &rep->benches[i]);

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_hash.c - the trace hash's fold of a point name, without the byte loop.
+ *
+ * One FNV-1a byte step is h' = (h ^ c) * P. The XOR with a byte changes only
+ * h's low 8 bits, so it is an addition of d = ((h & 255) ^ c) - (h & 255),
+ * which depends on those 8 bits alone; and the low 8 bits of (h + d) * P depend
+ * only on the low 8 bits of h + d. By induction, over a name of k bytes every
+ * d_i is set by the low 8 bits of the starting h, and
+ *
+ *     fold(h) = h * P^k + T[h & 255],   T[b] = fold(b) - b * P^k   (mod 2^64),
+ *
+ * exactly. Per name (by address) this file keeps P^k and the 256 entries of T,
+ * each computed by the byte loop the first time that low byte meets that name;
+ * a step's fold is then a multiply, an add and a load, where the loop cost a
+ * dependent multiply per byte (a third of a deterministic step of 20-byte
+ * names). The cache is the process's (a host may be driven from another thread
+ * than the one that made it) and lives as long as the process: point names are
+ * static strings. A task's point table keeps each name's fold (sched_points.c),
+ * so a step looks nothing up; entries fill with atomic stores, two threads that
+ * fill the same one writing the same value.
+ * tests/unit/test_trace_hash.c checks it against the byte loop.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "trace_hash.h"
+
+struct msim__name_fold {
+	const char *name;
+	uint64_t pk;              /* P^k, k the name's length */
+	uint64_t known[4];        /* bit b: t[b] computed */
+	uint64_t t[256];
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct msim__name_fold **slots;   /* under cache_lock */
+static unsigned int nr_slots, nr_used;
+
+static unsigned int slot_of(const char *name, unsigned int cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL;
+
+	return (unsigned int)(x >> 40) & (cap - 1);
+}
+
+static struct msim__name_fold **find(struct msim__name_fold **tab, unsigned int cap,
+				     const char *name)
+{
+	unsigned int i = slot_of(name, cap);
+
+	while (tab[i] && tab[i]->name != name)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* Double the table (or make the first), at most 3/4 full so a probe ends. */
+static bool grow(void)
+{
+	unsigned int cap = nr_slots ? nr_slots * 2 : 256;
+	struct msim__name_fold **tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return false;
+	for (unsigned int i = 0; i < nr_slots; i++)
+		if (slots[i])
+			*find(tab, cap, slots[i]->name) = slots[i];
+	free(slots);
+	slots = tab;
+	nr_slots = cap;
+	return true;
+}
+
+static struct msim__name_fold *fold_new(const char *name)
+{
+	struct msim__name_fold *f;
+
+	if (4 * (nr_used + 1) > 3 * nr_slots && !grow())
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name = name;
+	f->pk = 1;
+	for (const char *p = name; *p; p++)
+		f->pk *= MSIM__FNV_PRIME;
+	*find(slots, nr_slots, name) = f;
+	nr_used++;
+	return f;
+}
+
+const struct msim__name_fold *msim__fnv_fold_of(const char *name)
+{
+	struct msim__name_fold *f = NULL;
+
+	if (!name || !*name)
+		return NULL;
+	pthread_mutex_lock(&cache_lock);
+	if (nr_slots)
+		f = *find(slots, nr_slots, name);
+	if (!f)
+		f = fold_new(name);
+	pthread_mutex_unlock(&cache_lock);
+	return f;
+}
+
+uint64_t msim__fnv_fold(uint64_t h, const struct msim__name_fold *cf, const char *name)
+{
+	struct msim__name_fold *f = (struct msim__name_fold *)cf; /* its table fills as used */
+	unsigned int b = (unsigned int)(h & 255);
+	uint64_t bit = 1ULL << (b & 63), tb;
+
+	if (!f)
+		return msim__fnv_bytes(h, name); /* empty, or no memory for the cache */
+	if (__builtin_expect(!(__atomic_load_n(&f->known[b >> 6], __ATOMIC_ACQUIRE) & bit), 0)) {
+		tb = msim__fnv_bytes(b, f->name) - (uint64_t)b * f->pk;
+		__atomic_store_n(&f->t[b], tb, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&f->known[b >> 6], bit, __ATOMIC_RELEASE);
+		return h * f->pk + tb;
+	}
+	return h * f->pk + __atomic_load_n(&f->t[b], __ATOMIC_RELAXED);
+}
+
+uint64_t msim__fnv_point(uint64_t h, const char *name)
+{
+	return msim__fnv_fold(h, msim__fnv_fold_of(name), name);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_hash.h - the trace hash's fold of a step's stopping point (trace_hash.c):
+ * FNV-1a over the point's name, the same value as the byte loop, in a multiply,
+ * an add and a table load per step.
+ */
+#ifndef MSIM_SIM_TRACE_HASH_H
+#define MSIM_SIM_TRACE_HASH_H
+
+#include <stdint.h>
+
+#define MSIM__FNV_PRIME 0x100000001b3ULL
+
+/* FNV-1a of the bytes of s folded into h, one byte at a time (the definition). */
+static inline uint64_t msim__fnv_bytes(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * MSIM__FNV_PRIME;
+	return h;
+}
+
+struct msim__name_fold;
+
+/*
+ * msim__fnv_bytes(h, name) for a name with static storage (yield point names
+ * are: sched_points.c keys its table by the address too); other strings may
+ * take msim__fnv_bytes.
+ */
+uint64_t msim__fnv_point(uint64_t h, const char *name);
+/*
+ * The fold of such a name, to keep beside it (a task's point table does):
+ * NULL for an empty name or when out of memory. Valid while the process lives.
+ */
+const struct msim__name_fold *msim__fnv_fold_of(const char *name);
+/* msim__fnv_point(h, name) through the name's fold f (NULL: the byte loop). */
+uint64_t msim__fnv_fold(uint64_t h, const struct msim__name_fold *f, const char *name);
+
+#endif /* MSIM_SIM_TRACE_HASH_H */
