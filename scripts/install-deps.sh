@@ -4,13 +4,17 @@
 #   libjansson-dev  JSON writing and reading (races, benches, `memcgsim report`, traces)
 #   gnuplot-nox     the plots of `memcgsim report` (SVG and PNG); the report works
 #                   without it and says so
+#   qemu-system-x86, busybox-static, xz-utils
+#                   the kernel rig (`memcgsim oracle`, ctest label kernel): QEMU boots
+#                   Debian's Linux 6.12 (fetched by oracle/fetch-kernel.sh with apt-get
+#                   download, never installed) with a busybox initramfs
 # Opt-in: MSIM_INSTALL_CHROMIUM=1 also installs chromium, which the report's
 # screenshot test uses when /usr/bin/chromium exists (it says it skipped otherwise).
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
-      libjansson-dev gnuplot-nox)
+      libjansson-dev gnuplot-nox qemu-system-x86 busybox-static xz-utils)
 if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")

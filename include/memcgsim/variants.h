@@ -24,6 +24,12 @@ extern "C" {
 enum msim_rstat_propagate {
 	MSIM_RSTAT_PROPAGATE_BREAK = 0,    /* mainline: stop the walk */
 	MSIM_RSTAT_PROPAGATE_CONTINUE = 1, /* thread 004: skip the level, keep walking */
+	/*
+	 * Linux 6.12: every level adds to this CPU's count; at the batch the count
+	 * goes into the level's atomic unless the level is flushable, and is reset
+	 * either way (the walk never stops early).
+	 */
+	MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC = 2,
 };
 
 /* thread 002 patch 2: where the root memcg's lruvec reads come from. */
@@ -104,6 +110,24 @@ enum msim_damon_root_read {
 	MSIM_DAMON_ROOT_READ_NODE = 1,     /* thread 002: no root flush, node counters */
 };
 
+/*
+ * MEMCG_KMEM in obj_cgroup_charge_pages() / obj_cgroup_uncharge_pages(): the kernel
+ * counts the pages an objcg charges (mod_memcg_state), which is one rstat update
+ * per page charged for slab objects. Value 0 is the model's old simplification (not
+ * counted), kept as the default so that every race schedule through the obj stock
+ * stays as it was; the linux-6.12 preset counts them.
+ */
+enum msim_kmem_stat {
+	MSIM_KMEM_STAT_UNCOUNTED = 0,
+	MSIM_KMEM_STAT_COUNTED = 1,
+};
+
+/* The per-CPU charge stock (memcg_stock_pcp): how many memcgs one CPU caches. */
+enum msim_charge_stock {
+	MSIM_CHARGE_STOCK_MULTI = 0,       /* mainline: NR_MEMCG_STOCK (7) slots */
+	MSIM_CHARGE_STOCK_SINGLE = 1,      /* Linux 6.12: one cached memcg per CPU */
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -144,6 +168,8 @@ struct msim_variants {
 	enum msim_damon_root_read damon_root_read;
 	enum msim_onoff damon_memcg_tryget;  /* DAMON goal: mem_cgroup_tryget after the id lookup */
 	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
+	enum msim_kmem_stat kmem_stat;
+	enum msim_charge_stock charge_stock;
 };
 
 struct msim_variant_desc {

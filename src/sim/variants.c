@@ -8,7 +8,7 @@
 
 #include <memcgsim/variants.h>
 
-static const char *const v_propagate[] = { "break", "continue", NULL };
+static const char *const v_propagate[] = { "break", "continue", "skip-atomic", NULL };
 static const char *const v_root_read[] = { "rstat", "node", NULL };
 static const char *const v_dying[] = { "v1", "all", "all-rcu-on-dying", NULL };
 static const char *const v_info[] = { "array", "array-unit-cache", "array-on-demand", "xarray",
@@ -23,13 +23,17 @@ static const char *const v_zswap_root_count[] = { "memcg-stats", "pool", NULL };
 static const char *const v_zswap_shrink_iter[] = { "fixed", "old", NULL };
 static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 static const char *const v_bit_barrier[] = { "mb", "none", NULL };
+static const char *const v_kmem_stat[] = { "uncounted", "counted", NULL };
+static const char *const v_charge_stock[] = { "multi", "single", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
 static const struct msim_variant_desc table[] = {
 	{ "rstat-propagate", v_propagate,
-	  "memcg_rstat_updated at a flushable level: stop the walk (break) or skip the "
-	  "level and keep walking to the ancestors (continue)",
+	  "memcg_rstat_updated at a flushable level: stop the walk (break), skip the "
+	  "level and keep walking to the ancestors (continue), or, as Linux 6.12, add to "
+	  "every level's per-CPU count and at the batch skip only the atomic add of a "
+	  "flushable level (skip-atomic)",
 	  "004", OFF(rstat_propagate) },
 	{ "root-lruvec-read", v_root_read,
 	  "root memcg lruvec reads: the flushed rstat aggregate, or the node counters "
@@ -131,6 +135,16 @@ static const struct msim_variant_desc table[] = {
 	  "smp_mb__after_atomic after shrink_slab_memcg's clear_bit (mb); none removes both, "
 	  "to see under which memory model (--memory-model) they are needed",
 	  "demo (S1, memory models)", OFF(shrinker_bit_barrier) },
+	{ "kmem-stat", v_kmem_stat,
+	  "MEMCG_KMEM in obj_cgroup_charge_pages / obj_cgroup_uncharge_pages: counted, one "
+	  "rstat update per charge of whole pages for slab objects, as the kernel does "
+	  "(counted); uncounted is the model's old simplification, the default so that race "
+	  "schedules through the obj stock stay comparable",
+	  "kernel rig (6.12), model", OFF(kmem_stat) },
+	{ "charge-stock", v_charge_stock,
+	  "the per-CPU charge stock: up to NR_MEMCG_STOCK (7) memcgs per CPU (multi), or "
+	  "one, as Linux 6.12 has it, so that a charge for another memcg drains it (single)",
+	  "kernel rig (6.12)", OFF(charge_stock) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -148,6 +162,13 @@ static const struct msim_preset_desc presets[] = {
 	  "damon-root-read=node" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
+	{ "linux-6.12", "the model as Debian's Linux 6.12 runs (memcgsim oracle): no early break "
+	  "in memcg_rstat_updated, folios name their memcg (no LRU reparenting, no dying "
+	  "redirect on v2), the shadow budget from lruvec_page_state_local, vmstat's per-CPU "
+	  "node counters, MEMCG_KMEM counted, one charge stock slot per CPU; run it with "
+	  "MGLRU (lru_gen enabled 0x0007)",
+	  "rstat-propagate=skip-atomic,lru-reparent=off,shadow-budget=page-state-local,"
+	  "node-stat=percpu,kmem-stat=counted,charge-stock=single" },
 	{ NULL, NULL, NULL },
 };
 
