@@ -128,6 +128,18 @@ enum msim_charge_stock {
 	MSIM_CHARGE_STOCK_SINGLE = 1,      /* Linux 6.12: one cached memcg per CPU */
 };
 
+/*
+ * How the memory controller's own structures are allocated and sized, for the
+ * kernel-memory model: newest (struct mem_cgroup and mem_cgroup_per_node from
+ * their dedicated caches; 47 per-node statistics items) or Linux 6.12 (both from
+ * kzalloc, kmalloc-2k; 31 per-node items, so struct lruvec_stats is 744 bytes,
+ * kmalloc-1k): measured by the kernel rig (docs/oracle.md).
+ */
+enum msim_memcg_layout {
+	MSIM_MEMCG_LAYOUT_NEWEST = 0,
+	MSIM_MEMCG_LAYOUT_LINUX_6_12 = 1,
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -170,6 +182,7 @@ struct msim_variants {
 	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
 	enum msim_kmem_stat kmem_stat;
 	enum msim_charge_stock charge_stock;
+	enum msim_memcg_layout memcg_layout;
 };
 
 struct msim_variant_desc {

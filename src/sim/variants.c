@@ -25,6 +25,7 @@ static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 static const char *const v_bit_barrier[] = { "mb", "none", NULL };
 static const char *const v_kmem_stat[] = { "uncounted", "counted", NULL };
 static const char *const v_charge_stock[] = { "multi", "single", NULL };
+static const char *const v_memcg_layout[] = { "newest", "linux-6.12", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
@@ -145,6 +146,11 @@ static const struct msim_variant_desc table[] = {
 	  "the per-CPU charge stock: up to NR_MEMCG_STOCK (7) memcgs per CPU (multi), or "
 	  "one, as Linux 6.12 has it, so that a charge for another memcg drains it (single)",
 	  "kernel rig (6.12)", OFF(charge_stock) },
+	{ "memcg-layout", v_memcg_layout,
+	  "the memory controller's structures in the kernel-memory model: struct mem_cgroup "
+	  "and mem_cgroup_per_node from their dedicated caches and 47 per-node statistics "
+	  "(newest), or both from kmalloc-2k and a 744-byte lruvec_stats (linux-6.12)",
+	  "kernel rig (6.12)", OFF(memcg_layout) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -165,10 +171,11 @@ static const struct msim_preset_desc presets[] = {
 	{ "linux-6.12", "the model as Debian's Linux 6.12 runs (memcgsim oracle): no early break "
 	  "in memcg_rstat_updated, folios name their memcg (no LRU reparenting, no dying "
 	  "redirect on v2), the shadow budget from lruvec_page_state_local, vmstat's per-CPU "
-	  "node counters, MEMCG_KMEM counted, one charge stock slot per CPU; run it with "
+	  "node counters, MEMCG_KMEM counted, one charge stock slot per CPU, 6.12's memcg "
+	  "struct sizes; run it with "
 	  "MGLRU (lru_gen enabled 0x0007)",
 	  "rstat-propagate=skip-atomic,lru-reparent=off,shadow-budget=page-state-local,"
-	  "node-stat=percpu,kmem-stat=counted,charge-stock=single" },
+	  "node-stat=percpu,kmem-stat=counted,charge-stock=single,memcg-layout=linux-6.12" },
 	{ NULL, NULL, NULL },
 };
 

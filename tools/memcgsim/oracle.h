@@ -108,4 +108,18 @@ int oracle_model_threshold_trial(enum oracle_page_kind kind, unsigned int cpus, 
 long oracle_model_threshold_min(enum oracle_page_kind kind, unsigned int cpus, long max,
 				bool parent, char *err, size_t errlen);
 
+/* Kernel memory of one empty memcg in the model, per kmalloc class and cache. */
+#define ORACLE_KMEM_MAX 48
+struct oracle_kmem_cache {
+	char name[48];            /* "kmalloc-1k" (a class) or a dedicated cache's name */
+	double objects, bytes;    /* per memcg; bytes at the per-object share of a slab */
+};
+struct oracle_kmem_model {
+	struct oracle_kmem_cache c[ORACLE_KMEM_MAX];
+	size_t n;
+	double slab_bytes, percpu_bytes;
+};
+int oracle_model_kmem(unsigned int cpus, unsigned int mounts, unsigned int n,
+		      struct oracle_kmem_model *out, char *err, size_t errlen);
+
 #endif
