@@ -86,7 +86,7 @@ static json_t *rows_json(const struct oracle_rows *rows, const char *version)
 			"experiment", r->experiment, "row", r->name, "kernel", r->kernel,
 			"model", r->model, "unit", r->unit, "rule", r->rule,
 			"verdict", oracle_verdict_name(r->verdict), "known_departure",
-			r->departure));
+			r->departure ? r->departure->reason : NULL));
 	}
 	return json_pack("{s:s, s:s, s:o}", "kernel_package", version ? version : "unknown",
 			 "preset", "linux-6.12", "rows", arr);
@@ -106,7 +106,8 @@ static void print_rows(const struct oracle_rows *rows, const char *version)
 		       r->departure && r->verdict != ORACLE_HOLDS ? " (known departure)" : "");
 		printf("%-10s   rule: %s\n", "", r->rule);
 		if (r->departure && r->verdict != ORACLE_HOLDS)
-			printf("%-10s   known departure: %s\n", "", r->departure);
+			printf("%-10s   known departure [%s]: %s\n", "", r->departure->row_prefix,
+			       r->departure->reason);
 	}
 }
 

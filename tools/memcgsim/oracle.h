@@ -20,6 +20,13 @@ enum oracle_verdict {
 	ORACLE_NOT_COMPARABLE,
 };
 
+/* The known departures (docs/oracle.md): the row's name pattern and the reason. */
+struct oracle_departure {
+	const char *experiment;
+	const char *row_prefix;   /* rows whose name starts with it */
+	const char *reason;
+};
+
 struct oracle_row {
 	char experiment[24];
 	char name[96];            /* unique within the run: "tmpfs leaf, 2 CPUs" */
@@ -27,7 +34,7 @@ struct oracle_row {
 	char unit[16];
 	char rule[160];
 	enum oracle_verdict verdict;
-	const char *departure;    /* known departure (docs/oracle.md) or NULL */
+	const struct oracle_departure *departure; /* known (docs/oracle.md) or NULL */
 };
 
 struct oracle_rows {
@@ -50,12 +57,6 @@ struct oracle_row *oracle_row_judged(struct oracle_rows *rows, const char *exp,
 void oracle_rows_free(struct oracle_rows *rows);
 const char *oracle_verdict_name(enum oracle_verdict v);
 
-/* The known departures (docs/oracle.md): the row's name pattern and the reason. */
-struct oracle_departure {
-	const char *experiment;
-	const char *row_prefix;   /* rows whose name starts with it */
-	const char *reason;
-};
 extern const struct oracle_departure oracle_departures[];
 /* Marks every row a known departure names (rows that hold stay "holds"). */
 void oracle_mark_departures(struct oracle_rows *rows);
@@ -78,6 +79,9 @@ int oracle_guest_run(const struct oracle_opts *o, const char *exp, unsigned int 
 		     json_t **lines, char *err, size_t errlen);
 /* $MSIM_CACHE_DIR, else $XDG_CACHE_HOME/memcgsim, else ~/.cache/memcgsim. */
 const char *oracle_cache_dir(void);
+/* The report's section "the model against Linux 6.12" (report_oracle.c). */
+#include <stdio.h>
+void report_oracle_section(FILE *f, bool html);
 /* The kernel package the rig boots ("linux-image-... VERSION"), or NULL. */
 const char *oracle_kernel_version(const struct oracle_opts *o);
 

@@ -98,7 +98,7 @@ void oracle_mark_departures(struct oracle_rows *rows)
 		for (const struct oracle_departure *d = oracle_departures; d->experiment; d++)
 			if (!strcmp(d->experiment, rows->v[i].experiment) &&
 			    !strncmp(rows->v[i].name, d->row_prefix, strlen(d->row_prefix)))
-				rows->v[i].departure = d->reason;
+				rows->v[i].departure = d;
 }
 
 void oracle_rows_free(struct oracle_rows *rows)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "oracle.h"
 #include "report.h"
 
 /* ---- two writers, one walk ---- */
@@ -454,6 +455,7 @@ static void walk(struct doc *d, const struct report *rep, const struct tally *al
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			thread_section(d, rep, th, t);
+	report_oracle_section(d->f, d->html);   /* report_oracle.c */
 	if (d->html)
 		fputs("</body></html>\n", d->f);
 }
