@@ -58,7 +58,8 @@ static void newest_result(char *path, size_t len)
 static void cell(FILE *f, bool html, const char *s, const char *cls)
 {
 	if (html) {
-		fprintf(f, cls ? "<td class=\"%s\">" : "<td>", cls);
+		/* inline colours: the page's verdict classes count the benches' verdicts */
+		fprintf(f, cls ? "<td style=\"background:%s\">" : "<td>", cls);
 		text(f, true, s);
 		fputs("</td>", f);
 	} else {
@@ -85,7 +86,7 @@ static void row(FILE *f, bool html, json_t *r)
 	cell(f, html, m, NULL);
 	cell(f, html, json_string_value(json_object_get(r, "unit")), NULL);
 	cell(f, html, json_string_value(json_object_get(r, "rule")), NULL);
-	cell(f, html, v, holds ? "holds" : dep ? "nc" : "fails");
+	cell(f, html, v, holds ? "#d4f4d4" : dep ? "#eee" : "#f8d0d0");
 	fputs(html ? "</tr>\n" : "\n", f);
 }
 
@@ -100,8 +101,9 @@ void report_oracle_section(FILE *f, bool html)
 	newest_result(path, sizeof(path));
 	if (path[0])
 		doc = json_load_file(path, 0, NULL);
+	/* Markdown: a setext heading, level 2 like the threads' (which use "## ") */
 	fputs(html ? "<h2 id=\"oracle\">the model against Linux 6.12</h2>\n" :
-		     "## the model against Linux 6.12\n\n", f);
+		     "the model against Linux 6.12\n----------------------------\n\n", f);
 	fputs(html ? "<p>" : "", f);
 	if (!doc) {
 		text(f, html, "No kernel-rig result in the cache: `memcgsim oracle` boots Debian's "
