@@ -39,4 +39,5 @@ for src in "$here"/guest/*.c; do
 done
 (cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) > "$out.tmp"
 mv "$out.tmp" "$out"
+find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -path "$out" -delete   # older builds
 echo "$out"

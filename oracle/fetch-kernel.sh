@@ -23,7 +23,7 @@ KREL=${PKG#linux-image-}
 CACHE=${MSIM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/memcgsim}
 # The guest's modules: brd (a RAM block device for swap and the ext2 image), ext4 (which
 # serves ext2 in Debian's config) and what it needs.
-MODULES="drivers/block/brd fs/ext4/ext4 fs/jbd2/jbd2 fs/mbcache lib/crc16"
+MODULES="drivers/block/brd fs/ext4/ext4 fs/jbd2/jbd2 fs/mbcache lib/crc16 crypto/crc32c_generic"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 case "${1:-}" in
@@ -33,7 +33,9 @@ case "${1:-}" in
 esac
 
 dir="$CACHE/$PKG"_"$VER"
-if [ -s "$dir/vmlinuz" ] && [ -s "$dir/VERSION" ]; then
+complete=yes
+for m in $MODULES; do [ -s "$dir/modules/$(basename "$m").ko" ] || complete=""; done
+if [ -s "$dir/vmlinuz" ] && [ -s "$dir/VERSION" ] && [ -n "$complete" ]; then
 	echo "$dir"
 	exit 0
 fi
@@ -68,6 +70,7 @@ done
 mv "$dir.tmp/boot/vmlinuz-$KREL" "$dir.tmp/vmlinuz"
 printf '%s %s\n' "$PKG" "$VER" > "$dir.tmp/VERSION"
 rm -rf "$dir.tmp/boot" "$dir.tmp/lib" "$dir.tmp/$deb"
-rm -rf "$dir"
-mv "$dir.tmp" "$dir"
+rm -rf "$dir/vmlinuz" "$dir/modules" "$dir/VERSION"
+mkdir -p "$dir"
+mv "$dir.tmp"/* "$dir/" && rmdir "$dir.tmp"
 echo "$dir"

@@ -25,7 +25,29 @@
 
 #include "workingset/ws_internal.h"
 
-#define XA_NODE_SLAB_BYTES MSIM_XA_NODE_BYTES
+/*
+ * The bytes a node is charged to its memcg's slab statistics: kernel
+ * obj_full_size(s) = s->size + sizeof(struct obj_cgroup *). radix_tree_node has a
+ * constructor, so SLUB keeps the free pointer outside the object: s->size is
+ * 584 for the 576-byte node (the kernel rig's /proc/slabinfo shows 584), and the
+ * charge 592.
+ */
+static long xa_node_charge(struct msim__ws_host *wh)
+{
+	struct msim_kmem_cache_info ci;
+	struct msim_kmem_cache *c;
+
+	if (!wh->xa_node_charge) {
+		/* the host's shared cache (lib/xarray.c creates it with these) */
+		c = msim_kmem_cache_find_or_create(wh->m, "radix_tree_node", MSIM_XA_NODE_BYTES,
+						   MSIM_SLAB_FREEPTR_OUTSIDE);
+		if (!c)
+			return MSIM_XA_NODE_BYTES;
+		msim_kmem_cache_info(c, &ci);
+		wh->xa_node_charge = (long)(ci.slot_size + sizeof(void *));
+	}
+	return wh->xa_node_charge;
+}
 
 /* kernel: mem_cgroup_from_slab_obj(node): the node's objcg's memcg now (RCU held). */
 static struct msim_memcg *ws_node_memcg(const struct msim__ws_node *wn)
@@ -46,11 +68,14 @@ static void ws_node_slab_account(struct msim__ws_host *wh, struct msim__ws_node 
 
 	if (!wn->objcg || msim_obj_cgroup_is_root(wn->objcg))
 		return;
+	if (sign > 0)
+		wn->slab_charge = xa_node_charge(wh);
 	msim_rcu_read_lock();
 	memcg = ws_node_memcg(wn);
 	if (memcg)
 		msim_mod_memcg_lruvec_state(msim_mem_cgroup_lruvec(wh->m, memcg, wn->nid),
-					    MSIM_NR_SLAB_RECLAIMABLE_B, sign * XA_NODE_SLAB_BYTES);
+					    MSIM_NR_SLAB_RECLAIMABLE_B,
+					    sign * wn->slab_charge);
 	msim_rcu_read_unlock();
 }
 
