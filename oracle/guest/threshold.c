@@ -83,6 +83,45 @@ static void *write_pages(enum kind k, int fd, int procs_leaf, long n)
 	return area;
 }
 
+#define MAX_KEPT 256
+static struct kept { void *area; int fd, cfd, procs; } kept[MAX_KEPT];
+static unsigned int nkept;
+
+static void keep(void *area, int fd, int cfd, int procs)
+{
+	if (nkept == MAX_KEPT)
+		g_die("more than %d trials", MAX_KEPT);
+	kept[nkept++] = (struct kept){ area, fd, cfd, procs };
+}
+
+/* The trials' mappings, files and memcgs, removed once every trial is done. */
+static void teardown(void)
+{
+	char path[128];
+
+	for (unsigned int i = 0; i < nkept; i++) {
+		if (kept[i].area)
+			munmap(kept[i].area, 4UL << 20);
+		if (kept[i].fd >= 0)
+			close(kept[i].fd);
+		close(kept[i].cfd);
+		close(kept[i].procs);
+	}
+	for (unsigned int k = 1; k <= serial; k++) {
+		snprintf(path, sizeof(path), "/mnt/t/f%u", k);
+		unlink(path);
+		snprintf(path, sizeof(path), "/mnt/t/canary%u", k);
+		unlink(path);
+		snprintf(path, sizeof(path), CG "/p%u/l", k);
+		rmdir(path);
+		snprintf(path, sizeof(path), CG "/p%u", k);
+		rmdir(path);
+		snprintf(path, sizeof(path), CG "/c%u", k);
+		rmdir(path);
+	}
+	nkept = 0;
+}
+
 /* One page into a fresh canary memcg beside p (a root flush is the only thing that
  * shows it), from inside it, with descriptors opened outside. */
 static int canary_write(const char *c, int *fd_out, char *file, size_t flen)
@@ -149,15 +188,13 @@ static struct reading trial_once(enum kind k, long n, long quiet_ms, int *distur
 	/* the root counts the canary's page too, and for anon page 0 (touched outside) */
 	r.root_delta_b -= (k == TMPFS) * 4096;
 	r.root = r.root_delta_b == (n + (k == ANON)) * 4096;
-	if (area)
-		munmap(area, 4UL << 20);
-	if (fd >= 0)
-		close(fd), unlink(file);
-	close(cfd);
-	unlink(cfile);
-	close(procs_leaf);
-	if (rmdir(l) || rmdir(p) || rmdir(c))
-		g_die("rmdir %s", l);
+	/*
+	 * Nothing is torn down until the end (teardown()): an rmdir's offline and an
+	 * unlink's frees run partly in workers, and they would reach into a later
+	 * trial (with a quiet wait before the trial they never do; without one a trial
+	 * of tmpfs at 2 CPUs was sometimes shown a page early).
+	 */
+	keep(area, fd, cfd, procs_leaf);
 	return r;
 }
 
@@ -234,11 +271,7 @@ static void periodic(enum kind k, int cpus, long wait_ms)
 	       "\"pages\":1,\"wait_ms\":%ld,\"leaf\":%d,\"parent\":%d",
 	       k == TMPFS ? "tmpfs" : "anon", cpus, wait_ms,
 	       g_memstat(l, stat_key(k)) == 4096, g_memstat(p, stat_key(k)) == 4096);
-	if (area)
-		munmap(area, 4UL << 20);
-	if (fd >= 0)
-		close(fd), unlink(file);
-	close(procs_leaf);
+	keep(area, fd, -1, procs_leaf);
 }
 
 /* The smallest n in [1, max] shown (-1 if max is not), assuming it stays shown above. */
@@ -287,6 +320,7 @@ int main(void)
 		if (leaf_min > 1)
 			edges(k, leaf_min, cpus, quiet_ms);
 		periodic(k, cpus, g_param("periodic_ms", 4500));
+		teardown();
 	}
 	return 0;
 }

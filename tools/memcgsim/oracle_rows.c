@@ -18,6 +18,13 @@ const struct oracle_departure oracle_departures[] = {
 	  "leaf has not; the model charges them to its kernel-memory model only" },
 	{ "threshold", "anon parent, fresh", "as for tmpfs: the child's allocations at "
 	  "mkdir count as updates of the parent in the kernel, not in the model" },
+	{ "threshold", "tmpfs parent after a periodic flush", "the parent's objcg in CPU 0's obj "
+	  "stock: the leaf's mkdir charged the leaf's accounted structures to the parent's objcg "
+	  "(set_active_memcg), and the stock keeps that objcg with their slab bytes until the "
+	  "leaf's first slab object (the file's first xa_node) drains it: one or two updates of "
+	  "the parent that the leaf does not get, so the parent is shown a page earlier; the model "
+	  "charges a memcg's structures to its kernel-memory model only and its obj stock keeps "
+	  "no slab statistics (anon allocates no slab in the leaf: its rows hold)" },
 	{ "kmem", "slab per memcg in caches under 2%", "the small objects the model does not "
 	  "charge: the kernfs node ids (kernfs_idr's radix_tree_node, about 0.65 per memcg), "
 	  "the directory's dentry, one kmalloc-256 and one more kmalloc-64 object per memcg "
