@@ -56,6 +56,25 @@ static struct msim_memcg *ws_node_memcg(const struct msim__ws_node *wn)
 }
 
 /*
+ * Under kmem-stat=counted (the linux-6.12 preset) the node is charged to the page
+ * counter too, through the obj stock, as __memcg_slab_post_alloc_hook() does with
+ * obj_cgroup_charge() (whole pages, MEMCG_KMEM): where a host has no obj stock
+ * (-ENODEV) only the statistics are kept, as before. The charge can take pages from
+ * the CPU's charge stock, which decides whether that stock still pins its memcg
+ * after an offline (drain_all_stock skips a slot with no pages).
+ */
+static void ws_node_objcg_charge(struct msim__ws_host *wh, struct msim__ws_node *wn, long sign)
+{
+	if (msim_config(wh->m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED)
+		return;
+	if (sign > 0)
+		wn->objcg_charged = !msim_obj_cgroup_charge(wn->objcg, MSIM_GFP_NOFAIL,
+							     (size_t)wn->slab_charge);
+	else if (wn->objcg_charged)
+		msim_obj_cgroup_uncharge(wn->objcg, (size_t)wn->slab_charge);
+}
+
+/*
  * The node's slab charge (kernel: the radix_tree_node cache is
  * SLAB_RECLAIM_ACCOUNT and __GFP_ACCOUNT: mod_objcg_mlstate on
  * NR_SLAB_RECLAIMABLE_B of the objcg's memcg). count_shadow_nodes adds the
@@ -70,6 +89,7 @@ static void ws_node_slab_account(struct msim__ws_host *wh, struct msim__ws_node 
 		return;
 	if (sign > 0)
 		wn->slab_charge = xa_node_charge(wh);
+	ws_node_objcg_charge(wh, wn, sign);
 	msim_rcu_read_lock();
 	memcg = ws_node_memcg(wn);
 	if (memcg)

@@ -39,6 +39,7 @@ struct msim__ws_node {
 	struct msim_address_space *mapping;
 	struct msim_obj_cgroup *objcg;       /* reference held; NULL: uncharged */
 	long slab_charge;                    /* NR_SLAB_RECLAIMABLE_B charged (nodes.c) */
+	bool objcg_charged;                  /* and charged through the obj stock */
 	unsigned int nid;
 	bool listed;                         /* !list_empty(&private_list): the xa lock */
 };

@@ -34,6 +34,9 @@ static const struct oracle_experiment experiments[] = {
 	  "parent, root; after the periodic flush)", oracle_exp_threshold },
 	{ "kmem", "kernel memory per empty memcg: slab per cache and per-CPU bytes, with and "
 	  "without tmpfs mounts (memcg-aware shrinkers)", oracle_exp_kmem },
+	{ "dying", "a memcg removed while it owns page cache (ext2 on brd): nr_dying_descendants, "
+	  "the parent's file and memory.current, before and after the cache is dropped",
+	  oracle_exp_dying },
 	{ NULL, NULL, NULL },
 };
 

@@ -90,6 +90,8 @@ int oracle_exp_threshold(const struct oracle_opts *o, struct oracle_rows *rows, 
 			 size_t errlen);
 int oracle_exp_kmem(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
 		    size_t errlen);
+int oracle_exp_dying(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
+		     size_t errlen);
 
 /* ---- model sides (oracle_model_*.c) ---- */
 
@@ -125,5 +127,12 @@ struct oracle_kmem_model {
 };
 int oracle_model_kmem(unsigned int cpus, unsigned int mounts, unsigned int n,
 		      struct oracle_kmem_model *out, char *err, size_t errlen);
+
+/* The dying-memcg experiment's readings: before rmdir, after it, after drop_caches. */
+struct oracle_dying_state {
+	double nr_dying, parent_file, parent_current;
+};
+int oracle_model_dying(unsigned int cpus, long pages, struct oracle_dying_state out[3],
+		       char *err, size_t errlen);
 
 #endif
