@@ -46,7 +46,7 @@ boot() {
 boot
 # A boot that never reached /init (a panic or hang before the experiment began) is
 # the emulator's, not the experiment's: boot once more, and say so.
-if ! grep -q '^@@ORACLE-BEGIN' "$log"; then
+if ! grep -q '@@ORACLE-BEGIN' "$log"; then
 	echo "run-guest: the guest did not reach /init (status $rc); booting once more:" >&2
 	grep -m1 -i 'panic\|not syncing' "$log" >&2 || tail -n 3 "$log" >&2
 	boot

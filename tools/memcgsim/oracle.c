@@ -95,17 +95,24 @@ static json_t *rows_json(const struct oracle_rows *rows, const char *version)
 			 "preset", "linux-6.12", "rows", arr);
 }
 
+/* Whole numbers (counts, bytes of one object) without decimals, shares with one. */
+static int decimals(double v)
+{
+	return v == (double)(long long)v ? 0 : 1;
+}
+
 static void print_rows(const struct oracle_rows *rows, const char *version)
 {
 	printf("The model (preset linux-6.12) against %s, under QEMU TCG\n\n",
 	       version ? version : "Linux 6.12");
-	printf("%-10s %-62s %9s %9s %-6s %s\n", "experiment", "row", "kernel", "model", "unit",
+	printf("%-10s %-62s %10s %10s %-6s %s\n", "experiment", "row", "kernel", "model", "unit",
 	       "verdict");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct oracle_row *r = &rows->v[i];
 
-		printf("%-10s %-62s %9.6g %9.6g %-6s %s%s\n", r->experiment, r->name, r->kernel,
-		       r->model, r->unit, oracle_verdict_name(r->verdict),
+		printf("%-10s %-62s %10.*f %10.*f %-6s %s%s\n", r->experiment, r->name,
+		       decimals(r->kernel), r->kernel, decimals(r->model), r->model, r->unit,
+		       oracle_verdict_name(r->verdict),
 		       r->departure && r->verdict != ORACLE_HOLDS ? " (known departure)" : "");
 		printf("%-10s   rule: %s\n", "", r->rule);
 		if (r->departure && r->verdict != ORACLE_HOLDS)
