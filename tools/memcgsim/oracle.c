@@ -37,6 +37,9 @@ static const struct oracle_experiment experiments[] = {
 	{ "dying", "a memcg removed while it owns page cache (ext2 on brd): nr_dying_descendants, "
 	  "the parent's file and memory.current, before and after the cache is dropped",
 	  oracle_exp_dying },
+	{ "zswap", "the root's zswap shrinker count: a workload in the root is never written "
+	  "back, the same workload in a child is (zswap and its shrinker on, swap on brd)",
+	  oracle_exp_zswap },
 	{ NULL, NULL, NULL },
 };
 
