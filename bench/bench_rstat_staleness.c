@@ -24,7 +24,7 @@
 struct st_cli {
 	struct msim_st_opts o;
 	bool csv, json;
-	char variants[512];
+	char variants[MSIM_VARIANTS_STRLEN];
 };
 
 /* Returns 0 to run, 1 after --help, 2 on a usage error (bench_util's convention). */

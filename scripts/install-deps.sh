@@ -7,11 +7,15 @@
 #   chromium        (when CI=true, or on request with MSIM_INSTALL_CHROMIUM=1) the
 #                   browser the report's screenshot test opens index.html in; the
 #                   test skips without it, except under CI=true, where it fails
+#   qemu-system-x86, busybox-static, xz-utils
+#                   the kernel rig (`memcgsim oracle`, ctest label kernel): QEMU boots
+#                   Debian's Linux 6.12 (fetched by oracle/fetch-kernel.sh with apt-get
+#                   download, never installed) with a busybox initramfs
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
-      libjansson-dev gnuplot-nox)
+      libjansson-dev gnuplot-nox qemu-system-x86 busybox-static xz-utils)
 if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ] || [ "${CI:-}" = true ]; then pkgs+=(chromium); fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")

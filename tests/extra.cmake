@@ -32,3 +32,16 @@ foreach(plant empty-id no-thread-table wide-table)
   set_tests_properties(report/screenshot-catches-${plant} PROPERTIES
     LABELS bench-smoke SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# kernel/oracle: every `memcgsim oracle` experiment at its small size, Debian's Linux
+# 6.12 under QEMU against the model (tests/kernel/run.sh, docs/oracle.md). Label
+# `kernel`; skipped (77) where QEMU or the kernel package cannot be had, a failure
+# under CI=true. Not in sanitizer builds: the guest boots dominate and the model's
+# side is the same code the other suites check there.
+if(NOT MSIM_ASAN AND NOT MSIM_TSAN)
+  add_test(NAME kernel/oracle
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kernel/run.sh ${PROJECT_BINARY_DIR}
+            ${PROJECT_SOURCE_DIR})
+  set_tests_properties(kernel/oracle PROPERTIES
+    LABELS kernel SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()

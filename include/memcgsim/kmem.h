@@ -129,6 +129,18 @@ MSIM_API size_t msim_kmem_owners(const struct msim *m, struct msim_kmem_owner_in
 /* Fills up to max entries, newest cache first; returns how many caches there are. */
 MSIM_API size_t msim_kmem_caches(const struct msim *m, struct msim_kmem_cache_info *out, size_t max);
 
+/*
+ * Live kmalloc objects per class (kernel: the kmalloc-N caches, accounted or not):
+ * size 8 .. 8192, and a last entry of size 0 for allocations the page allocator
+ * serves. Fills up to max entries; returns how many classes there are (14).
+ */
+struct msim_kmem_class_info {
+	size_t size;
+	uint64_t objects;
+};
+MSIM_API size_t msim_kmem_kmalloc_classes(const struct msim *m, struct msim_kmem_class_info *out,
+					  size_t max);
+
 /* Resident set size of this process, bytes (the simulator's own cost). */
 MSIM_API uint64_t msim_kmem_process_rss(void);
 /*

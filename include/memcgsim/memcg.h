@@ -95,6 +95,12 @@ struct msim_memcg_hooks {
 	 * engine's step that runs them conflicts with every step.
 	 */
 	bool teardown_noted;
+	/*
+	 * Whole pages an objcg charged (+) or uncharged (-) for slab objects (kernel:
+	 * mod_memcg_state(memcg, MEMCG_KMEM, nr) in obj_cgroup_charge_pages()): the
+	 * statistics layer counts them under kmem-stat=counted (variants.h).
+	 */
+	void (*kmem_stat)(struct msim_memcg *memcg, long nr_pages, void *priv);
 };
 
 /*

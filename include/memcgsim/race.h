@@ -267,7 +267,7 @@ struct msim_race_result {
 	bool own_budget;                   /* runs and preemptions were the race's */
 	char outcome[256];                 /* one line */
 	uint64_t seed;
-	char variants[512];
+	char variants[MSIM_VARIANTS_STRLEN];
 	/* A shard's place: runs [first_run, first_run + ex.runs) of runs_total. count 0: not a shard. */
 	struct msim_race_shard {
 		unsigned int index, count, first_run, runs_total;

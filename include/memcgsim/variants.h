@@ -24,6 +24,12 @@ extern "C" {
 enum msim_rstat_propagate {
 	MSIM_RSTAT_PROPAGATE_BREAK = 0,    /* mainline: stop the walk */
 	MSIM_RSTAT_PROPAGATE_CONTINUE = 1, /* thread 004: skip the level, keep walking */
+	/*
+	 * Linux 6.12: every level adds to this CPU's count; at the batch the count
+	 * goes into the level's atomic unless the level is flushable, and is reset
+	 * either way (the walk never stops early).
+	 */
+	MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC = 2,
 };
 
 /* thread 002 patch 2: where the root memcg's lruvec reads come from. */
@@ -115,6 +121,36 @@ enum msim_zswap_count_flush {
 	MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED = 1,
 };
 
+/*
+ * MEMCG_KMEM in obj_cgroup_charge_pages() / obj_cgroup_uncharge_pages(): the kernel
+ * counts the pages an objcg charges (mod_memcg_state), which is one rstat update
+ * per page charged for slab objects. Value 0 is the model's old simplification (not
+ * counted), kept as the default so that every race schedule through the obj stock
+ * stays as it was; the linux-6.12 preset counts them.
+ */
+enum msim_kmem_stat {
+	MSIM_KMEM_STAT_UNCOUNTED = 0,
+	MSIM_KMEM_STAT_COUNTED = 1,
+};
+
+/* The per-CPU charge stock (memcg_stock_pcp): how many memcgs one CPU caches. */
+enum msim_charge_stock {
+	MSIM_CHARGE_STOCK_MULTI = 0,       /* mainline: NR_MEMCG_STOCK (7) slots */
+	MSIM_CHARGE_STOCK_SINGLE = 1,      /* Linux 6.12: one cached memcg per CPU */
+};
+
+/*
+ * How the memory controller's own structures are allocated and sized, for the
+ * kernel-memory model: newest (struct mem_cgroup and mem_cgroup_per_node from
+ * their dedicated caches; 47 per-node statistics items) or Linux 6.12 (both from
+ * kzalloc, kmalloc-2k; 31 per-node items, so struct lruvec_stats is 744 bytes,
+ * kmalloc-1k): measured by the kernel rig (docs/oracle.md).
+ */
+enum msim_memcg_layout {
+	MSIM_MEMCG_LAYOUT_NEWEST = 0,
+	MSIM_MEMCG_LAYOUT_LINUX_6_12 = 1,
+};
+
 /* Demonstration switches: remove a fix to show the race it closes. */
 enum msim_onoff {
 	MSIM_ON = 0,
@@ -169,6 +205,9 @@ struct msim_variants {
 	enum msim_shrinker_bit_barrier shrinker_bit_barrier;
 	enum msim_zswap_count_flush zswap_count_flush;
 	enum msim_mglru_protection mglru_protection;
+	enum msim_kmem_stat kmem_stat;
+	enum msim_charge_stock charge_stock;
+	enum msim_memcg_layout memcg_layout;
 };
 
 struct msim_variant_desc {
@@ -202,7 +241,13 @@ MSIM_API int msim_preset_apply(struct msim_variants *v, const char *preset, char
 /* Current value name of a variant ("break"), or NULL for an unknown variant. */
 MSIM_API const char *msim_variant_get(const struct msim_variants *v, const char *name);
 
-/* "rstat-propagate=break,..." for every variant; returns bytes that would be written. */
+/*
+ * "rstat-propagate=break,..." for every variant; returns bytes that would be written
+ * (snprintf's rule: a return >= len means buf was cut). MSIM_VARIANTS_STRLEN holds
+ * every variant at its longest value (test_variants_format checks it), so a buffer
+ * of that size never cuts the string a run records.
+ */
+#define MSIM_VARIANTS_STRLEN 2048
 MSIM_API size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len);
 
 #ifdef __cplusplus

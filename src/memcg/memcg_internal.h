@@ -71,6 +71,14 @@
 #define MSIM__MEM_CGROUP_BASE_BYTES 2304
 #define MSIM__MEM_CGROUP_PER_NODE_PTR 8
 #define MSIM__MEM_CGROUP_PER_NODE_BYTES 2896
+/*
+ * memcg-layout=linux-6.12: 6.12's mem_cgroup_alloc() kzallocs struct mem_cgroup and
+ * alloc_mem_cgroup_per_node_info() each mem_cgroup_per_node (GFP_KERNEL, not
+ * accounted): the kernel rig counts one kmalloc-2k object of each per memcg, so both
+ * are between 1025 and 2048 bytes there; the model charges the class.
+ */
+#define MSIM__MEM_CGROUP_612_BYTES 2048
+#define MSIM__MEM_CGROUP_PER_NODE_612_BYTES 2048
 
 /*
  * The rest of a cgroup's slab (cgroup_kmem.c, owner "cgroup"; docs/kmem.md section 7).
@@ -105,6 +113,7 @@ struct msim__cgroup_kmem {
 	void *cgroup, *self_ref, *bpf_ref, *psi, *name;
 	void *kn_dir;
 	void *kn_files[MSIM__CGROUP_NR_FILES];
+	void *kn_names[MSIM__CGROUP_NR_FILES];   /* memcg-layout=linux-6.12 only */
 };
 
 /*

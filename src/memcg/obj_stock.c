@@ -26,8 +26,9 @@
  *  - a drain that lifts nr_charged_bytes to a page or more uncharges the whole
  *    pages at once (the kernel keeps them until the objcg is reused or released):
  *    so obj_cgroup_release() never finds bytes left and needs no change here;
- *  - MEMCG_KMEM is not counted (no layer of the model reads it yet) and the stock
- *    keeps no slab statistics (the kernel's cached_pgdat and slab byte counters);
+ *  - MEMCG_KMEM is counted only under kmem-stat=counted (variants.h; the
+ *    linux-6.12 preset), and the stock keeps no slab statistics (the kernel's
+ *    cached_pgdat and slab byte counters);
  *  - stocks are not drained at a memcg's offline: the cached objcg was repointed
  *    to the parent, so its later drain lands there, as the kernel's would.
  */
@@ -36,6 +37,7 @@
 
 #include <memcgsim/charge.h>
 
+#include "memcg/memcg_internal.h"
 #include "memcg/objcg_internal.h"
 
 struct obj_stock_pcp {
@@ -80,12 +82,31 @@ static struct msim__obj_stock_host *obj_stock_host(const struct msim *m)
 	return m ? msim_subsys_state(m, &msim_obj_stock_subsys) : NULL;
 }
 
+/*
+ * kernel: mod_memcg_state(memcg, MEMCG_KMEM, nr_pages) in obj_cgroup_charge_pages()
+ * and obj_cgroup_uncharge_pages(); under kmem-stat=uncounted (the model's old
+ * simplification, variants.h) nothing.
+ */
+static void kmem_stat(struct msim_memcg *memcg, long nr_pages)
+{
+	struct msim *m = msim_memcg_host(memcg);
+	struct msim__memcg_host *mh = msim__memcg_host(m);
+
+	if (msim_config(m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED || !mh)
+		return;
+	for (unsigned int i = 0; i < mh->nr_hooks; i++)
+		if (mh->hooks[i].kmem_stat)
+			mh->hooks[i].kmem_stat(memcg, nr_pages, mh->hooks[i].priv);
+}
+
 /* kernel: obj_cgroup_charge_pages(): the memcg the objcg names now, never the root. */
 static int charge_pages(struct msim_obj_cgroup *objcg, unsigned int gfp, unsigned int nr_pages)
 {
 	struct msim_memcg *memcg = msim_get_mem_cgroup_from_objcg(objcg);
 	int ret = msim_try_charge(memcg, gfp, nr_pages);
 
+	if (!ret)
+		kmem_stat(memcg, (long)nr_pages);
 	msim_css_put(memcg);
 	return ret;
 }
@@ -98,6 +119,7 @@ static void uncharge_pages(struct msim_obj_cgroup *objcg, unsigned long nr_pages
 	if (!nr_pages)
 		return;
 	memcg = msim_get_mem_cgroup_from_objcg(objcg);
+	kmem_stat(memcg, -(long)nr_pages);
 	msim_memcg_uncharge(memcg, (unsigned int)nr_pages);
 	msim_css_put(memcg);
 }

@@ -81,6 +81,16 @@ void msim__stock_fini(struct msim_charge_host *ch)
 	ch->stocks = NULL;
 }
 
+/*
+ * The slots in use: NR_MEMCG_STOCK, or one under charge-stock=single (Linux 6.12's
+ * memcg_stock_pcp caches one memcg: a refill for another drains it first).
+ */
+static unsigned int stock_slots(const struct msim_charge_host *ch)
+{
+	return msim_config(ch->m)->variants.charge_stock == MSIM_CHARGE_STOCK_SINGLE ?
+		       1U : MSIM_NR_MEMCG_STOCK;
+}
+
 /* kernel: mm/memcontrol.c consume_stock() */
 bool msim__consume_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
 			 unsigned int nr_pages)
@@ -93,7 +103,7 @@ bool msim__consume_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
 	stock = msim__stock(ch, msim_this_cpu());
 	if (!msim_trylock(&stock->lock))
 		return false;
-	for (unsigned int i = 0; i < MSIM_NR_MEMCG_STOCK; i++) {
+	for (unsigned int i = 0; i < stock_slots(ch); i++) {
 		if (stock->cached[i] != memcg)
 			continue;
 		if (stock->nr_pages[i] >= nr_pages) {
@@ -143,7 +153,7 @@ void msim__refill_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
 		return;
 	}
 	msim__stat_inc(&stock->refills, 1);
-	for (i = 0; i < MSIM_NR_MEMCG_STOCK; i++) {
+	for (i = 0; i < stock_slots(ch); i++) {
 		if (!stock->cached[i] && empty_slot == -1)
 			empty_slot = (int)i;
 		if (stock->cached[i] == memcg) {
@@ -158,7 +168,7 @@ void msim__refill_stock(struct msim_charge_host *ch, struct msim_memcg *memcg,
 		}
 	}
 	if (empty_slot == -1) {
-		i = stock_random_below(stock, MSIM_NR_MEMCG_STOCK);
+		i = stock_slots(ch) == 1 ? 0 : stock_random_below(stock, MSIM_NR_MEMCG_STOCK);
 		msim__stat_inc(&stock->evictions, 1);
 		drain_stock(ch, stock, i);
 	} else {

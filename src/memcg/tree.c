@@ -41,6 +41,13 @@ void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 
 /* ---- allocation (kernel: mem_cgroup_alloc / __mem_cgroup_free) ---- */
 
+
+/* memcg-layout=linux-6.12: struct mem_cgroup and mem_cgroup_per_node from kmalloc. */
+static bool layout_612(const struct msim__memcg_host *h)
+{
+	return msim_config(h->m)->variants.memcg_layout == MSIM_MEMCG_LAYOUT_LINUX_6_12;
+}
+
 /*
  * A new memcg under parent, holding its base reference; release is what the
  * last css_put calls (kernel: percpu_ref_init(&css->refcnt, css_release)).
@@ -72,10 +79,17 @@ struct msim_memcg *msim__memcg_alloc(struct msim__memcg_host *h, struct msim_mem
 	memcg->kmemcg_id = -1;
 	memcg->css_release = release;
 	memcg->state = MSIM_MEMCG_ALLOCATED;
-	memcg->kmem_memcg = msim_kmem_cache_alloc(h->m, h->memcg_cache, "mem_cgroup");
-	for (nid = 0; nid < nr_nodes; nid++)
-		memcg->kmem_pn[nid] = msim_kmem_cache_alloc(h->m, h->pn_cache,
-							    "mem_cgroup_per_node");
+	if (layout_612(h)) {             /* kzalloc in 6.12 (memcg_internal.h) */
+		memcg->kmem_memcg = msim_kmalloc(h->m, MSIM__MEM_CGROUP_612_BYTES, "mem_cgroup");
+		for (nid = 0; nid < nr_nodes; nid++)
+			memcg->kmem_pn[nid] = msim_kmalloc(h->m, MSIM__MEM_CGROUP_PER_NODE_612_BYTES,
+							   "mem_cgroup_per_node");
+	} else {
+		memcg->kmem_memcg = msim_kmem_cache_alloc(h->m, h->memcg_cache, "mem_cgroup");
+		for (nid = 0; nid < nr_nodes; nid++)
+			memcg->kmem_pn[nid] = msim_kmem_cache_alloc(h->m, h->pn_cache,
+								    "mem_cgroup_per_node");
+	}
 	/* css_init(): percpu_ref_init() of the css refcnt allocates its percpu_ref_data. */
 	memcg->kmem_css_ref = msim_kmalloc(h->m, MSIM__PERCPU_REF_DATA_BYTES, "mem_cgroup");
 	/* The root cgroup is static data with files made at boot: only mkdir pays. */
@@ -95,9 +109,13 @@ void msim__memcg_free_struct(struct msim_memcg *memcg, bool quarantine)
 	if (quarantine && MSIM__MEMCG_QUARANTINE)
 		msim_access_note(&h->quarantine, sizeof(h->quarantine), MSIM_ACCESS_RMW);
 	for (nid = 0; nid < nr_nodes; nid++)
-		if (memcg->kmem_pn[nid])
+		if (memcg->kmem_pn[nid] && layout_612(h))
+			msim_kfree(h->m, memcg->kmem_pn[nid]);
+		else if (memcg->kmem_pn[nid])
 			msim_kmem_cache_free(h->m, h->pn_cache, memcg->kmem_pn[nid]);
-	if (memcg->kmem_memcg)
+	if (memcg->kmem_memcg && layout_612(h))
+		msim_kfree(h->m, memcg->kmem_memcg);
+	else if (memcg->kmem_memcg)
 		msim_kmem_cache_free(h->m, h->memcg_cache, memcg->kmem_memcg);
 	if (memcg->kmem_css_ref)
 		msim_kfree(h->m, memcg->kmem_css_ref);

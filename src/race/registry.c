@@ -124,7 +124,7 @@ static int apply_host_setting(struct msim_config *cfg, const char *tok, char *er
 int msim_race_settings_apply(struct msim_config *cfg, const char *settings, char *err,
 			     size_t errlen)
 {
-	char buf[512], *tok, *save = NULL;
+	char buf[MSIM_VARIANTS_STRLEN], *tok, *save = NULL;
 
 	if (!settings)
 		return 0;

@@ -265,7 +265,13 @@ int msim_race_run(const struct msim_race *r, const struct msim_config *base,
 	res->own_budget = !o->runs && o->preemptions == MSIM_RACE_OWN_BUDGET;
 	if ((ret = run_config(r, base, o, &res->cfg, err, errlen)))
 		return ret;
-	msim_variants_format(&res->cfg.variants, res->variants, sizeof(res->variants));
+	if (msim_variants_format(&res->cfg.variants, res->variants, sizeof(res->variants)) >=
+	    sizeof(res->variants)) {
+		/* a cut string would not apply back in `memcgsim merge` */
+		snprintf(err, errlen, "the variants string does not fit in %zu bytes",
+			 sizeof(res->variants));
+		return -ENAMETOOLONG;
+	}
 	res->expected_violation = r->expect ? r->expect(&res->cfg, run_arg(r, o->side))
 					    : (o->side ? o->side->violation : true);
 	res->script_replays = r->script_replays;

@@ -95,8 +95,22 @@ static void rstat_css_offline(struct msim_memcg *memcg, void *priv)
 		msim__reparent_state_local(ms);
 }
 
+/* kmem_stat hook: obj_cgroup_charge_pages()'s mod_memcg_state(memcg, MEMCG_KMEM, nr). */
+static void rstat_kmem_stat(struct msim_memcg *memcg, long nr_pages, void *priv)
+{
+	struct msim__rstat *rs = priv;
+	struct msim__memcg_stats *ms;
+
+	if (rs->detached)
+		return;
+	ms = msim__stats_of(rs, memcg);
+	if (ms)
+		msim__mod_memcg_state(ms, MSIM_MEMCG_KMEM, nr_pages);
+}
+
 const struct msim_memcg_hooks msim__rstat_offline_hooks = {
 	.name = "rstat-local-reparent",
 	.order = MSIM_HOOK_ORDER_OBJCG_LRU,
 	.css_offline = rstat_css_offline,
+	.kmem_stat = rstat_kmem_stat,
 };

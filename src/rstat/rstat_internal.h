@@ -85,6 +85,8 @@ struct msim__vmstats {
  * counters elsewhere; this object is the charge only.
  */
 #define MSIM__LRUVEC_STATS_BYTES 1128
+/* memcg-layout=linux-6.12: 31 items (memcg_node_stat_items of 6.12): 3 x 31 x 8 = 744, kmalloc-1k. */
+#define MSIM__LRUVEC_STATS_612_BYTES 744
 
 /* kernel: struct lruvec_stats_percpu. */
 struct msim__lruvec_pcpu {

@@ -34,17 +34,40 @@ static long pcpu_xchg_zero(long *slot)
 }
 
 /*
+ * Linux 6.12's level step: this CPU's count grows by |val| at every level; at the
+ * batch the level's atomic takes it only if the level is not flushable ("adding
+ * to a flushable level is redundant"), and the count is reset either way.
+ */
+static void skip_atomic_level(struct msim__rstat *rs, struct msim__stats_pcpu *statc,
+			      struct msim__vmstats *vs, long threshold, long absval,
+			      unsigned int cpu)
+{
+	long n = msim_this_cpu_add_return(&statc->stats_updates, absval);
+
+	if (n < rs->params.charge_batch)
+		return;
+	if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") <= threshold) {
+		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
+				  "rstat.update.atomic_add");
+		MSIM__CTR_CPU(rs, cpu, batches);
+	} else {
+		MSIM__CTR_CPU(rs, cpu, walk_skips);
+	}
+	msim_write_once_at(&statc->stats_updates, 0, "this_cpu_rmw.store");
+}
+
+/*
  * kernel: memcg_rstat_updated(memcg, val, cpu). val is in pages (the heuristic
  * unit). 1: val 0 does nothing. 2: enqueue. 3: for each level from memcg to the
  * root: stop (break) or skip (continue, thread 004) at a level whose atomic is
  * above the threshold; else add |val| to this CPU's count and, once it reaches
- * the batch, move the whole count into the level's atomic.
+ * the batch, move the whole count into the level's atomic. skip-atomic (6.12):
+ * skip_atomic_level() at every level.
  */
 void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
 {
 	struct msim__rstat *rs = ms->rs;
-	const bool cont = msim_config(rs->m)->variants.rstat_propagate ==
-			  MSIM_RSTAT_PROPAGATE_CONTINUE;
+	const enum msim_rstat_propagate mode = msim_config(rs->m)->variants.rstat_propagate;
 	const long threshold = msim__threshold(rs);
 	struct msim__memcg_stats *level;
 
@@ -63,10 +86,14 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		long n;
 
 		yc.object = level->memcg;          /* the level walked */
+		if (mode == MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC) {
+			skip_atomic_level(rs, statc, vs, threshold, labs(val), cpu);
+			continue;
+		}
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
 		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
 		    threshold) {
-			if (!cont) {
+			if (mode == MSIM_RSTAT_PROPAGATE_BREAK) {
 				MSIM__CTR_CPU(rs, cpu, walk_breaks);
 				break;
 			}

@@ -179,6 +179,8 @@ void *msim_kmalloc(struct msim *m, size_t size, const char *owner)
 	ADD(k, &k->kmalloc_bytes, d.charged);
 	ADD(k, &k->owners[d.owner].kmalloc_bytes, d.charged);
 	ADD(k, &k->allocations, 1);
+	if (d.charged)
+		ADD(k, &k->class_objects[msim__kmem_class_index(d.charged)], 1);
 	return p;
 }
 
@@ -187,6 +189,8 @@ static void kmalloc_uncharge(struct msim_kmem *k, const struct msim__kmem_desc *
 	SUB(k, &k->kmalloc_bytes, d->charged);
 	SUB(k, &k->owners[d->owner].kmalloc_bytes, d->charged);
 	SUB(k, &k->allocations, 1);
+	if (d->charged)
+		SUB(k, &k->class_objects[msim__kmem_class_index(d->charged)], 1);
 }
 
 /* ---- dedicated caches ---- */

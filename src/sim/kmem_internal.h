@@ -53,6 +53,19 @@ struct msim_kmem_cache {
 };
 
 struct kmem_pools;            /* kmem_pool.c */
+
+/* The kmalloc classes the per-class counts use: 13 slab classes, then "page allocator". */
+#define MSIM__KMEM_NR_CLASSES 14
+static inline unsigned int msim__kmem_class_index(size_t charged)
+{
+	static const unsigned short classes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512,
+						  1024, 2048, 4096, 8192 };
+
+	for (unsigned int i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (charged <= classes[i])
+			return i;
+	return MSIM__KMEM_NR_CLASSES - 1;
+}
 struct pcpu_area;             /* kmem_percpu.c */
 
 struct msim_kmem {
@@ -68,6 +81,8 @@ struct msim_kmem {
 	uint64_t rcu_pending_bytes;
 	uint64_t rcu_pending_frees;
 	uint64_t allocations;
+	/* live kmalloc objects per class (msim__kmem_class_index: 8 .. 8192, then pages) */
+	uint64_t class_objects[MSIM__KMEM_NR_CLASSES];
 	unsigned int nr_owners;   /* published with release */
 	struct kmem_owner owners[KMEM_OWNER_RECORDS];
 	const char *slot_key[KMEM_OWNER_SLOTS];   /* published with release */

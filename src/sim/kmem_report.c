@@ -155,3 +155,18 @@ void msim_kmem_trim(void)
 	msim__kmem_pcpu_trim();
 	malloc_trim(0);
 }
+
+size_t msim_kmem_kmalloc_classes(const struct msim *m, struct msim_kmem_class_info *out, size_t max)
+{
+	static const size_t sizes[MSIM__KMEM_NR_CLASSES] = { 8, 16, 32, 64, 96, 128, 192, 256,
+							      512, 1024, 2048, 4096, 8192, 0 };
+	const struct msim_kmem *k = msim__kmem_of(m);
+
+	if (!k)
+		return 0;
+	for (size_t i = 0; i < MSIM__KMEM_NR_CLASSES && i < max; i++) {
+		out[i].size = sizes[i];
+		out[i].objects = LOAD(&k->class_objects[i]);
+	}
+	return MSIM__KMEM_NR_CLASSES;
+}

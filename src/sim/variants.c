@@ -8,7 +8,7 @@
 
 #include <memcgsim/variants.h>
 
-static const char *const v_propagate[] = { "break", "continue", NULL };
+static const char *const v_propagate[] = { "break", "continue", "skip-atomic", NULL };
 static const char *const v_root_read[] = { "rstat", "node", NULL };
 static const char *const v_dying[] = { "v1", "all", "all-rcu-on-dying", NULL };
 static const char *const v_info[] = { "array", "array-unit-cache", "array-on-demand", "xarray",
@@ -25,13 +25,18 @@ static const char *const v_damon_root_read[] = { "flush", "node", NULL };
 static const char *const v_bit_barrier[] = { "mb", "none", NULL };
 static const char *const v_zswap_count_flush[] = { "gated", "ratelimited", NULL };
 static const char *const v_mglru_protection[] = { "6.14", "6.12", NULL };
+static const char *const v_kmem_stat[] = { "uncounted", "counted", NULL };
+static const char *const v_charge_stock[] = { "multi", "single", NULL };
+static const char *const v_memcg_layout[] = { "newest", "linux-6.12", NULL };
 
 #define OFF(field) offsetof(struct msim_variants, field)
 
 static const struct msim_variant_desc table[] = {
 	{ "rstat-propagate", v_propagate,
-	  "memcg_rstat_updated at a flushable level: stop the walk (break) or skip the "
-	  "level and keep walking to the ancestors (continue)",
+	  "memcg_rstat_updated at a flushable level: stop the walk (break), skip the "
+	  "level and keep walking to the ancestors (continue), or, as Linux 6.12, add to "
+	  "every level's per-CPU count and at the batch skip only the atomic add of a "
+	  "flushable level (skip-atomic)",
 	  "004", OFF(rstat_propagate) },
 	{ "root-lruvec-read", v_root_read,
 	  "root memcg lruvec reads: the flushed rstat aggregate, or the node counters "
@@ -146,6 +151,21 @@ static const struct msim_variant_desc table[] = {
 	  "(6.12: recent only while min_seq has not moved, every recent refault an "
 	  "activation)",
 	  "000 (MGLRU), linux 6.12", OFF(mglru_protection) },
+	{ "kmem-stat", v_kmem_stat,
+	  "MEMCG_KMEM in obj_cgroup_charge_pages / obj_cgroup_uncharge_pages: counted, one "
+	  "rstat update per charge of whole pages for slab objects, as the kernel does "
+	  "(counted); uncounted is the model's old simplification, the default so that race "
+	  "schedules through the obj stock stay comparable",
+	  "kernel rig (6.12), model", OFF(kmem_stat) },
+	{ "charge-stock", v_charge_stock,
+	  "the per-CPU charge stock: up to NR_MEMCG_STOCK (7) memcgs per CPU (multi), or "
+	  "one, as Linux 6.12 has it, so that a charge for another memcg drains it (single)",
+	  "kernel rig (6.12)", OFF(charge_stock) },
+	{ "memcg-layout", v_memcg_layout,
+	  "the memory controller's structures in the kernel-memory model: struct mem_cgroup "
+	  "and mem_cgroup_per_node from their dedicated caches and 47 per-node statistics "
+	  "(newest), or both from kmalloc-2k and a 744-byte lruvec_stats (linux-6.12)",
+	  "kernel rig (6.12)", OFF(memcg_layout) },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -163,6 +183,15 @@ static const struct msim_preset_desc presets[] = {
 	  "damon-root-read=node" },
 	{ "thread-004", "thread 004: keep propagating stats updates to ancestors",
 	  "rstat-propagate=continue" },
+	{ "linux-6.12", "the model as Debian's Linux 6.12 runs (memcgsim oracle): no early break "
+	  "in memcg_rstat_updated, folios name their memcg (no LRU reparenting, no dying "
+	  "redirect on v2), the shadow budget from lruvec_page_state_local, vmstat's per-CPU "
+	  "node counters, MEMCG_KMEM counted, one charge stock slot per CPU, 6.12's memcg "
+	  "struct sizes, MGLRU's protection before the 6.14 rework; run it with "
+	  "MGLRU (lru_gen enabled 0x0007)",
+	  "rstat-propagate=skip-atomic,lru-reparent=off,shadow-budget=page-state-local,"
+	  "node-stat=percpu,kmem-stat=counted,charge-stock=single,memcg-layout=linux-6.12,"
+	  "mglru-protection=6.12" },
 	{ NULL, NULL, NULL },
 };
 

@@ -25,12 +25,53 @@
 
 #include "workingset/ws_internal.h"
 
-#define XA_NODE_SLAB_BYTES MSIM_XA_NODE_BYTES
+/*
+ * The bytes a node is charged to its memcg's slab statistics: kernel
+ * obj_full_size(s) = s->size + sizeof(struct obj_cgroup *). radix_tree_node has a
+ * constructor, so SLUB keeps the free pointer outside the object: s->size is
+ * 584 for the 576-byte node (the kernel rig's /proc/slabinfo shows 584), and the
+ * charge 592.
+ */
+static long xa_node_charge(struct msim__ws_host *wh)
+{
+	struct msim_kmem_cache_info ci;
+	struct msim_kmem_cache *c;
+
+	if (!wh->xa_node_charge) {
+		/* the host's shared cache (lib/xarray.c creates it with these) */
+		c = msim_kmem_cache_find_or_create(wh->m, "radix_tree_node", MSIM_XA_NODE_BYTES,
+						   MSIM_SLAB_FREEPTR_OUTSIDE);
+		if (!c)
+			return MSIM_XA_NODE_BYTES;
+		msim_kmem_cache_info(c, &ci);
+		wh->xa_node_charge = (long)(ci.slot_size + sizeof(void *));
+	}
+	return wh->xa_node_charge;
+}
 
 /* kernel: mem_cgroup_from_slab_obj(node): the node's objcg's memcg now (RCU held). */
 static struct msim_memcg *ws_node_memcg(const struct msim__ws_node *wn)
 {
 	return wn->objcg ? msim_obj_cgroup_memcg(wn->objcg) : NULL;
+}
+
+/*
+ * Under kmem-stat=counted (the linux-6.12 preset) the node is charged to the page
+ * counter too, through the obj stock, as __memcg_slab_post_alloc_hook() does with
+ * obj_cgroup_charge() (whole pages, MEMCG_KMEM): where a host has no obj stock
+ * (-ENODEV) only the statistics are kept, as before. The charge can take pages from
+ * the CPU's charge stock, which decides whether that stock still pins its memcg
+ * after an offline (drain_all_stock skips a slot with no pages).
+ */
+static void ws_node_objcg_charge(struct msim__ws_host *wh, struct msim__ws_node *wn, long sign)
+{
+	if (msim_config(wh->m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED)
+		return;
+	if (sign > 0)
+		wn->objcg_charged = !msim_obj_cgroup_charge(wn->objcg, MSIM_GFP_NOFAIL,
+							     (size_t)wn->slab_charge);
+	else if (wn->objcg_charged)
+		msim_obj_cgroup_uncharge(wn->objcg, (size_t)wn->slab_charge);
 }
 
 /*
@@ -46,11 +87,15 @@ static void ws_node_slab_account(struct msim__ws_host *wh, struct msim__ws_node 
 
 	if (!wn->objcg || msim_obj_cgroup_is_root(wn->objcg))
 		return;
+	if (sign > 0)
+		wn->slab_charge = xa_node_charge(wh);
+	ws_node_objcg_charge(wh, wn, sign);
 	msim_rcu_read_lock();
 	memcg = ws_node_memcg(wn);
 	if (memcg)
 		msim_mod_memcg_lruvec_state(msim_mem_cgroup_lruvec(wh->m, memcg, wn->nid),
-					    MSIM_NR_SLAB_RECLAIMABLE_B, sign * XA_NODE_SLAB_BYTES);
+					    MSIM_NR_SLAB_RECLAIMABLE_B,
+					    sign * wn->slab_charge);
 	msim_rcu_read_unlock();
 }
 

@@ -30,14 +30,16 @@
  * private_list on shadow_nodes, and the slab objcg the node was charged to
  * (mem_cgroup_from_slab_obj() reads the memcg through it, so after an offline
  * it names the parent). The model hangs this record on the node
- * (msim_xa_node_private): it stands for fields inside the 576 bytes the node
- * is charged at, so it is plain memory, not a kernel-memory charge.
+ * (msim_xa_node_private): it stands for fields inside the node's 576 bytes
+ * (charged at 592: nodes.c), so it is plain memory, not a kernel-memory charge.
  */
 struct msim__ws_node {
 	struct msim_list_head private_list;  /* on shadow_nodes: the list_lru lock */
 	struct msim_xa_node *node;
 	struct msim_address_space *mapping;
 	struct msim_obj_cgroup *objcg;       /* reference held; NULL: uncharged */
+	long slab_charge;                    /* NR_SLAB_RECLAIMABLE_B charged (nodes.c) */
+	bool objcg_charged;                  /* and charged through the obj stock */
 	unsigned int nid;
 	bool listed;                         /* !list_empty(&private_list): the xa lock */
 };
@@ -81,6 +83,7 @@ struct msim__ws_host {
 	bool root_flush_skip;                /* variant workingset-root-flush=skip */
 	bool isolate_trylock;                /* variant shadow-isolate-trylock=on */
 	unsigned int bucket_order;
+	long xa_node_charge;                 /* obj_full_size(radix_tree_node): nodes.c */
 	struct msim_list_lru shadow_nodes;
 	bool shadow_nodes_ready;
 	struct msim_shrinker *shrinker;

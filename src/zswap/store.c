@@ -128,14 +128,32 @@ static bool store_checks(struct msim__zswap *z, struct msim_folio *folio,
 	return ret == 0;
 }
 
-bool msim__zswap_store(struct msim__zswap *z, struct msim_folio *folio, unsigned long slot)
+/*
+ * kernel: get_obj_cgroup_from_folio(): the folio's objcg plus a reference; a folio
+ * that names its memcg instead (lru-reparent=off: 6.12, 7.0) gives that memcg's
+ * objcg (__get_obj_cgroup_from_memcg), so its entries are charged to it.
+ */
+static struct msim_obj_cgroup *folio_objcg_get(struct msim_folio *folio)
 {
 	struct msim_obj_cgroup *objcg = msim_folio_objcg(folio);
+	struct msim_memcg *memcg;
+
+	if (objcg) {
+		msim_obj_cgroup_get(objcg);
+		return objcg;
+	}
+	msim_rcu_read_lock();
+	memcg = msim_folio_memcg(folio);
+	objcg = memcg ? msim_get_obj_cgroup_from_memcg(memcg, msim_folio_nid(folio)) : NULL;
+	msim_rcu_read_unlock();
+	return objcg;
+}
+
+bool msim__zswap_store(struct msim__zswap *z, struct msim_folio *folio, unsigned long slot)
+{
+	struct msim_obj_cgroup *objcg = folio_objcg_get(folio);
 	bool stored = false;
 
-	/* kernel: get_obj_cgroup_from_folio(): folio_objcg plus a reference. */
-	if (objcg)
-		msim_obj_cgroup_get(objcg);
 	if (store_checks(z, folio, objcg))
 		stored = store_page(z, folio, slot, objcg);
 	if (stored) {

@@ -277,7 +277,7 @@ static void test_budget_needs_a_flush(void **state)
 static void test_shadow_budget_variants(void **state)
 {
 	(void)state;
-	/* c's three xa_nodes are 3 x 576 bytes of reclaimable slab: 0 whole pages */
+	/* c's three xa_nodes are 3 x 592 bytes of reclaimable slab: 0 whole pages */
 	assert_int_equal(budget_of(MSIM_LRU_CLASSIC, "shadow-budget=lru-size"), 128);
 	assert_int_equal(budget_of(MSIM_LRU_MGLRU, "shadow-budget=lru-size"), 0);
 	assert_int_equal(budget_of(MSIM_LRU_CLASSIC, "shadow-budget=page-state-local"), 128);

@@ -22,6 +22,8 @@ int msim_cli_race_jobs(const struct msim_race *r, const struct msim_config *cfg,
 int msim_cli_merge(int argc, char **argv);
 /* memcgsim demo (demo.c). */
 int msim_cli_demo(int argc, char **argv);
+/* memcgsim oracle [OPTIONS]: the model against Linux 6.12 under QEMU (oracle.c). */
+int msim_cli_oracle(int argc, char **argv);
 /* memcgsim list --markdown: docs/races.md, from the registry (markdown.c). */
 int msim_cli_markdown(FILE *f);
 

@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	      "  demo                         run every race under its default exploration\n"
 	      "  report [--out DIR] [--quick] every bench and race of the threads: HTML,\n"
 	      "                               Markdown, JSON and plots (memcgsim report --help)\n"
+	      "  oracle [OPTIONS]             the model against Linux 6.12 booted under QEMU\n"
+	      "                               (memcgsim oracle --help)\n"
 	      "\n"
 	      "Deterministic runs print their schedule; '--schedule STR' (or MSIM_SCHEDULE=STR)\n"
 	      "replays it exactly.\n",
@@ -179,6 +181,8 @@ int main(int argc, char **argv)
 		return msim_cli_demo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return msim_cli_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "oracle"))
+		return msim_cli_oracle(argc - 1, argv + 1);
 	fprintf(stderr, "memcgsim: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

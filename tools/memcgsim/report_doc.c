@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "oracle.h"
 #include "report_doc.h"
 
 /* ---- two writers, one walk ---- */
@@ -400,6 +401,7 @@ static void walk(struct doc *d, const struct report *rep, const struct tally *al
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			thread_section(d, rep, th, t);
+	report_oracle_section(d->f, d->html);   /* report_oracle.c */
 	if (d->html)
 		fputs("</body></html>\n", d->f);
 }
