@@ -174,6 +174,11 @@ struct msim_explore_result {
 	char why[512];                    /* check()'s reason, or the deadlock report head */
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
 	bool diverged;                    /* that run did not follow its replay string */
+	/*
+	 * MSIM_SCHEDULE was set and made the exploration one replay of its string
+	 * in place of the strategy (or the schedule) the options asked for.
+	 */
+	bool env_replay;
 	bool schedule_truncated;          /* its schedule did not fit: not replayable */
 	bool exhausted;                   /* DFS: the bounded space was fully explored;
 					     DPOR: every trace of the scenario was */

@@ -262,6 +262,12 @@ struct msim_race_result {
 	struct msim_race_report rep;       /* a script's figures and notes */
 	bool expected_violation;
 	bool behaved_as_expected;
+	/*
+	 * The run was not the one asked for (a replay that diverged from its
+	 * string, MSIM_SCHEDULE in place of the strategy): outcome says what
+	 * happened, and there is no verdict (behaved_as_expected is false).
+	 */
+	bool no_verdict;
 	bool script_replays;               /* the race's flag of the same name */
 	bool concurrent;                   /* ran the concurrent flavour */
 	bool own_budget;                   /* runs and preemptions were the race's */

@@ -56,9 +56,11 @@ static void run_json(json_t *o, const struct msim_race_result *r)
 	set(o, "outcome", msim__json_string(r->outcome));
 	set(o, "expected_violation", json_boolean(r->expected_violation));
 	set(o, "behaved_as_expected", json_boolean(r->behaved_as_expected));
+	set(o, "no_verdict", json_boolean(r->no_verdict));
 	set(o, "deadlocked", json_boolean(r->ex.deadlocked));
 	set(o, "exhausted", json_boolean(r->ex.exhausted));
 	set(o, "diverged", json_boolean(r->ex.diverged));
+	set(o, "env_replay", json_boolean(r->ex.env_replay));
 	set(o, "schedule_truncated", json_boolean(r->ex.schedule_truncated));
 	/* Milliseconds are all a run's wall time says. */
 	set(o, "seconds", msim__json_number((double)(long long)(r->ex.seconds * 1000 + 0.5) / 1000, 6));
@@ -262,7 +264,7 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	print_figs_text(f, &r->rep);
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
-	if (r->strategy == MSIM_STRAT_DPOR)
+	if (r->strategy == MSIM_STRAT_DPOR && !r->ex.env_replay)
 		fprintf(f, "  dpor: explored %u, pruned %u (sleep sets), races %llu, backtracks %llu, "
 			"%s\n", r->ex.runs - r->ex.pruned, r->ex.pruned,
 			(unsigned long long)r->ex.races, (unsigned long long)r->ex.backtracks,
@@ -273,8 +275,11 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		      f);
 	if (r->ex.first_violation_run >= 0 && !r->concurrent)
 		print_violation_text(f, r);
-	fprintf(f, "  outcome: %s -> %s\n", r->outcome,
-		r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
+	if (r->no_verdict)
+		fprintf(f, "  outcome: %s\n", r->outcome);
+	else
+		fprintf(f, "  outcome: %s -> %s\n", r->outcome,
+			r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
 	if (r->cfg.lockdep)
 		print_lockdep_text(f, r->cfg.lockdep);
 }

@@ -145,7 +145,7 @@ int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 	const struct msim_race_result *d;
 	unsigned int runs = 0, violations = 0;
 	double seconds = 0;
-	bool fix_side_clean = true;
+	bool fix_side_clean = true, diverged = false, env_replay = false;
 	int ret = check_parts(parts, n, err, errlen);
 
 	if (ret)
@@ -159,6 +159,8 @@ int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 		violations += parts[i]->ex.violations;
 		seconds += parts[i]->ex.seconds;
 		fix_side_clean &= parts[i]->behaved_as_expected;
+		diverged |= parts[i]->ex.diverged;
+		env_replay |= parts[i]->ex.env_replay;
 	}
 	d = decisive_part(parts, n);
 	*out = *d;                              /* its schedule, hash and reason */
@@ -166,6 +168,9 @@ int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 	out->ex.violations = violations;
 	out->ex.seconds = seconds;
 	out->ex.exhausted = false;
+	/* One shard that did not run what it was asked to leaves the whole without a verdict. */
+	out->ex.diverged = diverged;
+	out->ex.env_replay = env_replay;
 	out->shard = (struct msim_race_shard){ 0 };
 	msim__race_set_outcome(r, out);
 	/* A shard that saw a violation it should not have fails the whole. */

@@ -115,6 +115,7 @@ static int shard_from_json(json_t *o, struct msim_race_result *res, char *err, s
 	res->ex.trace_hash = strtoull(jstr(o, "trace_hash"), NULL, 16);
 	res->ex.deadlocked = jbool(o, "deadlocked");
 	res->ex.diverged = jbool(o, "diverged");
+	res->ex.env_replay = jbool(o, "env_replay");
 	res->ex.schedule_truncated = jbool(o, "schedule_truncated");
 	res->ex.seconds = json_number_value(json_object_get(o, "seconds"));
 	snprintf(res->ex.schedule, sizeof(res->ex.schedule), "%s", jstr(o, "schedule"));
