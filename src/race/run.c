@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -198,6 +199,7 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		       char *err, size_t errlen)
 {
 	struct msim_explore_target t = side_target(r, o->side);
+	const char *env = getenv("MSIM_SCHEDULE");   /* msim_sched_set() replays it */
 	struct msim_explore_opts eo;
 	int ret;
 
@@ -208,13 +210,14 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		return 0;   /* more shards than runs: this one has none */
 	ret = msim_explore(&t, cfg, &eo, &res->ex);
 	shard_renumber(res);
-	if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
-		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
-			 "separated by dots, each optionally *count: a task index below the "
-			 "race's task count, R for the RCU engine, !N for the arrival of "
+	if (ret == -EINVAL && (o->strategy == MSIM_STRAT_REPLAY || (env && *env)))
+		snprintf(err, errlen, "race %s: %s'%.200s' is not a schedule of this race "
+			 "(picks separated by dots, each optionally *count: a task index below "
+			 "the race's task count, R for the RCU engine, !N for the arrival of "
 			 "interrupt source N, ~C or ~C+K for a drain of CPU C's store buffer, "
 			 "its K-th oldest entry, K below 64)", r->name,
-			 o->schedule ? o->schedule : "");
+			 env && *env ? "MSIM_SCHEDULE=" : "",
+			 env && *env ? env : o->schedule ? o->schedule : "");
 	else if (ret == -E2BIG && o->strategy == MSIM_STRAT_DPOR)
 		snprintf(err, errlen, "race %s: dpor follows at most 63 threads (tasks, "
 			 "interrupt sources, and at most 32 store-buffer drain threads: one per "

@@ -75,10 +75,27 @@ static void env_schedule_gives_no_verdict(void **st)
 	assert_non_null(strstr(buf, "space exhausted (expected) -> as expected"));
 }
 
+/*
+ * bench explore-rate under MSIM_SCHEDULE: a string that is not a schedule, or
+ * one that turns each exploration into a replay, gives no figures and no
+ * verdict (it once printed a garbage run count and "[holds]").
+ */
+static void explore_rate_refuses_env_schedule(void **st)
+{
+	assert_int_equal(run_env("MSIM_SCHEDULE=x", "bench explore-rate --quick --runs 20"), 1);
+	assert_non_null(strstr(buf, "MSIM_SCHEDULE='x' is not a schedule"));
+	assert_null(strstr(buf, "holds"));
+	assert_null(strstr(buf, "runs"));
+	assert_int_equal(run_env("MSIM_SCHEDULE=0", "bench explore-rate --quick --runs 20"), 1);
+	assert_non_null(strstr(buf, "no verdict: MSIM_SCHEDULE='0'"));
+	assert_null(strstr(buf, "holds"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(env_schedule_gives_no_verdict),
+		cmocka_unit_test(explore_rate_refuses_env_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
