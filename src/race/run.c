@@ -26,6 +26,12 @@ static void *run_arg(const struct msim_race *r, const struct msim_race_side *sid
 	return side && side->arg ? side->arg : r->target.arg;
 }
 
+bool msim__race_expects(const struct msim_race *r, const struct msim_config *cfg,
+			const struct msim_race_side *side)
+{
+	return r->expect ? r->expect(cfg, run_arg(r, side)) : (side ? side->violation : true);
+}
+
 /* The target of one run on side. */
 static struct msim_explore_target side_target(const struct msim_race *r,
 					      const struct msim_race_side *side)
@@ -269,8 +275,7 @@ int msim_race_run(const struct msim_race *r, const struct msim_config *base,
 	if ((ret = run_config(r, base, o, &res->cfg, err, errlen)))
 		return ret;
 	msim_variants_format(&res->cfg.variants, res->variants, sizeof(res->variants));
-	res->expected_violation = r->expect ? r->expect(&res->cfg, run_arg(r, o->side))
-					    : (o->side ? o->side->violation : true);
+	res->expected_violation = msim__race_expects(r, &res->cfg, o->side);
 	res->script_replays = r->script_replays;
 	if (o->shard_count > 1 && (o->concurrent || o->strategy == MSIM_STRAT_SCRIPT ||
 				   o->strategy == MSIM_STRAT_REPLAY)) {

@@ -91,11 +91,95 @@ static void explore_rate_refuses_env_schedule(void **st)
 	assert_null(strstr(buf, "holds"));
 }
 
+/* What merge says about each hostile shard file of tests/unit/data/merge/ (README there). */
+static const struct {
+	const char *file, *says;
+} refused[] = {
+	{ "violations_string.jsonl", "violations_string.jsonl:1: \"violations\" is not an integer" },
+	{ "runs_real.jsonl", "\"runs\" is not an integer" },
+	{ "runs_missing.jsonl", "no \"runs\" (every shard line has it)" },
+	{ "violations_above_runs.jsonl", "101 violations in 100 runs" },
+	{ "violations_wrap.jsonl", "4294967295 violations in 100 runs" },
+	{ "first_violation_run_big.jsonl", "\"first_violation_run\" 4294967300 out of range" },
+	{ "first_violation_run_without_violations.jsonl", "first_violation_run 10 with 0 violations" },
+	{ "schedule_injection.jsonl", "schedule has characters no schedule has" },
+	{ "seconds_neg_huge.jsonl", "seconds is not a number from 0 to 1e9" },
+	{ "seconds_huge.jsonl", "seconds is not a number from 0 to 1e9" },
+	{ "seed_negative.jsonl", "\"seed\" is not an unsigned 64-bit integer" },
+	{ "expected_lie.jsonl", "expected_violation does not follow from the shard's configuration" },
+	{ "behaved_lie.jsonl", "behaved_as_expected does not follow from the shard's figures" },
+	{ "trace_hash_bad.jsonl", "trace_hash is not up to 16 hex digits" },
+	{ "strategy_dfs.jsonl", "strategy 'dfs' is not one a shard runs" },
+	{ "deadlocked_int.jsonl", "\"deadlocked\" is not true or false" },
+	{ "side_number.jsonl", "\"side\" is not a string or null" },
+	{ "duplicate_key.jsonl", "duplicate object key" },
+	{ "race_ansi.jsonl", "no race named '\\x1b[2Jcleared'" },
+	{ "variants_unknown.jsonl", "unknown value '\\x1b[5mblink'" },
+};
+
+/* Every field checked: a wrong type, a missing key, a count out of range is exit 2 and why. */
+static void merge_refuses_hostile_shards(void **st)
+{
+	for (unsigned int i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int rc = run("merge " DATA "%s", refused[i].file);
+
+		if (rc != 2 || !strstr(buf, refused[i].says))
+			fail_msg("%s: exit %d, want 2 and \"%s\"; got:\n%s", refused[i].file, rc,
+				 refused[i].says, buf);
+		assert_null(strchr(buf, '\x1b'));
+	}
+	/* a directory: the read error, not "no results" */
+	assert_int_equal(run("merge " DATA), 2);
+	assert_non_null(strstr(buf, "Is a directory"));
+	assert_int_equal(run("merge " DATA "no-such-file.jsonl"), 2);
+	assert_non_null(strstr(buf, "No such file or directory"));
+	/* the untouched shards merge */
+	assert_int_equal(run("merge " DATA "good.jsonl"), 0);
+	assert_non_null(strstr(buf, "runs 200, violations 14"));
+}
+
+/*
+ * What merge prints from a shard never drives the terminal nor a shell: an
+ * escape sequence in why comes out as \x1b; a schedule too long to keep is
+ * marked, not cut into a replay line; the replay line is single-quoted.
+ */
+static void merge_output_is_escaped(void **st)
+{
+	assert_int_equal(run("merge " DATA "why_ansi.jsonl"), 0);
+	assert_null(strchr(buf, '\x1b'));
+	assert_null(strchr(buf, '\a'));
+	assert_non_null(strstr(buf, "\\x1b[31mRED\\x1b[0m\\x07 bell"));
+	assert_non_null(strstr(buf, "--schedule '0*11.2*25.1*89.2*17'\n"));
+	assert_int_equal(run("merge --json " DATA "why_ansi.jsonl"), 0);
+	assert_null(strchr(buf, '\x1b'));
+	assert_non_null(strstr(buf, "\\u001B[31mRED"));
+	assert_int_equal(run("merge " DATA "schedule_long.jsonl"), 0);
+	assert_non_null(strstr(buf, "schedule too long to print in full"));
+	assert_null(strstr(buf, "replay: "));
+	assert_int_equal(run("merge --json " DATA "schedule_long.jsonl"), 0);
+	assert_non_null(strstr(buf, "\"schedule_truncated\": true"));
+}
+
+/* Seeds are unsigned 64-bit: 2^64 - 1 prints, reads and merges as itself, never -1. */
+static void seeds_are_unsigned_64_bit(void **st)
+{
+	assert_int_equal(run("race rstat-early-exit --side bug --strategy pct --runs 20 "
+			     "--seed 18446744073709551615 --json"), 0);
+	assert_non_null(strstr(buf, "\"seed\": \"18446744073709551615\""));
+	assert_int_equal(run("merge --json " DATA "seed_max.jsonl"), 0);
+	assert_non_null(strstr(buf, "\"seed\": \"18446744073709551615\""));
+	assert_non_null(strstr(buf, "\"first_violation_seed\": 1}"));
+	assert_null(strstr(buf, "\"seed\": -1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(env_schedule_gives_no_verdict),
 		cmocka_unit_test(explore_rate_refuses_env_schedule),
+		cmocka_unit_test(merge_refuses_hostile_shards),
+		cmocka_unit_test(merge_output_is_escaped),
+		cmocka_unit_test(seeds_are_unsigned_64_bit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
