@@ -304,8 +304,8 @@ MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_confi
  * Minimize schedule, a failing schedule of r on side under base (the race's
  * configuration is applied as msim_race_run does): msim_explore_minimize()
  * (explore.h) on the race's target. Returns 0 and fills res; -ESRCH with the
- * reason in err when the schedule does not fail; -EINVAL for a bad schedule or
- * configuration.
+ * reason in err when the schedule does not fail; -EPROTO when its replay
+ * diverged; -EINVAL for a bad schedule or configuration.
  */
 MSIM_API int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
 				const struct msim_race_side *side, const char *schedule,

@@ -333,6 +333,11 @@ int msim_race_minimize(const struct msim_race *r, const struct msim_config *base
 	else if (ret == -EINVAL)
 		snprintf(err, errlen, "race %s: '%s' is not a schedule", r->name,
 			 schedule ? schedule : "");
+	else if (ret == -EPROTO)
+		snprintf(err, errlen, "race %s: the replay of '%.200s' diverged (a pick not enabled, "
+			 "or picks left over: not a run of this race under these variants and "
+			 "CPUs, or MSIM_SCHEDULE replaced it): nothing to minimize", r->name,
+			 schedule ? schedule : "");
 	else if (ret)
 		snprintf(err, errlen, "race %s: minimizing failed (%s)", r->name, strerror(-ret));
 	return ret;

@@ -25,7 +25,8 @@ int msim_race_shard_parse(const char *s, unsigned int *index, unsigned int *coun
 	char *end;
 	unsigned long i, n;
 
-	if (!s || !*s)
+	/* digits only, as the other integer options: strtoul would take " 0", "+1", "-0" */
+	if (!s || *s < '0' || *s > '9')
 		goto bad;
 	i = strtoul(s, &end, 10);
 	if (end == s || *end != '/' || end[1] < '0' || end[1] > '9')

@@ -346,6 +346,13 @@ int msim_explore_minimize(const struct msim_explore_target *target, const struct
 	z->best = best;
 	ret = schedule ? msim_explore(target, base, &o, best) : -EINVAL;
 	z->replays = 1;
+	/*
+	 * An input the replay did not follow (a pick not enabled, picks left over)
+	 * is not the failing run it claims to be: minimizing what ran instead would
+	 * answer another question.
+	 */
+	if (!ret && (best->diverged || best->env_replay))
+		ret = -EPROTO;
 	if (!ret && (!best->violations || best->schedule_truncated))
 		ret = -ESRCH; /* the input does not fail: nothing to minimize */
 	if (!ret)

@@ -172,6 +172,30 @@ static void seeds_are_unsigned_64_bit(void **st)
 	assert_null(strstr(buf, "\"seed\": -1"));
 }
 
+/* --shard takes digits only, as every other integer option: no sign, no space. */
+static void shard_option_is_strict(void **st)
+{
+	const char *bad[] = { "' 0/2'", "+1/2", "-0/2", "'1/ 2'", "1/+2", "0/2x", "/2", "0/" };
+
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(run("race toy-percpu-reset --strategy pct --runs 4 --shard %s",
+				     bad[i]), 2);
+		assert_non_null(strstr(buf, "want I/N with 0 <= I < N"));
+	}
+	assert_int_equal(run("race toy-percpu-reset --strategy pct --runs 4 --shard 1/2"), 0);
+}
+
+/* --minimize refuses a schedule whose replay diverged (here: picks left over). */
+static void minimize_refuses_diverged_schedule(void **st)
+{
+	assert_int_equal(run("race toy-percpu-reset --schedule 1*4.0*3.1*7 --minimize"), 0);
+	assert_non_null(strstr(buf, "minimal: 1 preemptions"));
+	assert_int_equal(run("race toy-percpu-reset --schedule 1*4.0*3.1*7.0*3 --minimize"), 2);
+	assert_non_null(strstr(buf, "diverged"));
+	assert_non_null(strstr(buf, "nothing to minimize"));
+	assert_null(strstr(buf, "minimized"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +204,8 @@ int main(void)
 		cmocka_unit_test(merge_refuses_hostile_shards),
 		cmocka_unit_test(merge_output_is_escaped),
 		cmocka_unit_test(seeds_are_unsigned_64_bit),
+		cmocka_unit_test(shard_option_is_strict),
+		cmocka_unit_test(minimize_refuses_diverged_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
