@@ -4,6 +4,8 @@
 #   libjansson-dev  JSON writing and reading (races, benches, `memcgsim report`, traces)
 #   gnuplot-nox     the plots of `memcgsim report` (SVG and PNG); the report works
 #                   without it and says so
+# Opt-in: MSIM_INSTALL_FUZZ=1 (`make fuzz`, CI) also installs clang-14 and
+# libclang-rt-14-dev, the compiler and libFuzzer runtime of the fuzz preset.
 # Opt-in: MSIM_INSTALL_CHROMIUM=1 also installs chromium, which the report's
 # screenshot test uses when /usr/bin/chromium exists (it says it skipped otherwise).
 set -euo pipefail
@@ -12,6 +14,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
       libjansson-dev gnuplot-nox)
 if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
+if [ "${MSIM_INSTALL_FUZZ:-0}" = 1 ]; then pkgs+=(clang-14 libclang-rt-14-dev); fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")
 done

@@ -196,6 +196,37 @@ static void minimize_refuses_diverged_schedule(void **st)
 	assert_null(strstr(buf, "minimized"));
 }
 
+/*
+ * The kmem arena sizes its reservation to what RLIMIT_AS leaves: under ulimit
+ * -v of 4, 6 and 8 GiB a run works (6 GiB once failed with ENOMEM: a 4 GiB
+ * reservation left too little for the rest), and under a limit too small for
+ * any reservation it says so. AddressSanitizer maps
+ * terabytes of shadow memory, so a sanitized build cannot run under a limit.
+ */
+static void kmem_arena_fits_rlimit_as(void **st)
+{
+#ifndef MSIM_ASAN
+	const unsigned int gib[] = { 4, 6, 8 };
+	char limit[128];
+
+	for (unsigned int i = 0; i < 3; i++) {
+		snprintf(limit, sizeof(limit), "bash -c 'ulimit -v %u && exec \"$0\" \"$@\"'",
+			 gib[i] << 20);
+		if (run_env(limit, "race rstat-early-exit --strategy pct --runs 50 --seed 1"))
+			fail_msg("under ulimit -v %u GiB:\n%s", gib[i], buf);
+		assert_null(strstr(buf, "kmem arena"));
+	}
+	/* too little for any reservation (or, here, for the run): it says so, then fails cleanly */
+	assert_int_equal(run_env("bash -c 'ulimit -v 200000 && exec \"$0\" \"$@\"'",
+				 "race rstat-early-exit --strategy pct --runs 5 --seed 1"), 1);
+	assert_non_null(strstr(buf, "memcgsim: kmem arena: cannot reserve any address space ("));
+	assert_non_null(strstr(buf, "MiB left under RLIMIT_AS)"));
+	assert_non_null(strstr(buf, "exploration failed (Cannot allocate memory)"));
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +237,7 @@ int main(void)
 		cmocka_unit_test(seeds_are_unsigned_64_bit),
 		cmocka_unit_test(shard_option_is_strict),
 		cmocka_unit_test(minimize_refuses_diverged_schedule),
+		cmocka_unit_test(kmem_arena_fits_rlimit_as),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,13 +58,15 @@ static inline void msim_this_cpu_add(long *slot, long v)
 {
 	msim_yield_access("this_cpu_add", slot, MSIM_ACCESS_RMW);
 	if (__builtin_expect(msim_wmm_active, 0)) {
-		long n = msim_quiet_load((long *)msim_wmm_load_slowpath(slot, sizeof(*slot)),
-					 MSIM_RELAXED) + v;
+		long n = (long)((unsigned long)msim_quiet_load((long *)msim_wmm_load_slowpath(
+					slot, sizeof(*slot)), MSIM_RELAXED) + (unsigned long)v);
 
 		msim_wmm_store_slowpath(slot, sizeof(*slot), (uint64_t)n, MSIM_RELAXED);
 		return;
 	}
-	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
+	/* wraps, as the kernel's per-CPU add does (it builds with -fno-strict-overflow) */
+	msim_quiet_store(slot, (long)((unsigned long)msim_quiet_load(slot, MSIM_RELAXED) +
+				      (unsigned long)v), MSIM_RELAXED);
 }
 
 #ifdef __cplusplus
