@@ -4,7 +4,7 @@
  * memcgsim command). Each line of the input is one shard's JSON, read with
  * msim_race_shard_from_json(); what reads is merged with msim_race_merge()
  * and printed both ways. Nothing may crash, leak or overflow, and whatever is
- * merged must keep its counts consistent.
+ * merged must keep its counts consistent and print no raw control character.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,13 +17,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_LINES 16
 
+/* Both printers; the text one writes no control character but newline and tab. */
 static void print_both(const struct msim_race_result *out)
 {
 	static FILE *null;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	if (!null && !(null = fopen("/dev/null", "w")))
+	if (!f || (!null && !(null = fopen("/dev/null", "w"))))
 		abort();
-	msim_race_print_text(null, out);
+	msim_race_print_text(f, out);
+	fclose(f);
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)text[i] < 0x20 && text[i] != '\n' && text[i] != '\t') ||
+		    (unsigned char)text[i] >= 0x7f)
+			abort();   /* shard text reached the terminal raw */
+	free(text);
 	msim_race_print_json(null, out);
 }
 
