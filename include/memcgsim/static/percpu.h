@@ -26,7 +26,9 @@ static inline long msim_this_cpu_add_return(long *slot, long v)
 	unsigned long flags;
 	long n;
 
-	n = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") + v;
+	/* wraps, as the kernel's per-CPU add does (it builds with -fno-strict-overflow) */
+	n = (long)((unsigned long)msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") +
+		   (unsigned long)v);
 	msim_preempt_disable();
 	flags = msim_local_irq_save();
 	msim_store_at(slot, n, MSIM_RELAXED, "this_cpu_rmw.store");
