@@ -1,6 +1,6 @@
 # The two commands of the README, plus the sanitizer presets. Each target installs
 # missing Debian packages first (scripts/install-deps.sh says what it installs).
-.PHONY: run test deps dev release asan tsan bench clean
+.PHONY: run test deps dev release asan tsan bench clean fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,15 @@ tsan: deps
 
 bench: release
 	@build/release/memcgsim bench --help
+
+# The fuzz targets of tests/fuzz (docs/reliability.md), each for FUZZ_SECONDS
+# (CI: 45). Needs clang-14 and libclang-rt-14-dev, installed here if missing.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@MSIM_INSTALL_FUZZ=1 scripts/install-deps.sh
+	@cmake --preset fuzz -DMSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
+	@cmake --build --preset fuzz
+	@ctest --preset fuzz
 
 clean:
 	rm -rf build

@@ -38,10 +38,16 @@ struct er_run {
 	bool seen[2 * MSIM_ER_NSTRATS];
 	struct msim_er_strategy first[2 * MSIM_ER_NSTRATS]; /* what each path found first */
 	struct msim_bench_progress prog;
+	int error;                    /* the first exploration that failed: no figures */
 };
 
-/* One exploration of the race under strategy s on a path; its schedules per CPU second. */
-static double explore_once(struct er_run *e, unsigned int s, bool fresh, struct msim_er_strategy *out)
+/*
+ * One exploration of the race under strategy s on a path: 0 and its schedules
+ * per CPU second in *rate, or an error, said on stderr: the exploration failed,
+ * or ran something else than asked (MSIM_SCHEDULE turns it into one replay).
+ */
+static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msim_er_strategy *out,
+			double *rate)
 {
 	struct msim_race_opts o;
 	struct msim_config cfg;
@@ -62,7 +68,12 @@ static double explore_once(struct er_run *e, unsigned int s, bool fresh, struct 
 		ret = msim_race_run(e->race, &cfg, &o, e->res, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "explore-rate: %s\n", err);
-		return 0;
+		return ret;
+	}
+	if (e->res->no_verdict) {
+		fprintf(stderr, "explore-rate: %s %s: %s\n", e->race->name,
+			msim_strategy_name(strat[s]), e->res->outcome);
+		return -EINVAL;
 	}
 	*out = (struct msim_er_strategy){
 		.strategy = strat[s],
@@ -71,7 +82,8 @@ static double explore_once(struct er_run *e, unsigned int s, bool fresh, struct 
 		.first_violation_run = e->res->ex.first_violation_run,
 		.first_trace_hash = e->res->ex.trace_hash,
 	};
-	return (double)e->res->ex.runs / ((double)(msim_bench_cpu_ns() - t0) / 1e9);
+	*rate = (double)e->res->ex.runs / ((double)(msim_bench_cpu_ns() - t0) / 1e9);
+	return 0;
 }
 
 /* Design d: strategy d / 2, pooled stacks (even) or fresh ones (odd). */
@@ -79,8 +91,16 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 {
 	struct er_run *e = ctx;
 	struct msim_er_strategy found;
+	int ret;
 
-	e->rate[d][rep] = explore_once(e, d / 2, d % 2, &found);
+	e->rate[d][rep] = 0;
+	if (e->error)
+		return 0;   /* one failure is enough: no figure will be printed */
+	ret = explore_once(e, d / 2, d % 2, &found, &e->rate[d][rep]);
+	if (ret) {
+		e->error = ret;
+		return 0;
+	}
 	if (!e->seen[d]) {
 		e->first[d] = found;
 		e->seen[d] = true;
@@ -129,6 +149,14 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 	msim_bench_progress_init(&e->prog, "explore-rate", c->progress);
 	msim_bench_alternate(2 * MSIM_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
 	msim_bench_progress_done(&e->prog);
+	if (e->error) {
+		int ret = e->error;
+
+		free(dummy);
+		free(e->res);
+		free(e);
+		return ret;
+	}
 	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
 		r->s[s] = e->first[2 * s];
 		r->s[s].pooled_per_s = msim_bench_median(e->rate[2 * s], r->cfg.reps);

@@ -39,6 +39,7 @@ struct uao {
 	struct msim_folio *pf, *cf;
 	struct msim_task *rmdir, *free;
 	char owner_at_free[16];
+	bool cf_taken;   /* the free task took over cf's reference (teardown must not put it) */
 	bool settled;
 	long p_listed, p_zone_size, p_local_raw, p_local_read, p_file_local_raw;
 	long p_file_local_read, c_local_left, p_file_state, root_file_state;
@@ -64,6 +65,7 @@ static void free_fn(void *arg)
 		 owner ? msim_memcg_name(owner) : "none");
 	msim_rcu_read_unlock();
 	msim_lruvec_stat_mod_folio(s->cf, MSIM_NR_FILE_PAGES, -nr);
+	s->cf_taken = true;
 	msim_folio_put(s->cf);
 }
 
@@ -154,6 +156,9 @@ static void uao_teardown(struct msim *m, void *state)
 		return;
 	if (s->pf)
 		msim_folio_put(s->pf);
+	/* A run refused before the free task ran (a bad schedule) still holds c's folio. */
+	if (s->cf && !s->cf_taken)
+		msim_folio_put(s->cf);
 	if (s->c)
 		msim_css_put(s->c);
 	free(s);

@@ -11,12 +11,15 @@
 #                   the kernel rig (`memcgsim oracle`, ctest label kernel): QEMU boots
 #                   Debian's Linux 6.12 (fetched by oracle/fetch-kernel.sh with apt-get
 #                   download, never installed) with a busybox initramfs
+# Opt-in: MSIM_INSTALL_FUZZ=1 (`make fuzz`, CI) also installs clang-14 and
+# libclang-rt-14-dev, the compiler and libFuzzer runtime of the fuzz preset.
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev make libcmocka-dev liburcu-dev libck-dev
       libjansson-dev gnuplot-nox qemu-system-x86 busybox-static xz-utils)
 if [ "${MSIM_INSTALL_CHROMIUM:-0}" = 1 ] || [ "${CI:-}" = true ]; then pkgs+=(chromium); fi
+if [ "${MSIM_INSTALL_FUZZ:-0}" = 1 ]; then pkgs+=(clang-14 libclang-rt-14-dev); fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")
 done

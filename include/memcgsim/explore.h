@@ -174,6 +174,11 @@ struct msim_explore_result {
 	char why[512];                    /* check()'s reason, or the deadlock report head */
 	bool deadlocked;                  /* the first violation (or last run) deadlocked */
 	bool diverged;                    /* that run did not follow its replay string */
+	/*
+	 * MSIM_SCHEDULE was set and made the exploration one replay of its string
+	 * in place of the strategy (or the schedule) the options asked for.
+	 */
+	bool env_replay;
 	bool schedule_truncated;          /* its schedule did not fit: not replayable */
 	bool exhausted;                   /* DFS: the bounded space was fully explored;
 					     DPOR: every trace of the scenario was */
@@ -219,8 +224,10 @@ struct msim_minimize_result {
  * failing schedule with the fewest preemptions the search finds (delta
  * debugging over its blocks and steps, then bounded DFS below its count;
  * explore_min.c says how). The result never has more preemptions than the input. Returns 0; -EINVAL for a
- * string that is no schedule; -ESRCH when the input does not fail; or the error
- * of a run.
+ * string that is no schedule; -EPROTO when its replay diverged (a pick not
+ * enabled, the string too short or with picks left over: not the run it
+ * describes) or MSIM_SCHEDULE replaced it; -ESRCH when the input does not fail;
+ * or the error of a run.
  */
 MSIM_API int msim_explore_minimize(const struct msim_explore_target *target,
 				   const struct msim_config *base, const char *schedule,

@@ -47,7 +47,8 @@ struct msim_folio;
 /*
  * Allocate a folio (not charged, not on an LRU) holding one reference for the
  * caller. Returns NULL with errno ENODEV (no lru subsystem on m), EINVAL (bad
- * order, node or zone) or ENOMEM.
+ * order, node or zone, or a zone the node does not populate: no managed pages
+ * configured, or DMA and DMA32 off node 0) or ENOMEM.
  */
 MSIM_API struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 					     unsigned int order, unsigned int nid,

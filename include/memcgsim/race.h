@@ -262,6 +262,12 @@ struct msim_race_result {
 	struct msim_race_report rep;       /* a script's figures and notes */
 	bool expected_violation;
 	bool behaved_as_expected;
+	/*
+	 * The run was not the one asked for (a replay that diverged from its
+	 * string, MSIM_SCHEDULE in place of the strategy): outcome says what
+	 * happened, and there is no verdict (behaved_as_expected is false).
+	 */
+	bool no_verdict;
 	bool script_replays;               /* the race's flag of the same name */
 	bool concurrent;                   /* ran the concurrent flavour */
 	bool own_budget;                   /* runs and preemptions were the race's */
@@ -298,8 +304,8 @@ MSIM_API int msim_race_replay(const struct msim_race *r, const struct msim_confi
  * Minimize schedule, a failing schedule of r on side under base (the race's
  * configuration is applied as msim_race_run does): msim_explore_minimize()
  * (explore.h) on the race's target. Returns 0 and fills res; -ESRCH with the
- * reason in err when the schedule does not fail; -EINVAL for a bad schedule or
- * configuration.
+ * reason in err when the schedule does not fail; -EPROTO when its replay
+ * diverged; -EINVAL for a bad schedule or configuration.
  */
 MSIM_API int msim_race_minimize(const struct msim_race *r, const struct msim_config *base,
 				const struct msim_race_side *side, const char *schedule,
@@ -342,12 +348,32 @@ MSIM_API void msim_race_shard_range(unsigned int runs_total, unsigned int index,
 MSIM_API int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 			     struct msim_race_result *out, char *err, size_t errlen);
 
+/*
+ * One shard's result read back from the JSON object (len bytes of text) that
+ * msim_race_print_json() printed for it. Strict: every key the printer always
+ * writes must be present with its type and in its range, the figures must agree
+ * (violations <= runs, a first violation exactly when there are violations, in
+ * the shard's block), a schedule has only schedule characters (one too long to
+ * keep is marked schedule_truncated), and expected_violation and
+ * behaved_as_expected must follow from the configuration and figures. Seeds
+ * above 2^63 - 1 are strings of decimal digits. Returns 0, or -EINVAL with the
+ * reason in err (which may quote the file: print it escaped).
+ */
+MSIM_API int msim_race_shard_from_json(const char *text, size_t len,
+				       struct msim_race_result *res, char *err, size_t errlen);
+
 /* ---- printing ---- */
 
 /* One JSON object: race, strategy, runs, violations, schedule, outcome, figures. */
 MSIM_API void msim_race_print_json(FILE *f, const struct msim_race_result *res);
 /* The narrative, figures, verdict and how to replay it, for a person. */
 MSIM_API void msim_race_print_text(FILE *f, const struct msim_race_result *res);
+/*
+ * text for a terminal: every byte outside printable ASCII but newline and tab
+ * (escape sequences, other control characters, bytes of other encodings) as
+ * \xNN, so text read from a file cannot drive the terminal.
+ */
+MSIM_API void msim_race_print_escaped(FILE *f, const char *text);
 /* s as a JSON string, quoted and escaped. */
 MSIM_API void msim_json_str(FILE *f, const char *s);
 

@@ -224,6 +224,10 @@ MSIM_API int msim_create(const struct msim_config *cfg, struct msim **out, char 
  * Destroy a host. Tasks left unfinished (a deadlocked or cut deterministic run)
  * are released: their read-side sections end and the locks they hold pass to the
  * destroying driver, then the layers' destructors run and everything is freed.
+ * NULL does nothing; a host destroyed already (or never created) is a misuse:
+ * a message naming the call, then abort(). So is msim_run(), msim_run_task(),
+ * msim_run_until*() or msim_step() on a destroyed host: its task handles went
+ * with it (docs/reliability.md).
  */
 MSIM_API void msim_destroy(struct msim *m);
 
@@ -235,6 +239,21 @@ MSIM_API void msim_destroy(struct msim *m);
  */
 MSIM_API bool msim_tasks_abandoned(const struct msim *m);
 
+/*
+ * Whether m is a host msim_create() made and msim_destroy() has not destroyed.
+ * Compares pointers only, so a destroyed host's handle is safe to ask about.
+ */
+MSIM_API bool msim_host_live(const struct msim *m);
+
+/*
+ * API misuse that no error code can answer (a void call, a handle whose memory
+ * is gone; docs/reliability.md): "memcgsim: misuse: CALL: WHAT" on stderr, then
+ * abort(), as the kernel's BUG_ON stops at a broken invariant. For the layers.
+ */
+MSIM_API void msim_misuse(const char *call, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* The host's configuration; NULL for a NULL host. */
 MSIM_API const struct msim_config *msim_config(const struct msim *m);
 MSIM_API unsigned int msim_nr_cpus(const struct msim *m);
 MSIM_API unsigned int msim_nr_nodes(const struct msim *m);

@@ -102,8 +102,10 @@ MSIM_API void msim_xa_destroy(struct msim_xarray *xa);
 /*
  * Model-only: msim_xa_destroy(), then release what the model's lock holds on
  * the host (a kernel spinlock holds nothing, so the kernel has no such call).
- * Call it once, where the memory holding the xarray goes away; the xarray needs
- * msim_xa_init() before any further use.
+ * Call it once, where the memory holding the xarray goes away, and before its
+ * host's msim_destroy(); the xarray needs msim_xa_init() before any further use.
+ * A second call, a zeroed xarray or a destroyed host is a misuse: a message,
+ * then abort().
  */
 MSIM_API void msim_xa_fini(struct msim_xarray *xa);
 MSIM_API void msim_xa_set_update(struct msim_xarray *xa, msim_xa_update_fn fn, void *arg);

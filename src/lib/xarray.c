@@ -37,6 +37,7 @@
 #include <memcgsim/kmem.h>
 #include <memcgsim/xarray.h>
 
+#include <memcgsim/sim.h>
 #include "lib/xarray_internal.h"
 
 /* kernel: lib/radix-tree.c radix_tree_init(): a cache with a constructor. */
@@ -490,6 +491,13 @@ void msim_xa_destroy(struct msim_xarray *xa)
 /* Model-only: the end of the xarray's life, where its memory goes away. */
 void msim_xa_fini(struct msim_xarray *xa)
 {
+	/* Nodes go back to the host's cache, which a destroyed host no longer has. */
+	if (!xa || !xa->lock.impl)
+		msim_misuse("msim_xa_fini", "the xarray is %s", xa ? "not initialised (zeroed, or "
+			     "finalised already)" : "NULL");
+	if (xa->host && !msim_host_live(xa->host))
+		msim_misuse("msim_xa_fini", "the xarray's host was destroyed first (fini every "
+			     "xarray before msim_destroy)");
 	msim_xa_destroy(xa);
 	msim_lock_destroy(&xa->lock);
 }

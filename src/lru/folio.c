@@ -9,7 +9,19 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <memcgsim/sim.h>
 #include "lru/lru_internal.h"
+
+/*
+ * A zone with pages on node nid: its managed pages configured, and DMA and DMA32
+ * only on node 0 (the low 4 GiB of physical memory, as vmstat counts them).
+ */
+static bool zone_populated(const struct msim *m, unsigned int nid, enum msim_zone_type zone)
+{
+	if (nid && (zone == MSIM_ZONE_DMA || zone == MSIM_ZONE_DMA32))
+		return false;
+	return msim_config(m)->zone_managed_pages[zone] != 0;
+}
 
 struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 				    unsigned int order, unsigned int nid,
@@ -23,7 +35,7 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 		return NULL;
 	}
 	if (order > MSIM_MAX_FOLIO_ORDER || nid >= lh->nr_nodes ||
-	    (unsigned int)zone >= MSIM_MAX_NR_ZONES ||
+	    (unsigned int)zone >= MSIM_MAX_NR_ZONES || !zone_populated(m, nid, zone) ||
 	    (type != MSIM_FOLIO_ANON && type != MSIM_FOLIO_FILE)) {
 		errno = EINVAL;
 		return NULL;
@@ -48,9 +60,28 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 
 void msim__folio_release(struct msim_folio *folio)
 {
+	struct msim__lru_host *lh = folio->lh;
+	unsigned long i;
+
 	msim_mem_cgroup_uncharge(folio);
-	msim_quiet_fetch_sub(&folio->lh->folios_live, 1, MSIM_RELAXED);
-	free(folio);
+	msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
+	/* torn down: the quarantine is freed at the lru layer's fini, so no more in it */
+	if (msim_tasks_abandoned(lh->m)) {
+		free(folio);
+		return;
+	}
+	/* refcount stays 0: a later put is caught (msim__folio_put_testzero) */
+	i = msim_quiet_fetch_add(&lh->quarantine_next, 1, MSIM_RELAXED);
+	free(msim_quiet_xchg(&lh->quarantine[i % MSIM__FOLIO_QUARANTINE], folio,
+			      MSIM_ACQ_REL));
+}
+
+void msim__folio_quarantine_free(struct msim__lru_host *lh)
+{
+	for (unsigned int i = 0; i < MSIM__FOLIO_QUARANTINE; i++) {
+		free(lh->quarantine[i]);
+		lh->quarantine[i] = NULL;
+	}
 }
 
 bool msim__folio_ref_freeze(struct msim_folio *folio, long expected)
@@ -59,9 +90,19 @@ bool msim__folio_ref_freeze(struct msim_folio *folio, long expected)
 				   MSIM_RELAXED, "folio.ref.freeze");
 }
 
+/*
+ * kernel: folio_put_testzero(), whose VM_BUG_ON_FOLIO stops a put on a folio
+ * with no reference left: a put after the last one, or on a folio freed
+ * already (still readable while quarantined: msim__folio_release).
+ */
 bool msim__folio_put_testzero(struct msim_folio *folio)
 {
-	return msim_atomic_long_add_return_at(&folio->refcount, -1, "folio.ref.put") == 0;
+	long n = msim_atomic_long_add_return_at(&folio->refcount, -1, "folio.ref.put");
+
+	if (n < 0)
+		msim_misuse("msim_folio_put", "folio %p has no reference left (a put after the "
+			     "last one, or on a freed folio)", (void *)folio);
+	return n == 0;
 }
 
 void msim_folio_get(struct msim_folio *folio)

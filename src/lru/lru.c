@@ -103,6 +103,7 @@ static void lru_host_fini(struct msim *m, void *state)
 
 	if (lh->reparent_objcg)
 		msim_objcg_set_reparent_ops(m, NULL, NULL);
+	msim__folio_quarantine_free(lh);
 }
 
 __attribute__((constructor)) static void lru_register(void)

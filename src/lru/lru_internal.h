@@ -116,6 +116,8 @@ struct msim__lru_memcg {
  * layer's teardown, so the memcg layer's css_free of our hook set, which runs
  * after host_fini at msim_destroy(), may still use it (through the hook's priv).
  */
+#define MSIM__FOLIO_QUARANTINE 64
+
 struct msim__lru_host {
 	struct msim *m;
 	int slot;
@@ -124,6 +126,13 @@ struct msim__lru_host {
 	bool reparent_objcg;            /* variant lru-reparent=objcg */
 	bool lruvec_recheck;            /* variant lruvec-recheck=on (off: a demonstration) */
 	bool mglru_6_12;                /* variant mglru-protection=6.12 */
+	/*
+	 * The last freed folios, poisoned and kept until MSIM__FOLIO_QUARANTINE
+	 * more are freed (or the host goes): a put on one of them finds its
+	 * refcount 0 and stops as a misuse instead of writing freed memory.
+	 */
+	struct msim_folio *quarantine[MSIM__FOLIO_QUARANTINE];
+	unsigned long quarantine_next;
 	/* counters (quiet atomics) */
 	unsigned long folios_live, folios_allocated_total, lru_size_underflows;
 	unsigned long lruvec_relock_retries, reparented_pages, freed_nonempty;
@@ -184,6 +193,8 @@ bool msim__folio_ref_freeze(struct msim_folio *folio, long expected);
 bool msim__folio_put_testzero(struct msim_folio *folio);
 /* Uncharge and free a folio whose last reference is gone and that is off every list. */
 void msim__folio_release(struct msim_folio *folio);
+/* Free the quarantined folios (host teardown). */
+void msim__folio_quarantine_free(struct msim__lru_host *lh);
 
 /* ---- lru_size.c ---- */
 /* kernel: __update_lru_size(): the lruvec statistic only (MGLRU uses this one). */

@@ -2,6 +2,7 @@
 /*
  * print.c - a race result as text (for a person) or as one JSON object (Jansson).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,44 @@
 
 /* The race printer's layout: ", " and ": " separators, doubles as "%.6g". */
 #define RACE_JSON_FLAGS (JSON_REAL_PRECISION(6) | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
+
+void msim_race_print_escaped(FILE *f, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+		if ((*p >= 0x20 && *p < 0x7f) || *p == '\n' || *p == '\t')
+			fputc(*p, f);
+		else
+			fprintf(f, "\\x%02x", *p);
+	}
+}
+
+/* The first n bytes of text, escaped as msim_race_print_escaped() does. */
+static void print_escaped_n(FILE *f, const char *text, size_t n)
+{
+	char *copy = strndup(text, n);
+
+	msim_race_print_escaped(f, copy ? copy : "?");
+	free(copy);
+}
+
+/*
+ * s as one shell word: in single quotes, each ' as '\'' (a schedule is made of
+ * safe characters, but the line is for pasting into a shell, so it is quoted
+ * whatever it holds).
+ */
+static void print_shell_word(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc('?', f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
 
 void msim_json_str(FILE *f, const char *s)
 {
@@ -42,6 +81,30 @@ static void set(json_t *o, const char *key, json_t *v)
 	json_object_set_new(o, key, v);
 }
 
+/*
+ * An unsigned 64-bit value: a JSON integer up to 2^63 - 1 (Jansson's
+ * json_int_t), above it a string of its decimal digits (not a negative number).
+ */
+static json_t *u64_json(uint64_t v)
+{
+	char digits[24];
+
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	return json_string(digits);
+}
+
+/* Seconds rounded to milliseconds; a value no long long holds (or NaN) unrounded. */
+static double ms_rounded(double s)
+{
+	double ms = s * 1000;
+
+	if (!(ms > -9e18 && ms < 9e18))
+		return s;
+	return (double)(long long)(ms + (ms < 0 ? -0.5 : 0.5)) / 1000;
+}
+
 /* The run's common keys, in the order the printer has always written them. */
 static void run_json(json_t *o, const struct msim_race_result *r)
 {
@@ -51,24 +114,26 @@ static void run_json(json_t *o, const struct msim_race_result *r)
 	set(o, "runs", json_integer(r->ex.runs));
 	set(o, "violations", json_integer(r->ex.violations));
 	set(o, "first_violation_run", json_integer(r->ex.first_violation_run));
-	set(o, "seed", json_integer((json_int_t)r->seed));
+	set(o, "seed", u64_json(r->seed));
 	set(o, "schedule", msim__json_string(r->ex.schedule));
 	set(o, "outcome", msim__json_string(r->outcome));
 	set(o, "expected_violation", json_boolean(r->expected_violation));
 	set(o, "behaved_as_expected", json_boolean(r->behaved_as_expected));
+	set(o, "no_verdict", json_boolean(r->no_verdict));
 	set(o, "deadlocked", json_boolean(r->ex.deadlocked));
 	set(o, "exhausted", json_boolean(r->ex.exhausted));
 	set(o, "diverged", json_boolean(r->ex.diverged));
+	set(o, "env_replay", json_boolean(r->ex.env_replay));
 	set(o, "schedule_truncated", json_boolean(r->ex.schedule_truncated));
 	/* Milliseconds are all a run's wall time says. */
-	set(o, "seconds", msim__json_number((double)(long long)(r->ex.seconds * 1000 + 0.5) / 1000, 6));
+	set(o, "seconds", msim__json_number(ms_rounded(r->ex.seconds), 6));
 	set(o, "variants", msim__json_string(r->variants));
 	if (!r->concurrent)
 		set(o, "preempt", json_string(msim_preempt_name(r->cfg.preempt)));
 	if (!r->concurrent && r->cfg.memory_model != MSIM_MEMORY_SC)
 		set(o, "memory_model", json_string(msim_memory_model_name(r->cfg.memory_model)));
 	if (r->ex.first_violation_run >= 0 && r->strategy != MSIM_STRAT_SCRIPT)
-		set(o, "first_violation_seed", json_integer((json_int_t)r->ex.first_violation_seed));
+		set(o, "first_violation_seed", u64_json(r->ex.first_violation_seed));
 	if (r->strategy == MSIM_STRAT_DPOR) {
 		set(o, "explored", json_integer(r->ex.runs - r->ex.pruned));
 		set(o, "pruned", json_integer(r->ex.pruned));
@@ -144,7 +209,10 @@ static void print_indented(FILE *f, const char *text)
 {
 	while (*text) {
 		size_t n = strcspn(text, "\n");
-		fprintf(f, "  %.*s\n", (int)n, text);
+
+		fputs("  ", f);
+		print_escaped_n(f, text, n);
+		fputc('\n', f);
 		text += n + (text[n] == '\n');
 	}
 }
@@ -218,8 +286,9 @@ static void print_violation_text(FILE *f, const struct msim_race_result *r)
 		char opts[512];
 
 		replay_options(r, opts, sizeof(opts));
-		fprintf(f, "  replay: memcgsim race %s%s --schedule '%s'\n", r->race, opts,
-			r->ex.schedule);
+		fprintf(f, "  replay: memcgsim race %s%s --schedule ", r->race, opts);
+		print_shell_word(f, r->ex.schedule);
+		fputc('\n', f);
 	}
 	else
 		fprintf(f, "  scripted schedule: %s (the script's own tasks; replay a "
@@ -262,7 +331,7 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 	print_figs_text(f, &r->rep);
 	fprintf(f, "  runs %u, violations %u, %.3f s\n", r->ex.runs, r->ex.violations,
 		r->ex.seconds);
-	if (r->strategy == MSIM_STRAT_DPOR)
+	if (r->strategy == MSIM_STRAT_DPOR && !r->ex.env_replay)
 		fprintf(f, "  dpor: explored %u, pruned %u (sleep sets), races %llu, backtracks %llu, "
 			"%s\n", r->ex.runs - r->ex.pruned, r->ex.pruned,
 			(unsigned long long)r->ex.races, (unsigned long long)r->ex.backtracks,
@@ -273,8 +342,11 @@ void msim_race_print_text(FILE *f, const struct msim_race_result *r)
 		      f);
 	if (r->ex.first_violation_run >= 0 && !r->concurrent)
 		print_violation_text(f, r);
-	fprintf(f, "  outcome: %s -> %s\n", r->outcome,
-		r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
+	fputs("  outcome: ", f);
+	msim_race_print_escaped(f, r->outcome);
+	if (!r->no_verdict)
+		fprintf(f, " -> %s", r->behaved_as_expected ? "as expected" : "NOT AS EXPECTED");
+	fputc('\n', f);
 	if (r->cfg.lockdep)
 		print_lockdep_text(f, r->cfg.lockdep);
 }

@@ -15,4 +15,8 @@
  */
 void msim__race_set_outcome(const struct msim_race *r, struct msim_race_result *res);
 
+/* Whether r on side under cfg (after the race's configure) expects a violation. */
+bool msim__race_expects(const struct msim_race *r, const struct msim_config *cfg,
+			const struct msim_race_side *side);
+
 #endif

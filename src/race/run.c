@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +24,12 @@ void msim_race_opts_init(struct msim_race_opts *o, enum msim_strategy s)
 static void *run_arg(const struct msim_race *r, const struct msim_race_side *side)
 {
 	return side && side->arg ? side->arg : r->target.arg;
+}
+
+bool msim__race_expects(const struct msim_race *r, const struct msim_config *cfg,
+			const struct msim_race_side *side)
+{
+	return r->expect ? r->expect(cfg, run_arg(r, side)) : (side ? side->violation : true);
 }
 
 /* The target of one run on side. */
@@ -198,6 +205,7 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		       char *err, size_t errlen)
 {
 	struct msim_explore_target t = side_target(r, o->side);
+	const char *env = getenv("MSIM_SCHEDULE");   /* msim_sched_set() replays it */
 	struct msim_explore_opts eo;
 	int ret;
 
@@ -208,13 +216,14 @@ static int run_explore(const struct msim_race *r, const struct msim_config *cfg,
 		return 0;   /* more shards than runs: this one has none */
 	ret = msim_explore(&t, cfg, &eo, &res->ex);
 	shard_renumber(res);
-	if (ret == -EINVAL && o->strategy == MSIM_STRAT_REPLAY)
-		snprintf(err, errlen, "race %s: '%s' is not a schedule of this race (picks "
-			 "separated by dots, each optionally *count: a task index below the "
-			 "race's task count, R for the RCU engine, !N for the arrival of "
+	if (ret == -EINVAL && (o->strategy == MSIM_STRAT_REPLAY || (env && *env)))
+		snprintf(err, errlen, "race %s: %s'%.200s' is not a schedule of this race "
+			 "(picks separated by dots, each optionally *count: a task index below "
+			 "the race's task count, R for the RCU engine, !N for the arrival of "
 			 "interrupt source N, ~C or ~C+K for a drain of CPU C's store buffer, "
 			 "its K-th oldest entry, K below 64)", r->name,
-			 o->schedule ? o->schedule : "");
+			 env && *env ? "MSIM_SCHEDULE=" : "",
+			 env && *env ? env : o->schedule ? o->schedule : "");
 	else if (ret == -E2BIG && o->strategy == MSIM_STRAT_DPOR)
 		snprintf(err, errlen, "race %s: dpor follows at most 63 threads (tasks, "
 			 "interrupt sources, and at most 32 store-buffer drain threads: one per "
@@ -272,8 +281,7 @@ int msim_race_run(const struct msim_race *r, const struct msim_config *base,
 			 sizeof(res->variants));
 		return -ENAMETOOLONG;
 	}
-	res->expected_violation = r->expect ? r->expect(&res->cfg, run_arg(r, o->side))
-					    : (o->side ? o->side->violation : true);
+	res->expected_violation = msim__race_expects(r, &res->cfg, o->side);
 	res->script_replays = r->script_replays;
 	if (o->shard_count > 1 && (o->concurrent || o->strategy == MSIM_STRAT_SCRIPT ||
 				   o->strategy == MSIM_STRAT_REPLAY)) {
@@ -330,6 +338,11 @@ int msim_race_minimize(const struct msim_race *r, const struct msim_config *base
 			 r->name, schedule ? schedule : "");
 	else if (ret == -EINVAL)
 		snprintf(err, errlen, "race %s: '%s' is not a schedule", r->name,
+			 schedule ? schedule : "");
+	else if (ret == -EPROTO)
+		snprintf(err, errlen, "race %s: the replay of '%.200s' diverged (a pick not enabled, "
+			 "or picks left over: not a run of this race under these variants and "
+			 "CPUs, or MSIM_SCHEDULE replaced it): nothing to minimize", r->name,
 			 schedule ? schedule : "");
 	else if (ret)
 		snprintf(err, errlen, "race %s: minimizing failed (%s)", r->name, strerror(-ret));

@@ -10,6 +10,7 @@
  * first one a single process would have met.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@ int msim_race_shard_parse(const char *s, unsigned int *index, unsigned int *coun
 	char *end;
 	unsigned long i, n;
 
-	if (!s || !*s)
+	/* digits only, as the other integer options: strtoul would take " 0", "+1", "-0" */
+	if (!s || *s < '0' || *s > '9')
 		goto bad;
 	i = strtoul(s, &end, 10);
 	if (end == s || *end != '/' || end[1] < '0' || end[1] > '9')
@@ -63,6 +65,8 @@ static bool same_exploration(const struct msim_race_result *a, const struct msim
 				      &len);
 	if (!b->shard.count)
 		what = "a result that is not a shard";
+	else if (b->ex.violations > b->ex.runs)
+		what = "more violations than runs";
 	else if (b->shard.index >= b->shard.count)
 		what = "an index not below its count";
 	else if (b->shard.first_run != first || b->ex.runs > len ||
@@ -95,6 +99,13 @@ static int check_parts(const struct msim_race_result *const *parts, size_t n, ch
 	unsigned char *seen;
 	int ret = 0;
 
+	for (size_t i = 0; i < n; i++) {
+		if (!parts || !parts[i] || !parts[i]->race) {
+			snprintf(err, errlen, "result %zu of %zu is %s", i, n,
+				 parts && parts[i] ? "of no race (race is NULL)" : "NULL");
+			return -EINVAL;
+		}
+	}
 	if (!n || !parts[0]->shard.count) {
 		snprintf(err, errlen, "nothing to merge: %s", n ? "the first result is not a shard"
 							      : "no results");
@@ -143,9 +154,9 @@ int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 {
 	const struct msim_race *r;
 	const struct msim_race_result *d;
-	unsigned int runs = 0, violations = 0;
+	uint64_t runs = 0, violations = 0;   /* a sum of 32-bit counts never wraps */
 	double seconds = 0;
-	bool fix_side_clean = true;
+	bool fix_side_clean = true, diverged = false, env_replay = false;
 	int ret = check_parts(parts, n, err, errlen);
 
 	if (ret)
@@ -159,13 +170,23 @@ int msim_race_merge(const struct msim_race_result *const *parts, size_t n,
 		violations += parts[i]->ex.violations;
 		seconds += parts[i]->ex.seconds;
 		fix_side_clean &= parts[i]->behaved_as_expected;
+		diverged |= parts[i]->ex.diverged;
+		env_replay |= parts[i]->ex.env_replay;
+	}
+	if (runs > UINT32_MAX) {
+		snprintf(err, errlen, "the shards' runs add up to %llu, more than a run count holds",
+			 (unsigned long long)runs);
+		return -EOVERFLOW;
 	}
 	d = decisive_part(parts, n);
 	*out = *d;                              /* its schedule, hash and reason */
-	out->ex.runs = runs;
-	out->ex.violations = violations;
+	out->ex.runs = (unsigned int)runs;
+	out->ex.violations = (unsigned int)violations;  /* <= runs, each part's checked */
 	out->ex.seconds = seconds;
 	out->ex.exhausted = false;
+	/* One shard that did not run what it was asked to leaves the whole without a verdict. */
+	out->ex.diverged = diverged;
+	out->ex.env_replay = env_replay;
 	out->shard = (struct msim_race_shard){ 0 };
 	msim__race_set_outcome(r, out);
 	/* A shard that saw a violation it should not have fails the whole. */

@@ -160,7 +160,9 @@ long msim_memcg_state_val_in_pages(enum msim_stat_item idx, long val)
 		return 0;
 	if (unit == (long)MSIM_PAGE_SIZE)
 		return val;
-	pages = (long)((unsigned long)labs(val) * (unsigned long)unit / MSIM_PAGE_SIZE);
+	/* |val| in unsigned arithmetic: labs(LONG_MIN) does not exist */
+	pages = (long)((val < 0 ? 0UL - (unsigned long)val : (unsigned long)val) *
+		       (unsigned long)unit / MSIM_PAGE_SIZE);
 	if (!pages)
 		pages = 1;
 	return val < 0 ? -pages : pages;

@@ -38,8 +38,10 @@
 #ifndef MSIM_RSTAT_INTERNAL_H
 #define MSIM_RSTAT_INTERNAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <memcgsim/memcg.h>
 #include <memcgsim/rstat.h>
@@ -175,6 +177,16 @@ struct msim__update_ctr {
  * Variant node-stat=percpu: the node counters are vmstat's (per-CPU diffs,
  * thresholds, the periodic fold), attached with rstat; exact: rs->node_stat.
  */
+/*
+ * |v| as the update counters count it: LONG_MIN, which labs() cannot negate,
+ * counts as LONG_MAX (the kernel's abs() of an int delta wraps instead; either
+ * way the next update crosses the batch).
+ */
+static inline long msim__abs_delta(long v)
+{
+	return v == LONG_MIN ? LONG_MAX : labs(v);
+}
+
 static inline bool msim__node_stat_percpu(const struct msim__rstat *rs)
 {
 	return msim_config(rs->m)->variants.node_stat == MSIM_NODE_STAT_PERCPU;

@@ -100,7 +100,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 			MSIM__CTR_CPU(rs, cpu, walk_skips);
 			continue;
 		}
-		n = msim_this_cpu_add_return(&statc->stats_updates, labs(val));
+		n = msim_this_cpu_add_return(&statc->stats_updates, msim__abs_delta(val));
 		if (n < rs->params.charge_batch)
 			continue;
 		n = pcpu_xchg_zero(&statc->stats_updates);

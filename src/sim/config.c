@@ -124,7 +124,7 @@ int msim_config_validate(const struct msim_config *cfg, char *err, size_t errlen
 
 const struct msim_config *msim_config(const struct msim *m)
 {
-	return &m->cfg;
+	return m ? &m->cfg : NULL;
 }
 
 unsigned int msim_nr_cpus(const struct msim *m)

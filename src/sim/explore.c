@@ -64,6 +64,14 @@ static bool schedule_from_env(void)
 	return env && *env;
 }
 
+/* The environment replaces what o asked for: another strategy, or another string. */
+static bool env_replaces(const struct msim_explore_opts *o)
+{
+	return schedule_from_env() &&
+	       (o->strategy != MSIM_STRAT_REPLAY || !o->schedule ||
+		strcmp(o->schedule, getenv("MSIM_SCHEDULE")));
+}
+
 static int check_args(const struct msim_explore_target *target, const struct msim_config *base,
 		      const struct msim_explore_opts *o)
 {
@@ -295,6 +303,7 @@ int msim_explore(const struct msim_explore_target *target, const struct msim_con
 	if (ret)
 		return ret;
 	runs = planned_runs(o, replay_env);
+	res->env_replay = env_replaces(o);
 	/* The driver thread's tasks get their stacks the way the options say. */
 	msim__ctx_fresh_stacks = o->fresh_stacks;
 	if (o->strategy == MSIM_STRAT_PCT && !replay_env)

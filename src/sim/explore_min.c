@@ -154,6 +154,22 @@ static void format(const struct sched *s, char *buf, size_t len)
 	}
 }
 
+/* Whether the run (its parsed schedule) took every pick of the string input, in order. */
+static bool followed(const char *input, const struct sched *run)
+{
+	struct sched *in = malloc(sizeof(*in));
+	bool yes = in && !parse(input, in) && in->n <= run->n;
+
+	for (unsigned int i = 0; yes && i < in->n; i++) {
+		const struct block *a = &in->b[i], *b = &run->b[i];
+
+		yes = a->pick == b->pick &&
+		      (i + 1 == in->n ? a->count <= b->count : a->count == b->count);
+	}
+	free(in);
+	return yes;
+}
+
 /* a is smaller than b: fewer preemptions, then fewer blocks, then a shorter string. */
 static bool smaller(const struct msim_explore_result *a, unsigned int a_blocks,
 		    const struct msim_explore_result *b, unsigned int b_blocks)
@@ -350,6 +366,14 @@ int msim_explore_minimize(const struct msim_explore_target *target, const struct
 		ret = -ESRCH; /* the input does not fail: nothing to minimize */
 	if (!ret)
 		ret = parse(best->schedule, &z->cur);
+	/*
+	 * An input the replay did not follow (a pick not enabled, picks left over)
+	 * is not the failing run it claims to be: minimizing what ran instead would
+	 * answer another question. A shorter one is a prefix, as the candidates
+	 * are: the run goes on with option 0.
+	 */
+	if (!ret && (best->env_replay || !followed(schedule, &z->cur)))
+		ret = -EPROTO;
 	if (!ret) {
 		res->input_preemptions = best->preemptions;
 		res->input_blocks = z->cur.n;

@@ -14,6 +14,7 @@
 #include "current.h"
 #include "kmem.h"
 #include "lockdep.h"
+#include "misuse.h"
 #include "preempt.h"
 #include "storebuf.h"
 #include "rcu.h"
@@ -39,6 +40,7 @@ int msim_create(const struct msim_config *cfg, struct msim **out, char *err, siz
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	msim__host_live_add(m);   /* before any msim_destroy() of a failed creation */
 	m->cfg = *cfg;
 	if (!m->cfg.task_stack_size)
 		m->cfg.task_stack_size = MSIM_DEFAULT_STACK;
@@ -76,6 +78,8 @@ void msim_destroy(struct msim *m)
 
 	if (!m)
 		return;
+	/* A second destroy would free freed memory: stop, naming the call. */
+	msim__host_check(m, "msim_destroy");
 	struct msim *prev_host = msim__tls_host;
 	msim__tls_host = m;
 	m->destroying = true;
@@ -110,6 +114,7 @@ void msim_destroy(struct msim *m)
 	msim__lockdep_host_detach(m);
 	pthread_mutex_destroy(&m->works_lock);
 	msim__tls_host = prev_host == m ? NULL : prev_host;
+	msim__host_live_del(m);   /* last: the destructors above may still check it */
 	free(m);
 }
 
@@ -120,6 +125,7 @@ int msim_run(struct msim *m)
 
 	if (!m || msim__tls_task)
 		return -EINVAL; /* the driver runs hosts; a task cannot run one */
+	msim__host_check(m, "msim_run");
 	msim__tls_host = m;
 	ret = msim__det(m) ? msim__run_det(m) : msim__run_concurrent(m);
 	msim__tls_host = prev ? prev : m;

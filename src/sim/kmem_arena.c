@@ -9,7 +9,8 @@
  * live in private anonymous memory reserved with MAP_NORESERVE: a page nobody
  * wrote costs the process nothing, and reading it maps the shared zero page.
  *
- * A region of address space (1 TiB, less if the system refuses) is reserved once
+ * A region of address space (1 TiB, less if the system refuses or RLIMIT_AS
+ * leaves less: region_add) is reserved once
  * and cut into chunks of 64 KiB to 2 MiB, each aligned to its size. A 2 MiB chunk
  * for objects that are mostly never written (the pool's previous chunk says so)
  * is first mapped to the huge zero page: one fault, where reading it page by page
@@ -32,14 +33,18 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kmem_arena.h"
 
 #define KMEM_MAX_REGIONS 16
+#define KMEM_MIN_REGION (64ULL << 20)
 #define KMEM_NSHIFTS (KMEM_HUGE_SHIFT - KMEM_GRAIN_SHIFT + 1)
 #define KMEM_DIRTY_CAP (1ULL << 30)
 #define KMEM_KEEPERS 512              /* owners with dirty chunks; power of two */
@@ -60,6 +65,7 @@ struct kmem_region {
 static struct {
 	pthread_mutex_t lock;
 	bool tried, ok;
+	bool said_no_region;              /* the stderr line of region_add, once */
 	int pagemap;                      /* /proc/self/pagemap, or -1 */
 	unsigned int nregions;            /* published with release */
 	struct kmem_region region[KMEM_MAX_REGIONS];
@@ -76,15 +82,48 @@ static void *map_noreserve(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Caller holds the lock. A region as large as the system allows (1 TiB down to 4 GiB). */
+/*
+ * Address space the process may still map: RLIMIT_AS (ulimit -v, a batch job's
+ * memory limit) less what is mapped already (/proc/self/statm); SIZE_MAX
+ * without a limit.
+ */
+static size_t address_space_left(void)
+{
+	struct rlimit rl;
+	unsigned long pages = 0;
+	size_t used;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+	return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
+}
+
+/*
+ * Caller holds the lock. A region as large as the system allows: 1 TiB, or a
+ * quarter of the address space a limit leaves (the heap, the task stacks and
+ * the rest of the process need the other three), halved until it maps, down
+ * to 64 MiB. A 4 GiB region under a 6 GiB limit left too little for the
+ * rest: the run failed with ENOMEM where 4 and 8 GiB worked.
+ */
 static bool region_add(void)
 {
+	size_t cap = address_space_left() / 4, bytes = 1ULL << 40;
 	struct kmem_region *r;
 
 	if (arena.nregions == KMEM_MAX_REGIONS)
 		return false;
 	r = &arena.region[arena.nregions];
-	for (size_t bytes = 1ULL << 40; bytes >= (4ULL << 30); bytes >>= 2) {
+	while (bytes > cap && bytes > KMEM_MIN_REGION)
+		bytes >>= 1;
+	for (; bytes >= KMEM_MIN_REGION && bytes <= cap; bytes >>= 1) {
 		/* One extra huge chunk, so the base can be aligned to 2 MiB. */
 		char *raw = map_noreserve(bytes + (1UL << KMEM_HUGE_SHIFT));
 		size_t entries = bytes >> KMEM_GRAIN_SHIFT;
@@ -105,6 +144,19 @@ static bool region_add(void)
 		arena.st.reserved_bytes += bytes;
 		__atomic_store_n(&arena.nregions, arena.nregions + 1, __ATOMIC_RELEASE);
 		return true;
+	}
+	if (!arena.said_no_region) {
+		char why[96];
+
+		arena.said_no_region = true;
+		if (cap == SIZE_MAX / 4)
+			snprintf(why, sizeof(why), "the system refused even %llu MiB",
+				 KMEM_MIN_REGION >> 20);
+		else
+			snprintf(why, sizeof(why), "%zu MiB left under RLIMIT_AS", cap * 4 >> 20);
+		fprintf(stderr, "memcgsim: kmem arena: cannot reserve %s address space (%s): "
+			"kernel objects come from the heap, committed as they are allocated\n",
+			arena.nregions ? "more" : "any", why);
 	}
 	return false;
 }

@@ -169,13 +169,15 @@ static int setup_pct(struct msim *m, struct msim_sched *s)
 
 int msim_sched_set(struct msim *m, const struct msim_sched_opts *opts)
 {
-	struct msim_sched *s = &m->sched;
-	struct msim_sched_opts saved = s->opts;
+	struct msim_sched *s;
+	struct msim_sched_opts saved;
 	const char *env = getenv("MSIM_SCHEDULE");
 	int ret;
 
-	if (!msim__det(m) || !opts)
+	if (!m || !msim__det(m) || !opts)
 		return -EINVAL;
+	s = &m->sched;
+	saved = s->opts;
 	s->opts = *opts;
 	if (env && *env) {
 		s->opts.strategy = MSIM_STRAT_REPLAY;

@@ -13,6 +13,7 @@
 
 #include <memcgsim/script.h>
 
+#include "misuse.h"
 #include "current.h"
 #include "irq.h"
 #include "rcu_det.h"
@@ -21,8 +22,15 @@
 #include "storebuf.h"
 
 /* Scripted control: a deterministic host, its own task, called by the driver. */
+/*
+ * A task handle lives as long as its host: a step on a destroyed host (whose
+ * task handles went with it) stops with a misuse before either is read.
+ */
 static bool driver_may_step(struct msim *m, const struct msim_task *t)
 {
+	if (!m)
+		return false;
+	msim__host_check(m, "msim_run_task/msim_run_until/msim_step");
 	return msim__det(m) && t && t->host == m && !msim__tls_task;
 }
 

@@ -628,6 +628,8 @@ static struct world *world_new(const struct run_cfg *rc)
 	msim_config_init(&cfg);
 	cfg.nr_cpus = NCPU;
 	cfg.nr_nodes = NNODES;
+	/* movablecore=1G: node 1's folios alternate NORMAL and MOVABLE (alloc_folio) */
+	cfg.zone_managed_pages[MSIM_ZONE_MOVABLE] = 262144;
 	cfg.mode = rc->mode;
 	cfg.lru = rc->lru;
 	if (rc->variant)

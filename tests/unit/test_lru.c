@@ -12,7 +12,15 @@
 
 static void classic_sizes_per_zone_and_thp(void **st)
 {
-	struct msim *m = lru_host(1, MSIM_LRU_CLASSIC, MSIM_LRU_REPARENT_OBJCG);
+	struct msim_config cfg = unit_config(4, 1);
+	struct msim *m;
+
+	/* movablecore=1G: msim_folio_alloc() refuses a zone without pages */
+	cfg.zone_managed_pages[MSIM_ZONE_MOVABLE] = 262144;
+	cfg.lru = MSIM_LRU_CLASSIC;
+	cfg.variants.lru_reparent = MSIM_LRU_REPARENT_OBJCG;
+	m = unit_host_cfg(&cfg);
+	assert_int_equal(msim_lru_attach(m, NULL, 0), 0);
 	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");
 	struct msim_lruvec *lv = lru_lruvec(c, 0);
 	struct msim_folio *f[5];

@@ -328,7 +328,7 @@ static int run_minimize(const struct msim_race *r, struct race_cli *c)
 	ret = msim_race_minimize(r, &c->cfg, c->o.side, input, mr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "memcgsim: %s\n", err);
-		ret = ret == -EINVAL ? 2 : 1;
+		ret = ret == -EINVAL || ret == -EPROTO ? 2 : 1;
 		goto out;
 	}
 	print_minimized(r, c, input, mr);

@@ -26,7 +26,9 @@ static inline long msim_this_cpu_add_return(long *slot, long v)
 	unsigned long flags;
 	long n;
 
-	n = msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") + v;
+	/* wraps, as the kernel's per-CPU add does (it builds with -fno-strict-overflow) */
+	n = (long)((unsigned long)msim_load_at(slot, MSIM_RELAXED, "this_cpu_rmw.load") +
+		   (unsigned long)v);
 	msim_preempt_disable();
 	flags = msim_local_irq_save();
 	msim_store_at(slot, n, MSIM_RELAXED, "this_cpu_rmw.store");
@@ -58,13 +60,15 @@ static inline void msim_this_cpu_add(long *slot, long v)
 {
 	msim_yield_access("this_cpu_add", slot, MSIM_ACCESS_RMW);
 	if (__builtin_expect(msim_wmm_active, 0)) {
-		long n = msim_quiet_load((long *)msim_wmm_load_slowpath(slot, sizeof(*slot)),
-					 MSIM_RELAXED) + v;
+		long n = (long)((unsigned long)msim_quiet_load((long *)msim_wmm_load_slowpath(
+					slot, sizeof(*slot)), MSIM_RELAXED) + (unsigned long)v);
 
 		msim_wmm_store_slowpath(slot, sizeof(*slot), (uint64_t)n, MSIM_RELAXED);
 		return;
 	}
-	msim_quiet_store(slot, msim_quiet_load(slot, MSIM_RELAXED) + v, MSIM_RELAXED);
+	/* wraps, as the kernel's per-CPU add does (it builds with -fno-strict-overflow) */
+	msim_quiet_store(slot, (long)((unsigned long)msim_quiet_load(slot, MSIM_RELAXED) +
+				      (unsigned long)v), MSIM_RELAXED);
 }
 
 #ifdef __cplusplus
