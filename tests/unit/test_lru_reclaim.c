@@ -183,7 +183,7 @@ static void active_rotates_only_exec(void **st)
 
 	(void)st;
 	for (unsigned int i = 0; i < 3; i++) {
-		f[i] = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_MOVABLE);
+		f[i] = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_NORMAL);
 		assert_int_equal(msim_mem_cgroup_charge(f[i], c, MSIM_GFP_KERNEL), 0);
 		msim_folio_set_active(f[i]);
 		msim_folio_add_lru(f[i]);
