@@ -18,7 +18,7 @@
 
 #define MSIM_ER_NSTRATS 3            /* random, PCT, DFS */
 #define MSIM_ER_MAX_REPS 64
-#define MSIM_ER_GOAL 20000.0         /* issue 13: schedules a second, random and PCT */
+#define MSIM_ER_GOAL 20000.0         /* the goal: schedules a second, random and PCT */
 
 struct msim_er_config {
 	const char *race;            /* default rstat-early-exit */

@@ -6,7 +6,7 @@
  * ratios, designs alternated in one process, progress lines on stderr, and a
  * streaming JSON writer on Jansson. Verdicts are in bench_verdict.h.
  *
- * Benches are programs, not tests (DESIGN.md section 5): timings are printed,
+ * Benches are programs, not tests (docs/design.md): timings are printed,
  * never asserted. What the timings measure is the model's own work on this
  * machine, not the kernel's: every engine says so in its output.
  */

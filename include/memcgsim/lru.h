@@ -226,12 +226,28 @@ enum msim_reclaim_verdict {
  * target_memcg. On MSIM_RECLAIM_FREE the callback has dropped its references;
  * reclaim then frees the folio if only its isolation reference is left (kernel:
  * the refcount freeze of __remove_mapping), else puts it back. Without a
- * callback, reclaim drops the reference msim_folio_alloc() returned: the folio
- * is freed, and its owner must not use it afterwards.
+ * callback, a file folio goes to the host's remove_mapping hook (below) when
+ * one is registered; otherwise reclaim drops the reference msim_folio_alloc()
+ * returned: the folio is freed, and its owner must not use it afterwards.
  */
 typedef enum msim_reclaim_verdict (*msim_reclaim_evict_fn)(struct msim_folio *folio,
 							   struct msim_memcg *target_memcg,
 							   void *arg);
+
+/*
+ * The page cache's part of reclaim (kernel: shrink_folio_list ->
+ * __remove_mapping(folio->mapping, folio, ...) -> __filemap_remove_folio, with
+ * a shadow entry from workingset_eviction). The kernel reaches the mapping
+ * through folio->mapping; this layer knows no mapping, so the layer that owns
+ * page cache registers its eviction here at its attach (the workingset layer:
+ * msim_filemap_evict), and reclaim calls it for every file folio it frees when
+ * the scan_control has no evict callback of its own. fn has the evict
+ * callback's contract (a folio not in a page cache: drop the reference, FREE);
+ * notes as scan_control.evict_notes. fn NULL unregisters. Before any task runs.
+ * Returns 0, -ENODEV (no lru layer on m), -EBUSY (another fn is registered).
+ */
+MSIM_API int msim_lru_set_remove_mapping(struct msim *m, msim_reclaim_evict_fn fn, void *arg,
+					 bool notes);
 
 /* kernel: struct scan_control, the fields this reclaim uses. */
 struct msim_scan_control {
@@ -285,9 +301,11 @@ MSIM_API unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msi
  * file gave 1088 under MGLRU, 1726 under the classic LRU). Returns the pages this
  * call reclaimed (also added to sc->nr_reclaimed); size an experiment by it.
  * sc may be NULL (defaults); its nr_to_reclaim and target_mem_cgroup are set here.
- * Without sc->evict, a freed folio's owner is "the mapping" and reclaim drops its
- * reference: folios a msim_address_space holds are reclaimed through
- * msim_workingset_reclaim() (workingset.h), which removes them from the mapping.
+ * Without sc->evict, a file folio is removed from its page cache through the
+ * host's remove_mapping hook (msim_lru_set_remove_mapping: with the workingset
+ * layer attached, a msim_address_space's folio leaves a shadow entry, as in
+ * msim_workingset_reclaim(), which adds shrink_slab); any other folio's
+ * reference is dropped.
  */
 MSIM_API unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
 							 struct msim_scan_control *sc);

@@ -12,7 +12,9 @@
  * workingset, or under MGLRU when the eviction generation is recent), and adds
  * it to the LRU. Reclaim evicts it through the scan_control evict callback
  * msim_filemap_evict (__remove_mapping: the folio is replaced by the shadow
- * msim_workingset_eviction packs).
+ * msim_workingset_eviction packs), which attaching also registers as the LRU
+ * layer's remove_mapping hook (lru.h): a msim_try_to_free_mem_cgroup_pages()
+ * with no callback of its own evicts page-cache folios the same way.
  *
  * Shadow nodes: the xarray's update hook puts a node on the memcg-aware
  * list_lru shadow_nodes exactly when every entry in it is a shadow (count ==

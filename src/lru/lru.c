@@ -117,3 +117,17 @@ int msim_lru_attach(struct msim *m, char *err, size_t errlen)
 {
 	return msim_subsys_attach(m, &msim_lru_subsys, err, errlen);
 }
+
+int msim_lru_set_remove_mapping(struct msim *m, msim_reclaim_evict_fn fn, void *arg, bool notes)
+{
+	struct msim__lru_host *lh = msim__lru_host(m);
+
+	if (!lh)
+		return -ENODEV;
+	if (fn && lh->remove_mapping && lh->remove_mapping != fn)
+		return -EBUSY;
+	lh->remove_mapping = fn;
+	lh->remove_mapping_arg = fn ? arg : NULL;
+	lh->remove_mapping_notes = fn && notes;
+	return 0;
+}

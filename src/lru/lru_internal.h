@@ -133,6 +133,13 @@ struct msim__lru_host {
 	 */
 	struct msim_folio *quarantine[MSIM__FOLIO_QUARANTINE];
 	unsigned long quarantine_next;
+	/*
+	 * The page cache's __remove_mapping (msim_lru_set_remove_mapping): set by
+	 * the layer that owns page cache at its attach, before any task runs.
+	 */
+	msim_reclaim_evict_fn remove_mapping;
+	void *remove_mapping_arg;
+	bool remove_mapping_notes;
 	/* counters (quiet atomics) */
 	unsigned long folios_live, folios_allocated_total, lru_size_underflows;
 	unsigned long lruvec_relock_retries, reparented_pages, freed_nonempty;

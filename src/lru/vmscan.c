@@ -80,13 +80,6 @@ static unsigned long isolate_lru_folios(struct msim__lru_vec *lv, unsigned long 
 	return taken;
 }
 
-/* Without a callback the owner is "the mapping": reclaim drops its reference. */
-static enum msim_reclaim_verdict evict_default(struct msim_folio *folio)
-{
-	msim_folio_put(folio);
-	return MSIM_RECLAIM_FREE;
-}
-
 /*
  * The owner's callback runs in this step; one that does not say it notes its
  * accesses (scan_control.evict_notes) may touch anything before its first
@@ -98,6 +91,27 @@ static enum msim_reclaim_verdict call_evict(struct msim_folio *folio,
 	if (!sc->evict_notes)
 		msim_access_note(folio, 1, MSIM_ACCESS_ANY);
 	return sc->evict(folio, sc->target_mem_cgroup, sc->evict_arg);
+}
+
+/*
+ * Without a callback: a file folio leaves its page cache through the host's
+ * remove_mapping hook (kernel: __remove_mapping through folio->mapping), as
+ * the kernel's reclaim never frees a folio the page cache still points to;
+ * with no page cache registered, and for anon folios, the owner is "the
+ * mapping" and reclaim drops its reference.
+ */
+static enum msim_reclaim_verdict evict_default(struct msim_folio *folio,
+					       struct msim_scan_control *sc)
+{
+	struct msim__lru_host *lh = folio->lh;
+
+	if (lh->remove_mapping && msim_folio_is_file_lru(folio)) {
+		if (!lh->remove_mapping_notes)
+			msim_access_note(folio, 1, MSIM_ACCESS_ANY);
+		return lh->remove_mapping(folio, sc->target_mem_cgroup, lh->remove_mapping_arg);
+	}
+	msim_folio_put(folio);
+	return MSIM_RECLAIM_FREE;
 }
 
 /*
@@ -171,7 +185,7 @@ static enum msim_reclaim_verdict folio_verdict(struct msim_folio *folio,
 	enum msim_reclaim_verdict v = folio_check_references(folio, mglru_6_14);
 
 	if (v == MSIM_RECLAIM_FREE)
-		v = sc->evict ? call_evict(folio, sc) : evict_default(folio);
+		v = sc->evict ? call_evict(folio, sc) : evict_default(folio, sc);
 	/* __remove_mapping()'s freeze: only the isolation reference may be left */
 	if (v == MSIM_RECLAIM_FREE && !msim__folio_ref_freeze(folio, 1))
 		v = MSIM_RECLAIM_KEEP;

@@ -94,13 +94,22 @@ static int ws_host_init(struct msim *m, void *state)
 	 */
 	if (!ret)
 		msim_charge_set_reclaim(m, msim__ws_charge_reclaim, NULL);
+	/*
+	 * Any reclaim without an evict callback of its own (a caller of
+	 * msim_try_to_free_mem_cgroup_pages) removes a page-cache folio from its
+	 * mapping as __remove_mapping does: the LRU layer reaches the mapping
+	 * through this hook, as the kernel's reclaim reaches it through
+	 * folio->mapping. msim_filemap_evict notes what it touches (filemap.c).
+	 */
+	if (!ret)
+		ret = msim_lru_set_remove_mapping(m, msim_filemap_evict, NULL, true);
 	return ret;
 }
 
 /* The memcg layer frees the memcgs (our css_free) after this, with priv = state. */
 static void ws_host_fini(struct msim *m, void *state)
 {
-	(void)m;
+	msim_lru_set_remove_mapping(m, NULL, NULL, false);
 	msim__ws_shadow_nodes_fini(state);
 }
 

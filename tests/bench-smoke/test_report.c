@@ -194,6 +194,62 @@ static void check_thread(json_t *t, bool gnuplot, const char *html, const char *
 		check_plot(x, gnuplot, html);
 }
 
+/* Verdict words over every bench file report.json lists: the four outcomes and all. */
+struct verdict_words {
+	json_int_t holds, fails, nc, bc, all;
+};
+
+static void count_bench_verdicts(json_t *idx, struct verdict_words *w)
+{
+	json_t *t, *b, *v;
+	size_t i, j, k;
+
+	memset(w, 0, sizeof(*w));
+	json_array_foreach(json_object_get(idx, "threads"), i, t) {
+		json_array_foreach(json_object_get(t, "benches"), j, b) {
+			json_t *doc = load(json_string_value(json_object_get(b, "json")));
+
+			json_array_foreach(json_object_get(doc, "verdicts"), k, v) {
+				const char *s = json_string_value(json_object_get(v, "verdict"));
+
+				assert_non_null(s);
+				w->holds += !strcmp(s, "holds");
+				w->fails += !strcmp(s, "does not hold");
+				w->nc += !strcmp(s, "not comparable");
+				w->bc += !strcmp(s, "by construction");
+				w->all++;
+			}
+			json_decref(doc);
+		}
+	}
+}
+
+/*
+ * report.json's totals are the bench files' verdict words, all four outcomes,
+ * and together every verdict (by construction used to be left out of them);
+ * the page shows a badge for each, in the bench tables and the summaries.
+ */
+static void check_verdict_totals(json_t *idx, const char *html)
+{
+	json_t *v = json_object_get(idx, "verdicts");
+	struct verdict_words w;
+
+	count_bench_verdicts(idx, &w);
+	/* the quick report has by-construction verdicts (rstat-propagate, zswap-root-count) */
+	assert_true(w.bc > 0);
+	assert_int_equal(json_integer_value(json_object_get(v, "holds")), w.holds);
+	assert_int_equal(json_integer_value(json_object_get(v, "does_not_hold")), w.fails);
+	assert_int_equal(json_integer_value(json_object_get(v, "not_comparable")), w.nc);
+	assert_true(json_is_integer(json_object_get(v, "by_construction")));
+	assert_int_equal(json_integer_value(json_object_get(v, "by_construction")), w.bc);
+	assert_int_equal(w.holds + w.fails + w.nc + w.bc, w.all);
+	assert_int_equal(occurrences(html, "<td class=\"bc\">"), w.bc);
+	assert_int_equal(occurrences(html, "<td class=\"bc sum\">"), w.bc);
+	assert_int_equal(occurrences(html, "<li>by construction (bench "), w.bc);
+	assert_int_equal(occurrences(html, " by construction)<br>"),
+			 json_array_size(json_object_get(idx, "threads")));
+}
+
 /* The whole quick report: every thread's section, file and plot. */
 static void quick_report(void **state)
 {
@@ -229,6 +285,7 @@ static void quick_report(void **state)
 			 json_integer_value(json_object_get(v, "does_not_hold")));
 	assert_int_equal(occurrences(html, "<li>not comparable (bench "),
 			 json_integer_value(json_object_get(v, "not_comparable")));
+	check_verdict_totals(idx, html);
 	/* one summary table per thread, ahead of its first bench or race */
 	assert_int_equal(occurrences(html, "<section class=\"thread\">"), threads);
 	v = json_object_get(idx, "race_runs");

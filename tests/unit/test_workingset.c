@@ -394,6 +394,82 @@ static void test_eviction_memcg_freed(void **state)
 	ws_teardown(&f);
 }
 
+/*
+ * Reclaim through the LRU layer alone (msim_try_to_free_mem_cgroup_pages, no
+ * evict callback) removes each page-cache folio it frees from its mapping, as
+ * shrink_folio_list's __remove_mapping does: the file keeps 256 - got folios
+ * and got shadows, each evicted index refaults, and destroying the file after
+ * it frees every folio (it used to find freed folios in i_pages and crash).
+ */
+static void reclaim_through_lru_layer(enum msim_lru_kind kind)
+{
+	struct ws_fixture f;
+	struct msim_workingset_counts n;
+	struct msim_lru_counts lc;
+	unsigned long got, hits = 0, refaults = 0;
+
+	ws_setup(&f, kind, NULL);
+	read_range(&f, 0, 256, MSIM_FILEMAP_MISS);
+	got = msim_try_to_free_mem_cgroup_pages(f.c, 64, NULL);
+	assert_true(got >= 64 && got < 256);
+	assert_int_equal(msim_mapping_nrpages(f.file), 256 - got);
+	assert_int_equal(msim_mapping_nrshadows(f.file), got);
+	msim_workingset_counts(f.m, &n);
+	assert_int_equal(n.shadows_stored, got);
+	msim_lru_counts(f.m, &lc);
+	assert_int_equal(lc.folios_live, 256 - got);
+	for (unsigned long i = 0; i < 256; i++) {
+		int r = msim_filemap_read(f.file, i, f.c, 0, false);
+
+		assert_true(r >= 0);
+		if (r == MSIM_FILEMAP_HIT)
+			hits++;
+		else if (r >= MSIM_FILEMAP_REFAULT)
+			refaults++;
+	}
+	assert_int_equal(hits, 256 - got);
+	assert_int_equal(refaults, got);
+	msim_address_space_destroy(f.file);
+	f.file = NULL;
+	msim_lru_counts(f.m, &lc);
+	assert_int_equal(lc.folios_live, 0);
+	ws_teardown(&f);
+}
+
+static void test_lru_reclaim_removes_mapping_classic(void **state)
+{
+	(void)state;
+	reclaim_through_lru_layer(MSIM_LRU_CLASSIC);
+}
+
+static void test_lru_reclaim_removes_mapping_mglru(void **state)
+{
+	(void)state;
+	reclaim_through_lru_layer(MSIM_LRU_MGLRU);
+}
+
+static enum msim_reclaim_verdict keep_all(struct msim_folio *folio, struct msim_memcg *target,
+					  void *arg)
+{
+	(void)folio;
+	(void)target;
+	(void)arg;
+	return MSIM_RECLAIM_KEEP;
+}
+
+/* The page cache's hook is the workingset layer's: a second owner is refused. */
+static void test_remove_mapping_hook_errors(void **state)
+{
+	struct ws_fixture f;
+
+	(void)state;
+	ws_setup(&f, MSIM_LRU_CLASSIC, NULL);
+	assert_int_equal(msim_lru_set_remove_mapping(f.m, keep_all, NULL, false), -EBUSY);
+	assert_int_equal(msim_lru_set_remove_mapping(f.m, msim_filemap_evict, NULL, true), 0);
+	assert_int_equal(msim_lru_set_remove_mapping(NULL, keep_all, NULL, false), -ENODEV);
+	ws_teardown(&f);
+}
+
 /* Misuse gives an error code, never a crash. */
 static void test_misuse(void **state)
 {
@@ -424,6 +500,9 @@ int main(void)
 		cmocka_unit_test(test_budget_needs_a_flush),
 		cmocka_unit_test(test_eviction_memcg_freed),
 		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_lru_reclaim_removes_mapping_classic),
+		cmocka_unit_test(test_lru_reclaim_removes_mapping_mglru),
+		cmocka_unit_test(test_remove_mapping_hook_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

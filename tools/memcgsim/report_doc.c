@@ -191,6 +191,8 @@ const char *doc_verdict_class(const char *v, bool summary)
 		return summary ? "fails sum" : "fails";
 	if (!strcmp(v, "not comparable"))
 		return summary ? "nc sum" : "nc";
+	if (!strcmp(v, "by construction"))
+		return summary ? "bc sum" : "bc";
 	return NULL;
 }
 
@@ -272,10 +274,11 @@ static const char html_head[] =
 	"td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left;"
 	"overflow-wrap:anywhere}\n"
 	"th{background:#eee}\ntd.holds{background:#d4f4d4}\ntd.fails{background:#f8d0d0}\n"
-	"td.nc{background:#eee;color:#555}\ntd.missing{background:#f8d0d0}\n"
+	"td.nc{background:#eee;color:#555}\ntd.bc{background:#e8e4f4;color:#444}\n"
+	"td.missing{background:#f8d0d0}\n"
 	"td.race-ok{background:#dde8f8}\ntd.race-bad{background:#f8d0d0;font-weight:bold}\n"
 	"td.code{font-family:monospace;font-size:0.85em;word-break:break-all;min-width:12em}\n"
-	"td.holds,td.fails,td.nc,td.missing,td.race-ok,td.race-bad,th{overflow-wrap:normal;"
+	"td.holds,td.fails,td.nc,td.bc,td.missing,td.race-ok,td.race-bad,th{overflow-wrap:normal;"
 	"min-width:6em}\n"
 	"pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;overflow-wrap:anywhere;"
 	"font-size:0.85em}\nfigure{margin:1em 0}\nfigcaption{font-size:0.9em;color:#444}\n"
@@ -284,11 +287,11 @@ static const char html_head[] =
 	"ul.contents li{margin:0.2em 0}\nul.contents span{font-size:0.85em}\n"
 	"</style></head><body>\n";
 
-/* The bench verdicts of thread id that do not hold / are not comparable. */
+/* The bench verdicts of thread id that do not hold / are not comparable / by construction. */
 static void thread_misses(const struct report *rep, const char *id, unsigned int *fails,
-			  unsigned int *nc)
+			  unsigned int *nc, unsigned int *bc)
 {
-	*fails = *nc = 0;
+	*fails = *nc = *bc = 0;
 	for (unsigned int i = 0; i < rep->nr_benches; i++) {
 		json_t *v;
 		size_t k;
@@ -300,6 +303,7 @@ static void thread_misses(const struct report *rep, const char *id, unsigned int
 
 			*fails += w && !strcmp(w, "does not hold");
 			*nc += w && !strcmp(w, "not comparable");
+			*bc += w && !strcmp(w, "by construction");
 		}
 	}
 }
@@ -313,13 +317,14 @@ static void intro(struct doc *d, const struct report *rep, const struct tally *a
 	doc_heading(d, 1, "top", "memcgsim report");
 	doc_para(d, "%u benches and %u races in %.1f s (%.1f s of CPU; load average %.1f on %ld "
 		 "CPUs when it started)%s. Bench verdicts: %u hold, %u do not hold, %u not "
-		 "comparable (each thread's section opens with its table and lists the ones that "
-		 "do not hold or are not comparable, with the reason). Race runs: %u came out as "
-		 "their side states (the bug reached, the fix held), %u did not.%s",
+		 "comparable, %u by construction (the setup decides them: shown, never judged; "
+		 "each thread's section opens with its table and lists the ones that do not "
+		 "hold, are not comparable or are by construction, with the reason). Race runs: "
+		 "%u came out as their side states (the bug reached, the fix held), %u did not.%s",
 		 rep->nr_benches, rep->nr_races, rep->seconds, rep->cpu_seconds, rep->load_before,
 		 sysconf(_SC_NPROCESSORS_ONLN),
 		 rep->quick ? " with --quick (smoke sizes: the figures are not the thread's)" : "",
-		 all->holds, all->fails, all->nc, all->race_ok, all->race_bad,
+		 all->holds, all->fails, all->nc, all->bc, all->race_ok, all->race_bad,
 		 failed ? " Some benches did not finish: see their sections." : "");
 	doc_para(d, "%s%s", rep->gnuplot ? "Plots drawn by " : "No plots: gnuplot was not found "
 		 "(scripts/install-deps.sh installs gnuplot-nox); every plot's data and script "
@@ -350,16 +355,16 @@ static void contents_thread(struct doc *d, const struct report *rep,
 			    const struct report_thread *th)
 {
 	bool other = !strcmp(th->id, REPORT_OTHER);
-	unsigned int fails, nc;
+	unsigned int fails, nc, bc;
 	char anchor[200], text[300];
 	bool first = true;
 
-	thread_misses(rep, th->id, &fails, &nc);
+	thread_misses(rep, th->id, &fails, &nc, &bc);
 	snprintf(anchor, sizeof(anchor), "thread-%s", th->id);
 	snprintf(text, sizeof(text), "%s%s: %s", other ? "" : "thread ", th->id, th->title);
 	fputs(d->html ? "<li>" : "- ", d->f);
 	contents_link(d, anchor, text, true);
-	fprintf(d->f, " (%u do not hold, %u not comparable)%s", fails, nc,
+	fprintf(d->f, " (%u do not hold, %u not comparable, %u by construction)%s", fails, nc, bc,
 		d->html ? "<br><span>" : ": ");
 	for (unsigned int i = 0; i < rep->nr_benches; i++) {
 		if (strcmp(rep->benches[i].thread, th->id))
@@ -470,14 +475,15 @@ static int write_index_json(struct report *rep, const struct tally *all)
 	for (const struct report_thread *th = report_threads; th->id; th++)
 		if (thread_has(rep, th->id))
 			json_array_append_new(threads, thread_json(rep, th));
-	doc = json_pack("{s:s, s:b, s:f, s:f, s:f, s:b, s:s, s:{s:i, s:i, s:i}, "
+	doc = json_pack("{s:s, s:b, s:f, s:f, s:f, s:b, s:s, s:{s:i, s:i, s:i, s:i}, "
 			"s:{s:i, s:i}, s:o}",
 			"generated_by", "memcgsim report", "quick", rep->quick,
 			"seconds", rep->seconds, "cpu_seconds", rep->cpu_seconds,
 			"load_average_before", rep->load_before, "gnuplot", rep->gnuplot,
 			"gnuplot_version", rep->gnuplot_version, "verdicts",
 			"holds", all->holds, "does_not_hold", all->fails,
-			"not_comparable", all->nc, "race_runs", "as_stated", all->race_ok,
+			"not_comparable", all->nc, "by_construction", all->bc,
+			"race_runs", "as_stated", all->race_ok,
 			"not_as_stated", all->race_bad, "threads", threads);
 	ret = doc && report_path(rep, "report.json", path, sizeof(path))
 		      ? json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;

@@ -22,7 +22,7 @@ struct doc {
  * runs of races as their sides state them or not.
  */
 struct tally {
-	unsigned int holds, fails, nc;
+	unsigned int holds, fails, nc, bc;   /* bc: "by construction" */
 	unsigned int race_ok, race_bad;
 };
 
@@ -35,7 +35,8 @@ void doc_pre(struct doc *d, const char *text);
 void doc_table_begin(struct doc *d, const char *const *head);
 /*
  * One row. A cell is a plain cell unless classes[i] names its class (a verdict
- * badge: "holds", "fails", "nc", "race-ok", "race-bad", with " sum" in a summary);
+ * badge: "holds", "fails", "nc", "bc" (by construction), "race-ok", "race-bad", with
+ * " sum" in a summary);
  * classes may be NULL. A cell whose class is "code" is a command or a replay
  * string (folded anywhere to keep the table inside the page).
  */

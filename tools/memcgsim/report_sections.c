@@ -50,6 +50,7 @@ static void count_verdict(struct tally *t, const char *v)
 	t->holds += !strcmp(v, "holds");
 	t->fails += !strcmp(v, "does not hold");
 	t->nc += !strcmp(v, "not comparable");
+	t->bc += !strcmp(v, "by construction");
 }
 
 static void bench_verdicts(struct doc *d, const struct report_bench *rb, struct tally *t)

@@ -155,7 +155,10 @@ static void side_row(struct doc *d, const struct report_race *rr, json_t *side, 
 	doc_table_row(d, cells, cls);
 }
 
-/* "Why not": each verdict that does not hold or is not comparable, with its reason. */
+/*
+ * "Why not": each verdict that does not hold, is not comparable or is by
+ * construction (anything but "holds"), with its reason.
+ */
 static void why_not(struct doc *d, const struct report *rep, const char *thread)
 {
 	bool any = false;
