@@ -332,7 +332,7 @@ void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v
 		}
 	}
 	v->table = (struct msim_verdict_table){
-		.reference = "issue 11",
+		.reference = "the explorer's goals (docs/explore.md)",
 		.rows = ex_rows,
 		.nrows = sizeof(ex_rows) / sizeof(ex_rows[0]),
 		.fig_names = ex_fig_names,
