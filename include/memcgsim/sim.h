@@ -241,7 +241,10 @@ MSIM_API bool msim_tasks_abandoned(const struct msim *m);
 
 /*
  * Whether m is a host msim_create() made and msim_destroy() has not destroyed.
- * Compares pointers only, so a destroyed host's handle is safe to ask about.
+ * Compares pointers only, so asking about a destroyed handle reads no freed
+ * memory. Limit: a later msim_create() may get the same address back, and then a
+ * stale handle reads as live (the misuse checks built on this catch a second
+ * destroy or a use after destroy only until the address is reused).
  */
 MSIM_API bool msim_host_live(const struct msim *m);
 

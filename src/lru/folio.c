@@ -105,9 +105,16 @@ bool msim__folio_put_testzero(struct msim_folio *folio)
 	return n == 0;
 }
 
+/*
+ * kernel: folio_get(), whose VM_BUG_ON_FOLIO stops a get on a folio with no
+ * reference: the caller must hold one. A get on a freed (quarantined) folio
+ * would bring it back to 1, and its next put would free it a second time.
+ */
 void msim_folio_get(struct msim_folio *folio)
 {
-	msim_atomic_long_add_at(&folio->refcount, 1, "folio.ref.get");
+	if (msim_atomic_long_add_return_at(&folio->refcount, 1, "folio.ref.get") <= 1)
+		msim_misuse("msim_folio_get", "folio %p has no reference to take another "
+			     "from (a get on a freed folio)", (void *)folio);
 }
 
 /* kernel: folio_try_get(): fails once the count reached 0 (the folio is being freed). */

@@ -127,9 +127,9 @@ struct msim__lru_host {
 	bool lruvec_recheck;            /* variant lruvec-recheck=on (off: a demonstration) */
 	bool mglru_6_12;                /* variant mglru-protection=6.12 */
 	/*
-	 * The last freed folios, poisoned and kept until MSIM__FOLIO_QUARANTINE
-	 * more are freed (or the host goes): a put on one of them finds its
-	 * refcount 0 and stops as a misuse instead of writing freed memory.
+	 * The last freed folios, kept (refcount 0) until MSIM__FOLIO_QUARANTINE
+	 * more are freed (or the host goes): a put or a get on one of them finds
+	 * its refcount 0 and stops as a misuse instead of writing freed memory.
 	 */
 	struct msim_folio *quarantine[MSIM__FOLIO_QUARANTINE];
 	unsigned long quarantine_next;

@@ -87,7 +87,7 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 
 		yc.object = level->memcg;          /* the level walked */
 		if (mode == MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC) {
-			skip_atomic_level(rs, statc, vs, threshold, labs(val), cpu);
+			skip_atomic_level(rs, statc, vs, threshold, msim__abs_delta(val), cpu);
 			continue;
 		}
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */

@@ -67,8 +67,15 @@ static void ws_node_objcg_charge(struct msim__ws_host *wh, struct msim__ws_node 
 {
 	if (msim_config(wh->m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED)
 		return;
+	/*
+	 * Under i_pages' lock: xas_alloc() allocates with GFP_NOWAIT there and never
+	 * reclaims (reclaim would take this lock again through the page cache's
+	 * remove-mapping). The model forces the charge instead of failing and
+	 * retrying outside the lock as xas_nomem() does: NOWAIT | NOFAIL.
+	 */
 	if (sign > 0)
-		wn->objcg_charged = !msim_obj_cgroup_charge(wn->objcg, MSIM_GFP_NOFAIL,
+		wn->objcg_charged = !msim_obj_cgroup_charge(wn->objcg,
+							     MSIM_GFP_NOWAIT | MSIM_GFP_NOFAIL,
 							     (size_t)wn->slab_charge);
 	else if (wn->objcg_charged)
 		msim_obj_cgroup_uncharge(wn->objcg, (size_t)wn->slab_charge);

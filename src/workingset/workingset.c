@@ -110,6 +110,7 @@ static int ws_host_init(struct msim *m, void *state)
 static void ws_host_fini(struct msim *m, void *state)
 {
 	msim_lru_set_remove_mapping(m, NULL, NULL, false);
+	msim_charge_set_reclaim(m, NULL, NULL);   /* no reclaim through a layer that is gone */
 	msim__ws_shadow_nodes_fini(state);
 }
 

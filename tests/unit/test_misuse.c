@@ -148,6 +148,19 @@ static void folio_put_twice(void)
 	msim_folio_put(f);
 }
 
+static void folio_get_after_free(void)
+{
+	struct msim *m = host();
+	struct msim_folio *f;
+
+	msim_set_current_host(m);
+	if (msim_lru_attach(m, NULL, 0) ||
+	    !(f = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_NORMAL)))
+		_exit(3);
+	msim_folio_put(f);
+	msim_folio_get(f);
+}
+
 static void destroyed_handles_stop(void **st)
 {
 	expect_misuse(destroy_twice, "msim_destroy");
@@ -157,6 +170,7 @@ static void destroyed_handles_stop(void **st)
 	expect_misuse(xa_fini_zeroed, "msim_xa_fini");
 	expect_misuse(xa_fini_after_destroy, "msim_xa_fini");
 	expect_misuse(folio_put_twice, "msim_folio_put");
+	expect_misuse(folio_get_after_free, "msim_folio_get");
 }
 
 /* NULL where a host belongs: the documented error, no dereference. */
