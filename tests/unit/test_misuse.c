@@ -135,7 +135,8 @@ static void xa_fini_after_destroy(void)
 	msim_xa_fini(&xa);
 }
 
-static void folio_put_twice(void)
+/* A folio whose last reference was put: freed, and kept in the quarantine. */
+static struct msim_folio *freed_folio(void)
 {
 	struct msim *m = host();
 	struct msim_folio *f;
@@ -145,20 +146,17 @@ static void folio_put_twice(void)
 	    !(f = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_NORMAL)))
 		_exit(3);
 	msim_folio_put(f);
-	msim_folio_put(f);
+	return f;
+}
+
+static void folio_put_twice(void)
+{
+	msim_folio_put(freed_folio());
 }
 
 static void folio_get_after_free(void)
 {
-	struct msim *m = host();
-	struct msim_folio *f;
-
-	msim_set_current_host(m);
-	if (msim_lru_attach(m, NULL, 0) ||
-	    !(f = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_NORMAL)))
-		_exit(3);
-	msim_folio_put(f);
-	msim_folio_get(f);
+	msim_folio_get(freed_folio());
 }
 
 static void destroyed_handles_stop(void **st)
