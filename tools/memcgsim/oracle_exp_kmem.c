@@ -101,7 +101,7 @@ static void phase_rows(const struct kcache *v, size_t n, double ktotal, double m
 			small_m += v[i].model;
 			continue;
 		}
-		snprintf(name, sizeof(name), "slab per memcg in %s, %ld mounts", v[i].name, mounts);
+		snprintf(name, sizeof(name), "slab per memcg in %.47s, %ld mounts", v[i].name, mounts);
 		oracle_row_within(rows, "kmem", name, v[i].kernel, v[i].model, "bytes", 5,
 				  "within 5% (kernel: slabinfo active objects x slab bytes per object)");
 	}
