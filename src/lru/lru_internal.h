@@ -218,6 +218,11 @@ long msim__lru_zone_size_read(const struct msim__lru_vec *lv, enum msim_lru_list
 
 /* ---- mglru.c ---- */
 unsigned long msim__lru_gen_max_seq(const struct msim__lru_vec *lv);
+/* The lock holder's min_seq[type] (DEFINE_MIN_SEQ). */
+unsigned long msim__lru_gen_min_seq(const struct msim__lru_vec *lv, unsigned int type);
+/* kernel (6.14 and newer): lru_gen_folio_seq(), the sequence a folio is added at, never below min_seq. */
+unsigned long msim__lru_gen_folio_seq(const struct msim__lru_vec *lv,
+				      const struct msim_folio *folio, bool reclaiming);
 unsigned int msim__get_nr_gens(const struct msim__lru_vec *lv, unsigned int type);
 /* kernel: lru_gen_is_active(): gen is one of the two youngest. */
 bool msim__lru_gen_is_active(const struct msim__lru_vec *lv, unsigned int gen);

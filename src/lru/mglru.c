@@ -34,7 +34,7 @@ unsigned long msim__lru_gen_max_seq(const struct msim__lru_vec *lv)
 	return msim_quiet_load(&lv->lrugen.max_seq, MSIM_RELAXED);
 }
 
-static unsigned long min_seq(const struct msim__lru_vec *lv, unsigned int type)
+unsigned long msim__lru_gen_min_seq(const struct msim__lru_vec *lv, unsigned int type)
 {
 	return msim_quiet_load(&lv->lrugen.min_seq[type], MSIM_RELAXED);
 }
@@ -48,12 +48,12 @@ static void min_seq_inc(struct msim__lru_vec *lv, unsigned int type)
 {
 	msim_access_note(&lv->lrugen.min_seq[type], sizeof(lv->lrugen.min_seq[type]),
 			 MSIM_ACCESS_STORE);
-	msim_quiet_store(&lv->lrugen.min_seq[type], min_seq(lv, type) + 1, MSIM_RELAXED);
+	msim_quiet_store(&lv->lrugen.min_seq[type], msim__lru_gen_min_seq(lv, type) + 1, MSIM_RELAXED);
 }
 
 unsigned int msim__get_nr_gens(const struct msim__lru_vec *lv, unsigned int type)
 {
-	return (unsigned int)(msim__lru_gen_max_seq(lv) - min_seq(lv, type) + 1);
+	return (unsigned int)(msim__lru_gen_max_seq(lv) - msim__lru_gen_min_seq(lv, type) + 1);
 }
 
 bool msim__lru_gen_is_active(const struct msim__lru_vec *lv, unsigned int gen)
@@ -114,12 +114,12 @@ static void lru_gen_update_size(struct msim__lru_vec *lv, struct msim_folio *fol
  * second youngest; file -> the oldest (the second oldest if workingset). Never
  * below min_seq.
  */
-static unsigned long lru_gen_folio_seq(const struct msim__lru_vec *lv,
-				       const struct msim_folio *folio, bool reclaiming)
+unsigned long msim__lru_gen_folio_seq(const struct msim__lru_vec *lv,
+				      const struct msim_folio *folio, bool reclaiming)
 {
 	unsigned int type = msim__folio_type(folio);
 	unsigned long ws = msim__folio_test(folio, MSIM__PG_WORKINGSET);
-	unsigned long gen, seq, lo = min_seq(lv, type);
+	unsigned long gen, seq, lo = msim__lru_gen_min_seq(lv, type);
 
 	if (msim__folio_test(folio, MSIM__PG_ACTIVE))
 		gen = MSIM_MIN_NR_GENS - ws;
@@ -143,7 +143,7 @@ static unsigned long lru_gen_folio_seq_6_12(const struct msim__lru_vec *lv,
 					    const struct msim_folio *folio, bool reclaiming)
 {
 	unsigned int type = msim__folio_type(folio);
-	unsigned long max_seq = msim__lru_gen_max_seq(lv), lo = min_seq(lv, type);
+	unsigned long max_seq = msim__lru_gen_max_seq(lv), lo = msim__lru_gen_min_seq(lv, type);
 
 	if (msim__folio_test(folio, MSIM__PG_ACTIVE))
 		return max_seq;
@@ -168,7 +168,7 @@ bool msim__lru_gen_add_folio(struct msim__lru_vec *lv, struct msim_folio *folio,
 	if (msim__folio_test(folio, MSIM__PG_UNEVICTABLE) || !lv->lrugen.enabled)
 		return false;
 	gen = msim_lru_gen_from_seq(lv->lh->mglru_6_12 ? lru_gen_folio_seq_6_12(lv, folio, reclaiming)
-						       : lru_gen_folio_seq(lv, folio, reclaiming));
+						       : msim__lru_gen_folio_seq(lv, folio, reclaiming));
 	msim_quiet_store(&folio->gen, (int)gen, MSIM_RELAXED);
 	/* 6.12 also clears the refs of an active folio (PG_workingset stays: PSI) */
 	if (lv->lh->mglru_6_12 && msim__folio_test(folio, MSIM__PG_ACTIVE)) {
@@ -212,7 +212,7 @@ void msim__lru_gen_inc_gen(struct msim__lru_vec *lv, struct msim_folio *folio, b
 {
 	unsigned int type = msim__folio_type(folio);
 	int old_gen = msim_quiet_load(&folio->gen, MSIM_RELAXED);
-	unsigned int new_gen = msim_lru_gen_from_seq(min_seq(lv, type) + 1);
+	unsigned int new_gen = msim_lru_gen_from_seq(msim__lru_gen_min_seq(lv, type) + 1);
 	struct msim_list_head *dst = gen_list(lv, new_gen, type, folio->zone);
 
 	msim__folio_set_refs_counter(folio, 0);
@@ -259,7 +259,7 @@ static void reset_ctrl_pos(struct msim__lru_vec *lv, unsigned int type)
  */
 static void inc_min_seq(struct msim__lru_vec *lv, unsigned int type)
 {
-	unsigned int old_gen = msim_lru_gen_from_seq(min_seq(lv, type));
+	unsigned int old_gen = msim_lru_gen_from_seq(msim__lru_gen_min_seq(lv, type));
 
 	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++) {
 		struct msim_list_head *head = gen_list(lv, old_gen, type, (enum msim_zone_type)z);
@@ -324,7 +324,7 @@ void msim__lru_gen_try_inc_min_seq_locked(struct msim__lru_vec *lv, unsigned int
 	bool moved = false;
 
 	while (msim__get_nr_gens(lv, type) > MSIM_MIN_NR_GENS &&
-	       gen_empty(lv, msim_lru_gen_from_seq(min_seq(lv, type)), type)) {
+	       gen_empty(lv, msim_lru_gen_from_seq(msim__lru_gen_min_seq(lv, type)), type)) {
 		min_seq_inc(lv, type);
 		moved = true;
 	}
@@ -535,7 +535,7 @@ unsigned long msim_lru_gen_min_seq(struct msim_lruvec *lruvec, unsigned int type
 	/* READ_ONCE without the lock: min_seq_inc() notes its store */
 	msim_access_note(&lv->lrugen.min_seq[type], sizeof(lv->lrugen.min_seq[type]),
 			 MSIM_ACCESS_LOAD);
-	return min_seq(lv, type);
+	return msim__lru_gen_min_seq(lv, type);
 }
 
 long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen, unsigned int type,

@@ -564,8 +564,10 @@ static unsigned long lru_gen_isolate(struct msim__lru_vec *lv, unsigned int type
  * kernel: evict_folios() after shrink_folio_list(): the folios that were not
  * freed are not put back into the oldest generation. 6.12: each loses its refs
  * and PG_workingset and becomes active (the youngest generation). 6.14: each
- * that lru_gen_distance() would place in the oldest (a file folio neither
- * active nor workingset) loses its refs and becomes active. (The kernel first retries
+ * whose lru_gen_folio_seq() (clamped to min_seq) is min_seq[type] loses its refs
+ * and becomes active: a file folio neither active nor workingset always, and
+ * with fewer than MAX_NR_GENS generations also a workingset, anon or active one
+ * whose generation would be below the oldest. (The kernel first retries
  * once the clean, unmapped ones that may have missed
  * folio_rotate_reclaimable(); the model has no writeback, so a folio kept here
  * was kept by its owner, as it would be on the retry.)
@@ -574,11 +576,11 @@ static void lru_gen_reject_survivors(struct msim__lru_vec *lv, struct msim_list_
 {
 	for (struct msim_list_head *p = list->next; p != list; p = p->next) {
 		struct msim_folio *folio = msim_container_of(p, struct msim_folio, lru);
+		unsigned int type = msim__folio_type(folio);
 
-		/* 6.14: lru_gen_distance() != 0: active, workingset, or anon (no swap cache) */
-		if (!lv->lh->mglru_6_12 && (msim__folio_test(folio, MSIM__PG_ACTIVE) ||
-					    msim__folio_test(folio, MSIM__PG_WORKINGSET) ||
-					    !msim__folio_type(folio)))
+		/* 6.14: "don't add rejected folios to the oldest generation" */
+		if (!lv->lh->mglru_6_12 && msim__lru_gen_folio_seq(lv, folio, false) !=
+					       msim__lru_gen_min_seq(lv, type))
 			continue;
 		msim__folio_set_refs_counter(folio, 0);
 		msim__folio_clear(folio, MSIM__PG_REFERENCED);

@@ -231,11 +231,13 @@ static bool lru_gen_refault_6_12(struct msim__ws_host *wh, struct msim_folio *fo
 }
 
 /*
- * kernel (newest) lru_gen_refault() after the recent test: refs = the token's
- * refs plus the first access; the tier (the last one for a workingset folio)
- * feeds refaulted[]. A folio that was in the workingset gets PG_workingset back
- * and counts as a restore, and as an activation only in a fault (where
- * folio_add_lru() makes it active); any other gets its refs counter back.
+ * kernel (6.14 and newer) lru_gen_refault() after the recent test: refs = the
+ * token's refs plus the first access; the tier (the last one for a workingset
+ * folio) feeds refaulted[]. Every recent refault in a fault counts as an
+ * activation, workingset or not, because folio_add_lru() makes every folio
+ * added in a fault active (filemap_miss does the same); a folio that was in
+ * the workingset gets PG_workingset back and counts as a restore, any other
+ * gets its refs counter back.
  */
 static bool lru_gen_refault_6_14(struct msim__ws_host *wh, struct msim_folio *folio,
 				 struct msim_lruvec *lruvec, const struct msim_shadow *sh,
@@ -247,13 +249,13 @@ static bool lru_gen_refault_6_14(struct msim__ws_host *wh, struct msim_folio *fo
 
 	msim_lru_gen_note_refaulted(lruvec, file,
 				    msim_lru_gen_tier_from_refs(wh->m, refs, sh->workingset), nr);
-	if (!sh->workingset) {
-		msim_folio_set_lru_refs_counter(folio, (unsigned int)refs - 1);
-		return false;
-	}
 	if (in_fault)
 		msim_mod_lruvec_state(lruvec,
 				      (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file), nr);
+	if (!sh->workingset) {
+		msim_folio_set_lru_refs_counter(folio, (unsigned int)refs - 1);
+		return in_fault;
+	}
 	msim_folio_set_workingset(folio);
 	MSIM__WS_COUNT(wh, refaults_restored, 1);
 	msim_mod_lruvec_state(lruvec, (enum msim_stat_item)(MSIM_WORKINGSET_RESTORE_ANON + file), nr);

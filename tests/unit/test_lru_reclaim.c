@@ -263,6 +263,62 @@ static void mglru_ages_before_evicting_active_generations(void **st)
 	msim_destroy(m);
 }
 
+/*
+ * evict_folios(): "don't add rejected folios to the oldest generation". Eight
+ * file folios in the workingset start at max_seq - 2 (lru_gen_folio_seq); the
+ * empty generation below them is retired, so that is min_seq when reclaim
+ * offers them and the owner keeps them. 6.14 compares lru_gen_folio_seq()
+ * (clamped to min_seq) with min_seq: equal, so each is made active and goes
+ * back to the youngest generation (a workingset folio is not kept out of the
+ * oldest by its flag alone once fewer than MAX_NR_GENS generations are left).
+ * 6.12 makes every survivor active and clears PG_workingset.
+ */
+static void mglru_rejected_folio_leaves_the_oldest(const char *rule, bool workingset_after)
+{
+	struct msim_config cfg = unit_config(4, 1);
+	struct msim *m;
+	struct msim_memcg *c;
+	struct msim_lruvec *lv;
+	struct msim_folio *f[8];
+	struct evicted ev = { .verdict = MSIM_RECLAIM_KEEP };
+	struct msim_scan_control sc;
+	char err[256];
+	unsigned long youngest, pages;
+
+	cfg.lru = MSIM_LRU_MGLRU;
+	if (rule)
+		assert_int_equal(msim_variant_set(&cfg.variants, rule, err, sizeof(err)), 0);
+	m = unit_host_cfg(&cfg);
+	assert_int_equal(msim_lru_attach(m, err, sizeof(err)), 0);
+	c = unit_mkdir(msim_root_mem_cgroup(m), "c");
+	lv = lru_lruvec(c, 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		f[i] = msim_folio_alloc(m, MSIM_FOLIO_FILE, 0, 0, MSIM_ZONE_NORMAL);
+		assert_non_null(f[i]);
+		assert_int_equal(msim_mem_cgroup_charge(f[i], c, MSIM_GFP_KERNEL), 0);
+		msim_folio_set_workingset(f[i]);
+		msim_folio_add_lru(f[i]);
+	}
+	scan_control(&sc, &ev, 8);
+	assert_int_equal(msim_shrink_lruvec(lv, &sc), 0);
+	assert_int_equal(ev.n, 8);
+	youngest = msim_lru_gen_max_seq(lv);
+	msim_lru_gen_nr_folios(lv, msim_lru_gen_from_seq(youngest), 1, MSIM_ZONE_NORMAL, &pages);
+	assert_int_equal(pages, 8);
+	assert_int_equal(msim_folio_test_workingset(f[0]), workingset_after);
+	assert_int_equal(assert_gens_match_nr_pages(lv), 8);
+	for (unsigned int i = 0; i < 8; i++)
+		msim_folio_put(f[i]);
+	msim_destroy(m);
+}
+
+static void mglru_rejected_workingset_folio(void **st)
+{
+	(void)st;
+	mglru_rejected_folio_leaves_the_oldest(NULL, true);
+	mglru_rejected_folio_leaves_the_oldest("mglru-protection=6.12", false);
+}
+
 static bool was_evicted(const struct evicted *ev, const struct msim_folio *f)
 {
 	for (unsigned int i = 0; i < ev->n; i++)
@@ -321,6 +377,7 @@ int main(void)
 		cmocka_unit_test(active_rotates_only_exec),
 		cmocka_unit_test(deactivates_when_inactive_is_low),
 		cmocka_unit_test(mglru_ages_before_evicting_active_generations),
+		cmocka_unit_test(mglru_rejected_workingset_folio),
 		cmocka_unit_test(try_to_free_walks_priorities_over_the_subtree),
 	};
 

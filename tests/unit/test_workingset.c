@@ -176,8 +176,9 @@ static void test_classic_refault_activation(void **state)
  * fault) and 2 refault while that generation is still the oldest; the rest
  * of it is evicted and page 3 refaults; then everything is evicted and page 0
  * refaults in a fault.
- *   newest: 1 and 2 are recent but were not in the workingset: neither an
- *           activation nor a restore; 0 was: an activation (in a fault) and a
+ *   newest: 1 and 2 are recent but were not in the workingset: no restore,
+ *           and an activation only for 1 (in a fault, where folio_add_lru()
+ *           makes every folio active); 0 was: an activation (in a fault) and a
  *           restore.
  *   6.12:   1 and 2 are recent (min_seq has not moved): both activations, 1 a
  *           restore (in a fault); 0's token names a generation min_seq has left:
@@ -222,13 +223,13 @@ static void mglru_refaults(const char *rule, const int outcome[3], unsigned long
 
 static void test_mglru_refault_activation(void **state)
 {
-	static const int newest[3] = { MSIM_FILEMAP_REFAULT, MSIM_FILEMAP_REFAULT,
+	static const int newest[3] = { MSIM_FILEMAP_REFAULT_ACTIVATED, MSIM_FILEMAP_REFAULT,
 				       MSIM_FILEMAP_REFAULT_ACTIVATED };
 	static const int v6_12[3] = { MSIM_FILEMAP_REFAULT_ACTIVATED, MSIM_FILEMAP_REFAULT_ACTIVATED,
 				      MSIM_FILEMAP_REFAULT };
 
 	(void)state;
-	mglru_refaults(NULL, newest, 1, 1);
+	mglru_refaults(NULL, newest, 2, 1);
 	mglru_refaults("mglru-protection=6.12", v6_12, 2, 1);
 }
 
