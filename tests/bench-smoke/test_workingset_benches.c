@@ -77,7 +77,7 @@ static void thrashing_mglru(void **state)
 	assert_int_equal(l->tier_idx_end, 3);
 	assert_int_equal(p->budget_nodes, 2078);
 	assert_int_equal(p->refaults, 2795);
-	assert_int_equal(p->activations, 0);   /* 6.14: none was in the workingset */
+	assert_int_equal(p->activations, 0);   /* 6.14: reads, not faults, and none was in the workingset */
 	assert_int_equal(p->restores, 0);
 	assert_int_equal(p->storage_reads, 60139);
 	assert_int_equal(p->hot_storage_reads, 10987);
