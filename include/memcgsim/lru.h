@@ -272,12 +272,25 @@ struct msim_scan_control {
 	 */
 	void (*shrink_slab)(struct msim_memcg *memcg, unsigned int nid, int priority, void *arg);
 	void *shrink_slab_arg;
+	/*
+	 * Classic LRU (kernel: prepare_scan_control()): whether the active lists
+	 * may be aged, MSIM_DEACTIVATE_ANON | MSIM_DEACTIVATE_FILE, decided per
+	 * node from the target's flushed statistics; force_deactivate (set by the
+	 * retry of do_try_to_free_pages()) ages both; skipped_deactivate says an
+	 * active list was left alone.
+	 */
+	unsigned int may_deactivate;
+	bool force_deactivate;
+	bool skipped_deactivate;
 	/* results, added to */
 	unsigned long nr_scanned;          /* pages isolated for a look */
 	unsigned long nr_reclaimed;        /* pages freed */
 	unsigned long nr_activated;        /* pages put back active (referenced / verdict) */
 	unsigned long nr_deactivated;      /* pages moved active -> inactive */
 };
+
+#define MSIM_DEACTIVATE_ANON 1u
+#define MSIM_DEACTIVATE_FILE 2u
 
 /* Defaults: nothing to reclaim, priority DEF_PRIORITY, may_swap, no callback. */
 MSIM_API void msim_scan_control_init(struct msim_scan_control *sc);

@@ -103,6 +103,8 @@ struct msim__lru_vec {
 	struct msim_memcg *memcg;
 	unsigned int nid;
 	struct msim__lru_host *lh;
+	/* kernel: lruvec->refaults[]: WORKINGSET_ACTIVATE_{ANON,FILE} at the last reclaim's end */
+	unsigned long refaults[2];
 };
 
 /* Per-memcg data (the memcg hook slot): one lruvec per node. */

@@ -398,26 +398,73 @@ static unsigned long int_sqrt(unsigned long x)
 
 /*
  * kernel: inactive_is_low(): inactive * inactive_ratio < active, the ratio
- * int_sqrt(10 * size in GiB), 1 below a GiB.
+ * int_sqrt(10 * size in GiB), 1 below a GiB. The sizes are the lruvec's
+ * statistics (lruvec_page_state: hierarchical, as last flushed), not its
+ * lists: they lag the lists until something flushes, so reclaim may keep
+ * aging an active list past the balance, or leave one alone that grew.
  */
-static bool inactive_is_low(const struct msim__lru_vec *lv, enum msim_lru_list inactive_lru)
+static bool inactive_is_low(struct msim_lruvec *lruvec, enum msim_lru_list inactive_lru)
 {
-	unsigned long inactive = lv_lru_size(lv, inactive_lru);
-	unsigned long active = lv_lru_size(lv, inactive_lru + MSIM_LRU_ACTIVE);
+	unsigned long inactive = msim_lruvec_page_state(lruvec, (enum msim_stat_item)inactive_lru);
+	unsigned long active =
+		msim_lruvec_page_state(lruvec, (enum msim_stat_item)(inactive_lru + MSIM_LRU_ACTIVE));
 	unsigned long gb = (inactive + active) >> (30 - 12);
 	unsigned long ratio = gb ? int_sqrt(10 * gb) : 1;
 
 	return inactive * ratio < active;
 }
 
+/*
+ * kernel: prepare_scan_control()'s may_deactivate, per node (shrink_node), on
+ * the target's lruvec after a ratelimited flush: age an active list when it is
+ * too large for its inactive one, or when WORKINGSET_ACTIVATE moved since the
+ * last reclaim's snapshot (a new workingset forming); force_deactivate ages
+ * both. MGLRU has no active lists to age (the kernel returns first).
+ */
+static void prepare_scan_control(struct msim__lru_vec *target, struct msim_scan_control *sc)
+{
+	static const enum msim_lru_list inactive[2] = { MSIM_LRU_INACTIVE_ANON,
+							MSIM_LRU_INACTIVE_FILE };
+	static const unsigned int bit[2] = { MSIM_DEACTIVATE_ANON, MSIM_DEACTIVATE_FILE };
+
+	if (target->lrugen.enabled)
+		return;
+	if (sc->force_deactivate) {
+		sc->may_deactivate = MSIM_DEACTIVATE_ANON | MSIM_DEACTIVATE_FILE;
+		return;
+	}
+	msim_mem_cgroup_flush_stats_ratelimited(target->memcg);
+	for (unsigned int file = 0; file < 2; file++) {
+		unsigned long refaults = msim_lruvec_page_state(
+			target->stats, (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file));
+
+		if (refaults != target->refaults[file] || inactive_is_low(target->stats, inactive[file]))
+			sc->may_deactivate |= bit[file];
+		else
+			sc->may_deactivate &= ~bit[file];
+	}
+}
+
+/* kernel: snapshot_refaults(): the target's activations, for the next prepare_scan_control(). */
+static void snapshot_refaults(struct msim__lru_vec *target)
+{
+	for (unsigned int file = 0; file < 2; file++)
+		target->refaults[file] = msim_lruvec_page_state(
+			target->stats, (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file));
+}
+
 /* kernel: shrink_list(): active lists are only aged (when sc->may_deactivate says so). */
 static unsigned long shrink_list(struct msim__lru_vec *lv, enum msim_lru_list lru,
-				 unsigned long nr_to_scan, struct msim_scan_control *sc,
-				 const bool may_deactivate[2])
+				 unsigned long nr_to_scan, struct msim_scan_control *sc)
 {
 	if (lru == MSIM_LRU_ACTIVE_ANON || lru == MSIM_LRU_ACTIVE_FILE) {
-		if (may_deactivate[lru >= MSIM_LRU_INACTIVE_FILE])
+		unsigned int bit = lru == MSIM_LRU_ACTIVE_FILE ? MSIM_DEACTIVATE_FILE
+							       : MSIM_DEACTIVATE_ANON;
+
+		if (sc->may_deactivate & bit)
 			shrink_active_list(lv, nr_to_scan, sc, lru);
+		else
+			sc->skipped_deactivate = true;
 		return 0;
 	}
 	return shrink_inactive_list(lv, nr_to_scan, sc, lru);
@@ -425,22 +472,19 @@ static unsigned long shrink_list(struct msim__lru_vec *lv, enum msim_lru_list lr
 
 /*
  * kernel: shrink_lruvec() with get_scan_count() reduced to "lru size >>
- * priority, anon only with swap" and prepare_scan_control()'s may_deactivate
- * from inactive_is_low(); the proportional scan after the target is reached is
- * left out (the loop stops).
+ * priority, anon only with swap", the active lists aged as prepare_scan_control()
+ * decided (sc->may_deactivate); the proportional scan after the target is
+ * reached is left out (the loop stops).
  */
 static unsigned long classic_shrink_lruvec(struct msim__lru_vec *lv, struct msim_scan_control *sc)
 {
 	unsigned long nr[MSIM_LRU_UNEVICTABLE], reclaimed = 0;
-	bool may_deactivate[2];
 
 	for (unsigned int lru = 0; lru < MSIM_LRU_UNEVICTABLE; lru++) {
 		bool anon = lru < MSIM_LRU_INACTIVE_FILE;
 
 		nr[lru] = anon && !sc->may_swap ? 0 : lv_lru_size(lv, lru) >> sc->priority;
 	}
-	may_deactivate[0] = sc->may_swap && inactive_is_low(lv, MSIM_LRU_INACTIVE_ANON);
-	may_deactivate[1] = inactive_is_low(lv, MSIM_LRU_INACTIVE_FILE);
 	while (nr[MSIM_LRU_INACTIVE_ANON] || nr[MSIM_LRU_ACTIVE_FILE] ||
 	       nr[MSIM_LRU_INACTIVE_FILE]) {
 		for (unsigned int lru = 0; lru < MSIM_LRU_UNEVICTABLE; lru++) {
@@ -450,12 +494,13 @@ static unsigned long classic_shrink_lruvec(struct msim__lru_vec *lv, struct msim
 			if (!n)
 				continue;
 			nr[lru] -= n;
-			reclaimed += shrink_list(lv, lru, n, sc, may_deactivate);
+			reclaimed += shrink_list(lv, lru, n, sc);
 		}
 		if (reclaimed >= sc->nr_to_reclaim)
 			break;
 	}
-	if (sc->may_swap && inactive_is_low(lv, MSIM_LRU_INACTIVE_ANON))
+	/* can_age_anon_pages(): the anon balance is kept for the next reclaim */
+	if (sc->may_swap && inactive_is_low(lv->stats, MSIM_LRU_INACTIVE_ANON))
 		shrink_active_list(lv, MSIM_SWAP_CLUSTER_MAX, sc, MSIM_LRU_ACTIVE_ANON);
 	return reclaimed;
 }
@@ -650,27 +695,43 @@ static unsigned long shrink_lru_vec(struct msim__lru_vec *lv, struct msim_scan_c
 	return reclaimed;
 }
 
+/* One shrink_node() of this lruvec alone: prepared on the target (NULL: its own memcg). */
 unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msim_scan_control *sc)
 {
-	struct msim__lru_vec *lv = msim__lru_vec_of(lruvec);
+	struct msim__lru_vec *lv = msim__lru_vec_of(lruvec), *target;
 
-	return lv && sc ? shrink_lru_vec(lv, sc) : 0;
+	if (!lv || !sc)
+		return 0;
+	target = sc->target_mem_cgroup ? msim__lru_vec(lv->lh, sc->target_mem_cgroup, lv->nid) : lv;
+	prepare_scan_control(target ? target : lv, sc);
+	return shrink_lru_vec(lv, sc);
 }
 
 /*
  * One priority level over memcg's subtree (shrink_node_memcgs per node: each
- * memcg's lruvec, then its slab); true once the target is reached.
+ * memcg's lruvec, then its slab); true once the target is reached. The
+ * deactivation is decided per node on memcg's lruvec first (shrink_node's
+ * prepare_scan_control), before the walk.
  */
 static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 			   struct msim_scan_control *sc, unsigned long start)
 {
+	unsigned int may_deactivate[MSIM_MAX_NODES];
 	struct msim_memcg *iter;
 
+	for (unsigned int nid = 0; nid < lh->nr_nodes; nid++) {
+		struct msim__lru_vec *target = msim__lru_vec(lh, memcg, nid);
+
+		if (target)
+			prepare_scan_control(target, sc);
+		may_deactivate[nid] = sc->may_deactivate;
+	}
 	for (iter = msim_mem_cgroup_iter(memcg, NULL); iter;
 	     iter = msim_mem_cgroup_iter(memcg, iter)) {
 		for (unsigned int nid = 0; nid < lh->nr_nodes; nid++) {
 			struct msim__lru_vec *lv = msim__lru_vec(lh, iter, nid);
 
+			sc->may_deactivate = may_deactivate[nid];
 			if (lv)
 				shrink_lru_vec(lv, sc);
 			if (sc->shrink_slab)
@@ -682,6 +743,35 @@ static bool shrink_subtree(struct msim__lru_host *lh, struct msim_memcg *memcg,
 		}
 	}
 	return false;
+}
+
+/*
+ * kernel: do_try_to_free_pages(): priorities DEF_PRIORITY..0 until the target is
+ * reached, then snapshot_refaults() per node; when nothing was reclaimed and an
+ * active list was left alone (its statistics said it was small enough), once
+ * more from DEF_PRIORITY with force_deactivate (a cgroup may have all its pages
+ * on one list).
+ */
+static void do_try_to_free_pages(struct msim__lru_host *lh, struct msim_memcg *memcg,
+				 struct msim_scan_control *sc, unsigned long start)
+{
+	for (;;) {
+		for (int prio = MSIM_DEF_PRIORITY; prio >= 0; prio--) {
+			sc->priority = prio;
+			if (shrink_subtree(lh, memcg, sc, start))
+				break;
+		}
+		for (unsigned int nid = 0; nid < lh->nr_nodes; nid++) {
+			struct msim__lru_vec *target = msim__lru_vec(lh, memcg, nid);
+
+			if (target)
+				snapshot_refaults(target);
+		}
+		if (sc->nr_reclaimed != start || !sc->skipped_deactivate)
+			return;
+		sc->force_deactivate = true;
+		sc->skipped_deactivate = false;
+	}
 }
 
 unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
@@ -699,11 +789,9 @@ unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsign
 	}
 	sc->nr_to_reclaim = nr_pages > MSIM_SWAP_CLUSTER_MAX ? nr_pages : MSIM_SWAP_CLUSTER_MAX;
 	sc->target_mem_cgroup = memcg;
+	sc->force_deactivate = false;
+	sc->skipped_deactivate = false;
 	start = sc->nr_reclaimed;
-	for (int prio = MSIM_DEF_PRIORITY; prio >= 0; prio--) {
-		sc->priority = prio;
-		if (shrink_subtree(lh, memcg, sc, start))
-			break;
-	}
+	do_try_to_free_pages(lh, memcg, sc, start);
 	return sc->nr_reclaimed - start;
 }

@@ -578,8 +578,23 @@ static void check_empty(struct world *w, struct task_arg *args)
 		for (unsigned int i = 0; i < NPIN; i++)
 			if (args[c].pin[i])
 				msim_folio_put(args[c].pin[i]);
-	while (msim_try_to_free_mem_cgroup_pages(root, 1UL << 20, NULL))
-		;
+	/*
+	 * A call can free nothing yet age the active lists for the next one (the
+	 * force_deactivate retry deactivates after the scan counts were taken),
+	 * and inactive_is_low() reads flushed statistics: with nothing but active
+	 * anon left, shrink_lruvec() ages it only once a flush shows the balance
+	 * (the periodic flusher's work over real time). So an idle call is
+	 * followed by a flush, and reclaim gives up after MAX_RECLAIM_RETRIES
+	 * idle calls in a row, as try_charge_memcg() does.
+	 */
+	for (unsigned int idle = 0; idle < 16;) {
+		if (msim_try_to_free_mem_cgroup_pages(root, 1UL << 20, NULL)) {
+			idle = 0;
+			continue;
+		}
+		msim_mem_cgroup_flush_stats_forced(NULL);
+		idle++;
+	}
 	msim_memcg_drain(w->m);
 	msim_mem_cgroup_flush_stats_forced(NULL);
 	if (w->percpu)

@@ -190,6 +190,7 @@ static void active_rotates_only_exec(void **st)
 	}
 	msim_folio_map(f[0], true);                      /* young, executable */
 	msim_folio_map(f[1], false);                     /* young, not executable */
+	msim_mem_cgroup_flush_stats_forced(NULL);        /* inactive_is_low() reads these */
 	scan_control(&sc, &ev, 1);
 	msim_shrink_lruvec(lv, &sc);
 	assert_true(msim_folio_test_active(f[0]));
@@ -201,7 +202,12 @@ static void active_rotates_only_exec(void **st)
 	msim_destroy(m);
 }
 
-/* The inactive anon list is low: the active one is deactivated (PG_workingset set). */
+/*
+ * The inactive anon list is low: the active one is deactivated (PG_workingset
+ * set). inactive_is_low() reads the lruvec's flushed statistics, not its
+ * lists: before a flush they say 0 and 0, and the active list is left alone
+ * (skipped_deactivate); after one the same reclaim ages it.
+ */
 static void deactivates_when_inactive_is_low(void **st)
 {
 	struct msim *m = lru_host(1, MSIM_LRU_CLASSIC, MSIM_LRU_REPARENT_OBJCG);
@@ -223,6 +229,14 @@ static void deactivates_when_inactive_is_low(void **st)
 	sc.priority = 0;
 	sc.nr_to_reclaim = 2;
 	assert_int_equal(msim_shrink_lruvec(lv, &sc), 2);
+	assert_int_equal(sc.nr_deactivated, 0);
+	assert_true(sc.skipped_deactivate);
+	/* flushed: 0 inactive against 10 active; the scan counts were taken before the aging */
+	msim_mem_cgroup_flush_stats_forced(NULL);
+	msim_scan_control_init(&sc);
+	sc.priority = 0;
+	sc.nr_to_reclaim = 2;
+	assert_int_equal(msim_shrink_lruvec(lv, &sc), 0);
 	assert_int_equal(sc.nr_deactivated, 10);
 	assert_int_equal(msim_lruvec_lru_size(lv, MSIM_LRU_ACTIVE_ANON, MSIM_ZONE_MOVABLE), 0);
 	assert_int_equal(msim_lruvec_lru_size(lv, MSIM_LRU_INACTIVE_ANON, MSIM_ZONE_MOVABLE), 10);
