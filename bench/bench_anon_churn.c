@@ -40,7 +40,7 @@
 
 #include "bench_anon_churn.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NDESIGNS MSIM_AC_NDESIGNS
 #define NLRU MSIM_AC_NLRU

@@ -37,7 +37,7 @@
 
 #include "bench_damon_goal_read.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define ND MSIM_DGR_NDESIGNS
 #define MAXREPS 1000

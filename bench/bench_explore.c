@@ -22,7 +22,7 @@
 
 #include "bench_explore.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 /* The columns: four strategies under the race's budget, then DPOR with no bound. */
 static const struct {

@@ -23,7 +23,7 @@
 
 #include "bench_explore_rate.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 static const enum msim_strategy strat[MSIM_ER_NSTRATS] = {
 	MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS,

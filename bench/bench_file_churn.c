@@ -33,7 +33,7 @@
 
 #include "bench_file_churn.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NDESIGNS MSIM_FC_NDESIGNS
 #define NLRU MSIM_FC_NLRU

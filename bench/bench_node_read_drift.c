@@ -47,7 +47,7 @@
 
 #include "bench_node_read_drift.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NRD_ITEM MSIM_NR_ACTIVE_ANON
 #define NRD_NODE_GIB 64UL

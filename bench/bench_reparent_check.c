@@ -32,7 +32,7 @@
 #include "bench_file_churn.h"
 #include "bench_reparent_check.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NCHILD 4
 #define CHILD_PAGES 256UL

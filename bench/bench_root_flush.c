@@ -58,7 +58,7 @@
 #include "bench_root_flush.h"
 #include "bench_root_flush_run.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 static const char *const host_names[NHOSTS] = { "mainline (rstat)", "thread-002 (node)" };
 

@@ -40,7 +40,7 @@
 
 #include "bench_rstat_propagate.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NPROP MSIM_RP_NPROP
 #define NDEPTH MSIM_RP_NDEPTH

@@ -19,7 +19,7 @@
 
 #include "bench_rstat_staleness.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 struct st_cli {
 	struct msim_st_opts o;

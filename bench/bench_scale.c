@@ -14,7 +14,7 @@
 
 #include "bench_scale.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define MEASURES "the simulator's own work on this machine (driver CPU time), not the kernel's"
 

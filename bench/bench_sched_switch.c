@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <ucontext.h>
 
+#include <memcgsim/race.h>
+
 #include "bench_sched_switch.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "sim/sched.h"
 
 #define YIELDS_PER_TASK 200000U
@@ -94,7 +96,7 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
 
 static double schedules_per_s(unsigned int runs, uint64_t seed, const struct msim_variants *base)
 {
-	const struct msim_scenario *s = msim_scenario_find("toy-percpu-reset");
+	const struct msim_race *s = msim_race_find("toy-percpu-reset");
 	struct msim_explore_opts o = { .strategy = MSIM_STRAT_RANDOM, .seed = seed, .runs = runs };
 	struct msim_explore_result *r = calloc(1, sizeof(*r));
 	struct msim_config cfg;

@@ -25,7 +25,7 @@
 
 #include "bench_shrinker_units.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 enum { R_SLAB, R_CONT, R_EMPTY, R_BUSY, R_REG, R_REG_NONE, R_WALK, R_VISIT, NROWS };
 

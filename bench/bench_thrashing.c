@@ -22,7 +22,7 @@
 
 #include "bench_util.h"
 #include "bench_workingset.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 /* Samples: the protectable designs first, then the cyclic ones. */
 #define TP_NRUNS (2 * MSIM_TP_NDESIGNS)

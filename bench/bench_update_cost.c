@@ -34,7 +34,7 @@
 
 #include "bench_update_cost.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "sim/sched.h"
 
 #define CPUS 8

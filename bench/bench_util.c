@@ -10,9 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "bench_util.h"
-#include "race/json_internal.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 /* ---- arguments ---- */
 
@@ -307,6 +308,46 @@ void msim_bench_progress_done(struct msim_bench_progress *p)
 #define BENCH_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY | \
 			  JSON_PRESERVE_ORDER)
 
+/*
+ * s as a JSON string (NULL: null); bytes that are not valid UTF-8, which Jansson
+ * refuses, become '?'. The library's race printer does the same in its own
+ * writer: bench/ uses Jansson and the public API only.
+ */
+static json_t *json_str_or_null(const char *s)
+{
+	json_t *v = s ? json_string(s) : json_null();
+	char *copy;
+
+	if (v || !s || !(copy = strdup(s)))
+		return v;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	v = json_string(copy);
+	free(copy);
+	return v;
+}
+
+/*
+ * v as "%.10g" prints it: a value that prints as an integer is a JSON integer
+ * (Jansson would add ".0" to a real); non-finite values are null.
+ */
+static json_t *json_num_or_null(double v)
+{
+	char buf[64], *end;
+	long long i;
+
+	if (!isfinite(v))
+		return json_null();
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	if (!strpbrk(buf, ".eE") && strcmp(buf, "-0")) {
+		i = strtoll(buf, &end, 10);
+		if (!*end)
+			return json_integer(i);
+	}
+	return json_real(v);
+}
+
 void msim_json_init(struct msim_json *j, FILE *f)
 {
 	memset(j, 0, sizeof(*j));
@@ -374,7 +415,7 @@ void msim_json_arr_end(struct msim_json *j) { json_close(j); }
 
 void msim_json_kstr(struct msim_json *j, const char *key, const char *v)
 {
-	json_add(j, key, msim__json_string(v));
+	json_add(j, key, json_str_or_null(v));
 }
 
 void msim_json_kint(struct msim_json *j, const char *key, long long v)
@@ -390,7 +431,7 @@ void msim_json_kuint(struct msim_json *j, const char *key, unsigned long long v)
 
 void msim_json_kdbl(struct msim_json *j, const char *key, double v)
 {
-	json_add(j, key, msim__json_number(v, 10));
+	json_add(j, key, json_num_or_null(v));
 }
 
 void msim_json_kbool(struct msim_json *j, const char *key, bool v)

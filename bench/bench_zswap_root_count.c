@@ -40,7 +40,7 @@
 
 #include "bench_util.h"
 #include "bench_zswap_root_count.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 static const char *const zrc_design_names[MSIM_ZRC_NDESIGNS] = {
 	"memcg-stats", "pool", "memcg-stats+children", "pool+children",

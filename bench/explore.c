@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* explore - the "explore" bench engine as a program (`memcgsim bench explore`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* explore_rate - the "explore-rate" bench engine as a program (`memcgsim bench explore-rate`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* root_flush - the "root-flush" bench engine as a program (bench/bench_root_flush.c; `memcgsim bench root-flush`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rstat_propagate - the "rstat-propagate" bench engine as a program (bench/bench_rstat_propagate.c; `memcgsim bench rstat-propagate`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rstat_staleness - the "rstat-staleness" bench engine as a program (`memcgsim bench rstat-staleness`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

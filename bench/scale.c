@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* scale - the "scale" bench engine as a program (`memcgsim bench scale`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sched_switch - the "sched-switch" bench engine as a program (`memcgsim bench sched-switch`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* shrinker_units - the "shrinker-units" bench engine as a program (bench/bench_shrinker_units.c; `memcgsim bench shrinker-units`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

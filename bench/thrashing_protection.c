@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* thrashing_protection - the "thrashing-protection" bench engine as a program (bench/bench_thrashing.c; `memcgsim bench thrashing-protection`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

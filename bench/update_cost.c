@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* update_cost - the "update-cost" bench engine as a program (`memcgsim bench update-cost`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* w2_file_churn - the "w2-file-churn" bench engine as a program (bench/bench_file_churn.c; `memcgsim bench w2-file-churn`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

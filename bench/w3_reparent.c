@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* w3_reparent - the "w3-reparent" bench engine as a program (bench/bench_reparent_check.c; `memcgsim bench w3-reparent`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* zswap_root_count - the "zswap-root-count" bench engine as a program (bench/bench_zswap_root_count.c; `memcgsim bench zswap-root-count`). */
-#include "scenario.h"
+#include "bench_registry.h"
 
 int main(int argc, char **argv)
 {

@@ -50,7 +50,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "bench_registry.h"
 #include "bench_rstat_staleness.h"
 
 /* Run a bench engine with argv, output fd (1 or 2) captured into a malloc'ed string. */

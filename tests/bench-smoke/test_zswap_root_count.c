@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "bench_zswap_root_count.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "verdict_util.h"
 
 static const char *const before = "before the fix", *const wb = "with the fix, the shrinker writes",

@@ -19,7 +19,9 @@
 
 #include <jansson.h>
 
-#include "scenario.h"
+#include <memcgsim/race.h>
+
+#include "bench_registry.h"
 
 #define REPORT_MAX_BENCHES 32
 #define REPORT_MAX_RACES 64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_registry.c - the bench engines by name (bench/bench_*.c register with
- * MSIM_BENCH), shared by the memcgsim command, the bench programs and the tests.
+ * MSIM_BENCH), used by the bench programs, the memcgsim command and the tests.
  * The races have their own registry in the library (src/race, <memcgsim/race.h>).
  */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define MAX_BENCHES 32
 

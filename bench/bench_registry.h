@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scenario.h - the bench engines' registry, shared by the memcgsim command, the
- * bench programs and the tests; and the races (<memcgsim/race.h>).
+ * bench_registry.h - the bench engines by name, used by the bench programs, the
+ * memcgsim command and the tests. bench/ depends on the library only; the command
+ * (tools/memcgsim) depends on bench/, never the reverse.
  *
  * A bench engine in bench/bench_*.c defines one struct msim_bench and registers it
  * with MSIM_BENCH(var); a race in scenarios/ defines one struct msim_race and
- * registers it with MSIM_RACE_REGISTER(var). Nothing else needs editing: the
- * build globs both folders.
+ * registers it with MSIM_RACE_REGISTER(var) (<memcgsim/race.h>). Nothing else
+ * needs editing: the build globs both folders, and bench/CMakeLists.txt makes one
+ * program per engine name.
  */
-#ifndef MSIM_TOOL_SCENARIO_H
-#define MSIM_TOOL_SCENARIO_H
+#ifndef MSIM_BENCH_REGISTRY_H
+#define MSIM_BENCH_REGISTRY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +19,6 @@
 #include <stdio.h>
 
 #include <memcgsim/memcgsim.h>
-#include <memcgsim/race.h>
 
 /*
  * A bench engine: main() takes the arguments after "memcgsim bench NAME" (argv[0]
@@ -43,14 +44,4 @@ int msim_bench_run(const struct msim_bench *b, int argc, char **argv);
 		msim_bench_register(&(var));                                 \
 	}
 
-/*
- * The names the bench engines used before races moved to <memcgsim/race.h>
- * (bench/bench_sched_switch.c explores toy-percpu-reset's target through them).
- */
-#define msim_scenario msim_race
-static inline const struct msim_race *msim_scenario_find(const char *name)
-{
-	return msim_race_find(name);
-}
-
-#endif /* MSIM_TOOL_SCENARIO_H */
+#endif /* MSIM_BENCH_REGISTRY_H */
