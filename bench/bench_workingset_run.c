@@ -2,7 +2,7 @@
 /*
  * bench_workingset_run.c - the thrashing-protection workloads (thread 000's
  * experiment behind patch 1, which the thread describes but does not tabulate)
- * and their verdicts. The bench (bench_thrashing.c) prints them; the bench-smoke
+ * and their verdicts. The bench (bench_thrashing_protection.c) prints them; the bench-smoke
  * test asserts their deterministic counts.
  *
  * protectable: a hot set that fits in the memcg, read hot_reads times per

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* thrashing_protection - the "thrashing-protection" bench engine as a program (bench/bench_thrashing.c; `memcgsim bench thrashing-protection`). */
+/* thrashing_protection - the "thrashing-protection" bench engine as a program (bench/bench_thrashing_protection.c; `memcgsim bench thrashing-protection`). */
 #include "bench_registry.h"
 
 int main(int argc, char **argv)

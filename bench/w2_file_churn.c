@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* w2_file_churn - the "w2-file-churn" bench engine as a program (bench/bench_file_churn.c; `memcgsim bench w2-file-churn`). */
+/* w2_file_churn - the "w2-file-churn" bench engine as a program (bench/bench_w2_file_churn.c; `memcgsim bench w2-file-churn`). */
 #include "bench_registry.h"
 
 int main(int argc, char **argv)

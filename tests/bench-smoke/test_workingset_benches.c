@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
-#include "bench_reparent_check.h"
+#include "bench_w2_file_churn.h"
+#include "bench_w3_reparent.h"
 #include "bench_workingset.h"
 #include "verdict_util.h"
 

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_reparent_check.h - `memcgsim bench w3-reparent` (thread 000, w3): the
+ * bench_w3_reparent.h - `memcgsim bench w3-reparent` (thread 000, w3): the
  * reparent accounting sanity check as pass/fail per design, and how it is
  * judged against "w3-reparent passed on all kernels", so that the bench-smoke
  * tests can assert a run's counts and plant figures for every verdict.
  */
-#ifndef MSIM_BENCH_REPARENT_CHECK_H
-#define MSIM_BENCH_REPARENT_CHECK_H
+#ifndef MSIM_BENCH_W3_REPARENT_H
+#define MSIM_BENCH_W3_REPARENT_H
 
 #include <memcgsim/memcgsim.h>
 
 #include "bench_verdict.h"
 
-#define MSIM_W3_NDESIGNS 3  /* base, patches 1-2, patches 1-3 (bench_file_churn.h's) */
+#define MSIM_W3_NDESIGNS 3  /* base, patches 1-2, patches 1-3 (bench_w2_file_churn.h's) */
 #define MSIM_W3_NLRU 2
 
 /* What adds up after the churn and the removals (each a count of the model's). */
@@ -50,4 +50,4 @@ struct msim_w3_verdicts {
 void msim_w3_verdicts(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
 		      struct msim_w3_verdicts *v);
 
-#endif /* MSIM_BENCH_REPARENT_CHECK_H */
+#endif /* MSIM_BENCH_W3_REPARENT_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_file_churn.c - `memcgsim bench w2-file-churn` (thread 000): a file read
+ * bench_w2_file_churn.c - `memcgsim bench w2-file-churn` (thread 000): a file read
  * loop larger than memory.high in a memcg (reclaim-bound), MB/s of simulated
  * reads for base, patches 1-2 and patches 1-3, classic LRU and MGLRU; designs
  * alternated in one process, medians over the repetitions.
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
+#include "bench_w2_file_churn.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -420,9 +420,9 @@ static int file_churn_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench file_churn_bench = {
+static const struct msim_bench w2_file_churn_bench = {
 	.name = "w2-file-churn",
 	.summary = "thread 000 w2: reclaim-bound file read loop, MB/s of simulated reads per design",
 	.main = file_churn_main,
 };
-MSIM_BENCH(file_churn_bench);
+MSIM_BENCH(w2_file_churn_bench);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_reparent_check.c - `memcgsim bench w3-reparent` (thread 000): the
+ * bench_w3_reparent.c - `memcgsim bench w3-reparent` (thread 000): the
  * reparent accounting sanity check, pass/fail per design, classic LRU and
  * MGLRU, base / patches 1-2 / patches 1-3. The thread: "w3-reparent passed on
  * all kernels" (no script or figures given).
@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
-#include "bench_reparent_check.h"
+#include "bench_w2_file_churn.h"
+#include "bench_w3_reparent.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -386,9 +386,9 @@ static int reparent_check_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench reparent_check_bench = {
+static const struct msim_bench w3_reparent_bench = {
 	.name = "w3-reparent",
 	.summary = "thread 000 w3: reparent accounting sanity check, pass/fail per design",
 	.main = reparent_check_main,
 };
-MSIM_BENCH(reparent_check_bench);
+MSIM_BENCH(w3_reparent_bench);

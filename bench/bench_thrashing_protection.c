@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_thrashing.c - `memcgsim bench thrashing-protection` (thread 000 patch
+ * bench_thrashing_protection.c - `memcgsim bench thrashing-protection` (thread 000 patch
  * 1): does losing the shadow budget lose thrashing protection, measured in
  * pages read from storage? Two workloads (bench_workingset_run.c): a
  * protectable one, a hot set that fits in the memcg against a cold stream, and
@@ -277,9 +277,9 @@ static int thrashing_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench thrashing_bench = {
+static const struct msim_bench thrashing_protection_bench = {
 	.name = "thrashing-protection",
 	.summary = "thread 000 patch 1: storage reads, refaults, shadow nodes per budget and rule",
 	.main = thrashing_main,
 };
-MSIM_BENCH(thrashing_bench);
+MSIM_BENCH(thrashing_protection_bench);
