@@ -339,7 +339,7 @@ static void st_print_text(const struct st_cli *c, const struct msim_st_result *r
 
 static int st_main(int argc, char **argv)
 {
-	struct st_cli c;
+	struct st_cli c = { 0 };   /* --csv is set only when given */
 	struct msim_st_result r;
 	int ret = st_parse(argc, argv, &c);
 
