@@ -138,11 +138,11 @@ static double churn_sample(unsigned int d, unsigned int rep, void *ctx)
 
 	(void)rep;
 	msim_set_current_host(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned int r = 0; r < c->rounds; r++)
 		if (churn_region(h, c->region))
 			return NAN;
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	c->pages_done[d][c->lru] += (uint64_t)c->rounds * c->region;
 	return (double)c->rounds * c->region / ((double)(t1 - t0) / 1e9);
 }
@@ -263,10 +263,10 @@ static double added_ns_per_update(double pps, double base_pps)
 
 static void ac_lru_figures(const struct msim_ac_summary *s, unsigned int l, double *f)
 {
-	f[MSIM_AC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
-	f[MSIM_AC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
-	f[MSIM_AC_THREAD12] = msim_bench_pct(thread_pps[1][l], thread_pps[0][l]);
-	f[MSIM_AC_THREAD13] = msim_bench_pct(thread_pps[2][l], thread_pps[0][l]);
+	f[MSIM_AC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+	f[MSIM_AC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+	f[MSIM_AC_THREAD12] = bench_pct(thread_pps[1][l], thread_pps[0][l]);
+	f[MSIM_AC_THREAD13] = bench_pct(thread_pps[2][l], thread_pps[0][l]);
 	f[MSIM_AC_NOISE] = s->noise[l];
 	f[MSIM_AC_NS_PAGE] = s->median[0][l] > 0 ? 1e9 / s->median[0][l] : NAN;
 	f[MSIM_AC_TNS_PAGE] = 1e9 / thread_pps[0][l];
@@ -317,7 +317,7 @@ static void print_pps(const double pps[NDESIGNS][NLRU])
 
 			if (d)
 				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", pps[d][l],
-					 msim_bench_pct(pps[d][l], pps[0][l]));
+					 bench_pct(pps[d][l], pps[0][l]));
 			else
 				snprintf(cell, sizeof(cell), "%.0f", pps[d][l]);
 			printf(" %-24s", cell);
@@ -341,14 +341,14 @@ static void print_counts(const struct churn_result *r)
 }
 
 static void print_text(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_ac_verdicts v;
 
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
 	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
 	       a->reps, c->rounds * c->region, c->cpus, c->region);
-	msim_bench_print_base_variants(a, "dying-redirect set per design");
+	bench_print_base_variants(a, "dying-redirect set per design");
 	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
 	print_pps(r->median);
 	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
@@ -368,50 +368,50 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 }
 
 static void print_json(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_ac_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
-			      "model work per fault/uncharge on the driver, not kernel time", a);
-	msim_json_kuint(&j, "cpus", c->cpus);
-	msim_json_kuint(&j, "region_pages", c->region);
-	msim_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
-	msim_json_arr_begin(&j, "columns");
+	bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
+			 "model work per fault/uncharge on the driver, not kernel time", a);
+	bench_json_kuint(&j, "cpus", c->cpus);
+	bench_json_kuint(&j, "region_pages", c->region);
+	bench_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
+	bench_json_arr_begin(&j, "columns");
 	for (unsigned int l = 0; l < NLRU; l++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "lru", lru_names[l]);
-		msim_json_kdbl(&j, "noise_pct", r->noise[l]);
-		msim_json_arr_begin(&j, "rows");
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "lru", lru_names[l]);
+		bench_json_kdbl(&j, "noise_pct", r->noise[l]);
+		bench_json_arr_begin(&j, "rows");
 		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "design", design_names[d]);
-			msim_json_kstr(&j, "dying_redirect",
-				       msim_variant_get(&msim_config(c->hosts[d][l].m)->variants,
-							"dying-redirect"));
-			msim_json_kdbl(&j, "pages_per_s", r->median[d][l]);
-			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(r->median[d][l], r->median[0][l]));
-			msim_json_kdbl(&j, "thread_pages_per_s", thread_pps[d][l]);
-			msim_json_kdbl(&j, "thread_delta_pct",
-				       msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
-			msim_json_kuint(&j, "pgfault", r->pgfault[d][l]);
-			msim_json_kuint(&j, "memory_current_bytes", r->current_bytes[d][l]);
-			msim_json_kuint(&j, "counter_charges", r->cs[d][l].counter_charges);
-			msim_json_kuint(&j, "stock_hits", r->cs[d][l].stock_hits);
-			msim_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
-			msim_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
-			msim_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, NULL);
+			bench_json_kstr(&j, "design", design_names[d]);
+			bench_json_kstr(&j, "dying_redirect",
+					msim_variant_get(&msim_config(c->hosts[d][l].m)->variants,
+							 "dying-redirect"));
+			bench_json_kdbl(&j, "pages_per_s", r->median[d][l]);
+			bench_json_kdbl(&j, "delta_pct", bench_pct(r->median[d][l], r->median[0][l]));
+			bench_json_kdbl(&j, "thread_pages_per_s", thread_pps[d][l]);
+			bench_json_kdbl(&j, "thread_delta_pct",
+					bench_pct(thread_pps[d][l], thread_pps[0][l]));
+			bench_json_kuint(&j, "pgfault", r->pgfault[d][l]);
+			bench_json_kuint(&j, "memory_current_bytes", r->current_bytes[d][l]);
+			bench_json_kuint(&j, "counter_charges", r->cs[d][l].counter_charges);
+			bench_json_kuint(&j, "stock_hits", r->cs[d][l].stock_hits);
+			bench_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
+			bench_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
+			bench_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
+			bench_json_obj_end(&j);
 		}
-		msim_json_arr_end(&j);
-		msim_json_obj_end(&j);
+		bench_json_arr_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	ac_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static void collect(struct churn *c, struct churn_result *r)
@@ -431,18 +431,18 @@ static void collect(struct churn *c, struct churn_result *r)
 }
 
 /* Options into c and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench_args *a)
+static int churn_parse(struct churn *c, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
-			      "pages faulted before each MADV_DONTNEED (default 256)"),
-		MSIM_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
-			      "regions per measurement (default 2000; quick 50)"),
-		MSIM_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 10, the thread's vCPUs)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
+			       "pages faulted before each MADV_DONTNEED (default 256)"),
+		BENCH_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
+			       "regions per measurement (default 2000; quick 50)"),
+		BENCH_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 10, the thread's vCPUs)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "anon-churn",
 		.summary = "thread 000 w1-anon-churn: anon fault/charge/stat/uncharge pages per second,\n"
 			   "base vs patches 1-2 vs patches 1-3 (variant dying-redirect), classic and MGLRU.",
@@ -458,7 +458,7 @@ static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench
 	c->region = 256;
 	c->rounds = 0;
 	c->cpus = 10;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	c->base = a->variants;
@@ -468,10 +468,10 @@ static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench
 }
 
 /* Every host built, then per LRU kind the repetitions, designs alternated. */
-static int churn_measure(struct churn *c, const struct msim_bench_args *a,
+static int churn_measure(struct churn *c, const struct bench_opts *a,
 			 struct churn_result *r)
 {
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	double *samples;
 
 	for (unsigned int d = 0; d < NDESIGNS; d++)
@@ -483,14 +483,14 @@ static int churn_measure(struct churn *c, const struct msim_bench_args *a,
 	samples = calloc((size_t)NDESIGNS * a->reps, sizeof(*samples));
 	if (!samples)
 		return -ENOMEM;
-	msim_bench_progress_init(&prog, "anon-churn", true);
+	bench_progress_init(&prog, "anon-churn", true);
 	for (c->lru = 0; c->lru < NLRU; c->lru++) {
-		msim_bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
+		bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
 		for (unsigned int d = 0; d < NDESIGNS; d++)
-			r->median[d][c->lru] = msim_bench_median(samples + d * a->reps, a->reps);
-		r->noise[c->lru] = msim_bench_noise_pct(samples, a->reps);
+			r->median[d][c->lru] = bench_median(samples + d * a->reps, a->reps);
+		r->noise[c->lru] = bench_noise_pct(samples, a->reps);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	free(samples);
 	collect(c, r);
 	return 0;
@@ -500,14 +500,14 @@ static int anon_churn_main(int argc, char **argv)
 {
 	struct churn *c = calloc(1, sizeof(*c));
 	struct churn_result *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret = 1;
 
 	if (!c || !r)
 		goto out;
 	ret = churn_parse(c, argc, argv, &a);
 	if (ret) {
-		ret = msim_args_exit_status(ret);
+		ret = bench_args_exit_status(ret);
 		goto out;
 	}
 	ret = churn_measure(c, &a, r) ? 1 : 0;
@@ -517,16 +517,16 @@ static int anon_churn_main(int argc, char **argv)
 		print_text(c, r, &a);
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++)
-			msim_bench_host_destroy(c->hosts[d][l].m);
+			bench_host_destroy(c->hosts[d][l].m);
 out:
 	free(r);
 	free(c);
 	return ret;
 }
 
-static const struct msim_bench anon_churn_bench = {
+static const struct bench_engine anon_churn_bench = {
 	.name = "anon-churn",
 	.summary = "thread 000 w1-anon-churn: pages/s of a fault-charge-stat-uncharge loop",
 	.main = anon_churn_main,
 };
-MSIM_BENCH(anon_churn_bench);
+BENCH_REGISTER(anon_churn_bench);

@@ -4,8 +4,8 @@
  * judges its pages/s against the thread's table, so that the bench-smoke tests
  * can plant figures and force each comparison to each of its outcomes.
  */
-#ifndef MSIM_BENCH_ANON_CHURN_H
-#define MSIM_BENCH_ANON_CHURN_H
+#ifndef BENCH_ANON_CHURN_H
+#define BENCH_ANON_CHURN_H
 
 #include "bench_verdict.h"
 
@@ -51,4 +51,4 @@ struct msim_ac_verdicts {
 
 void msim_ac_verdicts(const struct msim_ac_summary *s, struct msim_ac_verdicts *v);
 
-#endif /* MSIM_BENCH_ANON_CHURN_H */
+#endif /* BENCH_ANON_CHURN_H */

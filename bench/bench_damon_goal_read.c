@@ -127,11 +127,11 @@ static double timed_read(struct dgr *r, unsigned int h)
 {
 	struct dgr_host *hh = &r->hosts[h];
 	struct msim_damos_read_info info;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 	double e;
 
 	msim_damos_get_node_memcg_used_bp_info(hh->m, &hh->goal, &info);
-	t0 = msim_bench_cpu_ns() - t0;
+	t0 = bench_cpu_ns() - t0;
 	e = fabs((double)info.used_pages - (double)hh->truth);
 	r->s.err_max[h] = fmax(r->s.err_max[h], e);
 	r->s.err_bp_max[h] = fmax(r->s.err_bp_max[h], e * 10000.0 / (double)info.totalram);
@@ -306,7 +306,7 @@ void msim_dgr_verdicts(const struct msim_dgr_summary *s, struct msim_dgr_verdict
 	f[MSIM_DGR_F_FLUSH_ACTIVE_US] = s->active_read_us[0];
 	f[MSIM_DGR_F_FLUSH_IDLE_US] = s->idle_read_us[0];
 	f[MSIM_DGR_F_NODE_ACTIVE_US] = s->active_read_us[1];
-	f[MSIM_DGR_F_FLUSH_PER_NODE] = msim_bench_ratio(s->active_read_us[0], s->active_read_us[1]);
+	f[MSIM_DGR_F_FLUSH_PER_NODE] = bench_ratio(s->active_read_us[0], s->active_read_us[1]);
 	f[MSIM_DGR_F_NODE_ACTIVE_NS] = s->active_read_us[1] * 1e3;
 	f[MSIM_DGR_F_FLUSH_ERR] = s->err_max[0];
 	f[MSIM_DGR_F_NODE_ERR] = s->err_max[1];
@@ -375,7 +375,7 @@ static void print_loop_text(const struct dgr *r)
 	       r->s.course_div_bp);
 }
 
-static void print_text(const struct dgr *r, const struct msim_bench_args *a)
+static void print_text(const struct dgr *r, const struct bench_opts *a)
 {
 	const struct msim_dgr_summary *s = &r->s;
 	struct msim_dgr_verdicts v;
@@ -383,7 +383,7 @@ static void print_text(const struct dgr *r, const struct msim_bench_args *a)
 	printf("DAMON root memcg goal read (thread 002 patch 4): %u simulated CPUs, %u memcgs, "
 	       "a %u GiB node,\nnode-stat=percpu, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->nmemcgs, r->node_gib, a->reps);
-	msim_bench_print_base_variants(a, "damon-root-read set per design, node-stat=percpu");
+	bench_print_base_variants(a, "damon-root-read set per design, node-stat=percpu");
 	printf("%-38s %-18s %-18s %-12s\n", "", design_names[0], design_names[1], "thread 002");
 	printf("%-38s %-18.2f %-18.2f %-12s\n", "goal read after activity (us)",
 	       s->active_read_us[0], s->active_read_us[1], "900 / 0.15");
@@ -405,85 +405,85 @@ static void print_text(const struct dgr *r, const struct msim_bench_args *a)
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void print_loop_json(struct msim_json *j, const struct msim_dgr_loop_result *l)
+static void print_loop_json(struct bench_json *j, const struct msim_dgr_loop_result *l)
 {
-	msim_json_obj_begin(j, "loop");
-	msim_json_kuint(j, "windows", (unsigned long long)l->windows);
-	msim_json_kbool(j, "converged", l->converged != 0);
-	msim_json_kdbl(j, "converged_window", l->converged_window);
-	msim_json_kdbl(j, "steady_dev_bp", l->steady_dev_bp);
-	msim_json_kdbl(j, "read_err_max_bp", l->read_err_max);
-	msim_json_kuint(j, "flushes", (unsigned long long)l->flushes);
-	msim_json_kdbl(j, "final_esz_mib", l->final_esz_mib);
-	msim_json_kdbl(j, "sz_applied_mib", l->sz_applied_mib);
-	msim_json_obj_end(j);
+	bench_json_obj_begin(j, "loop");
+	bench_json_kuint(j, "windows", (unsigned long long)l->windows);
+	bench_json_kbool(j, "converged", l->converged != 0);
+	bench_json_kdbl(j, "converged_window", l->converged_window);
+	bench_json_kdbl(j, "steady_dev_bp", l->steady_dev_bp);
+	bench_json_kdbl(j, "read_err_max_bp", l->read_err_max);
+	bench_json_kuint(j, "flushes", (unsigned long long)l->flushes);
+	bench_json_kdbl(j, "final_esz_mib", l->final_esz_mib);
+	bench_json_kdbl(j, "sz_applied_mib", l->sz_applied_mib);
+	bench_json_obj_end(j);
 }
 
-static void print_json(const struct dgr *r, const struct msim_bench_args *a)
+static void print_json(const struct dgr *r, const struct bench_opts *a)
 {
 	const struct msim_dgr_summary *s = &r->s;
 	struct msim_dgr_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "damon-goal-read", "002",
-			      "model reader work, single thread, not kernel wall time; errors, bp "
+	bench_json_begin(&j, stdout, "damon-goal-read", "002",
+			 "model reader work, single thread, not kernel wall time; errors, bp "
 			      "and windows deterministic", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "memcgs", r->nmemcgs);
-	msim_json_kuint(&j, "node_gib", r->node_gib);
-	msim_json_kuint(&j, "drift_bound", (unsigned long long)s->drift_bound);
-	msim_json_kuint(&j, "snapshot_err", (unsigned long long)s->snapshot_err);
-	msim_json_kdbl(&j, "course_div_bp", s->course_div_bp);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "memcgs", r->nmemcgs);
+	bench_json_kuint(&j, "node_gib", r->node_gib);
+	bench_json_kuint(&j, "drift_bound", (unsigned long long)s->drift_bound);
+	bench_json_kuint(&j, "snapshot_err", (unsigned long long)s->snapshot_err);
+	bench_json_kdbl(&j, "course_div_bp", s->course_div_bp);
+	bench_json_arr_begin(&j, "designs");
 	for (unsigned int h = 0; h < ND; h++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "damon_root_read", h ? "node" : "flush");
-		msim_json_kdbl(&j, "active_read_us", s->active_read_us[h]);
-		msim_json_kdbl(&j, "idle_read_us", s->idle_read_us[h]);
-		msim_json_kuint(&j, "err_max", (unsigned long long)s->err_max[h]);
-		msim_json_kdbl(&j, "err_bp_max", s->err_bp_max[h]);
-		msim_json_kuint(&j, "flushes", (unsigned long long)s->flushes[h]);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "damon_root_read", h ? "node" : "flush");
+		bench_json_kdbl(&j, "active_read_us", s->active_read_us[h]);
+		bench_json_kdbl(&j, "idle_read_us", s->idle_read_us[h]);
+		bench_json_kuint(&j, "err_max", (unsigned long long)s->err_max[h]);
+		bench_json_kdbl(&j, "err_bp_max", s->err_bp_max[h]);
+		bench_json_kuint(&j, "flushes", (unsigned long long)s->flushes[h]);
 		print_loop_json(&j, &s->loop[h]);
-		msim_json_obj_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "thread_figures");
-	msim_json_kdbl(&j, "idle_flush_us", 69);
-	msim_json_kdbl(&j, "active_flush_us", 900);
-	msim_json_kdbl(&j, "read_ns", 150);
-	msim_json_obj_end(&j);
+	bench_json_arr_end(&j);
+	bench_json_obj_begin(&j, "thread_figures");
+	bench_json_kdbl(&j, "idle_flush_us", 69);
+	bench_json_kdbl(&j, "active_flush_us", 900);
+	bench_json_kdbl(&j, "read_ns", 150);
+	bench_json_obj_end(&j);
 	msim_dgr_verdicts(s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_args *a)
+static int dgr_parse(struct dgr *r, int argc, char **argv, struct bench_opts *a)
 {
 	struct msim_dgr_loop_params *lp = &r->lp;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 2, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 80, the thread's machine)"),
-		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096,
-			      "memcgs under root, all active (default 128)"),
-		MSIM_OPT_UINT("--node-gib", "G", &r->node_gib, 1, 4096,
-			      "node 0's RAM in GiB (default 64: vmstat's threshold at its cap)"),
-		MSIM_OPT_UINT("--rounds", "N", &r->rounds, 1, 1000,
-			      "activity rounds, each then one timed read (default 2; quick 1)"),
-		MSIM_OPT_UINT("--seconds", "S", &lp->seconds, 1, 3600,
-			      "virtual seconds of the feedback loop (default 120; quick 60)"),
-		MSIM_OPT_UINT("--alloc", "PAGES", &lp->alloc_per_cpu, 0, 1000000,
-			      "pages allocated per CPU per virtual second in the loop (default 1000)"),
-		MSIM_OPT_UINT("--target-free-bp", "BP", &lp->target_free_bp, 1, 9999,
-			      "the goal: node_memcg_free_bp of root (default 4000)"),
-		MSIM_OPT_UINT("--start-used-bp", "BP", &lp->start_used_bp, 0, 9999,
-			      "root's LRU pages at the loop's start (default 7000)"),
-		MSIM_OPT_UINT("--tol-bp", "BP", &lp->tol_bp, 0, 10000,
-			      "converged: within this of the target (default 100: 1 %)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 2, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 80, the thread's machine)"),
+		BENCH_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096,
+			       "memcgs under root, all active (default 128)"),
+		BENCH_OPT_UINT("--node-gib", "G", &r->node_gib, 1, 4096,
+			       "node 0's RAM in GiB (default 64: vmstat's threshold at its cap)"),
+		BENCH_OPT_UINT("--rounds", "N", &r->rounds, 1, 1000,
+			       "activity rounds, each then one timed read (default 2; quick 1)"),
+		BENCH_OPT_UINT("--seconds", "S", &lp->seconds, 1, 3600,
+			       "virtual seconds of the feedback loop (default 120; quick 60)"),
+		BENCH_OPT_UINT("--alloc", "PAGES", &lp->alloc_per_cpu, 0, 1000000,
+			       "pages allocated per CPU per virtual second in the loop (default 1000)"),
+		BENCH_OPT_UINT("--target-free-bp", "BP", &lp->target_free_bp, 1, 9999,
+			       "the goal: node_memcg_free_bp of root (default 4000)"),
+		BENCH_OPT_UINT("--start-used-bp", "BP", &lp->start_used_bp, 0, 9999,
+			       "root's LRU pages at the loop's start (default 7000)"),
+		BENCH_OPT_UINT("--tol-bp", "BP", &lp->tol_bp, 0, 10000,
+			       "converged: within this of the target (default 100: 1 %)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "damon-goal-read",
 		.summary = "thread 002 patch 4: DAMON's root memcg goal read by flushing root or from\n"
 			   "node counters: cost, error, and the quota feedback loop.",
@@ -504,7 +504,7 @@ static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_arg
 	lp->target_free_bp = 4000;
 	lp->start_used_bp = 7000;
 	lp->tol_bp = 100;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	if (a->reps > MAXREPS)
@@ -522,10 +522,10 @@ static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_arg
 	return 0;
 }
 
-static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
+static int dgr_measure(struct dgr *r, const struct bench_opts *a)
 {
 	double *dummy = calloc((size_t)ND * a->reps, sizeof(double));
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	int ret = dummy ? 0 : -ENOMEM;
 
 	for (unsigned int h = 0; !ret && h < ND; h++)
@@ -535,17 +535,17 @@ static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
 		return ret;
 	}
 	r->s.drift_bound = (double)msim_vmstat_node_stat_threshold(r->hosts[1].m, 0, 0) * r->cpus;
-	msim_bench_progress_init(&prog, "damon-goal-read", true);
-	msim_bench_alternate(ND, a->reps, dgr_sample, r, dummy, &prog);
+	bench_progress_init(&prog, "damon-goal-read", true);
+	bench_alternate(ND, a->reps, dgr_sample, r, dummy, &prog);
 	for (unsigned int h = 0; h < ND; h++) {
-		r->s.active_read_us[h] = msim_bench_median(r->active_us + h * MAXREPS, a->reps);
-		r->s.idle_read_us[h] = msim_bench_median(r->idle_us + h * MAXREPS, a->reps);
+		r->s.active_read_us[h] = bench_median(r->active_us + h * MAXREPS, a->reps);
+		r->s.idle_read_us[h] = bench_median(r->idle_us + h * MAXREPS, a->reps);
 	}
 	for (unsigned int h = 0; !ret && h < ND; h++) {
-		msim_bench_progress(&prog, "feedback loop, %s", design_names[h]);
+		bench_progress(&prog, "feedback loop, %s", design_names[h]);
 		ret = msim_dgr_loop(&r->lp, h, &r->s.loop[h]);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	for (unsigned int w = 0; !ret && w < r->s.loop[0].windows && w < r->s.loop[1].windows; w++)
 		r->s.course_div_bp = fmax(r->s.course_div_bp,
 					  fabs(r->s.loop[0].free_bp[w] - r->s.loop[1].free_bp[w]));
@@ -556,7 +556,7 @@ static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
 static void dgr_free(struct dgr *r)
 {
 	for (unsigned int h = 0; h < ND; h++) {
-		msim_bench_host_destroy(r->hosts[h].m);
+		bench_host_destroy(r->hosts[h].m);
 		free(r->hosts[h].lv);
 		free(r->s.loop[h].free_bp);
 	}
@@ -568,7 +568,7 @@ static void dgr_free(struct dgr *r)
 static int damon_goal_read_main(int argc, char **argv)
 {
 	struct dgr *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret;
 
 	if (!r)
@@ -576,7 +576,7 @@ static int damon_goal_read_main(int argc, char **argv)
 	ret = dgr_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	r->active_us = calloc(ND * MAXREPS, sizeof(double));
 	r->idle_us = calloc(ND * MAXREPS, sizeof(double));
@@ -589,10 +589,10 @@ static int damon_goal_read_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench damon_goal_read_bench = {
+static const struct bench_engine damon_goal_read_bench = {
 	.name = "damon-goal-read",
 	.summary = "thread 002 patch 4: DAMON root goal read by flush vs node counters, 80 CPUs, "
 		   "128 memcgs; cost, error, feedback loop",
 	.main = damon_goal_read_main,
 };
-MSIM_BENCH(damon_goal_read_bench);
+BENCH_REGISTER(damon_goal_read_bench);

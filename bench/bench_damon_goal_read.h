@@ -5,8 +5,8 @@
  * how its figures are judged, so that the bench-smoke tests can plant figures
  * and force each comparison to each of its outcomes.
  */
-#ifndef MSIM_BENCH_DAMON_GOAL_READ_H
-#define MSIM_BENCH_DAMON_GOAL_READ_H
+#ifndef BENCH_DAMON_GOAL_READ_H
+#define BENCH_DAMON_GOAL_READ_H
 
 #include <stdbool.h>
 
@@ -94,4 +94,4 @@ struct msim_dgr_verdicts {
 
 void msim_dgr_verdicts(const struct msim_dgr_summary *s, struct msim_dgr_verdicts *v);
 
-#endif /* MSIM_BENCH_DAMON_GOAL_READ_H */
+#endif /* BENCH_DAMON_GOAL_READ_H */

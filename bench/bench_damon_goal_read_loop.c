@@ -231,7 +231,7 @@ int msim_dgr_loop(const struct msim_dgr_loop_params *p, unsigned int design,
 	if (l.lv && l.pages && l.free_bp && !(ret = dgl_host(&l, design)) &&
 	    !(ret = dgl_scheme(&l)) && !(ret = dgl_run(&l)))
 		dgl_result(&l, out);
-	msim_bench_host_destroy(l.m);
+	bench_host_destroy(l.m);
 	free(l.lv);
 	free(l.pages);
 	free(l.free_bp);

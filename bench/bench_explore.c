@@ -210,7 +210,7 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 {
 	const char *cases[MSIM_EX_MAX_CASES][2];
 	struct msim_race_result *res = calloc(1, sizeof(*res));
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	unsigned int n, order[MSIM_EX_MAX_CASES];
 	double t0 = now_s();
 	int ret = 0, fd = -1;
@@ -232,19 +232,19 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 		return -EINVAL;
 	}
 	case_order(cases, n, fd >= 0, order);
-	msim_bench_progress_init(&prog, "explore", c->progress);
+	bench_progress_init(&prog, "explore", c->progress);
 	for (long pos = next_case(fd, -1); pos >= 0 && pos < (long)n && !ret;
 	     pos = next_case(fd, pos)) {
 		unsigned int i = order[pos];
 		struct msim_ex_case *k = &r->cases[r->ncases++];
 
-		msim_bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
+		bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
 		k->index = i;
 		ret = run_case(c, cases[i][0], cases[i][1], k, res);
 	}
 	if (fd >= 0)
 		close(fd);
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	r->wall_s = now_s() - t0;
 	free(res);
 	return ret;
@@ -452,75 +452,75 @@ static void print_markdown(const struct msim_ex_result *r)
 void msim_ex_print_json(FILE *f, const struct msim_ex_result *r)
 {
 	struct msim_ex_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_json_init(&j, f);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "explore");
-	msim_json_kuint(&j, "seed", r->cfg.seed);
-	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-	msim_json_kbool(&j, "verdicts_only", r->cfg.verdicts_only);
-	msim_json_kbool(&j, "shared", r->cfg.share != NULL);
-	msim_json_arr_begin(&j, "cases");
+	bench_json_init(&j, f);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "explore");
+	bench_json_kuint(&j, "seed", r->cfg.seed);
+	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	bench_json_kbool(&j, "verdicts_only", r->cfg.verdicts_only);
+	bench_json_kbool(&j, "shared", r->cfg.share != NULL);
+	bench_json_arr_begin(&j, "cases");
 	for (unsigned int i = 0; i < r->ncases; i++) {
 		const struct msim_ex_case *k = &r->cases[i];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kuint(&j, "index", k->index);
-		msim_json_kstr(&j, "race", k->race);
-		msim_json_kstr(&j, "side", k->side);
-		msim_json_kbool(&j, "bug", k->bug);
-		msim_json_kuint(&j, "bound", k->bound);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kuint(&j, "index", k->index);
+		bench_json_kstr(&j, "race", k->race);
+		bench_json_kstr(&j, "side", k->side);
+		bench_json_kbool(&j, "bug", k->bug);
+		bench_json_kuint(&j, "bound", k->bound);
 		for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++) {
 			const struct msim_ex_cell *x = &k->c[s];
 
-			msim_json_obj_begin(&j, col[s].name);
-			msim_json_kuint(&j, "schedules", x->runs);
-			msim_json_kuint(&j, "pruned", x->pruned);
-			msim_json_kbool(&j, "violation", x->found);
-			msim_json_kbool(&j, "exhausted", x->exhausted);
-			msim_json_kbool(&j, "refused", x->refused);
-			msim_json_kbool(&j, "skipped", x->skipped);
-			msim_json_kdbl(&j, "seconds", x->seconds);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, col[s].name);
+			bench_json_kuint(&j, "schedules", x->runs);
+			bench_json_kuint(&j, "pruned", x->pruned);
+			bench_json_kbool(&j, "violation", x->found);
+			bench_json_kbool(&j, "exhausted", x->exhausted);
+			bench_json_kbool(&j, "refused", x->refused);
+			bench_json_kbool(&j, "skipped", x->skipped);
+			bench_json_kdbl(&j, "seconds", x->seconds);
+			bench_json_obj_end(&j);
 		}
 		if (k->dfs_checked) {
-			msim_json_obj_begin(&j, "dfs_twice_dpor");
-			msim_json_kuint(&j, "schedules", k->dfs_check.runs);
-			msim_json_kbool(&j, "violation", k->dfs_check.found);
-			msim_json_kbool(&j, "exhausted", k->dfs_check.exhausted);
-			msim_json_kdbl(&j, "seconds", k->dfs_check.seconds);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, "dfs_twice_dpor");
+			bench_json_kuint(&j, "schedules", k->dfs_check.runs);
+			bench_json_kbool(&j, "violation", k->dfs_check.found);
+			bench_json_kbool(&j, "exhausted", k->dfs_check.exhausted);
+			bench_json_kdbl(&j, "seconds", k->dfs_check.seconds);
+			bench_json_obj_end(&j);
 		}
-		msim_json_obj_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	msim_ex_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int explore_main(int argc, char **argv)
 {
 	struct msim_ex_config c = { .progress = true };
 	const char *race = NULL, *share = NULL, *merge_items[16];
-	struct msim_arg_list merge = { .items = merge_items, .max = 16 };
+	struct bench_arg_list merge = { .items = merge_items, .max = 16 };
 	bool markdown = false, verdicts_only = false;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
-		MSIM_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
-		MSIM_OPT_FLAG("--verdicts-only", &verdicts_only,
-			      "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
-		MSIM_OPT_STRING("--share", "FILE", &share,
-				"take cases one at a time from a counter in FILE shared with "
+	const struct bench_arg opts[] = {
+		BENCH_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
+		BENCH_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
+		BENCH_OPT_FLAG("--verdicts-only", &verdicts_only,
+			       "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
+		BENCH_OPT_STRING("--share", "FILE", &share,
+				 "take cases one at a time from a counter in FILE shared with "
 				"other explore processes; print only those (for --merge)"),
-		MSIM_OPT_LIST("--merge", "FILE", &merge,
-			      "print the whole result from the --json output of processes "
+		BENCH_OPT_LIST("--merge", "FILE", &merge,
+			       "print the whole result from the --json output of processes "
 			      "that shared a file (repeat per file; runs nothing)"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
-	static const struct msim_bench_spec spec_base = {
+	static const struct bench_spec spec_base = {
 		.name = "explore",
 		.summary = "schedules to first violation and to exhaustion per strategy and race",
 		.description = "Explores every side of every race (--race: one race; --quick: "
@@ -533,18 +533,18 @@ static int explore_main(int argc, char **argv)
 		.default_reps = 1,
 		.quick_reps = 1,
 	};
-	struct msim_bench_spec spec = spec_base;
-	struct msim_bench_args a;
+	struct bench_spec spec = spec_base;
+	struct bench_opts a;
 	struct msim_ex_result *r = calloc(1, sizeof(*r));
 	int ret;
 
 	if (!r)
 		return 1;
 	spec.options = opts;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	c.race = race;
 	c.quick = a.quick;
@@ -571,9 +571,9 @@ static int explore_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench explore_bench = {
+static const struct bench_engine explore_bench = {
 	.name = "explore",
 	.summary = "schedules to first violation and to exhaustion: random, pct, dfs, dpor per race",
 	.main = explore_main,
 };
-MSIM_BENCH(explore_bench);
+BENCH_REGISTER(explore_bench);

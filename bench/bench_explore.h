@@ -5,8 +5,8 @@
  * DPOR) and per race. Exposed so that the smoke test can run it small and plant
  * figures into its verdicts.
  */
-#ifndef MSIM_BENCH_EXPLORE_H
-#define MSIM_BENCH_EXPLORE_H
+#ifndef BENCH_EXPLORE_H
+#define BENCH_EXPLORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -118,4 +118,4 @@ struct msim_ex_verdicts {
 
 void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v);
 
-#endif /* MSIM_BENCH_EXPLORE_H */
+#endif /* BENCH_EXPLORE_H */

@@ -37,7 +37,7 @@ struct er_run {
 	double rate[2 * MSIM_ER_NSTRATS][MSIM_ER_MAX_REPS];
 	bool seen[2 * MSIM_ER_NSTRATS];
 	struct msim_er_strategy first[2 * MSIM_ER_NSTRATS]; /* what each path found first */
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
 };
 
@@ -60,7 +60,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 	o.seed = e->c->seed;
 	o.fresh_stacks = fresh;
 	msim_config_init(&cfg);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	if (e->race->sides && e->race->sides[0].name)
 		ret = msim_race_run_side(e->race, e->race->sides[0].name, &o, e->res, err,
 					 sizeof(err));
@@ -82,7 +82,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 		.first_violation_run = e->res->ex.first_violation_run,
 		.first_trace_hash = e->res->ex.trace_hash,
 	};
-	*rate = (double)e->res->ex.runs / ((double)(msim_bench_cpu_ns() - t0) / 1e9);
+	*rate = (double)e->res->ex.runs / ((double)(bench_cpu_ns() - t0) / 1e9);
 	return 0;
 }
 
@@ -105,8 +105,8 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 		e->first[d] = found;
 		e->seen[d] = true;
 	}
-	msim_bench_progress(&e->prog, "%s %s, repetition %u", msim_strategy_name(strat[d / 2]),
-			    d % 2 ? "fresh stacks" : "pooled stacks", rep + 1);
+	bench_progress(&e->prog, "%s %s, repetition %u", msim_strategy_name(strat[d / 2]),
+		       d % 2 ? "fresh stacks" : "pooled stacks", rep + 1);
 	return e->rate[d][rep];
 }
 
@@ -121,7 +121,7 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 {
 	struct er_run *e = calloc(1, sizeof(*e));
 	double *dummy = NULL;
-	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_now_ns(), cpu0 = bench_cpu_ns();
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
@@ -146,9 +146,9 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 		free(e);
 		return -EINVAL;
 	}
-	msim_bench_progress_init(&e->prog, "explore-rate", c->progress);
-	msim_bench_alternate(2 * MSIM_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
-	msim_bench_progress_done(&e->prog);
+	bench_progress_init(&e->prog, "explore-rate", c->progress);
+	bench_alternate(2 * MSIM_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
+	bench_progress_done(&e->prog);
 	if (e->error) {
 		int ret = e->error;
 
@@ -159,12 +159,12 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 	}
 	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
 		r->s[s] = e->first[2 * s];
-		r->s[s].pooled_per_s = msim_bench_median(e->rate[2 * s], r->cfg.reps);
-		r->s[s].fresh_per_s = msim_bench_median(e->rate[2 * s + 1], r->cfg.reps);
+		r->s[s].pooled_per_s = bench_median(e->rate[2 * s], r->cfg.reps);
+		r->s[s].fresh_per_s = bench_median(e->rate[2 * s + 1], r->cfg.reps);
 		r->s[s].paths_agree = same_finding(&e->first[2 * s], &e->first[2 * s + 1]);
 	}
-	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
-	r->cpu_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	free(dummy);
 	free(e->res);
 	free(e);
@@ -214,9 +214,9 @@ void msim_er_verdicts(const struct msim_er_result *r, struct msim_er_verdicts *v
 	v->fig[MSIM_ER_F_NONE] = 0;
 	v->fig[MSIM_ER_F_RANDOM] = r->s[0].pooled_per_s;
 	v->fig[MSIM_ER_F_PCT] = r->s[1].pooled_per_s;
-	v->fig[MSIM_ER_F_RANDOM_SPEEDUP] = msim_bench_ratio(r->s[0].pooled_per_s,
-							    r->s[0].fresh_per_s);
-	v->fig[MSIM_ER_F_PCT_SPEEDUP] = msim_bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
+	v->fig[MSIM_ER_F_RANDOM_SPEEDUP] = bench_ratio(r->s[0].pooled_per_s,
+						       r->s[0].fresh_per_s);
+	v->fig[MSIM_ER_F_PCT_SPEEDUP] = bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
 	v->fig[MSIM_ER_F_AGREE] = agree ? 1 : 0;
 	v->table = (struct msim_verdict_table){
 		.reference = "the goal",
@@ -245,7 +245,7 @@ static void print_text(const struct msim_er_result *r)
 
 		printf("%-8s %16.0f %16.0f %7.2fx %8u %11u %6d %011llx %6s\n",
 		       msim_strategy_name(x->strategy), x->pooled_per_s, x->fresh_per_s,
-		       msim_bench_ratio(x->pooled_per_s, x->fresh_per_s), x->runs, x->violations,
+		       bench_ratio(x->pooled_per_s, x->fresh_per_s), x->runs, x->violations,
 		       x->first_violation_run, (unsigned long long)(x->first_trace_hash >> 20),
 		       x->paths_agree ? "yes" : "NO");
 	}
@@ -257,37 +257,37 @@ static void print_text(const struct msim_er_result *r)
 static void print_json(const struct msim_er_result *r)
 {
 	struct msim_er_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "explore-rate");
-	msim_json_kstr(&j, "race", r->cfg.race);
-	msim_json_kuint(&j, "runs", r->cfg.runs);
-	msim_json_kuint(&j, "reps", r->cfg.reps);
-	msim_json_kuint(&j, "seed", r->cfg.seed);
-	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-	msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
-	msim_json_arr_begin(&j, "strategies");
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "explore-rate");
+	bench_json_kstr(&j, "race", r->cfg.race);
+	bench_json_kuint(&j, "runs", r->cfg.runs);
+	bench_json_kuint(&j, "reps", r->cfg.reps);
+	bench_json_kuint(&j, "seed", r->cfg.seed);
+	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+	bench_json_arr_begin(&j, "strategies");
 	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
 		const struct msim_er_strategy *x = &r->s[s];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
-		msim_json_kdbl(&j, "pooled_stacks_per_s", x->pooled_per_s);
-		msim_json_kdbl(&j, "fresh_stacks_per_s", x->fresh_per_s);
-		msim_json_kuint(&j, "runs", x->runs);
-		msim_json_kuint(&j, "violations", x->violations);
-		msim_json_kint(&j, "first_violation_run", x->first_violation_run);
-		msim_json_kuint(&j, "trace_hash", x->first_trace_hash);
-		msim_json_kbool(&j, "paths_agree", x->paths_agree);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
+		bench_json_kdbl(&j, "pooled_stacks_per_s", x->pooled_per_s);
+		bench_json_kdbl(&j, "fresh_stacks_per_s", x->fresh_per_s);
+		bench_json_kuint(&j, "runs", x->runs);
+		bench_json_kuint(&j, "violations", x->violations);
+		bench_json_kint(&j, "first_violation_run", x->first_violation_run);
+		bench_json_kuint(&j, "trace_hash", x->first_trace_hash);
+		bench_json_kbool(&j, "paths_agree", x->paths_agree);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	msim_er_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int explore_rate_main(int argc, char **argv)
@@ -295,13 +295,13 @@ static int explore_rate_main(int argc, char **argv)
 	struct msim_er_config c = { .race = "rstat-early-exit", .progress = true };
 	unsigned int runs = 0;
 	const char *race = NULL;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_STRING("--race", "NAME", &race, "the race explored (default rstat-early-exit)"),
-		MSIM_OPT_UINT("--runs", "N", &runs, 1, 100000000,
-			      "runs a measurement (default 20000; DFS stops when exhausted)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_STRING("--race", "NAME", &race, "the race explored (default rstat-early-exit)"),
+		BENCH_OPT_UINT("--runs", "N", &runs, 1, 100000000,
+			       "runs a measurement (default 20000; DFS stops when exhausted)"),
+		BENCH_OPT_END,
 	};
-	static const struct msim_bench_spec spec_base = {
+	static const struct bench_spec spec_base = {
 		.name = "explore-rate",
 		.summary = "schedules explored per second per strategy, pooled vs fresh task stacks",
 		.description = "Explores a race (rstat-early-exit) under random, PCT and DFS, each on "
@@ -311,15 +311,15 @@ static int explore_rate_main(int argc, char **argv)
 		.default_reps = 3,
 		.quick_reps = 1,
 	};
-	struct msim_bench_spec spec = spec_base;
-	struct msim_bench_args a;
+	struct bench_spec spec = spec_base;
+	struct bench_opts a;
 	struct msim_er_result r;
 	int ret;
 
 	spec.options = opts;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	c.race = race ? race : c.race;
 	c.runs = runs ? runs : a.quick ? 500 : 20000;
 	c.reps = a.reps;
@@ -333,9 +333,9 @@ static int explore_rate_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench explore_rate_bench = {
+static const struct bench_engine explore_rate_bench = {
 	.name = "explore-rate",
 	.summary = "explorer speed: schedules/s per strategy, pooled vs fresh task stacks",
 	.main = explore_rate_main,
 };
-MSIM_BENCH(explore_rate_bench);
+BENCH_REGISTER(explore_rate_bench);

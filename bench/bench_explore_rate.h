@@ -6,8 +6,8 @@
  * the same runs. Exposed so that the smoke test can run it small and plant
  * figures into its verdicts.
  */
-#ifndef MSIM_BENCH_EXPLORE_RATE_H
-#define MSIM_BENCH_EXPLORE_RATE_H
+#ifndef BENCH_EXPLORE_RATE_H
+#define BENCH_EXPLORE_RATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,4 +65,4 @@ struct msim_er_verdicts {
 
 void msim_er_verdicts(const struct msim_er_result *r, struct msim_er_verdicts *v);
 
-#endif /* MSIM_BENCH_EXPLORE_RATE_H */
+#endif /* BENCH_EXPLORE_RATE_H */

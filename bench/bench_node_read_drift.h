@@ -4,8 +4,8 @@
  * "node counters are always up to date") measures and how its figures are judged,
  * so that the bench-smoke tests can plant figures and force each outcome.
  */
-#ifndef MSIM_BENCH_NODE_READ_DRIFT_H
-#define MSIM_BENCH_NODE_READ_DRIFT_H
+#ifndef BENCH_NODE_READ_DRIFT_H
+#define BENCH_NODE_READ_DRIFT_H
 
 #include "bench_verdict.h"
 
@@ -49,4 +49,4 @@ struct msim_nrd_verdicts {
 
 void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdicts *v);
 
-#endif /* MSIM_BENCH_NODE_READ_DRIFT_H */
+#endif /* BENCH_NODE_READ_DRIFT_H */

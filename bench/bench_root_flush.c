@@ -116,7 +116,7 @@ static int host_setup(struct rf *r, unsigned int h)
 
 void msim_rf_host_teardown(struct rf_host *hh)
 {
-	msim_bench_host_destroy(hh->m);
+	bench_host_destroy(hh->m);
 	free(hh->memcgs);
 	free(hh->lruvecs);
 	memset(hh, 0, sizeof(*hh));
@@ -151,7 +151,7 @@ static double time_reads(struct rf *r, unsigned int h, int which)
 	struct rf_host *hh = &r->hosts[h];
 	struct msim_memcg *root = msim_root_mem_cgroup(hh->m);
 	unsigned long sum = 0;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned long i = 0; i < r->reads; i++) {
 		if (which == 0)
@@ -162,7 +162,7 @@ static double time_reads(struct rf *r, unsigned int h, int which)
 			sum += msim_node_page_state(hh->m, 0, MSIM_NR_ACTIVE_ANON);
 	}
 	r->sink += sum;
-	return (double)(msim_bench_cpu_ns() - t0) / (double)r->reads;
+	return (double)(bench_cpu_ns() - t0) / (double)r->reads;
 }
 
 static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
@@ -179,19 +179,19 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 			return NAN;
 		if (h == 0 && rep == 0 && a == 0)
 			msim_rstat_counters_reset(hh->m);
-		t0 = msim_bench_cpu_ns();
+		t0 = bench_cpu_ns();
 		msim_mem_cgroup_flush_stats_forced(root);
-		active_ns += msim_bench_cpu_ns() - t0;
+		active_ns += bench_cpu_ns() - t0;
 		if (h == 0 && rep == 0 && a == 0)
 			msim_rstat_counters(hh->m, &r->active_counts);
 	}
 	/* Idle: nothing updated since the flush above. */
 	if (h == 0 && rep == 0)
 		msim_rstat_counters_reset(hh->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned int i = 0; i < r->idle_flushes; i++)
 		msim_mem_cgroup_flush_stats_forced(root);
-	r->idle_us[h * 1000 + rep] = (double)(msim_bench_cpu_ns() - t0) / r->idle_flushes / 1e3;
+	r->idle_us[h * 1000 + rep] = (double)(bench_cpu_ns() - t0) / r->idle_flushes / 1e3;
 	if (h == 0 && rep == 0)
 		msim_rstat_counters(hh->m, &r->idle_counts);
 	r->active_us[h * 1000 + rep] = (double)active_ns / r->active_rounds / 1e3;
@@ -209,11 +209,11 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 static void summarise(const struct rf *r, unsigned int reps, struct msim_rf_summary *s)
 {
 	for (unsigned int h = 0; h < NHOSTS; h++) {
-		s->idle_us[h] = msim_bench_median(r->idle_us + h * 1000, reps);
-		s->active_us[h] = msim_bench_median(r->active_us + h * 1000, reps);
-		s->lruvec_ns[h] = msim_bench_median(r->lruvec_read_ns + h * 1000, reps);
-		s->memcg_ns[h] = msim_bench_median(r->memcg_read_ns + h * 1000, reps);
-		s->node_ns[h] = msim_bench_median(r->node_read_ns + h * 1000, reps);
+		s->idle_us[h] = bench_median(r->idle_us + h * 1000, reps);
+		s->active_us[h] = bench_median(r->active_us + h * 1000, reps);
+		s->lruvec_ns[h] = bench_median(r->lruvec_read_ns + h * 1000, reps);
+		s->memcg_ns[h] = bench_median(r->memcg_read_ns + h * 1000, reps);
+		s->node_ns[h] = bench_median(r->node_read_ns + h * 1000, reps);
 	}
 }
 
@@ -399,8 +399,8 @@ void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *
 	f[MSIM_RF_F_ACTIVE_NS] = s->active_us[0] * 1e3;
 	f[MSIM_RF_F_LRUVEC_RSTAT_NS] = s->lruvec_ns[0];
 	f[MSIM_RF_F_LRUVEC_NODE_NS] = s->lruvec_ns[1];
-	f[MSIM_RF_F_ACTIVE_PER_READ] = msim_bench_ratio(s->active_us[0] * 1e3, s->lruvec_ns[1]);
-	f[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = msim_bench_ratio(s->lruvec_ns[1], s->lruvec_ns[0]);
+	f[MSIM_RF_F_ACTIVE_PER_READ] = bench_ratio(s->active_us[0] * 1e3, s->lruvec_ns[1]);
+	f[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = bench_ratio(s->lruvec_ns[1], s->lruvec_ns[0]);
 	excl_figures(s, f);
 	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
 		const struct msim_rf_site_result *sr = &s->site[i];
@@ -408,8 +408,8 @@ void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *
 		f[MSIM_RF_F_SITE(i, 0)] = sr->calls ? (double)sr->calls : NAN;
 		f[MSIM_RF_F_SITE(i, 1)] = sr->calls ? (double)sr->through / sr->calls : NAN;
 		f[MSIM_RF_F_SITE(i, 2)] = sr->calls ? sr->per_call_ns : NAN;
-		f[MSIM_RF_F_SITE(i, 3)] = sr->calls ? msim_bench_ratio(sr->per_call_ns,
-								       s->lruvec_ns[1]) : NAN;
+		f[MSIM_RF_F_SITE(i, 3)] = sr->calls ? bench_ratio(sr->per_call_ns,
+								  s->lruvec_ns[1]) : NAN;
 	}
 	v->table = (struct msim_verdict_table){
 		.reference = "thread 002",
@@ -422,13 +422,13 @@ void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *
 }
 
 static void print_text(const struct rf *r, const struct msim_rf_summary *s,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_rf_verdicts v;
 
 	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
 	       "median of %u repetitions, hosts alternated\n", r->cpus, r->nmemcgs, a->reps);
-	msim_bench_print_base_variants(a, "root-lruvec-read set per host");
+	bench_print_base_variants(a, "root-lruvec-read set per host");
 	printf("%-38s %-18s %-18s %-12s\n", "", host_names[0], host_names[1], "thread 002");
 	/* the flush is the same code on both hosts: patch 2 changes reads only */
 	printf("%-38s %-18.1f %-18s %-12s\n", "root flush, idle (us)", s->idle_us[0],
@@ -484,101 +484,101 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 }
 
 static void print_json(const struct rf *r, const struct msim_rf_summary *s,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_rf_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "root-flush", "002",
-			      "model flush and read work, single thread, not kernel wall time", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "memcgs", r->nmemcgs);
-	msim_json_arr_begin(&j, "hosts");
+	bench_json_begin(&j, stdout, "root-flush", "002",
+			 "model flush and read work, single thread, not kernel wall time", a);
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "memcgs", r->nmemcgs);
+	bench_json_arr_begin(&j, "hosts");
 	for (unsigned int h = 0; h < NHOSTS; h++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "root_lruvec_read", h ? "node" : "rstat");
-		msim_json_kdbl(&j, "idle_flush_us", s->idle_us[h]);
-		msim_json_kdbl(&j, "active_flush_us", s->active_us[h]);
-		msim_json_kdbl(&j, "root_lruvec_read_ns", s->lruvec_ns[h]);
-		msim_json_kdbl(&j, "memcg_page_state_read_ns", s->memcg_ns[h]);
-		msim_json_kdbl(&j, "node_page_state_read_ns", s->node_ns[h]);
-		msim_json_kuint(&j, "root_lruvec_active_anon", r->root_anon_lruvec[h]);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "root_lruvec_read", h ? "node" : "rstat");
+		bench_json_kdbl(&j, "idle_flush_us", s->idle_us[h]);
+		bench_json_kdbl(&j, "active_flush_us", s->active_us[h]);
+		bench_json_kdbl(&j, "root_lruvec_read_ns", s->lruvec_ns[h]);
+		bench_json_kdbl(&j, "memcg_page_state_read_ns", s->memcg_ns[h]);
+		bench_json_kdbl(&j, "node_page_state_read_ns", s->node_ns[h]);
+		bench_json_kuint(&j, "root_lruvec_active_anon", r->root_anon_lruvec[h]);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_kuint(&j, "site_steps", r->site_steps);
-	msim_json_kuint(&j, "site_step_ms", r->site_step_ms);
-	msim_json_arr_begin(&j, "sites");
+	bench_json_arr_end(&j);
+	bench_json_kuint(&j, "site_steps", r->site_steps);
+	bench_json_kuint(&j, "site_step_ms", r->site_step_ms);
+	bench_json_arr_begin(&j, "sites");
 	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
 		const struct msim_rf_site_result *sr = &s->site[i];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "site", msim_rf_site_keys[i]);
-		msim_json_kstr(&j, "function", msim_rf_site_names[i]);
-		msim_json_kstr(&j, "gate", i == MSIM_RF_SITE_DAMON ? "threshold" : "ratelimited");
-		msim_json_kuint(&j, "calls", sr->calls);
-		msim_json_kuint(&j, "through", sr->through);
-		msim_json_kdbl(&j, "through_us", sr->through_us);
-		msim_json_kdbl(&j, "closed_ns", sr->closed_ns);
-		msim_json_kdbl(&j, "per_call_ns", sr->per_call_ns);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "site", msim_rf_site_keys[i]);
+		bench_json_kstr(&j, "function", msim_rf_site_names[i]);
+		bench_json_kstr(&j, "gate", i == MSIM_RF_SITE_DAMON ? "threshold" : "ratelimited");
+		bench_json_kuint(&j, "calls", sr->calls);
+		bench_json_kuint(&j, "through", sr->through);
+		bench_json_kdbl(&j, "through_us", sr->through_us);
+		bench_json_kdbl(&j, "closed_ns", sr->closed_ns);
+		bench_json_kdbl(&j, "per_call_ns", sr->per_call_ns);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "exclusions");
+	bench_json_arr_end(&j);
+	bench_json_arr_begin(&j, "exclusions");
 	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "item", msim_rf_excl_names[i]);
-		msim_json_kdbl(&j, "node", s->excl.node[i]);
-		msim_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
-		msim_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
-		msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.lruvec[1][i]);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "item", msim_rf_excl_names[i]);
+		bench_json_kdbl(&j, "node", s->excl.node[i]);
+		bench_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
+		bench_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
+		bench_json_kdbl(&j, "root_lruvec_patch2", s->excl.lruvec[1][i]);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "active_anon_after_activity");
-	msim_json_kdbl(&j, "root_rstat", s->excl.anon_rstat);
-	msim_json_kdbl(&j, "node_page_state", s->excl.anon_node);
-	msim_json_kdbl(&j, "node_snapshot", s->excl.anon_snapshot);
-	msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.anon_lruvec_node_host);
-	msim_json_obj_end(&j);
-	msim_json_obj_begin(&j, "thread_figures");
-	msim_json_kdbl(&j, "idle_flush_us", 69);
-	msim_json_kdbl(&j, "active_flush_us", 900);
-	msim_json_kdbl(&j, "read_ns", 150);
-	msim_json_obj_end(&j);
-	msim_json_obj_begin(&j, "counts");
-	msim_json_kuint(&j, "active_cpu_visits", r->active_counts.cpu_visits);
-	msim_json_kuint(&j, "active_memcg_flushes", r->active_counts.memcg_flushes);
-	msim_json_kuint(&j, "active_atomic_resets", r->active_counts.atomic_resets);
-	msim_json_kuint(&j, "idle_flushes", r->idle_flushes);
-	msim_json_kuint(&j, "idle_cpu_visits", r->idle_counts.cpu_visits);
-	msim_json_kuint(&j, "idle_memcg_flushes", r->idle_counts.memcg_flushes);
-	msim_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
-	msim_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
-	msim_json_obj_end(&j);
+	bench_json_arr_end(&j);
+	bench_json_obj_begin(&j, "active_anon_after_activity");
+	bench_json_kdbl(&j, "root_rstat", s->excl.anon_rstat);
+	bench_json_kdbl(&j, "node_page_state", s->excl.anon_node);
+	bench_json_kdbl(&j, "node_snapshot", s->excl.anon_snapshot);
+	bench_json_kdbl(&j, "root_lruvec_patch2", s->excl.anon_lruvec_node_host);
+	bench_json_obj_end(&j);
+	bench_json_obj_begin(&j, "thread_figures");
+	bench_json_kdbl(&j, "idle_flush_us", 69);
+	bench_json_kdbl(&j, "active_flush_us", 900);
+	bench_json_kdbl(&j, "read_ns", 150);
+	bench_json_obj_end(&j);
+	bench_json_obj_begin(&j, "counts");
+	bench_json_kuint(&j, "active_cpu_visits", r->active_counts.cpu_visits);
+	bench_json_kuint(&j, "active_memcg_flushes", r->active_counts.memcg_flushes);
+	bench_json_kuint(&j, "active_atomic_resets", r->active_counts.atomic_resets);
+	bench_json_kuint(&j, "idle_flushes", r->idle_flushes);
+	bench_json_kuint(&j, "idle_cpu_visits", r->idle_counts.cpu_visits);
+	bench_json_kuint(&j, "idle_memcg_flushes", r->idle_counts.memcg_flushes);
+	bench_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
+	bench_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
+	bench_json_obj_end(&j);
 	msim_rf_verdicts(s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args *a)
+static int rf_parse(struct rf *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 80, the thread's machine)"),
-		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
-			      "memcgs under root, all active in the active case (default 128)"),
-		MSIM_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
-			       "reads per read timing (default 1000000; quick 20000)"),
-		MSIM_OPT_UINT("--site-steps", "N", &r->site_steps, 1, 100000,
-			      "activity steps per call site (default 30; quick 6)"),
-		MSIM_OPT_UINT("--site-step-ms", "MS", &r->site_step_ms, 1, 100000,
-			      "virtual time between a site's calls (default 200)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 80, the thread's machine)"),
+		BENCH_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
+			       "memcgs under root, all active in the active case (default 128)"),
+		BENCH_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
+				"reads per read timing (default 1000000; quick 20000)"),
+		BENCH_OPT_UINT("--site-steps", "N", &r->site_steps, 1, 100000,
+			       "activity steps per call site (default 30; quick 6)"),
+		BENCH_OPT_UINT("--site-step-ms", "MS", &r->site_step_ms, 1, 100000,
+			       "virtual time between a site's calls (default 200)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "root-flush",
 		.summary = "thread 002: root flush with 0 and 128 active memcgs on 80 CPUs, against\n"
 			   "reading node counters (variant root-lruvec-read).",
@@ -593,7 +593,7 @@ static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args 
 
 	r->cpus = 80;
 	r->nmemcgs = 128;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -637,7 +637,7 @@ static void rf_free(struct rf *r)
 static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s)
 {
 	double *dummy = calloc((size_t)NHOSTS * reps, sizeof(double));
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 
 	if (!dummy)
 		return -ENOMEM;
@@ -647,9 +647,9 @@ static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s
 			free(dummy);
 			return -EINVAL;
 		}
-	msim_bench_progress_init(&prog, "root-flush", true);
-	msim_bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
-	msim_bench_progress_done(&prog);
+	bench_progress_init(&prog, "root-flush", true);
+	bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
+	bench_progress_done(&prog);
 	summarise(r, reps, s);
 	free(dummy);
 	return msim_rf_measure_exclusions(r, s) || msim_rf_measure_sites(r, s) ? -EINVAL : 0;
@@ -658,7 +658,7 @@ static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s
 static int root_flush_main(int argc, char **argv)
 {
 	struct rf *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	struct msim_rf_summary s = { 0 };
 	int ret;
 
@@ -667,7 +667,7 @@ static int root_flush_main(int argc, char **argv)
 	ret = rf_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	ret = rf_alloc(r) || rf_measure(r, a.reps, &s) ? 1 : 0;
 	if (!ret && a.json)
@@ -678,9 +678,9 @@ static int root_flush_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench root_flush_bench = {
+static const struct bench_engine root_flush_bench = {
 	.name = "root-flush",
 	.summary = "thread 002: root flush (0 / 128 active memcgs, 80 CPUs) vs node counter reads",
 	.main = root_flush_main,
 };
-MSIM_BENCH(root_flush_bench);
+BENCH_REGISTER(root_flush_bench);

@@ -4,8 +4,8 @@
  * how its figures are judged against the thread's, so that the bench-smoke tests
  * can plant figures and force each comparison to each of its outcomes.
  */
-#ifndef MSIM_BENCH_ROOT_FLUSH_H
-#define MSIM_BENCH_ROOT_FLUSH_H
+#ifndef BENCH_ROOT_FLUSH_H
+#define BENCH_ROOT_FLUSH_H
 
 #include "bench_verdict.h"
 
@@ -88,4 +88,4 @@ struct msim_rf_verdicts {
 /* The thread's comparisons: the reads of both hosts, the flushes and sites of mainline's. */
 void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *v);
 
-#endif /* MSIM_BENCH_ROOT_FLUSH_H */
+#endif /* BENCH_ROOT_FLUSH_H */

@@ -5,8 +5,8 @@
  * list, and the patched call sites each weighted by its gate. Internal to the
  * bench's two files.
  */
-#ifndef MSIM_BENCH_ROOT_FLUSH_RUN_H
-#define MSIM_BENCH_ROOT_FLUSH_RUN_H
+#ifndef BENCH_ROOT_FLUSH_RUN_H
+#define BENCH_ROOT_FLUSH_RUN_H
 
 #include <stdbool.h>
 
@@ -53,4 +53,4 @@ extern const char *const msim_rf_excl_names[MSIM_RF_NEXCL];
 extern const char *const msim_rf_site_names[MSIM_RF_NSITES];
 extern const char *const msim_rf_site_keys[MSIM_RF_NSITES];
 
-#endif /* MSIM_BENCH_ROOT_FLUSH_RUN_H */
+#endif /* BENCH_ROOT_FLUSH_RUN_H */

@@ -104,12 +104,12 @@ static bool site_flush(struct msim_memcg *root, unsigned int s)
 static double site_closed_ns(struct rf *r, struct msim_memcg *root, unsigned int s)
 {
 	unsigned long n = r->reads / 10 ? r->reads / 10 : 1, flushed = 0;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned long i = 0; i < n; i++)
 		flushed += site_flush(root, s);
 	/* a call that flushed here would time a flush, not a shut gate */
-	return flushed ? NAN : (double)(msim_bench_cpu_ns() - t0) / (double)n;
+	return flushed ? NAN : (double)(bench_cpu_ns() - t0) / (double)n;
 }
 
 /* Site s alone on a fresh mainline host (a host runs a bounded number of tasks). */
@@ -137,10 +137,10 @@ static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result
 		if (ret)
 			return ret;
 		msim_clock_advance(hh->m, ticks ? ticks : 1);
-		t0 = msim_bench_cpu_ns();
+		t0 = bench_cpu_ns();
 		flushed = site_flush(root, s);
 		if (flushed)
-			through_ns += msim_bench_cpu_ns() - t0;
+			through_ns += bench_cpu_ns() - t0;
 		out->calls++;
 		out->through += flushed;
 	}

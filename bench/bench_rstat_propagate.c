@@ -122,7 +122,7 @@ static double rp_sample(unsigned int p, unsigned int rep, void *ctx)
 	(void)rep;
 	msim_set_current_host(h->m);
 	root = msim_root_mem_cgroup(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned long i = 1; i <= r->updates; i++) {
 		msim_mod_memcg_state(h->leaf, MSIM_MEMCG_SOCK, (i & 1) ? 1 : -1);
 		if (i % r->read_every == 0)
@@ -130,7 +130,7 @@ static double rp_sample(unsigned int p, unsigned int rep, void *ctx)
 		if (i % r->tick_every == 0)
 			msim_clock_advance(h->m, 1);
 	}
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	return (double)r->updates / ((double)(t1 - t0) / 1e9);
 }
 
@@ -219,7 +219,7 @@ static int part2_run(struct rp *r, unsigned int p, unsigned int d, uint64_t seed
 		out->max_unflushed = unflushed;
 	out->gap_pages_sum += (double)(truth - (long)msim_memcg_page_state(run.root, MSIM_NR_FILE_PAGES));
 out:
-	msim_bench_host_destroy(m);
+	bench_host_destroy(m);
 	return ret;
 }
 
@@ -300,7 +300,7 @@ void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *
 	for (unsigned int d = 0; d < NDEPTH; d++) {
 		double *f = &v->fig[first[d]];
 
-		f[0] = msim_bench_pct(s->median[1][d], s->median[0][d]);
+		f[0] = bench_pct(s->median[1][d], s->median[0][d]);
 		f[1] = s->noise[d];
 		f[2] = (double)s->runs_stuck[0][d];
 		f[3] = (double)s->runs_stuck[1][d];
@@ -327,13 +327,13 @@ static void rp_summary(const struct rp *r, const struct rp_result *res, struct m
 }
 
 static void print_part1(const struct rp *r, const struct rp_result *res,
-			const struct msim_bench_args *a)
+			const struct bench_opts *a)
 {
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
 	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->cpus * 64, r->updates, r->read_every, r->tick_every, a->reps);
-	msim_bench_print_base_variants(a, "rstat-propagate set per design");
+	bench_print_base_variants(a, "rstat-propagate set per design");
 	printf("%-10s %-26s %-26s\n", "", "2-level (root->leaf)", "4-level (root->a->b->leaf)");
 	for (unsigned int p = 0; p < NPROP; p++) {
 		printf("%-10s", prop_names[p]);
@@ -342,7 +342,7 @@ static void print_part1(const struct rp *r, const struct rp_result *res,
 
 			if (p)
 				snprintf(cell, sizeof(cell), "%.0f/s (%+.2f%%)", res->median[p][d],
-					 msim_bench_pct(res->median[p][d], res->median[0][d]));
+					 bench_pct(res->median[p][d], res->median[0][d]));
 			else
 				snprintf(cell, sizeof(cell), "%.0f/s", res->median[p][d]);
 			printf(" %-26s", cell);
@@ -393,7 +393,7 @@ static void print_part2(const struct rp *r)
 }
 
 static void print_text(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_rp_summary sum;
 	struct msim_rp_verdicts v;
@@ -410,94 +410,94 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void json_part1(struct msim_json *j, const struct rp *r, const struct rp_result *res)
+static void json_part1(struct bench_json *j, const struct rp *r, const struct rp_result *res)
 {
-	msim_json_arr_begin(j, "throughput");
+	bench_json_arr_begin(j, "throughput");
 	for (unsigned int d = 0; d < NDEPTH; d++)
 		for (unsigned int p = 0; p < NPROP; p++) {
 			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
 
-			msim_json_obj_begin(j, NULL);
-			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(j, "depth", depths[d]);
-			msim_json_kdbl(j, "updates_per_s", res->median[p][d]);
-			msim_json_kdbl(j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
-			msim_json_kdbl(j, "noise_pct", res->noise[d]);
-			msim_json_kuint(j, "updates", c->updates);
-			msim_json_kuint(j, "batches", c->batches);
-			msim_json_kuint(j, "walk_breaks", c->walk_breaks);
-			msim_json_kuint(j, "walk_skips", c->walk_skips);
-			msim_json_kuint(j, "flushes", c->flushes);
-			msim_json_kuint(j, "flush_skipped", c->flush_skipped);
-			msim_json_kuint(j, "periodic_flushes", c->periodic_flushes);
-			msim_json_obj_end(j);
+			bench_json_obj_begin(j, NULL);
+			bench_json_kstr(j, "rstat_propagate", prop_names[p]);
+			bench_json_kuint(j, "depth", depths[d]);
+			bench_json_kdbl(j, "updates_per_s", res->median[p][d]);
+			bench_json_kdbl(j, "delta_pct", bench_pct(res->median[p][d], res->median[0][d]));
+			bench_json_kdbl(j, "noise_pct", res->noise[d]);
+			bench_json_kuint(j, "updates", c->updates);
+			bench_json_kuint(j, "batches", c->batches);
+			bench_json_kuint(j, "walk_breaks", c->walk_breaks);
+			bench_json_kuint(j, "walk_skips", c->walk_skips);
+			bench_json_kuint(j, "flushes", c->flushes);
+			bench_json_kuint(j, "flush_skipped", c->flush_skipped);
+			bench_json_kuint(j, "periodic_flushes", c->periodic_flushes);
+			bench_json_obj_end(j);
 		}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }
 
-static void json_part2(struct msim_json *j, const struct rp *r)
+static void json_part2(struct bench_json *j, const struct rp *r)
 {
-	msim_json_arr_begin(j, "concurrent_flushes");
+	bench_json_arr_begin(j, "concurrent_flushes");
 	for (unsigned int d = 0; d < NDEPTH; d++)
 		for (unsigned int p = 0; p < NPROP; p++) {
 			const struct rp_part2 *q = &r->p2[p][d];
 
-			msim_json_obj_begin(j, NULL);
-			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(j, "depth", depths[d]);
-			msim_json_kuint(j, "seeds", r->seeds);
-			msim_json_kuint(j, "per_task", r->per_task);
-			msim_json_kuint(j, "flushes", q->flushes);
-			msim_json_kuint(j, "flush_skipped", q->skipped);
-			msim_json_kuint(j, "runs_stuck", q->runs_stuck);
-			msim_json_kint(j, "max_unflushed", q->max_unflushed);
-			msim_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
-			msim_json_kuint(j, "sched_steps", q->steps);
-			msim_json_obj_end(j);
+			bench_json_obj_begin(j, NULL);
+			bench_json_kstr(j, "rstat_propagate", prop_names[p]);
+			bench_json_kuint(j, "depth", depths[d]);
+			bench_json_kuint(j, "seeds", r->seeds);
+			bench_json_kuint(j, "per_task", r->per_task);
+			bench_json_kuint(j, "flushes", q->flushes);
+			bench_json_kuint(j, "flush_skipped", q->skipped);
+			bench_json_kuint(j, "runs_stuck", q->runs_stuck);
+			bench_json_kint(j, "max_unflushed", q->max_unflushed);
+			bench_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
+			bench_json_kuint(j, "sched_steps", q->steps);
+			bench_json_obj_end(j);
 		}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }
 
 static void print_json(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
 	struct msim_rp_summary sum;
 	struct msim_rp_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "rstat-propagate", "004",
-			      "model update path on the driver, not kernel throughput", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "updates", r->updates);
-	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
+	bench_json_begin(&j, stdout, "rstat-propagate", "004",
+			 "model update path on the driver, not kernel throughput", a);
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "updates", r->updates);
+	bench_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
 	json_part1(&j, r, res);
 	json_part2(&j, r);
 	rp_summary(r, res, &sum);
 	msim_rp_verdicts(&sum, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args *a)
+static int rp_parse(struct rp *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs of the throughput hosts (default 8)"),
-		MSIM_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
-			       "updates per measurement (default 2000000; quick 50000)"),
-		MSIM_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
-			       "gated root flush every N updates (default 10000)"),
-		MSIM_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
-			       "one jiffy of virtual time every N updates (default 1000)"),
-		MSIM_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
-			      "part 2: seeded schedules per design (default 20; quick 3)"),
-		MSIM_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
-			      "part 2: updates per updater task (default 2000; quick 1500)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs of the throughput hosts (default 8)"),
+		BENCH_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
+				"updates per measurement (default 2000000; quick 50000)"),
+		BENCH_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
+				"gated root flush every N updates (default 10000)"),
+		BENCH_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
+				"one jiffy of virtual time every N updates (default 1000)"),
+		BENCH_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
+			       "part 2: seeded schedules per design (default 20; quick 3)"),
+		BENCH_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
+			       "part 2: updates per updater task (default 2000; quick 1500)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "rstat-propagate",
 		.summary = "thread 004: update throughput and flush counts, rstat-propagate=break vs\n"
 			   "continue, on a 2-level and a 4-level memcg tree.",
@@ -513,7 +513,7 @@ static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args 
 	r->cpus = 8;
 	r->read_every = 10000;
 	r->tick_every = 1000;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -528,7 +528,7 @@ static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args 
 
 /* Part 1: the four hosts, the repetitions per depth (designs alternated), counts. */
 static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
-		    struct msim_bench_progress *prog)
+		    struct bench_progress *prog)
 {
 	double *samples = calloc((size_t)NPROP * reps, sizeof(*samples));
 
@@ -546,12 +546,12 @@ static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
 			msim_rstat_counters(h->m, &h->before);
 		}
 	for (r->cur_depth = 0; r->cur_depth < NDEPTH; r->cur_depth++) {
-		msim_bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
+		bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
 		for (unsigned int p = 0; p < NPROP; p++)
-			res->median[p][r->cur_depth] = msim_bench_median(samples + p * reps, reps);
+			res->median[p][r->cur_depth] = bench_median(samples + p * reps, reps);
 		/* the spread of continue's change between repetitions, not of one design */
-		res->noise[r->cur_depth] = msim_bench_paired_noise_pct(samples, samples + reps,
-								       reps);
+		res->noise[r->cur_depth] = bench_paired_noise_pct(samples, samples + reps,
+								  reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
@@ -566,7 +566,7 @@ static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
 }
 
 /* Part 2: every design and depth under seeds first_seed, first_seed + 1, ... */
-static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progress *prog)
+static int rp_part2(struct rp *r, uint64_t first_seed, struct bench_progress *prog)
 {
 	for (unsigned int s = 0; s < r->seeds; s++) {
 		for (unsigned int d = 0; d < NDEPTH; d++)
@@ -576,7 +576,7 @@ static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progres
 						(unsigned long long)(first_seed + s));
 					return -EINVAL;
 				}
-		msim_bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
+		bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
 	}
 	return 0;
 }
@@ -584,8 +584,8 @@ static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progres
 static int rstat_propagate_main(int argc, char **argv)
 {
 	struct rp *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
+	struct bench_opts a;
+	struct bench_progress prog;
 	struct rp_result res;
 	int ret;
 
@@ -594,25 +594,25 @@ static int rstat_propagate_main(int argc, char **argv)
 	ret = rp_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
-	msim_bench_progress_init(&prog, "rstat-propagate", true);
+	bench_progress_init(&prog, "rstat-propagate", true);
 	ret = rp_part1(r, a.reps, &res, &prog) || rp_part2(r, a.seed, &prog) ? 1 : 0;
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	if (!ret && a.json)
 		print_json(r, &res, &a);
 	else if (!ret)
 		print_text(r, &res, &a);
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++)
-			msim_bench_host_destroy(r->hosts[p][d].m);
+			bench_host_destroy(r->hosts[p][d].m);
 	free(r);
 	return ret;
 }
 
-static const struct msim_bench rstat_propagate_bench = {
+static const struct bench_engine rstat_propagate_bench = {
 	.name = "rstat-propagate",
 	.summary = "thread 004: break vs continue, update throughput and flush counts",
 	.main = rstat_propagate_main,
 };
-MSIM_BENCH(rstat_propagate_bench);
+BENCH_REGISTER(rstat_propagate_bench);

@@ -4,8 +4,8 @@
  * judges its figures against the thread's, so that the bench-smoke tests can
  * plant figures and force each comparison to each of its outcomes.
  */
-#ifndef MSIM_BENCH_RSTAT_PROPAGATE_H
-#define MSIM_BENCH_RSTAT_PROPAGATE_H
+#ifndef BENCH_RSTAT_PROPAGATE_H
+#define BENCH_RSTAT_PROPAGATE_H
 
 #include <stdint.h>
 
@@ -37,4 +37,4 @@ struct msim_rp_verdicts {
 
 void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *v);
 
-#endif /* MSIM_BENCH_RSTAT_PROPAGATE_H */
+#endif /* BENCH_RSTAT_PROPAGATE_H */

@@ -32,32 +32,32 @@ static int st_parse(int argc, char **argv, struct st_cli *c)
 {
 	struct msim_st_opts *o = &c->o;
 	unsigned int folio_pages = 0;
-	struct msim_bench_args a;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &o->cpus, 3, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 8; threshold 64 x N)"),
-		MSIM_OPT_UINT("--updaters", "U", &o->updaters, 1, 64,
-			      "updater tasks on CPUs 1..U, fewer than --cpus (default 4)"),
-		MSIM_OPT_DOUBLE("--seconds", "S", &o->seconds, 0, 60,
-				"virtual seconds of growth (default 4; quick 2.2)"),
-		MSIM_OPT_DOUBLE("--rate-gib", "R", &o->rate_gib, 0, 1024,
-				"page cache growth in GiB/s (default 1)"),
-		MSIM_OPT_UINT("--folio-pages", "P", &folio_pages, 1, 1UL << 18,
-			      "pages per NR_FILE_PAGES update (default 16)"),
-		MSIM_OPT_UINT("--sample-ms", "MS", &o->sample_ms, 1, 60000,
-			      "the reader's period in virtual ms (default 10)"),
-		MSIM_OPT_UINT("--seeds", "N", &o->seeds, 1, 10000,
-			      "seeded schedules per design (default 3; quick 1)"),
-		MSIM_OPT_FLAG("--leaf-only", &o->leaf_only,
-			      "measured: the leaf alone, read at root only (default: a sibling\n"
+	struct bench_opts a;
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &o->cpus, 3, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 8; threshold 64 x N)"),
+		BENCH_OPT_UINT("--updaters", "U", &o->updaters, 1, 64,
+			       "updater tasks on CPUs 1..U, fewer than --cpus (default 4)"),
+		BENCH_OPT_DOUBLE("--seconds", "S", &o->seconds, 0, 60,
+				 "virtual seconds of growth (default 4; quick 2.2)"),
+		BENCH_OPT_DOUBLE("--rate-gib", "R", &o->rate_gib, 0, 1024,
+				 "page cache growth in GiB/s (default 1)"),
+		BENCH_OPT_UINT("--folio-pages", "P", &folio_pages, 1, 1UL << 18,
+			       "pages per NR_FILE_PAGES update (default 16)"),
+		BENCH_OPT_UINT("--sample-ms", "MS", &o->sample_ms, 1, 60000,
+			       "the reader's period in virtual ms (default 10)"),
+		BENCH_OPT_UINT("--seeds", "N", &o->seeds, 1, 10000,
+			       "seeded schedules per design (default 3; quick 1)"),
+		BENCH_OPT_FLAG("--leaf-only", &o->leaf_only,
+			       "measured: the leaf alone, read at root only (default: a sibling\n"
 			      "and root's own pages grow too, and a reader flushes the leaf)"),
-		MSIM_OPT_FLAG("--scripted", &o->scripted,
-			      "the old run: the race scripted at t = 0, then the driver alone\n"
+		BENCH_OPT_FLAG("--scripted", &o->scripted,
+			       "the old run: the race scripted at t = 0, then the driver alone\n"
 			      "(the gap follows from the script: printed, not judged)"),
-		MSIM_OPT_FLAG("--csv", &c->csv, "the time series as CSV instead of the table"),
-		MSIM_OPT_END,
+		BENCH_OPT_FLAG("--csv", &c->csv, "the time series as CSV instead of the table"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "rstat-staleness",
 		.summary = "thread 004: root's reported NR_FILE_PAGES vs the truth while page cache "
 			   "grows, rstat-propagate break vs continue (virtual time, exact)",
@@ -73,7 +73,7 @@ static int st_parse(int argc, char **argv, struct st_cli *c)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret)
 		return ret;
 	msim_st_opts_init(&def, a.quick);
@@ -228,65 +228,65 @@ void msim_st_verdicts(const struct msim_st_result *r, struct msim_st_verdicts *v
 
 /* ---- output ---- */
 
-static void st_json_design(struct msim_json *j, const struct msim_st_design *d)
+static void st_json_design(struct bench_json *j, const struct msim_st_design *d)
 {
-	msim_json_obj_begin(j, NULL);
-	msim_json_kstr(j, "design", d->design);
-	msim_json_kint(j, "max_gap_bytes", d->max_gap);
-	msim_json_kdbl(j, "mean_gap_bytes", d->mean_gap);   /* not a finding: schedule luck */
-	msim_json_kuint(j, "reads", d->reads);
-	msim_json_kuint(j, "reads_beyond_bound", d->beyond);
-	msim_json_kuint(j, "seeds_beyond_bound", d->seeds_beyond);
-	msim_json_kint(j, "max_inflight_pages", d->max_inflight);
-	msim_json_kuint(j, "gated_flushes_skipped", d->skipped);
-	msim_json_kuint(j, "flushes", d->flushed);
-	msim_json_kuint(j, "periodic_flushes", d->periodic);
-	msim_json_arr_begin(j, "series");
+	bench_json_obj_begin(j, NULL);
+	bench_json_kstr(j, "design", d->design);
+	bench_json_kint(j, "max_gap_bytes", d->max_gap);
+	bench_json_kdbl(j, "mean_gap_bytes", d->mean_gap);  /* not a finding: schedule luck */
+	bench_json_kuint(j, "reads", d->reads);
+	bench_json_kuint(j, "reads_beyond_bound", d->beyond);
+	bench_json_kuint(j, "seeds_beyond_bound", d->seeds_beyond);
+	bench_json_kint(j, "max_inflight_pages", d->max_inflight);
+	bench_json_kuint(j, "gated_flushes_skipped", d->skipped);
+	bench_json_kuint(j, "flushes", d->flushed);
+	bench_json_kuint(j, "periodic_flushes", d->periodic);
+	bench_json_arr_begin(j, "series");
 	for (unsigned int i = 0; i < d->n; i++) {
-		msim_json_arr_begin(j, NULL);
-		msim_json_kint(j, NULL, d->t_ms[i]);
-		msim_json_kint(j, NULL, d->true_b[i]);
-		msim_json_kint(j, NULL, d->reported_b[i]);
-		msim_json_arr_end(j);
+		bench_json_arr_begin(j, NULL);
+		bench_json_kint(j, NULL, d->t_ms[i]);
+		bench_json_kint(j, NULL, d->true_b[i]);
+		bench_json_kint(j, NULL, d->reported_b[i]);
+		bench_json_arr_end(j);
 	}
-	msim_json_arr_end(j);
-	msim_json_obj_end(j);
+	bench_json_arr_end(j);
+	bench_json_obj_end(j);
 }
 
 static void st_print_json(const struct st_cli *c, const struct msim_st_result *r)
 {
 	const struct msim_st_opts *o = &r->opts;
 	struct msim_st_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "rstat-staleness");
-	msim_json_kstr(&j, "mode", o->scripted ? "scripted (by construction)" : "measured");
-	msim_json_kstr(&j, "tree", o->scripted || o->leaf_only ? "root -> leaf, root reader"
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "rstat-staleness");
+	bench_json_kstr(&j, "mode", o->scripted ? "scripted (by construction)" : "measured");
+	bench_json_kstr(&j, "tree", o->scripted || o->leaf_only ? "root -> leaf, root reader"
 				   : "root -> {leaf, sibling} + root's own pages, root and leaf readers");
-	msim_json_kstr(&j, "base_variants", c->variants);
-	msim_json_kuint(&j, "cpus", o->cpus);
-	msim_json_kuint(&j, "updaters", o->scripted ? 0 : o->updaters);
-	msim_json_kdbl(&j, "seconds", o->seconds);
-	msim_json_kdbl(&j, "rate_gib_s", o->rate_gib);
-	msim_json_kint(&j, "folio_pages", o->folio_pages);
-	msim_json_kuint(&j, "sample_ms", o->sample_ms);
-	msim_json_kuint(&j, "seeds", o->scripted ? 1 : o->seeds);
-	msim_json_kint(&j, "threshold_pages", r->threshold);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_kstr(&j, "base_variants", c->variants);
+	bench_json_kuint(&j, "cpus", o->cpus);
+	bench_json_kuint(&j, "updaters", o->scripted ? 0 : o->updaters);
+	bench_json_kdbl(&j, "seconds", o->seconds);
+	bench_json_kdbl(&j, "rate_gib_s", o->rate_gib);
+	bench_json_kint(&j, "folio_pages", o->folio_pages);
+	bench_json_kuint(&j, "sample_ms", o->sample_ms);
+	bench_json_kuint(&j, "seeds", o->scripted ? 1 : o->seeds);
+	bench_json_kint(&j, "threshold_pages", r->threshold);
+	bench_json_arr_begin(&j, "designs");
 	for (int d = 0; d < 2; d++)
 		st_json_design(&j, &r->d[d]);
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	msim_st_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_arr_begin(&j, "series_columns");
-	msim_json_kstr(&j, NULL, "t_ms");
-	msim_json_kstr(&j, NULL, "true_bytes");
-	msim_json_kstr(&j, NULL, "reported_bytes");
-	msim_json_arr_end(&j);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_begin(&j, "series_columns");
+	bench_json_kstr(&j, NULL, "t_ms");
+	bench_json_kstr(&j, NULL, "true_bytes");
+	bench_json_kstr(&j, NULL, "reported_bytes");
+	bench_json_arr_end(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static void st_print_csv(const struct msim_st_result *r)
@@ -344,7 +344,7 @@ static int st_main(int argc, char **argv)
 	int ret = st_parse(argc, argv, &c);
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	if ((ret = msim_st_run(&c.o, &r))) {
 		fprintf(stderr, "rstat-staleness: run failed (%d)\n", ret);
 		return 1;
@@ -359,10 +359,10 @@ static int st_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench rstat_staleness = {
+static const struct bench_engine rstat_staleness = {
 	.name = "rstat-staleness",
 	.summary = "thread 004: root's reported NR_FILE_PAGES vs the truth while page cache "
 		   "grows at 1 GiB/s under concurrent updaters, break vs continue (virtual time)",
 	.main = st_main,
 };
-MSIM_BENCH(rstat_staleness)
+BENCH_REGISTER(rstat_staleness)

@@ -19,8 +19,8 @@
  *    the driver updates. Every gated flush skips and the gap is rate x the
  *    window by construction: printed, never judged.
  */
-#ifndef MSIM_BENCH_RSTAT_STALENESS_H
-#define MSIM_BENCH_RSTAT_STALENESS_H
+#ifndef BENCH_RSTAT_STALENESS_H
+#define BENCH_RSTAT_STALENESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -110,4 +110,4 @@ struct msim_st_verdicts {
 
 void msim_st_verdicts(const struct msim_st_result *r, struct msim_st_verdicts *v);
 
-#endif /* MSIM_BENCH_RSTAT_STALENESS_H */
+#endif /* BENCH_RSTAT_STALENESS_H */

@@ -253,16 +253,16 @@ static int st_measured_seed(const struct msim_st_opts *o, struct msim_st_result 
 	d->seeds_beyond += sr.beyond;
 	d->mean_gap += sr.gap_sum;
 out:
-	msim_bench_host_destroy(h.m);
+	bench_host_destroy(h.m);
 	return ret;
 }
 
 static int st_measured(const struct msim_st_opts *o, struct msim_st_result *r)
 {
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	int ret = 0;
 
-	msim_bench_progress_init(&prog, "rstat-staleness", o->progress);
+	bench_progress_init(&prog, "rstat-staleness", o->progress);
 	for (unsigned int k = 0; k < o->seeds && !ret; k++) {
 		/* designs alternated: seed k runs break first when k is even */
 		for (unsigned int j = 0; j < 2 && !ret; j++) {
@@ -270,9 +270,9 @@ static int st_measured(const struct msim_st_opts *o, struct msim_st_result *r)
 
 			ret = st_measured_seed(o, r, di, o->seed + k, k == 0);
 		}
-		msim_bench_progress(&prog, "seed %u/%u", k + 1, o->seeds);
+		bench_progress(&prog, "seed %u/%u", k + 1, o->seeds);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	for (unsigned int di = 0; di < 2; di++)
 		if (r->d[di].reads)
 			r->d[di].mean_gap /= (double)r->d[di].reads;
@@ -386,7 +386,7 @@ static int st_scripted(const struct msim_st_opts *o, struct msim_st_result *r)
 			d->periodic = c.periodic_flushes;
 			d->mean_gap = d->reads ? d->mean_gap / (double)d->reads : 0;
 		}
-		msim_bench_host_destroy(h.m);
+		bench_host_destroy(h.m);
 	}
 	return ret;
 }

@@ -94,18 +94,18 @@ void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v
 		same = !g[i].ran || g[i].load[u].memcg_flushes == g[0].load[u].memcg_flushes;
 	if (g[0].ran && top(g)->ran) {
 		v->fig[MSIM_SC_F_FLUSH_SAME] = same;
-		v->fig[MSIM_SC_F_FLUSH_GROWTH_G] = msim_bench_ratio(top(g)->load[u].flush_us,
-								    g[0].load[u].flush_us);
+		v->fig[MSIM_SC_F_FLUSH_GROWTH_G] = bench_ratio(top(g)->load[u].flush_us,
+							       g[0].load[u].flush_us);
 	}
 	if (top(g)->ran && r->cfg.nloads > 1) {
-		v->fig[MSIM_SC_F_FLUSH_GROWTH_U] = msim_bench_ratio(top(g)->load[u].flush_us,
-								    top(g)->load[0].flush_us);
-		v->fig[MSIM_SC_F_LOAD_RATIO] = msim_bench_ratio(r->cfg.loads[u], r->cfg.loads[0]);
+		v->fig[MSIM_SC_F_FLUSH_GROWTH_U] = bench_ratio(top(g)->load[u].flush_us,
+							       top(g)->load[0].flush_us);
+		v->fig[MSIM_SC_F_LOAD_RATIO] = bench_ratio(r->cfg.loads[u], r->cfg.loads[0]);
 	}
 	if (c[1].ran && top(c)->ran)
-		v->fig[MSIM_SC_F_RSS_GROWTH_C] = msim_bench_ratio(top(c)->rss_bytes, c[1].rss_bytes);
+		v->fig[MSIM_SC_F_RSS_GROWTH_C] = bench_ratio(top(c)->rss_bytes, c[1].rss_bytes);
 	if (g[1].ran && top(g)->ran)
-		v->fig[MSIM_SC_F_RSS_GROWTH_G] = msim_bench_ratio(top(g)->rss_bytes, g[1].rss_bytes);
+		v->fig[MSIM_SC_F_RSS_GROWTH_G] = bench_ratio(top(g)->rss_bytes, g[1].rss_bytes);
 	v->fig[MSIM_SC_F_ISSUE_RAN] = r->issue.ran;
 	v->fig[MSIM_SC_F_ISSUE_RSS_GIB] = r->peak_rss / 1073741824.0;
 	v->fig[MSIM_SC_F_NONE] = 0;
@@ -133,8 +133,8 @@ static void print_point(const struct msim_sc_result *r, const struct msim_sc_poi
 	printf("build %.2f s, +%.0f MiB RSS (page tables %.0f MiB)", p->build_s,
 	       p->rss_bytes / 1048576.0, p->page_tables / 1048576.0);
 	if (prev && prev->ran)
-		printf("; growth x%.2f time, x%.2f RSS", msim_bench_ratio(p->build_s, prev->build_s),
-		       msim_bench_ratio(p->rss_bytes, prev->rss_bytes));
+		printf("; growth x%.2f time, x%.2f RSS", bench_ratio(p->build_s, prev->build_s),
+		       bench_ratio(p->rss_bytes, prev->rss_bytes));
 	printf("\n    per memcg per CPU: charged %.0f B per-CPU (+ %.0f B slab per memcg), held "
 	       "%.0f B by the simulator\n", p->charged_pcpu_per_memcg_cpu,
 	       p->charged_slab_per_memcg, p->resident_per_memcg_cpu);
@@ -194,74 +194,74 @@ static void print_text(const struct msim_sc_result *r)
 
 /* ---- JSON ---- */
 
-static void json_point(struct msim_json *j, const char *key, const struct msim_sc_result *r,
+static void json_point(struct bench_json *j, const char *key, const struct msim_sc_result *r,
 		       const struct msim_sc_point *p)
 {
-	msim_json_obj_begin(j, key);
-	msim_json_kuint(j, "cpus", p->cpus);
-	msim_json_kuint(j, "cgroups", p->cgroups);
-	msim_json_kbool(j, "ran", p->ran);
-	msim_json_kuint(j, "estimate_bytes", p->estimate_bytes);
-	msim_json_kdbl(j, "sim_build_s", p->build_s);
-	msim_json_kuint(j, "sim_rss_bytes", p->rss_bytes);
-	msim_json_kuint(j, "sim_page_tables_bytes", p->page_tables);
-	msim_json_kdbl(j, "charged_percpu_bytes_per_memcg_cpu", p->charged_pcpu_per_memcg_cpu);
-	msim_json_kdbl(j, "charged_slab_bytes_per_memcg", p->charged_slab_per_memcg);
-	msim_json_kdbl(j, "sim_bytes_per_memcg_cpu", p->resident_per_memcg_cpu);
-	msim_json_kdbl(j, "idle_flush_us", p->idle_flush_us);
-	msim_json_kuint(j, "idle_cpu_visits", p->idle_cpu_visits);
-	msim_json_kuint(j, "idle_memcg_flushes", p->idle_memcg_flushes);
-	msim_json_arr_begin(j, "loads");
+	bench_json_obj_begin(j, key);
+	bench_json_kuint(j, "cpus", p->cpus);
+	bench_json_kuint(j, "cgroups", p->cgroups);
+	bench_json_kbool(j, "ran", p->ran);
+	bench_json_kuint(j, "estimate_bytes", p->estimate_bytes);
+	bench_json_kdbl(j, "sim_build_s", p->build_s);
+	bench_json_kuint(j, "sim_rss_bytes", p->rss_bytes);
+	bench_json_kuint(j, "sim_page_tables_bytes", p->page_tables);
+	bench_json_kdbl(j, "charged_percpu_bytes_per_memcg_cpu", p->charged_pcpu_per_memcg_cpu);
+	bench_json_kdbl(j, "charged_slab_bytes_per_memcg", p->charged_slab_per_memcg);
+	bench_json_kdbl(j, "sim_bytes_per_memcg_cpu", p->resident_per_memcg_cpu);
+	bench_json_kdbl(j, "idle_flush_us", p->idle_flush_us);
+	bench_json_kuint(j, "idle_cpu_visits", p->idle_cpu_visits);
+	bench_json_kuint(j, "idle_memcg_flushes", p->idle_memcg_flushes);
+	bench_json_arr_begin(j, "loads");
 	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
 		const struct msim_sc_load *l = &p->load[u];
 
-		msim_json_obj_begin(j, NULL);
-		msim_json_kuint(j, "updates_per_cpu", l->per_cpu);
-		msim_json_kuint(j, "updated_pairs", l->updated_pairs);
-		msim_json_kdbl(j, "flush_us", l->flush_us);
-		msim_json_kuint(j, "memcg_flushes", l->memcg_flushes);
-		msim_json_kuint(j, "cpu_visits", l->cpu_visits);
-		msim_json_kdbl(j, "update_ns", l->update_ns);
-		msim_json_obj_end(j);
+		bench_json_obj_begin(j, NULL);
+		bench_json_kuint(j, "updates_per_cpu", l->per_cpu);
+		bench_json_kuint(j, "updated_pairs", l->updated_pairs);
+		bench_json_kdbl(j, "flush_us", l->flush_us);
+		bench_json_kuint(j, "memcg_flushes", l->memcg_flushes);
+		bench_json_kuint(j, "cpu_visits", l->cpu_visits);
+		bench_json_kdbl(j, "update_ns", l->update_ns);
+		bench_json_obj_end(j);
 	}
-	msim_json_arr_end(j);
-	msim_json_obj_end(j);
+	bench_json_arr_end(j);
+	bench_json_obj_end(j);
 }
 
 static void print_json(const struct msim_sc_result *r)
 {
 	struct msim_sc_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "scale");
-	msim_json_kstr(&j, "measures", MEASURES);
-	msim_json_kuint(&j, "nodes", r->cfg.nodes);
-	msim_json_kuint(&j, "reps", r->cfg.reps);
-	msim_json_kdbl(&j, "sim_bytes_per_memcg_probe", r->probe_per_memcg);
-	msim_json_kdbl(&j, "sim_bytes_per_memcg_cpu_probe", r->probe_per_pair);
-	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-	msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
-	msim_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
-	msim_json_arr_begin(&j, "cpu_series");
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "scale");
+	bench_json_kstr(&j, "measures", MEASURES);
+	bench_json_kuint(&j, "nodes", r->cfg.nodes);
+	bench_json_kuint(&j, "reps", r->cfg.reps);
+	bench_json_kdbl(&j, "sim_bytes_per_memcg_probe", r->probe_per_memcg);
+	bench_json_kdbl(&j, "sim_bytes_per_memcg_cpu_probe", r->probe_per_pair);
+	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+	bench_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
+	bench_json_arr_begin(&j, "cpu_series");
 	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
 		json_point(&j, NULL, r, &r->cpu_series[i]);
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "cgroup_series");
+	bench_json_arr_end(&j);
+	bench_json_arr_begin(&j, "cgroup_series");
 	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
 		json_point(&j, NULL, r, &r->cgroup_series[i]);
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	json_point(&j, "issue_size", r, &r->issue);
 	msim_sc_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* ---- main ---- */
 
-static const struct msim_bench_spec scale_spec = {
+static const struct bench_spec scale_spec = {
 	.name = "scale",
 	.summary = "memcg statistics at scale: bytes per memcg per CPU, flush against "
 		   "updates, growth",
@@ -286,29 +286,29 @@ static int scale_main(int argc, char **argv)
 	unsigned int cpus = 0, cgroups = 0, cpu_series_cgroups = 0, cgroup_series_cpus = 0;
 	unsigned int nodes = 0;
 	unsigned long max_mib = 0;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &cpus, 4, MSIM_MAX_CPUS,
-			      "top of the CPU series: N/4, N/2, N CPUs (default 1024)"),
-		MSIM_OPT_UINT("--cgroups", "N", &cgroups, 4, 10000000,
-			      "top of the cgroup series: N/4, N/2, N cgroups (default 20000)"),
-		MSIM_OPT_UINT("--series-cgroups", "N", &cpu_series_cgroups, 1, 10000000,
-			      "cgroups of the CPU series (default 256)"),
-		MSIM_OPT_UINT("--series-cpus", "N", &cgroup_series_cpus, 1, MSIM_MAX_CPUS,
-			      "CPUs of the cgroup series (default 16)"),
-		MSIM_OPT_UINT("--nodes", "N", &nodes, 1, MSIM_MAX_NODES, "NUMA nodes (default 4)"),
-		MSIM_OPT_ULONG("--max-rss-mib", "N", &max_mib, 16, 1UL << 24,
-			       "skip a size whose estimated memory exceeds this (default 1536)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &cpus, 4, MSIM_MAX_CPUS,
+			       "top of the CPU series: N/4, N/2, N CPUs (default 1024)"),
+		BENCH_OPT_UINT("--cgroups", "N", &cgroups, 4, 10000000,
+			       "top of the cgroup series: N/4, N/2, N cgroups (default 20000)"),
+		BENCH_OPT_UINT("--series-cgroups", "N", &cpu_series_cgroups, 1, 10000000,
+			       "cgroups of the CPU series (default 256)"),
+		BENCH_OPT_UINT("--series-cpus", "N", &cgroup_series_cpus, 1, MSIM_MAX_CPUS,
+			       "CPUs of the cgroup series (default 16)"),
+		BENCH_OPT_UINT("--nodes", "N", &nodes, 1, MSIM_MAX_NODES, "NUMA nodes (default 4)"),
+		BENCH_OPT_ULONG("--max-rss-mib", "N", &max_mib, 16, 1UL << 24,
+				"skip a size whose estimated memory exceeds this (default 1536)"),
+		BENCH_OPT_END,
 	};
-	struct msim_bench_spec spec = scale_spec;
-	struct msim_bench_args a;
+	struct bench_spec spec = scale_spec;
+	struct bench_opts a;
 	struct msim_sc_result *r;
 	int ret;
 
 	spec.options = opts;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	msim_sc_config_default(&c, a.quick);
 	pick_uint(&c.top_cpus, cpus);
 	pick_uint(&c.top_cgroups, cgroups);
@@ -333,9 +333,9 @@ static int scale_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench scale_bench = {
+static const struct bench_engine scale_bench = {
 	.name = "scale",
 	.summary = "memcg statistics at scale: bytes per memcg per CPU, flush vs updates, growth",
 	.main = scale_main,
 };
-MSIM_BENCH(scale_bench);
+BENCH_REGISTER(scale_bench);

@@ -6,8 +6,8 @@
  * how the simulator's own time and memory grow as CPUs and cgroups double.
  * Split from the printer so that the smoke test can run it small.
  */
-#ifndef MSIM_BENCH_SCALE_H
-#define MSIM_BENCH_SCALE_H
+#ifndef BENCH_SCALE_H
+#define BENCH_SCALE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,4 +97,4 @@ struct msim_sc_verdicts {
 
 void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v);
 
-#endif /* MSIM_BENCH_SCALE_H */
+#endif /* BENCH_SCALE_H */

@@ -119,7 +119,7 @@ static int host_build(const struct msim_sc_config *c, struct sc_host *h)
 static void host_destroy(struct sc_host *h)
 {
 	if (h->m)
-		msim_bench_host_destroy(h->m);
+		bench_host_destroy(h->m);
 	free(h->lru);
 	free(h->task);
 	free(h->queued);
@@ -144,7 +144,7 @@ static void update_task(void *arg)
 {
 	struct sc_task *t = arg;
 	struct sc_host *h = t->h;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned int j = 0; j < h->per_cpu; j++) {
 		unsigned int leaf = pick(h, t->cpu, h->load, j), nid = (t->cpu + j) % h->nodes;
@@ -157,7 +157,7 @@ static void update_task(void *arg)
 			h->pairs++;
 		}
 	}
-	h->update_ns += msim_bench_cpu_ns() - t0;
+	h->update_ns += bench_cpu_ns() - t0;
 }
 
 /*
@@ -190,9 +190,9 @@ static double timed_flush(struct sc_host *h, struct msim_rstat_counters *out)
 	uint64_t t0;
 
 	msim_rstat_counters_reset(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(h->m));
-	t0 = msim_bench_cpu_ns() - t0;
+	t0 = bench_cpu_ns() - t0;
 	msim_rstat_counters(h->m, out);
 	return (double)t0 / 1e3;
 }
@@ -224,10 +224,10 @@ static int measure_host(const struct msim_sc_config *c, struct sc_host *h,
 		}
 	}
 	for (unsigned int u = 0; u < c->nloads; u++) {
-		pt->load[u].update_ns = msim_bench_median(upd[u], c->reps);
-		pt->load[u].flush_us = msim_bench_median(fl[u], c->reps);
+		pt->load[u].update_ns = bench_median(upd[u], c->reps);
+		pt->load[u].flush_us = bench_median(fl[u], c->reps);
 	}
-	pt->idle_flush_us = msim_bench_median(idle, c->reps);
+	pt->idle_flush_us = bench_median(idle, c->reps);
 	return 0;
 }
 
@@ -248,10 +248,10 @@ static int run_point(const struct msim_sc_config *c, struct msim_sc_point *pt,
 	/* What earlier hosts left for reuse would make this one look smaller. */
 	msim_kmem_trim();
 	rss0 = msim_kmem_process_rss();
-	cpu0 = msim_bench_cpu_ns();
+	cpu0 = bench_cpu_ns();
 	ret = host_build(c, &h);
 	if (!ret) {
-		pt->build_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+		pt->build_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 		pt->rss_bytes = msim_kmem_process_rss() - rss0;
 		pt->page_tables = msim_kmem_process_page_tables();
 		msim_kmem_totals(h.m, &t1);
@@ -302,17 +302,17 @@ static uint64_t estimate(const struct msim_sc_result *r, const struct msim_sc_po
 /* One size, unless its estimate exceeds max_rss. */
 static int run_sized(const struct msim_sc_config *c, struct msim_sc_result *r,
 		     struct msim_sc_point *pt, unsigned int pick_among,
-		     struct msim_bench_progress *pr)
+		     struct bench_progress *pr)
 {
 	pt->estimate_bytes = estimate(r, pt);
 	if (pt->estimate_bytes > c->max_rss)
 		return 0;
-	msim_bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
+	bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
 	return run_point(c, pt, pick_among);
 }
 
 static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
-		      struct msim_sc_point *series, bool cpus_double, struct msim_bench_progress *pr)
+		      struct msim_sc_point *series, bool cpus_double, struct bench_progress *pr)
 {
 	unsigned int pick_among = cpus_double ? c->cpu_series_cgroups : c->top_cgroups / 4;
 
@@ -333,8 +333,8 @@ static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
 
 int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r)
 {
-	struct msim_bench_progress pr;
-	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_bench_cpu_ns();
+	struct bench_progress pr;
+	uint64_t t0 = bench_now_ns(), cpu0 = bench_cpu_ns();
 	struct rusage ru;
 	int ret;
 
@@ -342,7 +342,7 @@ int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r)
 	r->cfg = *c;
 	if (!c->reps || c->reps > MSIM_SC_MAX_REPS || c->nloads > MSIM_SC_MAX_U || !c->nodes)
 		return -EINVAL;
-	msim_bench_progress_init(&pr, "scale", c->progress);
+	bench_progress_init(&pr, "scale", c->progress);
 	ret = probe(c, r);
 	if (!ret)
 		ret = run_series(c, r, r->cpu_series, true, &pr);
@@ -351,9 +351,9 @@ int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r)
 	r->issue = (struct msim_sc_point){ .cpus = c->top_cpus, .cgroups = c->top_cgroups };
 	if (!ret)
 		ret = run_sized(c, r, &r->issue, c->top_cgroups / 4, &pr);
-	msim_bench_progress_done(&pr);
-	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
-	r->cpu_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+	bench_progress_done(&pr);
+	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	return ret;

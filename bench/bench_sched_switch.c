@@ -52,10 +52,10 @@ static double bare_swapcontext_per_s(unsigned long n)
 	uc_peer.uc_link = &uc_main;
 	makecontext(&uc_peer, peer_fn, 0);
 	bare_left = n;
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	while (bare_left)
 		swapcontext(&uc_main, &uc_peer);
-	uint64_t dt = msim_bench_now_ns() - t0;
+	uint64_t dt = bench_now_ns() - t0;
 	return 2.0 * (double)n / ((double)dt / 1e9); /* two swapcontext calls per round */
 }
 
@@ -84,9 +84,9 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
 	msim_task_create(m, "a", 0, yielder, &per_task);
 	msim_task_create(m, "b", 1, yielder, &per_task);
 	msim_sched_set(m, &o);
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	msim_run(m);
-	uint64_t dt = msim_bench_now_ns() - t0;
+	uint64_t dt = bench_now_ns() - t0;
 	double steps = (double)msim_sched_steps(m);
 	/* into a task and back out, each resumption */
 	*switches_per_step = steps > 0 ? 2.0 * (double)msim__sched_resumes(m) / steps : 0;
@@ -159,7 +159,7 @@ void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *
 {
 	v->fig[MSIM_SS_F_NONE] = 0;
 	v->fig[MSIM_SS_F_STEPS] = s->steps;
-	v->fig[MSIM_SS_F_STEPS_PER_BARE] = msim_bench_ratio(s->steps, s->bare);
+	v->fig[MSIM_SS_F_STEPS_PER_BARE] = bench_ratio(s->steps, s->bare);
 	v->table = (struct msim_verdict_table){
 		.reference = "the goal",
 		.rows = ss_rows,
@@ -170,40 +170,40 @@ void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *
 	};
 }
 
-static void print_json(const struct msim_bench_args *a, const char *name,
+static void print_json(const struct bench_opts *a, const char *name,
 		       const struct msim_ss_summary *s)
 {
 	struct msim_ss_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 	char vbuf[512];
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", name);
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
-	msim_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
-	msim_json_kdbl(&j, "switches_per_s", s->steps);
-	msim_json_kdbl(&j, "context_switches_per_s", s->stack_switches_per_step * s->steps);
-	msim_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
-	msim_json_kdbl(&j, "schedules_per_s", s->sched);
-	msim_json_kdbl(&j, "switches_vs_bare", msim_bench_ratio(s->steps, s->bare));
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", name);
+	bench_json_kuint(&j, "reps", a->reps);
+	bench_json_kstr(&j, "base_variants", bench_variants_str(a, vbuf, sizeof(vbuf)));
+	bench_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
+	bench_json_kdbl(&j, "switches_per_s", s->steps);
+	bench_json_kdbl(&j, "context_switches_per_s", s->stack_switches_per_step * s->steps);
+	bench_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
+	bench_json_kdbl(&j, "schedules_per_s", s->sched);
+	bench_json_kdbl(&j, "switches_vs_bare", bench_ratio(s->steps, s->bare));
 	msim_ss_verdicts(s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
-static void print_text(const struct msim_bench_args *a, const struct msim_ss_summary *s)
+static void print_text(const struct bench_opts *a, const struct msim_ss_summary *s)
 {
 	struct msim_ss_verdicts v;
 	char vbuf[512];
 
 	printf("sched-switch (median of %u, this machine; variants %s)\n", a->reps,
-	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	       bench_variants_str(a, vbuf, sizeof(vbuf)));
 	printf("  bare swapcontext calls        %12.0f /s\n", s->bare);
 	printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare)\n", s->steps,
-	       msim_bench_ratio(s->steps, s->bare));
+	       bench_ratio(s->steps, s->bare));
 	printf("    of which stack switches     %12.0f /s   (%.2f per step; none where the pick "
 	       "is the running task)\n", s->stack_switches_per_step * s->steps,
 	       s->stack_switches_per_step);
@@ -216,7 +216,7 @@ static void print_text(const struct msim_bench_args *a, const struct msim_ss_sum
 
 static int sched_switch_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "sched-switch",
 		.summary = "deterministic scheduler steps/s and schedules/s beside bare swapcontext",
 		.description = "Measures, alternated in one process: bare swapcontext calls per second, "
@@ -225,25 +225,25 @@ static int sched_switch_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 1,
 	};
-	struct msim_bench_args a;
-	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	struct bench_opts a;
+	int ret = bench_parse_args(&spec, argc, argv, &a);
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	struct ctx c = { .per_task = a.quick ? 20000 : YIELDS_PER_TASK,
 			 .runs = a.quick ? 200 : 5000, .seed = a.seed, .base = a.variants };
 	double *samples = calloc(3 * (size_t)a.reps, sizeof(double));
-	struct msim_bench_progress pr;
+	struct bench_progress pr;
 
 	if (!samples)
 		return 1;
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(3, a.reps, sample, &c, samples, &pr);
-	msim_bench_progress_done(&pr);
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(3, a.reps, sample, &c, samples, &pr);
+	bench_progress_done(&pr);
 	struct msim_ss_summary sum = {
-		.bare = msim_bench_median(samples, a.reps),
-		.steps = msim_bench_median(samples + a.reps, a.reps),
-		.sched = msim_bench_median(samples + 2 * a.reps, a.reps),
+		.bare = bench_median(samples, a.reps),
+		.steps = bench_median(samples + a.reps, a.reps),
+		.sched = bench_median(samples + 2 * a.reps, a.reps),
 		.stack_switches_per_step = c.switches_per_step,
 	};
 
@@ -255,9 +255,9 @@ static int sched_switch_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench sched_switch_bench = {
+static const struct bench_engine sched_switch_bench = {
 	.name = "sched-switch",
 	.summary = "deterministic scheduler speed: steps/s and schedules/s vs bare swapcontext",
 	.main = sched_switch_main,
 };
-MSIM_BENCH(sched_switch_bench);
+BENCH_REGISTER(sched_switch_bench);

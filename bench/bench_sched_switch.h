@@ -4,8 +4,8 @@
  * speed against the project's goal (one million steps per second), so that the
  * bench-smoke tests can plant figures and force the verdict to each outcome.
  */
-#ifndef MSIM_BENCH_SCHED_SWITCH_H
-#define MSIM_BENCH_SCHED_SWITCH_H
+#ifndef BENCH_SCHED_SWITCH_H
+#define BENCH_SCHED_SWITCH_H
 
 #include "bench_verdict.h"
 
@@ -31,4 +31,4 @@ struct msim_ss_verdicts {
 
 void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *v);
 
-#endif /* MSIM_BENCH_SCHED_SWITCH_H */
+#endif /* BENCH_SCHED_SWITCH_H */

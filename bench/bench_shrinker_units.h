@@ -9,8 +9,8 @@
  * bench_shrinker_units.c parses the options and prints the tables and the JSON.
  * docs/shrinker-bench.md describes what is measured and how.
  */
-#ifndef MSIM_BENCH_SHRINKER_UNITS_H
-#define MSIM_BENCH_SHRINKER_UNITS_H
+#ifndef BENCH_SHRINKER_UNITS_H
+#define BENCH_SHRINKER_UNITS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -161,4 +161,4 @@ struct msim_shu_verdicts {
 void msim_shu_verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
 		       struct msim_shu_verdicts *v);
 
-#endif /* MSIM_BENCH_SHRINKER_UNITS_H */
+#endif /* BENCH_SHRINKER_UNITS_H */

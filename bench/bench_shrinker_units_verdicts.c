@@ -309,16 +309,16 @@ static void table_figures(double *f, const struct msim_shu_result *r)
 			msim_kmalloc_size(MSIM_SHRINKER_INFO_HEADER_BYTES +
 					  8 * (size_t)(o->nr_max / 64));
 
-	f[MSIM_SHU_SLAB_O_PER_A] = msim_bench_ratio(o->slab_per_cgroup, a->slab_per_cgroup);
-	f[MSIM_SHU_SLAB_X_PER_A] = msim_bench_ratio(x->slab_per_cgroup, a->slab_per_cgroup);
-	f[MSIM_SHU_EMPTY_A_PER_X] = msim_bench_ratio(a->empty_ns, x->empty_ns);
-	f[MSIM_SHU_EMPTY_O_PER_A] = msim_bench_ratio(o->empty_ns, a->empty_ns);
+	f[MSIM_SHU_SLAB_O_PER_A] = bench_ratio(o->slab_per_cgroup, a->slab_per_cgroup);
+	f[MSIM_SHU_SLAB_X_PER_A] = bench_ratio(x->slab_per_cgroup, a->slab_per_cgroup);
+	f[MSIM_SHU_EMPTY_A_PER_X] = bench_ratio(a->empty_ns, x->empty_ns);
+	f[MSIM_SHU_EMPTY_O_PER_A] = bench_ratio(o->empty_ns, a->empty_ns);
 	f[MSIM_SHU_WANT_KIB] = (double)want / 1024;
 	f[MSIM_SHU_NONE_MAX] = fmax(fmax(a->reg_none_s, o->reg_none_s), x->reg_none_s);
 	f[MSIM_SHU_NONE_MIN] = fmin(fmin(a->reg_none_s, o->reg_none_s), x->reg_none_s);
-	f[MSIM_SHU_WALK_A_PER_X] = msim_bench_ratio(a->walk_s, x->walk_s);
-	f[MSIM_SHU_NS_PER_INDEX_A] = msim_bench_ratio(a->empty_ns - x->empty_ns, a->nr_max / 64);
-	f[MSIM_SHU_NS_PER_INDEX_O] = msim_bench_ratio(o->empty_ns - x->empty_ns, o->nr_max / 64);
+	f[MSIM_SHU_WALK_A_PER_X] = bench_ratio(a->walk_s, x->walk_s);
+	f[MSIM_SHU_NS_PER_INDEX_A] = bench_ratio(a->empty_ns - x->empty_ns, a->nr_max / 64);
+	f[MSIM_SHU_NS_PER_INDEX_O] = bench_ratio(o->empty_ns - x->empty_ns, o->nr_max / 64);
 }
 
 void msim_shu_verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,

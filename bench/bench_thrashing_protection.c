@@ -97,14 +97,14 @@ static void print_residency(const struct tp_ctx *c)
 	}
 }
 
-static void print_text(const struct msim_bench_args *a, const struct tp_ctx *c, const double *med)
+static void print_text(const struct bench_opts *a, const struct tp_ctx *c, const double *med)
 {
 	const struct msim_tp_opts *p = &c->o[0], *y = &c->o[MSIM_TP_NDESIGNS];
 	struct msim_tp_verdicts v;
 
 	printf("thrashing-protection (thread 000 patch 1): memcg %lu pages\n", p->memcg_pages);
-	msim_bench_print_base_variants(a, "shadow-budget, mglru-protection and the LRU kind set per "
-				       "design");
+	bench_print_base_variants(a, "shadow-budget, mglru-protection and the LRU kind set per "
+				  "design");
 	printf("\nprotectable: hot set %lu pages (stride %lu) read %lu times per round through the "
 	       "file, %lu cold pages read once after each hot one, %lu rounds\n",
 	       p->hot_pages, p->hot_stride, p->hot_reads, p->cold_per_hot, p->rounds);
@@ -121,84 +121,84 @@ static void print_text(const struct msim_bench_args *a, const struct tp_ctx *c, 
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void json_rounds(struct msim_json *j, const struct msim_tp_result *r)
+static void json_rounds(struct bench_json *j, const struct msim_tp_result *r)
 {
-	msim_json_arr_begin(j, "rounds");
+	bench_json_arr_begin(j, "rounds");
 	for (unsigned long k = 0; k < r->nr_rounds; k++) {
 		const struct msim_tp_round *rr = &r->round[k];
 
-		msim_json_obj_begin(j, NULL);
-		msim_json_kuint(j, "round", k + 1);
-		msim_json_kuint(j, "storage_reads", rr->storage_reads);
-		msim_json_kuint(j, "hot_storage_reads", rr->hot_storage_reads);
-		msim_json_kuint(j, "hot_resident", rr->hot_resident);
-		msim_json_kuint(j, "shadow_nodes", rr->shadow_nodes);
-		msim_json_kuint(j, "budget", rr->budget_nodes);
-		msim_json_kuint(j, "refaults", rr->refaults);
-		msim_json_kuint(j, "activations", rr->activations);
-		msim_json_kuint(j, "restores", rr->restores);
-		msim_json_obj_end(j);
+		bench_json_obj_begin(j, NULL);
+		bench_json_kuint(j, "round", k + 1);
+		bench_json_kuint(j, "storage_reads", rr->storage_reads);
+		bench_json_kuint(j, "hot_storage_reads", rr->hot_storage_reads);
+		bench_json_kuint(j, "hot_resident", rr->hot_resident);
+		bench_json_kuint(j, "shadow_nodes", rr->shadow_nodes);
+		bench_json_kuint(j, "budget", rr->budget_nodes);
+		bench_json_kuint(j, "refaults", rr->refaults);
+		bench_json_kuint(j, "activations", rr->activations);
+		bench_json_kuint(j, "restores", rr->restores);
+		bench_json_obj_end(j);
 	}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }
 
-static void json_designs(struct msim_json *j, const char *key, const struct tp_ctx *c,
+static void json_designs(struct bench_json *j, const char *key, const struct tp_ctx *c,
 			 unsigned int base, const double *med)
 {
-	msim_json_arr_begin(j, key);
+	bench_json_arr_begin(j, key);
 	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
 		const struct msim_tp_result *r = &c->first[base + d];
 
-		msim_json_obj_begin(j, NULL);
-		msim_json_kstr(j, "design", msim_tp_design_name(d));
-		msim_json_kstr(j, "lru", d & 2 ? "mglru" : "classic");
-		msim_json_kstr(j, "shadow_budget", d & 1 ? "page-state-local" : "lru-size");
-		msim_json_kstr(j, "mglru_protection", d & 4 ? "6.12" : "6.14");
-		msim_json_kuint(j, "budget_nodes", r->budget_nodes);
-		msim_json_kuint(j, "budget_pages", r->budget_pages);
-		msim_json_kuint(j, "shadow_nodes_end", r->shadow_nodes_end);
-		msim_json_kuint(j, "shadow_nodes_max", r->shadow_nodes_max);
-		msim_json_kuint(j, "refaults", r->refaults);
-		msim_json_kuint(j, "activations", r->activations);
-		msim_json_kuint(j, "restores", r->restores);
-		msim_json_kuint(j, "storage_reads", r->storage_reads);
-		msim_json_kuint(j, "hot_storage_reads", r->hot_storage_reads);
-		msim_json_kuint(j, "last_round_storage_reads", r->last_round_storage_reads);
-		msim_json_kuint(j, "hot_resident_end", r->hot_resident_end);
-		msim_json_kint(j, "tier_idx_end", r->tier_idx_end);
-		msim_json_kuint(j, "nodes_reclaimed", r->nodes_reclaimed);
-		msim_json_kuint(j, "shadows_reclaimed", r->shadows_reclaimed);
-		msim_json_kdbl(j, "model_seconds_median", med[base + d]);
+		bench_json_obj_begin(j, NULL);
+		bench_json_kstr(j, "design", msim_tp_design_name(d));
+		bench_json_kstr(j, "lru", d & 2 ? "mglru" : "classic");
+		bench_json_kstr(j, "shadow_budget", d & 1 ? "page-state-local" : "lru-size");
+		bench_json_kstr(j, "mglru_protection", d & 4 ? "6.12" : "6.14");
+		bench_json_kuint(j, "budget_nodes", r->budget_nodes);
+		bench_json_kuint(j, "budget_pages", r->budget_pages);
+		bench_json_kuint(j, "shadow_nodes_end", r->shadow_nodes_end);
+		bench_json_kuint(j, "shadow_nodes_max", r->shadow_nodes_max);
+		bench_json_kuint(j, "refaults", r->refaults);
+		bench_json_kuint(j, "activations", r->activations);
+		bench_json_kuint(j, "restores", r->restores);
+		bench_json_kuint(j, "storage_reads", r->storage_reads);
+		bench_json_kuint(j, "hot_storage_reads", r->hot_storage_reads);
+		bench_json_kuint(j, "last_round_storage_reads", r->last_round_storage_reads);
+		bench_json_kuint(j, "hot_resident_end", r->hot_resident_end);
+		bench_json_kint(j, "tier_idx_end", r->tier_idx_end);
+		bench_json_kuint(j, "nodes_reclaimed", r->nodes_reclaimed);
+		bench_json_kuint(j, "shadows_reclaimed", r->shadows_reclaimed);
+		bench_json_kdbl(j, "model_seconds_median", med[base + d]);
 		json_rounds(j, r);
-		msim_json_obj_end(j);
+		bench_json_obj_end(j);
 	}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }
 
-static void print_json(const struct msim_bench_args *a, const struct tp_ctx *c, const double *med)
+static void print_json(const struct bench_opts *a, const struct tp_ctx *c, const double *med)
 {
 	const struct msim_tp_opts *p = &c->o[0];
 	struct msim_tp_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "thrashing-protection", "000",
-			      "deterministic counts; model seconds are this machine's C code", a);
-	msim_json_kuint(&j, "determinism_mismatches", c->mismatches);
-	msim_json_kuint(&j, "memcg_pages", p->memcg_pages);
-	msim_json_kuint(&j, "hot_pages", p->hot_pages);
-	msim_json_kuint(&j, "hot_reads", p->hot_reads);
-	msim_json_kuint(&j, "cold_per_hot", p->cold_per_hot);
+	bench_json_begin(&j, stdout, "thrashing-protection", "000",
+			 "deterministic counts; model seconds are this machine's C code", a);
+	bench_json_kuint(&j, "determinism_mismatches", c->mismatches);
+	bench_json_kuint(&j, "memcg_pages", p->memcg_pages);
+	bench_json_kuint(&j, "hot_pages", p->hot_pages);
+	bench_json_kuint(&j, "hot_reads", p->hot_reads);
+	bench_json_kuint(&j, "cold_per_hot", p->cold_per_hot);
 	json_designs(&j, "designs", c, 0, med);
 	json_designs(&j, "cyclic_designs", c, MSIM_TP_NDESIGNS, med);
 	msim_tp_verdicts(c->first, c->first + MSIM_TP_NDESIGNS, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static unsigned long opt_rounds, opt_cyclic_rounds, opt_hot_reads, opt_cold_per_hot;
 
-static void tp_setup(struct tp_ctx *c, const struct msim_bench_args *a)
+static void tp_setup(struct tp_ctx *c, const struct bench_opts *a)
 {
 	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
 		struct msim_tp_opts *p = &c->o[d], *y = &c->o[MSIM_TP_NDESIGNS + d];
@@ -217,18 +217,18 @@ static void tp_setup(struct tp_ctx *c, const struct msim_bench_args *a)
 
 static int thrashing_main(int argc, char **argv)
 {
-	static const struct msim_arg opts[] = {
-		MSIM_OPT_ULONG("--rounds", "N", &opt_rounds, 1, MSIM_TP_MAX_ROUNDS,
-			       "protectable workload's rounds (default 8, 4 with --quick)"),
-		MSIM_OPT_ULONG("--cyclic-rounds", "N", &opt_cyclic_rounds, 1, MSIM_TP_MAX_ROUNDS,
-			       "cyclic workload's rounds (default 4, 2 with --quick)"),
-		MSIM_OPT_ULONG("--hot-reads", "N", &opt_hot_reads, 1, 64,
-			       "reads of each hot page per round (default 3)"),
-		MSIM_OPT_ULONG("--cold-per-hot", "N", &opt_cold_per_hot, 0, 64,
-			       "cold pages streamed after each hot page (default 2)"),
-		MSIM_OPT_END,
+	static const struct bench_arg opts[] = {
+		BENCH_OPT_ULONG("--rounds", "N", &opt_rounds, 1, MSIM_TP_MAX_ROUNDS,
+				"protectable workload's rounds (default 8, 4 with --quick)"),
+		BENCH_OPT_ULONG("--cyclic-rounds", "N", &opt_cyclic_rounds, 1, MSIM_TP_MAX_ROUNDS,
+				"cyclic workload's rounds (default 4, 2 with --quick)"),
+		BENCH_OPT_ULONG("--hot-reads", "N", &opt_hot_reads, 1, 64,
+				"reads of each hot page per round (default 3)"),
+		BENCH_OPT_ULONG("--cold-per-hot", "N", &opt_cold_per_hot, 0, 64,
+				"cold pages streamed after each hot page (default 2)"),
+		BENCH_OPT_END,
 	};
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "thrashing-protection",
 		.summary = "thread 000 patch 1: shadow budget lru-size vs page-state-local",
 		.description = "Does losing the shadow budget lose thrashing protection? A memcg of "
@@ -245,30 +245,30 @@ static int thrashing_main(int argc, char **argv)
 		.quick_reps = 1,
 		.options = opts,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress pr;
+	struct bench_opts a;
+	struct bench_progress pr;
 	double samples[TP_NRUNS * 8], med[TP_NRUNS];
 	struct tp_ctx *c;
 	int ret;
 
 	opt_rounds = opt_cyclic_rounds = opt_hot_reads = opt_cold_per_hot = 0;
-	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
-		return msim_args_exit_status(ret);
+	if ((ret = bench_parse_args(&spec, argc, argv, &a)))
+		return bench_args_exit_status(ret);
 	if (a.reps > 8)
 		a.reps = 8;
 	if (!(c = calloc(1, sizeof(*c))))
 		return 1;
 	tp_setup(c, &a);
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(TP_NRUNS, a.reps, tp_sample, c, samples, &pr);
-	msim_bench_progress_done(&pr);
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(TP_NRUNS, a.reps, tp_sample, c, samples, &pr);
+	bench_progress_done(&pr);
 	if (c->err) {
 		fprintf(stderr, "thrashing-protection: %s\n", c->msg);
 		free(c);
 		return 1;
 	}
 	for (unsigned int d = 0; d < TP_NRUNS; d++)
-		med[d] = msim_bench_median(samples + d * a.reps, a.reps);
+		med[d] = bench_median(samples + d * a.reps, a.reps);
 	if (a.json)
 		print_json(&a, c, med);
 	else
@@ -277,9 +277,9 @@ static int thrashing_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench thrashing_protection_bench = {
+static const struct bench_engine thrashing_protection_bench = {
 	.name = "thrashing-protection",
 	.summary = "thread 000 patch 1: storage reads, refaults, shadow nodes per budget and rule",
 	.main = thrashing_main,
 };
-MSIM_BENCH(thrashing_protection_bench);
+BENCH_REGISTER(thrashing_protection_bench);

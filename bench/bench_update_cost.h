@@ -6,8 +6,8 @@
  * plain loop of the same counter writes; split from the printer so that the
  * smoke test can plant figures and force each verdict.
  */
-#ifndef MSIM_BENCH_UPDATE_COST_H
-#define MSIM_BENCH_UPDATE_COST_H
+#ifndef BENCH_UPDATE_COST_H
+#define BENCH_UPDATE_COST_H
 
 #include "bench_verdict.h"
 
@@ -42,4 +42,4 @@ struct msim_uc_verdicts {
 
 void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v);
 
-#endif /* MSIM_BENCH_UPDATE_COST_H */
+#endif /* BENCH_UPDATE_COST_H */

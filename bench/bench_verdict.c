@@ -294,27 +294,27 @@ void msim_verdict_print_text(FILE *f, const struct msim_verdict_table *t)
 			print_row(f, t, &t->rows[i], ref, w);
 }
 
-static void json_figs(struct msim_json *j, const char *key, const struct msim_verdict_table *t,
+static void json_figs(struct bench_json *j, const char *key, const struct msim_verdict_table *t,
 		      const struct msim_verdict_fig *fg)
 {
-	msim_json_arr_begin(j, key);
+	bench_json_arr_begin(j, key);
 	for (int i = 0; i < MSIM_VERDICT_MAX_FIGS && fg[i].label; i++) {
-		msim_json_obj_begin(j, NULL);
-		msim_json_kstr(j, "label", fg[i].label);
-		msim_json_kdbl(j, "value", fg[i].fig ? fig(t, fg[i].fig) : fg[i].value);
-		msim_json_kstr(j, "unit", fg[i].unit ? fg[i].unit : "");
-		msim_json_obj_end(j);
+		bench_json_obj_begin(j, NULL);
+		bench_json_kstr(j, "label", fg[i].label);
+		bench_json_kdbl(j, "value", fg[i].fig ? fig(t, fg[i].fig) : fg[i].value);
+		bench_json_kstr(j, "unit", fg[i].unit ? fg[i].unit : "");
+		bench_json_obj_end(j);
 	}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }
 
-void msim_verdict_print_json(struct msim_json *j, const char *key,
+void msim_verdict_print_json(struct bench_json *j, const char *key,
 			     const struct msim_verdict_table *t)
 {
 	char rule[512], why[1024];
 	const char *detail;
 
-	msim_json_arr_begin(j, key);
+	bench_json_arr_begin(j, key);
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct msim_verdict_row *r = &t->rows[i];
 		enum msim_verdict_outcome o;
@@ -323,15 +323,15 @@ void msim_verdict_print_json(struct msim_json *j, const char *key,
 			continue;
 		o = msim_verdict_judge(t, r, &detail);
 		msim_verdict_rule_text(t, r, rule, sizeof(rule));
-		msim_json_obj_begin(j, NULL);
-		msim_json_kstr(j, "claim", r->claim);
-		msim_json_kstr(j, "verdict", outcome_name[o]);
-		msim_json_kstr(j, "reference", t->reference);
+		bench_json_obj_begin(j, NULL);
+		bench_json_kstr(j, "claim", r->claim);
+		bench_json_kstr(j, "verdict", outcome_name[o]);
+		bench_json_kstr(j, "reference", t->reference);
 		json_figs(j, "thread", t, r->thread);
 		json_figs(j, "ours", t, r->ours);
-		msim_json_kstr(j, "rule", rule);
-		msim_json_kstr(j, "why", why_text(r, o, detail, why, sizeof(why)));
-		msim_json_obj_end(j);
+		bench_json_kstr(j, "rule", rule);
+		bench_json_kstr(j, "why", why_text(r, o, detail, why, sizeof(why)));
+		bench_json_obj_end(j);
 	}
-	msim_json_arr_end(j);
+	bench_json_arr_end(j);
 }

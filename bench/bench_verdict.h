@@ -28,8 +28,8 @@
  * the row is not comparable. A figure that is NaN (not measured) makes a row not
  * comparable too.
  */
-#ifndef MSIM_BENCH_VERDICT_H
-#define MSIM_BENCH_VERDICT_H
+#ifndef BENCH_VERDICT_H
+#define BENCH_VERDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -119,7 +119,7 @@ void msim_verdict_rule_text(const struct msim_verdict_table *t, const struct msi
 void msim_verdict_print_text(FILE *f, const struct msim_verdict_table *t);
 
 /* The same as a JSON array under key ("verdicts"). */
-void msim_verdict_print_json(struct msim_json *j, const char *key,
+void msim_verdict_print_json(struct bench_json *j, const char *key,
 			     const struct msim_verdict_table *t);
 
-#endif /* MSIM_BENCH_VERDICT_H */
+#endif /* BENCH_VERDICT_H */

@@ -125,9 +125,9 @@ double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsign
 		fc_host_destroy(&h);
 		return NAN;
 	}
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	ret = fc_loop(&h, high_pages, rounds, n);
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	if (!ret) {
 		msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(h.m));
 		n->refaults = msim_memcg_page_state(h.c, MSIM_WORKINGSET_REFAULT_FILE);
@@ -226,7 +226,7 @@ static double count_off_pct(double value, double base)
 {
 	if (base == 0)
 		return value == 0 ? 0 : INFINITY;
-	return fabs(msim_bench_pct(value, base));
+	return fabs(bench_pct(value, base));
 }
 
 void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *v)
@@ -235,10 +235,10 @@ void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *
 	for (unsigned int l = 0; l < NLRU; l++) {
 		double *f = &v->fig[MSIM_FC_F(l, 0)];
 
-		f[MSIM_FC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
-		f[MSIM_FC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
-		f[MSIM_FC_THREAD12] = msim_bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
-		f[MSIM_FC_THREAD13] = msim_bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
+		f[MSIM_FC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+		f[MSIM_FC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+		f[MSIM_FC_THREAD12] = bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
+		f[MSIM_FC_THREAD13] = bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
 		f[MSIM_FC_ABS12] = fabs(f[MSIM_FC_PCT12]);
 		f[MSIM_FC_ABS13] = fabs(f[MSIM_FC_PCT13]);
 		f[MSIM_FC_NOISE] = s->noise[l];
@@ -288,19 +288,19 @@ static double fc_sample(unsigned int d, unsigned int rep, void *arg)
 static void fc_summarise(const double *samples, unsigned int reps, struct msim_fc_summary *s)
 {
 	for (unsigned int d = 0; d < NDESIGNS * NLRU; d++)
-		s->median[d / NLRU][d % NLRU] = msim_bench_median(samples + d * reps, reps);
+		s->median[d / NLRU][d % NLRU] = bench_median(samples + d * reps, reps);
 	for (unsigned int l = 0; l < NLRU; l++)
-		s->noise[l] = msim_bench_noise_pct(samples + l * reps, reps);
+		s->noise[l] = bench_noise_pct(samples + l * reps, reps);
 }
 
-static void print_text(const struct msim_bench_args *a, const struct fc_ctx *c,
+static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
 		       const struct msim_fc_summary *s)
 {
 	struct msim_fc_verdicts v;
 
 	printf("w2-file-churn (thread 000): memory.high %lu pages, file %lu pages, %u rounds, "
 	       "median of %u\n", HIGH_PAGES, 2 * HIGH_PAGES, c->rounds, a->reps);
-	msim_bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
+	bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
 	printf("MB/s of simulated reads: the model's own CPU time on this machine, not a "
 	       "kernel's reads\n");
 	printf("%-14s %-26s %-26s\n", "", "classic LRU (thread)", "MGLRU (thread)");
@@ -310,7 +310,7 @@ static void print_text(const struct msim_bench_args *a, const struct fc_ctx *c,
 			char cell[64];
 
 			snprintf(cell, sizeof(cell), "%.0f %+.1f%% (%.0f)", s->median[d][l],
-				 msim_bench_pct(s->median[d][l], s->median[0][l]), thread_mbs[d][l]);
+				 bench_pct(s->median[d][l], s->median[0][l]), thread_mbs[d][l]);
 			printf(" %-26s", cell);
 		}
 		printf("\n");
@@ -331,44 +331,44 @@ static void print_text(const struct msim_bench_args *a, const struct fc_ctx *c,
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_bench_args *a, const struct fc_ctx *c,
+static void print_json(const struct bench_opts *a, const struct fc_ctx *c,
 		       const struct msim_fc_summary *s)
 {
 	struct msim_fc_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "w2-file-churn", "000",
-			      "MB/s of simulated reads: the model's CPU time, not a kernel's", a);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_begin(&j, stdout, "w2-file-churn", "000",
+			 "MB/s of simulated reads: the model's CPU time, not a kernel's", a);
+	bench_json_arr_begin(&j, "designs");
 	for (unsigned int l = 0; l < NLRU; l++)
 		for (unsigned int d = 0; d < NDESIGNS; d++) {
 			const struct msim_fc_counts *n = &c->counts[d][l];
 
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "lru", lru_names[l]);
-			msim_json_kstr(&j, "design", design_names[d]);
-			msim_json_kdbl(&j, "mb_per_s", s->median[d][l]);
-			msim_json_kdbl(&j, "thread_mb_per_s", thread_mbs[d][l]);
-			msim_json_kuint(&j, "reads", n->reads);
-			msim_json_kuint(&j, "storage_reads", n->storage_reads);
-			msim_json_kuint(&j, "refaults", n->refaults);
-			msim_json_kuint(&j, "activations", n->activations);
-			msim_json_kuint(&j, "shadow_nodes", n->shadow_nodes);
-			msim_json_kuint(&j, "nodes_reclaimed", n->nodes_reclaimed);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, NULL);
+			bench_json_kstr(&j, "lru", lru_names[l]);
+			bench_json_kstr(&j, "design", design_names[d]);
+			bench_json_kdbl(&j, "mb_per_s", s->median[d][l]);
+			bench_json_kdbl(&j, "thread_mb_per_s", thread_mbs[d][l]);
+			bench_json_kuint(&j, "reads", n->reads);
+			bench_json_kuint(&j, "storage_reads", n->storage_reads);
+			bench_json_kuint(&j, "refaults", n->refaults);
+			bench_json_kuint(&j, "activations", n->activations);
+			bench_json_kuint(&j, "shadow_nodes", n->shadow_nodes);
+			bench_json_kuint(&j, "nodes_reclaimed", n->nodes_reclaimed);
+			bench_json_obj_end(&j);
 		}
-	msim_json_arr_end(&j);
-	msim_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
-	msim_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
+	bench_json_arr_end(&j);
+	bench_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
+	bench_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
 	msim_fc_verdicts(s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int file_churn_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "w2-file-churn",
 		.summary = "thread 000 w2: file read loop over memory.high, MB/s per design",
 		.description = "A memcg with memory.high of 4096 pages reads an 8192-page file "
@@ -379,15 +379,15 @@ static int file_churn_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 3,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress pr;
+	struct bench_opts a;
+	struct bench_progress pr;
 	struct msim_fc_summary s;
 	double *samples;
 	struct fc_ctx *c;
 	int ret;
 
-	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
-		return msim_args_exit_status(ret);
+	if ((ret = bench_parse_args(&spec, argc, argv, &a)))
+		return bench_args_exit_status(ret);
 	if (a.reps > MAX_REPS)
 		a.reps = MAX_REPS;
 	c = calloc(1, sizeof(*c));
@@ -399,9 +399,9 @@ static int file_churn_main(int argc, char **argv)
 	}
 	c->base = a.variants;
 	c->rounds = a.quick ? 1 : 3;
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(NDESIGNS * NLRU, a.reps, fc_sample, c, samples, &pr);
-	msim_bench_progress_done(&pr);
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(NDESIGNS * NLRU, a.reps, fc_sample, c, samples, &pr);
+	bench_progress_done(&pr);
 	fc_summarise(samples, a.reps, &s);
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++) {
@@ -420,9 +420,9 @@ static int file_churn_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench w2_file_churn_bench = {
+static const struct bench_engine w2_file_churn_bench = {
 	.name = "w2-file-churn",
 	.summary = "thread 000 w2: reclaim-bound file read loop, MB/s of simulated reads per design",
 	.main = file_churn_main,
 };
-MSIM_BENCH(w2_file_churn_bench);
+BENCH_REGISTER(w2_file_churn_bench);

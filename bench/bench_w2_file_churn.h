@@ -5,8 +5,8 @@
  * bench-smoke tests can plant figures and force each comparison to each of its
  * outcomes; and the deterministic counts of one run, which they assert.
  */
-#ifndef MSIM_BENCH_W2_FILE_CHURN_H
-#define MSIM_BENCH_W2_FILE_CHURN_H
+#ifndef BENCH_W2_FILE_CHURN_H
+#define BENCH_W2_FILE_CHURN_H
 
 #include <memcgsim/memcgsim.h>
 
@@ -63,4 +63,4 @@ double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsign
 /* The design's variants on top of base: 0 base, 1 patches 1-2, 2 patches 1-3. */
 void msim_fc_design_variants(unsigned int design, struct msim_variants *v);
 
-#endif /* MSIM_BENCH_W2_FILE_CHURN_H */
+#endif /* BENCH_W2_FILE_CHURN_H */

@@ -208,7 +208,7 @@ static void w3_measure(struct w3_host *h, bool mglru, struct msim_w3_result *r)
 int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct msim_w3_result *r)
 {
 	struct w3_host h = { 0 };
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -218,7 +218,7 @@ int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct ms
 	if (!ret)
 		w3_measure(&h, lru == MSIM_LRU_MGLRU, r);
 	w3_host_destroy(&h);
-	r->seconds = (double)(msim_bench_cpu_ns() - t0) / 1e9;
+	r->seconds = (double)(bench_cpu_ns() - t0) / 1e9;
 	return ret;
 }
 
@@ -290,14 +290,14 @@ static const char *pf(bool ok)
 	return ok ? "pass" : "FAIL";
 }
 
-static void print_text(const struct msim_bench_args *a,
+static void print_text(const struct bench_opts *a,
 		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
 {
 	struct msim_w3_verdicts v;
 
 	printf("w3-reparent (thread 000): p with %u children under memory.high %lu pages; "
 	       "children removed one by one under churn; cgroup v2\n", NCHILD, HIGH_PAGES);
-	msim_bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
+	bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
 	printf("%-11s %-11s %-6s %-6s %-6s %-7s  listed hier local size shadows(p/all) "
 	       "dead-local\n", "", "", "hier", "local", "sizes", "shadows");
 	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
@@ -315,44 +315,44 @@ static void print_text(const struct msim_bench_args *a,
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_bench_args *a,
+static void print_json(const struct bench_opts *a,
 		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
 {
 	struct msim_w3_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "w3-reparent", "000", "deterministic counts", a);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_begin(&j, stdout, "w3-reparent", "000", "deterministic counts", a);
+	bench_json_arr_begin(&j, "designs");
 	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
 		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++) {
 			const struct msim_w3_result *x = &r[d][l];
 
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "lru", w3_lru_names[l]);
-			msim_json_kstr(&j, "design", w3_design_names[d]);
-			msim_json_kbool(&j, "hierarchical_ok", x->hier_ok);
-			msim_json_kbool(&j, "local_ok", x->local_ok);
-			msim_json_kbool(&j, "lru_sizes_ok", x->sizes_ok);
-			msim_json_kbool(&j, "shadow_nodes_ok", x->shadows_ok);
-			msim_json_kint(&j, "listed", x->listed);
-			msim_json_kint(&j, "hier_lru", x->hier_lru);
-			msim_json_kint(&j, "local_lru", x->local_lru);
-			msim_json_kint(&j, "lru_size", x->lru_size);
-			msim_json_kint(&j, "dead_local_lru", x->dead_local_lru);
-			msim_json_kint(&j, "shadow_nodes_p", x->shadow_nodes_p);
-			msim_json_kint(&j, "shadow_nodes_all", x->shadow_nodes_all);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, NULL);
+			bench_json_kstr(&j, "lru", w3_lru_names[l]);
+			bench_json_kstr(&j, "design", w3_design_names[d]);
+			bench_json_kbool(&j, "hierarchical_ok", x->hier_ok);
+			bench_json_kbool(&j, "local_ok", x->local_ok);
+			bench_json_kbool(&j, "lru_sizes_ok", x->sizes_ok);
+			bench_json_kbool(&j, "shadow_nodes_ok", x->shadows_ok);
+			bench_json_kint(&j, "listed", x->listed);
+			bench_json_kint(&j, "hier_lru", x->hier_lru);
+			bench_json_kint(&j, "local_lru", x->local_lru);
+			bench_json_kint(&j, "lru_size", x->lru_size);
+			bench_json_kint(&j, "dead_local_lru", x->dead_local_lru);
+			bench_json_kint(&j, "shadow_nodes_p", x->shadow_nodes_p);
+			bench_json_kint(&j, "shadow_nodes_all", x->shadow_nodes_all);
+			bench_json_obj_end(&j);
 		}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	msim_w3_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int reparent_check_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "w3-reparent",
 		.summary = "thread 000 w3: reparent accounting sanity check, pass/fail per design",
 		.description = "Four children of p read their files under p's memory.high and are "
@@ -363,11 +363,11 @@ static int reparent_check_main(int argc, char **argv)
 		.quick_reps = 1,
 	};
 	static struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret;
 
-	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
-		return msim_args_exit_status(ret);
+	if ((ret = bench_parse_args(&spec, argc, argv, &a)))
+		return bench_args_exit_status(ret);
 	for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++)
 		for (unsigned int l = 0; l < MSIM_W3_NLRU; l++) {
 			struct msim_variants v = a.variants;
@@ -386,9 +386,9 @@ static int reparent_check_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench w3_reparent_bench = {
+static const struct bench_engine w3_reparent_bench = {
 	.name = "w3-reparent",
 	.summary = "thread 000 w3: reparent accounting sanity check, pass/fail per design",
 	.main = reparent_check_main,
 };
-MSIM_BENCH(w3_reparent_bench);
+BENCH_REGISTER(w3_reparent_bench);

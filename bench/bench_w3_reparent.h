@@ -5,8 +5,8 @@
  * judged against "w3-reparent passed on all kernels", so that the bench-smoke
  * tests can assert a run's counts and plant figures for every verdict.
  */
-#ifndef MSIM_BENCH_W3_REPARENT_H
-#define MSIM_BENCH_W3_REPARENT_H
+#ifndef BENCH_W3_REPARENT_H
+#define BENCH_W3_REPARENT_H
 
 #include <memcgsim/memcgsim.h>
 
@@ -50,4 +50,4 @@ struct msim_w3_verdicts {
 void msim_w3_verdicts(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
 		      struct msim_w3_verdicts *v);
 
-#endif /* MSIM_BENCH_W3_REPARENT_H */
+#endif /* BENCH_W3_REPARENT_H */

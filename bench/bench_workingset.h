@@ -5,8 +5,8 @@
  * w3-reparent, and how their figures are judged, so that the bench-smoke tests
  * can run the deterministic workload and plant figures for every verdict.
  */
-#ifndef MSIM_BENCH_WORKINGSET_H
-#define MSIM_BENCH_WORKINGSET_H
+#ifndef BENCH_WORKINGSET_H
+#define BENCH_WORKINGSET_H
 
 #include <stdbool.h>
 
@@ -133,4 +133,4 @@ struct msim_tp_verdicts {
 void msim_tp_verdicts(const struct msim_tp_result p[MSIM_TP_NDESIGNS],
 		      const struct msim_tp_result c[MSIM_TP_NDESIGNS], struct msim_tp_verdicts *v);
 
-#endif /* MSIM_BENCH_WORKINGSET_H */
+#endif /* BENCH_WORKINGSET_H */

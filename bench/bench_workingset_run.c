@@ -266,7 +266,7 @@ static void tp_collect(struct tp_host *h, struct msim_tp_result *r)
 int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *msg, size_t len)
 {
 	struct tp_host h = { 0 };
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -293,7 +293,7 @@ int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *ms
 	else if (msg && !msg[0])
 		snprintf(msg, len, "workload failed: %d", ret);
 	tp_host_destroy(&h);
-	r->seconds = (double)(msim_bench_now_ns() - t0) / 1e9;
+	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 	return ret;
 }
 

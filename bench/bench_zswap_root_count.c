@@ -82,7 +82,7 @@ static struct msim *zrc_host(struct zrc *r, unsigned int design)
 	/* rstat without the periodic flush: the count's flushes are the only ones */
 	if (msim_rstat_init(m, NULL) || msim_zswap_attach(m, &p, err, sizeof(err))) {
 		fprintf(stderr, "zswap-root-count: zswap: %s\n", err);
-		msim_bench_host_destroy(m);
+		bench_host_destroy(m);
 		return NULL;
 	}
 	msim_rstat_periodic_flush_enable(m, false);
@@ -172,7 +172,7 @@ static int zrc_run(struct zrc *r, unsigned int design, struct msim_zrc_design *d
 	for (unsigned int i = 0; m && pte && i < npte; i++)
 		msim_zswap_pte_free(m, &pte[i]);
 	free(pte);
-	msim_bench_host_destroy(m);
+	bench_host_destroy(m);
 	return ret;
 }
 
@@ -188,7 +188,7 @@ static double zrc_sample(unsigned int design, unsigned int rep, void *ctx)
 	struct zrc *r = ctx;
 	struct msim_zrc_design d = { 0 };
 	struct msim_zrc_mixed x = { 0 };
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	(void)rep;
 	if (zrc_run(r, design, &d, &x)) {
@@ -201,7 +201,7 @@ static double zrc_sample(unsigned int design, unsigned int rep, void *ctx)
 	if (design >= MSIM_ZRC_MIXED)
 		r->s.mixed[design - MSIM_ZRC_MIXED] = x;
 	r->have[design] = true;
-	return (double)(msim_bench_now_ns() - t0) / 1e6;
+	return (double)(bench_now_ns() - t0) / 1e6;
 }
 
 /* ---- verdicts ---- */
@@ -349,14 +349,14 @@ void msim_zrc_verdicts(const struct msim_zrc_summary *s, struct msim_zrc_verdict
 
 /* ---- output ---- */
 
-static void print_text(const struct zrc *r, const struct msim_bench_args *a)
+static void print_text(const struct zrc *r, const struct bench_opts *a)
 {
 	struct msim_zrc_verdicts v;
 
 	printf("zswap root count (thread 002 patch 1): %u pages in the root memcg, pressure "
 	       "rounds of shrink_slab(root, priority 0) up to %u, %u repetitions\n",
 	       r->pages, r->rounds, r->reps);
-	msim_bench_print_base_variants(a, "zswap-root-count set per design");
+	bench_print_base_variants(a, "zswap-root-count set per design");
 	printf("  %-20s %8s %8s %10s %12s %8s %8s %12s\n", "design", "pool", "pool",
 	       "root's", "written back", "left", "rounds", "thread's");
 	printf("  %-20s %8s %8s %10s %12s %8s %8s %12s\n", "", "entries", "pages", "count",
@@ -387,62 +387,62 @@ static void print_text(const struct zrc *r, const struct msim_bench_args *a)
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct zrc *r, const struct msim_bench_args *a)
+static void print_json(const struct zrc *r, const struct bench_opts *a)
 {
 	struct msim_zrc_verdicts v;
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "zswap-root-count", "002 patch 1",
-			      "pages and counts, deterministic; run_ms is the model's wall time", a);
-	msim_json_kuint(&j, "pages", r->pages);
-	msim_json_kuint(&j, "rounds_max", r->rounds);
-	msim_json_kbool(&j, "deterministic", !r->mismatch);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_begin(&j, stdout, "zswap-root-count", "002 patch 1",
+			 "pages and counts, deterministic; run_ms is the model's wall time", a);
+	bench_json_kuint(&j, "pages", r->pages);
+	bench_json_kuint(&j, "rounds_max", r->rounds);
+	bench_json_kbool(&j, "deterministic", !r->mismatch);
+	bench_json_arr_begin(&j, "designs");
 	for (unsigned int d = 0; d < MSIM_ZRC_NDESIGNS; d++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "design", zrc_design_names[d]);
-		msim_json_kdbl(&j, "pool_entries", r->s.d[d].pool_entries);
-		msim_json_kdbl(&j, "pool_pages", r->s.d[d].pool_pages);
-		msim_json_kdbl(&j, "first_count", r->s.d[d].first_count);
-		msim_json_kdbl(&j, "written_back", r->s.d[d].written_back);
-		msim_json_kdbl(&j, "left_in_pool", r->s.d[d].left_in_pool);
-		msim_json_kdbl(&j, "rounds", r->s.d[d].rounds);
-		msim_json_kint(&j, "thread_written_back",
-			       d % 2 ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
-		msim_json_kdbl(&j, "run_ms", r->s.d[d].run_ms);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "design", zrc_design_names[d]);
+		bench_json_kdbl(&j, "pool_entries", r->s.d[d].pool_entries);
+		bench_json_kdbl(&j, "pool_pages", r->s.d[d].pool_pages);
+		bench_json_kdbl(&j, "first_count", r->s.d[d].first_count);
+		bench_json_kdbl(&j, "written_back", r->s.d[d].written_back);
+		bench_json_kdbl(&j, "left_in_pool", r->s.d[d].left_in_pool);
+		bench_json_kdbl(&j, "rounds", r->s.d[d].rounds);
+		bench_json_kint(&j, "thread_written_back",
+				d % 2 ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
+		bench_json_kdbl(&j, "run_ms", r->s.d[d].run_ms);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "mixed");
+	bench_json_arr_end(&j);
+	bench_json_arr_begin(&j, "mixed");
 	for (unsigned int d = 0; d < 2; d++) {
 		const struct msim_zrc_mixed *x = &r->s.mixed[d];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "design", zrc_design_names[MSIM_ZRC_MIXED + d]);
-		msim_json_kdbl(&j, "root_entries", x->root_entries);
-		msim_json_kdbl(&j, "child_backing_pages", x->child_backing);
-		msim_json_kdbl(&j, "child_stored", x->child_stored);
-		msim_json_kdbl(&j, "pool_backing_pages", x->pool_backing);
-		msim_json_kdbl(&j, "pool_stored", x->pool_stored);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "design", zrc_design_names[MSIM_ZRC_MIXED + d]);
+		bench_json_kdbl(&j, "root_entries", x->root_entries);
+		bench_json_kdbl(&j, "child_backing_pages", x->child_backing);
+		bench_json_kdbl(&j, "child_stored", x->child_stored);
+		bench_json_kdbl(&j, "pool_backing_pages", x->pool_backing);
+		bench_json_kdbl(&j, "pool_stored", x->pool_stored);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	msim_zrc_verdicts(&r->s, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
-static int zrc_parse(struct zrc *r, int argc, char **argv, struct msim_bench_args *a)
+static int zrc_parse(struct zrc *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--pages", "N", &r->pages, 1, 1U << 20,
-			      "anon pages the root workload stores in zswap (default 1024; quick 256)"),
-		MSIM_OPT_UINT("--rounds", "N", &r->rounds, 1, 100000,
-			      "most rounds of shrink_slab(root, 0) (default 64)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--pages", "N", &r->pages, 1, 1U << 20,
+			       "anon pages the root workload stores in zswap (default 1024; quick 256)"),
+		BENCH_OPT_UINT("--rounds", "N", &r->rounds, 1, 100000,
+			       "most rounds of shrink_slab(root, 0) (default 64)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "zswap-root-count",
 		.summary = "thread 002 patch 1: pages the zswap shrinker writes back from a pool\n"
 			   "owned by the root memcg, per design (memcg-stats, pool).",
@@ -456,7 +456,7 @@ static int zrc_parse(struct zrc *r, int argc, char **argv, struct msim_bench_arg
 	int ret;
 
 	r->rounds = 64;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -470,8 +470,8 @@ static int zrc_parse(struct zrc *r, int argc, char **argv, struct msim_bench_arg
 static int zswap_root_count_main(int argc, char **argv)
 {
 	struct zrc *r = calloc(1, sizeof(*r));
-	struct msim_bench_progress prog;
-	struct msim_bench_args a;
+	struct bench_progress prog;
+	struct bench_opts a;
 	int ret;
 
 	if (!r)
@@ -479,18 +479,18 @@ static int zswap_root_count_main(int argc, char **argv)
 	ret = zrc_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	r->samples = calloc(MSIM_ZRC_NDESIGNS * (size_t)r->reps, sizeof(double));
 	if (!r->samples) {
 		free(r);
 		return 1;
 	}
-	msim_bench_progress_init(&prog, "zswap-root-count", true);
-	msim_bench_alternate(MSIM_ZRC_NDESIGNS, r->reps, zrc_sample, r, r->samples, &prog);
-	msim_bench_progress_done(&prog);
+	bench_progress_init(&prog, "zswap-root-count", true);
+	bench_alternate(MSIM_ZRC_NDESIGNS, r->reps, zrc_sample, r, r->samples, &prog);
+	bench_progress_done(&prog);
 	for (unsigned int d = 0; d < MSIM_ZRC_NDESIGNS; d++)
-		r->s.d[d].run_ms = msim_bench_median(r->samples + d * r->reps, r->reps);
+		r->s.d[d].run_ms = bench_median(r->samples + d * r->reps, r->reps);
 	if (r->mismatch)
 		fprintf(stderr, "zswap-root-count: a run failed or its figures differed between "
 			"repetitions\n");
@@ -506,9 +506,9 @@ static int zswap_root_count_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench zswap_root_count_bench = {
+static const struct bench_engine zswap_root_count_bench = {
 	.name = "zswap-root-count",
 	.summary = "thread 002 patch 1: zswap shrinker writeback from a root-owned pool, per design",
 	.main = zswap_root_count_main,
 };
-MSIM_BENCH(zswap_root_count_bench);
+BENCH_REGISTER(zswap_root_count_bench);

@@ -4,8 +4,8 @@
  * patch 1) measures and how its figures are judged, so that the bench-smoke tests
  * can plant figures and force each outcome.
  */
-#ifndef MSIM_BENCH_ZSWAP_ROOT_COUNT_H
-#define MSIM_BENCH_ZSWAP_ROOT_COUNT_H
+#ifndef BENCH_ZSWAP_ROOT_COUNT_H
+#define BENCH_ZSWAP_ROOT_COUNT_H
 
 #include "bench_verdict.h"
 
@@ -73,4 +73,4 @@ struct msim_zrc_verdicts {
 
 void msim_zrc_verdicts(const struct msim_zrc_summary *s, struct msim_zrc_verdicts *v);
 
-#endif /* MSIM_BENCH_ZSWAP_ROOT_COUNT_H */
+#endif /* BENCH_ZSWAP_ROOT_COUNT_H */

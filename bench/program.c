@@ -13,5 +13,5 @@
 
 int main(int argc, char **argv)
 {
-	return msim_bench_main(BENCH_ENGINE, argc, argv);
+	return bench_main(BENCH_ENGINE, argc, argv);
 }

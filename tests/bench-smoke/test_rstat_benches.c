@@ -67,7 +67,7 @@ static char *run_bench_fd(const char *name, int *rc, int argc, char **argv, int 
 	saved = dup(fd);
 	assert_true(saved >= 0);
 	assert_true(dup2(fileno(tmp), fd) >= 0);
-	*rc = msim_bench_main(name, argc, argv);
+	*rc = bench_main(name, argc, argv);
 	fflush(stream);
 	assert_true(dup2(saved, fd) >= 0);
 	close(saved);

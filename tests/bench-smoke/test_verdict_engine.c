@@ -157,7 +157,7 @@ static void engine_printers(void **state)
 	};
 	const double fig[G_N] = { 0, 3, 0, 0, NAN };
 	struct msim_verdict_table t = engine_table(rows, 3, fig);
-	struct msim_json j;
+	struct bench_json j;
 	char *text, *json = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -182,7 +182,7 @@ static void engine_printers(void **state)
 	free(text);
 	f = open_memstream(&json, &len);
 	assert_non_null(f);
-	msim_json_init(&j, f);
+	bench_json_init(&j, f);
 	msim_verdict_print_json(&j, NULL, &t);
 	fclose(f);
 	assert_non_null(strstr(json, "[{\"claim\":\"a is big\",\"verdict\":\"does not hold\","
@@ -200,9 +200,9 @@ static void paired_noise(void **state)
 	const double a[3] = { 100, 200, 100 }, b[3] = { 90, 184, 95 };   /* -10, -8, -5 % */
 
 	(void)state;
-	assert_float_equal(msim_bench_paired_noise_pct(a, b, 3), 2, 1e-12);
-	assert_float_equal(msim_bench_noise_pct(a, 3), 0, 1e-12);  /* a's own MAD: none */
-	assert_true(isnan(msim_bench_paired_noise_pct(a, b, 0)));
+	assert_float_equal(bench_paired_noise_pct(a, b, 3), 2, 1e-12);
+	assert_float_equal(bench_noise_pct(a, 3), 0, 1e-12);       /* a's own MAD: none */
+	assert_true(isnan(bench_paired_noise_pct(a, b, 0)));
 }
 
 

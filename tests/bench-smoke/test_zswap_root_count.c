@@ -117,7 +117,7 @@ static char *run(int *rc, int argc, char **argv)
 	fflush(stdout);
 	saved = dup(1);
 	assert_true(saved >= 0 && dup2(fileno(tmp), 1) >= 0);
-	*rc = msim_bench_main("zswap-root-count", argc, argv);
+	*rc = bench_main("zswap-root-count", argc, argv);
 	fflush(stdout);
 	assert_true(dup2(saved, 1) >= 0);
 	close(saved);

@@ -206,8 +206,8 @@ static void share_reset(struct report *rep)
 
 void report_benches_start(struct report *rep)
 {
-	const struct msim_bench *b[REPORT_MAX_BENCHES];
-	size_t n = msim_bench_list(b, REPORT_MAX_BENCHES);
+	const struct bench_engine *b[REPORT_MAX_BENCHES];
+	size_t n = bench_list(b, REPORT_MAX_BENCHES);
 	char name[160];
 
 	rep->running[0] = rep->running[1] = -1;
