@@ -38,6 +38,7 @@
 
 #include <memcgsim/memcgsim.h>
 
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_zswap_root_count.h"
 #include "bench_registry.h"
@@ -349,23 +350,54 @@ void msim_zrc_verdicts(const struct msim_zrc_summary *s, struct msim_zrc_verdict
 
 /* ---- output ---- */
 
+static const struct bench_col zrc_design_cols[] = {
+	{ .head = { "design" }, .fmt = "%-20s", .key = "design" },
+	{ .head = { "pool", "entries" }, .fmt = " %8.0f", .key = "pool_entries" },
+	{ .head = { "pool", "pages" }, .fmt = " %8.0f", .key = "pool_pages" },
+	{ .head = { "root's", "count" }, .fmt = " %10.0f", .key = "first_count" },
+	{ .head = { "written back", "(zswpwb)" }, .fmt = " %12.0f", .key = "written_back" },
+	{ .head = { "left" }, .fmt = " %8.0f", .key = "left_in_pool" },
+	{ .head = { "rounds" }, .fmt = " %8.0f", .key = "rounds" },
+	{ .head = { "thread's", "zswpwb" }, .fmt = " %12lld", .key = "thread_written_back" },
+	{ .key = "run_ms" },
+};
+#define ZRC_DESIGN_COLS (sizeof(zrc_design_cols) / sizeof(zrc_design_cols[0]))
+
+/* Each design's pool, count and writeback (the thread's beside), and its run time. */
+static void zrc_designs_table(const struct zrc *r, struct bench_cell *cells,
+			      struct bench_table *t)
+{
+	for (unsigned int d = 0; d < MSIM_ZRC_NDESIGNS; d++) {
+		const struct msim_zrc_design *x = &r->s.d[d];
+		struct bench_cell *c = &cells[d * ZRC_DESIGN_COLS];
+
+		c[0] = BENCH_STR(zrc_design_names[d]);
+		c[1] = BENCH_DBL(x->pool_entries);
+		c[2] = BENCH_DBL(x->pool_pages);
+		c[3] = BENCH_DBL(x->first_count);
+		c[4] = BENCH_DBL(x->written_back);
+		c[5] = BENCH_DBL(x->left_in_pool);
+		c[6] = BENCH_DBL(x->rounds);
+		c[7] = BENCH_INT(d % 2 ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
+		c[8] = BENCH_DBL(x->run_ms);
+	}
+	*t = (struct bench_table){ .indent = "  ", .head_rows = 2, .cols = zrc_design_cols,
+				   .ncols = ZRC_DESIGN_COLS, .cells = cells,
+				   .nrows = MSIM_ZRC_NDESIGNS };
+}
+
 static void print_text(const struct zrc *r, const struct bench_opts *a)
 {
+	struct bench_cell cells[MSIM_ZRC_NDESIGNS * ZRC_DESIGN_COLS];
 	struct msim_zrc_verdicts v;
+	struct bench_table t;
 
 	printf("zswap root count (thread 002 patch 1): %u pages in the root memcg, pressure "
 	       "rounds of shrink_slab(root, priority 0) up to %u, %u repetitions\n",
 	       r->pages, r->rounds, r->reps);
 	bench_print_base_variants(a, "zswap-root-count set per design");
-	printf("  %-20s %8s %8s %10s %12s %8s %8s %12s\n", "design", "pool", "pool",
-	       "root's", "written back", "left", "rounds", "thread's");
-	printf("  %-20s %8s %8s %10s %12s %8s %8s %12s\n", "", "entries", "pages", "count",
-	       "(zswpwb)", "", "", "zswpwb");
-	for (unsigned int d = 0; d < MSIM_ZRC_NDESIGNS; d++)
-		printf("  %-20s %8.0f %8.0f %10.0f %12.0f %8.0f %8.0f %12d\n", zrc_design_names[d],
-		       r->s.d[d].pool_entries, r->s.d[d].pool_pages, r->s.d[d].first_count,
-		       r->s.d[d].written_back, r->s.d[d].left_in_pool, r->s.d[d].rounds,
-		       d % 2 ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
+	zrc_designs_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 	for (unsigned int d = 0; d < 2; d++) {
 		const struct msim_zrc_mixed *x = &r->s.mixed[d];
 
@@ -389,7 +421,9 @@ static void print_text(const struct zrc *r, const struct bench_opts *a)
 
 static void print_json(const struct zrc *r, const struct bench_opts *a)
 {
+	struct bench_cell cells[MSIM_ZRC_NDESIGNS * ZRC_DESIGN_COLS];
 	struct msim_zrc_verdicts v;
+	struct bench_table t;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "zswap-root-count", "002 patch 1",
@@ -397,22 +431,8 @@ static void print_json(const struct zrc *r, const struct bench_opts *a)
 	bench_json_kuint(&j, "pages", r->pages);
 	bench_json_kuint(&j, "rounds_max", r->rounds);
 	bench_json_kbool(&j, "deterministic", !r->mismatch);
-	bench_json_arr_begin(&j, "designs");
-	for (unsigned int d = 0; d < MSIM_ZRC_NDESIGNS; d++) {
-		bench_json_obj_begin(&j, NULL);
-		bench_json_kstr(&j, "design", zrc_design_names[d]);
-		bench_json_kdbl(&j, "pool_entries", r->s.d[d].pool_entries);
-		bench_json_kdbl(&j, "pool_pages", r->s.d[d].pool_pages);
-		bench_json_kdbl(&j, "first_count", r->s.d[d].first_count);
-		bench_json_kdbl(&j, "written_back", r->s.d[d].written_back);
-		bench_json_kdbl(&j, "left_in_pool", r->s.d[d].left_in_pool);
-		bench_json_kdbl(&j, "rounds", r->s.d[d].rounds);
-		bench_json_kint(&j, "thread_written_back",
-				d % 2 ? MSIM_ZRC_THREAD_AFTER : MSIM_ZRC_THREAD_BEFORE);
-		bench_json_kdbl(&j, "run_ms", r->s.d[d].run_ms);
-		bench_json_obj_end(&j);
-	}
-	bench_json_arr_end(&j);
+	zrc_designs_table(r, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
 	bench_json_arr_begin(&j, "mixed");
 	for (unsigned int d = 0; d < 2; d++) {
 		const struct msim_zrc_mixed *x = &r->s.mixed[d];
