@@ -39,6 +39,7 @@
 #include <memcgsim/rstat.h>
 
 #include "bench_rstat_propagate.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -355,41 +356,105 @@ static void print_part1(const struct rp *r, const struct rp_result *res,
 	       "points\n\n", res->noise[0], res->noise[1]);
 }
 
-static void print_part1_counts(const struct rp *r)
-{
-	printf("part 1 counts (whole run, per host):\n");
-	printf("%-10s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "design", "depth", "updates",
-	       "batches", "breaks", "skips", "flushes", "skipped", "periodic");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+/* Part 1's counts per host (text) and throughput beside them (JSON only). */
+static const struct bench_col rp_part1_cols[] = {
+	{ .head = { "design" }, .fmt = "%-10s", .key = "rstat_propagate" },
+	{ .head = { "depth" }, .fmt = " %-6llu", .key = "depth" },
+	{ .key = "updates_per_s" },
+	{ .key = "delta_pct" },
+	{ .key = "noise_pct" },
+	{ .head = { "updates" }, .fmt = " %10llu", .key = "updates" },
+	{ .head = { "batches" }, .fmt = " %10llu", .key = "batches" },
+	{ .head = { "breaks" }, .fmt = " %10llu", .key = "walk_breaks" },
+	{ .head = { "skips" }, .fmt = " %10llu", .key = "walk_skips" },
+	{ .head = { "flushes" }, .fmt = " %10llu", .key = "flushes" },
+	{ .head = { "skipped" }, .fmt = " %10llu", .key = "flush_skipped" },
+	{ .head = { "periodic" }, .fmt = " %10llu", .key = "periodic_flushes" },
+};
+#define RP_PART1_COLS (sizeof(rp_part1_cols) / sizeof(rp_part1_cols[0]))
+#define RP_ROWS (NDEPTH * NPROP)
 
-			printf("%-10s %-6u %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
-			       prop_names[p], depths[d], (unsigned long long)c->updates,
-			       (unsigned long long)c->batches, (unsigned long long)c->walk_breaks,
-			       (unsigned long long)c->walk_skips, (unsigned long long)c->flushes,
-			       (unsigned long long)c->flush_skipped,
-			       (unsigned long long)c->periodic_flushes);
+static void rp_part1_table(const struct rp *r, const struct rp_result *res,
+			   struct bench_cell *cells, struct bench_table *t)
+{
+	struct bench_cell *x = cells;
+
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++, x += RP_PART1_COLS) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+			const struct bench_cell row[RP_PART1_COLS] = {
+				BENCH_STR(prop_names[p]), BENCH_UINT(depths[d]),
+				BENCH_DBL(res->median[p][d]),
+				BENCH_DBL(bench_pct(res->median[p][d], res->median[0][d])),
+				BENCH_DBL(res->noise[d]), BENCH_UINT(c->updates),
+				BENCH_UINT(c->batches), BENCH_UINT(c->walk_breaks),
+				BENCH_UINT(c->walk_skips), BENCH_UINT(c->flushes),
+				BENCH_UINT(c->flush_skipped), BENCH_UINT(c->periodic_flushes),
+			};
+
+			memcpy(x, row, sizeof(row));
 		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = rp_part1_cols, .ncols = RP_PART1_COLS,
+				   .cells = cells, .nrows = RP_ROWS };
+}
+
+/* Part 2's gated flushes per design and depth. */
+static const struct bench_col rp_part2_cols[] = {
+	{ .head = { "design" }, .fmt = "%-10s", .key = "rstat_propagate" },
+	{ .head = { "depth" }, .fmt = " %-6llu", .key = "depth" },
+	{ .key = "seeds" },
+	{ .key = "per_task" },
+	{ .head = { "flushes" }, .fmt = " %10llu", .key = "flushes" },
+	{ .head = { "skipped" }, .fmt = " %10llu", .key = "flush_skipped" },
+	{ .head = { "stuck runs" }, .fmt = " %12llu", .key = "runs_stuck" },
+	{ .head = { "max unflushed" }, .fmt = " %14lld", .key = "max_unflushed" },
+	{ .head = { "mean gap (pages)" }, .fmt = " %16.1f", .key = "mean_gap_pages" },
+	{ .key = "sched_steps" },
+};
+#define RP_PART2_COLS (sizeof(rp_part2_cols) / sizeof(rp_part2_cols[0]))
+
+static void rp_part2_table(const struct rp *r, struct bench_cell *cells, struct bench_table *t)
+{
+	struct bench_cell *x = cells;
+
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++, x += RP_PART2_COLS) {
+			const struct rp_part2 *q = &r->p2[p][d];
+			const struct bench_cell row[RP_PART2_COLS] = {
+				BENCH_STR(prop_names[p]), BENCH_UINT(depths[d]),
+				BENCH_UINT(r->seeds), BENCH_UINT(r->per_task),
+				BENCH_UINT(q->flushes), BENCH_UINT(q->skipped),
+				BENCH_UINT(q->runs_stuck), BENCH_INT(q->max_unflushed),
+				BENCH_DBL(q->gap_pages_sum / r->seeds), BENCH_UINT(q->steps),
+			};
+
+			memcpy(x, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = rp_part2_cols, .ncols = RP_PART2_COLS,
+				   .cells = cells, .nrows = RP_ROWS };
+}
+
+static void print_part1_counts(const struct rp *r, const struct rp_result *res)
+{
+	struct bench_cell cells[RP_ROWS * RP_PART1_COLS];
+	struct bench_table t;
+
+	printf("part 1 counts (whole run, per host):\n");
+	rp_part1_table(r, res, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_part2(const struct rp *r)
 {
+	struct bench_cell cells[RP_ROWS * RP_PART2_COLS];
+	struct bench_table t;
+
 	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
 	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
 	       r->seeds, r->per_task);
 	printf("(stuck runs: reachability under the random scheduler, not a production frequency)\n");
-	printf("%-10s %-6s %10s %10s %12s %14s %16s\n", "design", "depth", "flushes", "skipped",
-	       "stuck runs", "max unflushed", "mean gap (pages)");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			printf("%-10s %-6u %10llu %10llu %12llu %14ld %16.1f\n", prop_names[p], depths[d],
-			       (unsigned long long)q->flushes, (unsigned long long)q->skipped,
-			       (unsigned long long)q->runs_stuck, q->max_unflushed,
-			       q->gap_pages_sum / r->seeds);
-		}
+	rp_part2_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_text(const struct rp *r, const struct rp_result *res,
@@ -399,7 +464,7 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	struct msim_rp_verdicts v;
 
 	print_part1(r, res, a);
-	print_part1_counts(r);
+	print_part1_counts(r, res);
 	print_part2(r);
 	printf("\nWhat the time measures: the model's update path on this machine, CPU time of\n"
 	       "the driver thread (no network stack): the percentage is the walk change against\n"
@@ -410,57 +475,11 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void json_part1(struct bench_json *j, const struct rp *r, const struct rp_result *res)
-{
-	bench_json_arr_begin(j, "throughput");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
-
-			bench_json_obj_begin(j, NULL);
-			bench_json_kstr(j, "rstat_propagate", prop_names[p]);
-			bench_json_kuint(j, "depth", depths[d]);
-			bench_json_kdbl(j, "updates_per_s", res->median[p][d]);
-			bench_json_kdbl(j, "delta_pct", bench_pct(res->median[p][d], res->median[0][d]));
-			bench_json_kdbl(j, "noise_pct", res->noise[d]);
-			bench_json_kuint(j, "updates", c->updates);
-			bench_json_kuint(j, "batches", c->batches);
-			bench_json_kuint(j, "walk_breaks", c->walk_breaks);
-			bench_json_kuint(j, "walk_skips", c->walk_skips);
-			bench_json_kuint(j, "flushes", c->flushes);
-			bench_json_kuint(j, "flush_skipped", c->flush_skipped);
-			bench_json_kuint(j, "periodic_flushes", c->periodic_flushes);
-			bench_json_obj_end(j);
-		}
-	bench_json_arr_end(j);
-}
-
-static void json_part2(struct bench_json *j, const struct rp *r)
-{
-	bench_json_arr_begin(j, "concurrent_flushes");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			bench_json_obj_begin(j, NULL);
-			bench_json_kstr(j, "rstat_propagate", prop_names[p]);
-			bench_json_kuint(j, "depth", depths[d]);
-			bench_json_kuint(j, "seeds", r->seeds);
-			bench_json_kuint(j, "per_task", r->per_task);
-			bench_json_kuint(j, "flushes", q->flushes);
-			bench_json_kuint(j, "flush_skipped", q->skipped);
-			bench_json_kuint(j, "runs_stuck", q->runs_stuck);
-			bench_json_kint(j, "max_unflushed", q->max_unflushed);
-			bench_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
-			bench_json_kuint(j, "sched_steps", q->steps);
-			bench_json_obj_end(j);
-		}
-	bench_json_arr_end(j);
-}
-
 static void print_json(const struct rp *r, const struct rp_result *res,
 		       const struct bench_opts *a)
 {
+	struct bench_cell c1[RP_ROWS * RP_PART1_COLS], c2[RP_ROWS * RP_PART2_COLS];
+	struct bench_table t;
 	struct msim_rp_summary sum;
 	struct msim_rp_verdicts v;
 	struct bench_json j;
@@ -470,8 +489,10 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	bench_json_kuint(&j, "cpus", r->cpus);
 	bench_json_kuint(&j, "updates", r->updates);
 	bench_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
-	json_part1(&j, r, res);
-	json_part2(&j, r);
+	rp_part1_table(r, res, c1, &t);
+	bench_table_print_json(&j, "throughput", &t);
+	rp_part2_table(r, c2, &t);
+	bench_table_print_json(&j, "concurrent_flushes", &t);
 	rp_summary(r, res, &sum);
 	msim_rp_verdicts(&sum, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
