@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bench_w2_file_churn.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -293,9 +294,48 @@ static void fc_summarise(const double *samples, unsigned int reps, struct msim_f
 		s->noise[l] = bench_noise_pct(samples + l * reps, reps);
 }
 
+/* Each LRU and design: the deterministic counts (text), with MB/s beside them (JSON). */
+static const struct bench_col fc_design_cols[] = {
+	{ .fmt = "%-11s", .key = "lru" },
+	{ .fmt = " %-11s", .key = "design" },
+	{ .key = "mb_per_s" },
+	{ .key = "thread_mb_per_s" },
+	{ .fmt = " reads %llu", .key = "reads" },
+	{ .fmt = ", from storage %llu", .key = "storage_reads" },
+	{ .fmt = ", refaults %llu", .key = "refaults" },
+	{ .fmt = ", activations %llu", .key = "activations" },
+	{ .fmt = ", shadow nodes %llu", .key = "shadow_nodes" },
+	{ .fmt = ", nodes reclaimed %llu", .key = "nodes_reclaimed" },
+};
+#define FC_DESIGN_COLS (sizeof(fc_design_cols) / sizeof(fc_design_cols[0]))
+
+static void fc_designs_table(const struct fc_ctx *c, const struct msim_fc_summary *s,
+			     struct bench_cell *cells, struct bench_table *t)
+{
+	struct bench_cell *x = cells;
+
+	for (unsigned int l = 0; l < NLRU; l++)
+		for (unsigned int d = 0; d < NDESIGNS; d++, x += FC_DESIGN_COLS) {
+			const struct msim_fc_counts *n = &c->counts[d][l];
+			const struct bench_cell row[FC_DESIGN_COLS] = {
+				BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
+				BENCH_DBL(s->median[d][l]), BENCH_DBL(thread_mbs[d][l]),
+				BENCH_UINT(n->reads), BENCH_UINT(n->storage_reads),
+				BENCH_UINT(n->refaults), BENCH_UINT(n->activations),
+				BENCH_UINT(n->shadow_nodes), BENCH_UINT(n->nodes_reclaimed),
+			};
+
+			memcpy(x, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .indent = "  ", .cols = fc_design_cols, .ncols = FC_DESIGN_COLS,
+				   .cells = cells, .nrows = NLRU * NDESIGNS };
+}
+
 static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
 		       const struct msim_fc_summary *s)
 {
+	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_fc_verdicts v;
 
 	printf("w2-file-churn (thread 000): memory.high %lu pages, file %lu pages, %u rounds, "
@@ -317,15 +357,8 @@ static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
 	}
 	printf("noise (MAD of base): classic %.1f%%, MGLRU %.1f%%\n", s->noise[0], s->noise[1]);
 	printf("\nDeterministic counts per run:\n");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			const struct msim_fc_counts *n = &c->counts[d][l];
-
-			printf("  %-11s %-11s reads %lu, from storage %lu, refaults %lu, "
-			       "activations %lu, shadow nodes %lu, nodes reclaimed %lu\n",
-			       lru_names[l], design_names[d], n->reads, n->storage_reads, n->refaults,
-			       n->activations, n->shadow_nodes, n->nodes_reclaimed);
-		}
+	fc_designs_table(c, s, cells, &t);
+	bench_table_print_text(stdout, &t);
 	printf("\n");
 	msim_fc_verdicts(s, &v);
 	msim_verdict_print_text(stdout, &v.table);
@@ -334,30 +367,15 @@ static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
 static void print_json(const struct bench_opts *a, const struct fc_ctx *c,
 		       const struct msim_fc_summary *s)
 {
+	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_fc_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "w2-file-churn", "000",
 			 "MB/s of simulated reads: the model's CPU time, not a kernel's", a);
-	bench_json_arr_begin(&j, "designs");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			const struct msim_fc_counts *n = &c->counts[d][l];
-
-			bench_json_obj_begin(&j, NULL);
-			bench_json_kstr(&j, "lru", lru_names[l]);
-			bench_json_kstr(&j, "design", design_names[d]);
-			bench_json_kdbl(&j, "mb_per_s", s->median[d][l]);
-			bench_json_kdbl(&j, "thread_mb_per_s", thread_mbs[d][l]);
-			bench_json_kuint(&j, "reads", n->reads);
-			bench_json_kuint(&j, "storage_reads", n->storage_reads);
-			bench_json_kuint(&j, "refaults", n->refaults);
-			bench_json_kuint(&j, "activations", n->activations);
-			bench_json_kuint(&j, "shadow_nodes", n->shadow_nodes);
-			bench_json_kuint(&j, "nodes_reclaimed", n->nodes_reclaimed);
-			bench_json_obj_end(&j);
-		}
-	bench_json_arr_end(&j);
+	fc_designs_table(c, s, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
 	bench_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
 	bench_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
 	msim_fc_verdicts(s, &v);
