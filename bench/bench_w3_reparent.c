@@ -31,6 +31,7 @@
 
 #include "bench_w2_file_churn.h"
 #include "bench_w3_reparent.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -285,31 +286,67 @@ static const char *const w3_design_names[MSIM_W3_NDESIGNS] = { "base", "patches 
 							       "patches 1-3" };
 static const char *const w3_lru_names[MSIM_W3_NLRU] = { "classic LRU", "MGLRU" };
 
-static const char *pf(bool ok)
+/*
+ * Each LRU and design: the four checks, then the counts behind them. The text
+ * prints dead-local last, the JSON after lru_size: two columns of one cell.
+ */
+static const struct bench_col w3_design_cols[] = {
+	{ .fmt = "%-11s", .key = "lru" },
+	{ .fmt = " %-11s", .key = "design" },
+	{ .head = { "hier" }, .fmt = " %-6s", .key = "hierarchical_ok" },
+	{ .head = { "local" }, .fmt = " %-6s", .key = "local_ok" },
+	{ .head = { "sizes" }, .fmt = " %-6s", .key = "lru_sizes_ok" },
+	{ .head = { "shadows" }, .fmt = " %-7s", .key = "shadow_nodes_ok" },
+	{ .head = { "  listed" }, .head_fmt = "%s", .fmt = "  %6lld", .key = "listed" },
+	{ .head = { " hier" }, .head_fmt = "%s", .fmt = " %4lld", .key = "hier_lru" },
+	{ .head = { " local" }, .head_fmt = "%s", .fmt = " %5lld", .key = "local_lru" },
+	{ .head = { " size" }, .head_fmt = "%s", .fmt = " %4lld", .key = "lru_size" },
+	{ .key = "dead_local_lru" },
+	{ .head = { " shadows(p/all)" }, .head_fmt = "%s", .fmt = " %6lld",
+	  .key = "shadow_nodes_p" },
+	{ .head_fmt = "", .fmt = "/%-6lld", .key = "shadow_nodes_all" },
+	{ .head = { " dead-local" }, .head_fmt = "%s", .fmt = " %lld" },
+};
+#define W3_DESIGN_COLS (sizeof(w3_design_cols) / sizeof(w3_design_cols[0]))
+
+static void w3_designs_table(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
+			     struct bench_cell *cells, struct bench_table *t)
 {
-	return ok ? "pass" : "FAIL";
+	struct bench_cell *c = cells;
+
+	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
+		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++, c += W3_DESIGN_COLS) {
+			const struct msim_w3_result *x = &r[d][l];
+			const struct bench_cell row[W3_DESIGN_COLS] = {
+				BENCH_STR(w3_lru_names[l]), BENCH_STR(w3_design_names[d]),
+				BENCH_BOOL(x->hier_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->local_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->sizes_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->shadows_ok, "pass", "FAIL"),
+				BENCH_INT(x->listed), BENCH_INT(x->hier_lru), BENCH_INT(x->local_lru),
+				BENCH_INT(x->lru_size), BENCH_INT(x->dead_local_lru),
+				BENCH_INT(x->shadow_nodes_p), BENCH_INT(x->shadow_nodes_all),
+				BENCH_INT(x->dead_local_lru),
+			};
+
+			memcpy(c, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = w3_design_cols, .ncols = W3_DESIGN_COLS,
+				   .cells = cells, .nrows = MSIM_W3_NLRU * MSIM_W3_NDESIGNS };
 }
 
 static void print_text(const struct bench_opts *a,
 		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
 {
+	struct bench_cell cells[MSIM_W3_NLRU * MSIM_W3_NDESIGNS * W3_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_w3_verdicts v;
 
 	printf("w3-reparent (thread 000): p with %u children under memory.high %lu pages; "
 	       "children removed one by one under churn; cgroup v2\n", NCHILD, HIGH_PAGES);
 	bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
-	printf("%-11s %-11s %-6s %-6s %-6s %-7s  listed hier local size shadows(p/all) "
-	       "dead-local\n", "", "", "hier", "local", "sizes", "shadows");
-	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
-		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++) {
-			const struct msim_w3_result *x = &r[d][l];
-
-			printf("%-11s %-11s %-6s %-6s %-6s %-7s  %6ld %4ld %5ld %4ld %6ld/%-6ld %ld\n",
-			       w3_lru_names[l], w3_design_names[d], pf(x->hier_ok), pf(x->local_ok),
-			       pf(x->sizes_ok), pf(x->shadows_ok), x->listed, x->hier_lru,
-			       x->local_lru, x->lru_size, x->shadow_nodes_p, x->shadow_nodes_all,
-			       x->dead_local_lru);
-		}
+	w3_designs_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 	printf("(deterministic counts; the model's time is not a figure here)\n\n");
 	msim_w3_verdicts(r, &v);
 	msim_verdict_print_text(stdout, &v.table);
@@ -318,32 +355,14 @@ static void print_text(const struct bench_opts *a,
 static void print_json(const struct bench_opts *a,
 		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
 {
+	struct bench_cell cells[MSIM_W3_NLRU * MSIM_W3_NDESIGNS * W3_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_w3_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "w3-reparent", "000", "deterministic counts", a);
-	bench_json_arr_begin(&j, "designs");
-	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
-		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++) {
-			const struct msim_w3_result *x = &r[d][l];
-
-			bench_json_obj_begin(&j, NULL);
-			bench_json_kstr(&j, "lru", w3_lru_names[l]);
-			bench_json_kstr(&j, "design", w3_design_names[d]);
-			bench_json_kbool(&j, "hierarchical_ok", x->hier_ok);
-			bench_json_kbool(&j, "local_ok", x->local_ok);
-			bench_json_kbool(&j, "lru_sizes_ok", x->sizes_ok);
-			bench_json_kbool(&j, "shadow_nodes_ok", x->shadows_ok);
-			bench_json_kint(&j, "listed", x->listed);
-			bench_json_kint(&j, "hier_lru", x->hier_lru);
-			bench_json_kint(&j, "local_lru", x->local_lru);
-			bench_json_kint(&j, "lru_size", x->lru_size);
-			bench_json_kint(&j, "dead_local_lru", x->dead_local_lru);
-			bench_json_kint(&j, "shadow_nodes_p", x->shadow_nodes_p);
-			bench_json_kint(&j, "shadow_nodes_all", x->shadow_nodes_all);
-			bench_json_obj_end(&j);
-		}
-	bench_json_arr_end(&j);
+	w3_designs_table(r, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
 	msim_w3_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
