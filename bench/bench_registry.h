@@ -33,7 +33,7 @@ struct bench_engine {
 void bench_register(const struct bench_engine *b);
 const struct bench_engine *bench_find(const char *name);
 size_t bench_list(const struct bench_engine **out, size_t max);
-/* For bench/<name>.c programs: run the engine registered as name. */
+/* For the bench programs (bench/program.c): run the engine registered as name. */
 int bench_main(const char *name, int argc, char **argv);
 /* Run b, then print the simulator's wall time and peak RSS on stderr. */
 int bench_run(const struct bench_engine *b, int argc, char **argv);
