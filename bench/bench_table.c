@@ -112,6 +112,8 @@ void bench_table_print_json(struct bench_json *j, const char *key, const struct 
 		for (size_t c = 0; c < t->ncols; c++)
 			if (t->cols[c].key)
 				json_cell(j, t->cols[c].key, &t->cells[r * t->ncols + c]);
+		if (t->row_json)
+			t->row_json(j, r, t->ctx);
 		bench_json_obj_end(j);
 	}
 	bench_json_arr_end(j);

@@ -73,6 +73,9 @@ struct bench_table {
 	size_t ncols;
 	const struct bench_cell *cells;  /* [nrows][ncols] */
 	size_t nrows;
+	/* JSON: called in each row's object after its cells (a nested array); may be NULL. */
+	void (*row_json)(struct bench_json *j, size_t row, const void *ctx);
+	const void *ctx;
 };
 
 /* The header rows, then one line per row. */

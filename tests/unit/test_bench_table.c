@@ -4,7 +4,7 @@
  * text form (header rows with widths taken from each column's format, a header
  * wider than its column, text-only and JSON-only columns, bool cells printed by
  * their text) and the JSON form (one object per row, each cell's JSON type, keys
- * in column order), checked byte for byte.
+ * in column order, a row's nested array last), checked byte for byte.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,11 +85,21 @@ static void no_header_rows(void **state)
 	free(buf);
 }
 
+/* A nested array in each row: the row's index, ctx's value times it. */
+static void nested(struct bench_json *j, size_t row, const void *ctx)
+{
+	bench_json_arr_begin(j, "series");
+	bench_json_kuint(j, NULL, row);
+	bench_json_kint(j, NULL, (long long)row * *(const int *)ctx);
+	bench_json_arr_end(j);
+}
+
 static void json_form(void **state)
 {
 	struct bench_cell cells[2 * NCOLS];
 	struct bench_table t;
 	struct bench_json j;
+	const int ten = 10;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -97,6 +107,8 @@ static void json_form(void **state)
 	(void)state;
 	assert_non_null(f);
 	fill(cells, &t);
+	t.row_json = nested;
+	t.ctx = &ten;
 	bench_json_init(&j, f);
 	bench_json_obj_begin(&j, NULL);
 	bench_table_print_json(&j, "designs", &t);
@@ -106,9 +118,9 @@ static void json_form(void **state)
 	assert_string_equal(buf,
 			    "{\"designs\":["
 			    "{\"design\":\"base\",\"pool_pages\":1024,\"run_ms\":1.5,\"ok\":true,"
-			    "\"a\":-3,\"b\":7},"
+			    "\"a\":-3,\"b\":7,\"series\":[0,0]},"
 			    "{\"design\":\"patched\",\"pool_pages\":0.25,\"run_ms\":0,\"ok\":false,"
-			    "\"a\":12,\"b\":0}]}\n");
+			    "\"a\":12,\"b\":0,\"series\":[1,10]}]}\n");
 	free(buf);
 }
 
