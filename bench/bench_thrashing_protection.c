@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_workingset.h"
 #include "bench_registry.h"
@@ -68,18 +69,72 @@ static double tp_sample(unsigned int run, unsigned int rep, void *arg)
 	return seconds;
 }
 
-static void print_rows(const struct tp_ctx *c, unsigned int base, const double *med)
+/*
+ * Each design's counts at the end: the text's columns, and the JSON's with the
+ * design's settings and its rounds. The text prints hot res before storage, the
+ * JSON after last_round_storage_reads: two columns of one cell.
+ */
+static const struct bench_col tp_design_cols[] = {
+	{ .head = { "design" }, .fmt = "%-32s", .key = "design" },
+	{ .key = "lru" },
+	{ .key = "shadow_budget" },
+	{ .key = "mglru_protection" },
+	{ .head = { "budget" }, .fmt = " %7llu", .key = "budget_nodes" },
+	{ .key = "budget_pages" },
+	{ .head = { "shadow" }, .fmt = " %7llu", .key = "shadow_nodes_end" },
+	{ .key = "shadow_nodes_max" },
+	{ .head = { "refaults" }, .fmt = " %9llu", .key = "refaults" },
+	{ .head = { "activat." }, .fmt = " %9llu", .key = "activations" },
+	{ .head = { "restores" }, .fmt = " %8llu", .key = "restores" },
+	{ .head = { "hot res" }, .fmt = " %8llu" },
+	{ .head = { "storage" }, .fmt = " %9llu", .key = "storage_reads" },
+	{ .head = { "hot stor" }, .fmt = " %9llu", .key = "hot_storage_reads" },
+	{ .key = "last_round_storage_reads" },
+	{ .key = "hot_resident_end" },
+	{ .key = "tier_idx_end" },
+	{ .key = "nodes_reclaimed" },
+	{ .key = "shadows_reclaimed" },
+	{ .head = { "model s" }, .fmt = " %7.2f", .key = "model_seconds_median" },
+};
+#define TP_DESIGN_COLS (sizeof(tp_design_cols) / sizeof(tp_design_cols[0]))
+
+static void json_rounds(struct bench_json *j, size_t row, const void *ctx);
+
+/* The designs of one workload: c->first[base ...], their median model seconds in med. */
+static void tp_designs_table(const struct tp_ctx *c, unsigned int base, const double *med,
+			     struct bench_cell *cells, struct bench_table *t)
 {
-	printf("%-32s %7s %7s %9s %9s %8s %8s %9s %9s %7s\n", "design", "budget", "shadow",
-	       "refaults", "activat.", "restores", "hot res", "storage", "hot stor", "model s");
 	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
 		const struct msim_tp_result *r = &c->first[base + d];
+		const struct bench_cell row[TP_DESIGN_COLS] = {
+			BENCH_STR(msim_tp_design_name(d)),
+			BENCH_STR(d & 2 ? "mglru" : "classic"),
+			BENCH_STR(d & 1 ? "page-state-local" : "lru-size"),
+			BENCH_STR(d & 4 ? "6.12" : "6.14"),
+			BENCH_UINT(r->budget_nodes), BENCH_UINT(r->budget_pages),
+			BENCH_UINT(r->shadow_nodes_end), BENCH_UINT(r->shadow_nodes_max),
+			BENCH_UINT(r->refaults), BENCH_UINT(r->activations), BENCH_UINT(r->restores),
+			BENCH_UINT(r->hot_resident_end), BENCH_UINT(r->storage_reads),
+			BENCH_UINT(r->hot_storage_reads), BENCH_UINT(r->last_round_storage_reads),
+			BENCH_UINT(r->hot_resident_end), BENCH_INT(r->tier_idx_end),
+			BENCH_UINT(r->nodes_reclaimed), BENCH_UINT(r->shadows_reclaimed),
+			BENCH_DBL(med[base + d]),
+		};
 
-		printf("%-32s %7lu %7lu %9lu %9lu %8lu %8lu %9lu %9lu %7.2f\n", msim_tp_design_name(d),
-		       r->budget_nodes, r->shadow_nodes_end, r->refaults, r->activations,
-		       r->restores, r->hot_resident_end, r->storage_reads, r->hot_storage_reads,
-		       med[base + d]);
+		memcpy(&cells[d * TP_DESIGN_COLS], row, sizeof(row));
 	}
+	*t = (struct bench_table){ .head_rows = 1, .cols = tp_design_cols, .ncols = TP_DESIGN_COLS,
+				   .cells = cells, .nrows = MSIM_TP_NDESIGNS,
+				   .row_json = json_rounds, .ctx = &c->first[base] };
+}
+
+static void print_rows(const struct tp_ctx *c, unsigned int base, const double *med)
+{
+	struct bench_cell cells[MSIM_TP_NDESIGNS * TP_DESIGN_COLS];
+	struct bench_table t;
+
+	tp_designs_table(c, base, med, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_residency(const struct tp_ctx *c)
@@ -121,8 +176,11 @@ static void print_text(const struct bench_opts *a, const struct tp_ctx *c, const
 	msim_verdict_print_text(stdout, &v.table);
 }
 
-static void json_rounds(struct bench_json *j, const struct msim_tp_result *r)
+/* The rounds of design row of a table (its ctx: the workload's first result). */
+static void json_rounds(struct bench_json *j, size_t row, const void *ctx)
 {
+	const struct msim_tp_result *r = (const struct msim_tp_result *)ctx + row;
+
 	bench_json_arr_begin(j, "rounds");
 	for (unsigned long k = 0; k < r->nr_rounds; k++) {
 		const struct msim_tp_round *rr = &r->round[k];
@@ -145,34 +203,11 @@ static void json_rounds(struct bench_json *j, const struct msim_tp_result *r)
 static void json_designs(struct bench_json *j, const char *key, const struct tp_ctx *c,
 			 unsigned int base, const double *med)
 {
-	bench_json_arr_begin(j, key);
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		const struct msim_tp_result *r = &c->first[base + d];
+	struct bench_cell cells[MSIM_TP_NDESIGNS * TP_DESIGN_COLS];
+	struct bench_table t;
 
-		bench_json_obj_begin(j, NULL);
-		bench_json_kstr(j, "design", msim_tp_design_name(d));
-		bench_json_kstr(j, "lru", d & 2 ? "mglru" : "classic");
-		bench_json_kstr(j, "shadow_budget", d & 1 ? "page-state-local" : "lru-size");
-		bench_json_kstr(j, "mglru_protection", d & 4 ? "6.12" : "6.14");
-		bench_json_kuint(j, "budget_nodes", r->budget_nodes);
-		bench_json_kuint(j, "budget_pages", r->budget_pages);
-		bench_json_kuint(j, "shadow_nodes_end", r->shadow_nodes_end);
-		bench_json_kuint(j, "shadow_nodes_max", r->shadow_nodes_max);
-		bench_json_kuint(j, "refaults", r->refaults);
-		bench_json_kuint(j, "activations", r->activations);
-		bench_json_kuint(j, "restores", r->restores);
-		bench_json_kuint(j, "storage_reads", r->storage_reads);
-		bench_json_kuint(j, "hot_storage_reads", r->hot_storage_reads);
-		bench_json_kuint(j, "last_round_storage_reads", r->last_round_storage_reads);
-		bench_json_kuint(j, "hot_resident_end", r->hot_resident_end);
-		bench_json_kint(j, "tier_idx_end", r->tier_idx_end);
-		bench_json_kuint(j, "nodes_reclaimed", r->nodes_reclaimed);
-		bench_json_kuint(j, "shadows_reclaimed", r->shadows_reclaimed);
-		bench_json_kdbl(j, "model_seconds_median", med[base + d]);
-		json_rounds(j, r);
-		bench_json_obj_end(j);
-	}
-	bench_json_arr_end(j);
+	tp_designs_table(c, base, med, cells, &t);
+	bench_table_print_json(j, key, &t);
 }
 
 static void print_json(const struct bench_opts *a, const struct tp_ctx *c, const double *med)
