@@ -39,6 +39,7 @@
 #include <memcgsim/rstat.h>
 
 #include "bench_anon_churn.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -326,18 +327,61 @@ static void print_pps(const double pps[NDESIGNS][NLRU])
 	}
 }
 
-static void print_counts(const struct churn_result *r)
+/*
+ * One LRU's designs: the deterministic figures (text: a line each, after the
+ * verdicts), with pages/s and the thread's beside them (JSON: the LRU's rows).
+ */
+static const struct bench_col ac_design_cols[] = {
+	{ .fmt = "%-11s" },
+	{ .fmt = " %-12s", .key = "design" },
+	{ .key = "dying_redirect" },
+	{ .key = "pages_per_s" },
+	{ .key = "delta_pct" },
+	{ .key = "thread_pages_per_s" },
+	{ .key = "thread_delta_pct" },
+	{ .fmt = " pgfault %llu", .key = "pgfault" },
+	{ .fmt = ", memory.current %llu B", .key = "memory_current_bytes" },
+	{ .fmt = ", counter charges %llu", .key = "counter_charges" },
+	{ .fmt = ", stock hits %llu", .key = "stock_hits" },
+	{ .key = "stock_misses" },
+	{ .fmt = ", rstat batches %llu", .key = "rstat_batches" },
+	{ .key = "rstat_updates" },
+};
+#define AC_DESIGN_COLS (sizeof(ac_design_cols) / sizeof(ac_design_cols[0]))
+
+static void ac_designs_table(const struct churn *c, const struct churn_result *r, unsigned int l,
+			     struct bench_cell *cells, struct bench_table *t)
 {
+	for (unsigned int d = 0; d < NDESIGNS; d++) {
+		const struct msim_variants *v = &msim_config(c->hosts[d][l].m)->variants;
+		const struct bench_cell row[AC_DESIGN_COLS] = {
+			BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
+			BENCH_STR(msim_variant_get(v, "dying-redirect")),
+			BENCH_DBL(r->median[d][l]), BENCH_DBL(bench_pct(r->median[d][l], r->median[0][l])),
+			BENCH_DBL(thread_pps[d][l]),
+			BENCH_DBL(bench_pct(thread_pps[d][l], thread_pps[0][l])),
+			BENCH_UINT(r->pgfault[d][l]), BENCH_UINT(r->current_bytes[d][l]),
+			BENCH_UINT(r->cs[d][l].counter_charges), BENCH_UINT(r->cs[d][l].stock_hits),
+			BENCH_UINT(r->cs[d][l].stock_misses), BENCH_UINT(r->rc[d][l].batches),
+			BENCH_UINT(r->rc[d][l].updates),
+		};
+
+		memcpy(&cells[d * AC_DESIGN_COLS], row, sizeof(row));
+	}
+	*t = (struct bench_table){ .indent = "  ", .cols = ac_design_cols, .ncols = AC_DESIGN_COLS,
+				   .cells = cells, .nrows = NDESIGNS };
+}
+
+static void print_counts(const struct churn *c, const struct churn_result *r)
+{
+	struct bench_cell cells[NDESIGNS * AC_DESIGN_COLS];
+	struct bench_table t;
+
 	printf("\nDeterministic figures (per host, after the run):\n");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++)
-			printf("  %-11s %-12s pgfault %lu, memory.current %llu B, counter charges %llu, "
-			       "stock hits %llu, rstat batches %llu\n",
-			       lru_names[l], design_names[d], r->pgfault[d][l],
-			       (unsigned long long)r->current_bytes[d][l],
-			       (unsigned long long)r->cs[d][l].counter_charges,
-			       (unsigned long long)r->cs[d][l].stock_hits,
-			       (unsigned long long)r->rc[d][l].batches);
+	for (unsigned int l = 0; l < NLRU; l++) {
+		ac_designs_table(c, r, l, cells, &t);
+		bench_table_print_text(stdout, &t);
+	}
 }
 
 static void print_text(const struct churn *c, const struct churn_result *r,
@@ -364,12 +408,14 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 	       MSIM_AC_UPDATES_PER_PAGE);
 	ac_verdicts(r, &v);
 	msim_verdict_print_text(stdout, &v.table);
-	print_counts(r);
+	print_counts(c, r);
 }
 
 static void print_json(const struct churn *c, const struct churn_result *r,
 		       const struct bench_opts *a)
 {
+	struct bench_cell cells[NDESIGNS * AC_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_ac_verdicts v;
 	struct bench_json j;
 
@@ -383,28 +429,8 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 		bench_json_obj_begin(&j, NULL);
 		bench_json_kstr(&j, "lru", lru_names[l]);
 		bench_json_kdbl(&j, "noise_pct", r->noise[l]);
-		bench_json_arr_begin(&j, "rows");
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			bench_json_obj_begin(&j, NULL);
-			bench_json_kstr(&j, "design", design_names[d]);
-			bench_json_kstr(&j, "dying_redirect",
-					msim_variant_get(&msim_config(c->hosts[d][l].m)->variants,
-							 "dying-redirect"));
-			bench_json_kdbl(&j, "pages_per_s", r->median[d][l]);
-			bench_json_kdbl(&j, "delta_pct", bench_pct(r->median[d][l], r->median[0][l]));
-			bench_json_kdbl(&j, "thread_pages_per_s", thread_pps[d][l]);
-			bench_json_kdbl(&j, "thread_delta_pct",
-					bench_pct(thread_pps[d][l], thread_pps[0][l]));
-			bench_json_kuint(&j, "pgfault", r->pgfault[d][l]);
-			bench_json_kuint(&j, "memory_current_bytes", r->current_bytes[d][l]);
-			bench_json_kuint(&j, "counter_charges", r->cs[d][l].counter_charges);
-			bench_json_kuint(&j, "stock_hits", r->cs[d][l].stock_hits);
-			bench_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
-			bench_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
-			bench_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
-			bench_json_obj_end(&j);
-		}
-		bench_json_arr_end(&j);
+		ac_designs_table(c, r, l, cells, &t);
+		bench_table_print_json(&j, "rows", &t);
 		bench_json_obj_end(&j);
 	}
 	bench_json_arr_end(&j);
