@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench_scale.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -121,9 +122,40 @@ void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v
 
 /* ---- text ---- */
 
+/* A point's flush after each load (text: a line each; JSON: its loads array). */
+static const struct bench_col sc_load_cols[] = {
+	{ .fmt = "%3llu updates per CPU:", .key = "updates_per_cpu" },
+	{ .fmt = " %7llu pairs updated", .key = "updated_pairs" },
+	{ .fmt = " -> flush %9.1f us", .key = "flush_us" },
+	{ .fmt = ", %7llu memcg flushes", .key = "memcg_flushes" },
+	{ .key = "cpu_visits" },
+	{ .fmt = "; update %.0f ns", .key = "update_ns" },
+};
+#define SC_LOAD_COLS (sizeof(sc_load_cols) / sizeof(sc_load_cols[0]))
+
+static void sc_loads_table(const struct msim_sc_result *r, const struct msim_sc_point *p,
+			   struct bench_cell *cells, struct bench_table *t)
+{
+	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
+		const struct msim_sc_load *l = &p->load[u];
+		const struct bench_cell row[SC_LOAD_COLS] = {
+			BENCH_UINT(l->per_cpu), BENCH_UINT(l->updated_pairs), BENCH_DBL(l->flush_us),
+			BENCH_UINT(l->memcg_flushes), BENCH_UINT(l->cpu_visits),
+			BENCH_DBL(l->update_ns),
+		};
+
+		memcpy(&cells[u * SC_LOAD_COLS], row, sizeof(row));
+	}
+	*t = (struct bench_table){ .indent = "      ", .cols = sc_load_cols, .ncols = SC_LOAD_COLS,
+				   .cells = cells, .nrows = r->cfg.nloads };
+}
+
 static void print_point(const struct msim_sc_result *r, const struct msim_sc_point *p,
 			const struct msim_sc_point *prev)
 {
+	struct bench_cell cells[MSIM_SC_MAX_U * SC_LOAD_COLS];
+	struct bench_table t;
+
 	printf("%5u CPUs x %5u cgroups: ", p->cpus, p->cgroups);
 	if (!p->ran) {
 		printf("not run: needs ~%.1f GiB resident (budget %.1f GiB)\n",
@@ -141,14 +173,8 @@ static void print_point(const struct msim_sc_result *r, const struct msim_sc_poi
 	printf("    root flush: idle %.1f us (%llu CPU visits, %llu memcg flushes)\n",
 	       p->idle_flush_us, (unsigned long long)p->idle_cpu_visits,
 	       (unsigned long long)p->idle_memcg_flushes);
-	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
-		const struct msim_sc_load *l = &p->load[u];
-
-		printf("      %3u updates per CPU: %7llu pairs updated -> flush %9.1f us, "
-		       "%7llu memcg flushes; update %.0f ns\n", l->per_cpu,
-		       (unsigned long long)l->updated_pairs, l->flush_us,
-		       (unsigned long long)l->memcg_flushes, l->update_ns);
-	}
+	sc_loads_table(r, p, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_target(const struct msim_sc_result *r)
@@ -197,6 +223,9 @@ static void print_text(const struct msim_sc_result *r)
 static void json_point(struct bench_json *j, const char *key, const struct msim_sc_result *r,
 		       const struct msim_sc_point *p)
 {
+	struct bench_cell cells[MSIM_SC_MAX_U * SC_LOAD_COLS];
+	struct bench_table t;
+
 	bench_json_obj_begin(j, key);
 	bench_json_kuint(j, "cpus", p->cpus);
 	bench_json_kuint(j, "cgroups", p->cgroups);
@@ -211,20 +240,8 @@ static void json_point(struct bench_json *j, const char *key, const struct msim_
 	bench_json_kdbl(j, "idle_flush_us", p->idle_flush_us);
 	bench_json_kuint(j, "idle_cpu_visits", p->idle_cpu_visits);
 	bench_json_kuint(j, "idle_memcg_flushes", p->idle_memcg_flushes);
-	bench_json_arr_begin(j, "loads");
-	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
-		const struct msim_sc_load *l = &p->load[u];
-
-		bench_json_obj_begin(j, NULL);
-		bench_json_kuint(j, "updates_per_cpu", l->per_cpu);
-		bench_json_kuint(j, "updated_pairs", l->updated_pairs);
-		bench_json_kdbl(j, "flush_us", l->flush_us);
-		bench_json_kuint(j, "memcg_flushes", l->memcg_flushes);
-		bench_json_kuint(j, "cpu_visits", l->cpu_visits);
-		bench_json_kdbl(j, "update_ns", l->update_ns);
-		bench_json_obj_end(j);
-	}
-	bench_json_arr_end(j);
+	sc_loads_table(r, p, cells, &t);
+	bench_table_print_json(j, "loads", &t);
 	bench_json_obj_end(j);
 }
 
