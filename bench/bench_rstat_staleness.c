@@ -18,6 +18,7 @@
 #include <memcgsim/memcgsim.h>
 
 #include "bench_rstat_staleness.h"
+#include "bench_table.h"
 #include "bench_util.h"
 #include "bench_registry.h"
 
@@ -228,19 +229,30 @@ void msim_st_verdicts(const struct msim_st_result *r, struct msim_st_verdicts *v
 
 /* ---- output ---- */
 
-static void st_json_design(struct bench_json *j, const struct msim_st_design *d)
+/*
+ * Both designs: the text's table (no mean gap: it averages the schedules' luck,
+ * and is in --json only), the JSON's figures with each design's time series.
+ */
+static const struct bench_col st_design_cols[] = {
+	{ .head = { "design" }, .fmt = "%-10s", .key = "design" },
+	{ .head = { "max gap MiB" }, .fmt = " %12.1f" },
+	{ .key = "max_gap_bytes" },
+	{ .key = "mean_gap_bytes" },
+	{ .head = { "reads" }, .fmt = " %8llu", .key = "reads" },
+	{ .head = { "beyond bound" }, .fmt = " %14llu", .key = "reads_beyond_bound" },
+	{ .key = "seeds_beyond_bound" },
+	{ .key = "max_inflight_pages" },
+	{ .head = { "skipped" }, .fmt = " %9llu", .key = "gated_flushes_skipped" },
+	{ .head = { "flushes" }, .fmt = " %8llu", .key = "flushes" },
+	{ .head = { "periodic" }, .fmt = " %9llu", .key = "periodic_flushes" },
+};
+#define ST_DESIGN_COLS (sizeof(st_design_cols) / sizeof(st_design_cols[0]))
+
+/* Design row's series: [t_ms, true_bytes, reported_bytes] per read. */
+static void st_json_series(struct bench_json *j, size_t row, const void *ctx)
 {
-	bench_json_obj_begin(j, NULL);
-	bench_json_kstr(j, "design", d->design);
-	bench_json_kint(j, "max_gap_bytes", d->max_gap);
-	bench_json_kdbl(j, "mean_gap_bytes", d->mean_gap);  /* not a finding: schedule luck */
-	bench_json_kuint(j, "reads", d->reads);
-	bench_json_kuint(j, "reads_beyond_bound", d->beyond);
-	bench_json_kuint(j, "seeds_beyond_bound", d->seeds_beyond);
-	bench_json_kint(j, "max_inflight_pages", d->max_inflight);
-	bench_json_kuint(j, "gated_flushes_skipped", d->skipped);
-	bench_json_kuint(j, "flushes", d->flushed);
-	bench_json_kuint(j, "periodic_flushes", d->periodic);
+	const struct msim_st_design *d = (const struct msim_st_design *)ctx + row;
+
 	bench_json_arr_begin(j, "series");
 	for (unsigned int i = 0; i < d->n; i++) {
 		bench_json_arr_begin(j, NULL);
@@ -250,12 +262,33 @@ static void st_json_design(struct bench_json *j, const struct msim_st_design *d)
 		bench_json_arr_end(j);
 	}
 	bench_json_arr_end(j);
-	bench_json_obj_end(j);
+}
+
+static void st_designs_table(const struct msim_st_result *r, struct bench_cell *cells,
+			     struct bench_table *t)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct msim_st_design *d = &r->d[k];
+		const struct bench_cell row[ST_DESIGN_COLS] = {
+			BENCH_STR(d->design), BENCH_DBL(d->max_gap / 1048576.0),
+			BENCH_INT(d->max_gap), BENCH_DBL(d->mean_gap), BENCH_UINT(d->reads),
+			BENCH_UINT(d->beyond), BENCH_UINT(d->seeds_beyond),
+			BENCH_INT(d->max_inflight), BENCH_UINT(d->skipped), BENCH_UINT(d->flushed),
+			BENCH_UINT(d->periodic),
+		};
+
+		memcpy(&cells[k * ST_DESIGN_COLS], row, sizeof(row));
+	}
+	*t = (struct bench_table){ .head_rows = 1, .cols = st_design_cols, .ncols = ST_DESIGN_COLS,
+				   .cells = cells, .nrows = 2, .row_json = st_json_series,
+				   .ctx = r->d };
 }
 
 static void st_print_json(const struct st_cli *c, const struct msim_st_result *r)
 {
 	const struct msim_st_opts *o = &r->opts;
+	struct bench_cell cells[2 * ST_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_st_verdicts v;
 	struct bench_json j;
 
@@ -274,10 +307,8 @@ static void st_print_json(const struct st_cli *c, const struct msim_st_result *r
 	bench_json_kuint(&j, "sample_ms", o->sample_ms);
 	bench_json_kuint(&j, "seeds", o->scripted ? 1 : o->seeds);
 	bench_json_kint(&j, "threshold_pages", r->threshold);
-	bench_json_arr_begin(&j, "designs");
-	for (int d = 0; d < 2; d++)
-		st_json_design(&j, &r->d[d]);
-	bench_json_arr_end(&j);
+	st_designs_table(r, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
 	msim_st_verdicts(r, &v);
 	msim_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_arr_begin(&j, "series_columns");
@@ -302,6 +333,8 @@ static void st_print_csv(const struct msim_st_result *r)
 static void st_print_text(const struct st_cli *c, const struct msim_st_result *r)
 {
 	const struct msim_st_opts *o = &r->opts;
+	struct bench_cell cells[2 * ST_DESIGN_COLS];
+	struct bench_table t;
 	struct msim_st_verdicts v;
 
 	if (o->scripted)
@@ -323,13 +356,8 @@ static void st_print_text(const struct st_cli *c, const struct msim_st_result *r
 		       "schedules per design, designs alternated\n", o->rate_gib, o->seconds,
 		       o->updaters, o->cpus, r->threshold, o->sample_ms, o->seeds);
 	printf("base variants (rstat-propagate set per design): %s\n", c->variants);
-	/* no mean gap: it averages the schedules' luck, and is in --json only */
-	printf("%-10s %12s %8s %14s %9s %8s %9s\n", "design", "max gap MiB", "reads",
-	       "beyond bound", "skipped", "flushes", "periodic");
-	for (int d = 0; d < 2; d++)
-		printf("%-10s %12.1f %8llu %14llu %9llu %8llu %9llu\n", r->d[d].design,
-		       r->d[d].max_gap / 1048576.0, r->d[d].reads, r->d[d].beyond, r->d[d].skipped,
-		       r->d[d].flushed, r->d[d].periodic);
+	st_designs_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 	printf("thread 004: \"about 2 GiB below\" at 1 GiB/s over a 2 s wait\n");
 	printf("What the figures are: virtual time and exact page counts of the model, no wall "
 	       "time; the schedules are seeded random interleavings, not production timing.\n\n");
