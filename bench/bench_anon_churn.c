@@ -43,8 +43,8 @@
 #include "bench_util.h"
 #include "bench_registry.h"
 
-#define NDESIGNS MSIM_AC_NDESIGNS
-#define NLRU MSIM_AC_NLRU
+#define NDESIGNS BENCH_AC_NDESIGNS
+#define NLRU BENCH_AC_NLRU
 #define UNCHARGE_BATCH 31   /* folio_batch size (PAGEVEC_SIZE) */
 
 static const char *const design_names[NDESIGNS] = { "base", "patches 1-2", "patches 1-3" };
@@ -161,26 +161,26 @@ struct churn_result {
 /* ---- the thread's comparisons ---- */
 
 #define AC_NAMES(l, lru)                                                                     \
-	[MSIM_AC_F(l, MSIM_AC_PCT12)] = lru "_p12_pct",                                      \
-	[MSIM_AC_F(l, MSIM_AC_PCT13)] = lru "_p13_pct",                                      \
-	[MSIM_AC_F(l, MSIM_AC_THREAD12)] = "thread_" lru "_p12_pct",                         \
-	[MSIM_AC_F(l, MSIM_AC_THREAD13)] = "thread_" lru "_p13_pct",                         \
-	[MSIM_AC_F(l, MSIM_AC_NOISE)] = lru "_noise_pct",                                    \
-	[MSIM_AC_F(l, MSIM_AC_NS_PAGE)] = lru "_base_ns_per_page",                           \
-	[MSIM_AC_F(l, MSIM_AC_TNS_PAGE)] = "thread_" lru "_base_ns_per_page",                \
-	[MSIM_AC_F(l, MSIM_AC_ADD12)] = lru "_p12_added_ns_per_update",                      \
-	[MSIM_AC_F(l, MSIM_AC_ADD13)] = lru "_p13_added_ns_per_update",                      \
-	[MSIM_AC_F(l, MSIM_AC_TADD12)] = "thread_" lru "_p12_added_ns_per_update",           \
-	[MSIM_AC_F(l, MSIM_AC_TADD13)] = "thread_" lru "_p13_added_ns_per_update",           \
-	[MSIM_AC_F(l, MSIM_AC_NOISE_NS)] = lru "_noise_ns_per_update",                       \
-	[MSIM_AC_F(l, MSIM_AC_DIFF12)] = "|" lru "_p12_added - thread's|",                   \
-	[MSIM_AC_F(l, MSIM_AC_DIFF13)] = "|" lru "_p13_added - thread's|",                   \
-	[MSIM_AC_F(l, MSIM_AC_TOL12)] = "max(" lru "_noise_ns, |thread's p12|)",             \
-	[MSIM_AC_F(l, MSIM_AC_TOL13)] = "max(" lru "_noise_ns, |thread's p13|)",             \
-	[MSIM_AC_F(l, MSIM_AC_HALF_ADD12)] = "half " lru "_p12_added_ns_per_update",         \
-	[MSIM_AC_F(l, MSIM_AC_ABS_ADD13)] = "|" lru "_p13_added_ns_per_update|"
+	[BENCH_AC_F(l, BENCH_AC_PCT12)] = lru "_p12_pct",                                    \
+	[BENCH_AC_F(l, BENCH_AC_PCT13)] = lru "_p13_pct",                                    \
+	[BENCH_AC_F(l, BENCH_AC_THREAD12)] = "thread_" lru "_p12_pct",                       \
+	[BENCH_AC_F(l, BENCH_AC_THREAD13)] = "thread_" lru "_p13_pct",                       \
+	[BENCH_AC_F(l, BENCH_AC_NOISE)] = lru "_noise_pct",                                  \
+	[BENCH_AC_F(l, BENCH_AC_NS_PAGE)] = lru "_base_ns_per_page",                         \
+	[BENCH_AC_F(l, BENCH_AC_TNS_PAGE)] = "thread_" lru "_base_ns_per_page",              \
+	[BENCH_AC_F(l, BENCH_AC_ADD12)] = lru "_p12_added_ns_per_update",                    \
+	[BENCH_AC_F(l, BENCH_AC_ADD13)] = lru "_p13_added_ns_per_update",                    \
+	[BENCH_AC_F(l, BENCH_AC_TADD12)] = "thread_" lru "_p12_added_ns_per_update",         \
+	[BENCH_AC_F(l, BENCH_AC_TADD13)] = "thread_" lru "_p13_added_ns_per_update",         \
+	[BENCH_AC_F(l, BENCH_AC_NOISE_NS)] = lru "_noise_ns_per_update",                     \
+	[BENCH_AC_F(l, BENCH_AC_DIFF12)] = "|" lru "_p12_added - thread's|",                 \
+	[BENCH_AC_F(l, BENCH_AC_DIFF13)] = "|" lru "_p13_added - thread's|",                 \
+	[BENCH_AC_F(l, BENCH_AC_TOL12)] = "max(" lru "_noise_ns, |thread's p12|)",           \
+	[BENCH_AC_F(l, BENCH_AC_TOL13)] = "max(" lru "_noise_ns, |thread's p13|)",           \
+	[BENCH_AC_F(l, BENCH_AC_HALF_ADD12)] = "half " lru "_p12_added_ns_per_update",       \
+	[BENCH_AC_F(l, BENCH_AC_ABS_ADD13)] = "|" lru "_p13_added_ns_per_update|"
 
-static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
+static const char *const ac_fig_names[BENCH_AC_NFIGS] = {
 	AC_NAMES(0, "classic"),
 	AC_NAMES(1, "mglru"),
 };
@@ -195,25 +195,25 @@ static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
 	{                                                                                    \
 		.claim = lru ", " design " vs base: adds the thread's nanoseconds per stat "   \
 			 "update",                                                           \
-		.thread = { { "added per update", MSIM_AC_F(l, MSIM_AC_TADD##k), 0, "ns" },    \
-			    { "pages/s", MSIM_AC_F(l, MSIM_AC_THREAD##k), 0, "%" },            \
-			    { "base per page", MSIM_AC_F(l, MSIM_AC_TNS_PAGE), 0, "ns" } },    \
-		.ours = { { "added per update", MSIM_AC_F(l, MSIM_AC_ADD##k), 0, "ns" },       \
-			  { "noise", MSIM_AC_F(l, MSIM_AC_NOISE_NS), 0, "ns" },                \
-			  { "pages/s", MSIM_AC_F(l, MSIM_AC_PCT##k), 0, "%" },                 \
-			  { "base per page", MSIM_AC_F(l, MSIM_AC_NS_PAGE), 0, "ns" } },       \
-		.holds_when = { { MSIM_AC_F(l, MSIM_AC_DIFF##k), MSIM_VOP_LE, 1,               \
-				  MSIM_AC_F(l, MSIM_AC_TOL##k) } },                           \
-		.why = { [MSIM_VERDICT_HOLDS] = "within our noise or a factor of 2 of the "    \
+		.thread = { { "added per update", BENCH_AC_F(l, BENCH_AC_TADD##k), 0, "ns" },  \
+			    { "pages/s", BENCH_AC_F(l, BENCH_AC_THREAD##k), 0, "%" },          \
+			    { "base per page", BENCH_AC_F(l, BENCH_AC_TNS_PAGE), 0, "ns" } },  \
+		.ours = { { "added per update", BENCH_AC_F(l, BENCH_AC_ADD##k), 0, "ns" },     \
+			  { "noise", BENCH_AC_F(l, BENCH_AC_NOISE_NS), 0, "ns" },              \
+			  { "pages/s", BENCH_AC_F(l, BENCH_AC_PCT##k), 0, "%" },               \
+			  { "base per page", BENCH_AC_F(l, BENCH_AC_NS_PAGE), 0, "ns" } },     \
+		.holds_when = { { BENCH_AC_F(l, BENCH_AC_DIFF##k), BENCH_VOP_LE, 1,            \
+				  BENCH_AC_F(l, BENCH_AC_TOL##k) } },                         \
+		.why = { [BENCH_VERDICT_HOLDS] = "within our noise or a factor of 2 of the "   \
 						"thread's",                                   \
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "further from the thread's than our noise " \
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "further from the thread's than our noise " \
 							"and a factor of 2: the model's dying " \
 							"test and liburcu read section cost "  \
 							"more per update than the kernel's" },  \
 		.note = AC_PATH_NOTE,                                                        \
 	}
 
-static const struct msim_verdict_row ac_rows[] = {
+static const struct bench_verdict_row ac_rows[] = {
 	AC_CELL_ROW("classic LRU", 0, "patches 1-2", 12),
 	AC_CELL_ROW("classic LRU", 0, "patches 1-3", 13),
 	AC_CELL_ROW("MGLRU", 1, "patches 1-2", 12),
@@ -221,34 +221,34 @@ static const struct msim_verdict_row ac_rows[] = {
 	{
 		.claim = "\"patch 2 alone shows a small overhead\": patches 1-2 add time per stat "
 			 "update beyond noise in both columns",
-		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_TADD12), 0, "ns" },
-			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_TADD12), 0, "ns" } },
-		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_ADD12), 0, "ns" },
-			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_ADD12), 0, "ns" } },
-		.holds_when = { { MSIM_AC_F(0, MSIM_AC_ADD12), MSIM_VOP_GT, 1, MSIM_AC_F(0, MSIM_AC_NOISE_NS) },
-				{ MSIM_AC_F(1, MSIM_AC_ADD12), MSIM_VOP_GT, 1, MSIM_AC_F(1, MSIM_AC_NOISE_NS) } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
+		.thread = { { "classic", BENCH_AC_F(0, BENCH_AC_TADD12), 0, "ns" },
+			    { "MGLRU", BENCH_AC_F(1, BENCH_AC_TADD12), 0, "ns" } },
+		.ours = { { "classic", BENCH_AC_F(0, BENCH_AC_ADD12), 0, "ns" },
+			  { "MGLRU", BENCH_AC_F(1, BENCH_AC_ADD12), 0, "ns" } },
+		.holds_when = { { BENCH_AC_F(0, BENCH_AC_ADD12), BENCH_VOP_GT, 1, BENCH_AC_F(0, BENCH_AC_NOISE_NS) },
+				{ BENCH_AC_F(1, BENCH_AC_ADD12), BENCH_VOP_GT, 1, BENCH_AC_F(1, BENCH_AC_NOISE_NS) } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
 	},
 	{
 		.claim = "\"patch 3 brings w1 back to the base level\": in each column patches 1-3 "
 			 "add no time per update beyond noise, or under half of patch 2's",
-		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_TADD13), 0, "ns" },
-			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_TADD13), 0, "ns" } },
-		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_ADD13), 0, "ns" },
-			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_ADD13), 0, "ns" } },
+		.thread = { { "classic", BENCH_AC_F(0, BENCH_AC_TADD13), 0, "ns" },
+			    { "MGLRU", BENCH_AC_F(1, BENCH_AC_TADD13), 0, "ns" } },
+		.ours = { { "classic", BENCH_AC_F(0, BENCH_AC_ADD13), 0, "ns" },
+			  { "MGLRU", BENCH_AC_F(1, BENCH_AC_ADD13), 0, "ns" } },
 		.holds_when = {
-			{ MSIM_AC_F(0, MSIM_AC_ABS_ADD13), MSIM_VOP_LE, 1, MSIM_AC_F(0, MSIM_AC_NOISE_NS), true },
-			{ MSIM_AC_F(0, MSIM_AC_ABS_ADD13), MSIM_VOP_LT, 1, MSIM_AC_F(0, MSIM_AC_HALF_ADD12) },
-			{ MSIM_AC_F(1, MSIM_AC_ABS_ADD13), MSIM_VOP_LE, 1, MSIM_AC_F(1, MSIM_AC_NOISE_NS), true },
-			{ MSIM_AC_F(1, MSIM_AC_ABS_ADD13), MSIM_VOP_LT, 1, MSIM_AC_F(1, MSIM_AC_HALF_ADD12) },
+			{ BENCH_AC_F(0, BENCH_AC_ABS_ADD13), BENCH_VOP_LE, 1, BENCH_AC_F(0, BENCH_AC_NOISE_NS), true },
+			{ BENCH_AC_F(0, BENCH_AC_ABS_ADD13), BENCH_VOP_LT, 1, BENCH_AC_F(0, BENCH_AC_HALF_ADD12) },
+			{ BENCH_AC_F(1, BENCH_AC_ABS_ADD13), BENCH_VOP_LE, 1, BENCH_AC_F(1, BENCH_AC_NOISE_NS), true },
+			{ BENCH_AC_F(1, BENCH_AC_ABS_ADD13), BENCH_VOP_LT, 1, BENCH_AC_F(1, BENCH_AC_HALF_ADD12) },
 		},
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not in every column" },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "not in every column" },
 	},
 	{
 		.claim = "\"most visible under MGLRU\"",
 		.thread = { { "words only", 0, NAN, "" } },
-		.rule = MSIM_RULE_NONE,
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
+		.rule = BENCH_RULE_NONE,
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
 							 "only in the LRU item updated (lru_gen "
 							 "bookkeeping is not modelled)" },
 	},
@@ -259,53 +259,53 @@ static double added_ns_per_update(double pps, double base_pps)
 {
 	if (!(pps > 0) || !(base_pps > 0))
 		return NAN;
-	return (1e9 / pps - 1e9 / base_pps) / MSIM_AC_UPDATES_PER_PAGE;
+	return (1e9 / pps - 1e9 / base_pps) / BENCH_AC_UPDATES_PER_PAGE;
 }
 
-static void ac_lru_figures(const struct msim_ac_summary *s, unsigned int l, double *f)
+static void ac_lru_figures(const struct bench_ac_summary *s, unsigned int l, double *f)
 {
-	f[MSIM_AC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
-	f[MSIM_AC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
-	f[MSIM_AC_THREAD12] = bench_pct(thread_pps[1][l], thread_pps[0][l]);
-	f[MSIM_AC_THREAD13] = bench_pct(thread_pps[2][l], thread_pps[0][l]);
-	f[MSIM_AC_NOISE] = s->noise[l];
-	f[MSIM_AC_NS_PAGE] = s->median[0][l] > 0 ? 1e9 / s->median[0][l] : NAN;
-	f[MSIM_AC_TNS_PAGE] = 1e9 / thread_pps[0][l];
-	f[MSIM_AC_ADD12] = added_ns_per_update(s->median[1][l], s->median[0][l]);
-	f[MSIM_AC_ADD13] = added_ns_per_update(s->median[2][l], s->median[0][l]);
-	f[MSIM_AC_TADD12] = added_ns_per_update(thread_pps[1][l], thread_pps[0][l]);
-	f[MSIM_AC_TADD13] = added_ns_per_update(thread_pps[2][l], thread_pps[0][l]);
-	f[MSIM_AC_NOISE_NS] = s->noise[l] / 100 * f[MSIM_AC_NS_PAGE] / MSIM_AC_UPDATES_PER_PAGE;
-	f[MSIM_AC_DIFF12] = fabs(f[MSIM_AC_ADD12] - f[MSIM_AC_TADD12]);
-	f[MSIM_AC_DIFF13] = fabs(f[MSIM_AC_ADD13] - f[MSIM_AC_TADD13]);
-	f[MSIM_AC_TOL12] = fmax(f[MSIM_AC_NOISE_NS], fabs(f[MSIM_AC_TADD12]));
-	f[MSIM_AC_TOL13] = fmax(f[MSIM_AC_NOISE_NS], fabs(f[MSIM_AC_TADD13]));
-	f[MSIM_AC_HALF_ADD12] = f[MSIM_AC_ADD12] / 2;
-	f[MSIM_AC_ABS_ADD13] = fabs(f[MSIM_AC_ADD13]);
+	f[BENCH_AC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+	f[BENCH_AC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+	f[BENCH_AC_THREAD12] = bench_pct(thread_pps[1][l], thread_pps[0][l]);
+	f[BENCH_AC_THREAD13] = bench_pct(thread_pps[2][l], thread_pps[0][l]);
+	f[BENCH_AC_NOISE] = s->noise[l];
+	f[BENCH_AC_NS_PAGE] = s->median[0][l] > 0 ? 1e9 / s->median[0][l] : NAN;
+	f[BENCH_AC_TNS_PAGE] = 1e9 / thread_pps[0][l];
+	f[BENCH_AC_ADD12] = added_ns_per_update(s->median[1][l], s->median[0][l]);
+	f[BENCH_AC_ADD13] = added_ns_per_update(s->median[2][l], s->median[0][l]);
+	f[BENCH_AC_TADD12] = added_ns_per_update(thread_pps[1][l], thread_pps[0][l]);
+	f[BENCH_AC_TADD13] = added_ns_per_update(thread_pps[2][l], thread_pps[0][l]);
+	f[BENCH_AC_NOISE_NS] = s->noise[l] / 100 * f[BENCH_AC_NS_PAGE] / BENCH_AC_UPDATES_PER_PAGE;
+	f[BENCH_AC_DIFF12] = fabs(f[BENCH_AC_ADD12] - f[BENCH_AC_TADD12]);
+	f[BENCH_AC_DIFF13] = fabs(f[BENCH_AC_ADD13] - f[BENCH_AC_TADD13]);
+	f[BENCH_AC_TOL12] = fmax(f[BENCH_AC_NOISE_NS], fabs(f[BENCH_AC_TADD12]));
+	f[BENCH_AC_TOL13] = fmax(f[BENCH_AC_NOISE_NS], fabs(f[BENCH_AC_TADD13]));
+	f[BENCH_AC_HALF_ADD12] = f[BENCH_AC_ADD12] / 2;
+	f[BENCH_AC_ABS_ADD13] = fabs(f[BENCH_AC_ADD13]);
 }
 
-void msim_ac_verdicts(const struct msim_ac_summary *s, struct msim_ac_verdicts *v)
+void bench_ac_verdicts(const struct bench_ac_summary *s, struct bench_ac_verdicts *v)
 {
 	v->fig[0] = 0;
 	for (unsigned int l = 0; l < NLRU; l++)
-		ac_lru_figures(s, l, &v->fig[MSIM_AC_F(l, 0)]);
-	v->table = (struct msim_verdict_table){
+		ac_lru_figures(s, l, &v->fig[BENCH_AC_F(l, 0)]);
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = ac_rows,
 		.nrows = sizeof(ac_rows) / sizeof(ac_rows[0]),
 		.fig_names = ac_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_AC_NFIGS,
+		.nfig = BENCH_AC_NFIGS,
 	};
 }
 
-static void ac_verdicts(const struct churn_result *r, struct msim_ac_verdicts *v)
+static void ac_verdicts(const struct churn_result *r, struct bench_ac_verdicts *v)
 {
-	struct msim_ac_summary s;
+	struct bench_ac_summary s;
 
 	memcpy(s.median, r->median, sizeof(s.median));
 	memcpy(s.noise, r->noise, sizeof(s.noise));
-	msim_ac_verdicts(&s, v);
+	bench_ac_verdicts(&s, v);
 }
 
 /* Pages per second per design and LRU kind, the change against base beside. */
@@ -387,7 +387,7 @@ static void print_counts(const struct churn *c, const struct churn_result *r)
 static void print_text(const struct churn *c, const struct churn_result *r,
 		       const struct bench_opts *a)
 {
-	struct msim_ac_verdicts v;
+	struct bench_ac_verdicts v;
 
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
 	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
@@ -405,9 +405,9 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 	       "as CPU time of the driver thread (other processes on this shared machine do not\n"
 	       "count). Neither pages/s nor their changes compare with the thread's: the verdicts\n"
 	       "compare the nanoseconds a design adds to each of the %d memcg stat updates per page.\n\n",
-	       MSIM_AC_UPDATES_PER_PAGE);
+	       BENCH_AC_UPDATES_PER_PAGE);
 	ac_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_verdict_print_text(stdout, &v.table);
 	print_counts(c, r);
 }
 
@@ -416,7 +416,7 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 {
 	struct bench_cell cells[NDESIGNS * AC_DESIGN_COLS];
 	struct bench_table t;
-	struct msim_ac_verdicts v;
+	struct bench_ac_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
@@ -435,7 +435,7 @@ static void print_json(const struct churn *c, const struct churn_result *r,
 	}
 	bench_json_arr_end(&j);
 	ac_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }

@@ -25,18 +25,18 @@
 #include "bench_util.h"
 #include "bench_registry.h"
 
-static const enum msim_strategy strat[MSIM_ER_NSTRATS] = {
+static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
 	MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS,
 };
 
 struct er_run {
-	const struct msim_er_config *c;
-	struct msim_er_result *r;
+	const struct bench_er_config *c;
+	struct bench_er_result *r;
 	const struct msim_race *race;
 	struct msim_race_result *res;
-	double rate[2 * MSIM_ER_NSTRATS][MSIM_ER_MAX_REPS];
-	bool seen[2 * MSIM_ER_NSTRATS];
-	struct msim_er_strategy first[2 * MSIM_ER_NSTRATS]; /* what each path found first */
+	double rate[2 * BENCH_ER_NSTRATS][BENCH_ER_MAX_REPS];
+	bool seen[2 * BENCH_ER_NSTRATS];
+	struct bench_er_strategy first[2 * BENCH_ER_NSTRATS]; /* what each path found first */
 	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
 };
@@ -46,7 +46,7 @@ struct er_run {
  * per CPU second in *rate, or an error, said on stderr: the exploration failed,
  * or ran something else than asked (MSIM_SCHEDULE turns it into one replay).
  */
-static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msim_er_strategy *out,
+static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct bench_er_strategy *out,
 			double *rate)
 {
 	struct msim_race_opts o;
@@ -75,7 +75,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 			msim_strategy_name(strat[s]), e->res->outcome);
 		return -EINVAL;
 	}
-	*out = (struct msim_er_strategy){
+	*out = (struct bench_er_strategy){
 		.strategy = strat[s],
 		.runs = e->res->ex.runs,
 		.violations = e->res->ex.violations,
@@ -90,7 +90,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 static double sample(unsigned int d, unsigned int rep, void *ctx)
 {
 	struct er_run *e = ctx;
-	struct msim_er_strategy found;
+	struct bench_er_strategy found;
 	int ret;
 
 	e->rate[d][rep] = 0;
@@ -110,14 +110,14 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 	return e->rate[d][rep];
 }
 
-static bool same_finding(const struct msim_er_strategy *a, const struct msim_er_strategy *b)
+static bool same_finding(const struct bench_er_strategy *a, const struct bench_er_strategy *b)
 {
 	return a->runs == b->runs && a->violations == b->violations &&
 	       a->first_violation_run == b->first_violation_run &&
 	       a->first_trace_hash == b->first_trace_hash;
 }
 
-int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
+int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 {
 	struct er_run *e = calloc(1, sizeof(*e));
 	double *dummy = NULL;
@@ -125,12 +125,12 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
-	if (r->cfg.reps > MSIM_ER_MAX_REPS)
-		r->cfg.reps = MSIM_ER_MAX_REPS;
+	if (r->cfg.reps > BENCH_ER_MAX_REPS)
+		r->cfg.reps = BENCH_ER_MAX_REPS;
 	if (!r->cfg.reps)
 		r->cfg.reps = 1;
 	if (!e || !(e->res = calloc(1, sizeof(*e->res))) ||
-	    !(dummy = calloc(2 * MSIM_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
+	    !(dummy = calloc(2 * BENCH_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
 		free(dummy);
 		free(e ? e->res : NULL);
 		free(e);
@@ -147,7 +147,7 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 		return -EINVAL;
 	}
 	bench_progress_init(&e->prog, "explore-rate", c->progress);
-	bench_alternate(2 * MSIM_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
+	bench_alternate(2 * BENCH_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
 	bench_progress_done(&e->prog);
 	if (e->error) {
 		int ret = e->error;
@@ -157,7 +157,7 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 		free(e);
 		return ret;
 	}
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		r->s[s] = e->first[2 * s];
 		r->s[s].pooled_per_s = bench_median(e->rate[2 * s], r->cfg.reps);
 		r->s[s].fresh_per_s = bench_median(e->rate[2 * s + 1], r->cfg.reps);
@@ -173,24 +173,24 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 
 /* ---- the goal ---- */
 
-static const char *const er_fig_names[MSIM_ER_NFIGS] = {
-	[MSIM_ER_F_RANDOM] = "random_per_s",
-	[MSIM_ER_F_PCT] = "pct_per_s",
-	[MSIM_ER_F_RANDOM_SPEEDUP] = "random_pooled_per_fresh",
-	[MSIM_ER_F_PCT_SPEEDUP] = "pct_pooled_per_fresh",
-	[MSIM_ER_F_AGREE] = "paths_agree",
+static const char *const er_fig_names[BENCH_ER_NFIGS] = {
+	[BENCH_ER_F_RANDOM] = "random_per_s",
+	[BENCH_ER_F_PCT] = "pct_per_s",
+	[BENCH_ER_F_RANDOM_SPEEDUP] = "random_pooled_per_fresh",
+	[BENCH_ER_F_PCT_SPEEDUP] = "pct_pooled_per_fresh",
+	[BENCH_ER_F_AGREE] = "paths_agree",
 };
 
-static const struct msim_verdict_row er_rows[] = {
+static const struct bench_verdict_row er_rows[] = {
 	{
 		.claim = "the explorer runs at least 20000 schedules a second with random and PCT",
-		.thread = { { "schedules", 0, MSIM_ER_GOAL, "/s" } },
-		.ours = { { "random", MSIM_ER_F_RANDOM, 0, "/s" }, { "PCT", MSIM_ER_F_PCT, 0, "/s" },
-			  { "random, pooled / fresh stacks", MSIM_ER_F_RANDOM_SPEEDUP, 0, "x" },
-			  { "PCT", MSIM_ER_F_PCT_SPEEDUP, 0, "x" } },
-		.holds_when = { { MSIM_ER_F_RANDOM, MSIM_VOP_GE, MSIM_ER_GOAL },
-				{ MSIM_ER_F_PCT, MSIM_VOP_GE, MSIM_ER_GOAL } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "this machine's figure, per CPU second of "
+		.thread = { { "schedules", 0, BENCH_ER_GOAL, "/s" } },
+		.ours = { { "random", BENCH_ER_F_RANDOM, 0, "/s" }, { "PCT", BENCH_ER_F_PCT, 0, "/s" },
+			  { "random, pooled / fresh stacks", BENCH_ER_F_RANDOM_SPEEDUP, 0, "x" },
+			  { "PCT", BENCH_ER_F_PCT_SPEEDUP, 0, "x" } },
+		.holds_when = { { BENCH_ER_F_RANDOM, BENCH_VOP_GE, BENCH_ER_GOAL },
+				{ BENCH_ER_F_PCT, BENCH_VOP_GE, BENCH_ER_GOAL } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "this machine's figure, per CPU second of "
 							"the driver: a sanitized or debug build, "
 							"or a larger race, falls short" },
 	},
@@ -198,41 +198,41 @@ static const struct msim_verdict_row er_rows[] = {
 		.claim = "both paths explore the same schedules (same runs, violations, first "
 			 "violation and its trace hash)",
 		.thread = { { "same", 0, 1, "" } },
-		.ours = { { "agree", MSIM_ER_F_AGREE, 0, "" } },
-		.holds_when = { { MSIM_ER_F_AGREE, MSIM_VOP_EQ, 1 } },
+		.ours = { { "agree", BENCH_ER_F_AGREE, 0, "" } },
+		.holds_when = { { BENCH_ER_F_AGREE, BENCH_VOP_EQ, 1 } },
 		.note = "the pool changes where a task's stack is, never what runs on it; "
 			"tests/race/test_explore_paths.c compares every run's trace hash",
 	},
 };
 
-void msim_er_verdicts(const struct msim_er_result *r, struct msim_er_verdicts *v)
+void bench_er_verdicts(const struct bench_er_result *r, struct bench_er_verdicts *v)
 {
 	bool agree = true;
 
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++)
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++)
 		agree &= r->s[s].paths_agree;
-	v->fig[MSIM_ER_F_NONE] = 0;
-	v->fig[MSIM_ER_F_RANDOM] = r->s[0].pooled_per_s;
-	v->fig[MSIM_ER_F_PCT] = r->s[1].pooled_per_s;
-	v->fig[MSIM_ER_F_RANDOM_SPEEDUP] = bench_ratio(r->s[0].pooled_per_s,
-						       r->s[0].fresh_per_s);
-	v->fig[MSIM_ER_F_PCT_SPEEDUP] = bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
-	v->fig[MSIM_ER_F_AGREE] = agree ? 1 : 0;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_ER_F_NONE] = 0;
+	v->fig[BENCH_ER_F_RANDOM] = r->s[0].pooled_per_s;
+	v->fig[BENCH_ER_F_PCT] = r->s[1].pooled_per_s;
+	v->fig[BENCH_ER_F_RANDOM_SPEEDUP] = bench_ratio(r->s[0].pooled_per_s,
+							r->s[0].fresh_per_s);
+	v->fig[BENCH_ER_F_PCT_SPEEDUP] = bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
+	v->fig[BENCH_ER_F_AGREE] = agree ? 1 : 0;
+	v->table = (struct bench_verdict_table){
 		.reference = "the goal",
 		.rows = er_rows,
 		.nrows = sizeof(er_rows) / sizeof(er_rows[0]),
 		.fig_names = er_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_ER_NFIGS,
+		.nfig = BENCH_ER_NFIGS,
 	};
 }
 
 /* ---- output ---- */
 
-static void print_text(const struct msim_er_result *r)
+static void print_text(const struct bench_er_result *r)
 {
-	struct msim_er_verdicts v;
+	struct bench_er_verdicts v;
 
 	printf("explore-rate: schedules a second on %s, %u runs a measurement, seed %llu, "
 	       "medians of %u\n", r->cfg.race, r->cfg.runs, (unsigned long long)r->cfg.seed,
@@ -240,8 +240,8 @@ static void print_text(const struct msim_er_result *r)
 	printf("(driver CPU time; each run: fresh host, setup, run, check, teardown)\n\n");
 	printf("%-8s %16s %16s %8s %8s %11s %18s %6s\n", "strategy", "pooled stacks/s",
 	       "fresh stacks/s", "ratio", "runs", "violations", "first (run, hash)", "same");
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
-		const struct msim_er_strategy *x = &r->s[s];
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
+		const struct bench_er_strategy *x = &r->s[s];
 
 		printf("%-8s %16.0f %16.0f %7.2fx %8u %11u %6d %011llx %6s\n",
 		       msim_strategy_name(x->strategy), x->pooled_per_s, x->fresh_per_s,
@@ -250,13 +250,13 @@ static void print_text(const struct msim_er_result *r)
 		       x->paths_agree ? "yes" : "NO");
 	}
 	printf("\nsimulator: %.1f s wall, %.1f s CPU\n\n", r->wall_s, r->cpu_s);
-	msim_er_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_er_verdicts(r, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_er_result *r)
+static void print_json(const struct bench_er_result *r)
 {
-	struct msim_er_verdicts v;
+	struct bench_er_verdicts v;
 	struct bench_json j;
 
 	bench_json_init(&j, stdout);
@@ -269,8 +269,8 @@ static void print_json(const struct msim_er_result *r)
 	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
 	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
 	bench_json_arr_begin(&j, "strategies");
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
-		const struct msim_er_strategy *x = &r->s[s];
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
+		const struct bench_er_strategy *x = &r->s[s];
 
 		bench_json_obj_begin(&j, NULL);
 		bench_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
@@ -284,15 +284,15 @@ static void print_json(const struct msim_er_result *r)
 		bench_json_obj_end(&j);
 	}
 	bench_json_arr_end(&j);
-	msim_er_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_er_verdicts(r, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
 
 static int explore_rate_main(int argc, char **argv)
 {
-	struct msim_er_config c = { .race = "rstat-early-exit", .progress = true };
+	struct bench_er_config c = { .race = "rstat-early-exit", .progress = true };
 	unsigned int runs = 0;
 	const char *race = NULL;
 	const struct bench_arg opts[] = {
@@ -313,7 +313,7 @@ static int explore_rate_main(int argc, char **argv)
 	};
 	struct bench_spec spec = spec_base;
 	struct bench_opts a;
-	struct msim_er_result r;
+	struct bench_er_result r;
 	int ret;
 
 	spec.options = opts;
@@ -324,7 +324,7 @@ static int explore_rate_main(int argc, char **argv)
 	c.runs = runs ? runs : a.quick ? 500 : 20000;
 	c.reps = a.reps;
 	c.seed = a.seed;
-	if (msim_er_run(&c, &r))
+	if (bench_er_run(&c, &r))
 		return 1;
 	if (a.json)
 		print_json(&r);

@@ -70,7 +70,7 @@ struct nrd {
 	/* [steps][2]: the node and rstat read errors of the default schedule's checks,
 	 * the series `memcgsim report` plots */
 	double *series;
-	struct msim_nrd_summary s;
+	struct bench_nrd_summary s;
 };
 
 /* A fixed generator per (step, cpu, op): the figures never depend on a seed. */
@@ -236,57 +236,57 @@ static int nrd_run(struct nrd *r)
 
 /* ---- the thread's claim, judged ---- */
 
-static const char *const nrd_fig_names[MSIM_NRD_NFIGS] = {
-	[MSIM_NRD_F_NODE_ERR] = "node_err_max",
-	[MSIM_NRD_F_NODE_BOUND] = "node_bound",
-	[MSIM_NRD_F_RSTAT_ERR] = "rstat_err_max",
-	[MSIM_NRD_F_RSTAT_BOUND] = "rstat_bound",
-	[MSIM_NRD_F_SNAPSHOT_ERR] = "snapshot_err_max",
-	[MSIM_NRD_F_SCHEDULES] = "schedules",
-	[MSIM_NRD_F_SCHED_NODE_ERR] = "sched_node_err_max",
-	[MSIM_NRD_F_SCHED_RSTAT_ERR] = "sched_rstat_err_max",
-	[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = "sched_snapshot_err_max",
-	[MSIM_NRD_F_SCHED_NODE_BOUND] = "sched_node_bound",
-	[MSIM_NRD_F_SCHED_RSTAT_BOUND] = "sched_rstat_bound",
+static const char *const nrd_fig_names[BENCH_NRD_NFIGS] = {
+	[BENCH_NRD_F_NODE_ERR] = "node_err_max",
+	[BENCH_NRD_F_NODE_BOUND] = "node_bound",
+	[BENCH_NRD_F_RSTAT_ERR] = "rstat_err_max",
+	[BENCH_NRD_F_RSTAT_BOUND] = "rstat_bound",
+	[BENCH_NRD_F_SNAPSHOT_ERR] = "snapshot_err_max",
+	[BENCH_NRD_F_SCHEDULES] = "schedules",
+	[BENCH_NRD_F_SCHED_NODE_ERR] = "sched_node_err_max",
+	[BENCH_NRD_F_SCHED_RSTAT_ERR] = "sched_rstat_err_max",
+	[BENCH_NRD_F_SCHED_SNAPSHOT_ERR] = "sched_snapshot_err_max",
+	[BENCH_NRD_F_SCHED_NODE_BOUND] = "sched_node_bound",
+	[BENCH_NRD_F_SCHED_RSTAT_BOUND] = "sched_rstat_bound",
 };
 
-static const struct msim_verdict_row nrd_rows[] = {
+static const struct bench_verdict_row nrd_rows[] = {
 	{
 		.claim = "node counters are always up to date (a root read by them is exact)",
 		.thread = { { "\"always up to date\"", 0, NAN, "" } },
-		.ours = { { "worst node read error", MSIM_NRD_F_NODE_ERR, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_EQ, 0 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "node_page_state reads the node atomic; "
+		.ours = { { "worst node read error", BENCH_NRD_F_NODE_ERR, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_EQ, 0 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "node_page_state reads the node atomic; "
 							"up to stat_threshold per CPU waits in "
 							"per-CPU diffs until a fold",
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth "
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth "
 							 "itself is in doubt" },
 	},
 	{
 		.claim = "a node read stays within stat_threshold x CPUs of the truth",
 		.thread = { { "(the kernel's bound, not the thread's)", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_NRD_F_NODE_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_NODE_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_NODE_BOUND } },
+		.ours = { { "worst", BENCH_NRD_F_NODE_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_NODE_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_NODE_BOUND } },
 	},
 	{
 		.claim = "a flushed rstat read stays within 127 x CPUs plus one periodic-flush "
 			 "window of updates",
 		.thread = { { "\"can be stale for seconds\"", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_NRD_F_RSTAT_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_RSTAT_BOUND, 0, "pages" } },
-		.holds_when = { { MSIM_NRD_F_RSTAT_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_RSTAT_BOUND } },
+		.ours = { { "worst", BENCH_NRD_F_RSTAT_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_RSTAT_BOUND, 0, "pages" } },
+		.holds_when = { { BENCH_NRD_F_RSTAT_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_RSTAT_BOUND } },
 	},
 	{
 		.claim = "reading node counters makes root's stats more accurate than rstat",
 		.thread = { { "\"more accurate\"", 0, NAN, "" } },
-		.ours = { { "node worst", MSIM_NRD_F_NODE_ERR, 0, "pages" },
-			  { "rstat worst", MSIM_NRD_F_RSTAT_ERR, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_RSTAT_ERR } },
-		.why = { [MSIM_VERDICT_HOLDS] = "in the worst case over this run; both lag, "
+		.ours = { { "node worst", BENCH_NRD_F_NODE_ERR, 0, "pages" },
+			  { "rstat worst", BENCH_NRD_F_RSTAT_ERR, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_RSTAT_ERR } },
+		.why = { [BENCH_VERDICT_HOLDS] = "in the worst case over this run; both lag, "
 						"node by at most 1 s (the fold), rstat by up "
 						"to 2 s (the periodic flush)" },
 	},
@@ -294,59 +294,59 @@ static const struct msim_verdict_row nrd_rows[] = {
 		.claim = "over every schedule, a node read stays within (stat_threshold + the "
 			 "update in flight) x CPUs",
 		.thread = { { "(the kernel's bound, not the thread's)", 0, NAN, "" } },
-		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
-			  { "worst", MSIM_NRD_F_SCHED_NODE_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_SCHED_NODE_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 },
-				     { MSIM_NRD_F_SCHED_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_SCHED_NODE_ERR, MSIM_VOP_LE, 1,
-				  MSIM_NRD_F_SCHED_NODE_BOUND } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran, or a snapshot "
+		.ours = { { "schedules", BENCH_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", BENCH_NRD_F_SCHED_NODE_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_SCHED_NODE_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SCHEDULES, BENCH_VOP_GE, 1 },
+				     { BENCH_NRD_F_SCHED_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_SCHED_NODE_ERR, BENCH_VOP_LE, 1,
+				  BENCH_NRD_F_SCHED_NODE_BOUND } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran, or a snapshot "
 							 "was not exact" },
 	},
 	{
 		.claim = "over every schedule, a flushed rstat read stays within its bound plus "
 			 "the updates in flight",
 		.thread = { { "\"can be stale for seconds\"", 0, NAN, "" } },
-		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
-			  { "worst", MSIM_NRD_F_SCHED_RSTAT_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_SCHED_RSTAT_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_NRD_F_SCHED_RSTAT_ERR, MSIM_VOP_LE, 1,
-				  MSIM_NRD_F_SCHED_RSTAT_BOUND } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran" },
+		.ours = { { "schedules", BENCH_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", BENCH_NRD_F_SCHED_RSTAT_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_SCHED_RSTAT_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SCHEDULES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_NRD_F_SCHED_RSTAT_ERR, BENCH_VOP_LE, 1,
+				  BENCH_NRD_F_SCHED_RSTAT_BOUND } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran" },
 	},
 };
 
-void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdicts *v)
+void bench_nrd_verdicts(const struct bench_nrd_summary *s, struct bench_nrd_verdicts *v)
 {
 	double *f = v->fig;
 
-	f[MSIM_NRD_F_NONE] = 0;
-	f[MSIM_NRD_F_NODE_ERR] = s->node_err_max;
-	f[MSIM_NRD_F_NODE_BOUND] = s->node_bound;
-	f[MSIM_NRD_F_RSTAT_ERR] = s->rstat_err_max;
-	f[MSIM_NRD_F_RSTAT_BOUND] = s->rstat_bound;
-	f[MSIM_NRD_F_SNAPSHOT_ERR] = s->snapshot_err_max;
-	f[MSIM_NRD_F_SCHEDULES] = s->schedules;
-	f[MSIM_NRD_F_SCHED_NODE_ERR] = s->sched_node_err_max;
-	f[MSIM_NRD_F_SCHED_RSTAT_ERR] = s->sched_rstat_err_max;
-	f[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = s->sched_snapshot_err_max;
-	f[MSIM_NRD_F_SCHED_NODE_BOUND] = s->sched_node_bound;
-	f[MSIM_NRD_F_SCHED_RSTAT_BOUND] = s->sched_rstat_bound;
-	v->table = (struct msim_verdict_table){
+	f[BENCH_NRD_F_NONE] = 0;
+	f[BENCH_NRD_F_NODE_ERR] = s->node_err_max;
+	f[BENCH_NRD_F_NODE_BOUND] = s->node_bound;
+	f[BENCH_NRD_F_RSTAT_ERR] = s->rstat_err_max;
+	f[BENCH_NRD_F_RSTAT_BOUND] = s->rstat_bound;
+	f[BENCH_NRD_F_SNAPSHOT_ERR] = s->snapshot_err_max;
+	f[BENCH_NRD_F_SCHEDULES] = s->schedules;
+	f[BENCH_NRD_F_SCHED_NODE_ERR] = s->sched_node_err_max;
+	f[BENCH_NRD_F_SCHED_RSTAT_ERR] = s->sched_rstat_err_max;
+	f[BENCH_NRD_F_SCHED_SNAPSHOT_ERR] = s->sched_snapshot_err_max;
+	f[BENCH_NRD_F_SCHED_NODE_BOUND] = s->sched_node_bound;
+	f[BENCH_NRD_F_SCHED_RSTAT_BOUND] = s->sched_rstat_bound;
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 002",
 		.rows = nrd_rows,
 		.nrows = sizeof(nrd_rows) / sizeof(nrd_rows[0]),
 		.fig_names = nrd_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_NRD_NFIGS,
+		.nfig = BENCH_NRD_NFIGS,
 	};
 }
 
 static void print_text(const struct nrd *r, const struct bench_opts *a)
 {
-	struct msim_nrd_verdicts v;
+	struct bench_nrd_verdicts v;
 
 	printf("node-read drift (thread 002): %u simulated CPUs, %u memcgs, %u steps of %u ms, "
 	       "%u updates per CPU per step\n", r->cpus, r->nmemcgs, r->steps, r->step_ms, r->ops);
@@ -367,13 +367,13 @@ static void print_text(const struct nrd *r, const struct bench_opts *a)
 	       r->s.sched_rstat_bound);
 	printf("  %-34s %10.0f %10s\n\n", "node snapshot, worst", r->s.sched_snapshot_err_max,
 	       "0");
-	msim_nrd_verdicts(&r->s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_nrd_verdicts(&r->s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static void print_json(const struct nrd *r, const struct bench_opts *a)
 {
-	struct msim_nrd_verdicts v;
+	struct bench_nrd_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "node-read-drift", "002",
@@ -396,8 +396,8 @@ static void print_json(const struct nrd *r, const struct bench_opts *a)
 			 (unsigned long long)r->s.sched_snapshot_err_max);
 	bench_json_kuint(&j, "sched_node_bound", (unsigned long long)r->s.sched_node_bound);
 	bench_json_kuint(&j, "sched_rstat_bound", (unsigned long long)r->s.sched_rstat_bound);
-	msim_nrd_verdicts(&r->s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_nrd_verdicts(&r->s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	/* the default schedule's error at each step's check, over virtual time */
 	bench_json_arr_begin(&j, "series_columns");
 	bench_json_kstr(&j, NULL, "t_ms");
@@ -496,7 +496,7 @@ static void nrd_free(struct nrd *r)
  */
 static int nrd_schedules(struct nrd *r)
 {
-	struct msim_nrd_summary def = r->s;
+	struct bench_nrd_summary def = r->s;
 	unsigned long flushes = r->rstat_flushes;
 	long truth = r->truth;
 	double node = def.node_err_max, rstat = def.rstat_err_max, snap = def.snapshot_err_max;

@@ -43,8 +43,8 @@
 #include "bench_util.h"
 #include "bench_registry.h"
 
-#define NPROP MSIM_RP_NPROP
-#define NDEPTH MSIM_RP_NDEPTH
+#define NPROP BENCH_RP_NPROP
+#define NDEPTH BENCH_RP_NDEPTH
 #define NUPDATERS 3
 
 static const char *const prop_names[NPROP] = { "break", "continue" };
@@ -233,16 +233,16 @@ struct rp_result {
 
 /* ---- the thread's comparisons ---- */
 
-static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
-	[MSIM_RP_F_PCT_2] = "continue_vs_break_pct_2level",
-	[MSIM_RP_F_NOISE_2] = "noise_pct_2level",
-	[MSIM_RP_F_STUCK_BREAK_2] = "stuck_runs_break_2level",
-	[MSIM_RP_F_STUCK_CONT_2] = "stuck_runs_continue_2level",
-	[MSIM_RP_F_PCT_4] = "continue_vs_break_pct_4level",
-	[MSIM_RP_F_NOISE_4] = "noise_pct_4level",
-	[MSIM_RP_F_STUCK_BREAK_4] = "stuck_runs_break_4level",
-	[MSIM_RP_F_STUCK_CONT_4] = "stuck_runs_continue_4level",
-	[MSIM_RP_F_SEEDS] = "seeds",
+static const char *const rp_fig_names[BENCH_RP_NFIGS] = {
+	[BENCH_RP_F_PCT_2] = "continue_vs_break_pct_2level",
+	[BENCH_RP_F_NOISE_2] = "noise_pct_2level",
+	[BENCH_RP_F_STUCK_BREAK_2] = "stuck_runs_break_2level",
+	[BENCH_RP_F_STUCK_CONT_2] = "stuck_runs_continue_2level",
+	[BENCH_RP_F_PCT_4] = "continue_vs_break_pct_4level",
+	[BENCH_RP_F_NOISE_4] = "noise_pct_4level",
+	[BENCH_RP_F_STUCK_BREAK_4] = "stuck_runs_break_4level",
+	[BENCH_RP_F_STUCK_CONT_4] = "stuck_runs_continue_4level",
+	[BENCH_RP_F_SEEDS] = "seeds",
 };
 
 #define RP_COST_WHY "by construction: once the leaf is flushable, break stops the walk there " \
@@ -266,8 +266,8 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 		.thread = { __VA_ARGS__ },                                                  \
 		.ours = { { "continue vs break", pct_fig, 0, "%" },                         \
 			  { "noise between repetitions", noise_fig, 0, "points" } },        \
-		.rule = MSIM_RULE_BY_CONSTRUCTION,                                         \
-		.why = { [MSIM_VERDICT_BY_CONSTRUCTION] = RP_COST_WHY },                   \
+		.rule = BENCH_RULE_BY_CONSTRUCTION,                                        \
+		.why = { [BENCH_VERDICT_BY_CONSTRUCTION] = RP_COST_WHY },                  \
 	}
 #define RP_STUCK_ROW(levels, brk, cont)                                                     \
 	{                                                                                   \
@@ -275,29 +275,29 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 			 "unflushed updates; continue never",                                \
 		.thread = { { "\"root remains at the threshold\"", 0, NAN, "" } },           \
 		.ours = { { "stuck runs: break", brk, 0, "" }, { "continue", cont, 0, "" },  \
-			  { "of", MSIM_RP_F_SEEDS, 0, "seeds each" } },                      \
-		.comparable_when = { { brk, MSIM_VOP_GT, 0, 0, true }, { cont, MSIM_VOP_GT, 0 } }, \
-		.holds_when = { { brk, MSIM_VOP_GT, 0 }, { cont, MSIM_VOP_EQ, 0 } },         \
-		.why = { [MSIM_VERDICT_HOLDS] = RP_STUCK_WHY,                               \
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run "  \
+			  { "of", BENCH_RP_F_SEEDS, 0, "seeds each" } },                     \
+		.comparable_when = { { brk, BENCH_VOP_GT, 0, 0, true }, { cont, BENCH_VOP_GT, 0 } }, \
+		.holds_when = { { brk, BENCH_VOP_GT, 0 }, { cont, BENCH_VOP_EQ, 0 } },       \
+		.why = { [BENCH_VERDICT_HOLDS] = RP_STUCK_WHY,                              \
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run " \
 							 "ended stuck under either design" }, \
 		.note = RP_REACH,                                                           \
 	}
 
-static const struct msim_verdict_row rp_rows[] = {
-	RP_COST_ROW("2-level", MSIM_RP_F_PCT_2, MSIM_RP_F_NOISE_2,
+static const struct bench_verdict_row rp_rows[] = {
+	RP_COST_ROW("2-level", BENCH_RP_F_PCT_2, BENCH_RP_F_NOISE_2,
 		    { "continue vs break (netperf, not judged)", 0, -1.9, "%" }),
-	RP_STUCK_ROW("2-level", MSIM_RP_F_STUCK_BREAK_2, MSIM_RP_F_STUCK_CONT_2),
-	RP_COST_ROW("4-level", MSIM_RP_F_PCT_4, MSIM_RP_F_NOISE_4,
+	RP_STUCK_ROW("2-level", BENCH_RP_F_STUCK_BREAK_2, BENCH_RP_F_STUCK_CONT_2),
+	RP_COST_ROW("4-level", BENCH_RP_F_PCT_4, BENCH_RP_F_NOISE_4,
 		    { "(the thread measured 2 levels only)", 0, NAN, "" }),
-	RP_STUCK_ROW("4-level", MSIM_RP_F_STUCK_BREAK_4, MSIM_RP_F_STUCK_CONT_4),
+	RP_STUCK_ROW("4-level", BENCH_RP_F_STUCK_BREAK_4, BENCH_RP_F_STUCK_CONT_4),
 };
 
-void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *v)
+void bench_rp_verdicts(const struct bench_rp_summary *s, struct bench_rp_verdicts *v)
 {
-	static const unsigned int first[NDEPTH] = { MSIM_RP_F_PCT_2, MSIM_RP_F_PCT_4 };
+	static const unsigned int first[NDEPTH] = { BENCH_RP_F_PCT_2, BENCH_RP_F_PCT_4 };
 
-	v->fig[MSIM_RP_F_NONE] = 0;
+	v->fig[BENCH_RP_F_NONE] = 0;
 	for (unsigned int d = 0; d < NDEPTH; d++) {
 		double *f = &v->fig[first[d]];
 
@@ -306,18 +306,18 @@ void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *
 		f[2] = (double)s->runs_stuck[0][d];
 		f[3] = (double)s->runs_stuck[1][d];
 	}
-	v->fig[MSIM_RP_F_SEEDS] = s->seeds;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_RP_F_SEEDS] = s->seeds;
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 004",
 		.rows = rp_rows,
 		.nrows = sizeof(rp_rows) / sizeof(rp_rows[0]),
 		.fig_names = rp_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_RP_NFIGS,
+		.nfig = BENCH_RP_NFIGS,
 	};
 }
 
-static void rp_summary(const struct rp *r, const struct rp_result *res, struct msim_rp_summary *s)
+static void rp_summary(const struct rp *r, const struct rp_result *res, struct bench_rp_summary *s)
 {
 	memcpy(s->median, res->median, sizeof(s->median));
 	memcpy(s->noise, res->noise, sizeof(s->noise));
@@ -460,8 +460,8 @@ static void print_part2(const struct rp *r)
 static void print_text(const struct rp *r, const struct rp_result *res,
 		       const struct bench_opts *a)
 {
-	struct msim_rp_summary sum;
-	struct msim_rp_verdicts v;
+	struct bench_rp_summary sum;
+	struct bench_rp_verdicts v;
 
 	print_part1(r, res, a);
 	print_part1_counts(r, res);
@@ -471,8 +471,8 @@ static void print_text(const struct rp *r, const struct rp_result *res,
 	       "the model's update alone, an upper bound for a workload whose updates are a small\n"
 	       "share of its work.\n\n");
 	rp_summary(r, res, &sum);
-	msim_rp_verdicts(&sum, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_rp_verdicts(&sum, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static void print_json(const struct rp *r, const struct rp_result *res,
@@ -480,8 +480,8 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 {
 	struct bench_cell c1[RP_ROWS * RP_PART1_COLS], c2[RP_ROWS * RP_PART2_COLS];
 	struct bench_table t;
-	struct msim_rp_summary sum;
-	struct msim_rp_verdicts v;
+	struct bench_rp_summary sum;
+	struct bench_rp_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "rstat-propagate", "004",
@@ -494,8 +494,8 @@ static void print_json(const struct rp *r, const struct rp_result *res,
 	rp_part2_table(r, c2, &t);
 	bench_table_print_json(&j, "concurrent_flushes", &t);
 	rp_summary(r, res, &sum);
-	msim_rp_verdicts(&sum, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_rp_verdicts(&sum, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }

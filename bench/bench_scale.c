@@ -21,34 +21,34 @@
 
 /* ---- verdicts ---- */
 
-static const char *const sc_fig_names[MSIM_SC_NFIGS] = {
-	[MSIM_SC_F_FLUSH_SAME] = "flush_work_same_across_cgroups",
-	[MSIM_SC_F_FLUSH_GROWTH_G] = "flush_time_4x_cgroups",
-	[MSIM_SC_F_FLUSH_GROWTH_U] = "flush_time_top_per_first_load",
-	[MSIM_SC_F_LOAD_RATIO] = "top_per_first_load",
-	[MSIM_SC_F_RSS_GROWTH_C] = "rss_2x_cpus",
-	[MSIM_SC_F_RSS_GROWTH_G] = "rss_2x_cgroups",
-	[MSIM_SC_F_ISSUE_RAN] = "issue_size_ran",
-	[MSIM_SC_F_ISSUE_RSS_GIB] = "peak_rss_gib",
+static const char *const sc_fig_names[BENCH_SC_NFIGS] = {
+	[BENCH_SC_F_FLUSH_SAME] = "flush_work_same_across_cgroups",
+	[BENCH_SC_F_FLUSH_GROWTH_G] = "flush_time_4x_cgroups",
+	[BENCH_SC_F_FLUSH_GROWTH_U] = "flush_time_top_per_first_load",
+	[BENCH_SC_F_LOAD_RATIO] = "top_per_first_load",
+	[BENCH_SC_F_RSS_GROWTH_C] = "rss_2x_cpus",
+	[BENCH_SC_F_RSS_GROWTH_G] = "rss_2x_cgroups",
+	[BENCH_SC_F_ISSUE_RAN] = "issue_size_ran",
+	[BENCH_SC_F_ISSUE_RSS_GIB] = "peak_rss_gib",
 };
 
-static const struct msim_verdict_row sc_rows[] = {
+static const struct bench_verdict_row sc_rows[] = {
 	{
 		.claim = "the root flush grows with what was updated, not with all cgroups",
 		.thread = { { "4x the cgroups, the same updates: flush work", 0, 1, "x" } },
-		.ours = { { "memcg flushes the same at every size", MSIM_SC_F_FLUSH_SAME, 0, "" },
-			  { "flush time, 4x the cgroups", MSIM_SC_F_FLUSH_GROWTH_G, 0, "x" } },
-		.holds_when = { { MSIM_SC_F_FLUSH_SAME, MSIM_VOP_EQ, 1 },
-				{ MSIM_SC_F_FLUSH_GROWTH_G, MSIM_VOP_LT, 2 } },
+		.ours = { { "memcg flushes the same at every size", BENCH_SC_F_FLUSH_SAME, 0, "" },
+			  { "flush time, 4x the cgroups", BENCH_SC_F_FLUSH_GROWTH_G, 0, "x" } },
+		.holds_when = { { BENCH_SC_F_FLUSH_SAME, BENCH_VOP_EQ, 1 },
+				{ BENCH_SC_F_FLUSH_GROWTH_G, BENCH_VOP_LT, 2 } },
 		.note = "rstat keeps a per-CPU list of the cgroups updated since the last flush; "
 			"a flush walks those lists and their ancestors, one visit per CPU",
 	},
 	{
 		.claim = "the root flush grows with the updates before it",
 		.thread = { { "more updated pairs, a longer flush", 0, NAN, "" } },
-		.ours = { { "flush time, top load / first load", MSIM_SC_F_FLUSH_GROWTH_U, 0, "x" },
-			  { "updates per CPU, top / first", MSIM_SC_F_LOAD_RATIO, 0, "x" } },
-		.holds_when = { { MSIM_SC_F_FLUSH_GROWTH_U, MSIM_VOP_GT, 2 } },
+		.ours = { { "flush time, top load / first load", BENCH_SC_F_FLUSH_GROWTH_U, 0, "x" },
+			  { "updates per CPU, top / first", BENCH_SC_F_LOAD_RATIO, 0, "x" } },
+		.holds_when = { { BENCH_SC_F_FLUSH_GROWTH_U, BENCH_VOP_GT, 2 } },
 		.note = "with few updates the flush is its per-CPU visits; it grows as the "
 			"updated pairs grow",
 	},
@@ -56,11 +56,11 @@ static const struct msim_verdict_row sc_rows[] = {
 		.claim = "an idle (cgroup, CPU) pair costs the simulator no memory: a host's "
 			 "memory grows with its cgroups, not with its CPUs",
 		.thread = { { "2x CPUs: memory x1; 2x cgroups: memory", 0, 2, "x" } },
-		.ours = { { "RSS of the build, 2x CPUs", MSIM_SC_F_RSS_GROWTH_C, 0, "x" },
-			  { "RSS of the build, 2x cgroups", MSIM_SC_F_RSS_GROWTH_G, 0, "x" } },
-		.holds_when = { { MSIM_SC_F_RSS_GROWTH_C, MSIM_VOP_LT, 1.5 },
-				{ MSIM_SC_F_RSS_GROWTH_G, MSIM_VOP_LT, 2.5 },
-				{ MSIM_SC_F_RSS_GROWTH_G, MSIM_VOP_GT, 1.5 } },
+		.ours = { { "RSS of the build, 2x CPUs", BENCH_SC_F_RSS_GROWTH_C, 0, "x" },
+			  { "RSS of the build, 2x cgroups", BENCH_SC_F_RSS_GROWTH_G, 0, "x" } },
+		.holds_when = { { BENCH_SC_F_RSS_GROWTH_C, BENCH_VOP_LT, 1.5 },
+				{ BENCH_SC_F_RSS_GROWTH_G, BENCH_VOP_LT, 2.5 },
+				{ BENCH_SC_F_RSS_GROWTH_G, BENCH_VOP_GT, 1.5 } },
 		.note = "the kernel-memory model charges every CPU's copy (the kernel writes "
 			"them at creation); the model leaves them zeroed in lazily committed "
 			"memory until a CPU updates the cgroup (docs/benches.md)",
@@ -69,54 +69,54 @@ static const struct msim_verdict_row sc_rows[] = {
 		.claim = "the issue's size runs whole, every CPU updating, under 2 GiB",
 		.thread = { { "1024 CPUs x 20000 cgroups x 4 nodes, no extrapolation", 0, NAN,
 			      "" } },
-		.ours = { { "ran (1 yes, 0 no)", MSIM_SC_F_ISSUE_RAN, 0, "" },
-			  { "peak RSS of the whole bench", MSIM_SC_F_ISSUE_RSS_GIB, 0, "GiB" } },
-		.holds_when = { { MSIM_SC_F_ISSUE_RAN, MSIM_VOP_EQ, 1 },
-				{ MSIM_SC_F_ISSUE_RSS_GIB, MSIM_VOP_LT, 2 } },
+		.ours = { { "ran (1 yes, 0 no)", BENCH_SC_F_ISSUE_RAN, 0, "" },
+			  { "peak RSS of the whole bench", BENCH_SC_F_ISSUE_RSS_GIB, 0, "GiB" } },
+		.holds_when = { { BENCH_SC_F_ISSUE_RAN, BENCH_VOP_EQ, 1 },
+				{ BENCH_SC_F_ISSUE_RSS_GIB, BENCH_VOP_LT, 2 } },
 		.note = "built, updated from every CPU at every load and flushed from the root, "
 			"like the series' hosts",
 	},
 };
 
-static const struct msim_sc_point *top(const struct msim_sc_point *s)
+static const struct bench_sc_point *top(const struct bench_sc_point *s)
 {
-	return &s[MSIM_SC_SERIES - 1];
+	return &s[BENCH_SC_SERIES - 1];
 }
 
-void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v)
+void bench_sc_verdicts(const struct bench_sc_result *r, struct bench_sc_verdicts *v)
 {
-	const struct msim_sc_point *g = r->cgroup_series, *c = r->cpu_series;
+	const struct bench_sc_point *g = r->cgroup_series, *c = r->cpu_series;
 	unsigned int u = r->cfg.nloads ? r->cfg.nloads - 1 : 0;
 	bool same = g[0].ran && top(g)->ran;
 
-	for (unsigned int i = 0; i < MSIM_SC_NFIGS; i++)
+	for (unsigned int i = 0; i < BENCH_SC_NFIGS; i++)
 		v->fig[i] = NAN;
-	for (unsigned int i = 1; i < MSIM_SC_SERIES && same; i++)
+	for (unsigned int i = 1; i < BENCH_SC_SERIES && same; i++)
 		same = !g[i].ran || g[i].load[u].memcg_flushes == g[0].load[u].memcg_flushes;
 	if (g[0].ran && top(g)->ran) {
-		v->fig[MSIM_SC_F_FLUSH_SAME] = same;
-		v->fig[MSIM_SC_F_FLUSH_GROWTH_G] = bench_ratio(top(g)->load[u].flush_us,
-							       g[0].load[u].flush_us);
+		v->fig[BENCH_SC_F_FLUSH_SAME] = same;
+		v->fig[BENCH_SC_F_FLUSH_GROWTH_G] = bench_ratio(top(g)->load[u].flush_us,
+								g[0].load[u].flush_us);
 	}
 	if (top(g)->ran && r->cfg.nloads > 1) {
-		v->fig[MSIM_SC_F_FLUSH_GROWTH_U] = bench_ratio(top(g)->load[u].flush_us,
-							       top(g)->load[0].flush_us);
-		v->fig[MSIM_SC_F_LOAD_RATIO] = bench_ratio(r->cfg.loads[u], r->cfg.loads[0]);
+		v->fig[BENCH_SC_F_FLUSH_GROWTH_U] = bench_ratio(top(g)->load[u].flush_us,
+								top(g)->load[0].flush_us);
+		v->fig[BENCH_SC_F_LOAD_RATIO] = bench_ratio(r->cfg.loads[u], r->cfg.loads[0]);
 	}
 	if (c[1].ran && top(c)->ran)
-		v->fig[MSIM_SC_F_RSS_GROWTH_C] = bench_ratio(top(c)->rss_bytes, c[1].rss_bytes);
+		v->fig[BENCH_SC_F_RSS_GROWTH_C] = bench_ratio(top(c)->rss_bytes, c[1].rss_bytes);
 	if (g[1].ran && top(g)->ran)
-		v->fig[MSIM_SC_F_RSS_GROWTH_G] = bench_ratio(top(g)->rss_bytes, g[1].rss_bytes);
-	v->fig[MSIM_SC_F_ISSUE_RAN] = r->issue.ran;
-	v->fig[MSIM_SC_F_ISSUE_RSS_GIB] = r->peak_rss / 1073741824.0;
-	v->fig[MSIM_SC_F_NONE] = 0;
-	v->table = (struct msim_verdict_table){
+		v->fig[BENCH_SC_F_RSS_GROWTH_G] = bench_ratio(top(g)->rss_bytes, g[1].rss_bytes);
+	v->fig[BENCH_SC_F_ISSUE_RAN] = r->issue.ran;
+	v->fig[BENCH_SC_F_ISSUE_RSS_GIB] = r->peak_rss / 1073741824.0;
+	v->fig[BENCH_SC_F_NONE] = 0;
+	v->table = (struct bench_verdict_table){
 		.reference = "the issue",
 		.rows = sc_rows,
 		.nrows = sizeof(sc_rows) / sizeof(sc_rows[0]),
 		.fig_names = sc_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_SC_NFIGS,
+		.nfig = BENCH_SC_NFIGS,
 	};
 }
 
@@ -133,11 +133,11 @@ static const struct bench_col sc_load_cols[] = {
 };
 #define SC_LOAD_COLS (sizeof(sc_load_cols) / sizeof(sc_load_cols[0]))
 
-static void sc_loads_table(const struct msim_sc_result *r, const struct msim_sc_point *p,
+static void sc_loads_table(const struct bench_sc_result *r, const struct bench_sc_point *p,
 			   struct bench_cell *cells, struct bench_table *t)
 {
 	for (unsigned int u = 0; u < r->cfg.nloads; u++) {
-		const struct msim_sc_load *l = &p->load[u];
+		const struct bench_sc_load *l = &p->load[u];
 		const struct bench_cell row[SC_LOAD_COLS] = {
 			BENCH_UINT(l->per_cpu), BENCH_UINT(l->updated_pairs), BENCH_DBL(l->flush_us),
 			BENCH_UINT(l->memcg_flushes), BENCH_UINT(l->cpu_visits),
@@ -150,10 +150,10 @@ static void sc_loads_table(const struct msim_sc_result *r, const struct msim_sc_
 				   .cells = cells, .nrows = r->cfg.nloads };
 }
 
-static void print_point(const struct msim_sc_result *r, const struct msim_sc_point *p,
-			const struct msim_sc_point *prev)
+static void print_point(const struct bench_sc_result *r, const struct bench_sc_point *p,
+			const struct bench_sc_point *prev)
 {
-	struct bench_cell cells[MSIM_SC_MAX_U * SC_LOAD_COLS];
+	struct bench_cell cells[BENCH_SC_MAX_U * SC_LOAD_COLS];
 	struct bench_table t;
 
 	printf("%5u CPUs x %5u cgroups: ", p->cpus, p->cgroups);
@@ -177,10 +177,10 @@ static void print_point(const struct msim_sc_result *r, const struct msim_sc_poi
 	bench_table_print_text(stdout, &t);
 }
 
-static void print_target(const struct msim_sc_result *r)
+static void print_target(const struct bench_sc_result *r)
 {
-	const struct msim_sc_point *p = &r->issue;
-	double pairs = (double)p->cpus * (p->cgroups + MSIM_SC_PARENTS + 1);
+	const struct bench_sc_point *p = &r->issue;
+	double pairs = (double)p->cpus * (p->cgroups + BENCH_SC_PARENTS + 1);
 
 	printf("\nThe issue's size, %u nodes (updates among the first %u leaves):\n",
 	       r->cfg.nodes, r->cfg.top_cgroups / 4);
@@ -197,33 +197,33 @@ static void print_target(const struct msim_sc_result *r)
 	       "not run.\n", r->probe_per_memcg, r->probe_per_pair);
 }
 
-static void print_text(const struct msim_sc_result *r)
+static void print_text(const struct bench_sc_result *r)
 {
-	struct msim_sc_verdicts v;
+	struct bench_sc_verdicts v;
 
 	printf("scale: memcg statistics at many CPUs and cgroups (%u nodes; root -> %u parents "
-	       "-> leaves)\n", r->cfg.nodes, MSIM_SC_PARENTS);
+	       "-> leaves)\n", r->cfg.nodes, BENCH_SC_PARENTS);
 	printf("Time: %s; medians of %u.\n\n", MEASURES, r->cfg.reps);
 	printf("CPUs doubling, %u cgroups:\n", r->cfg.cpu_series_cgroups);
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++)
 		print_point(r, &r->cpu_series[i], i ? &r->cpu_series[i - 1] : NULL);
 	printf("\ncgroups doubling, %u CPUs (updates among the first %u leaves at every size):\n",
 	       r->cfg.cgroup_series_cpus, r->cfg.top_cgroups / 4);
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++)
 		print_point(r, &r->cgroup_series[i], i ? &r->cgroup_series[i - 1] : NULL);
 	print_target(r);
 	printf("\nsimulator: %.1f s wall, %.1f s CPU, peak RSS %.0f MiB\n\n", r->wall_s, r->cpu_s,
 	       r->peak_rss / 1048576.0);
-	msim_sc_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_sc_verdicts(r, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 /* ---- JSON ---- */
 
-static void json_point(struct bench_json *j, const char *key, const struct msim_sc_result *r,
-		       const struct msim_sc_point *p)
+static void json_point(struct bench_json *j, const char *key, const struct bench_sc_result *r,
+		       const struct bench_sc_point *p)
 {
-	struct bench_cell cells[MSIM_SC_MAX_U * SC_LOAD_COLS];
+	struct bench_cell cells[BENCH_SC_MAX_U * SC_LOAD_COLS];
 	struct bench_table t;
 
 	bench_json_obj_begin(j, key);
@@ -245,9 +245,9 @@ static void json_point(struct bench_json *j, const char *key, const struct msim_
 	bench_json_obj_end(j);
 }
 
-static void print_json(const struct msim_sc_result *r)
+static void print_json(const struct bench_sc_result *r)
 {
-	struct msim_sc_verdicts v;
+	struct bench_sc_verdicts v;
 	struct bench_json j;
 
 	bench_json_init(&j, stdout);
@@ -262,16 +262,16 @@ static void print_json(const struct msim_sc_result *r)
 	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
 	bench_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
 	bench_json_arr_begin(&j, "cpu_series");
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++)
 		json_point(&j, NULL, r, &r->cpu_series[i]);
 	bench_json_arr_end(&j);
 	bench_json_arr_begin(&j, "cgroup_series");
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++)
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++)
 		json_point(&j, NULL, r, &r->cgroup_series[i]);
 	bench_json_arr_end(&j);
 	json_point(&j, "issue_size", r, &r->issue);
-	msim_sc_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_sc_verdicts(r, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
@@ -299,7 +299,7 @@ static void pick_uint(unsigned int *dst, unsigned int given)
 
 static int scale_main(int argc, char **argv)
 {
-	struct msim_sc_config c;
+	struct bench_sc_config c;
 	unsigned int cpus = 0, cgroups = 0, cpu_series_cgroups = 0, cgroup_series_cpus = 0;
 	unsigned int nodes = 0;
 	unsigned long max_mib = 0;
@@ -319,14 +319,14 @@ static int scale_main(int argc, char **argv)
 	};
 	struct bench_spec spec = scale_spec;
 	struct bench_opts a;
-	struct msim_sc_result *r;
+	struct bench_sc_result *r;
 	int ret;
 
 	spec.options = opts;
 	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret)
 		return bench_args_exit_status(ret);
-	msim_sc_config_default(&c, a.quick);
+	bench_sc_config_default(&c, a.quick);
 	pick_uint(&c.top_cpus, cpus);
 	pick_uint(&c.top_cgroups, cgroups);
 	pick_uint(&c.cpu_series_cgroups, cpu_series_cgroups);
@@ -336,7 +336,7 @@ static int scale_main(int argc, char **argv)
 	c.reps = a.reps;
 	c.base = a.variants;
 	r = calloc(1, sizeof(*r));
-	if (!r || msim_sc_run(&c, r)) {
+	if (!r || bench_sc_run(&c, r)) {
 		fprintf(stderr, "scale: failed (a series needs --cgroups / 4 >= the first leaves "
 			"updated; see --help)\n");
 		free(r);

@@ -138,42 +138,42 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 
 /* ---- the goal ---- */
 
-static const char *const ss_fig_names[MSIM_SS_NFIGS] = {
-	[MSIM_SS_F_STEPS] = "steps_per_s",
-	[MSIM_SS_F_STEPS_PER_BARE] = "steps_per_bare_swapcontext",
+static const char *const ss_fig_names[BENCH_SS_NFIGS] = {
+	[BENCH_SS_F_STEPS] = "steps_per_s",
+	[BENCH_SS_F_STEPS_PER_BARE] = "steps_per_bare_swapcontext",
 };
 
-static const struct msim_verdict_row ss_rows[] = {
+static const struct bench_verdict_row ss_rows[] = {
 	{
 		.claim = "the deterministic scheduler runs at least 1,000,000 steps per second",
 		.thread = { { "steps", 0, 1e6, "/s" } },
-		.ours = { { "steps", MSIM_SS_F_STEPS, 0, "/s" },
-			  { "steps / bare swapcontext", MSIM_SS_F_STEPS_PER_BARE, 0, "x" } },
-		.holds_when = { { MSIM_SS_F_STEPS, MSIM_VOP_GE, 1e6 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "this machine's figure: a shared or "
+		.ours = { { "steps", BENCH_SS_F_STEPS, 0, "/s" },
+			  { "steps / bare swapcontext", BENCH_SS_F_STEPS_PER_BARE, 0, "x" } },
+		.holds_when = { { BENCH_SS_F_STEPS, BENCH_VOP_GE, 1e6 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "this machine's figure: a shared or "
 							"sanitized build can fall short" },
 	},
 };
 
-void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *v)
+void bench_ss_verdicts(const struct bench_ss_summary *s, struct bench_ss_verdicts *v)
 {
-	v->fig[MSIM_SS_F_NONE] = 0;
-	v->fig[MSIM_SS_F_STEPS] = s->steps;
-	v->fig[MSIM_SS_F_STEPS_PER_BARE] = bench_ratio(s->steps, s->bare);
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_SS_F_NONE] = 0;
+	v->fig[BENCH_SS_F_STEPS] = s->steps;
+	v->fig[BENCH_SS_F_STEPS_PER_BARE] = bench_ratio(s->steps, s->bare);
+	v->table = (struct bench_verdict_table){
 		.reference = "the goal",
 		.rows = ss_rows,
 		.nrows = sizeof(ss_rows) / sizeof(ss_rows[0]),
 		.fig_names = ss_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_SS_NFIGS,
+		.nfig = BENCH_SS_NFIGS,
 	};
 }
 
 static void print_json(const struct bench_opts *a, const char *name,
-		       const struct msim_ss_summary *s)
+		       const struct bench_ss_summary *s)
 {
-	struct msim_ss_verdicts v;
+	struct bench_ss_verdicts v;
 	struct bench_json j;
 	char vbuf[512];
 
@@ -188,15 +188,15 @@ static void print_json(const struct bench_opts *a, const char *name,
 	bench_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
 	bench_json_kdbl(&j, "schedules_per_s", s->sched);
 	bench_json_kdbl(&j, "switches_vs_bare", bench_ratio(s->steps, s->bare));
-	msim_ss_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_ss_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
 
-static void print_text(const struct bench_opts *a, const struct msim_ss_summary *s)
+static void print_text(const struct bench_opts *a, const struct bench_ss_summary *s)
 {
-	struct msim_ss_verdicts v;
+	struct bench_ss_verdicts v;
 	char vbuf[512];
 
 	printf("sched-switch (median of %u, this machine; variants %s)\n", a->reps,
@@ -210,8 +210,8 @@ static void print_text(const struct bench_opts *a, const struct msim_ss_summary 
 	printf("  toy-percpu-reset schedules    %12.0f /s   (random explorer, fresh host each)\n",
 	       s->sched);
 	printf("\n");
-	msim_ss_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_ss_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static int sched_switch_main(int argc, char **argv)
@@ -240,7 +240,7 @@ static int sched_switch_main(int argc, char **argv)
 	bench_progress_init(&pr, spec.name, true);
 	bench_alternate(3, a.reps, sample, &c, samples, &pr);
 	bench_progress_done(&pr);
-	struct msim_ss_summary sum = {
+	struct bench_ss_summary sum = {
 		.bare = bench_median(samples, a.reps),
 		.steps = bench_median(samples + a.reps, a.reps),
 		.sched = bench_median(samples + 2 * a.reps, a.reps),

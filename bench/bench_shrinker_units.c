@@ -46,7 +46,7 @@ static const char *const row_name[NROWS] = {
  * array is not one of its kernels; table 1 has no registration or walk rows).
  */
 #define N NAN
-static const double thread_fig[2][NROWS][MSIM_SHU_NLAYOUTS] = {
+static const double thread_fig[2][NROWS][BENCH_SHU_NLAYOUTS] = {
 	/* array, array-unit-cache (base), array-on-demand, xarray */
 	{
 		{ N, 185, 22, 18 },
@@ -71,7 +71,7 @@ static const double thread_fig[2][NROWS][MSIM_SHU_NLAYOUTS] = {
 };
 #undef N
 
-static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
+static const char *const col_name[BENCH_SHU_NLAYOUTS] = {
 	"array (mainline)", "array-unit-cache (base)", "array-on-demand (old)", "xarray (series)",
 };
 
@@ -80,14 +80,14 @@ static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
 
 struct shu_opts {
 	bool custom;
-	struct msim_shu_config c;
+	struct bench_shu_config c;
 	int only_scale;       /* -1: both */
 	unsigned int mask;    /* 0: all */
 	bool in_turn, alternate;
 	bool reps_given;      /* --reps on the command line: every scale uses it */
 };
 
-static double fig(const struct msim_shu_layout_result *lr, int row)
+static double fig(const struct bench_shu_layout_result *lr, int row)
 {
 	switch (row) {
 	case R_SLAB: return (double)lr->slab_per_cgroup / 1024;
@@ -107,7 +107,7 @@ static int layout_opt(const char *value, void *dest, char *err, size_t errlen)
 {
 	unsigned int *mask = dest;
 
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (!strcmp(value, msim_shrinker_layout_name(l))) {
 			*mask |= 1u << l;
 			return 0;
@@ -148,12 +148,12 @@ static void print_cell(double ours, double thr)
 }
 
 /* The thread's rows: ours per layout, the thread's figure in brackets. */
-static void print_rows(const struct msim_shu_result *r, int scale)
+static void print_rows(const struct bench_shu_result *r, int scale)
 {
-	const struct msim_shu_config *c = &r->cfg;
+	const struct bench_shu_config *c = &r->cfg;
 	int nr_max = 0;
 
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			nr_max = r->lay[l].nr_max;
 	printf("\n%s: %u mounts + %u host filesystems (shrinker_nr_max %d), %u cgroups, "
@@ -163,14 +163,14 @@ static void print_rows(const struct msim_shu_result *r, int scale)
 	       "medians of %u repetitions\n", c->cgroups,
 	       c->in_turn ? "measured in turn" : "alternated", c->reps);
 	printf("%-42s", "");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			printf(" %-23s", col_name[l]);
 	printf("\n");
 	for (int row = 0; row < NROWS; row++) {
 		printf("%-42s", row_name[row]);
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
-			const struct msim_shu_layout_result *lr = &r->lay[l];
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++) {
+			const struct bench_shu_layout_result *lr = &r->lay[l];
 
 			if (!lr->ran)
 				continue;
@@ -189,7 +189,7 @@ static const char *const count_name[NCOUNTS] = {
 	"simulator: setup (s) / RSS added (MiB)",
 };
 
-static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, size_t n)
+static void count_cell(const struct bench_shu_layout_result *lr, int k, char *b, size_t n)
 {
 	switch (k) {
 	case C_USED: snprintf(b, n, "%u", lr->cgroups_used); break;
@@ -202,14 +202,14 @@ static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, 
 	}
 }
 
-static void print_table(const struct msim_shu_result *r, int scale)
+static void print_table(const struct bench_shu_result *r, int scale)
 {
 	char b[40];
 
 	print_rows(r, scale);
 	for (int k = 0; k < NCOUNTS; k++) {
 		printf("%-42s", count_name[k]);
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 			if (r->lay[l].ran) {
 				count_cell(&r->lay[l], k, b, sizeof(b));
 				printf(" %-23s", b);
@@ -231,8 +231,8 @@ static void print_table(const struct msim_shu_result *r, int scale)
 	       r->peak_rss / 1048576.0);
 }
 
-static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct msim_verdict_table *v, double wall, uint64_t peak)
+static void print_text(const struct bench_shu_result *res, const int *scale, size_t nres,
+		       const struct bench_verdict_table *v, double wall, uint64_t peak)
 {
 	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
 	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
@@ -242,16 +242,16 @@ static void print_text(const struct msim_shu_result *res, const int *scale, size
 		print_table(&res[i], scale[i]);
 	if (v->groups) {
 		printf("\n");
-		msim_verdict_print_text(stdout, v);
+		bench_verdict_print_text(stdout, v);
 	}
 	printf("\nwhole run: %.1f s wall, %.1f s CPU, peak RSS %.0f MiB (kernel memory %s)\n",
-	       wall, msim_shu_cpu_ns() / 1e9, peak / 1048576.0, backing_name());
+	       wall, bench_shu_cpu_ns() / 1e9, peak / 1048576.0, backing_name());
 }
 
 /* ---- JSON ---- */
 
-static void json_layout(struct bench_json *j, const struct msim_shu_result *r,
-			const struct msim_shu_layout_result *lr, int scale)
+static void json_layout(struct bench_json *j, const struct bench_shu_result *r,
+			const struct bench_shu_layout_result *lr, int scale)
 {
 	bench_json_obj_begin(j, NULL);
 	bench_json_kstr(j, "layout", msim_shrinker_layout_name(lr->layout));
@@ -299,8 +299,8 @@ static void json_layout(struct bench_json *j, const struct msim_shu_result *r,
 	bench_json_obj_end(j);
 }
 
-static void print_json(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct msim_verdict_table *v, bool quick, double wall,
+static void print_json(const struct bench_shu_result *res, const int *scale, size_t nres,
+		       const struct bench_verdict_table *v, bool quick, double wall,
 		       uint64_t peak)
 {
 	struct bench_json j;
@@ -312,12 +312,12 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 	bench_json_kstr(&j, "measures", MEASURES);
 	bench_json_kbool(&j, "quick", quick);
 	bench_json_kdbl(&j, "sim_wall_s", wall);
-	bench_json_kdbl(&j, "sim_cpu_s", msim_shu_cpu_ns() / 1e9);
+	bench_json_kdbl(&j, "sim_cpu_s", bench_shu_cpu_ns() / 1e9);
 	bench_json_kuint(&j, "sim_peak_rss_bytes", peak);
 	bench_json_kstr(&j, "kernel_memory_backing", backing_name());
 	bench_json_arr_begin(&j, "scales");
 	for (size_t i = 0; i < nres; i++) {
-		const struct msim_shu_result *r = &res[i];
+		const struct bench_shu_result *r = &res[i];
 
 		bench_json_obj_begin(&j, NULL);
 		bench_json_kstr(&j, "name", r->cfg.name);
@@ -340,14 +340,14 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 				 r->page_tables_after_build);
 		bench_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
 		bench_json_arr_begin(&j, "layouts");
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 			if (r->lay[l].ran)
 				json_layout(&j, r, &r->lay[l], scale[i]);
 		bench_json_arr_end(&j);
 		bench_json_obj_end(&j);
 	}
 	bench_json_arr_end(&j);
-	msim_verdict_print_json(&j, "verdicts", v);
+	bench_verdict_print_json(&j, "verdicts", v);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
@@ -356,9 +356,9 @@ static void print_json(const struct msim_shu_result *res, const int *scale, size
 
 /* The configuration of scale s (0, 1: the thread's tables) after the options. */
 static void scale_config(const struct shu_opts *o, const struct bench_opts *a, int s,
-			 struct msim_shu_config *c)
+			 struct bench_shu_config *c)
 {
-	msim_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
+	bench_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
 	if (o->custom) {
 		c->name = "custom";
 		c->mounts = o->c.mounts ? o->c.mounts : c->mounts;
@@ -380,20 +380,20 @@ static void scale_config(const struct shu_opts *o, const struct bench_opts *a, i
 
 /* The scales asked for (one custom configuration runs alone); scale[i] -1 for custom. */
 static int run_scales(const struct shu_opts *o, const struct bench_opts *a,
-		      struct msim_shu_result *res, int scale[2], size_t *nres)
+		      struct bench_shu_result *res, int scale[2], size_t *nres)
 {
 	int ret = 0;
 
 	*nres = 0;
 	for (int s = 0; s < 2 && !ret; s++) {
-		struct msim_shu_config c;
+		struct bench_shu_config c;
 
 		if (o->only_scale >= 0 && o->only_scale != s)
 			continue;
 		if (o->custom && s > 0)
 			break;
 		scale_config(o, a, s, &c);
-		ret = msim_shu_run(&c, &res[*nres]);
+		ret = bench_shu_run(&c, &res[*nres]);
 		scale[*nres] = o->custom ? -1 : s;
 		(*nres)++;
 	}
@@ -402,9 +402,9 @@ static int run_scales(const struct shu_opts *o, const struct bench_opts *a,
 
 static int run(const struct shu_opts *o, const struct bench_opts *a)
 {
-	struct msim_shu_result *res = calloc(2, sizeof(*res));
-	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
-	const struct msim_shu_result *t[2] = { NULL, NULL };
+	struct bench_shu_result *res = calloc(2, sizeof(*res));
+	struct bench_shu_verdicts *v = calloc(1, sizeof(*v));
+	const struct bench_shu_result *t[2] = { NULL, NULL };
 	int scale[2] = { -1, -1 };
 	size_t nres = 0;
 	uint64_t t0 = bench_now_ns();
@@ -420,11 +420,11 @@ static int run(const struct shu_opts *o, const struct bench_opts *a)
 	for (size_t i = 0; i < nres; i++)
 		if (scale[i] >= 0)
 			t[scale[i]] = &res[i];
-	msim_shu_verdicts(t[0], t[1], v);
+	bench_shu_verdicts(t[0], t[1], v);
 	if (a->json)
-		print_json(res, scale, nres, &v->table, a->quick, wall, msim_shu_peak_rss());
+		print_json(res, scale, nres, &v->table, a->quick, wall, bench_shu_peak_rss());
 	else
-		print_text(res, scale, nres, &v->table, wall, msim_shu_peak_rss());
+		print_text(res, scale, nres, &v->table, wall, bench_shu_peak_rss());
 	free(res);
 	free(v);
 	return 0;

@@ -26,18 +26,18 @@
 #include "bench_registry.h"
 
 /* Samples: the protectable designs first, then the cyclic ones. */
-#define TP_NRUNS (2 * MSIM_TP_NDESIGNS)
+#define TP_NRUNS (2 * BENCH_TP_NDESIGNS)
 
 struct tp_ctx {
-	struct msim_tp_opts o[TP_NRUNS];
-	struct msim_tp_result first[TP_NRUNS];
+	struct bench_tp_opts o[TP_NRUNS];
+	struct bench_tp_result first[TP_NRUNS];
 	bool ran[TP_NRUNS];
 	unsigned long mismatches;
 	int err;
 	char msg[256];
 };
 
-static bool tp_same(const struct msim_tp_result *a, const struct msim_tp_result *b)
+static bool tp_same(const struct bench_tp_result *a, const struct bench_tp_result *b)
 {
 	return a->storage_reads == b->storage_reads && a->refaults == b->refaults &&
 	       a->activations == b->activations && a->shadow_nodes_end == b->shadow_nodes_end &&
@@ -47,11 +47,11 @@ static bool tp_same(const struct msim_tp_result *a, const struct msim_tp_result 
 static double tp_sample(unsigned int run, unsigned int rep, void *arg)
 {
 	struct tp_ctx *c = arg;
-	struct msim_tp_result *r = malloc(sizeof(*r));
+	struct bench_tp_result *r = malloc(sizeof(*r));
 	double seconds;
 
 	(void)rep;
-	if (!r || msim_tp_run(&c->o[run], r, c->msg, sizeof(c->msg))) {
+	if (!r || bench_tp_run(&c->o[run], r, c->msg, sizeof(c->msg))) {
 		if (!r)
 			snprintf(c->msg, sizeof(c->msg), "out of memory");
 		free(r);
@@ -104,10 +104,10 @@ static void json_rounds(struct bench_json *j, size_t row, const void *ctx);
 static void tp_designs_table(const struct tp_ctx *c, unsigned int base, const double *med,
 			     struct bench_cell *cells, struct bench_table *t)
 {
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		const struct msim_tp_result *r = &c->first[base + d];
+	for (unsigned int d = 0; d < BENCH_TP_NDESIGNS; d++) {
+		const struct bench_tp_result *r = &c->first[base + d];
 		const struct bench_cell row[TP_DESIGN_COLS] = {
-			BENCH_STR(msim_tp_design_name(d)),
+			BENCH_STR(bench_tp_design_name(d)),
 			BENCH_STR(d & 2 ? "mglru" : "classic"),
 			BENCH_STR(d & 1 ? "page-state-local" : "lru-size"),
 			BENCH_STR(d & 4 ? "6.12" : "6.14"),
@@ -124,13 +124,13 @@ static void tp_designs_table(const struct tp_ctx *c, unsigned int base, const do
 		memcpy(&cells[d * TP_DESIGN_COLS], row, sizeof(row));
 	}
 	*t = (struct bench_table){ .head_rows = 1, .cols = tp_design_cols, .ncols = TP_DESIGN_COLS,
-				   .cells = cells, .nrows = MSIM_TP_NDESIGNS,
+				   .cells = cells, .nrows = BENCH_TP_NDESIGNS,
 				   .row_json = json_rounds, .ctx = &c->first[base] };
 }
 
 static void print_rows(const struct tp_ctx *c, unsigned int base, const double *med)
 {
-	struct bench_cell cells[MSIM_TP_NDESIGNS * TP_DESIGN_COLS];
+	struct bench_cell cells[BENCH_TP_NDESIGNS * TP_DESIGN_COLS];
 	struct bench_table t;
 
 	tp_designs_table(c, base, med, cells, &t);
@@ -139,13 +139,13 @@ static void print_rows(const struct tp_ctx *c, unsigned int base, const double *
 
 static void print_residency(const struct tp_ctx *c)
 {
-	const struct msim_tp_result *r0 = &c->first[0];
+	const struct bench_tp_result *r0 = &c->first[0];
 
 	printf("hot-set residency at the end of each round (storage reads of the round):\n");
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		const struct msim_tp_result *r = &c->first[d];
+	for (unsigned int d = 0; d < BENCH_TP_NDESIGNS; d++) {
+		const struct bench_tp_result *r = &c->first[d];
 
-		printf("  %-32s", msim_tp_design_name(d));
+		printf("  %-32s", bench_tp_design_name(d));
 		for (unsigned long k = 0; k < r->nr_rounds && k < r0->nr_rounds; k++)
 			printf(" %5lu (%5lu)", r->round[k].hot_resident, r->round[k].storage_reads);
 		printf("\n");
@@ -154,8 +154,8 @@ static void print_residency(const struct tp_ctx *c)
 
 static void print_text(const struct bench_opts *a, const struct tp_ctx *c, const double *med)
 {
-	const struct msim_tp_opts *p = &c->o[0], *y = &c->o[MSIM_TP_NDESIGNS];
-	struct msim_tp_verdicts v;
+	const struct bench_tp_opts *p = &c->o[0], *y = &c->o[BENCH_TP_NDESIGNS];
+	struct bench_tp_verdicts v;
 
 	printf("thrashing-protection (thread 000 patch 1): memcg %lu pages\n", p->memcg_pages);
 	bench_print_base_variants(a, "shadow-budget, mglru-protection and the LRU kind set per "
@@ -167,23 +167,23 @@ static void print_text(const struct bench_opts *a, const struct tp_ctx *c, const
 	print_residency(c);
 	printf("\ncyclic (no design can help): hot set %lu pages (stride %lu) read twice per visit "
 	       "in a fault, %lu rounds\n", y->hot_pages, y->hot_stride, y->rounds);
-	print_rows(c, MSIM_TP_NDESIGNS, med);
+	print_rows(c, BENCH_TP_NDESIGNS, med);
 	printf("  budget: count_shadow_nodes' max_nodes for c at the end; shadow: c's shadow nodes;\n"
 	       "  hot res: hot pages resident at the end; storage: pages read from backing storage;\n"
 	       "  classic rows with (6.12) run the same classic code: equal by construction;\n"
 	       "  determinism: %lu mismatches between repetitions\n\n", c->mismatches);
-	msim_tp_verdicts(c->first, c->first + MSIM_TP_NDESIGNS, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_tp_verdicts(c->first, c->first + BENCH_TP_NDESIGNS, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 /* The rounds of design row of a table (its ctx: the workload's first result). */
 static void json_rounds(struct bench_json *j, size_t row, const void *ctx)
 {
-	const struct msim_tp_result *r = (const struct msim_tp_result *)ctx + row;
+	const struct bench_tp_result *r = (const struct bench_tp_result *)ctx + row;
 
 	bench_json_arr_begin(j, "rounds");
 	for (unsigned long k = 0; k < r->nr_rounds; k++) {
-		const struct msim_tp_round *rr = &r->round[k];
+		const struct bench_tp_round *rr = &r->round[k];
 
 		bench_json_obj_begin(j, NULL);
 		bench_json_kuint(j, "round", k + 1);
@@ -203,7 +203,7 @@ static void json_rounds(struct bench_json *j, size_t row, const void *ctx)
 static void json_designs(struct bench_json *j, const char *key, const struct tp_ctx *c,
 			 unsigned int base, const double *med)
 {
-	struct bench_cell cells[MSIM_TP_NDESIGNS * TP_DESIGN_COLS];
+	struct bench_cell cells[BENCH_TP_NDESIGNS * TP_DESIGN_COLS];
 	struct bench_table t;
 
 	tp_designs_table(c, base, med, cells, &t);
@@ -212,8 +212,8 @@ static void json_designs(struct bench_json *j, const char *key, const struct tp_
 
 static void print_json(const struct bench_opts *a, const struct tp_ctx *c, const double *med)
 {
-	const struct msim_tp_opts *p = &c->o[0];
-	struct msim_tp_verdicts v;
+	const struct bench_tp_opts *p = &c->o[0];
+	struct bench_tp_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "thrashing-protection", "000",
@@ -224,9 +224,9 @@ static void print_json(const struct bench_opts *a, const struct tp_ctx *c, const
 	bench_json_kuint(&j, "hot_reads", p->hot_reads);
 	bench_json_kuint(&j, "cold_per_hot", p->cold_per_hot);
 	json_designs(&j, "designs", c, 0, med);
-	json_designs(&j, "cyclic_designs", c, MSIM_TP_NDESIGNS, med);
-	msim_tp_verdicts(c->first, c->first + MSIM_TP_NDESIGNS, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	json_designs(&j, "cyclic_designs", c, BENCH_TP_NDESIGNS, med);
+	bench_tp_verdicts(c->first, c->first + BENCH_TP_NDESIGNS, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
@@ -235,11 +235,11 @@ static unsigned long opt_rounds, opt_cyclic_rounds, opt_hot_reads, opt_cold_per_
 
 static void tp_setup(struct tp_ctx *c, const struct bench_opts *a)
 {
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		struct msim_tp_opts *p = &c->o[d], *y = &c->o[MSIM_TP_NDESIGNS + d];
+	for (unsigned int d = 0; d < BENCH_TP_NDESIGNS; d++) {
+		struct bench_tp_opts *p = &c->o[d], *y = &c->o[BENCH_TP_NDESIGNS + d];
 
-		msim_tp_design_opts(p, MSIM_TP_PROTECTABLE, d);
-		msim_tp_design_opts(y, MSIM_TP_CYCLIC, d);
+		bench_tp_design_opts(p, BENCH_TP_PROTECTABLE, d);
+		bench_tp_design_opts(y, BENCH_TP_CYCLIC, d);
 		p->base = y->base = a->variants;
 		p->rounds = opt_rounds ? opt_rounds : a->quick ? 4 : p->rounds;
 		y->rounds = opt_cyclic_rounds ? opt_cyclic_rounds : a->quick ? 2 : y->rounds;
@@ -253,9 +253,9 @@ static void tp_setup(struct tp_ctx *c, const struct bench_opts *a)
 static int thrashing_main(int argc, char **argv)
 {
 	static const struct bench_arg opts[] = {
-		BENCH_OPT_ULONG("--rounds", "N", &opt_rounds, 1, MSIM_TP_MAX_ROUNDS,
+		BENCH_OPT_ULONG("--rounds", "N", &opt_rounds, 1, BENCH_TP_MAX_ROUNDS,
 				"protectable workload's rounds (default 8, 4 with --quick)"),
-		BENCH_OPT_ULONG("--cyclic-rounds", "N", &opt_cyclic_rounds, 1, MSIM_TP_MAX_ROUNDS,
+		BENCH_OPT_ULONG("--cyclic-rounds", "N", &opt_cyclic_rounds, 1, BENCH_TP_MAX_ROUNDS,
 				"cyclic workload's rounds (default 4, 2 with --quick)"),
 		BENCH_OPT_ULONG("--hot-reads", "N", &opt_hot_reads, 1, 64,
 				"reads of each hot page per round (default 3)"),

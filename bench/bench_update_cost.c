@@ -189,23 +189,23 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 
 /* ---- the goal ---- */
 
-static const char *const uc_fig_names[MSIM_UC_NFIGS] = {
-	[MSIM_UC_F_CONCURRENT] = "concurrent_ns",
-	[MSIM_UC_F_DET] = "det_ns",
-	[MSIM_UC_F_RAW] = "raw_ns",
-	[MSIM_UC_F_CONC_PER_RAW] = "concurrent_per_raw",
-	[MSIM_UC_F_DET_PER_RAW] = "det_per_raw",
-	[MSIM_UC_F_DET_RESUMES] = "det_switches_per_update",
-	[MSIM_UC_F_DET_SWITCH] = "det_switch_every_step_ns",
+static const char *const uc_fig_names[BENCH_UC_NFIGS] = {
+	[BENCH_UC_F_CONCURRENT] = "concurrent_ns",
+	[BENCH_UC_F_DET] = "det_ns",
+	[BENCH_UC_F_RAW] = "raw_ns",
+	[BENCH_UC_F_CONC_PER_RAW] = "concurrent_per_raw",
+	[BENCH_UC_F_DET_PER_RAW] = "det_per_raw",
+	[BENCH_UC_F_DET_RESUMES] = "det_switches_per_update",
+	[BENCH_UC_F_DET_SWITCH] = "det_switch_every_step_ns",
 };
 
-static const struct msim_verdict_row uc_rows[] = {
+static const struct bench_verdict_row uc_rows[] = {
 	{
 		.claim = "a depth-2 update costs under 15 ns in concurrent mode",
 		.thread = { { "update", 0, 15, "ns" } },
-		.ours = { { "update", MSIM_UC_F_CONCURRENT, 0, "ns" },
-			  { "of the plain loop", MSIM_UC_F_CONC_PER_RAW, 0, "x" } },
-		.holds_when = { { MSIM_UC_F_CONCURRENT, MSIM_VOP_LT, 15 } },
+		.ours = { { "update", BENCH_UC_F_CONCURRENT, 0, "ns" },
+			  { "of the plain loop", BENCH_UC_F_CONC_PER_RAW, 0, "x" } },
+		.holds_when = { { BENCH_UC_F_CONCURRENT, BENCH_VOP_LT, 15 } },
 		.note = "the lookups, dying redirect and walk inlined across files (release "
 			"builds link with LTO); per-CPU counters of the update path",
 	},
@@ -213,12 +213,12 @@ static const struct msim_verdict_row uc_rows[] = {
 		.claim = "a depth-2 update costs under 25 ns in deterministic mode, no task "
 			 "switch taken",
 		.thread = { { "update", 0, 25, "ns" } },
-		.ours = { { "update", MSIM_UC_F_DET, 0, "ns" },
-			  { "of the plain loop", MSIM_UC_F_DET_PER_RAW, 0, "x" },
-			  { "stack switches per update", MSIM_UC_F_DET_RESUMES, 0, "" },
-			  { "with a switch every step", MSIM_UC_F_DET_SWITCH, 0, "ns" } },
-		.holds_when = { { MSIM_UC_F_DET, MSIM_VOP_LT, 25 },
-				{ MSIM_UC_F_DET_RESUMES, MSIM_VOP_LT, 0.001 } },
+		.ours = { { "update", BENCH_UC_F_DET, 0, "ns" },
+			  { "of the plain loop", BENCH_UC_F_DET_PER_RAW, 0, "x" },
+			  { "stack switches per update", BENCH_UC_F_DET_RESUMES, 0, "" },
+			  { "with a switch every step", BENCH_UC_F_DET_SWITCH, 0, "ns" } },
+		.holds_when = { { BENCH_UC_F_DET, BENCH_VOP_LT, 25 },
+				{ BENCH_UC_F_DET_RESUMES, BENCH_VOP_LT, 0.001 } },
 		.note = "every yield point of the update is a scheduler step; the task takes "
 			"the decision itself and, picked again, goes on with no stack switch, but "
 			"each step is still recorded (the step count, the schedule string, the "
@@ -227,31 +227,31 @@ static const struct msim_verdict_row uc_rows[] = {
 	},
 };
 
-void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v)
+void bench_uc_verdicts(const struct bench_uc_summary *s, struct bench_uc_verdicts *v)
 {
-	v->fig[MSIM_UC_F_NONE] = 0;
-	v->fig[MSIM_UC_F_CONCURRENT] = s->concurrent;
-	v->fig[MSIM_UC_F_DET] = s->det;
-	v->fig[MSIM_UC_F_RAW] = s->raw;
-	v->fig[MSIM_UC_F_CONC_PER_RAW] = bench_ratio(s->concurrent, s->raw);
-	v->fig[MSIM_UC_F_DET_PER_RAW] = bench_ratio(s->det, s->raw);
-	v->fig[MSIM_UC_F_DET_RESUMES] = s->det_resumes;
-	v->fig[MSIM_UC_F_DET_SWITCH] = s->det_switch;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_UC_F_NONE] = 0;
+	v->fig[BENCH_UC_F_CONCURRENT] = s->concurrent;
+	v->fig[BENCH_UC_F_DET] = s->det;
+	v->fig[BENCH_UC_F_RAW] = s->raw;
+	v->fig[BENCH_UC_F_CONC_PER_RAW] = bench_ratio(s->concurrent, s->raw);
+	v->fig[BENCH_UC_F_DET_PER_RAW] = bench_ratio(s->det, s->raw);
+	v->fig[BENCH_UC_F_DET_RESUMES] = s->det_resumes;
+	v->fig[BENCH_UC_F_DET_SWITCH] = s->det_switch;
+	v->table = (struct bench_verdict_table){
 		.reference = "the issue",
 		.rows = uc_rows,
 		.nrows = sizeof(uc_rows) / sizeof(uc_rows[0]),
 		.fig_names = uc_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_UC_NFIGS,
+		.nfig = BENCH_UC_NFIGS,
 	};
 }
 
 /* ---- printing ---- */
 
-static void print_text(const struct bench_opts *a, const struct msim_uc_summary *s)
+static void print_text(const struct bench_opts *a, const struct bench_uc_summary *s)
 {
-	struct msim_uc_verdicts v;
+	struct bench_uc_verdicts v;
 
 	printf("update-cost: one memcg stat update, root -> leaf, %u CPUs, no flush (median of "
 	       "%u; this machine's CPU time)\n", CPUS, a->reps);
@@ -264,13 +264,13 @@ static void print_text(const struct bench_opts *a, const struct msim_uc_summary 
 	       "update)\n", s->det_switch, bench_ratio(s->det_switch, s->raw),
 	       s->det_switch_resumes);
 	printf("  plain loop of the same writes    %8.1f ns\n\n", s->raw);
-	msim_uc_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_uc_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct bench_opts *a, const struct msim_uc_summary *s)
+static void print_json(const struct bench_opts *a, const struct bench_uc_summary *s)
 {
-	struct msim_uc_verdicts v;
+	struct bench_uc_verdicts v;
 	struct bench_json j;
 
 	bench_json_init(&j, stdout);
@@ -285,8 +285,8 @@ static void print_json(const struct bench_opts *a, const struct msim_uc_summary 
 	bench_json_kdbl(&j, "det_switches_per_update", s->det_resumes);
 	bench_json_kdbl(&j, "det_switch_every_step_ns", s->det_switch);
 	bench_json_kdbl(&j, "det_switch_every_step_switches_per_update", s->det_switch_resumes);
-	msim_uc_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_uc_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
@@ -319,7 +319,7 @@ static int update_cost_main(int argc, char **argv)
 	bench_progress_init(&pr, spec.name, true);
 	bench_alternate(4, a.reps, sample, &c, samples, &pr);
 	bench_progress_done(&pr);
-	struct msim_uc_summary s = {
+	struct bench_uc_summary s = {
 		.concurrent = bench_median(samples, a.reps),
 		.raw = bench_median(samples + a.reps, a.reps),
 		.det = bench_median(samples + 2 * a.reps, a.reps),

@@ -36,8 +36,8 @@
 #include "bench_util.h"
 #include "bench_registry.h"
 
-#define NDESIGNS MSIM_FC_NDESIGNS
-#define NLRU MSIM_FC_NLRU
+#define NDESIGNS BENCH_FC_NDESIGNS
+#define NLRU BENCH_FC_NLRU
 #define HIGH_PAGES 4096UL
 #define MAX_REPS 32
 
@@ -47,7 +47,7 @@ static const double thread_mbs[NDESIGNS][NLRU] = {
 	{ 8277, 8226 }, { 8226, 8123 }, { 8157, 8294 },
 };
 
-void msim_fc_design_variants(unsigned int design, struct msim_variants *v)
+void bench_fc_design_variants(unsigned int design, struct msim_variants *v)
 {
 	v->shadow_budget = design ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE;
 	v->dying_redirect = design == 0 ? MSIM_DYING_REDIRECT_V1 :
@@ -92,7 +92,7 @@ static void fc_host_destroy(struct fc_host *h)
 }
 
 static int fc_loop(struct fc_host *h, unsigned long high, unsigned int rounds,
-		   struct msim_fc_counts *n)
+		   struct bench_fc_counts *n)
 {
 	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned long i = 0; i < 2 * high; i++) {
@@ -114,8 +114,8 @@ static int fc_loop(struct fc_host *h, unsigned long high, unsigned int rounds,
 	return 0;
 }
 
-double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsigned long high_pages,
-		   unsigned int rounds, struct msim_fc_counts *n)
+double bench_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsigned long high_pages,
+		    unsigned int rounds, struct bench_fc_counts *n)
 {
 	struct fc_host h = { 0 };
 	uint64_t t0, t1;
@@ -142,29 +142,29 @@ double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsign
 
 /* ---- the thread's comparisons ---- */
 
-static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
-	[MSIM_FC_F(0, MSIM_FC_PCT12)] = "classic_p12_pct",
-	[MSIM_FC_F(0, MSIM_FC_PCT13)] = "classic_p13_pct",
-	[MSIM_FC_F(0, MSIM_FC_THREAD12)] = "thread_classic_p12_pct",
-	[MSIM_FC_F(0, MSIM_FC_THREAD13)] = "thread_classic_p13_pct",
-	[MSIM_FC_F(0, MSIM_FC_ABS12)] = "|classic_p12_pct|",
-	[MSIM_FC_F(0, MSIM_FC_ABS13)] = "|classic_p13_pct|",
-	[MSIM_FC_F(0, MSIM_FC_NOISE)] = "classic_noise_pct",
-	[MSIM_FC_F(1, MSIM_FC_PCT12)] = "mglru_p12_pct",
-	[MSIM_FC_F(1, MSIM_FC_PCT13)] = "mglru_p13_pct",
-	[MSIM_FC_F(1, MSIM_FC_THREAD12)] = "thread_mglru_p12_pct",
-	[MSIM_FC_F(1, MSIM_FC_THREAD13)] = "thread_mglru_p13_pct",
-	[MSIM_FC_F(1, MSIM_FC_ABS12)] = "|mglru_p12_pct|",
-	[MSIM_FC_F(1, MSIM_FC_ABS13)] = "|mglru_p13_pct|",
-	[MSIM_FC_F(1, MSIM_FC_NOISE)] = "mglru_noise_pct",
-	[MSIM_FC_F(0, MSIM_FC_STOR12)] = "|classic_p12_storage_reads_pct|",
-	[MSIM_FC_F(0, MSIM_FC_STOR13)] = "|classic_p13_storage_reads_pct|",
-	[MSIM_FC_F(0, MSIM_FC_REF12)] = "|classic_p12_refaults_pct|",
-	[MSIM_FC_F(0, MSIM_FC_REF13)] = "|classic_p13_refaults_pct|",
-	[MSIM_FC_F(1, MSIM_FC_STOR12)] = "|mglru_p12_storage_reads_pct|",
-	[MSIM_FC_F(1, MSIM_FC_STOR13)] = "|mglru_p13_storage_reads_pct|",
-	[MSIM_FC_F(1, MSIM_FC_REF12)] = "|mglru_p12_refaults_pct|",
-	[MSIM_FC_F(1, MSIM_FC_REF13)] = "|mglru_p13_refaults_pct|",
+static const char *const fc_fig_names[BENCH_FC_NFIGS] = {
+	[BENCH_FC_F(0, BENCH_FC_PCT12)] = "classic_p12_pct",
+	[BENCH_FC_F(0, BENCH_FC_PCT13)] = "classic_p13_pct",
+	[BENCH_FC_F(0, BENCH_FC_THREAD12)] = "thread_classic_p12_pct",
+	[BENCH_FC_F(0, BENCH_FC_THREAD13)] = "thread_classic_p13_pct",
+	[BENCH_FC_F(0, BENCH_FC_ABS12)] = "|classic_p12_pct|",
+	[BENCH_FC_F(0, BENCH_FC_ABS13)] = "|classic_p13_pct|",
+	[BENCH_FC_F(0, BENCH_FC_NOISE)] = "classic_noise_pct",
+	[BENCH_FC_F(1, BENCH_FC_PCT12)] = "mglru_p12_pct",
+	[BENCH_FC_F(1, BENCH_FC_PCT13)] = "mglru_p13_pct",
+	[BENCH_FC_F(1, BENCH_FC_THREAD12)] = "thread_mglru_p12_pct",
+	[BENCH_FC_F(1, BENCH_FC_THREAD13)] = "thread_mglru_p13_pct",
+	[BENCH_FC_F(1, BENCH_FC_ABS12)] = "|mglru_p12_pct|",
+	[BENCH_FC_F(1, BENCH_FC_ABS13)] = "|mglru_p13_pct|",
+	[BENCH_FC_F(1, BENCH_FC_NOISE)] = "mglru_noise_pct",
+	[BENCH_FC_F(0, BENCH_FC_STOR12)] = "|classic_p12_storage_reads_pct|",
+	[BENCH_FC_F(0, BENCH_FC_STOR13)] = "|classic_p13_storage_reads_pct|",
+	[BENCH_FC_F(0, BENCH_FC_REF12)] = "|classic_p12_refaults_pct|",
+	[BENCH_FC_F(0, BENCH_FC_REF13)] = "|classic_p13_refaults_pct|",
+	[BENCH_FC_F(1, BENCH_FC_STOR12)] = "|mglru_p12_storage_reads_pct|",
+	[BENCH_FC_F(1, BENCH_FC_STOR13)] = "|mglru_p13_storage_reads_pct|",
+	[BENCH_FC_F(1, BENCH_FC_REF12)] = "|mglru_p12_refaults_pct|",
+	[BENCH_FC_F(1, BENCH_FC_REF13)] = "|mglru_p13_refaults_pct|",
 };
 
 /*
@@ -175,13 +175,13 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 	{                                                                                    \
 		.claim = lru ": \"the remaining differences are within run-to-run noise\" "   \
 			 "(MB/s)",                                                            \
-		.thread = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_THREAD12), 0, "%" },        \
-			    { "patches 1-3", MSIM_FC_F(l, MSIM_FC_THREAD13), 0, "%" } },      \
-		.ours = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_PCT12), 0, "%" },             \
-			  { "patches 1-3", MSIM_FC_F(l, MSIM_FC_PCT13), 0, "%" },             \
-			  { "noise", MSIM_FC_F(l, MSIM_FC_NOISE), 0, "%" } },                 \
-		.rule = MSIM_RULE_NONE,                                                      \
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] =                                     \
+		.thread = { { "patches 1-2", BENCH_FC_F(l, BENCH_FC_THREAD12), 0, "%" },      \
+			    { "patches 1-3", BENCH_FC_F(l, BENCH_FC_THREAD13), 0, "%" } },    \
+		.ours = { { "patches 1-2", BENCH_FC_F(l, BENCH_FC_PCT12), 0, "%" },           \
+			  { "patches 1-3", BENCH_FC_F(l, BENCH_FC_PCT13), 0, "%" },           \
+			  { "noise", BENCH_FC_F(l, BENCH_FC_NOISE), 0, "%" } },               \
+		.rule = BENCH_RULE_NONE,                                                     \
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] =                                    \
 				 "the kernel's loop is bound by reads from storage; the model "  \
 				 "does no I/O, copies and zeroes nothing, and its time is the "  \
 				 "deterministic engine's own bookkeeping (page cache lookups, "  \
@@ -196,18 +196,18 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 		.claim = lru ": the patches leave the loop's I/O as base's: storage reads and " \
 			 "refaults of patches 1-2 and 1-3 within 1 % of base",               \
 		.thread = { { "MB/s within run-to-run noise", 0, NAN, "" } },                 \
-		.ours = { { "storage reads vs base: patches 1-2", MSIM_FC_F(l, MSIM_FC_STOR12), \
+		.ours = { { "storage reads vs base: patches 1-2", BENCH_FC_F(l, BENCH_FC_STOR12), \
 			    0, "%" },                                                        \
-			  { "1-3", MSIM_FC_F(l, MSIM_FC_STOR13), 0, "%" },                    \
-			  { "refaults: 1-2", MSIM_FC_F(l, MSIM_FC_REF12), 0, "%" },           \
-			  { "1-3", MSIM_FC_F(l, MSIM_FC_REF13), 0, "%" } },                   \
-		.holds_when = { { MSIM_FC_F(l, MSIM_FC_STOR12), MSIM_VOP_LE, 1 },             \
-				{ MSIM_FC_F(l, MSIM_FC_STOR13), MSIM_VOP_LE, 1 },             \
-				{ MSIM_FC_F(l, MSIM_FC_REF12), MSIM_VOP_LE, 1 },              \
-				{ MSIM_FC_F(l, MSIM_FC_REF13), MSIM_VOP_LE, 1 } },            \
-		.why = { [MSIM_VERDICT_HOLDS] = "an I/O-bound loop that reads as often reads "  \
+			  { "1-3", BENCH_FC_F(l, BENCH_FC_STOR13), 0, "%" },                  \
+			  { "refaults: 1-2", BENCH_FC_F(l, BENCH_FC_REF12), 0, "%" },         \
+			  { "1-3", BENCH_FC_F(l, BENCH_FC_REF13), 0, "%" } },                 \
+		.holds_when = { { BENCH_FC_F(l, BENCH_FC_STOR12), BENCH_VOP_LE, 1 },          \
+				{ BENCH_FC_F(l, BENCH_FC_STOR13), BENCH_VOP_LE, 1 },          \
+				{ BENCH_FC_F(l, BENCH_FC_REF12), BENCH_VOP_LE, 1 },           \
+				{ BENCH_FC_F(l, BENCH_FC_REF13), BENCH_VOP_LE, 1 } },         \
+		.why = { [BENCH_VERDICT_HOLDS] = "an I/O-bound loop that reads as often reads " \
 						"as fast, within the thread's noise",          \
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "a design reads from storage or refaults " \
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "a design reads from storage or refaults " \
 							"more than 1 % apart from base: the "  \
 							"shadow budget or the redirect changes " \
 							"what the loop does" },                \
@@ -215,7 +215,7 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 			"thread's run-to-run noise (its changes are -0.6 % to +0.8 %)",         \
 	}
 
-static const struct msim_verdict_row fc_rows[] = {
+static const struct bench_verdict_row fc_rows[] = {
 	FC_MBS_ROW("classic LRU", 0),
 	FC_IO_ROW("classic LRU", 0),
 	FC_MBS_ROW("MGLRU", 1),
@@ -230,31 +230,31 @@ static double count_off_pct(double value, double base)
 	return fabs(bench_pct(value, base));
 }
 
-void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *v)
+void bench_fc_verdicts(const struct bench_fc_summary *s, struct bench_fc_verdicts *v)
 {
 	v->fig[0] = 0;
 	for (unsigned int l = 0; l < NLRU; l++) {
-		double *f = &v->fig[MSIM_FC_F(l, 0)];
+		double *f = &v->fig[BENCH_FC_F(l, 0)];
 
-		f[MSIM_FC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
-		f[MSIM_FC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
-		f[MSIM_FC_THREAD12] = bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
-		f[MSIM_FC_THREAD13] = bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
-		f[MSIM_FC_ABS12] = fabs(f[MSIM_FC_PCT12]);
-		f[MSIM_FC_ABS13] = fabs(f[MSIM_FC_PCT13]);
-		f[MSIM_FC_NOISE] = s->noise[l];
-		f[MSIM_FC_STOR12] = count_off_pct(s->storage_reads[1][l], s->storage_reads[0][l]);
-		f[MSIM_FC_STOR13] = count_off_pct(s->storage_reads[2][l], s->storage_reads[0][l]);
-		f[MSIM_FC_REF12] = count_off_pct(s->refaults[1][l], s->refaults[0][l]);
-		f[MSIM_FC_REF13] = count_off_pct(s->refaults[2][l], s->refaults[0][l]);
+		f[BENCH_FC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+		f[BENCH_FC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+		f[BENCH_FC_THREAD12] = bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
+		f[BENCH_FC_THREAD13] = bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
+		f[BENCH_FC_ABS12] = fabs(f[BENCH_FC_PCT12]);
+		f[BENCH_FC_ABS13] = fabs(f[BENCH_FC_PCT13]);
+		f[BENCH_FC_NOISE] = s->noise[l];
+		f[BENCH_FC_STOR12] = count_off_pct(s->storage_reads[1][l], s->storage_reads[0][l]);
+		f[BENCH_FC_STOR13] = count_off_pct(s->storage_reads[2][l], s->storage_reads[0][l]);
+		f[BENCH_FC_REF12] = count_off_pct(s->refaults[1][l], s->refaults[0][l]);
+		f[BENCH_FC_REF13] = count_off_pct(s->refaults[2][l], s->refaults[0][l]);
 	}
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = fc_rows,
 		.nrows = sizeof(fc_rows) / sizeof(fc_rows[0]),
 		.fig_names = fc_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_FC_NFIGS,
+		.nfig = BENCH_FC_NFIGS,
 	};
 }
 
@@ -263,7 +263,7 @@ void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *
 struct fc_ctx {
 	struct msim_variants base;
 	unsigned int rounds;
-	struct msim_fc_counts counts[NDESIGNS][NLRU];
+	struct bench_fc_counts counts[NDESIGNS][NLRU];
 	bool failed;
 };
 
@@ -276,9 +276,9 @@ static double fc_sample(unsigned int d, unsigned int rep, void *arg)
 	double s;
 
 	(void)rep;
-	msim_fc_design_variants(design, &v);
-	s = msim_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, HIGH_PAGES, c->rounds,
-			&c->counts[design][l]);
+	bench_fc_design_variants(design, &v);
+	s = bench_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, HIGH_PAGES, c->rounds,
+			 &c->counts[design][l]);
 	if (isnan(s) || s <= 0) {
 		c->failed = true;
 		return NAN;
@@ -286,7 +286,7 @@ static double fc_sample(unsigned int d, unsigned int rep, void *arg)
 	return (double)c->counts[design][l].reads * 4096.0 / 1e6 / s;
 }
 
-static void fc_summarise(const double *samples, unsigned int reps, struct msim_fc_summary *s)
+static void fc_summarise(const double *samples, unsigned int reps, struct bench_fc_summary *s)
 {
 	for (unsigned int d = 0; d < NDESIGNS * NLRU; d++)
 		s->median[d / NLRU][d % NLRU] = bench_median(samples + d * reps, reps);
@@ -309,14 +309,14 @@ static const struct bench_col fc_design_cols[] = {
 };
 #define FC_DESIGN_COLS (sizeof(fc_design_cols) / sizeof(fc_design_cols[0]))
 
-static void fc_designs_table(const struct fc_ctx *c, const struct msim_fc_summary *s,
+static void fc_designs_table(const struct fc_ctx *c, const struct bench_fc_summary *s,
 			     struct bench_cell *cells, struct bench_table *t)
 {
 	struct bench_cell *x = cells;
 
 	for (unsigned int l = 0; l < NLRU; l++)
 		for (unsigned int d = 0; d < NDESIGNS; d++, x += FC_DESIGN_COLS) {
-			const struct msim_fc_counts *n = &c->counts[d][l];
+			const struct bench_fc_counts *n = &c->counts[d][l];
 			const struct bench_cell row[FC_DESIGN_COLS] = {
 				BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
 				BENCH_DBL(s->median[d][l]), BENCH_DBL(thread_mbs[d][l]),
@@ -332,11 +332,11 @@ static void fc_designs_table(const struct fc_ctx *c, const struct msim_fc_summar
 }
 
 static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
-		       const struct msim_fc_summary *s)
+		       const struct bench_fc_summary *s)
 {
 	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
 	struct bench_table t;
-	struct msim_fc_verdicts v;
+	struct bench_fc_verdicts v;
 
 	printf("w2-file-churn (thread 000): memory.high %lu pages, file %lu pages, %u rounds, "
 	       "median of %u\n", HIGH_PAGES, 2 * HIGH_PAGES, c->rounds, a->reps);
@@ -360,16 +360,16 @@ static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
 	fc_designs_table(c, s, cells, &t);
 	bench_table_print_text(stdout, &t);
 	printf("\n");
-	msim_fc_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_fc_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static void print_json(const struct bench_opts *a, const struct fc_ctx *c,
-		       const struct msim_fc_summary *s)
+		       const struct bench_fc_summary *s)
 {
 	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
 	struct bench_table t;
-	struct msim_fc_verdicts v;
+	struct bench_fc_verdicts v;
 	struct bench_json j;
 
 	bench_json_begin(&j, stdout, "w2-file-churn", "000",
@@ -378,8 +378,8 @@ static void print_json(const struct bench_opts *a, const struct fc_ctx *c,
 	bench_table_print_json(&j, "designs", &t);
 	bench_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
 	bench_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
-	msim_fc_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_fc_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	bench_json_obj_end(&j);
 	bench_json_finish(&j);
 }
@@ -399,7 +399,7 @@ static int file_churn_main(int argc, char **argv)
 	};
 	struct bench_opts a;
 	struct bench_progress pr;
-	struct msim_fc_summary s;
+	struct bench_fc_summary s;
 	double *samples;
 	struct fc_ctx *c;
 	int ret;
