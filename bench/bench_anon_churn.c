@@ -357,7 +357,8 @@ static void ac_designs_table(const struct churn *c, const struct churn_result *r
 		const struct bench_cell row[AC_DESIGN_COLS] = {
 			BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
 			BENCH_STR(msim_variant_get(v, "dying-redirect")),
-			BENCH_DBL(r->median[d][l]), BENCH_DBL(bench_pct(r->median[d][l], r->median[0][l])),
+			BENCH_DBL(r->median[d][l]),
+			BENCH_DBL(bench_pct(r->median[d][l], r->median[0][l])),
 			BENCH_DBL(thread_pps[d][l]),
 			BENCH_DBL(bench_pct(thread_pps[d][l], thread_pps[0][l])),
 			BENCH_UINT(r->pgfault[d][l]), BENCH_UINT(r->current_bytes[d][l]),
