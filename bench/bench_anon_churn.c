@@ -39,11 +39,12 @@
 #include <memcgsim/rstat.h>
 
 #include "bench_anon_churn.h"
+#include "bench_table.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
-#define NDESIGNS MSIM_AC_NDESIGNS
-#define NLRU MSIM_AC_NLRU
+#define NDESIGNS BENCH_AC_NDESIGNS
+#define NLRU BENCH_AC_NLRU
 #define UNCHARGE_BATCH 31   /* folio_batch size (PAGEVEC_SIZE) */
 
 static const char *const design_names[NDESIGNS] = { "base", "patches 1-2", "patches 1-3" };
@@ -138,11 +139,11 @@ static double churn_sample(unsigned int d, unsigned int rep, void *ctx)
 
 	(void)rep;
 	msim_set_current_host(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned int r = 0; r < c->rounds; r++)
 		if (churn_region(h, c->region))
 			return NAN;
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	c->pages_done[d][c->lru] += (uint64_t)c->rounds * c->region;
 	return (double)c->rounds * c->region / ((double)(t1 - t0) / 1e9);
 }
@@ -160,26 +161,26 @@ struct churn_result {
 /* ---- the thread's comparisons ---- */
 
 #define AC_NAMES(l, lru)                                                                     \
-	[MSIM_AC_F(l, MSIM_AC_PCT12)] = lru "_p12_pct",                                      \
-	[MSIM_AC_F(l, MSIM_AC_PCT13)] = lru "_p13_pct",                                      \
-	[MSIM_AC_F(l, MSIM_AC_THREAD12)] = "thread_" lru "_p12_pct",                         \
-	[MSIM_AC_F(l, MSIM_AC_THREAD13)] = "thread_" lru "_p13_pct",                         \
-	[MSIM_AC_F(l, MSIM_AC_NOISE)] = lru "_noise_pct",                                    \
-	[MSIM_AC_F(l, MSIM_AC_NS_PAGE)] = lru "_base_ns_per_page",                           \
-	[MSIM_AC_F(l, MSIM_AC_TNS_PAGE)] = "thread_" lru "_base_ns_per_page",                \
-	[MSIM_AC_F(l, MSIM_AC_ADD12)] = lru "_p12_added_ns_per_update",                      \
-	[MSIM_AC_F(l, MSIM_AC_ADD13)] = lru "_p13_added_ns_per_update",                      \
-	[MSIM_AC_F(l, MSIM_AC_TADD12)] = "thread_" lru "_p12_added_ns_per_update",           \
-	[MSIM_AC_F(l, MSIM_AC_TADD13)] = "thread_" lru "_p13_added_ns_per_update",           \
-	[MSIM_AC_F(l, MSIM_AC_NOISE_NS)] = lru "_noise_ns_per_update",                       \
-	[MSIM_AC_F(l, MSIM_AC_DIFF12)] = "|" lru "_p12_added - thread's|",                   \
-	[MSIM_AC_F(l, MSIM_AC_DIFF13)] = "|" lru "_p13_added - thread's|",                   \
-	[MSIM_AC_F(l, MSIM_AC_TOL12)] = "max(" lru "_noise_ns, |thread's p12|)",             \
-	[MSIM_AC_F(l, MSIM_AC_TOL13)] = "max(" lru "_noise_ns, |thread's p13|)",             \
-	[MSIM_AC_F(l, MSIM_AC_HALF_ADD12)] = "half " lru "_p12_added_ns_per_update",         \
-	[MSIM_AC_F(l, MSIM_AC_ABS_ADD13)] = "|" lru "_p13_added_ns_per_update|"
+	[BENCH_AC_F(l, BENCH_AC_PCT12)] = lru "_p12_pct",                                    \
+	[BENCH_AC_F(l, BENCH_AC_PCT13)] = lru "_p13_pct",                                    \
+	[BENCH_AC_F(l, BENCH_AC_THREAD12)] = "thread_" lru "_p12_pct",                       \
+	[BENCH_AC_F(l, BENCH_AC_THREAD13)] = "thread_" lru "_p13_pct",                       \
+	[BENCH_AC_F(l, BENCH_AC_NOISE)] = lru "_noise_pct",                                  \
+	[BENCH_AC_F(l, BENCH_AC_NS_PAGE)] = lru "_base_ns_per_page",                         \
+	[BENCH_AC_F(l, BENCH_AC_TNS_PAGE)] = "thread_" lru "_base_ns_per_page",              \
+	[BENCH_AC_F(l, BENCH_AC_ADD12)] = lru "_p12_added_ns_per_update",                    \
+	[BENCH_AC_F(l, BENCH_AC_ADD13)] = lru "_p13_added_ns_per_update",                    \
+	[BENCH_AC_F(l, BENCH_AC_TADD12)] = "thread_" lru "_p12_added_ns_per_update",         \
+	[BENCH_AC_F(l, BENCH_AC_TADD13)] = "thread_" lru "_p13_added_ns_per_update",         \
+	[BENCH_AC_F(l, BENCH_AC_NOISE_NS)] = lru "_noise_ns_per_update",                     \
+	[BENCH_AC_F(l, BENCH_AC_DIFF12)] = "|" lru "_p12_added - thread's|",                 \
+	[BENCH_AC_F(l, BENCH_AC_DIFF13)] = "|" lru "_p13_added - thread's|",                 \
+	[BENCH_AC_F(l, BENCH_AC_TOL12)] = "max(" lru "_noise_ns, |thread's p12|)",           \
+	[BENCH_AC_F(l, BENCH_AC_TOL13)] = "max(" lru "_noise_ns, |thread's p13|)",           \
+	[BENCH_AC_F(l, BENCH_AC_HALF_ADD12)] = "half " lru "_p12_added_ns_per_update",       \
+	[BENCH_AC_F(l, BENCH_AC_ABS_ADD13)] = "|" lru "_p13_added_ns_per_update|"
 
-static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
+static const char *const ac_fig_names[BENCH_AC_NFIGS] = {
 	AC_NAMES(0, "classic"),
 	AC_NAMES(1, "mglru"),
 };
@@ -194,25 +195,25 @@ static const char *const ac_fig_names[MSIM_AC_NFIGS] = {
 	{                                                                                    \
 		.claim = lru ", " design " vs base: adds the thread's nanoseconds per stat "   \
 			 "update",                                                           \
-		.thread = { { "added per update", MSIM_AC_F(l, MSIM_AC_TADD##k), 0, "ns" },    \
-			    { "pages/s", MSIM_AC_F(l, MSIM_AC_THREAD##k), 0, "%" },            \
-			    { "base per page", MSIM_AC_F(l, MSIM_AC_TNS_PAGE), 0, "ns" } },    \
-		.ours = { { "added per update", MSIM_AC_F(l, MSIM_AC_ADD##k), 0, "ns" },       \
-			  { "noise", MSIM_AC_F(l, MSIM_AC_NOISE_NS), 0, "ns" },                \
-			  { "pages/s", MSIM_AC_F(l, MSIM_AC_PCT##k), 0, "%" },                 \
-			  { "base per page", MSIM_AC_F(l, MSIM_AC_NS_PAGE), 0, "ns" } },       \
-		.holds_when = { { MSIM_AC_F(l, MSIM_AC_DIFF##k), MSIM_VOP_LE, 1,               \
-				  MSIM_AC_F(l, MSIM_AC_TOL##k) } },                           \
-		.why = { [MSIM_VERDICT_HOLDS] = "within our noise or a factor of 2 of the "    \
+		.thread = { { "added per update", BENCH_AC_F(l, BENCH_AC_TADD##k), 0, "ns" },  \
+			    { "pages/s", BENCH_AC_F(l, BENCH_AC_THREAD##k), 0, "%" },          \
+			    { "base per page", BENCH_AC_F(l, BENCH_AC_TNS_PAGE), 0, "ns" } },  \
+		.ours = { { "added per update", BENCH_AC_F(l, BENCH_AC_ADD##k), 0, "ns" },     \
+			  { "noise", BENCH_AC_F(l, BENCH_AC_NOISE_NS), 0, "ns" },              \
+			  { "pages/s", BENCH_AC_F(l, BENCH_AC_PCT##k), 0, "%" },               \
+			  { "base per page", BENCH_AC_F(l, BENCH_AC_NS_PAGE), 0, "ns" } },     \
+		.holds_when = { { BENCH_AC_F(l, BENCH_AC_DIFF##k), BENCH_VOP_LE, 1,            \
+				  BENCH_AC_F(l, BENCH_AC_TOL##k) } },                         \
+		.why = { [BENCH_VERDICT_HOLDS] = "within our noise or a factor of 2 of the "   \
 						"thread's",                                   \
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "further from the thread's than our noise " \
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "further from the thread's than our noise " \
 							"and a factor of 2: the model's dying " \
 							"test and liburcu read section cost "  \
 							"more per update than the kernel's" },  \
 		.note = AC_PATH_NOTE,                                                        \
 	}
 
-static const struct msim_verdict_row ac_rows[] = {
+static const struct bench_verdict_row ac_rows[] = {
 	AC_CELL_ROW("classic LRU", 0, "patches 1-2", 12),
 	AC_CELL_ROW("classic LRU", 0, "patches 1-3", 13),
 	AC_CELL_ROW("MGLRU", 1, "patches 1-2", 12),
@@ -220,34 +221,34 @@ static const struct msim_verdict_row ac_rows[] = {
 	{
 		.claim = "\"patch 2 alone shows a small overhead\": patches 1-2 add time per stat "
 			 "update beyond noise in both columns",
-		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_TADD12), 0, "ns" },
-			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_TADD12), 0, "ns" } },
-		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_ADD12), 0, "ns" },
-			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_ADD12), 0, "ns" } },
-		.holds_when = { { MSIM_AC_F(0, MSIM_AC_ADD12), MSIM_VOP_GT, 1, MSIM_AC_F(0, MSIM_AC_NOISE_NS) },
-				{ MSIM_AC_F(1, MSIM_AC_ADD12), MSIM_VOP_GT, 1, MSIM_AC_F(1, MSIM_AC_NOISE_NS) } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
+		.thread = { { "classic", BENCH_AC_F(0, BENCH_AC_TADD12), 0, "ns" },
+			    { "MGLRU", BENCH_AC_F(1, BENCH_AC_TADD12), 0, "ns" } },
+		.ours = { { "classic", BENCH_AC_F(0, BENCH_AC_ADD12), 0, "ns" },
+			  { "MGLRU", BENCH_AC_F(1, BENCH_AC_ADD12), 0, "ns" } },
+		.holds_when = { { BENCH_AC_F(0, BENCH_AC_ADD12), BENCH_VOP_GT, 1, BENCH_AC_F(0, BENCH_AC_NOISE_NS) },
+				{ BENCH_AC_F(1, BENCH_AC_ADD12), BENCH_VOP_GT, 1, BENCH_AC_F(1, BENCH_AC_NOISE_NS) } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "not slower beyond noise in every column" },
 	},
 	{
 		.claim = "\"patch 3 brings w1 back to the base level\": in each column patches 1-3 "
 			 "add no time per update beyond noise, or under half of patch 2's",
-		.thread = { { "classic", MSIM_AC_F(0, MSIM_AC_TADD13), 0, "ns" },
-			    { "MGLRU", MSIM_AC_F(1, MSIM_AC_TADD13), 0, "ns" } },
-		.ours = { { "classic", MSIM_AC_F(0, MSIM_AC_ADD13), 0, "ns" },
-			  { "MGLRU", MSIM_AC_F(1, MSIM_AC_ADD13), 0, "ns" } },
+		.thread = { { "classic", BENCH_AC_F(0, BENCH_AC_TADD13), 0, "ns" },
+			    { "MGLRU", BENCH_AC_F(1, BENCH_AC_TADD13), 0, "ns" } },
+		.ours = { { "classic", BENCH_AC_F(0, BENCH_AC_ADD13), 0, "ns" },
+			  { "MGLRU", BENCH_AC_F(1, BENCH_AC_ADD13), 0, "ns" } },
 		.holds_when = {
-			{ MSIM_AC_F(0, MSIM_AC_ABS_ADD13), MSIM_VOP_LE, 1, MSIM_AC_F(0, MSIM_AC_NOISE_NS), true },
-			{ MSIM_AC_F(0, MSIM_AC_ABS_ADD13), MSIM_VOP_LT, 1, MSIM_AC_F(0, MSIM_AC_HALF_ADD12) },
-			{ MSIM_AC_F(1, MSIM_AC_ABS_ADD13), MSIM_VOP_LE, 1, MSIM_AC_F(1, MSIM_AC_NOISE_NS), true },
-			{ MSIM_AC_F(1, MSIM_AC_ABS_ADD13), MSIM_VOP_LT, 1, MSIM_AC_F(1, MSIM_AC_HALF_ADD12) },
+			{ BENCH_AC_F(0, BENCH_AC_ABS_ADD13), BENCH_VOP_LE, 1, BENCH_AC_F(0, BENCH_AC_NOISE_NS), true },
+			{ BENCH_AC_F(0, BENCH_AC_ABS_ADD13), BENCH_VOP_LT, 1, BENCH_AC_F(0, BENCH_AC_HALF_ADD12) },
+			{ BENCH_AC_F(1, BENCH_AC_ABS_ADD13), BENCH_VOP_LE, 1, BENCH_AC_F(1, BENCH_AC_NOISE_NS), true },
+			{ BENCH_AC_F(1, BENCH_AC_ABS_ADD13), BENCH_VOP_LT, 1, BENCH_AC_F(1, BENCH_AC_HALF_ADD12) },
 		},
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "not in every column" },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "not in every column" },
 	},
 	{
 		.claim = "\"most visible under MGLRU\"",
 		.thread = { { "words only", 0, NAN, "" } },
-		.rule = MSIM_RULE_NONE,
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
+		.rule = BENCH_RULE_NONE,
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "the model's classic and MGLRU paths differ "
 							 "only in the LRU item updated (lru_gen "
 							 "bookkeeping is not modelled)" },
 	},
@@ -258,53 +259,53 @@ static double added_ns_per_update(double pps, double base_pps)
 {
 	if (!(pps > 0) || !(base_pps > 0))
 		return NAN;
-	return (1e9 / pps - 1e9 / base_pps) / MSIM_AC_UPDATES_PER_PAGE;
+	return (1e9 / pps - 1e9 / base_pps) / BENCH_AC_UPDATES_PER_PAGE;
 }
 
-static void ac_lru_figures(const struct msim_ac_summary *s, unsigned int l, double *f)
+static void ac_lru_figures(const struct bench_ac_summary *s, unsigned int l, double *f)
 {
-	f[MSIM_AC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
-	f[MSIM_AC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
-	f[MSIM_AC_THREAD12] = msim_bench_pct(thread_pps[1][l], thread_pps[0][l]);
-	f[MSIM_AC_THREAD13] = msim_bench_pct(thread_pps[2][l], thread_pps[0][l]);
-	f[MSIM_AC_NOISE] = s->noise[l];
-	f[MSIM_AC_NS_PAGE] = s->median[0][l] > 0 ? 1e9 / s->median[0][l] : NAN;
-	f[MSIM_AC_TNS_PAGE] = 1e9 / thread_pps[0][l];
-	f[MSIM_AC_ADD12] = added_ns_per_update(s->median[1][l], s->median[0][l]);
-	f[MSIM_AC_ADD13] = added_ns_per_update(s->median[2][l], s->median[0][l]);
-	f[MSIM_AC_TADD12] = added_ns_per_update(thread_pps[1][l], thread_pps[0][l]);
-	f[MSIM_AC_TADD13] = added_ns_per_update(thread_pps[2][l], thread_pps[0][l]);
-	f[MSIM_AC_NOISE_NS] = s->noise[l] / 100 * f[MSIM_AC_NS_PAGE] / MSIM_AC_UPDATES_PER_PAGE;
-	f[MSIM_AC_DIFF12] = fabs(f[MSIM_AC_ADD12] - f[MSIM_AC_TADD12]);
-	f[MSIM_AC_DIFF13] = fabs(f[MSIM_AC_ADD13] - f[MSIM_AC_TADD13]);
-	f[MSIM_AC_TOL12] = fmax(f[MSIM_AC_NOISE_NS], fabs(f[MSIM_AC_TADD12]));
-	f[MSIM_AC_TOL13] = fmax(f[MSIM_AC_NOISE_NS], fabs(f[MSIM_AC_TADD13]));
-	f[MSIM_AC_HALF_ADD12] = f[MSIM_AC_ADD12] / 2;
-	f[MSIM_AC_ABS_ADD13] = fabs(f[MSIM_AC_ADD13]);
+	f[BENCH_AC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+	f[BENCH_AC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+	f[BENCH_AC_THREAD12] = bench_pct(thread_pps[1][l], thread_pps[0][l]);
+	f[BENCH_AC_THREAD13] = bench_pct(thread_pps[2][l], thread_pps[0][l]);
+	f[BENCH_AC_NOISE] = s->noise[l];
+	f[BENCH_AC_NS_PAGE] = s->median[0][l] > 0 ? 1e9 / s->median[0][l] : NAN;
+	f[BENCH_AC_TNS_PAGE] = 1e9 / thread_pps[0][l];
+	f[BENCH_AC_ADD12] = added_ns_per_update(s->median[1][l], s->median[0][l]);
+	f[BENCH_AC_ADD13] = added_ns_per_update(s->median[2][l], s->median[0][l]);
+	f[BENCH_AC_TADD12] = added_ns_per_update(thread_pps[1][l], thread_pps[0][l]);
+	f[BENCH_AC_TADD13] = added_ns_per_update(thread_pps[2][l], thread_pps[0][l]);
+	f[BENCH_AC_NOISE_NS] = s->noise[l] / 100 * f[BENCH_AC_NS_PAGE] / BENCH_AC_UPDATES_PER_PAGE;
+	f[BENCH_AC_DIFF12] = fabs(f[BENCH_AC_ADD12] - f[BENCH_AC_TADD12]);
+	f[BENCH_AC_DIFF13] = fabs(f[BENCH_AC_ADD13] - f[BENCH_AC_TADD13]);
+	f[BENCH_AC_TOL12] = fmax(f[BENCH_AC_NOISE_NS], fabs(f[BENCH_AC_TADD12]));
+	f[BENCH_AC_TOL13] = fmax(f[BENCH_AC_NOISE_NS], fabs(f[BENCH_AC_TADD13]));
+	f[BENCH_AC_HALF_ADD12] = f[BENCH_AC_ADD12] / 2;
+	f[BENCH_AC_ABS_ADD13] = fabs(f[BENCH_AC_ADD13]);
 }
 
-void msim_ac_verdicts(const struct msim_ac_summary *s, struct msim_ac_verdicts *v)
+void bench_ac_verdicts(const struct bench_ac_summary *s, struct bench_ac_verdicts *v)
 {
 	v->fig[0] = 0;
 	for (unsigned int l = 0; l < NLRU; l++)
-		ac_lru_figures(s, l, &v->fig[MSIM_AC_F(l, 0)]);
-	v->table = (struct msim_verdict_table){
+		ac_lru_figures(s, l, &v->fig[BENCH_AC_F(l, 0)]);
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = ac_rows,
 		.nrows = sizeof(ac_rows) / sizeof(ac_rows[0]),
 		.fig_names = ac_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_AC_NFIGS,
+		.nfig = BENCH_AC_NFIGS,
 	};
 }
 
-static void ac_verdicts(const struct churn_result *r, struct msim_ac_verdicts *v)
+static void ac_verdicts(const struct churn_result *r, struct bench_ac_verdicts *v)
 {
-	struct msim_ac_summary s;
+	struct bench_ac_summary s;
 
 	memcpy(s.median, r->median, sizeof(s.median));
 	memcpy(s.noise, r->noise, sizeof(s.noise));
-	msim_ac_verdicts(&s, v);
+	bench_ac_verdicts(&s, v);
 }
 
 /* Pages per second per design and LRU kind, the change against base beside. */
@@ -317,7 +318,7 @@ static void print_pps(const double pps[NDESIGNS][NLRU])
 
 			if (d)
 				snprintf(cell, sizeof(cell), "%.0f (%+.1f%%)", pps[d][l],
-					 msim_bench_pct(pps[d][l], pps[0][l]));
+					 bench_pct(pps[d][l], pps[0][l]));
 			else
 				snprintf(cell, sizeof(cell), "%.0f", pps[d][l]);
 			printf(" %-24s", cell);
@@ -326,29 +327,73 @@ static void print_pps(const double pps[NDESIGNS][NLRU])
 	}
 }
 
-static void print_counts(const struct churn_result *r)
+/*
+ * One LRU's designs: the deterministic figures (text: a line each, after the
+ * verdicts), with pages/s and the thread's beside them (JSON: the LRU's rows).
+ */
+static const struct bench_col ac_design_cols[] = {
+	{ .fmt = "%-11s" },
+	{ .fmt = " %-12s", .key = "design" },
+	{ .key = "dying_redirect" },
+	{ .key = "pages_per_s" },
+	{ .key = "delta_pct" },
+	{ .key = "thread_pages_per_s" },
+	{ .key = "thread_delta_pct" },
+	{ .fmt = " pgfault %llu", .key = "pgfault" },
+	{ .fmt = ", memory.current %llu B", .key = "memory_current_bytes" },
+	{ .fmt = ", counter charges %llu", .key = "counter_charges" },
+	{ .fmt = ", stock hits %llu", .key = "stock_hits" },
+	{ .key = "stock_misses" },
+	{ .fmt = ", rstat batches %llu", .key = "rstat_batches" },
+	{ .key = "rstat_updates" },
+};
+#define AC_DESIGN_COLS (sizeof(ac_design_cols) / sizeof(ac_design_cols[0]))
+
+static void ac_designs_table(const struct churn *c, const struct churn_result *r, unsigned int l,
+			     struct bench_cell *cells, struct bench_table *t)
 {
+	for (unsigned int d = 0; d < NDESIGNS; d++) {
+		const struct msim_variants *v = &msim_config(c->hosts[d][l].m)->variants;
+		const struct bench_cell row[AC_DESIGN_COLS] = {
+			BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
+			BENCH_STR(msim_variant_get(v, "dying-redirect")),
+			BENCH_DBL(r->median[d][l]),
+			BENCH_DBL(bench_pct(r->median[d][l], r->median[0][l])),
+			BENCH_DBL(thread_pps[d][l]),
+			BENCH_DBL(bench_pct(thread_pps[d][l], thread_pps[0][l])),
+			BENCH_UINT(r->pgfault[d][l]), BENCH_UINT(r->current_bytes[d][l]),
+			BENCH_UINT(r->cs[d][l].counter_charges), BENCH_UINT(r->cs[d][l].stock_hits),
+			BENCH_UINT(r->cs[d][l].stock_misses), BENCH_UINT(r->rc[d][l].batches),
+			BENCH_UINT(r->rc[d][l].updates),
+		};
+
+		memcpy(&cells[d * AC_DESIGN_COLS], row, sizeof(row));
+	}
+	*t = (struct bench_table){ .indent = "  ", .cols = ac_design_cols, .ncols = AC_DESIGN_COLS,
+				   .cells = cells, .nrows = NDESIGNS };
+}
+
+static void print_counts(const struct churn *c, const struct churn_result *r)
+{
+	struct bench_cell cells[NDESIGNS * AC_DESIGN_COLS];
+	struct bench_table t;
+
 	printf("\nDeterministic figures (per host, after the run):\n");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++)
-			printf("  %-11s %-12s pgfault %lu, memory.current %llu B, counter charges %llu, "
-			       "stock hits %llu, rstat batches %llu\n",
-			       lru_names[l], design_names[d], r->pgfault[d][l],
-			       (unsigned long long)r->current_bytes[d][l],
-			       (unsigned long long)r->cs[d][l].counter_charges,
-			       (unsigned long long)r->cs[d][l].stock_hits,
-			       (unsigned long long)r->rc[d][l].batches);
+	for (unsigned int l = 0; l < NLRU; l++) {
+		ac_designs_table(c, r, l, cells, &t);
+		bench_table_print_text(stdout, &t);
+	}
 }
 
 static void print_text(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
-	struct msim_ac_verdicts v;
+	struct bench_ac_verdicts v;
 
 	printf("w1-anon-churn (pages/s of the model): median of %u repetitions x %u pages,\n"
 	       "%u simulated CPUs, cgroup v2, one memcg, region %u pages, designs alternated\n",
 	       a->reps, c->rounds * c->region, c->cpus, c->region);
-	msim_bench_print_base_variants(a, "dying-redirect set per design");
+	bench_print_base_variants(a, "dying-redirect set per design");
 	printf("%-16s %-24s %-24s\n", "", lru_names[0], lru_names[1]);
 	print_pps(r->median);
 	printf("\nthread 000 (10-vCPU QEMU guest, kernel, 7 runs, medians):\n");
@@ -361,57 +406,39 @@ static void print_text(const struct churn *c, const struct churn_result *r,
 	       "as CPU time of the driver thread (other processes on this shared machine do not\n"
 	       "count). Neither pages/s nor their changes compare with the thread's: the verdicts\n"
 	       "compare the nanoseconds a design adds to each of the %d memcg stat updates per page.\n\n",
-	       MSIM_AC_UPDATES_PER_PAGE);
+	       BENCH_AC_UPDATES_PER_PAGE);
 	ac_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
-	print_counts(r);
+	bench_verdict_print_text(stdout, &v.table);
+	print_counts(c, r);
 }
 
 static void print_json(const struct churn *c, const struct churn_result *r,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
-	struct msim_ac_verdicts v;
-	struct msim_json j;
+	struct bench_cell cells[NDESIGNS * AC_DESIGN_COLS];
+	struct bench_table t;
+	struct bench_ac_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
-			      "model work per fault/uncharge on the driver, not kernel time", a);
-	msim_json_kuint(&j, "cpus", c->cpus);
-	msim_json_kuint(&j, "region_pages", c->region);
-	msim_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
-	msim_json_arr_begin(&j, "columns");
+	bench_json_begin(&j, stdout, "anon-churn", "000 w1-anon-churn",
+			 "model work per fault/uncharge on the driver, not kernel time", a);
+	bench_json_kuint(&j, "cpus", c->cpus);
+	bench_json_kuint(&j, "region_pages", c->region);
+	bench_json_kuint(&j, "pages_per_sample", (unsigned long long)c->rounds * c->region);
+	bench_json_arr_begin(&j, "columns");
 	for (unsigned int l = 0; l < NLRU; l++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "lru", lru_names[l]);
-		msim_json_kdbl(&j, "noise_pct", r->noise[l]);
-		msim_json_arr_begin(&j, "rows");
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "design", design_names[d]);
-			msim_json_kstr(&j, "dying_redirect",
-				       msim_variant_get(&msim_config(c->hosts[d][l].m)->variants,
-							"dying-redirect"));
-			msim_json_kdbl(&j, "pages_per_s", r->median[d][l]);
-			msim_json_kdbl(&j, "delta_pct", msim_bench_pct(r->median[d][l], r->median[0][l]));
-			msim_json_kdbl(&j, "thread_pages_per_s", thread_pps[d][l]);
-			msim_json_kdbl(&j, "thread_delta_pct",
-				       msim_bench_pct(thread_pps[d][l], thread_pps[0][l]));
-			msim_json_kuint(&j, "pgfault", r->pgfault[d][l]);
-			msim_json_kuint(&j, "memory_current_bytes", r->current_bytes[d][l]);
-			msim_json_kuint(&j, "counter_charges", r->cs[d][l].counter_charges);
-			msim_json_kuint(&j, "stock_hits", r->cs[d][l].stock_hits);
-			msim_json_kuint(&j, "stock_misses", r->cs[d][l].stock_misses);
-			msim_json_kuint(&j, "rstat_batches", r->rc[d][l].batches);
-			msim_json_kuint(&j, "rstat_updates", r->rc[d][l].updates);
-			msim_json_obj_end(&j);
-		}
-		msim_json_arr_end(&j);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "lru", lru_names[l]);
+		bench_json_kdbl(&j, "noise_pct", r->noise[l]);
+		ac_designs_table(c, r, l, cells, &t);
+		bench_table_print_json(&j, "rows", &t);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
+	bench_json_arr_end(&j);
 	ac_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static void collect(struct churn *c, struct churn_result *r)
@@ -431,18 +458,18 @@ static void collect(struct churn *c, struct churn_result *r)
 }
 
 /* Options into c and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench_args *a)
+static int churn_parse(struct churn *c, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
-			      "pages faulted before each MADV_DONTNEED (default 256)"),
-		MSIM_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
-			      "regions per measurement (default 2000; quick 50)"),
-		MSIM_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 10, the thread's vCPUs)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--region", "PAGES", &c->region, 1, 1UL << 20,
+			       "pages faulted before each MADV_DONTNEED (default 256)"),
+		BENCH_OPT_UINT("--rounds", "N", &c->rounds, 1, 1UL << 24,
+			       "regions per measurement (default 2000; quick 50)"),
+		BENCH_OPT_UINT("--cpus", "N", &c->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 10, the thread's vCPUs)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "anon-churn",
 		.summary = "thread 000 w1-anon-churn: anon fault/charge/stat/uncharge pages per second,\n"
 			   "base vs patches 1-2 vs patches 1-3 (variant dying-redirect), classic and MGLRU.",
@@ -458,7 +485,7 @@ static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench
 	c->region = 256;
 	c->rounds = 0;
 	c->cpus = 10;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	c->base = a->variants;
@@ -468,10 +495,10 @@ static int churn_parse(struct churn *c, int argc, char **argv, struct msim_bench
 }
 
 /* Every host built, then per LRU kind the repetitions, designs alternated. */
-static int churn_measure(struct churn *c, const struct msim_bench_args *a,
+static int churn_measure(struct churn *c, const struct bench_opts *a,
 			 struct churn_result *r)
 {
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	double *samples;
 
 	for (unsigned int d = 0; d < NDESIGNS; d++)
@@ -483,14 +510,14 @@ static int churn_measure(struct churn *c, const struct msim_bench_args *a,
 	samples = calloc((size_t)NDESIGNS * a->reps, sizeof(*samples));
 	if (!samples)
 		return -ENOMEM;
-	msim_bench_progress_init(&prog, "anon-churn", true);
+	bench_progress_init(&prog, "anon-churn", true);
 	for (c->lru = 0; c->lru < NLRU; c->lru++) {
-		msim_bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
+		bench_alternate(NDESIGNS, a->reps, churn_sample, c, samples, &prog);
 		for (unsigned int d = 0; d < NDESIGNS; d++)
-			r->median[d][c->lru] = msim_bench_median(samples + d * a->reps, a->reps);
-		r->noise[c->lru] = msim_bench_noise_pct(samples, a->reps);
+			r->median[d][c->lru] = bench_median(samples + d * a->reps, a->reps);
+		r->noise[c->lru] = bench_noise_pct(samples, a->reps);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	free(samples);
 	collect(c, r);
 	return 0;
@@ -500,14 +527,14 @@ static int anon_churn_main(int argc, char **argv)
 {
 	struct churn *c = calloc(1, sizeof(*c));
 	struct churn_result *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret = 1;
 
 	if (!c || !r)
 		goto out;
 	ret = churn_parse(c, argc, argv, &a);
 	if (ret) {
-		ret = msim_args_exit_status(ret);
+		ret = bench_args_exit_status(ret);
 		goto out;
 	}
 	ret = churn_measure(c, &a, r) ? 1 : 0;
@@ -517,16 +544,16 @@ static int anon_churn_main(int argc, char **argv)
 		print_text(c, r, &a);
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++)
-			msim_bench_host_destroy(c->hosts[d][l].m);
+			bench_host_destroy(c->hosts[d][l].m);
 out:
 	free(r);
 	free(c);
 	return ret;
 }
 
-static const struct msim_bench anon_churn_bench = {
+static const struct bench_engine anon_churn_bench = {
 	.name = "anon-churn",
 	.summary = "thread 000 w1-anon-churn: pages/s of a fault-charge-stat-uncharge loop",
 	.main = anon_churn_main,
 };
-MSIM_BENCH(anon_churn_bench);
+BENCH_REGISTER(anon_churn_bench);

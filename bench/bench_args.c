@@ -16,27 +16,27 @@
 
 /* ---- finding an option ---- */
 
-static const struct msim_arg *find_long(const struct msim_args *a, const char *name, size_t len)
+static const struct bench_arg *find_long(const struct bench_args *a, const char *name, size_t len)
 {
-	for (unsigned int t = 0; t < MSIM_ARGS_MAX_TABLES && a->tables[t]; t++)
-		for (const struct msim_arg *o = a->tables[t]; o->kind != MSIM_ARG_END; o++)
+	for (unsigned int t = 0; t < BENCH_ARGS_MAX_TABLES && a->tables[t]; t++)
+		for (const struct bench_arg *o = a->tables[t]; o->kind != BENCH_ARG_END; o++)
 			if (o->name && strlen(o->name) == len && !strncmp(o->name, name, len))
 				return o;
 	return NULL;
 }
 
-static const struct msim_arg *find_short(const struct msim_args *a, char c)
+static const struct bench_arg *find_short(const struct bench_args *a, char c)
 {
-	for (unsigned int t = 0; t < MSIM_ARGS_MAX_TABLES && a->tables[t]; t++)
-		for (const struct msim_arg *o = a->tables[t]; o->kind != MSIM_ARG_END; o++)
+	for (unsigned int t = 0; t < BENCH_ARGS_MAX_TABLES && a->tables[t]; t++)
+		for (const struct bench_arg *o = a->tables[t]; o->kind != BENCH_ARG_END; o++)
 			if (c && o->short_name == c)
 				return o;
 	return NULL;
 }
 
-static bool takes_value(const struct msim_arg *o)
+static bool takes_value(const struct bench_arg *o)
 {
-	return o->kind != MSIM_ARG_HELP && o->kind != MSIM_ARG_FLAG;
+	return o->kind != BENCH_ARG_HELP && o->kind != BENCH_ARG_FLAG;
 }
 
 /* ---- storing a value ---- */
@@ -74,7 +74,7 @@ static int parse_integer(const char *s, unsigned long long *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
-static int store_integer(const struct msim_arg *o, const char *v, char *err, size_t errlen)
+static int store_integer(const struct bench_arg *o, const char *v, char *err, size_t errlen)
 {
 	unsigned long long x;
 
@@ -85,16 +85,16 @@ static int store_integer(const struct msim_arg *o, const char *v, char *err, siz
 		return fail(err, errlen, "%s: expected an integer in [%llu, %llu], got '%s'",
 			    o->name, o->min, o->max, v);
 	}
-	if (o->kind == MSIM_ARG_UINT)
+	if (o->kind == BENCH_ARG_UINT)
 		*(unsigned int *)o->dest = (unsigned int)x;
-	else if (o->kind == MSIM_ARG_ULONG)
+	else if (o->kind == BENCH_ARG_ULONG)
 		*(unsigned long *)o->dest = (unsigned long)x;
 	else
 		*(uint64_t *)o->dest = (uint64_t)x;
 	return 0;
 }
 
-static int store_double(const struct msim_arg *o, const char *v, char *err, size_t errlen)
+static int store_double(const struct bench_arg *o, const char *v, char *err, size_t errlen)
 {
 	char *end;
 	double x;
@@ -108,9 +108,9 @@ static int store_double(const struct msim_arg *o, const char *v, char *err, size
 	return 0;
 }
 
-static int store_list(const struct msim_arg *o, const char *v, char *err, size_t errlen)
+static int store_list(const struct bench_arg *o, const char *v, char *err, size_t errlen)
 {
-	struct msim_arg_list *l = o->dest;
+	struct bench_arg_list *l = o->dest;
 
 	if (l->n >= l->max)
 		return fail(err, errlen, "%s: at most %u values", o->name, l->max);
@@ -118,26 +118,26 @@ static int store_list(const struct msim_arg *o, const char *v, char *err, size_t
 	return 0;
 }
 
-static int store(const struct msim_arg *o, const char *v, char *err, size_t errlen)
+static int store(const struct bench_arg *o, const char *v, char *err, size_t errlen)
 {
 	char why[256] = "";
 
 	switch (o->kind) {
-	case MSIM_ARG_FLAG:
+	case BENCH_ARG_FLAG:
 		*(bool *)o->dest = true;
 		return 0;
-	case MSIM_ARG_UINT:
-	case MSIM_ARG_ULONG:
-	case MSIM_ARG_U64:
+	case BENCH_ARG_UINT:
+	case BENCH_ARG_ULONG:
+	case BENCH_ARG_U64:
 		return store_integer(o, v, err, errlen);
-	case MSIM_ARG_DOUBLE:
+	case BENCH_ARG_DOUBLE:
 		return store_double(o, v, err, errlen);
-	case MSIM_ARG_STRING:
+	case BENCH_ARG_STRING:
 		*(const char **)o->dest = v;
 		return 0;
-	case MSIM_ARG_LIST:
+	case BENCH_ARG_LIST:
 		return store_list(o, v, err, errlen);
-	case MSIM_ARG_CALL:
+	case BENCH_ARG_CALL:
 		if (!o->call(v, o->dest, why, sizeof(why)))
 			return 0;
 		return fail(err, errlen, "%s: %s", o->name, why[0] ? why : "invalid value");
@@ -148,7 +148,7 @@ static int store(const struct msim_arg *o, const char *v, char *err, size_t errl
 
 /* ---- the argument loop ---- */
 
-static int operand(const struct msim_args *a, const char *arg, char *err, size_t errlen)
+static int operand(const struct bench_args *a, const char *arg, char *err, size_t errlen)
 {
 	if (!a->max_operands || !a->operands || !a->nr_operands)
 		return fail(err, errlen, "unexpected argument '%s'", arg);
@@ -161,13 +161,13 @@ static int operand(const struct msim_args *a, const char *arg, char *err, size_t
 
 /*
  * One option at argv[*i]: finds it, takes its value ("=value" or the next
- * argument) and stores it. Returns 0, MSIM_ARGS_HELP or -EINVAL.
+ * argument) and stores it. Returns 0, BENCH_ARGS_HELP or -EINVAL.
  */
-static int one_option(const struct msim_args *a, int argc, char *const argv[], int *i,
+static int one_option(const struct bench_args *a, int argc, char *const argv[], int *i,
 		      char *err, size_t errlen)
 {
 	const char *arg = argv[*i], *eq = NULL, *value = NULL;
-	const struct msim_arg *o;
+	const struct bench_arg *o;
 
 	if (arg[1] == '-') {
 		eq = strchr(arg, '=');
@@ -180,8 +180,8 @@ static int one_option(const struct msim_args *a, int argc, char *const argv[], i
 			    (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg);
 	if (!takes_value(o) && eq)
 		return fail(err, errlen, "%s takes no value", o->name);
-	if (o->kind == MSIM_ARG_HELP)
-		return MSIM_ARGS_HELP;
+	if (o->kind == BENCH_ARG_HELP)
+		return BENCH_ARGS_HELP;
 	if (!takes_value(o))
 		return store(o, NULL, err, errlen);
 	if (eq)
@@ -193,8 +193,8 @@ static int one_option(const struct msim_args *a, int argc, char *const argv[], i
 	return store(o, value, err, errlen);
 }
 
-int msim_args_parse(const struct msim_args *a, int argc, char *const argv[], char *err,
-		    size_t errlen)
+int bench_args_parse(const struct bench_args *a, int argc, char *const argv[], char *err,
+		     size_t errlen)
 {
 	bool options_done = false;
 	int ret;
@@ -222,22 +222,22 @@ int msim_args_parse(const struct msim_args *a, int argc, char *const argv[], cha
 
 /* ---- help ---- */
 
-static void usage_option(const struct msim_arg *o, FILE *f)
+static void usage_option(const struct bench_arg *o, FILE *f)
 {
-	if (o->kind == MSIM_ARG_HELP)
+	if (o->kind == BENCH_ARG_HELP)
 		return;
 	if (takes_value(o))
 		fprintf(f, " [%s %s]%s", o->name, o->meta ? o->meta : "VALUE",
-			o->kind == MSIM_ARG_LIST ? "..." : "");
+			o->kind == BENCH_ARG_LIST ? "..." : "");
 	else
 		fprintf(f, " [%s]", o->name);
 }
 
-void msim_args_usage(const struct msim_args *a, FILE *f)
+void bench_args_usage(const struct bench_args *a, FILE *f)
 {
 	fprintf(f, "usage: %s", a->prog);
-	for (unsigned int t = 0; t < MSIM_ARGS_MAX_TABLES && a->tables[t]; t++)
-		for (const struct msim_arg *o = a->tables[t]; o->kind != MSIM_ARG_END; o++)
+	for (unsigned int t = 0; t < BENCH_ARGS_MAX_TABLES && a->tables[t]; t++)
+		for (const struct bench_arg *o = a->tables[t]; o->kind != BENCH_ARG_END; o++)
 			usage_option(o, f);
 	if (a->operands_meta)
 		fprintf(f, " %s", a->operands_meta);
@@ -245,7 +245,7 @@ void msim_args_usage(const struct msim_args *a, FILE *f)
 }
 
 /* "  --cpus N               help", continuation lines of help under its start. */
-static void help_option(const struct msim_arg *o, FILE *f)
+static void help_option(const struct bench_arg *o, FILE *f)
 {
 	char left[64];
 	const char *h = o->help ? o->help : "", *nl;
@@ -264,33 +264,33 @@ static void help_option(const struct msim_arg *o, FILE *f)
 	fprintf(f, " %s\n", h);
 }
 
-void msim_args_help(const struct msim_args *a, FILE *f)
+void bench_args_help(const struct bench_args *a, FILE *f)
 {
-	msim_args_usage(a, f);
+	bench_args_usage(a, f);
 	if (a->summary)
 		fprintf(f, "\n%s\n", a->summary);
 	if (a->description)
 		fprintf(f, "\n%s\n", a->description);
 	fprintf(f, "\noptions:\n");
-	for (unsigned int t = 0; t < MSIM_ARGS_MAX_TABLES && a->tables[t]; t++)
-		for (const struct msim_arg *o = a->tables[t]; o->kind != MSIM_ARG_END; o++)
+	for (unsigned int t = 0; t < BENCH_ARGS_MAX_TABLES && a->tables[t]; t++)
+		for (const struct bench_arg *o = a->tables[t]; o->kind != BENCH_ARG_END; o++)
 			help_option(o, f);
 	if (a->epilog)
 		a->epilog(f, a->ctx);
 }
 
-int msim_args_parse_main(const struct msim_args *a, int argc, char *const argv[])
+int bench_args_parse_main(const struct bench_args *a, int argc, char *const argv[])
 {
 	char err[512];
-	int ret = msim_args_parse(a, argc, argv, err, sizeof(err));
+	int ret = bench_args_parse(a, argc, argv, err, sizeof(err));
 
-	if (ret == MSIM_ARGS_HELP) {
-		msim_args_help(a, stdout);
+	if (ret == BENCH_ARGS_HELP) {
+		bench_args_help(a, stdout);
 		return 1;
 	}
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", a->prog, err);
-		msim_args_usage(a, stderr);
+		bench_args_usage(a, stderr);
 		fprintf(stderr, "(%s --help lists every option)\n", a->prog);
 		return 2;
 	}

@@ -37,9 +37,9 @@
 
 #include "bench_damon_goal_read.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
-#define ND MSIM_DGR_NDESIGNS
+#define ND BENCH_DGR_NDESIGNS
 #define MAXREPS 1000
 
 static const char *const design_names[ND] = { "mainline (flush)", "patch 4 (node)" };
@@ -53,11 +53,11 @@ struct dgr_host {
 
 struct dgr {
 	unsigned int cpus, nmemcgs, node_gib, rounds, idle_reads;
-	struct msim_dgr_loop_params lp;
+	struct bench_dgr_loop_params lp;
 	struct dgr_host hosts[ND];
 	unsigned int cur;
 	double *active_us, *idle_us;   /* [design * MAXREPS + rep] */
-	struct msim_dgr_summary s;
+	struct bench_dgr_summary s;
 };
 
 static int host_setup(struct dgr *r, unsigned int h, const struct msim_variants *base)
@@ -127,11 +127,11 @@ static double timed_read(struct dgr *r, unsigned int h)
 {
 	struct dgr_host *hh = &r->hosts[h];
 	struct msim_damos_read_info info;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 	double e;
 
 	msim_damos_get_node_memcg_used_bp_info(hh->m, &hh->goal, &info);
-	t0 = msim_bench_cpu_ns() - t0;
+	t0 = bench_cpu_ns() - t0;
 	e = fabs((double)info.used_pages - (double)hh->truth);
 	r->s.err_max[h] = fmax(r->s.err_max[h], e);
 	r->s.err_bp_max[h] = fmax(r->s.err_bp_max[h], e * 10000.0 / (double)info.totalram);
@@ -168,176 +168,176 @@ static double dgr_sample(unsigned int h, unsigned int rep, void *ctx)
 
 /* ---- the comparisons ---- */
 
-static const char *const fig_names[MSIM_DGR_NFIGS] = {
-	[MSIM_DGR_F_FLUSH_ACTIVE_US] = "flush_active_us",
-	[MSIM_DGR_F_FLUSH_IDLE_US] = "flush_idle_us",
-	[MSIM_DGR_F_NODE_ACTIVE_US] = "node_active_us",
-	[MSIM_DGR_F_FLUSH_PER_NODE] = "flush_per_node",
-	[MSIM_DGR_F_NODE_ACTIVE_NS] = "node_active_ns",
-	[MSIM_DGR_F_FLUSH_ERR] = "flush_err_max",
-	[MSIM_DGR_F_NODE_ERR] = "node_err_max",
-	[MSIM_DGR_F_NODE_ERR_BP] = "node_err_bp_max",
-	[MSIM_DGR_F_DRIFT_BOUND] = "drift_bound",
-	[MSIM_DGR_F_SNAPSHOT_ERR] = "snapshot_err",
-	[MSIM_DGR_F_FLUSH_CONVERGED] = "flush_converged",
-	[MSIM_DGR_F_NODE_CONVERGED] = "node_converged",
-	[MSIM_DGR_F_FLUSH_WINDOW] = "flush_converged_window",
-	[MSIM_DGR_F_NODE_WINDOW] = "node_converged_window",
-	[MSIM_DGR_F_FLUSH_DEV] = "flush_steady_dev_bp",
-	[MSIM_DGR_F_NODE_DEV] = "node_steady_dev_bp",
-	[MSIM_DGR_F_TOL] = "tol_bp",
-	[MSIM_DGR_F_COURSE_DIV] = "course_div_bp",
-	[MSIM_DGR_F_FLUSH_LOOP_ERR] = "flush_loop_read_err_bp",
-	[MSIM_DGR_F_NODE_LOOP_ERR] = "node_loop_read_err_bp",
-	[MSIM_DGR_F_FLUSHES] = "flush_reads_flushed",
+static const char *const fig_names[BENCH_DGR_NFIGS] = {
+	[BENCH_DGR_F_FLUSH_ACTIVE_US] = "flush_active_us",
+	[BENCH_DGR_F_FLUSH_IDLE_US] = "flush_idle_us",
+	[BENCH_DGR_F_NODE_ACTIVE_US] = "node_active_us",
+	[BENCH_DGR_F_FLUSH_PER_NODE] = "flush_per_node",
+	[BENCH_DGR_F_NODE_ACTIVE_NS] = "node_active_ns",
+	[BENCH_DGR_F_FLUSH_ERR] = "flush_err_max",
+	[BENCH_DGR_F_NODE_ERR] = "node_err_max",
+	[BENCH_DGR_F_NODE_ERR_BP] = "node_err_bp_max",
+	[BENCH_DGR_F_DRIFT_BOUND] = "drift_bound",
+	[BENCH_DGR_F_SNAPSHOT_ERR] = "snapshot_err",
+	[BENCH_DGR_F_FLUSH_CONVERGED] = "flush_converged",
+	[BENCH_DGR_F_NODE_CONVERGED] = "node_converged",
+	[BENCH_DGR_F_FLUSH_WINDOW] = "flush_converged_window",
+	[BENCH_DGR_F_NODE_WINDOW] = "node_converged_window",
+	[BENCH_DGR_F_FLUSH_DEV] = "flush_steady_dev_bp",
+	[BENCH_DGR_F_NODE_DEV] = "node_steady_dev_bp",
+	[BENCH_DGR_F_TOL] = "tol_bp",
+	[BENCH_DGR_F_COURSE_DIV] = "course_div_bp",
+	[BENCH_DGR_F_FLUSH_LOOP_ERR] = "flush_loop_read_err_bp",
+	[BENCH_DGR_F_NODE_LOOP_ERR] = "node_loop_read_err_bp",
+	[BENCH_DGR_F_FLUSHES] = "flush_reads_flushed",
 };
 
-static const struct msim_verdict_row rows[] = {
+static const struct bench_verdict_row rows[] = {
 	{
 		.claim = "with 128 active memcgs the goal's root flush costs far more than with none",
 		.thread = { { "idle", 0, 69, "us" }, { "active", 0, 900, "us" } },
-		.ours = { { "idle", MSIM_DGR_F_FLUSH_IDLE_US, 0, "us" },
-			  { "active", MSIM_DGR_F_FLUSH_ACTIVE_US, 0, "us" } },
-		.holds_when = { { MSIM_DGR_F_FLUSH_ACTIVE_US, MSIM_VOP_GT, 2,
-				  MSIM_DGR_F_FLUSH_IDLE_US } },
-		.why = { [MSIM_VERDICT_HOLDS] = "in direction; the model's idle read meets a shut "
+		.ours = { { "idle", BENCH_DGR_F_FLUSH_IDLE_US, 0, "us" },
+			  { "active", BENCH_DGR_F_FLUSH_ACTIVE_US, 0, "us" } },
+		.holds_when = { { BENCH_DGR_F_FLUSH_ACTIVE_US, BENCH_VOP_GT, 2,
+				  BENCH_DGR_F_FLUSH_IDLE_US } },
+		.why = { [BENCH_VERDICT_HOLDS] = "in direction; the model's idle read meets a shut "
 						"threshold gate and flushes nothing, the thread's "
 						"idle flush ran" },
 	},
 	{
 		.claim = "reading node counters instead makes the goal read far cheaper than the flush",
 		.thread = { { "flush / node read", 0, 900e3 / 150, "x" }, { "node read", 0, 150, "ns" } },
-		.ours = { { "flush / node read", MSIM_DGR_F_FLUSH_PER_NODE, 0, "x" },
-			  { "node read", MSIM_DGR_F_NODE_ACTIVE_NS, 0, "ns" } },
-		.holds_when = { { MSIM_DGR_F_FLUSH_ACTIVE_US, MSIM_VOP_GT, 10,
-				  MSIM_DGR_F_NODE_ACTIVE_US } },
-		.why = { [MSIM_VERDICT_HOLDS] = "the model's node read is the whole reader (lookup, "
+		.ours = { { "flush / node read", BENCH_DGR_F_FLUSH_PER_NODE, 0, "x" },
+			  { "node read", BENCH_DGR_F_NODE_ACTIVE_NS, 0, "ns" } },
+		.holds_when = { { BENCH_DGR_F_FLUSH_ACTIVE_US, BENCH_VOP_GT, 10,
+				  BENCH_DGR_F_NODE_ACTIVE_US } },
+		.why = { [BENCH_VERDICT_HOLDS] = "the model's node read is the whole reader (lookup, "
 						"reference, four reads), the thread's one counter" },
 	},
 	{
 		.claim = "node counters are always up to date (the goal's node read is exact)",
 		.thread = { { "\"always up to date\"", 0, NAN, "" } },
-		.ours = { { "worst node read error", MSIM_DGR_F_NODE_ERR, 0, "pages" } },
-		.comparable_when = { { MSIM_DGR_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_DGR_F_NODE_ERR, MSIM_VOP_EQ, 0 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "up to stat_threshold pages per CPU wait in "
+		.ours = { { "worst node read error", BENCH_DGR_F_NODE_ERR, 0, "pages" } },
+		.comparable_when = { { BENCH_DGR_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_DGR_F_NODE_ERR, BENCH_VOP_EQ, 0 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "up to stat_threshold pages per CPU wait in "
 							"per-CPU diffs until a fold",
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth is "
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth is "
 							 "in doubt" },
 	},
 	{
 		.claim = "the goal's node read stays within stat_threshold x CPUs of the truth",
 		.thread = { { "(vmstat's bound, not the thread's)", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_DGR_F_NODE_ERR, 0, "pages" },
-			  { "bound", MSIM_DGR_F_DRIFT_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_DGR_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_DGR_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_DGR_F_DRIFT_BOUND } },
+		.ours = { { "worst", BENCH_DGR_F_NODE_ERR, 0, "pages" },
+			  { "bound", BENCH_DGR_F_DRIFT_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_DGR_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_DGR_F_NODE_ERR, BENCH_VOP_LE, 1, BENCH_DGR_F_DRIFT_BOUND } },
 	},
 	{
 		.claim = "the node read's drift is small against the goal (under 1 % of node RAM)",
 		.thread = { { "(ours, not the thread's)", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_DGR_F_NODE_ERR_BP, 0, "bp" } },
-		.holds_when = { { MSIM_DGR_F_NODE_ERR_BP, MSIM_VOP_LE, 100 } },
+		.ours = { { "worst", BENCH_DGR_F_NODE_ERR_BP, 0, "bp" } },
+		.holds_when = { { BENCH_DGR_F_NODE_ERR_BP, BENCH_VOP_LE, 100 } },
 	},
 	{
 		.claim = "the flushed read is exact when its flush got through",
 		.thread = { { "(mainline's premise)", 0, NAN, "" } },
-		.ours = { { "worst flush read error", MSIM_DGR_F_FLUSH_ERR, 0, "pages" },
-			  { "reads whose flush got through", MSIM_DGR_F_FLUSHES, 0, "" } },
-		.comparable_when = { { MSIM_DGR_F_FLUSHES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_DGR_F_FLUSH_ERR, MSIM_VOP_EQ, 0 } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no read's flush got through its threshold "
+		.ours = { { "worst flush read error", BENCH_DGR_F_FLUSH_ERR, 0, "pages" },
+			  { "reads whose flush got through", BENCH_DGR_F_FLUSHES, 0, "" } },
+		.comparable_when = { { BENCH_DGR_F_FLUSHES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_DGR_F_FLUSH_ERR, BENCH_VOP_EQ, 0 } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "no read's flush got through its threshold "
 							 "gate: the activity was below it" },
 		.note = "by construction at a quiescent point: a flush that runs folds every CPU",
 	},
 	{
 		.claim = "the quota's feedback loop reaches its goal under both designs",
 		.thread = { { "(the series changes no tuning)", 0, NAN, "" } },
-		.ours = { { "flush from window", MSIM_DGR_F_FLUSH_WINDOW, 0, "" },
-			  { "node from window", MSIM_DGR_F_NODE_WINDOW, 0, "" },
-			  { "tolerance", MSIM_DGR_F_TOL, 0, "bp" } },
-		.holds_when = { { MSIM_DGR_F_FLUSH_CONVERGED, MSIM_VOP_EQ, 1 },
-				{ MSIM_DGR_F_NODE_CONVERGED, MSIM_VOP_EQ, 1 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "a design's true free bp did not stay within "
+		.ours = { { "flush from window", BENCH_DGR_F_FLUSH_WINDOW, 0, "" },
+			  { "node from window", BENCH_DGR_F_NODE_WINDOW, 0, "" },
+			  { "tolerance", BENCH_DGR_F_TOL, 0, "bp" } },
+		.holds_when = { { BENCH_DGR_F_FLUSH_CONVERGED, BENCH_VOP_EQ, 1 },
+				{ BENCH_DGR_F_NODE_CONVERGED, BENCH_VOP_EQ, 1 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "a design's true free bp did not stay within "
 							"the tolerance over the last quarter" },
 	},
 	{
 		.claim = "skipping the root flush does not change the loop's course",
 		.thread = { { "\"doesn't add any cost\"", 0, NAN, "" } },
-		.ours = { { "largest gap between the designs' free bp", MSIM_DGR_F_COURSE_DIV, 0, "bp" },
-			  { "tolerance", MSIM_DGR_F_TOL, 0, "bp" } },
-		.holds_when = { { MSIM_DGR_F_COURSE_DIV, MSIM_VOP_LE, 1, MSIM_DGR_F_TOL } },
-		.why = { [MSIM_VERDICT_HOLDS] = "window by window, whether or not the loop settles",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "the designs read different values (the gated "
+		.ours = { { "largest gap between the designs' free bp", BENCH_DGR_F_COURSE_DIV, 0, "bp" },
+			  { "tolerance", BENCH_DGR_F_TOL, 0, "bp" } },
+		.holds_when = { { BENCH_DGR_F_COURSE_DIV, BENCH_VOP_LE, 1, BENCH_DGR_F_TOL } },
+		.why = { [BENCH_VERDICT_HOLDS] = "window by window, whether or not the loop settles",
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "the designs read different values (the gated "
 							"flush's staleness, the node read's drift) "
 							"and the loop followed them" },
 	},
 	{
 		.claim = "reading node counters makes the root goal's reads more accurate",
 		.thread = { { "\"more accurate\" (patch 2)", 0, NAN, "" } },
-		.ours = { { "worst loop read, flush", MSIM_DGR_F_FLUSH_LOOP_ERR, 0, "bp" },
-			  { "worst loop read, node", MSIM_DGR_F_NODE_LOOP_ERR, 0, "bp" } },
-		.holds_when = { { MSIM_DGR_F_NODE_LOOP_ERR, MSIM_VOP_LT, 1,
-				  MSIM_DGR_F_FLUSH_LOOP_ERR } },
-		.why = { [MSIM_VERDICT_HOLDS] = "at the loop's reads, one per second, after vmstat's "
+		.ours = { { "worst loop read, flush", BENCH_DGR_F_FLUSH_LOOP_ERR, 0, "bp" },
+			  { "worst loop read, node", BENCH_DGR_F_NODE_LOOP_ERR, 0, "bp" } },
+		.holds_when = { { BENCH_DGR_F_NODE_LOOP_ERR, BENCH_VOP_LT, 1,
+				  BENCH_DGR_F_FLUSH_LOOP_ERR } },
+		.why = { [BENCH_VERDICT_HOLDS] = "at the loop's reads, one per second, after vmstat's "
 						"1 s fold; the gated flush lets root go stale by up "
 						"to its threshold",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "strictly more accurate or not at all: equal "
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "strictly more accurate or not at all: equal "
 							"worst errors are no difference, a larger "
 							"one is less accurate" },
 	},
 	{
 		.claim = "under both designs the loop reaches its goal in the same window",
 		.thread = { { "(the series changes no tuning)", 0, NAN, "" } },
-		.ours = { { "flush from window", MSIM_DGR_F_FLUSH_WINDOW, 0, "" },
-			  { "node from window", MSIM_DGR_F_NODE_WINDOW, 0, "" } },
-		.comparable_when = { { MSIM_DGR_F_FLUSH_CONVERGED, MSIM_VOP_EQ, 1 },
-				     { MSIM_DGR_F_NODE_CONVERGED, MSIM_VOP_EQ, 1 } },
-		.holds_when = { { MSIM_DGR_F_NODE_WINDOW, MSIM_VOP_EQ, 1, MSIM_DGR_F_FLUSH_WINDOW } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "a design did not converge" },
+		.ours = { { "flush from window", BENCH_DGR_F_FLUSH_WINDOW, 0, "" },
+			  { "node from window", BENCH_DGR_F_NODE_WINDOW, 0, "" } },
+		.comparable_when = { { BENCH_DGR_F_FLUSH_CONVERGED, BENCH_VOP_EQ, 1 },
+				     { BENCH_DGR_F_NODE_CONVERGED, BENCH_VOP_EQ, 1 } },
+		.holds_when = { { BENCH_DGR_F_NODE_WINDOW, BENCH_VOP_EQ, 1, BENCH_DGR_F_FLUSH_WINDOW } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "a design did not converge" },
 	},
 };
 
-void msim_dgr_verdicts(const struct msim_dgr_summary *s, struct msim_dgr_verdicts *v)
+void bench_dgr_verdicts(const struct bench_dgr_summary *s, struct bench_dgr_verdicts *v)
 {
 	double *f = v->fig;
 
 	memset(f, 0, sizeof(v->fig));
-	f[MSIM_DGR_F_FLUSH_ACTIVE_US] = s->active_read_us[0];
-	f[MSIM_DGR_F_FLUSH_IDLE_US] = s->idle_read_us[0];
-	f[MSIM_DGR_F_NODE_ACTIVE_US] = s->active_read_us[1];
-	f[MSIM_DGR_F_FLUSH_PER_NODE] = msim_bench_ratio(s->active_read_us[0], s->active_read_us[1]);
-	f[MSIM_DGR_F_NODE_ACTIVE_NS] = s->active_read_us[1] * 1e3;
-	f[MSIM_DGR_F_FLUSH_ERR] = s->err_max[0];
-	f[MSIM_DGR_F_NODE_ERR] = s->err_max[1];
-	f[MSIM_DGR_F_NODE_ERR_BP] = s->err_bp_max[1];
-	f[MSIM_DGR_F_DRIFT_BOUND] = s->drift_bound;
-	f[MSIM_DGR_F_SNAPSHOT_ERR] = s->snapshot_err;
-	f[MSIM_DGR_F_FLUSH_CONVERGED] = s->loop[0].converged;
-	f[MSIM_DGR_F_NODE_CONVERGED] = s->loop[1].converged;
-	f[MSIM_DGR_F_FLUSH_WINDOW] = s->loop[0].converged_window;
-	f[MSIM_DGR_F_NODE_WINDOW] = s->loop[1].converged_window;
-	f[MSIM_DGR_F_FLUSH_DEV] = s->loop[0].steady_dev_bp;
-	f[MSIM_DGR_F_NODE_DEV] = s->loop[1].steady_dev_bp;
-	f[MSIM_DGR_F_TOL] = s->tol_bp;
-	f[MSIM_DGR_F_COURSE_DIV] = s->course_div_bp;
-	f[MSIM_DGR_F_FLUSH_LOOP_ERR] = s->loop[0].read_err_max;
-	f[MSIM_DGR_F_NODE_LOOP_ERR] = s->loop[1].read_err_max;
-	f[MSIM_DGR_F_FLUSHES] = s->flushes[0];
-	v->table = (struct msim_verdict_table){
+	f[BENCH_DGR_F_FLUSH_ACTIVE_US] = s->active_read_us[0];
+	f[BENCH_DGR_F_FLUSH_IDLE_US] = s->idle_read_us[0];
+	f[BENCH_DGR_F_NODE_ACTIVE_US] = s->active_read_us[1];
+	f[BENCH_DGR_F_FLUSH_PER_NODE] = bench_ratio(s->active_read_us[0], s->active_read_us[1]);
+	f[BENCH_DGR_F_NODE_ACTIVE_NS] = s->active_read_us[1] * 1e3;
+	f[BENCH_DGR_F_FLUSH_ERR] = s->err_max[0];
+	f[BENCH_DGR_F_NODE_ERR] = s->err_max[1];
+	f[BENCH_DGR_F_NODE_ERR_BP] = s->err_bp_max[1];
+	f[BENCH_DGR_F_DRIFT_BOUND] = s->drift_bound;
+	f[BENCH_DGR_F_SNAPSHOT_ERR] = s->snapshot_err;
+	f[BENCH_DGR_F_FLUSH_CONVERGED] = s->loop[0].converged;
+	f[BENCH_DGR_F_NODE_CONVERGED] = s->loop[1].converged;
+	f[BENCH_DGR_F_FLUSH_WINDOW] = s->loop[0].converged_window;
+	f[BENCH_DGR_F_NODE_WINDOW] = s->loop[1].converged_window;
+	f[BENCH_DGR_F_FLUSH_DEV] = s->loop[0].steady_dev_bp;
+	f[BENCH_DGR_F_NODE_DEV] = s->loop[1].steady_dev_bp;
+	f[BENCH_DGR_F_TOL] = s->tol_bp;
+	f[BENCH_DGR_F_COURSE_DIV] = s->course_div_bp;
+	f[BENCH_DGR_F_FLUSH_LOOP_ERR] = s->loop[0].read_err_max;
+	f[BENCH_DGR_F_NODE_LOOP_ERR] = s->loop[1].read_err_max;
+	f[BENCH_DGR_F_FLUSHES] = s->flushes[0];
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 002",
 		.rows = rows,
 		.nrows = sizeof(rows) / sizeof(rows[0]),
 		.fig_names = fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_DGR_NFIGS,
+		.nfig = BENCH_DGR_NFIGS,
 	};
 }
 
 /* ---- output ---- */
 
 /* The window a loop converged from, or "-" when it never did (the figure is NaN). */
-static const char *window_text(const struct msim_dgr_loop_result *l, char *buf, size_t len)
+static const char *window_text(const struct bench_dgr_loop_result *l, char *buf, size_t len)
 {
 	if (!l->converged || l->converged_window != l->converged_window)
 		return "-";
@@ -347,7 +347,7 @@ static const char *window_text(const struct msim_dgr_loop_result *l, char *buf, 
 
 static void print_loop_text(const struct dgr *r)
 {
-	const struct msim_dgr_loop_result *l = r->s.loop;
+	const struct bench_dgr_loop_result *l = r->s.loop;
 	char w[2][32];
 
 	printf("\nfeedback loop: goal node_memcg_free_bp of root = %u bp, start %u bp used, "
@@ -375,15 +375,15 @@ static void print_loop_text(const struct dgr *r)
 	       r->s.course_div_bp);
 }
 
-static void print_text(const struct dgr *r, const struct msim_bench_args *a)
+static void print_text(const struct dgr *r, const struct bench_opts *a)
 {
-	const struct msim_dgr_summary *s = &r->s;
-	struct msim_dgr_verdicts v;
+	const struct bench_dgr_summary *s = &r->s;
+	struct bench_dgr_verdicts v;
 
 	printf("DAMON root memcg goal read (thread 002 patch 4): %u simulated CPUs, %u memcgs, "
 	       "a %u GiB node,\nnode-stat=percpu, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->nmemcgs, r->node_gib, a->reps);
-	msim_bench_print_base_variants(a, "damon-root-read set per design, node-stat=percpu");
+	bench_print_base_variants(a, "damon-root-read set per design, node-stat=percpu");
 	printf("%-38s %-18s %-18s %-12s\n", "", design_names[0], design_names[1], "thread 002");
 	printf("%-38s %-18.2f %-18.2f %-12s\n", "goal read after activity (us)",
 	       s->active_read_us[0], s->active_read_us[1], "900 / 0.15");
@@ -401,89 +401,89 @@ static void print_text(const struct dgr *r, const struct msim_bench_args *a)
 	printf("\nWhat the time measures: the model's reader in C on this machine, single-threaded,\n"
 	       "as CPU time of the driver (no rstat lock waiting, no cross-CPU cache misses, no\n"
 	       "bpftrace). The thread's figures are kernel wall time on 80 real CPUs.\n\n");
-	msim_dgr_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_dgr_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_loop_json(struct msim_json *j, const struct msim_dgr_loop_result *l)
+static void print_loop_json(struct bench_json *j, const struct bench_dgr_loop_result *l)
 {
-	msim_json_obj_begin(j, "loop");
-	msim_json_kuint(j, "windows", (unsigned long long)l->windows);
-	msim_json_kbool(j, "converged", l->converged != 0);
-	msim_json_kdbl(j, "converged_window", l->converged_window);
-	msim_json_kdbl(j, "steady_dev_bp", l->steady_dev_bp);
-	msim_json_kdbl(j, "read_err_max_bp", l->read_err_max);
-	msim_json_kuint(j, "flushes", (unsigned long long)l->flushes);
-	msim_json_kdbl(j, "final_esz_mib", l->final_esz_mib);
-	msim_json_kdbl(j, "sz_applied_mib", l->sz_applied_mib);
-	msim_json_obj_end(j);
+	bench_json_obj_begin(j, "loop");
+	bench_json_kuint(j, "windows", (unsigned long long)l->windows);
+	bench_json_kbool(j, "converged", l->converged != 0);
+	bench_json_kdbl(j, "converged_window", l->converged_window);
+	bench_json_kdbl(j, "steady_dev_bp", l->steady_dev_bp);
+	bench_json_kdbl(j, "read_err_max_bp", l->read_err_max);
+	bench_json_kuint(j, "flushes", (unsigned long long)l->flushes);
+	bench_json_kdbl(j, "final_esz_mib", l->final_esz_mib);
+	bench_json_kdbl(j, "sz_applied_mib", l->sz_applied_mib);
+	bench_json_obj_end(j);
 }
 
-static void print_json(const struct dgr *r, const struct msim_bench_args *a)
+static void print_json(const struct dgr *r, const struct bench_opts *a)
 {
-	const struct msim_dgr_summary *s = &r->s;
-	struct msim_dgr_verdicts v;
-	struct msim_json j;
+	const struct bench_dgr_summary *s = &r->s;
+	struct bench_dgr_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "damon-goal-read", "002",
-			      "model reader work, single thread, not kernel wall time; errors, bp "
+	bench_json_begin(&j, stdout, "damon-goal-read", "002",
+			 "model reader work, single thread, not kernel wall time; errors, bp "
 			      "and windows deterministic", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "memcgs", r->nmemcgs);
-	msim_json_kuint(&j, "node_gib", r->node_gib);
-	msim_json_kuint(&j, "drift_bound", (unsigned long long)s->drift_bound);
-	msim_json_kuint(&j, "snapshot_err", (unsigned long long)s->snapshot_err);
-	msim_json_kdbl(&j, "course_div_bp", s->course_div_bp);
-	msim_json_arr_begin(&j, "designs");
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "memcgs", r->nmemcgs);
+	bench_json_kuint(&j, "node_gib", r->node_gib);
+	bench_json_kuint(&j, "drift_bound", (unsigned long long)s->drift_bound);
+	bench_json_kuint(&j, "snapshot_err", (unsigned long long)s->snapshot_err);
+	bench_json_kdbl(&j, "course_div_bp", s->course_div_bp);
+	bench_json_arr_begin(&j, "designs");
 	for (unsigned int h = 0; h < ND; h++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "damon_root_read", h ? "node" : "flush");
-		msim_json_kdbl(&j, "active_read_us", s->active_read_us[h]);
-		msim_json_kdbl(&j, "idle_read_us", s->idle_read_us[h]);
-		msim_json_kuint(&j, "err_max", (unsigned long long)s->err_max[h]);
-		msim_json_kdbl(&j, "err_bp_max", s->err_bp_max[h]);
-		msim_json_kuint(&j, "flushes", (unsigned long long)s->flushes[h]);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "damon_root_read", h ? "node" : "flush");
+		bench_json_kdbl(&j, "active_read_us", s->active_read_us[h]);
+		bench_json_kdbl(&j, "idle_read_us", s->idle_read_us[h]);
+		bench_json_kuint(&j, "err_max", (unsigned long long)s->err_max[h]);
+		bench_json_kdbl(&j, "err_bp_max", s->err_bp_max[h]);
+		bench_json_kuint(&j, "flushes", (unsigned long long)s->flushes[h]);
 		print_loop_json(&j, &s->loop[h]);
-		msim_json_obj_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "thread_figures");
-	msim_json_kdbl(&j, "idle_flush_us", 69);
-	msim_json_kdbl(&j, "active_flush_us", 900);
-	msim_json_kdbl(&j, "read_ns", 150);
-	msim_json_obj_end(&j);
-	msim_dgr_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_json_obj_begin(&j, "thread_figures");
+	bench_json_kdbl(&j, "idle_flush_us", 69);
+	bench_json_kdbl(&j, "active_flush_us", 900);
+	bench_json_kdbl(&j, "read_ns", 150);
+	bench_json_obj_end(&j);
+	bench_dgr_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_args *a)
+static int dgr_parse(struct dgr *r, int argc, char **argv, struct bench_opts *a)
 {
-	struct msim_dgr_loop_params *lp = &r->lp;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 2, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 80, the thread's machine)"),
-		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096,
-			      "memcgs under root, all active (default 128)"),
-		MSIM_OPT_UINT("--node-gib", "G", &r->node_gib, 1, 4096,
-			      "node 0's RAM in GiB (default 64: vmstat's threshold at its cap)"),
-		MSIM_OPT_UINT("--rounds", "N", &r->rounds, 1, 1000,
-			      "activity rounds, each then one timed read (default 2; quick 1)"),
-		MSIM_OPT_UINT("--seconds", "S", &lp->seconds, 1, 3600,
-			      "virtual seconds of the feedback loop (default 120; quick 60)"),
-		MSIM_OPT_UINT("--alloc", "PAGES", &lp->alloc_per_cpu, 0, 1000000,
-			      "pages allocated per CPU per virtual second in the loop (default 1000)"),
-		MSIM_OPT_UINT("--target-free-bp", "BP", &lp->target_free_bp, 1, 9999,
-			      "the goal: node_memcg_free_bp of root (default 4000)"),
-		MSIM_OPT_UINT("--start-used-bp", "BP", &lp->start_used_bp, 0, 9999,
-			      "root's LRU pages at the loop's start (default 7000)"),
-		MSIM_OPT_UINT("--tol-bp", "BP", &lp->tol_bp, 0, 10000,
-			      "converged: within this of the target (default 100: 1 %)"),
-		MSIM_OPT_END,
+	struct bench_dgr_loop_params *lp = &r->lp;
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 2, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 80, the thread's machine)"),
+		BENCH_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096,
+			       "memcgs under root, all active (default 128)"),
+		BENCH_OPT_UINT("--node-gib", "G", &r->node_gib, 1, 4096,
+			       "node 0's RAM in GiB (default 64: vmstat's threshold at its cap)"),
+		BENCH_OPT_UINT("--rounds", "N", &r->rounds, 1, 1000,
+			       "activity rounds, each then one timed read (default 2; quick 1)"),
+		BENCH_OPT_UINT("--seconds", "S", &lp->seconds, 1, 3600,
+			       "virtual seconds of the feedback loop (default 120; quick 60)"),
+		BENCH_OPT_UINT("--alloc", "PAGES", &lp->alloc_per_cpu, 0, 1000000,
+			       "pages allocated per CPU per virtual second in the loop (default 1000)"),
+		BENCH_OPT_UINT("--target-free-bp", "BP", &lp->target_free_bp, 1, 9999,
+			       "the goal: node_memcg_free_bp of root (default 4000)"),
+		BENCH_OPT_UINT("--start-used-bp", "BP", &lp->start_used_bp, 0, 9999,
+			       "root's LRU pages at the loop's start (default 7000)"),
+		BENCH_OPT_UINT("--tol-bp", "BP", &lp->tol_bp, 0, 10000,
+			       "converged: within this of the target (default 100: 1 %)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "damon-goal-read",
 		.summary = "thread 002 patch 4: DAMON's root memcg goal read by flushing root or from\n"
 			   "node counters: cost, error, and the quota feedback loop.",
@@ -504,7 +504,7 @@ static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_arg
 	lp->target_free_bp = 4000;
 	lp->start_used_bp = 7000;
 	lp->tol_bp = 100;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	if (a->reps > MAXREPS)
@@ -522,10 +522,10 @@ static int dgr_parse(struct dgr *r, int argc, char **argv, struct msim_bench_arg
 	return 0;
 }
 
-static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
+static int dgr_measure(struct dgr *r, const struct bench_opts *a)
 {
 	double *dummy = calloc((size_t)ND * a->reps, sizeof(double));
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	int ret = dummy ? 0 : -ENOMEM;
 
 	for (unsigned int h = 0; !ret && h < ND; h++)
@@ -535,17 +535,17 @@ static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
 		return ret;
 	}
 	r->s.drift_bound = (double)msim_vmstat_node_stat_threshold(r->hosts[1].m, 0, 0) * r->cpus;
-	msim_bench_progress_init(&prog, "damon-goal-read", true);
-	msim_bench_alternate(ND, a->reps, dgr_sample, r, dummy, &prog);
+	bench_progress_init(&prog, "damon-goal-read", true);
+	bench_alternate(ND, a->reps, dgr_sample, r, dummy, &prog);
 	for (unsigned int h = 0; h < ND; h++) {
-		r->s.active_read_us[h] = msim_bench_median(r->active_us + h * MAXREPS, a->reps);
-		r->s.idle_read_us[h] = msim_bench_median(r->idle_us + h * MAXREPS, a->reps);
+		r->s.active_read_us[h] = bench_median(r->active_us + h * MAXREPS, a->reps);
+		r->s.idle_read_us[h] = bench_median(r->idle_us + h * MAXREPS, a->reps);
 	}
 	for (unsigned int h = 0; !ret && h < ND; h++) {
-		msim_bench_progress(&prog, "feedback loop, %s", design_names[h]);
-		ret = msim_dgr_loop(&r->lp, h, &r->s.loop[h]);
+		bench_progress(&prog, "feedback loop, %s", design_names[h]);
+		ret = bench_dgr_loop(&r->lp, h, &r->s.loop[h]);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	for (unsigned int w = 0; !ret && w < r->s.loop[0].windows && w < r->s.loop[1].windows; w++)
 		r->s.course_div_bp = fmax(r->s.course_div_bp,
 					  fabs(r->s.loop[0].free_bp[w] - r->s.loop[1].free_bp[w]));
@@ -556,7 +556,7 @@ static int dgr_measure(struct dgr *r, const struct msim_bench_args *a)
 static void dgr_free(struct dgr *r)
 {
 	for (unsigned int h = 0; h < ND; h++) {
-		msim_bench_host_destroy(r->hosts[h].m);
+		bench_host_destroy(r->hosts[h].m);
 		free(r->hosts[h].lv);
 		free(r->s.loop[h].free_bp);
 	}
@@ -568,7 +568,7 @@ static void dgr_free(struct dgr *r)
 static int damon_goal_read_main(int argc, char **argv)
 {
 	struct dgr *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret;
 
 	if (!r)
@@ -576,7 +576,7 @@ static int damon_goal_read_main(int argc, char **argv)
 	ret = dgr_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	r->active_us = calloc(ND * MAXREPS, sizeof(double));
 	r->idle_us = calloc(ND * MAXREPS, sizeof(double));
@@ -589,10 +589,10 @@ static int damon_goal_read_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench damon_goal_read_bench = {
+static const struct bench_engine damon_goal_read_bench = {
 	.name = "damon-goal-read",
 	.summary = "thread 002 patch 4: DAMON root goal read by flush vs node counters, 80 CPUs, "
 		   "128 memcgs; cost, error, feedback loop",
 	.main = damon_goal_read_main,
 };
-MSIM_BENCH(damon_goal_read_bench);
+BENCH_REGISTER(damon_goal_read_bench);

@@ -5,8 +5,8 @@
  * how its figures are judged, so that the bench-smoke tests can plant figures
  * and force each comparison to each of its outcomes.
  */
-#ifndef MSIM_BENCH_DAMON_GOAL_READ_H
-#define MSIM_BENCH_DAMON_GOAL_READ_H
+#ifndef BENCH_DAMON_GOAL_READ_H
+#define BENCH_DAMON_GOAL_READ_H
 
 #include <stdbool.h>
 
@@ -14,10 +14,10 @@
 
 #include "bench_verdict.h"
 
-#define MSIM_DGR_NDESIGNS 2  /* [0] damon-root-read=flush (mainline), [1] =node (patch 4) */
+#define BENCH_DGR_NDESIGNS 2 /* [0] damon-root-read=flush (mainline), [1] =node (patch 4) */
 
 /* The feedback loop's setting (bench_damon_goal_read_loop.c). */
-struct msim_dgr_loop_params {
+struct bench_dgr_loop_params {
 	unsigned int cpus, nmemcgs;
 	unsigned long node_pages;       /* node 0's RAM */
 	unsigned int seconds;           /* virtual time */
@@ -29,7 +29,7 @@ struct msim_dgr_loop_params {
 };
 
 /* What one design's loop did (deterministic: pages and windows). */
-struct msim_dgr_loop_result {
+struct bench_dgr_loop_result {
 	double windows;            /* quota windows run */
 	double converged;          /* 1 if free stayed within tol from some window on */
 	double converged_window;   /* that window (NaN if never) */
@@ -45,53 +45,53 @@ struct msim_dgr_loop_result {
  * Run one design's loop (design 0: flush, 1: node). Returns 0 or a negative
  * errno; out->free_bp is the caller's to free.
  */
-int msim_dgr_loop(const struct msim_dgr_loop_params *p, unsigned int design,
-		  struct msim_dgr_loop_result *out);
+int bench_dgr_loop(const struct bench_dgr_loop_params *p, unsigned int design,
+		   struct bench_dgr_loop_result *out);
 
-struct msim_dgr_summary {
-	double active_read_us[MSIM_DGR_NDESIGNS]; /* reader after 128 memcgs x CPUs updated */
-	double idle_read_us[MSIM_DGR_NDESIGNS];   /* reader with nothing updated since */
-	double err_max[MSIM_DGR_NDESIGNS];        /* worst |used_pages - truth| at those reads */
-	double err_bp_max[MSIM_DGR_NDESIGNS];     /* the same in bp of node RAM */
-	double flushes[MSIM_DGR_NDESIGNS];        /* gated flushes that got through */
+struct bench_dgr_summary {
+	double active_read_us[BENCH_DGR_NDESIGNS]; /* reader after 128 memcgs x CPUs updated */
+	double idle_read_us[BENCH_DGR_NDESIGNS];  /* reader with nothing updated since */
+	double err_max[BENCH_DGR_NDESIGNS];       /* worst |used_pages - truth| at those reads */
+	double err_bp_max[BENCH_DGR_NDESIGNS];    /* the same in bp of node RAM */
+	double flushes[BENCH_DGR_NDESIGNS];       /* gated flushes that got through */
 	double snapshot_err;      /* node_page_state_snapshot against the truth (the check: 0) */
 	double drift_bound;       /* stat_threshold x CPUs (vmstat's bound on a node read) */
-	struct msim_dgr_loop_result loop[MSIM_DGR_NDESIGNS];
+	struct bench_dgr_loop_result loop[BENCH_DGR_NDESIGNS];
 	double tol_bp;
 	double course_div_bp;     /* max |free bp under flush - under node| over the windows */
 };
 
-enum msim_dgr_fig {
-	MSIM_DGR_F_NONE,
-	MSIM_DGR_F_FLUSH_ACTIVE_US,
-	MSIM_DGR_F_FLUSH_IDLE_US,
-	MSIM_DGR_F_NODE_ACTIVE_US,
-	MSIM_DGR_F_FLUSH_PER_NODE,
-	MSIM_DGR_F_NODE_ACTIVE_NS,
-	MSIM_DGR_F_FLUSH_ERR,
-	MSIM_DGR_F_NODE_ERR,
-	MSIM_DGR_F_NODE_ERR_BP,
-	MSIM_DGR_F_DRIFT_BOUND,
-	MSIM_DGR_F_SNAPSHOT_ERR,
-	MSIM_DGR_F_FLUSH_CONVERGED,
-	MSIM_DGR_F_NODE_CONVERGED,
-	MSIM_DGR_F_FLUSH_WINDOW,
-	MSIM_DGR_F_NODE_WINDOW,
-	MSIM_DGR_F_FLUSH_DEV,
-	MSIM_DGR_F_NODE_DEV,
-	MSIM_DGR_F_TOL,
-	MSIM_DGR_F_COURSE_DIV,
-	MSIM_DGR_F_FLUSH_LOOP_ERR,
-	MSIM_DGR_F_NODE_LOOP_ERR,
-	MSIM_DGR_F_FLUSHES,
-	MSIM_DGR_NFIGS,
+enum bench_dgr_fig {
+	BENCH_DGR_F_NONE,
+	BENCH_DGR_F_FLUSH_ACTIVE_US,
+	BENCH_DGR_F_FLUSH_IDLE_US,
+	BENCH_DGR_F_NODE_ACTIVE_US,
+	BENCH_DGR_F_FLUSH_PER_NODE,
+	BENCH_DGR_F_NODE_ACTIVE_NS,
+	BENCH_DGR_F_FLUSH_ERR,
+	BENCH_DGR_F_NODE_ERR,
+	BENCH_DGR_F_NODE_ERR_BP,
+	BENCH_DGR_F_DRIFT_BOUND,
+	BENCH_DGR_F_SNAPSHOT_ERR,
+	BENCH_DGR_F_FLUSH_CONVERGED,
+	BENCH_DGR_F_NODE_CONVERGED,
+	BENCH_DGR_F_FLUSH_WINDOW,
+	BENCH_DGR_F_NODE_WINDOW,
+	BENCH_DGR_F_FLUSH_DEV,
+	BENCH_DGR_F_NODE_DEV,
+	BENCH_DGR_F_TOL,
+	BENCH_DGR_F_COURSE_DIV,
+	BENCH_DGR_F_FLUSH_LOOP_ERR,
+	BENCH_DGR_F_NODE_LOOP_ERR,
+	BENCH_DGR_F_FLUSHES,
+	BENCH_DGR_NFIGS,
 };
 
-struct msim_dgr_verdicts {
-	double fig[MSIM_DGR_NFIGS];
-	struct msim_verdict_table table;
+struct bench_dgr_verdicts {
+	double fig[BENCH_DGR_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_dgr_verdicts(const struct msim_dgr_summary *s, struct msim_dgr_verdicts *v);
+void bench_dgr_verdicts(const struct bench_dgr_summary *s, struct bench_dgr_verdicts *v);
 
-#endif /* MSIM_BENCH_DAMON_GOAL_READ_H */
+#endif /* BENCH_DAMON_GOAL_READ_H */

@@ -44,7 +44,7 @@
 #define ALLOC_UPDATES 16   /* updates per task per second */
 
 struct dgl {
-	const struct msim_dgr_loop_params *p;
+	const struct bench_dgr_loop_params *p;
 	struct msim *m;
 	struct msim_lruvec **lv;
 	long *pages;                 /* per memcg: the pages the bench put on its LRU */
@@ -114,7 +114,7 @@ static unsigned long pageout(struct msim_damos *s, unsigned long budget, void *a
 
 static int dgl_host(struct dgl *l, unsigned int design)
 {
-	const struct msim_dgr_loop_params *p = l->p;
+	const struct bench_dgr_loop_params *p = l->p;
 	struct msim_config cfg;
 	char err[256], name[32];
 	struct msim_memcg *memcg;
@@ -196,7 +196,7 @@ static unsigned int settled_from(const struct dgl *l)
 	return w;
 }
 
-static void dgl_result(struct dgl *l, struct msim_dgr_loop_result *out)
+static void dgl_result(struct dgl *l, struct bench_dgr_loop_result *out)
 {
 	struct msim_damon_counts c;
 	unsigned int from = settled_from(l);
@@ -217,8 +217,8 @@ static void dgl_result(struct dgl *l, struct msim_dgr_loop_result *out)
 	l->free_bp = NULL;
 }
 
-int msim_dgr_loop(const struct msim_dgr_loop_params *p, unsigned int design,
-		  struct msim_dgr_loop_result *out)
+int bench_dgr_loop(const struct bench_dgr_loop_params *p, unsigned int design,
+		   struct bench_dgr_loop_result *out)
 {
 	struct dgl l = { .p = p };
 	int ret = -ENOMEM;
@@ -231,7 +231,7 @@ int msim_dgr_loop(const struct msim_dgr_loop_params *p, unsigned int design,
 	if (l.lv && l.pages && l.free_bp && !(ret = dgl_host(&l, design)) &&
 	    !(ret = dgl_scheme(&l)) && !(ret = dgl_run(&l)))
 		dgl_result(&l, out);
-	msim_bench_host_destroy(l.m);
+	bench_host_destroy(l.m);
 	free(l.lv);
 	free(l.pages);
 	free(l.free_bp);

@@ -22,14 +22,14 @@
 
 #include "bench_explore.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 /* The columns: four strategies under the race's budget, then DPOR with no bound. */
 static const struct {
 	enum msim_strategy s;
 	bool unbounded;
 	const char *name;
-} col[MSIM_EX_NSTRATS] = {
+} col[BENCH_EX_NSTRATS] = {
 	{ MSIM_STRAT_RANDOM, false, "random" }, { MSIM_STRAT_PCT, false, "pct" },
 	{ MSIM_STRAT_DFS, false, "dfs" },       { MSIM_STRAT_DPOR, false, "dpor" },
 	{ MSIM_STRAT_DPOR, true, "dpor_unbounded" },
@@ -49,16 +49,16 @@ static double now_s(void)
 }
 
 /* One exploration of a side under strategy s (runs 0: the race's budget): its cell. */
-static int explore_cell(const struct msim_ex_config *c, const struct msim_race *r,
+static int explore_cell(const struct bench_ex_config *c, const struct msim_race *r,
 			const char *side, bool bug, unsigned int s, unsigned int runs,
-			struct msim_ex_cell *out, struct msim_race_result *res)
+			struct bench_ex_cell *out, struct msim_race_result *res)
 {
 	struct msim_race_opts o;
 	char err[512] = "";
 	int ret;
 
 	if (c->verdicts_only && (col[s].s == MSIM_STRAT_RANDOM || col[s].s == MSIM_STRAT_PCT)) {
-		*out = (struct msim_ex_cell){ .skipped = true }; /* no verdict reads it */
+		*out = (struct bench_ex_cell){ .skipped = true }; /* no verdict reads it */
 		return 0;
 	}
 	msim_race_opts_init(&o, col[s].s);
@@ -69,14 +69,14 @@ static int explore_cell(const struct msim_ex_config *c, const struct msim_race *
 	o.stop_at_first = bug;
 	ret = msim_race_run_side(r, side, &o, res, err, sizeof(err));
 	if (ret == -ENOTSUP) {   /* DPOR under a weak memory model: a cell that says so */
-		*out = (struct msim_ex_cell){ .refused = true };
+		*out = (struct bench_ex_cell){ .refused = true };
 		return 0;
 	}
 	if (ret) {
 		fprintf(stderr, "memcgsim bench explore: %s\n", err);
 		return -EINVAL;
 	}
-	*out = (struct msim_ex_cell){
+	*out = (struct bench_ex_cell){
 		.runs = res->ex.runs,
 		.pruned = res->ex.pruned,
 		.found = res->ex.violations > 0,
@@ -87,7 +87,7 @@ static int explore_cell(const struct msim_ex_config *c, const struct msim_race *
 }
 
 /* The DFS cell the half rule compares with: the longer run where there are two. */
-static const struct msim_ex_cell *dfs_measured(const struct msim_ex_case *k)
+static const struct bench_ex_cell *dfs_measured(const struct bench_ex_case *k)
 {
 	return k->dfs_checked ? &k->dfs_check : &k->c[2];
 }
@@ -97,10 +97,10 @@ static const struct msim_ex_cell *dfs_measured(const struct msim_ex_case *k)
  * DPOR's count: whether DFS needs more than twice is not known yet. DFS again
  * with twice DPOR's count answers it (exhausted within it, or not).
  */
-static int check_dfs(const struct msim_ex_config *c, const struct msim_race *r, const char *side,
-		     struct msim_ex_case *k, struct msim_race_result *res)
+static int check_dfs(const struct bench_ex_config *c, const struct msim_race *r, const char *side,
+		     struct bench_ex_case *k, struct msim_race_result *res)
 {
-	const struct msim_ex_cell *dfs = &k->c[2], *dpor = &k->c[3];
+	const struct bench_ex_cell *dfs = &k->c[2], *dpor = &k->c[3];
 
 	if (k->bug || dpor->refused || !dpor->exhausted || dfs->exhausted ||
 	    dfs->runs >= 2 * (uint64_t)dpor->runs || dpor->runs > UINT_MAX / 2)
@@ -112,8 +112,8 @@ static int check_dfs(const struct msim_ex_config *c, const struct msim_race *r, 
 	return explore_cell(c, r, side, false, 2, 2 * dpor->runs, &k->dfs_check, res);
 }
 
-static int run_case(const struct msim_ex_config *c, const char *race, const char *side,
-		    struct msim_ex_case *k, struct msim_race_result *res)
+static int run_case(const struct bench_ex_config *c, const char *race, const char *side,
+		    struct bench_ex_case *k, struct msim_race_result *res)
 {
 	const struct msim_race *r = msim_race_find(race);
 	const struct msim_race_side *sd = r ? msim_race_side_find(r, side) : NULL;
@@ -126,7 +126,7 @@ static int run_case(const struct msim_ex_config *c, const char *race, const char
 	k->side = sd->name;
 	k->bug = sd->violation;
 	k->bound = r->budget.preemptions;
-	for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+	for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 		if (explore_cell(c, r, side, k->bug, s, 0, &k->c[s], res))
 			return -EINVAL;
 	return check_dfs(c, r, side, k, res);
@@ -145,21 +145,21 @@ static unsigned int add_sides(const struct msim_race *r, const char *(*cases)[2]
 }
 
 /* The cases of config c: one race's sides, the quick pair, or every side of every race. */
-static unsigned int cases_of(const struct msim_ex_config *c, const char *(*cases)[2])
+static unsigned int cases_of(const struct bench_ex_config *c, const char *(*cases)[2])
 {
-	const struct msim_race *all[MSIM_EX_MAX_CASES];
+	const struct msim_race *all[BENCH_EX_MAX_CASES];
 	size_t nr;
 	unsigned int n = 0;
 
 	if (c->race)
-		return add_sides(msim_race_find(c->race), cases, 0, MSIM_EX_MAX_CASES);
+		return add_sides(msim_race_find(c->race), cases, 0, BENCH_EX_MAX_CASES);
 	if (c->quick) {
 		memcpy(cases, quick_cases, sizeof(quick_cases));
 		return sizeof(quick_cases) / sizeof(quick_cases[0]);
 	}
-	nr = msim_race_list(all, MSIM_EX_MAX_CASES);
-	for (size_t i = 0; i < nr && i < MSIM_EX_MAX_CASES; i++)
-		n = add_sides(all[i], cases, n, MSIM_EX_MAX_CASES);
+	nr = msim_race_list(all, BENCH_EX_MAX_CASES);
+	for (size_t i = 0; i < nr && i < BENCH_EX_MAX_CASES; i++)
+		n = add_sides(all[i], cases, n, BENCH_EX_MAX_CASES);
 	return n;
 }
 
@@ -185,7 +185,7 @@ static uint64_t case_cost(const char *race, const char *side)
 static void case_order(const char *(*cases)[2], unsigned int n, bool shared,
 		       unsigned int *order)
 {
-	uint64_t cost[MSIM_EX_MAX_CASES];
+	uint64_t cost[BENCH_EX_MAX_CASES];
 
 	for (unsigned int i = 0; i < n; i++) {
 		cost[i] = shared ? case_cost(cases[i][0], cases[i][1]) : 0;
@@ -203,15 +203,15 @@ static void case_order(const char *(*cases)[2], unsigned int n, bool shared,
 /* The next position in the order: the one after k, or the next the shared file hands out. */
 static long next_case(int share_fd, long k)
 {
-	return share_fd >= 0 ? msim_ex_claim(share_fd) : k + 1;
+	return share_fd >= 0 ? bench_ex_claim(share_fd) : k + 1;
 }
 
-int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
+int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r)
 {
-	const char *cases[MSIM_EX_MAX_CASES][2];
+	const char *cases[BENCH_EX_MAX_CASES][2];
 	struct msim_race_result *res = calloc(1, sizeof(*res));
-	struct msim_bench_progress prog;
-	unsigned int n, order[MSIM_EX_MAX_CASES];
+	struct bench_progress prog;
+	unsigned int n, order[BENCH_EX_MAX_CASES];
 	double t0 = now_s();
 	int ret = 0, fd = -1;
 
@@ -232,19 +232,19 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 		return -EINVAL;
 	}
 	case_order(cases, n, fd >= 0, order);
-	msim_bench_progress_init(&prog, "explore", c->progress);
+	bench_progress_init(&prog, "explore", c->progress);
 	for (long pos = next_case(fd, -1); pos >= 0 && pos < (long)n && !ret;
 	     pos = next_case(fd, pos)) {
 		unsigned int i = order[pos];
-		struct msim_ex_case *k = &r->cases[r->ncases++];
+		struct bench_ex_case *k = &r->cases[r->ncases++];
 
-		msim_bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
+		bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
 		k->index = i;
 		ret = run_case(c, cases[i][0], cases[i][1], k, res);
 	}
 	if (fd >= 0)
 		close(fd);
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	r->wall_s = now_s() - t0;
 	free(res);
 	return ret;
@@ -252,42 +252,42 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r)
 
 /* ---- the claims ---- */
 
-static const char *const ex_fig_names[MSIM_EX_NFIGS] = {
-	[MSIM_EX_F_BUG_SIDES] = "bug_sides",
-	[MSIM_EX_F_DPOR_FOUND] = "dpor_found",
-	[MSIM_EX_F_DFS_FOUND] = "dfs_found",
-	[MSIM_EX_F_FIX_SIDES] = "fixed_sides",
-	[MSIM_EX_F_DPOR_EXHAUSTED] = "dpor_exhausted",
-	[MSIM_EX_F_DPOR_FIX_RUNS] = "dpor_fixed_schedules",
-	[MSIM_EX_F_DFS_FIX_RUNS] = "dfs_fixed_schedules",
-	[MSIM_EX_F_DPOR_HALF] = "dpor_half_sides",
-	[MSIM_EX_F_DPORU_EXHAUSTED] = "dpor_unbounded_exhausted",
-	[MSIM_EX_F_DPOR_REFUSED] = "dpor_refused_sides",
+static const char *const ex_fig_names[BENCH_EX_NFIGS] = {
+	[BENCH_EX_F_BUG_SIDES] = "bug_sides",
+	[BENCH_EX_F_DPOR_FOUND] = "dpor_found",
+	[BENCH_EX_F_DFS_FOUND] = "dfs_found",
+	[BENCH_EX_F_FIX_SIDES] = "fixed_sides",
+	[BENCH_EX_F_DPOR_EXHAUSTED] = "dpor_exhausted",
+	[BENCH_EX_F_DPOR_FIX_RUNS] = "dpor_fixed_schedules",
+	[BENCH_EX_F_DFS_FIX_RUNS] = "dfs_fixed_schedules",
+	[BENCH_EX_F_DPOR_HALF] = "dpor_half_sides",
+	[BENCH_EX_F_DPORU_EXHAUSTED] = "dpor_unbounded_exhausted",
+	[BENCH_EX_F_DPOR_REFUSED] = "dpor_refused_sides",
 };
 
-static const struct msim_verdict_row ex_rows[] = {
+static const struct bench_verdict_row ex_rows[] = {
 	{
 		.claim = "DPOR finds every bug side",
-		.thread = { { "bug sides", MSIM_EX_F_BUG_SIDES, 0, "" } },
-		.ours = { { "DPOR found", MSIM_EX_F_DPOR_FOUND, 0, "" },
-			  { "DFS found", MSIM_EX_F_DFS_FOUND, 0, "" },
-			  { "sides DPOR refused (not counted)", MSIM_EX_F_DPOR_REFUSED,
+		.thread = { { "bug sides", BENCH_EX_F_BUG_SIDES, 0, "" } },
+		.ours = { { "DPOR found", BENCH_EX_F_DPOR_FOUND, 0, "" },
+			  { "DFS found", BENCH_EX_F_DFS_FOUND, 0, "" },
+			  { "sides DPOR refused (not counted)", BENCH_EX_F_DPOR_REFUSED,
 			    0, "" } },
-		.comparable_when = { { MSIM_EX_F_BUG_SIDES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_EX_F_DPOR_FOUND, MSIM_VOP_EQ, 1, MSIM_EX_F_BUG_SIDES } },
+		.comparable_when = { { BENCH_EX_F_BUG_SIDES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_EX_F_DPOR_FOUND, BENCH_VOP_EQ, 1, BENCH_EX_F_BUG_SIDES } },
 	},
 	{
 		.claim = "DPOR exhausts every fixed side in far fewer schedules (at most half) "
 			 "than the preemption-bounded DFS",
-		.thread = { { "fixed sides", MSIM_EX_F_FIX_SIDES, 0, "" } },
-		.ours = { { "DPOR exhausted", MSIM_EX_F_DPOR_EXHAUSTED, 0, "" },
-			  { "at most half of DFS", MSIM_EX_F_DPOR_HALF, 0, "" },
-			  { "DPOR schedules", MSIM_EX_F_DPOR_FIX_RUNS, 0, "" },
-			  { "DFS schedules", MSIM_EX_F_DFS_FIX_RUNS, 0, "" } },
-		.comparable_when = { { MSIM_EX_F_FIX_SIDES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_EX_F_DPOR_EXHAUSTED, MSIM_VOP_EQ, 1, MSIM_EX_F_FIX_SIDES },
-				{ MSIM_EX_F_DPOR_HALF, MSIM_VOP_EQ, 1, MSIM_EX_F_FIX_SIDES } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] =
+		.thread = { { "fixed sides", BENCH_EX_F_FIX_SIDES, 0, "" } },
+		.ours = { { "DPOR exhausted", BENCH_EX_F_DPOR_EXHAUSTED, 0, "" },
+			  { "at most half of DFS", BENCH_EX_F_DPOR_HALF, 0, "" },
+			  { "DPOR schedules", BENCH_EX_F_DPOR_FIX_RUNS, 0, "" },
+			  { "DFS schedules", BENCH_EX_F_DFS_FIX_RUNS, 0, "" } },
+		.comparable_when = { { BENCH_EX_F_FIX_SIDES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_EX_F_DPOR_EXHAUSTED, BENCH_VOP_EQ, 1, BENCH_EX_F_FIX_SIDES },
+				{ BENCH_EX_F_DPOR_HALF, BENCH_VOP_EQ, 1, BENCH_EX_F_FIX_SIDES } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] =
 				 "the table names the fixed sides DPOR did not exhaust or needed "
 				 "more than half DFS's schedules for; docs/explore.md says what "
 				 "limits the reduction" },
@@ -295,55 +295,55 @@ static const struct msim_verdict_row ex_rows[] = {
 	{
 		.claim = "DPOR with no preemption bound exhausts every fixed side (exhausted, no "
 			 "violation: a proof for the scenario's bounded workload)",
-		.thread = { { "fixed sides", MSIM_EX_F_FIX_SIDES, 0, "" } },
-		.ours = { { "unbounded DPOR exhausted", MSIM_EX_F_DPORU_EXHAUSTED, 0, "" } },
-		.comparable_when = { { MSIM_EX_F_FIX_SIDES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_EX_F_DPORU_EXHAUSTED, MSIM_VOP_EQ, 1,
-				  MSIM_EX_F_FIX_SIDES } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] =
+		.thread = { { "fixed sides", BENCH_EX_F_FIX_SIDES, 0, "" } },
+		.ours = { { "unbounded DPOR exhausted", BENCH_EX_F_DPORU_EXHAUSTED, 0, "" } },
+		.comparable_when = { { BENCH_EX_F_FIX_SIDES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_EX_F_DPORU_EXHAUSTED, BENCH_VOP_EQ, 1,
+				  BENCH_EX_F_FIX_SIDES } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] =
 				 "within the race's schedule budget; the column dpor-u shows "
 				 "which sides did not finish" },
 	},
 };
 
-void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v)
+void bench_ex_verdicts(const struct bench_ex_result *r, struct bench_ex_verdicts *v)
 {
 	memset(v->fig, 0, sizeof(v->fig));
 	for (unsigned int i = 0; i < r->ncases; i++) {
-		const struct msim_ex_case *k = &r->cases[i];
+		const struct bench_ex_case *k = &r->cases[i];
 
 		if (k->c[3].refused) {   /* nothing DPOR could be judged on */
-			v->fig[MSIM_EX_F_DPOR_REFUSED]++;
+			v->fig[BENCH_EX_F_DPOR_REFUSED]++;
 			continue;
 		}
 		if (k->bug) {
-			v->fig[MSIM_EX_F_BUG_SIDES]++;
-			v->fig[MSIM_EX_F_DPOR_FOUND] += k->c[3].found;
-			v->fig[MSIM_EX_F_DFS_FOUND] += k->c[2].found;
+			v->fig[BENCH_EX_F_BUG_SIDES]++;
+			v->fig[BENCH_EX_F_DPOR_FOUND] += k->c[3].found;
+			v->fig[BENCH_EX_F_DFS_FOUND] += k->c[2].found;
 		} else {
-			v->fig[MSIM_EX_F_FIX_SIDES]++;
-			v->fig[MSIM_EX_F_DPOR_EXHAUSTED] += k->c[3].exhausted;
-			v->fig[MSIM_EX_F_DPOR_FIX_RUNS] += k->c[3].runs;
-			v->fig[MSIM_EX_F_DFS_FIX_RUNS] += dfs_measured(k)->runs;
-			v->fig[MSIM_EX_F_DPOR_HALF] +=
+			v->fig[BENCH_EX_F_FIX_SIDES]++;
+			v->fig[BENCH_EX_F_DPOR_EXHAUSTED] += k->c[3].exhausted;
+			v->fig[BENCH_EX_F_DPOR_FIX_RUNS] += k->c[3].runs;
+			v->fig[BENCH_EX_F_DFS_FIX_RUNS] += dfs_measured(k)->runs;
+			v->fig[BENCH_EX_F_DPOR_HALF] +=
 				k->c[3].exhausted &&
 				2 * (uint64_t)k->c[3].runs <= dfs_measured(k)->runs;
-			v->fig[MSIM_EX_F_DPORU_EXHAUSTED] += k->c[4].exhausted;
+			v->fig[BENCH_EX_F_DPORU_EXHAUSTED] += k->c[4].exhausted;
 		}
 	}
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "the explorer's goals (docs/explore.md)",
 		.rows = ex_rows,
 		.nrows = sizeof(ex_rows) / sizeof(ex_rows[0]),
 		.fig_names = ex_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_EX_NFIGS,
+		.nfig = BENCH_EX_NFIGS,
 	};
 }
 
 /* ---- output ---- */
 
-static void print_cell(const struct msim_ex_cell *x, bool bug)
+static void print_cell(const struct bench_ex_cell *x, bool bug)
 {
 	char buf[32];
 
@@ -359,9 +359,9 @@ static void print_cell(const struct msim_ex_cell *x, bool bug)
 	printf(" %12s", buf);
 }
 
-static void print_text(const struct msim_ex_result *r)
+static void print_text(const struct bench_ex_result *r)
 {
-	struct msim_ex_verdicts v;
+	struct bench_ex_verdicts v;
 
 	printf("explore: schedules to the first violation (bug sides) and in all (fixed sides; "
 	       "\"ex\": DFS/DPOR exhausted the bounded space), seed %llu\n",
@@ -372,10 +372,10 @@ static void print_text(const struct msim_ex_result *r)
 	printf("%-29s %-14s %5s %12s %12s %12s %12s %12s %9s\n", "race", "side", "bound",
 	       "random", "pct", "dfs", "dpor", "dpor-u", "dpor s");
 	for (unsigned int i = 0; i < r->ncases; i++) {
-		const struct msim_ex_case *k = &r->cases[i];
+		const struct bench_ex_case *k = &r->cases[i];
 
 		printf("%-29s %-14s %5u", k->race, k->side, k->bound);
-		for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+		for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 			print_cell(&k->c[s], k->bug);
 		printf(" %9.3f\n", k->c[3].seconds);
 		if (k->dfs_checked)
@@ -385,12 +385,12 @@ static void print_text(const struct msim_ex_result *r)
 	if (r->cfg.verdicts_only)
 		printf("\n(--verdicts-only: random and PCT not run, \"-\")\n");
 	printf("\nsimulator: %.1f s wall\n\n", r->wall_s);
-	msim_ex_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_ex_verdicts(r, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 /* A cell for docs/races.md: the count, and whether the space was exhausted. */
-static size_t md_cell(char *buf, size_t len, const struct msim_ex_cell *x, bool bug)
+static size_t md_cell(char *buf, size_t len, const struct bench_ex_cell *x, bool bug)
 {
 	if (x->refused)
 		return (size_t)snprintf(buf, len, " refused |");
@@ -404,7 +404,7 @@ static size_t md_cell(char *buf, size_t len, const struct msim_ex_cell *x, bool 
 }
 
 /* DFS's cell where it ran again: "3000; 1074348 (exhausted)" after the budget's count. */
-static size_t md_dfs_cell(char *buf, size_t len, const struct msim_ex_case *k)
+static size_t md_dfs_cell(char *buf, size_t len, const struct bench_ex_case *k)
 {
 	if (!k->dfs_checked)
 		return md_cell(buf, len, &k->c[2], k->bug);
@@ -413,22 +413,22 @@ static size_t md_dfs_cell(char *buf, size_t len, const struct msim_ex_case *k)
 				k->dfs_check.found ? " VIOLATION" : "");
 }
 
-void msim_ex_md_row(const struct msim_ex_case *k, char *buf, size_t len)
+void bench_ex_md_row(const struct bench_ex_case *k, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "| %s | %s%s | %u |", k->race, k->side,
 				    k->bug ? " (bug)" : "", k->bound);
 
-	for (unsigned int s = 0; s < MSIM_EX_NSTRATS && n < len; s++)
+	for (unsigned int s = 0; s < BENCH_EX_NSTRATS && n < len; s++)
 		n += s == 2 ? md_dfs_cell(buf + n, len - n, k)
 			    : md_cell(buf + n, len - n, &k->c[s], k->bug);
 }
 
 /* --markdown: the table docs/races.md carries, measured, not typed. */
-static void print_markdown(const struct msim_ex_result *r)
+static void print_markdown(const struct bench_ex_result *r)
 {
 	char row[512];
 
-	printf("%s\n\n", MSIM_EX_MD_HEADING);
+	printf("%s\n\n", BENCH_EX_MD_HEADING);
 	printf("Written by `memcgsim bench explore --markdown` (seed %llu). Bug sides: schedules\n"
 	       "up to the first violation; fixed sides: schedules in all, \"exhausted\" when\n"
 	       "DFS or DPOR covered the bounded space. DFS and DPOR run under the race's\n"
@@ -444,83 +444,83 @@ static void print_markdown(const struct msim_ex_result *r)
 	printf("| race | side | bound | random | PCT | DFS | DPOR | DPOR unbounded |\n");
 	printf("|---|---|---|---|---|---|---|---|\n");
 	for (unsigned int i = 0; i < r->ncases; i++) {
-		msim_ex_md_row(&r->cases[i], row, sizeof(row));
+		bench_ex_md_row(&r->cases[i], row, sizeof(row));
 		printf("%s\n", row);
 	}
 }
 
-void msim_ex_print_json(FILE *f, const struct msim_ex_result *r)
+void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 {
-	struct msim_ex_verdicts v;
-	struct msim_json j;
+	struct bench_ex_verdicts v;
+	struct bench_json j;
 
-	msim_json_init(&j, f);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "explore");
-	msim_json_kuint(&j, "seed", r->cfg.seed);
-	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-	msim_json_kbool(&j, "verdicts_only", r->cfg.verdicts_only);
-	msim_json_kbool(&j, "shared", r->cfg.share != NULL);
-	msim_json_arr_begin(&j, "cases");
+	bench_json_init(&j, f);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "explore");
+	bench_json_kuint(&j, "seed", r->cfg.seed);
+	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	bench_json_kbool(&j, "verdicts_only", r->cfg.verdicts_only);
+	bench_json_kbool(&j, "shared", r->cfg.share != NULL);
+	bench_json_arr_begin(&j, "cases");
 	for (unsigned int i = 0; i < r->ncases; i++) {
-		const struct msim_ex_case *k = &r->cases[i];
+		const struct bench_ex_case *k = &r->cases[i];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kuint(&j, "index", k->index);
-		msim_json_kstr(&j, "race", k->race);
-		msim_json_kstr(&j, "side", k->side);
-		msim_json_kbool(&j, "bug", k->bug);
-		msim_json_kuint(&j, "bound", k->bound);
-		for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++) {
-			const struct msim_ex_cell *x = &k->c[s];
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kuint(&j, "index", k->index);
+		bench_json_kstr(&j, "race", k->race);
+		bench_json_kstr(&j, "side", k->side);
+		bench_json_kbool(&j, "bug", k->bug);
+		bench_json_kuint(&j, "bound", k->bound);
+		for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++) {
+			const struct bench_ex_cell *x = &k->c[s];
 
-			msim_json_obj_begin(&j, col[s].name);
-			msim_json_kuint(&j, "schedules", x->runs);
-			msim_json_kuint(&j, "pruned", x->pruned);
-			msim_json_kbool(&j, "violation", x->found);
-			msim_json_kbool(&j, "exhausted", x->exhausted);
-			msim_json_kbool(&j, "refused", x->refused);
-			msim_json_kbool(&j, "skipped", x->skipped);
-			msim_json_kdbl(&j, "seconds", x->seconds);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, col[s].name);
+			bench_json_kuint(&j, "schedules", x->runs);
+			bench_json_kuint(&j, "pruned", x->pruned);
+			bench_json_kbool(&j, "violation", x->found);
+			bench_json_kbool(&j, "exhausted", x->exhausted);
+			bench_json_kbool(&j, "refused", x->refused);
+			bench_json_kbool(&j, "skipped", x->skipped);
+			bench_json_kdbl(&j, "seconds", x->seconds);
+			bench_json_obj_end(&j);
 		}
 		if (k->dfs_checked) {
-			msim_json_obj_begin(&j, "dfs_twice_dpor");
-			msim_json_kuint(&j, "schedules", k->dfs_check.runs);
-			msim_json_kbool(&j, "violation", k->dfs_check.found);
-			msim_json_kbool(&j, "exhausted", k->dfs_check.exhausted);
-			msim_json_kdbl(&j, "seconds", k->dfs_check.seconds);
-			msim_json_obj_end(&j);
+			bench_json_obj_begin(&j, "dfs_twice_dpor");
+			bench_json_kuint(&j, "schedules", k->dfs_check.runs);
+			bench_json_kbool(&j, "violation", k->dfs_check.found);
+			bench_json_kbool(&j, "exhausted", k->dfs_check.exhausted);
+			bench_json_kdbl(&j, "seconds", k->dfs_check.seconds);
+			bench_json_obj_end(&j);
 		}
-		msim_json_obj_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_ex_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_ex_verdicts(r, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int explore_main(int argc, char **argv)
 {
-	struct msim_ex_config c = { .progress = true };
+	struct bench_ex_config c = { .progress = true };
 	const char *race = NULL, *share = NULL, *merge_items[16];
-	struct msim_arg_list merge = { .items = merge_items, .max = 16 };
+	struct bench_arg_list merge = { .items = merge_items, .max = 16 };
 	bool markdown = false, verdicts_only = false;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
-		MSIM_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
-		MSIM_OPT_FLAG("--verdicts-only", &verdicts_only,
-			      "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
-		MSIM_OPT_STRING("--share", "FILE", &share,
-				"take cases one at a time from a counter in FILE shared with "
+	const struct bench_arg opts[] = {
+		BENCH_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
+		BENCH_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
+		BENCH_OPT_FLAG("--verdicts-only", &verdicts_only,
+			       "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
+		BENCH_OPT_STRING("--share", "FILE", &share,
+				 "take cases one at a time from a counter in FILE shared with "
 				"other explore processes; print only those (for --merge)"),
-		MSIM_OPT_LIST("--merge", "FILE", &merge,
-			      "print the whole result from the --json output of processes "
+		BENCH_OPT_LIST("--merge", "FILE", &merge,
+			       "print the whole result from the --json output of processes "
 			      "that shared a file (repeat per file; runs nothing)"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
-	static const struct msim_bench_spec spec_base = {
+	static const struct bench_spec spec_base = {
 		.name = "explore",
 		.summary = "schedules to first violation and to exhaustion per strategy and race",
 		.description = "Explores every side of every race (--race: one race; --quick: "
@@ -533,18 +533,18 @@ static int explore_main(int argc, char **argv)
 		.default_reps = 1,
 		.quick_reps = 1,
 	};
-	struct msim_bench_spec spec = spec_base;
-	struct msim_bench_args a;
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_spec spec = spec_base;
+	struct bench_opts a;
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
 	int ret;
 
 	if (!r)
 		return 1;
 	spec.options = opts;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	c.race = race;
 	c.quick = a.quick;
@@ -554,15 +554,15 @@ static int explore_main(int argc, char **argv)
 	if (merge.n) {
 		char err[512] = "";
 
-		ret = msim_ex_merge(merge.items, merge.n, r, err, sizeof(err));
+		ret = bench_ex_merge(merge.items, merge.n, r, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "memcgsim bench explore: %s\n", err);
 	} else {
-		ret = msim_ex_run(&c, r);
+		ret = bench_ex_run(&c, r);
 	}
 	ret = ret == -EINVAL ? 2 : ret ? 1 : 0;   /* an unknown --race is bad input */
 	if (!ret && a.json)
-		msim_ex_print_json(stdout, r);
+		bench_ex_print_json(stdout, r);
 	else if (!ret && markdown)
 		print_markdown(r);
 	else if (!ret)
@@ -571,9 +571,9 @@ static int explore_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench explore_bench = {
+static const struct bench_engine explore_bench = {
 	.name = "explore",
 	.summary = "schedules to first violation and to exhaustion: random, pct, dfs, dpor per race",
 	.main = explore_main,
 };
-MSIM_BENCH(explore_bench);
+BENCH_REGISTER(explore_bench);

@@ -5,8 +5,8 @@
  * DPOR) and per race. Exposed so that the smoke test can run it small and plant
  * figures into its verdicts.
  */
-#ifndef MSIM_BENCH_EXPLORE_H
-#define MSIM_BENCH_EXPLORE_H
+#ifndef BENCH_EXPLORE_H
+#define BENCH_EXPLORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,10 +16,10 @@
 
 #include "bench_verdict.h"
 
-#define MSIM_EX_NSTRATS 5            /* random, PCT, DFS, DPOR, DPOR unbounded */
-#define MSIM_EX_MAX_CASES 128        /* race sides (and races listed) at most */
+#define BENCH_EX_NSTRATS 5           /* random, PCT, DFS, DPOR, DPOR unbounded */
+#define BENCH_EX_MAX_CASES 128       /* race sides (and races listed) at most */
 
-struct msim_ex_config {
+struct bench_ex_config {
 	const char *race;            /* one race (NULL: every side of every race) */
 	bool quick;                  /* rstat-early-exit only */
 	uint64_t seed;
@@ -32,13 +32,13 @@ struct msim_ex_config {
 	/*
 	 * A file shared with other explore processes (--share): each takes the
 	 * next case not yet taken from the counter in it and prints only its own,
-	 * for msim_ex_merge (bench_explore_share.c). NULL: every case here.
+	 * for bench_ex_merge (bench_explore_share.c). NULL: every case here.
 	 */
 	const char *share;
 };
 
 /* One strategy on one side: schedules run, and what they showed. */
-struct msim_ex_cell {
+struct bench_ex_cell {
 	unsigned int runs;           /* to the first violation (bug), or all (fix) */
 	unsigned int pruned;         /* DPOR: runs stopped by sleep sets */
 	bool found;                  /* a violation */
@@ -48,30 +48,30 @@ struct msim_ex_cell {
 	double seconds;              /* the model's own time for the exploration */
 };
 
-struct msim_ex_case {
+struct bench_ex_case {
 	unsigned int index;          /* in the list of every case (the order printed) */
 	const char *race, *side;
 	bool bug;                    /* the side's bad state is reachable */
 	unsigned int bound;          /* the race's DFS/DPOR preemption bound */
-	struct msim_ex_cell c[MSIM_EX_NSTRATS];
+	struct bench_ex_cell c[BENCH_EX_NSTRATS];
 	/*
 	 * A fixed side DPOR exhausted where DFS stopped at a budget below twice
 	 * DPOR's count: DFS again with twice DPOR's count (dfs_checked), so that
 	 * the half rule compares with a measured DFS, not with a budget.
 	 */
 	bool dfs_checked;
-	struct msim_ex_cell dfs_check;
+	struct bench_ex_cell dfs_check;
 };
 
-struct msim_ex_result {
-	struct msim_ex_config cfg;
-	struct msim_ex_case cases[MSIM_EX_MAX_CASES];
+struct bench_ex_result {
+	struct bench_ex_config cfg;
+	struct bench_ex_case cases[BENCH_EX_MAX_CASES];
 	unsigned int ncases;
 	double wall_s;
 };
 
 /* Run the bench; 0 or a negative errno (message on stderr). */
-int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r);
+int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r);
 
 /* ---- cases shared between processes (bench_explore_share.c) ---- */
 
@@ -79,43 +79,43 @@ int msim_ex_run(const struct msim_ex_config *c, struct msim_ex_result *r);
  * The next case index from the counter in the shared file fd (locked while it
  * is read and bumped), or -1 when it cannot be read or written.
  */
-long msim_ex_claim(int fd);
+long bench_ex_claim(int fd);
 /*
  * The result one process would have printed, from the --json documents of the
  * processes that shared a file (paths[0..n)): every case in index order.
  * 0, or -EINVAL with the reason in err (a file that does not parse, a case
  * twice or missing, a race or side this build does not have).
  */
-int msim_ex_merge(const char *const *paths, unsigned int n, struct msim_ex_result *r, char *err,
-		  size_t errlen);
+int bench_ex_merge(const char *const *paths, unsigned int n, struct bench_ex_result *r, char *err,
+		   size_t errlen);
 /* The JSON document of r (what --json prints), on f. */
-void msim_ex_print_json(FILE *f, const struct msim_ex_result *r);
+void bench_ex_print_json(FILE *f, const struct bench_ex_result *r);
 
 /* The heading of the measured section at the end of docs/races.md (--markdown). */
-#define MSIM_EX_MD_HEADING "## Schedules per explorer (measured)"
+#define BENCH_EX_MD_HEADING "## Schedules per explorer (measured)"
 /* One row of that section's table, for case k. */
-void msim_ex_md_row(const struct msim_ex_case *k, char *buf, size_t len);
+void bench_ex_md_row(const struct bench_ex_case *k, char *buf, size_t len);
 
-enum msim_ex_fig {
-	MSIM_EX_F_NONE,
-	MSIM_EX_F_BUG_SIDES,         /* bug sides explored */
-	MSIM_EX_F_DPOR_FOUND,        /* of them, DPOR found */
-	MSIM_EX_F_DFS_FOUND,
-	MSIM_EX_F_FIX_SIDES,         /* fixed sides explored */
-	MSIM_EX_F_DPOR_EXHAUSTED,    /* of them, DPOR exhausted */
-	MSIM_EX_F_DPOR_FIX_RUNS,     /* schedules to exhaust them, summed */
-	MSIM_EX_F_DFS_FIX_RUNS,
-	MSIM_EX_F_DPOR_HALF,         /* fixed sides DPOR exhausted in at most half DFS's runs */
-	MSIM_EX_F_DPORU_EXHAUSTED,   /* fixed sides unbounded DPOR exhausted (a proof) */
-	MSIM_EX_F_DPOR_REFUSED,      /* sides DPOR refused (weak memory): in no other figure */
-	MSIM_EX_NFIGS,
+enum bench_ex_fig {
+	BENCH_EX_F_NONE,
+	BENCH_EX_F_BUG_SIDES,        /* bug sides explored */
+	BENCH_EX_F_DPOR_FOUND,       /* of them, DPOR found */
+	BENCH_EX_F_DFS_FOUND,
+	BENCH_EX_F_FIX_SIDES,        /* fixed sides explored */
+	BENCH_EX_F_DPOR_EXHAUSTED,   /* of them, DPOR exhausted */
+	BENCH_EX_F_DPOR_FIX_RUNS,    /* schedules to exhaust them, summed */
+	BENCH_EX_F_DFS_FIX_RUNS,
+	BENCH_EX_F_DPOR_HALF,        /* fixed sides DPOR exhausted in at most half DFS's runs */
+	BENCH_EX_F_DPORU_EXHAUSTED,  /* fixed sides unbounded DPOR exhausted (a proof) */
+	BENCH_EX_F_DPOR_REFUSED,     /* sides DPOR refused (weak memory): in no other figure */
+	BENCH_EX_NFIGS,
 };
 
-struct msim_ex_verdicts {
-	double fig[MSIM_EX_NFIGS];
-	struct msim_verdict_table table;
+struct bench_ex_verdicts {
+	double fig[BENCH_EX_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_ex_verdicts(const struct msim_ex_result *r, struct msim_ex_verdicts *v);
+void bench_ex_verdicts(const struct bench_ex_result *r, struct bench_ex_verdicts *v);
 
-#endif /* MSIM_BENCH_EXPLORE_H */
+#endif /* BENCH_EXPLORE_H */

@@ -23,21 +23,21 @@
 
 #include "bench_explore_rate.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
-static const enum msim_strategy strat[MSIM_ER_NSTRATS] = {
+static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
 	MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS,
 };
 
 struct er_run {
-	const struct msim_er_config *c;
-	struct msim_er_result *r;
+	const struct bench_er_config *c;
+	struct bench_er_result *r;
 	const struct msim_race *race;
 	struct msim_race_result *res;
-	double rate[2 * MSIM_ER_NSTRATS][MSIM_ER_MAX_REPS];
-	bool seen[2 * MSIM_ER_NSTRATS];
-	struct msim_er_strategy first[2 * MSIM_ER_NSTRATS]; /* what each path found first */
-	struct msim_bench_progress prog;
+	double rate[2 * BENCH_ER_NSTRATS][BENCH_ER_MAX_REPS];
+	bool seen[2 * BENCH_ER_NSTRATS];
+	struct bench_er_strategy first[2 * BENCH_ER_NSTRATS]; /* what each path found first */
+	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
 };
 
@@ -46,7 +46,7 @@ struct er_run {
  * per CPU second in *rate, or an error, said on stderr: the exploration failed,
  * or ran something else than asked (MSIM_SCHEDULE turns it into one replay).
  */
-static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msim_er_strategy *out,
+static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct bench_er_strategy *out,
 			double *rate)
 {
 	struct msim_race_opts o;
@@ -60,7 +60,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 	o.seed = e->c->seed;
 	o.fresh_stacks = fresh;
 	msim_config_init(&cfg);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	if (e->race->sides && e->race->sides[0].name)
 		ret = msim_race_run_side(e->race, e->race->sides[0].name, &o, e->res, err,
 					 sizeof(err));
@@ -75,14 +75,14 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 			msim_strategy_name(strat[s]), e->res->outcome);
 		return -EINVAL;
 	}
-	*out = (struct msim_er_strategy){
+	*out = (struct bench_er_strategy){
 		.strategy = strat[s],
 		.runs = e->res->ex.runs,
 		.violations = e->res->ex.violations,
 		.first_violation_run = e->res->ex.first_violation_run,
 		.first_trace_hash = e->res->ex.trace_hash,
 	};
-	*rate = (double)e->res->ex.runs / ((double)(msim_bench_cpu_ns() - t0) / 1e9);
+	*rate = (double)e->res->ex.runs / ((double)(bench_cpu_ns() - t0) / 1e9);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct msi
 static double sample(unsigned int d, unsigned int rep, void *ctx)
 {
 	struct er_run *e = ctx;
-	struct msim_er_strategy found;
+	struct bench_er_strategy found;
 	int ret;
 
 	e->rate[d][rep] = 0;
@@ -105,32 +105,32 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 		e->first[d] = found;
 		e->seen[d] = true;
 	}
-	msim_bench_progress(&e->prog, "%s %s, repetition %u", msim_strategy_name(strat[d / 2]),
-			    d % 2 ? "fresh stacks" : "pooled stacks", rep + 1);
+	bench_progress(&e->prog, "%s %s, repetition %u", msim_strategy_name(strat[d / 2]),
+		       d % 2 ? "fresh stacks" : "pooled stacks", rep + 1);
 	return e->rate[d][rep];
 }
 
-static bool same_finding(const struct msim_er_strategy *a, const struct msim_er_strategy *b)
+static bool same_finding(const struct bench_er_strategy *a, const struct bench_er_strategy *b)
 {
 	return a->runs == b->runs && a->violations == b->violations &&
 	       a->first_violation_run == b->first_violation_run &&
 	       a->first_trace_hash == b->first_trace_hash;
 }
 
-int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
+int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 {
 	struct er_run *e = calloc(1, sizeof(*e));
 	double *dummy = NULL;
-	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_now_ns(), cpu0 = bench_cpu_ns();
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
-	if (r->cfg.reps > MSIM_ER_MAX_REPS)
-		r->cfg.reps = MSIM_ER_MAX_REPS;
+	if (r->cfg.reps > BENCH_ER_MAX_REPS)
+		r->cfg.reps = BENCH_ER_MAX_REPS;
 	if (!r->cfg.reps)
 		r->cfg.reps = 1;
 	if (!e || !(e->res = calloc(1, sizeof(*e->res))) ||
-	    !(dummy = calloc(2 * MSIM_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
+	    !(dummy = calloc(2 * BENCH_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
 		free(dummy);
 		free(e ? e->res : NULL);
 		free(e);
@@ -146,9 +146,9 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 		free(e);
 		return -EINVAL;
 	}
-	msim_bench_progress_init(&e->prog, "explore-rate", c->progress);
-	msim_bench_alternate(2 * MSIM_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
-	msim_bench_progress_done(&e->prog);
+	bench_progress_init(&e->prog, "explore-rate", c->progress);
+	bench_alternate(2 * BENCH_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
+	bench_progress_done(&e->prog);
 	if (e->error) {
 		int ret = e->error;
 
@@ -157,14 +157,14 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 		free(e);
 		return ret;
 	}
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		r->s[s] = e->first[2 * s];
-		r->s[s].pooled_per_s = msim_bench_median(e->rate[2 * s], r->cfg.reps);
-		r->s[s].fresh_per_s = msim_bench_median(e->rate[2 * s + 1], r->cfg.reps);
+		r->s[s].pooled_per_s = bench_median(e->rate[2 * s], r->cfg.reps);
+		r->s[s].fresh_per_s = bench_median(e->rate[2 * s + 1], r->cfg.reps);
 		r->s[s].paths_agree = same_finding(&e->first[2 * s], &e->first[2 * s + 1]);
 	}
-	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
-	r->cpu_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	free(dummy);
 	free(e->res);
 	free(e);
@@ -173,24 +173,24 @@ int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r)
 
 /* ---- the goal ---- */
 
-static const char *const er_fig_names[MSIM_ER_NFIGS] = {
-	[MSIM_ER_F_RANDOM] = "random_per_s",
-	[MSIM_ER_F_PCT] = "pct_per_s",
-	[MSIM_ER_F_RANDOM_SPEEDUP] = "random_pooled_per_fresh",
-	[MSIM_ER_F_PCT_SPEEDUP] = "pct_pooled_per_fresh",
-	[MSIM_ER_F_AGREE] = "paths_agree",
+static const char *const er_fig_names[BENCH_ER_NFIGS] = {
+	[BENCH_ER_F_RANDOM] = "random_per_s",
+	[BENCH_ER_F_PCT] = "pct_per_s",
+	[BENCH_ER_F_RANDOM_SPEEDUP] = "random_pooled_per_fresh",
+	[BENCH_ER_F_PCT_SPEEDUP] = "pct_pooled_per_fresh",
+	[BENCH_ER_F_AGREE] = "paths_agree",
 };
 
-static const struct msim_verdict_row er_rows[] = {
+static const struct bench_verdict_row er_rows[] = {
 	{
 		.claim = "the explorer runs at least 20000 schedules a second with random and PCT",
-		.thread = { { "schedules", 0, MSIM_ER_GOAL, "/s" } },
-		.ours = { { "random", MSIM_ER_F_RANDOM, 0, "/s" }, { "PCT", MSIM_ER_F_PCT, 0, "/s" },
-			  { "random, pooled / fresh stacks", MSIM_ER_F_RANDOM_SPEEDUP, 0, "x" },
-			  { "PCT", MSIM_ER_F_PCT_SPEEDUP, 0, "x" } },
-		.holds_when = { { MSIM_ER_F_RANDOM, MSIM_VOP_GE, MSIM_ER_GOAL },
-				{ MSIM_ER_F_PCT, MSIM_VOP_GE, MSIM_ER_GOAL } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "this machine's figure, per CPU second of "
+		.thread = { { "schedules", 0, BENCH_ER_GOAL, "/s" } },
+		.ours = { { "random", BENCH_ER_F_RANDOM, 0, "/s" }, { "PCT", BENCH_ER_F_PCT, 0, "/s" },
+			  { "random, pooled / fresh stacks", BENCH_ER_F_RANDOM_SPEEDUP, 0, "x" },
+			  { "PCT", BENCH_ER_F_PCT_SPEEDUP, 0, "x" } },
+		.holds_when = { { BENCH_ER_F_RANDOM, BENCH_VOP_GE, BENCH_ER_GOAL },
+				{ BENCH_ER_F_PCT, BENCH_VOP_GE, BENCH_ER_GOAL } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "this machine's figure, per CPU second of "
 							"the driver: a sanitized or debug build, "
 							"or a larger race, falls short" },
 	},
@@ -198,41 +198,41 @@ static const struct msim_verdict_row er_rows[] = {
 		.claim = "both paths explore the same schedules (same runs, violations, first "
 			 "violation and its trace hash)",
 		.thread = { { "same", 0, 1, "" } },
-		.ours = { { "agree", MSIM_ER_F_AGREE, 0, "" } },
-		.holds_when = { { MSIM_ER_F_AGREE, MSIM_VOP_EQ, 1 } },
+		.ours = { { "agree", BENCH_ER_F_AGREE, 0, "" } },
+		.holds_when = { { BENCH_ER_F_AGREE, BENCH_VOP_EQ, 1 } },
 		.note = "the pool changes where a task's stack is, never what runs on it; "
 			"tests/race/test_explore_paths.c compares every run's trace hash",
 	},
 };
 
-void msim_er_verdicts(const struct msim_er_result *r, struct msim_er_verdicts *v)
+void bench_er_verdicts(const struct bench_er_result *r, struct bench_er_verdicts *v)
 {
 	bool agree = true;
 
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++)
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++)
 		agree &= r->s[s].paths_agree;
-	v->fig[MSIM_ER_F_NONE] = 0;
-	v->fig[MSIM_ER_F_RANDOM] = r->s[0].pooled_per_s;
-	v->fig[MSIM_ER_F_PCT] = r->s[1].pooled_per_s;
-	v->fig[MSIM_ER_F_RANDOM_SPEEDUP] = msim_bench_ratio(r->s[0].pooled_per_s,
-							    r->s[0].fresh_per_s);
-	v->fig[MSIM_ER_F_PCT_SPEEDUP] = msim_bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
-	v->fig[MSIM_ER_F_AGREE] = agree ? 1 : 0;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_ER_F_NONE] = 0;
+	v->fig[BENCH_ER_F_RANDOM] = r->s[0].pooled_per_s;
+	v->fig[BENCH_ER_F_PCT] = r->s[1].pooled_per_s;
+	v->fig[BENCH_ER_F_RANDOM_SPEEDUP] = bench_ratio(r->s[0].pooled_per_s,
+							r->s[0].fresh_per_s);
+	v->fig[BENCH_ER_F_PCT_SPEEDUP] = bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
+	v->fig[BENCH_ER_F_AGREE] = agree ? 1 : 0;
+	v->table = (struct bench_verdict_table){
 		.reference = "the goal",
 		.rows = er_rows,
 		.nrows = sizeof(er_rows) / sizeof(er_rows[0]),
 		.fig_names = er_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_ER_NFIGS,
+		.nfig = BENCH_ER_NFIGS,
 	};
 }
 
 /* ---- output ---- */
 
-static void print_text(const struct msim_er_result *r)
+static void print_text(const struct bench_er_result *r)
 {
-	struct msim_er_verdicts v;
+	struct bench_er_verdicts v;
 
 	printf("explore-rate: schedules a second on %s, %u runs a measurement, seed %llu, "
 	       "medians of %u\n", r->cfg.race, r->cfg.runs, (unsigned long long)r->cfg.seed,
@@ -240,68 +240,68 @@ static void print_text(const struct msim_er_result *r)
 	printf("(driver CPU time; each run: fresh host, setup, run, check, teardown)\n\n");
 	printf("%-8s %16s %16s %8s %8s %11s %18s %6s\n", "strategy", "pooled stacks/s",
 	       "fresh stacks/s", "ratio", "runs", "violations", "first (run, hash)", "same");
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
-		const struct msim_er_strategy *x = &r->s[s];
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
+		const struct bench_er_strategy *x = &r->s[s];
 
 		printf("%-8s %16.0f %16.0f %7.2fx %8u %11u %6d %011llx %6s\n",
 		       msim_strategy_name(x->strategy), x->pooled_per_s, x->fresh_per_s,
-		       msim_bench_ratio(x->pooled_per_s, x->fresh_per_s), x->runs, x->violations,
+		       bench_ratio(x->pooled_per_s, x->fresh_per_s), x->runs, x->violations,
 		       x->first_violation_run, (unsigned long long)(x->first_trace_hash >> 20),
 		       x->paths_agree ? "yes" : "NO");
 	}
 	printf("\nsimulator: %.1f s wall, %.1f s CPU\n\n", r->wall_s, r->cpu_s);
-	msim_er_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_er_verdicts(r, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_er_result *r)
+static void print_json(const struct bench_er_result *r)
 {
-	struct msim_er_verdicts v;
-	struct msim_json j;
+	struct bench_er_verdicts v;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "explore-rate");
-	msim_json_kstr(&j, "race", r->cfg.race);
-	msim_json_kuint(&j, "runs", r->cfg.runs);
-	msim_json_kuint(&j, "reps", r->cfg.reps);
-	msim_json_kuint(&j, "seed", r->cfg.seed);
-	msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-	msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
-	msim_json_arr_begin(&j, "strategies");
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
-		const struct msim_er_strategy *x = &r->s[s];
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "explore-rate");
+	bench_json_kstr(&j, "race", r->cfg.race);
+	bench_json_kuint(&j, "runs", r->cfg.runs);
+	bench_json_kuint(&j, "reps", r->cfg.reps);
+	bench_json_kuint(&j, "seed", r->cfg.seed);
+	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+	bench_json_arr_begin(&j, "strategies");
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
+		const struct bench_er_strategy *x = &r->s[s];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
-		msim_json_kdbl(&j, "pooled_stacks_per_s", x->pooled_per_s);
-		msim_json_kdbl(&j, "fresh_stacks_per_s", x->fresh_per_s);
-		msim_json_kuint(&j, "runs", x->runs);
-		msim_json_kuint(&j, "violations", x->violations);
-		msim_json_kint(&j, "first_violation_run", x->first_violation_run);
-		msim_json_kuint(&j, "trace_hash", x->first_trace_hash);
-		msim_json_kbool(&j, "paths_agree", x->paths_agree);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
+		bench_json_kdbl(&j, "pooled_stacks_per_s", x->pooled_per_s);
+		bench_json_kdbl(&j, "fresh_stacks_per_s", x->fresh_per_s);
+		bench_json_kuint(&j, "runs", x->runs);
+		bench_json_kuint(&j, "violations", x->violations);
+		bench_json_kint(&j, "first_violation_run", x->first_violation_run);
+		bench_json_kuint(&j, "trace_hash", x->first_trace_hash);
+		bench_json_kbool(&j, "paths_agree", x->paths_agree);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_er_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_er_verdicts(r, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int explore_rate_main(int argc, char **argv)
 {
-	struct msim_er_config c = { .race = "rstat-early-exit", .progress = true };
+	struct bench_er_config c = { .race = "rstat-early-exit", .progress = true };
 	unsigned int runs = 0;
 	const char *race = NULL;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_STRING("--race", "NAME", &race, "the race explored (default rstat-early-exit)"),
-		MSIM_OPT_UINT("--runs", "N", &runs, 1, 100000000,
-			      "runs a measurement (default 20000; DFS stops when exhausted)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_STRING("--race", "NAME", &race, "the race explored (default rstat-early-exit)"),
+		BENCH_OPT_UINT("--runs", "N", &runs, 1, 100000000,
+			       "runs a measurement (default 20000; DFS stops when exhausted)"),
+		BENCH_OPT_END,
 	};
-	static const struct msim_bench_spec spec_base = {
+	static const struct bench_spec spec_base = {
 		.name = "explore-rate",
 		.summary = "schedules explored per second per strategy, pooled vs fresh task stacks",
 		.description = "Explores a race (rstat-early-exit) under random, PCT and DFS, each on "
@@ -311,20 +311,20 @@ static int explore_rate_main(int argc, char **argv)
 		.default_reps = 3,
 		.quick_reps = 1,
 	};
-	struct msim_bench_spec spec = spec_base;
-	struct msim_bench_args a;
-	struct msim_er_result r;
+	struct bench_spec spec = spec_base;
+	struct bench_opts a;
+	struct bench_er_result r;
 	int ret;
 
 	spec.options = opts;
-	ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	ret = bench_parse_args(&spec, argc, argv, &a);
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	c.race = race ? race : c.race;
 	c.runs = runs ? runs : a.quick ? 500 : 20000;
 	c.reps = a.reps;
 	c.seed = a.seed;
-	if (msim_er_run(&c, &r))
+	if (bench_er_run(&c, &r))
 		return 1;
 	if (a.json)
 		print_json(&r);
@@ -333,9 +333,9 @@ static int explore_rate_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench explore_rate_bench = {
+static const struct bench_engine explore_rate_bench = {
 	.name = "explore-rate",
 	.summary = "explorer speed: schedules/s per strategy, pooled vs fresh task stacks",
 	.main = explore_rate_main,
 };
-MSIM_BENCH(explore_rate_bench);
+BENCH_REGISTER(explore_rate_bench);

@@ -6,8 +6,8 @@
  * the same runs. Exposed so that the smoke test can run it small and plant
  * figures into its verdicts.
  */
-#ifndef MSIM_BENCH_EXPLORE_RATE_H
-#define MSIM_BENCH_EXPLORE_RATE_H
+#ifndef BENCH_EXPLORE_RATE_H
+#define BENCH_EXPLORE_RATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,11 +16,11 @@
 
 #include "bench_verdict.h"
 
-#define MSIM_ER_NSTRATS 3            /* random, PCT, DFS */
-#define MSIM_ER_MAX_REPS 64
-#define MSIM_ER_GOAL 20000.0         /* the goal: schedules a second, random and PCT */
+#define BENCH_ER_NSTRATS 3           /* random, PCT, DFS */
+#define BENCH_ER_MAX_REPS 64
+#define BENCH_ER_GOAL 20000.0        /* the goal: schedules a second, random and PCT */
 
-struct msim_er_config {
+struct bench_er_config {
 	const char *race;            /* default rstat-early-exit */
 	unsigned int runs;           /* runs per measurement (DFS: at most) */
 	unsigned int reps;
@@ -29,7 +29,7 @@ struct msim_er_config {
 };
 
 /* One strategy on both paths: medians of schedules per CPU second, and what was found. */
-struct msim_er_strategy {
+struct bench_er_strategy {
 	enum msim_strategy strategy;
 	double pooled_per_s, fresh_per_s;
 	unsigned int runs;           /* runs of one measurement (DFS may stop early) */
@@ -39,30 +39,30 @@ struct msim_er_strategy {
 	bool paths_agree;            /* both paths: same runs, violations, first violation, hash */
 };
 
-struct msim_er_result {
-	struct msim_er_config cfg;
-	struct msim_er_strategy s[MSIM_ER_NSTRATS];
+struct bench_er_result {
+	struct bench_er_config cfg;
+	struct bench_er_strategy s[BENCH_ER_NSTRATS];
 	double wall_s, cpu_s;
 };
 
 /* Run the bench; 0 or a negative errno (message on stderr). */
-int msim_er_run(const struct msim_er_config *c, struct msim_er_result *r);
+int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r);
 
-enum msim_er_fig {
-	MSIM_ER_F_NONE,
-	MSIM_ER_F_RANDOM,            /* pooled schedules/s */
-	MSIM_ER_F_PCT,
-	MSIM_ER_F_RANDOM_SPEEDUP,    /* pooled / fresh */
-	MSIM_ER_F_PCT_SPEEDUP,
-	MSIM_ER_F_AGREE,             /* 1 when every strategy's paths agree */
-	MSIM_ER_NFIGS,
+enum bench_er_fig {
+	BENCH_ER_F_NONE,
+	BENCH_ER_F_RANDOM,           /* pooled schedules/s */
+	BENCH_ER_F_PCT,
+	BENCH_ER_F_RANDOM_SPEEDUP,   /* pooled / fresh */
+	BENCH_ER_F_PCT_SPEEDUP,
+	BENCH_ER_F_AGREE,            /* 1 when every strategy's paths agree */
+	BENCH_ER_NFIGS,
 };
 
-struct msim_er_verdicts {
-	double fig[MSIM_ER_NFIGS];
-	struct msim_verdict_table table;
+struct bench_er_verdicts {
+	double fig[BENCH_ER_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_er_verdicts(const struct msim_er_result *r, struct msim_er_verdicts *v);
+void bench_er_verdicts(const struct bench_er_result *r, struct bench_er_verdicts *v);
 
-#endif /* MSIM_BENCH_EXPLORE_RATE_H */
+#endif /* BENCH_EXPLORE_RATE_H */

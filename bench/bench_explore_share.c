@@ -20,7 +20,7 @@
 
 #include "bench_explore.h"
 
-long msim_ex_claim(int fd)
+long bench_ex_claim(int fd)
 {
 	unsigned char buf[16] = { 0 };
 	long next = -1;
@@ -49,9 +49,9 @@ static unsigned int juint(json_t *o, const char *key)
 	return (unsigned int)json_integer_value(json_object_get(o, key));
 }
 
-static void read_cell(json_t *o, struct msim_ex_cell *x)
+static void read_cell(json_t *o, struct bench_ex_cell *x)
 {
-	*x = (struct msim_ex_cell){
+	*x = (struct bench_ex_cell){
 		.runs = juint(o, "schedules"),
 		.pruned = juint(o, "pruned"),
 		.found = jbool(o, "violation"),
@@ -62,12 +62,12 @@ static void read_cell(json_t *o, struct msim_ex_cell *x)
 	};
 }
 
-static const char *const cell_keys[MSIM_EX_NSTRATS] = {
+static const char *const cell_keys[BENCH_EX_NSTRATS] = {
 	"random", "pct", "dfs", "dpor", "dpor_unbounded",
 };
 
 /* Case o of a part into k; the race and side by the registry's own names. */
-static int read_case(json_t *o, struct msim_ex_case *k, char *err, size_t errlen)
+static int read_case(json_t *o, struct bench_ex_case *k, char *err, size_t errlen)
 {
 	const char *race = json_string_value(json_object_get(o, "race"));
 	const char *side = json_string_value(json_object_get(o, "side"));
@@ -86,7 +86,7 @@ static int read_case(json_t *o, struct msim_ex_case *k, char *err, size_t errlen
 	k->side = sd->name;
 	k->bug = jbool(o, "bug");
 	k->bound = juint(o, "bound");
-	for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+	for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 		read_cell(json_object_get(o, cell_keys[s]), &k->c[s]);
 	if (check) {
 		k->dfs_checked = true;
@@ -96,7 +96,7 @@ static int read_case(json_t *o, struct msim_ex_case *k, char *err, size_t errlen
 }
 
 /* Every case of part doc into r->cases by index; seen[] marks those taken. */
-static int read_part(json_t *doc, const char *path, struct msim_ex_result *r, bool *seen,
+static int read_part(json_t *doc, const char *path, struct bench_ex_result *r, bool *seen,
 		     char *err, size_t errlen)
 {
 	json_t *cases = json_object_get(doc, "cases"), *o;
@@ -107,12 +107,12 @@ static int read_part(json_t *doc, const char *path, struct msim_ex_result *r, bo
 		return -EINVAL;
 	}
 	json_array_foreach(cases, i, o) {
-		struct msim_ex_case k;
+		struct bench_ex_case k;
 		int ret = read_case(o, &k, err, errlen);
 
 		if (ret)
 			return ret;
-		if (k.index >= MSIM_EX_MAX_CASES || seen[k.index]) {
+		if (k.index >= BENCH_EX_MAX_CASES || seen[k.index]) {
 			snprintf(err, errlen, "%s: case %u (%s/%s) out of range or twice", path,
 				 k.index, k.race, k.side);
 			return -EINVAL;
@@ -125,10 +125,10 @@ static int read_part(json_t *doc, const char *path, struct msim_ex_result *r, bo
 	return 0;
 }
 
-int msim_ex_merge(const char *const *paths, unsigned int n, struct msim_ex_result *r, char *err,
-		  size_t errlen)
+int bench_ex_merge(const char *const *paths, unsigned int n, struct bench_ex_result *r, char *err,
+		   size_t errlen)
 {
-	bool seen[MSIM_EX_MAX_CASES] = { false };
+	bool seen[BENCH_EX_MAX_CASES] = { false };
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));

@@ -47,7 +47,7 @@
 
 #include "bench_node_read_drift.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NRD_ITEM MSIM_NR_ACTIVE_ANON
 #define NRD_NODE_GIB 64UL
@@ -70,7 +70,7 @@ struct nrd {
 	/* [steps][2]: the node and rstat read errors of the default schedule's checks,
 	 * the series `memcgsim report` plots */
 	double *series;
-	struct msim_nrd_summary s;
+	struct bench_nrd_summary s;
 };
 
 /* A fixed generator per (step, cpu, op): the figures never depend on a seed. */
@@ -236,57 +236,57 @@ static int nrd_run(struct nrd *r)
 
 /* ---- the thread's claim, judged ---- */
 
-static const char *const nrd_fig_names[MSIM_NRD_NFIGS] = {
-	[MSIM_NRD_F_NODE_ERR] = "node_err_max",
-	[MSIM_NRD_F_NODE_BOUND] = "node_bound",
-	[MSIM_NRD_F_RSTAT_ERR] = "rstat_err_max",
-	[MSIM_NRD_F_RSTAT_BOUND] = "rstat_bound",
-	[MSIM_NRD_F_SNAPSHOT_ERR] = "snapshot_err_max",
-	[MSIM_NRD_F_SCHEDULES] = "schedules",
-	[MSIM_NRD_F_SCHED_NODE_ERR] = "sched_node_err_max",
-	[MSIM_NRD_F_SCHED_RSTAT_ERR] = "sched_rstat_err_max",
-	[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = "sched_snapshot_err_max",
-	[MSIM_NRD_F_SCHED_NODE_BOUND] = "sched_node_bound",
-	[MSIM_NRD_F_SCHED_RSTAT_BOUND] = "sched_rstat_bound",
+static const char *const nrd_fig_names[BENCH_NRD_NFIGS] = {
+	[BENCH_NRD_F_NODE_ERR] = "node_err_max",
+	[BENCH_NRD_F_NODE_BOUND] = "node_bound",
+	[BENCH_NRD_F_RSTAT_ERR] = "rstat_err_max",
+	[BENCH_NRD_F_RSTAT_BOUND] = "rstat_bound",
+	[BENCH_NRD_F_SNAPSHOT_ERR] = "snapshot_err_max",
+	[BENCH_NRD_F_SCHEDULES] = "schedules",
+	[BENCH_NRD_F_SCHED_NODE_ERR] = "sched_node_err_max",
+	[BENCH_NRD_F_SCHED_RSTAT_ERR] = "sched_rstat_err_max",
+	[BENCH_NRD_F_SCHED_SNAPSHOT_ERR] = "sched_snapshot_err_max",
+	[BENCH_NRD_F_SCHED_NODE_BOUND] = "sched_node_bound",
+	[BENCH_NRD_F_SCHED_RSTAT_BOUND] = "sched_rstat_bound",
 };
 
-static const struct msim_verdict_row nrd_rows[] = {
+static const struct bench_verdict_row nrd_rows[] = {
 	{
 		.claim = "node counters are always up to date (a root read by them is exact)",
 		.thread = { { "\"always up to date\"", 0, NAN, "" } },
-		.ours = { { "worst node read error", MSIM_NRD_F_NODE_ERR, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_EQ, 0 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "node_page_state reads the node atomic; "
+		.ours = { { "worst node read error", BENCH_NRD_F_NODE_ERR, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_EQ, 0 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "node_page_state reads the node atomic; "
 							"up to stat_threshold per CPU waits in "
 							"per-CPU diffs until a fold",
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth "
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "the snapshot is not exact: the truth "
 							 "itself is in doubt" },
 	},
 	{
 		.claim = "a node read stays within stat_threshold x CPUs of the truth",
 		.thread = { { "(the kernel's bound, not the thread's)", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_NRD_F_NODE_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_NODE_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_NODE_BOUND } },
+		.ours = { { "worst", BENCH_NRD_F_NODE_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_NODE_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_NODE_BOUND } },
 	},
 	{
 		.claim = "a flushed rstat read stays within 127 x CPUs plus one periodic-flush "
 			 "window of updates",
 		.thread = { { "\"can be stale for seconds\"", 0, NAN, "" } },
-		.ours = { { "worst", MSIM_NRD_F_RSTAT_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_RSTAT_BOUND, 0, "pages" } },
-		.holds_when = { { MSIM_NRD_F_RSTAT_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_RSTAT_BOUND } },
+		.ours = { { "worst", BENCH_NRD_F_RSTAT_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_RSTAT_BOUND, 0, "pages" } },
+		.holds_when = { { BENCH_NRD_F_RSTAT_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_RSTAT_BOUND } },
 	},
 	{
 		.claim = "reading node counters makes root's stats more accurate than rstat",
 		.thread = { { "\"more accurate\"", 0, NAN, "" } },
-		.ours = { { "node worst", MSIM_NRD_F_NODE_ERR, 0, "pages" },
-			  { "rstat worst", MSIM_NRD_F_RSTAT_ERR, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_RSTAT_ERR } },
-		.why = { [MSIM_VERDICT_HOLDS] = "in the worst case over this run; both lag, "
+		.ours = { { "node worst", BENCH_NRD_F_NODE_ERR, 0, "pages" },
+			  { "rstat worst", BENCH_NRD_F_RSTAT_ERR, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_NODE_ERR, BENCH_VOP_LE, 1, BENCH_NRD_F_RSTAT_ERR } },
+		.why = { [BENCH_VERDICT_HOLDS] = "in the worst case over this run; both lag, "
 						"node by at most 1 s (the fold), rstat by up "
 						"to 2 s (the periodic flush)" },
 	},
@@ -294,63 +294,63 @@ static const struct msim_verdict_row nrd_rows[] = {
 		.claim = "over every schedule, a node read stays within (stat_threshold + the "
 			 "update in flight) x CPUs",
 		.thread = { { "(the kernel's bound, not the thread's)", 0, NAN, "" } },
-		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
-			  { "worst", MSIM_NRD_F_SCHED_NODE_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_SCHED_NODE_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 },
-				     { MSIM_NRD_F_SCHED_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_SCHED_NODE_ERR, MSIM_VOP_LE, 1,
-				  MSIM_NRD_F_SCHED_NODE_BOUND } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran, or a snapshot "
+		.ours = { { "schedules", BENCH_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", BENCH_NRD_F_SCHED_NODE_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_SCHED_NODE_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SCHEDULES, BENCH_VOP_GE, 1 },
+				     { BENCH_NRD_F_SCHED_SNAPSHOT_ERR, BENCH_VOP_EQ, 0 } },
+		.holds_when = { { BENCH_NRD_F_SCHED_NODE_ERR, BENCH_VOP_LE, 1,
+				  BENCH_NRD_F_SCHED_NODE_BOUND } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran, or a snapshot "
 							 "was not exact" },
 	},
 	{
 		.claim = "over every schedule, a flushed rstat read stays within its bound plus "
 			 "the updates in flight",
 		.thread = { { "\"can be stale for seconds\"", 0, NAN, "" } },
-		.ours = { { "schedules", MSIM_NRD_F_SCHEDULES, 0, "" },
-			  { "worst", MSIM_NRD_F_SCHED_RSTAT_ERR, 0, "pages" },
-			  { "bound", MSIM_NRD_F_SCHED_RSTAT_BOUND, 0, "pages" } },
-		.comparable_when = { { MSIM_NRD_F_SCHEDULES, MSIM_VOP_GE, 1 } },
-		.holds_when = { { MSIM_NRD_F_SCHED_RSTAT_ERR, MSIM_VOP_LE, 1,
-				  MSIM_NRD_F_SCHED_RSTAT_BOUND } },
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran" },
+		.ours = { { "schedules", BENCH_NRD_F_SCHEDULES, 0, "" },
+			  { "worst", BENCH_NRD_F_SCHED_RSTAT_ERR, 0, "pages" },
+			  { "bound", BENCH_NRD_F_SCHED_RSTAT_BOUND, 0, "pages" } },
+		.comparable_when = { { BENCH_NRD_F_SCHEDULES, BENCH_VOP_GE, 1 } },
+		.holds_when = { { BENCH_NRD_F_SCHED_RSTAT_ERR, BENCH_VOP_LE, 1,
+				  BENCH_NRD_F_SCHED_RSTAT_BOUND } },
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] = "no seeded schedule ran" },
 	},
 };
 
-void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdicts *v)
+void bench_nrd_verdicts(const struct bench_nrd_summary *s, struct bench_nrd_verdicts *v)
 {
 	double *f = v->fig;
 
-	f[MSIM_NRD_F_NONE] = 0;
-	f[MSIM_NRD_F_NODE_ERR] = s->node_err_max;
-	f[MSIM_NRD_F_NODE_BOUND] = s->node_bound;
-	f[MSIM_NRD_F_RSTAT_ERR] = s->rstat_err_max;
-	f[MSIM_NRD_F_RSTAT_BOUND] = s->rstat_bound;
-	f[MSIM_NRD_F_SNAPSHOT_ERR] = s->snapshot_err_max;
-	f[MSIM_NRD_F_SCHEDULES] = s->schedules;
-	f[MSIM_NRD_F_SCHED_NODE_ERR] = s->sched_node_err_max;
-	f[MSIM_NRD_F_SCHED_RSTAT_ERR] = s->sched_rstat_err_max;
-	f[MSIM_NRD_F_SCHED_SNAPSHOT_ERR] = s->sched_snapshot_err_max;
-	f[MSIM_NRD_F_SCHED_NODE_BOUND] = s->sched_node_bound;
-	f[MSIM_NRD_F_SCHED_RSTAT_BOUND] = s->sched_rstat_bound;
-	v->table = (struct msim_verdict_table){
+	f[BENCH_NRD_F_NONE] = 0;
+	f[BENCH_NRD_F_NODE_ERR] = s->node_err_max;
+	f[BENCH_NRD_F_NODE_BOUND] = s->node_bound;
+	f[BENCH_NRD_F_RSTAT_ERR] = s->rstat_err_max;
+	f[BENCH_NRD_F_RSTAT_BOUND] = s->rstat_bound;
+	f[BENCH_NRD_F_SNAPSHOT_ERR] = s->snapshot_err_max;
+	f[BENCH_NRD_F_SCHEDULES] = s->schedules;
+	f[BENCH_NRD_F_SCHED_NODE_ERR] = s->sched_node_err_max;
+	f[BENCH_NRD_F_SCHED_RSTAT_ERR] = s->sched_rstat_err_max;
+	f[BENCH_NRD_F_SCHED_SNAPSHOT_ERR] = s->sched_snapshot_err_max;
+	f[BENCH_NRD_F_SCHED_NODE_BOUND] = s->sched_node_bound;
+	f[BENCH_NRD_F_SCHED_RSTAT_BOUND] = s->sched_rstat_bound;
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 002",
 		.rows = nrd_rows,
 		.nrows = sizeof(nrd_rows) / sizeof(nrd_rows[0]),
 		.fig_names = nrd_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_NRD_NFIGS,
+		.nfig = BENCH_NRD_NFIGS,
 	};
 }
 
-static void print_text(const struct nrd *r, const struct msim_bench_args *a)
+static void print_text(const struct nrd *r, const struct bench_opts *a)
 {
-	struct msim_nrd_verdicts v;
+	struct bench_nrd_verdicts v;
 
 	printf("node-read drift (thread 002): %u simulated CPUs, %u memcgs, %u steps of %u ms, "
 	       "%u updates per CPU per step\n", r->cpus, r->nmemcgs, r->steps, r->step_ms, r->ops);
-	msim_bench_print_base_variants(a, "node-stat=percpu forced");
+	bench_print_base_variants(a, "node-stat=percpu forced");
 	printf("  node stat_threshold %u; truth at the end %ld pages; gated root flushes %lu\n",
 	       r->threshold, r->truth, r->rstat_flushes);
 	printf("  %-34s %10s %10s\n", "root read of NR_ACTIVE_ANON", "worst", "bound");
@@ -367,74 +367,74 @@ static void print_text(const struct nrd *r, const struct msim_bench_args *a)
 	       r->s.sched_rstat_bound);
 	printf("  %-34s %10.0f %10s\n\n", "node snapshot, worst", r->s.sched_snapshot_err_max,
 	       "0");
-	msim_nrd_verdicts(&r->s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_nrd_verdicts(&r->s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct nrd *r, const struct msim_bench_args *a)
+static void print_json(const struct nrd *r, const struct bench_opts *a)
 {
-	struct msim_nrd_verdicts v;
-	struct msim_json j;
+	struct bench_nrd_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "node-read-drift", "002",
-			      "pages, deterministic; no time is measured", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "memcgs", r->nmemcgs);
-	msim_json_kuint(&j, "steps", r->steps);
-	msim_json_kuint(&j, "threshold", r->threshold);
-	msim_json_kint(&j, "truth", r->truth);
-	msim_json_kuint(&j, "rstat_flushes", r->rstat_flushes);
-	msim_json_kuint(&j, "node_err_max", (unsigned long long)r->s.node_err_max);
-	msim_json_kuint(&j, "node_bound", (unsigned long long)r->s.node_bound);
-	msim_json_kuint(&j, "rstat_err_max", (unsigned long long)r->s.rstat_err_max);
-	msim_json_kuint(&j, "rstat_bound", (unsigned long long)r->s.rstat_bound);
-	msim_json_kuint(&j, "snapshot_err_max", (unsigned long long)r->s.snapshot_err_max);
-	msim_json_kuint(&j, "schedules", r->schedules);
-	msim_json_kuint(&j, "sched_node_err_max", (unsigned long long)r->s.sched_node_err_max);
-	msim_json_kuint(&j, "sched_rstat_err_max", (unsigned long long)r->s.sched_rstat_err_max);
-	msim_json_kuint(&j, "sched_snapshot_err_max",
-			(unsigned long long)r->s.sched_snapshot_err_max);
-	msim_json_kuint(&j, "sched_node_bound", (unsigned long long)r->s.sched_node_bound);
-	msim_json_kuint(&j, "sched_rstat_bound", (unsigned long long)r->s.sched_rstat_bound);
-	msim_nrd_verdicts(&r->s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_begin(&j, stdout, "node-read-drift", "002",
+			 "pages, deterministic; no time is measured", a);
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "memcgs", r->nmemcgs);
+	bench_json_kuint(&j, "steps", r->steps);
+	bench_json_kuint(&j, "threshold", r->threshold);
+	bench_json_kint(&j, "truth", r->truth);
+	bench_json_kuint(&j, "rstat_flushes", r->rstat_flushes);
+	bench_json_kuint(&j, "node_err_max", (unsigned long long)r->s.node_err_max);
+	bench_json_kuint(&j, "node_bound", (unsigned long long)r->s.node_bound);
+	bench_json_kuint(&j, "rstat_err_max", (unsigned long long)r->s.rstat_err_max);
+	bench_json_kuint(&j, "rstat_bound", (unsigned long long)r->s.rstat_bound);
+	bench_json_kuint(&j, "snapshot_err_max", (unsigned long long)r->s.snapshot_err_max);
+	bench_json_kuint(&j, "schedules", r->schedules);
+	bench_json_kuint(&j, "sched_node_err_max", (unsigned long long)r->s.sched_node_err_max);
+	bench_json_kuint(&j, "sched_rstat_err_max", (unsigned long long)r->s.sched_rstat_err_max);
+	bench_json_kuint(&j, "sched_snapshot_err_max",
+			 (unsigned long long)r->s.sched_snapshot_err_max);
+	bench_json_kuint(&j, "sched_node_bound", (unsigned long long)r->s.sched_node_bound);
+	bench_json_kuint(&j, "sched_rstat_bound", (unsigned long long)r->s.sched_rstat_bound);
+	bench_nrd_verdicts(&r->s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
 	/* the default schedule's error at each step's check, over virtual time */
-	msim_json_arr_begin(&j, "series_columns");
-	msim_json_kstr(&j, NULL, "t_ms");
-	msim_json_kstr(&j, NULL, "node_err_pages");
-	msim_json_kstr(&j, NULL, "rstat_err_pages");
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "series");
+	bench_json_arr_begin(&j, "series_columns");
+	bench_json_kstr(&j, NULL, "t_ms");
+	bench_json_kstr(&j, NULL, "node_err_pages");
+	bench_json_kstr(&j, NULL, "rstat_err_pages");
+	bench_json_arr_end(&j);
+	bench_json_arr_begin(&j, "series");
 	for (unsigned int i = 0; r->series && i < r->steps; i++) {
-		msim_json_arr_begin(&j, NULL);
-		msim_json_kuint(&j, NULL, (unsigned long long)i * r->step_ms);
-		msim_json_kdbl(&j, NULL, r->series[2 * i]);
-		msim_json_kdbl(&j, NULL, r->series[2 * i + 1]);
-		msim_json_arr_end(&j);
+		bench_json_arr_begin(&j, NULL);
+		bench_json_kuint(&j, NULL, (unsigned long long)i * r->step_ms);
+		bench_json_kdbl(&j, NULL, r->series[2 * i]);
+		bench_json_kdbl(&j, NULL, r->series[2 * i + 1]);
+		bench_json_arr_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
-static int nrd_parse(struct nrd *r, int argc, char **argv, struct msim_bench_args *a)
+static int nrd_parse(struct nrd *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 80, the thread's machine)"),
-		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096, "memcgs under root (default 8)"),
-		MSIM_OPT_UINT("--ops", "N", &r->ops, 1, 100000,
-			      "updates per CPU per step (default 64)"),
-		MSIM_OPT_UINT("--step-ms", "MS", &r->step_ms, 1, 10000,
-			      "virtual time per step (default 100)"),
-		MSIM_OPT_UINT("--seconds", "S", &r->seconds, 1, 3600,
-			      "virtual seconds (default 10; quick 3)"),
-		MSIM_OPT_UINT("--schedules", "N", &r->schedules, 0, 1000,
-			      "seeded random/PCT schedules after the default one (default 1; "
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 80, the thread's machine)"),
+		BENCH_OPT_UINT("--memcgs", "N", &r->nmemcgs, 1, 4096, "memcgs under root (default 8)"),
+		BENCH_OPT_UINT("--ops", "N", &r->ops, 1, 100000,
+			       "updates per CPU per step (default 64)"),
+		BENCH_OPT_UINT("--step-ms", "MS", &r->step_ms, 1, 10000,
+			       "virtual time per step (default 100)"),
+		BENCH_OPT_UINT("--seconds", "S", &r->seconds, 1, 3600,
+			       "virtual seconds (default 10; quick 3)"),
+		BENCH_OPT_UINT("--schedules", "N", &r->schedules, 0, 1000,
+			       "seeded random/PCT schedules after the default one (default 1; "
 			      "quick 1; PCT runs are slower)"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "node-read-drift",
 		.summary = "thread 002: the error of a root read by node counters (per-CPU vmstat)\n"
 			   "and by flushed rstat, against the truth, over virtual time.",
@@ -451,7 +451,7 @@ static int nrd_parse(struct nrd *r, int argc, char **argv, struct msim_bench_arg
 	r->ops = 64;
 	r->step_ms = 100;
 	r->schedules = UINT32_MAX;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -468,7 +468,7 @@ static int nrd_parse(struct nrd *r, int argc, char **argv, struct msim_bench_arg
 /* The host and its memcgs gone, the counts of a run back to 0: ready for another. */
 static void nrd_reset(struct nrd *r)
 {
-	msim_bench_host_destroy(r->m);
+	bench_host_destroy(r->m);
 	free(r->memcgs);
 	free(r->lruvecs);
 	r->m = NULL;
@@ -496,7 +496,7 @@ static void nrd_free(struct nrd *r)
  */
 static int nrd_schedules(struct nrd *r)
 {
-	struct msim_nrd_summary def = r->s;
+	struct bench_nrd_summary def = r->s;
 	unsigned long flushes = r->rstat_flushes;
 	long truth = r->truth;
 	double node = def.node_err_max, rstat = def.rstat_err_max, snap = def.snapshot_err_max;
@@ -525,7 +525,7 @@ static int nrd_schedules(struct nrd *r)
 static int node_read_drift_main(int argc, char **argv)
 {
 	struct nrd *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret;
 
 	if (!r)
@@ -533,7 +533,7 @@ static int node_read_drift_main(int argc, char **argv)
 	ret = nrd_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	r->volume = calloc(r->steps, sizeof(long));
 	r->series = calloc(2 * (size_t)r->steps, sizeof(double));
@@ -546,9 +546,9 @@ static int node_read_drift_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench node_read_drift_bench = {
+static const struct bench_engine node_read_drift_bench = {
 	.name = "node-read-drift",
 	.summary = "thread 002: node-counter vs flushed-rstat root read error over time, 80 CPUs",
 	.main = node_read_drift_main,
 };
-MSIM_BENCH(node_read_drift_bench);
+BENCH_REGISTER(node_read_drift_bench);

@@ -4,13 +4,13 @@
  * "node counters are always up to date") measures and how its figures are judged,
  * so that the bench-smoke tests can plant figures and force each outcome.
  */
-#ifndef MSIM_BENCH_NODE_READ_DRIFT_H
-#define MSIM_BENCH_NODE_READ_DRIFT_H
+#ifndef BENCH_NODE_READ_DRIFT_H
+#define BENCH_NODE_READ_DRIFT_H
 
 #include "bench_verdict.h"
 
 /* Deterministic figures of one run, in pages. */
-struct msim_nrd_summary {
+struct bench_nrd_summary {
 	double node_err_max;       /* max |truth - node_page_state| over the checkpoints */
 	double node_bound;         /* stat_threshold x CPUs */
 	double rstat_err_max;      /* max |truth - root's flushed rstat value| */
@@ -26,27 +26,27 @@ struct msim_nrd_summary {
 	double sched_rstat_bound;  /* rstat_bound + the same */
 };
 
-enum msim_nrd_fig {
-	MSIM_NRD_F_NONE,
-	MSIM_NRD_F_NODE_ERR,
-	MSIM_NRD_F_NODE_BOUND,
-	MSIM_NRD_F_RSTAT_ERR,
-	MSIM_NRD_F_RSTAT_BOUND,
-	MSIM_NRD_F_SNAPSHOT_ERR,
-	MSIM_NRD_F_SCHEDULES,
-	MSIM_NRD_F_SCHED_NODE_ERR,
-	MSIM_NRD_F_SCHED_RSTAT_ERR,
-	MSIM_NRD_F_SCHED_SNAPSHOT_ERR,
-	MSIM_NRD_F_SCHED_NODE_BOUND,
-	MSIM_NRD_F_SCHED_RSTAT_BOUND,
-	MSIM_NRD_NFIGS,
+enum bench_nrd_fig {
+	BENCH_NRD_F_NONE,
+	BENCH_NRD_F_NODE_ERR,
+	BENCH_NRD_F_NODE_BOUND,
+	BENCH_NRD_F_RSTAT_ERR,
+	BENCH_NRD_F_RSTAT_BOUND,
+	BENCH_NRD_F_SNAPSHOT_ERR,
+	BENCH_NRD_F_SCHEDULES,
+	BENCH_NRD_F_SCHED_NODE_ERR,
+	BENCH_NRD_F_SCHED_RSTAT_ERR,
+	BENCH_NRD_F_SCHED_SNAPSHOT_ERR,
+	BENCH_NRD_F_SCHED_NODE_BOUND,
+	BENCH_NRD_F_SCHED_RSTAT_BOUND,
+	BENCH_NRD_NFIGS,
 };
 
-struct msim_nrd_verdicts {
-	double fig[MSIM_NRD_NFIGS];
-	struct msim_verdict_table table;
+struct bench_nrd_verdicts {
+	double fig[BENCH_NRD_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_nrd_verdicts(const struct msim_nrd_summary *s, struct msim_nrd_verdicts *v);
+void bench_nrd_verdicts(const struct bench_nrd_summary *s, struct bench_nrd_verdicts *v);
 
-#endif /* MSIM_BENCH_NODE_READ_DRIFT_H */
+#endif /* BENCH_NODE_READ_DRIFT_H */

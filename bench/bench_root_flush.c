@@ -58,12 +58,12 @@
 #include "bench_root_flush.h"
 #include "bench_root_flush_run.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 static const char *const host_names[NHOSTS] = { "mainline (rstat)", "thread-002 (node)" };
 
 /* Host slot h with root-lruvec-read=node when node, else mainline's rstat. */
-int msim_rf_host_setup_as(struct rf *r, unsigned int h, bool node)
+int bench_rf_host_setup_as(struct rf *r, unsigned int h, bool node)
 {
 	struct rf_host *hh = &r->hosts[h];
 	struct msim_config cfg;
@@ -111,12 +111,12 @@ int msim_rf_host_setup_as(struct rf *r, unsigned int h, bool node)
 
 static int host_setup(struct rf *r, unsigned int h)
 {
-	return msim_rf_host_setup_as(r, h, h == 1);
+	return bench_rf_host_setup_as(r, h, h == 1);
 }
 
-void msim_rf_host_teardown(struct rf_host *hh)
+void bench_rf_host_teardown(struct rf_host *hh)
 {
-	msim_bench_host_destroy(hh->m);
+	bench_host_destroy(hh->m);
 	free(hh->memcgs);
 	free(hh->lruvecs);
 	memset(hh, 0, sizeof(*hh));
@@ -135,7 +135,7 @@ static void dirty_task(void *arg)
 	}
 }
 
-int msim_rf_dirty_all_cpus(struct rf *r, unsigned int h)
+int bench_rf_dirty_all_cpus(struct rf *r, unsigned int h)
 {
 	struct rf_host *hh = &r->hosts[h];
 
@@ -151,7 +151,7 @@ static double time_reads(struct rf *r, unsigned int h, int which)
 	struct rf_host *hh = &r->hosts[h];
 	struct msim_memcg *root = msim_root_mem_cgroup(hh->m);
 	unsigned long sum = 0;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned long i = 0; i < r->reads; i++) {
 		if (which == 0)
@@ -162,7 +162,7 @@ static double time_reads(struct rf *r, unsigned int h, int which)
 			sum += msim_node_page_state(hh->m, 0, MSIM_NR_ACTIVE_ANON);
 	}
 	r->sink += sum;
-	return (double)(msim_bench_cpu_ns() - t0) / (double)r->reads;
+	return (double)(bench_cpu_ns() - t0) / (double)r->reads;
 }
 
 static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
@@ -175,23 +175,23 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 	msim_set_current_host(hh->m);
 	/* Active: dirty on every CPU, then one timed forced root flush, per round. */
 	for (unsigned int a = 0; a < r->active_rounds; a++) {
-		if (msim_rf_dirty_all_cpus(r, h))
+		if (bench_rf_dirty_all_cpus(r, h))
 			return NAN;
 		if (h == 0 && rep == 0 && a == 0)
 			msim_rstat_counters_reset(hh->m);
-		t0 = msim_bench_cpu_ns();
+		t0 = bench_cpu_ns();
 		msim_mem_cgroup_flush_stats_forced(root);
-		active_ns += msim_bench_cpu_ns() - t0;
+		active_ns += bench_cpu_ns() - t0;
 		if (h == 0 && rep == 0 && a == 0)
 			msim_rstat_counters(hh->m, &r->active_counts);
 	}
 	/* Idle: nothing updated since the flush above. */
 	if (h == 0 && rep == 0)
 		msim_rstat_counters_reset(hh->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned int i = 0; i < r->idle_flushes; i++)
 		msim_mem_cgroup_flush_stats_forced(root);
-	r->idle_us[h * 1000 + rep] = (double)(msim_bench_cpu_ns() - t0) / r->idle_flushes / 1e3;
+	r->idle_us[h * 1000 + rep] = (double)(bench_cpu_ns() - t0) / r->idle_flushes / 1e3;
 	if (h == 0 && rep == 0)
 		msim_rstat_counters(hh->m, &r->idle_counts);
 	r->active_us[h * 1000 + rep] = (double)active_ns / r->active_rounds / 1e3;
@@ -206,66 +206,66 @@ static double rf_sample(unsigned int h, unsigned int rep, void *ctx)
 	return r->active_us[h * 1000 + rep];
 }
 
-static void summarise(const struct rf *r, unsigned int reps, struct msim_rf_summary *s)
+static void summarise(const struct rf *r, unsigned int reps, struct bench_rf_summary *s)
 {
 	for (unsigned int h = 0; h < NHOSTS; h++) {
-		s->idle_us[h] = msim_bench_median(r->idle_us + h * 1000, reps);
-		s->active_us[h] = msim_bench_median(r->active_us + h * 1000, reps);
-		s->lruvec_ns[h] = msim_bench_median(r->lruvec_read_ns + h * 1000, reps);
-		s->memcg_ns[h] = msim_bench_median(r->memcg_read_ns + h * 1000, reps);
-		s->node_ns[h] = msim_bench_median(r->node_read_ns + h * 1000, reps);
+		s->idle_us[h] = bench_median(r->idle_us + h * 1000, reps);
+		s->active_us[h] = bench_median(r->active_us + h * 1000, reps);
+		s->lruvec_ns[h] = bench_median(r->lruvec_read_ns + h * 1000, reps);
+		s->memcg_ns[h] = bench_median(r->memcg_read_ns + h * 1000, reps);
+		s->node_ns[h] = bench_median(r->node_read_ns + h * 1000, reps);
 	}
 }
 
 /* ---- the thread's comparisons ---- */
 
-static const char *const rf_fig_names[MSIM_RF_NFIGS] = {
-	[MSIM_RF_F_IDLE_US] = "idle_flush_us",
-	[MSIM_RF_F_ACTIVE_US] = "active_flush_us",
-	[MSIM_RF_F_ACTIVE_NS] = "active_flush_ns",
-	[MSIM_RF_F_ACTIVE_PER_READ] = "active_flush_per_node_lruvec_read",
-	[MSIM_RF_F_LRUVEC_RSTAT_NS] = "root_lruvec_read_rstat_ns",
-	[MSIM_RF_F_LRUVEC_NODE_NS] = "root_lruvec_read_node_ns",
-	[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = "root_lruvec_node_per_rstat",
-	[MSIM_RF_F_EXCL_KEPT] = "excluded_items_read_from_rstat_by_patch2",
-	[MSIM_RF_F_EXCL_DIFFER] = "excluded_items_whose_node_counter_differs",
-	[MSIM_RF_F_ANON_RSTAT] = "root_active_anon_rstat",
-	[MSIM_RF_F_ANON_SNAPSHOT] = "node_active_anon_snapshot",
-	[MSIM_RF_F_ANON_LRUVEC_NODE] = "root_lruvec_active_anon_patch2",
-	[MSIM_RF_F_ANON_NODE_OFF] = "|patch2_root_read - snapshot|",
+static const char *const rf_fig_names[BENCH_RF_NFIGS] = {
+	[BENCH_RF_F_IDLE_US] = "idle_flush_us",
+	[BENCH_RF_F_ACTIVE_US] = "active_flush_us",
+	[BENCH_RF_F_ACTIVE_NS] = "active_flush_ns",
+	[BENCH_RF_F_ACTIVE_PER_READ] = "active_flush_per_node_lruvec_read",
+	[BENCH_RF_F_LRUVEC_RSTAT_NS] = "root_lruvec_read_rstat_ns",
+	[BENCH_RF_F_LRUVEC_NODE_NS] = "root_lruvec_read_node_ns",
+	[BENCH_RF_F_LRUVEC_NODE_PER_RSTAT] = "root_lruvec_node_per_rstat",
+	[BENCH_RF_F_EXCL_KEPT] = "excluded_items_read_from_rstat_by_patch2",
+	[BENCH_RF_F_EXCL_DIFFER] = "excluded_items_whose_node_counter_differs",
+	[BENCH_RF_F_ANON_RSTAT] = "root_active_anon_rstat",
+	[BENCH_RF_F_ANON_SNAPSHOT] = "node_active_anon_snapshot",
+	[BENCH_RF_F_ANON_LRUVEC_NODE] = "root_lruvec_active_anon_patch2",
+	[BENCH_RF_F_ANON_NODE_OFF] = "|patch2_root_read - snapshot|",
 #define SITE_NAMES(s, key)                                                                   \
-	[MSIM_RF_F_SITE(s, 0)] = key "_calls", [MSIM_RF_F_SITE(s, 1)] = key "_through_fraction", \
-	[MSIM_RF_F_SITE(s, 2)] = key "_ns_per_call", [MSIM_RF_F_SITE(s, 3)] = key "_per_call_per_read"
-	SITE_NAMES(MSIM_RF_SITE_WORKINGSET, "workingset"),
-	SITE_NAMES(MSIM_RF_SITE_ZSWAP, "zswap"),
-	SITE_NAMES(MSIM_RF_SITE_DAMON, "damon"),
+	[BENCH_RF_F_SITE(s, 0)] = key "_calls", [BENCH_RF_F_SITE(s, 1)] = key "_through_fraction", \
+	[BENCH_RF_F_SITE(s, 2)] = key "_ns_per_call", [BENCH_RF_F_SITE(s, 3)] = key "_per_call_per_read"
+	SITE_NAMES(BENCH_RF_SITE_WORKINGSET, "workingset"),
+	SITE_NAMES(BENCH_RF_SITE_ZSWAP, "zswap"),
+	SITE_NAMES(BENCH_RF_SITE_DAMON, "damon"),
 #undef SITE_NAMES
 };
 
 #define SITE_OURS(s)                                                                         \
-	{ "flushes let through per call", MSIM_RF_F_SITE(s, 1), 0, "" },                     \
-	{ "cost per call, weighted", MSIM_RF_F_SITE(s, 2), 0, "ns" },                        \
-	{ "per node read", MSIM_RF_F_SITE(s, 3), 0, "x" },                                   \
-	{ "node read", MSIM_RF_F_LRUVEC_NODE_NS, 0, "ns" }
+	{ "flushes let through per call", BENCH_RF_F_SITE(s, 1), 0, "" },                    \
+	{ "cost per call, weighted", BENCH_RF_F_SITE(s, 2), 0, "ns" },                       \
+	{ "per node read", BENCH_RF_F_SITE(s, 3), 0, "x" },                                  \
+	{ "node read", BENCH_RF_F_LRUVEC_NODE_NS, 0, "ns" }
 
 /* "Expensive": the weighted flush of a call costs more than 10 node reads. */
-#define SITE_EXPENSIVE(s) { MSIM_RF_F_SITE(s, 3), MSIM_VOP_GT, 10 }
+#define SITE_EXPENSIVE(s) { BENCH_RF_F_SITE(s, 3), BENCH_VOP_GT, 10 }
 
 #define RATELIMIT_WHY "mem_cgroup_flush_stats_ratelimited flushes only when the periodic " \
 		      "flusher is a full cycle late (jiffies past flush_last_time + 4 s); with " \
 		      "it on time, as here, the call is a time test"
 
 /* Thread 002: 69 us idle, ~900 us with 128 active memcgs, ~150 ns per read. */
-static const struct msim_verdict_row rf_rows[] = {
+static const struct bench_verdict_row rf_rows[] = {
 	{
 		.claim = "a root flush with 128 active memcgs costs far more than one with little "
 			 "activity (69 us)",
 		.thread = { { "active / little activity", 0, 900.0 / 69, "x" },
 			    { "little activity", 0, 69, "us" }, { "active", 0, 900, "us" } },
-		.ours = { { "idle (nothing to fold)", MSIM_RF_F_IDLE_US, 0, "us" },
-			  { "active", MSIM_RF_F_ACTIVE_US, 0, "us" } },
-		.rule = MSIM_RULE_NONE,
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] =
+		.ours = { { "idle (nothing to fold)", BENCH_RF_F_IDLE_US, 0, "us" },
+			  { "active", BENCH_RF_F_ACTIVE_US, 0, "us" } },
+		.rule = BENCH_RULE_NONE,
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] =
 				 "the model's idle flush has nothing at all to fold (it visits every "
 				 "CPU and flushes no memcg); the thread's 69 us flush had \"little "
 				 "activity\", which the bench does not make" },
@@ -274,23 +274,23 @@ static const struct msim_verdict_row rf_rows[] = {
 		.claim = "a root flush with 128 active memcgs costs orders of magnitude more than "
 			 "a root read from node counters",
 		.thread = { { "flush / read", 0, 900e3 / 150, "x" } },
-		.ours = { { "flush / read", MSIM_RF_F_ACTIVE_PER_READ, 0, "x" },
-			  { "flush", MSIM_RF_F_ACTIVE_US, 0, "us" },
-			  { "read", MSIM_RF_F_LRUVEC_NODE_NS, 0, "ns" } },
-		.holds_when = { { MSIM_RF_F_ACTIVE_NS, MSIM_VOP_GT, 100, MSIM_RF_F_LRUVEC_NODE_NS } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the flush is within 100 reads" },
+		.ours = { { "flush / read", BENCH_RF_F_ACTIVE_PER_READ, 0, "x" },
+			  { "flush", BENCH_RF_F_ACTIVE_US, 0, "us" },
+			  { "read", BENCH_RF_F_LRUVEC_NODE_NS, 0, "ns" } },
+		.holds_when = { { BENCH_RF_F_ACTIVE_NS, BENCH_VOP_GT, 100, BENCH_RF_F_LRUVEC_NODE_NS } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "the flush is within 100 reads" },
 	},
 	{
 		.claim = "reading root's lruvec from the node counters (patch 2) costs what "
 			 "reading its rstat value costs",
 		.thread = { { "node / rstat read", 0, 1, "x" }, { "each", 0, 150, "ns" } },
-		.ours = { { "node / rstat read", MSIM_RF_F_LRUVEC_NODE_PER_RSTAT, 0, "x" },
-			  { "patch 2", MSIM_RF_F_LRUVEC_NODE_NS, 0, "ns" },
-			  { "mainline", MSIM_RF_F_LRUVEC_RSTAT_NS, 0, "ns" } },
-		.holds_when = { { MSIM_RF_F_LRUVEC_NODE_PER_RSTAT, MSIM_VOP_GT, 0.5 },
-				{ MSIM_RF_F_LRUVEC_NODE_PER_RSTAT, MSIM_VOP_LT, 2 } },
-		.why = { [MSIM_VERDICT_HOLDS] = "within a factor of 2",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] =
+		.ours = { { "node / rstat read", BENCH_RF_F_LRUVEC_NODE_PER_RSTAT, 0, "x" },
+			  { "patch 2", BENCH_RF_F_LRUVEC_NODE_NS, 0, "ns" },
+			  { "mainline", BENCH_RF_F_LRUVEC_RSTAT_NS, 0, "ns" } },
+		.holds_when = { { BENCH_RF_F_LRUVEC_NODE_PER_RSTAT, BENCH_VOP_GT, 0.5 },
+				{ BENCH_RF_F_LRUVEC_NODE_PER_RSTAT, BENCH_VOP_LT, 2 } },
+		.why = { [BENCH_VERDICT_HOLDS] = "within a factor of 2",
+			 [BENCH_VERDICT_DOES_NOT_HOLD] =
 				 "the two reads differ by 2x or more: patch 2's read tests the "
 				 "exclusion list, then reads the node counter; mainline's reads "
 				 "the lruvec's rstat aggregate" },
@@ -301,9 +301,9 @@ static const struct msim_verdict_row rf_rows[] = {
 		.claim = "patch 3: the root flush workingset_test_recent skips is expensive per "
 			 "refault",
 		.thread = { { "a root flush", 0, 69, "us" }, { "to", 0, 900, "us" } },
-		.ours = { SITE_OURS(MSIM_RF_SITE_WORKINGSET) },
-		.holds_when = { SITE_EXPENSIVE(MSIM_RF_SITE_WORKINGSET) },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = RATELIMIT_WHY },
+		.ours = { SITE_OURS(BENCH_RF_SITE_WORKINGSET) },
+		.holds_when = { SITE_EXPENSIVE(BENCH_RF_SITE_WORKINGSET) },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = RATELIMIT_WHY },
 		.note = "a call per activity step, the site alone; the model's periodic flusher "
 			"is never late (a busy system_unbound_wq would let one call per 4 s "
 			"through): the thread's flush times stand for a call only then",
@@ -312,20 +312,20 @@ static const struct msim_verdict_row rf_rows[] = {
 		.claim = "patch 1: the root flush zswap_shrinker_count no longer needs is "
 			 "expensive per count",
 		.thread = { { "a root flush", 0, 69, "us" }, { "to", 0, 900, "us" } },
-		.ours = { SITE_OURS(MSIM_RF_SITE_ZSWAP) },
-		.holds_when = { SITE_EXPENSIVE(MSIM_RF_SITE_ZSWAP) },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = RATELIMIT_WHY },
+		.ours = { SITE_OURS(BENCH_RF_SITE_ZSWAP) },
+		.holds_when = { SITE_EXPENSIVE(BENCH_RF_SITE_ZSWAP) },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = RATELIMIT_WHY },
 	},
 	{
 		.claim = "patch 4: DAMON's goal flush is not ratelimited: it flushes root every "
 			 "time the goal is evaluated",
 		.thread = { { "\"happens every time\"", 0, NAN, "" } },
-		.ours = { SITE_OURS(MSIM_RF_SITE_DAMON) },
-		.holds_when = { { MSIM_RF_F_SITE(MSIM_RF_SITE_DAMON, 1), MSIM_VOP_EQ, 1 },
-				SITE_EXPENSIVE(MSIM_RF_SITE_DAMON) },
-		.why = { [MSIM_VERDICT_HOLDS] = "its threshold gate opens at every evaluation under "
+		.ours = { SITE_OURS(BENCH_RF_SITE_DAMON) },
+		.holds_when = { { BENCH_RF_F_SITE(BENCH_RF_SITE_DAMON, 1), BENCH_VOP_EQ, 1 },
+				SITE_EXPENSIVE(BENCH_RF_SITE_DAMON) },
+		.why = { [BENCH_VERDICT_HOLDS] = "its threshold gate opens at every evaluation under "
 						"this activity (128 memcgs on every CPU per step)",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "the threshold gate stayed shut at some "
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "the threshold gate stayed shut at some "
 							"evaluations, or the weighted flush is "
 							"within 10 node reads" },
 	},
@@ -334,15 +334,15 @@ static const struct msim_verdict_row rf_rows[] = {
 			 "node counters larger than root's charged figure, and patch 2 reads root's",
 		.thread = { { "\"the node counter value can be higher than the rstat value\"", 0,
 			      NAN, "" } },
-		.ours = { { "items (of 3) patch 2 reads from rstat", MSIM_RF_F_EXCL_KEPT, 0, "" },
-			  { "items whose node counter differs", MSIM_RF_F_EXCL_DIFFER, 0, "" } },
-		.holds_when = { { MSIM_RF_F_EXCL_KEPT, MSIM_VOP_EQ, MSIM_RF_NEXCL },
-				{ MSIM_RF_F_EXCL_DIFFER, MSIM_VOP_EQ, MSIM_RF_NEXCL } },
-		.why = { [MSIM_VERDICT_HOLDS] = "the node counters also count what no memcg is "
+		.ours = { { "items (of 3) patch 2 reads from rstat", BENCH_RF_F_EXCL_KEPT, 0, "" },
+			  { "items whose node counter differs", BENCH_RF_F_EXCL_DIFFER, 0, "" } },
+		.holds_when = { { BENCH_RF_F_EXCL_KEPT, BENCH_VOP_EQ, BENCH_RF_NEXCL },
+				{ BENCH_RF_F_EXCL_DIFFER, BENCH_VOP_EQ, BENCH_RF_NEXCL } },
+		.why = { [BENCH_VERDICT_HOLDS] = "the node counters also count what no memcg is "
 						"charged for (kernel threads' stacks, kernel page "
 						"tables, unaccounted hugetlb); reading them for "
 						"root would report that memory as root's",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "an excluded item read the node counter "
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "an excluded item read the node counter "
 							"under patch 2, or its node counter "
 							"equals root's figure" },
 		.note = "each item's node, rstat and lruvec figures are printed below the table",
@@ -351,84 +351,84 @@ static const struct msim_verdict_row rf_rows[] = {
 		.claim = "for a memcg-owned item, root's flushed rstat value is the node's truth",
 		.thread = { { "\"the root memcg's hierarchical value equals the node counter\"", 0,
 			      NAN, "" } },
-		.ours = { { "root rstat NR_ACTIVE_ANON", MSIM_RF_F_ANON_RSTAT, 0, "pages" },
-			  { "node snapshot", MSIM_RF_F_ANON_SNAPSHOT, 0, "pages" } },
-		.holds_when = { { MSIM_RF_F_ANON_RSTAT, MSIM_VOP_EQ, 1, MSIM_RF_F_ANON_SNAPSHOT } },
-		.why = { [MSIM_VERDICT_HOLDS] = "every NR_ACTIVE_ANON page of the bench is charged "
+		.ours = { { "root rstat NR_ACTIVE_ANON", BENCH_RF_F_ANON_RSTAT, 0, "pages" },
+			  { "node snapshot", BENCH_RF_F_ANON_SNAPSHOT, 0, "pages" } },
+		.holds_when = { { BENCH_RF_F_ANON_RSTAT, BENCH_VOP_EQ, 1, BENCH_RF_F_ANON_SNAPSHOT } },
+		.why = { [BENCH_VERDICT_HOLDS] = "every NR_ACTIVE_ANON page of the bench is charged "
 						"to a memcg; after a forced flush rstat holds "
 						"them all" },
 	},
 	{
 		.claim = "node counters are always up to date: patch 2's root read is the truth",
 		.thread = { { "\"always up to date and don't need flushing\"", 0, NAN, "" } },
-		.ours = { { "patch 2's root read", MSIM_RF_F_ANON_LRUVEC_NODE, 0, "pages" },
-			  { "node snapshot", MSIM_RF_F_ANON_SNAPSHOT, 0, "pages" },
-			  { "off by", MSIM_RF_F_ANON_NODE_OFF, 0, "pages" } },
-		.holds_when = { { MSIM_RF_F_ANON_NODE_OFF, MSIM_VOP_EQ, 0 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "node-stat=percpu: each CPU keeps up to "
+		.ours = { { "patch 2's root read", BENCH_RF_F_ANON_LRUVEC_NODE, 0, "pages" },
+			  { "node snapshot", BENCH_RF_F_ANON_SNAPSHOT, 0, "pages" },
+			  { "off by", BENCH_RF_F_ANON_NODE_OFF, 0, "pages" } },
+		.holds_when = { { BENCH_RF_F_ANON_NODE_OFF, BENCH_VOP_EQ, 0 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "node-stat=percpu: each CPU keeps up to "
 							"stat_threshold pages in its diff until a "
 							"fold, and node_page_state does not add "
 							"them" },
 	},
 };
 
-static void excl_figures(const struct msim_rf_summary *s, double *f)
+static void excl_figures(const struct bench_rf_summary *s, double *f)
 {
-	const struct msim_rf_exclusions *x = &s->excl;
+	const struct bench_rf_exclusions *x = &s->excl;
 	unsigned int kept = 0, differ = 0;
 
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+	for (unsigned int i = 0; i < BENCH_RF_NEXCL; i++) {
 		kept += x->lruvec[1][i] == x->rstat[i] && x->lruvec[0][i] == x->rstat[i];
 		differ += x->node[i] != x->rstat[i];
 	}
-	f[MSIM_RF_F_EXCL_KEPT] = s->excl_measured ? kept : NAN;
-	f[MSIM_RF_F_EXCL_DIFFER] = s->excl_measured ? differ : NAN;
-	f[MSIM_RF_F_ANON_RSTAT] = s->excl_measured ? x->anon_rstat : NAN;
-	f[MSIM_RF_F_ANON_SNAPSHOT] = s->excl_measured ? x->anon_snapshot : NAN;
-	f[MSIM_RF_F_ANON_LRUVEC_NODE] = s->excl_measured ? x->anon_lruvec_node_host : NAN;
-	f[MSIM_RF_F_ANON_NODE_OFF] = fabs(f[MSIM_RF_F_ANON_LRUVEC_NODE] - f[MSIM_RF_F_ANON_SNAPSHOT]);
+	f[BENCH_RF_F_EXCL_KEPT] = s->excl_measured ? kept : NAN;
+	f[BENCH_RF_F_EXCL_DIFFER] = s->excl_measured ? differ : NAN;
+	f[BENCH_RF_F_ANON_RSTAT] = s->excl_measured ? x->anon_rstat : NAN;
+	f[BENCH_RF_F_ANON_SNAPSHOT] = s->excl_measured ? x->anon_snapshot : NAN;
+	f[BENCH_RF_F_ANON_LRUVEC_NODE] = s->excl_measured ? x->anon_lruvec_node_host : NAN;
+	f[BENCH_RF_F_ANON_NODE_OFF] = fabs(f[BENCH_RF_F_ANON_LRUVEC_NODE] - f[BENCH_RF_F_ANON_SNAPSHOT]);
 }
 
-void msim_rf_verdicts(const struct msim_rf_summary *s, struct msim_rf_verdicts *v)
+void bench_rf_verdicts(const struct bench_rf_summary *s, struct bench_rf_verdicts *v)
 {
 	double *f = v->fig;
 
-	f[MSIM_RF_F_NONE] = 0;
-	f[MSIM_RF_F_IDLE_US] = s->idle_us[0];
-	f[MSIM_RF_F_ACTIVE_US] = s->active_us[0];
-	f[MSIM_RF_F_ACTIVE_NS] = s->active_us[0] * 1e3;
-	f[MSIM_RF_F_LRUVEC_RSTAT_NS] = s->lruvec_ns[0];
-	f[MSIM_RF_F_LRUVEC_NODE_NS] = s->lruvec_ns[1];
-	f[MSIM_RF_F_ACTIVE_PER_READ] = msim_bench_ratio(s->active_us[0] * 1e3, s->lruvec_ns[1]);
-	f[MSIM_RF_F_LRUVEC_NODE_PER_RSTAT] = msim_bench_ratio(s->lruvec_ns[1], s->lruvec_ns[0]);
+	f[BENCH_RF_F_NONE] = 0;
+	f[BENCH_RF_F_IDLE_US] = s->idle_us[0];
+	f[BENCH_RF_F_ACTIVE_US] = s->active_us[0];
+	f[BENCH_RF_F_ACTIVE_NS] = s->active_us[0] * 1e3;
+	f[BENCH_RF_F_LRUVEC_RSTAT_NS] = s->lruvec_ns[0];
+	f[BENCH_RF_F_LRUVEC_NODE_NS] = s->lruvec_ns[1];
+	f[BENCH_RF_F_ACTIVE_PER_READ] = bench_ratio(s->active_us[0] * 1e3, s->lruvec_ns[1]);
+	f[BENCH_RF_F_LRUVEC_NODE_PER_RSTAT] = bench_ratio(s->lruvec_ns[1], s->lruvec_ns[0]);
 	excl_figures(s, f);
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
-		const struct msim_rf_site_result *sr = &s->site[i];
+	for (unsigned int i = 0; i < BENCH_RF_NSITES; i++) {
+		const struct bench_rf_site_result *sr = &s->site[i];
 
-		f[MSIM_RF_F_SITE(i, 0)] = sr->calls ? (double)sr->calls : NAN;
-		f[MSIM_RF_F_SITE(i, 1)] = sr->calls ? (double)sr->through / sr->calls : NAN;
-		f[MSIM_RF_F_SITE(i, 2)] = sr->calls ? sr->per_call_ns : NAN;
-		f[MSIM_RF_F_SITE(i, 3)] = sr->calls ? msim_bench_ratio(sr->per_call_ns,
-								       s->lruvec_ns[1]) : NAN;
+		f[BENCH_RF_F_SITE(i, 0)] = sr->calls ? (double)sr->calls : NAN;
+		f[BENCH_RF_F_SITE(i, 1)] = sr->calls ? (double)sr->through / sr->calls : NAN;
+		f[BENCH_RF_F_SITE(i, 2)] = sr->calls ? sr->per_call_ns : NAN;
+		f[BENCH_RF_F_SITE(i, 3)] = sr->calls ? bench_ratio(sr->per_call_ns,
+								   s->lruvec_ns[1]) : NAN;
 	}
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 002",
 		.rows = rf_rows,
 		.nrows = sizeof(rf_rows) / sizeof(rf_rows[0]),
 		.fig_names = rf_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_RF_NFIGS,
+		.nfig = BENCH_RF_NFIGS,
 	};
 }
 
-static void print_text(const struct rf *r, const struct msim_rf_summary *s,
-		       const struct msim_bench_args *a)
+static void print_text(const struct rf *r, const struct bench_rf_summary *s,
+		       const struct bench_opts *a)
 {
-	struct msim_rf_verdicts v;
+	struct bench_rf_verdicts v;
 
 	printf("root flush vs node counters (thread 002): %u simulated CPUs, %u memcgs under root,\n"
 	       "median of %u repetitions, hosts alternated\n", r->cpus, r->nmemcgs, a->reps);
-	msim_bench_print_base_variants(a, "root-lruvec-read set per host");
+	bench_print_base_variants(a, "root-lruvec-read set per host");
 	printf("%-38s %-18s %-18s %-12s\n", "", host_names[0], host_names[1], "thread 002");
 	/* the flush is the same code on both hosts: patch 2 changes reads only */
 	printf("%-38s %-18.1f %-18s %-12s\n", "root flush, idle (us)", s->idle_us[0],
@@ -445,21 +445,21 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 	       "a fresh host per site, the periodic flusher on: flushes let through, mean time of a call that flushed\n"
 	       "and of one whose gate stayed shut, and the cost per call weighted by the two:\n",
 	       r->site_steps, r->site_step_ms);
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
-		const struct msim_rf_site_result *sr = &s->site[i];
+	for (unsigned int i = 0; i < BENCH_RF_NSITES; i++) {
+		const struct bench_rf_site_result *sr = &s->site[i];
 
 		char flush[32] = "-";
 
 		if (sr->through)
 			snprintf(flush, sizeof(flush), "%.1f us", sr->through_us);
 		printf("  %-40s %lu of %lu, flush %s, shut %.1f ns, per call %.1f ns\n",
-		       msim_rf_site_names[i], sr->through, sr->calls, flush, sr->closed_ns,
+		       bench_rf_site_names[i], sr->through, sr->calls, flush, sr->closed_ns,
 		       sr->per_call_ns);
 	}
 	printf("\nPatch 2's exclusion list (a child's charged traffic beside node-only traffic, then a\n"
 	       "forced root flush): node counter / root rstat / root lruvec read, mainline and patch 2\n");
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++)
-		printf("  %-16s %.0f / %.0f / %.0f and %.0f\n", msim_rf_excl_names[i], s->excl.node[i],
+	for (unsigned int i = 0; i < BENCH_RF_NEXCL; i++)
+		printf("  %-16s %.0f / %.0f / %.0f and %.0f\n", bench_rf_excl_names[i], s->excl.node[i],
 		       s->excl.rstat[i], s->excl.lruvec[0][i], s->excl.lruvec[1][i]);
 	printf("  NR_ACTIVE_ANON after the activity: root rstat %.0f, node_page_state %.0f, node "
 	       "snapshot %.0f, patch 2's root read %.0f\n", s->excl.anon_rstat, s->excl.anon_node,
@@ -468,8 +468,8 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 	       "single-threaded, as CPU time of the driver thread (no rstat lock waiting, no\n"
 	       "cross-CPU cache misses, no bpftrace).\n"
 	       "The thread's microseconds are kernel wall time on 80 real CPUs.\n\n");
-	msim_rf_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_rf_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 	printf("\nDeterministic figures (mainline host, first repetition):\n");
 	printf("  active flush: cpu visits %llu, memcg flushes %llu, atomic resets %llu\n",
 	       (unsigned long long)r->active_counts.cpu_visits,
@@ -483,102 +483,102 @@ static void print_text(const struct rf *r, const struct msim_rf_summary *s,
 	       r->root_anon_lruvec[0], r->root_anon_lruvec[1]);
 }
 
-static void print_json(const struct rf *r, const struct msim_rf_summary *s,
-		       const struct msim_bench_args *a)
+static void print_json(const struct rf *r, const struct bench_rf_summary *s,
+		       const struct bench_opts *a)
 {
-	struct msim_rf_verdicts v;
-	struct msim_json j;
+	struct bench_rf_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "root-flush", "002",
-			      "model flush and read work, single thread, not kernel wall time", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "memcgs", r->nmemcgs);
-	msim_json_arr_begin(&j, "hosts");
+	bench_json_begin(&j, stdout, "root-flush", "002",
+			 "model flush and read work, single thread, not kernel wall time", a);
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "memcgs", r->nmemcgs);
+	bench_json_arr_begin(&j, "hosts");
 	for (unsigned int h = 0; h < NHOSTS; h++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "root_lruvec_read", h ? "node" : "rstat");
-		msim_json_kdbl(&j, "idle_flush_us", s->idle_us[h]);
-		msim_json_kdbl(&j, "active_flush_us", s->active_us[h]);
-		msim_json_kdbl(&j, "root_lruvec_read_ns", s->lruvec_ns[h]);
-		msim_json_kdbl(&j, "memcg_page_state_read_ns", s->memcg_ns[h]);
-		msim_json_kdbl(&j, "node_page_state_read_ns", s->node_ns[h]);
-		msim_json_kuint(&j, "root_lruvec_active_anon", r->root_anon_lruvec[h]);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "root_lruvec_read", h ? "node" : "rstat");
+		bench_json_kdbl(&j, "idle_flush_us", s->idle_us[h]);
+		bench_json_kdbl(&j, "active_flush_us", s->active_us[h]);
+		bench_json_kdbl(&j, "root_lruvec_read_ns", s->lruvec_ns[h]);
+		bench_json_kdbl(&j, "memcg_page_state_read_ns", s->memcg_ns[h]);
+		bench_json_kdbl(&j, "node_page_state_read_ns", s->node_ns[h]);
+		bench_json_kuint(&j, "root_lruvec_active_anon", r->root_anon_lruvec[h]);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_kuint(&j, "site_steps", r->site_steps);
-	msim_json_kuint(&j, "site_step_ms", r->site_step_ms);
-	msim_json_arr_begin(&j, "sites");
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
-		const struct msim_rf_site_result *sr = &s->site[i];
+	bench_json_arr_end(&j);
+	bench_json_kuint(&j, "site_steps", r->site_steps);
+	bench_json_kuint(&j, "site_step_ms", r->site_step_ms);
+	bench_json_arr_begin(&j, "sites");
+	for (unsigned int i = 0; i < BENCH_RF_NSITES; i++) {
+		const struct bench_rf_site_result *sr = &s->site[i];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "site", msim_rf_site_keys[i]);
-		msim_json_kstr(&j, "function", msim_rf_site_names[i]);
-		msim_json_kstr(&j, "gate", i == MSIM_RF_SITE_DAMON ? "threshold" : "ratelimited");
-		msim_json_kuint(&j, "calls", sr->calls);
-		msim_json_kuint(&j, "through", sr->through);
-		msim_json_kdbl(&j, "through_us", sr->through_us);
-		msim_json_kdbl(&j, "closed_ns", sr->closed_ns);
-		msim_json_kdbl(&j, "per_call_ns", sr->per_call_ns);
-		msim_json_obj_end(&j);
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "site", bench_rf_site_keys[i]);
+		bench_json_kstr(&j, "function", bench_rf_site_names[i]);
+		bench_json_kstr(&j, "gate", i == BENCH_RF_SITE_DAMON ? "threshold" : "ratelimited");
+		bench_json_kuint(&j, "calls", sr->calls);
+		bench_json_kuint(&j, "through", sr->through);
+		bench_json_kdbl(&j, "through_us", sr->through_us);
+		bench_json_kdbl(&j, "closed_ns", sr->closed_ns);
+		bench_json_kdbl(&j, "per_call_ns", sr->per_call_ns);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_arr_begin(&j, "exclusions");
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "item", msim_rf_excl_names[i]);
-		msim_json_kdbl(&j, "node", s->excl.node[i]);
-		msim_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
-		msim_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
-		msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.lruvec[1][i]);
-		msim_json_obj_end(&j);
+	bench_json_arr_end(&j);
+	bench_json_arr_begin(&j, "exclusions");
+	for (unsigned int i = 0; i < BENCH_RF_NEXCL; i++) {
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "item", bench_rf_excl_names[i]);
+		bench_json_kdbl(&j, "node", s->excl.node[i]);
+		bench_json_kdbl(&j, "root_rstat", s->excl.rstat[i]);
+		bench_json_kdbl(&j, "root_lruvec_mainline", s->excl.lruvec[0][i]);
+		bench_json_kdbl(&j, "root_lruvec_patch2", s->excl.lruvec[1][i]);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_json_obj_begin(&j, "active_anon_after_activity");
-	msim_json_kdbl(&j, "root_rstat", s->excl.anon_rstat);
-	msim_json_kdbl(&j, "node_page_state", s->excl.anon_node);
-	msim_json_kdbl(&j, "node_snapshot", s->excl.anon_snapshot);
-	msim_json_kdbl(&j, "root_lruvec_patch2", s->excl.anon_lruvec_node_host);
-	msim_json_obj_end(&j);
-	msim_json_obj_begin(&j, "thread_figures");
-	msim_json_kdbl(&j, "idle_flush_us", 69);
-	msim_json_kdbl(&j, "active_flush_us", 900);
-	msim_json_kdbl(&j, "read_ns", 150);
-	msim_json_obj_end(&j);
-	msim_json_obj_begin(&j, "counts");
-	msim_json_kuint(&j, "active_cpu_visits", r->active_counts.cpu_visits);
-	msim_json_kuint(&j, "active_memcg_flushes", r->active_counts.memcg_flushes);
-	msim_json_kuint(&j, "active_atomic_resets", r->active_counts.atomic_resets);
-	msim_json_kuint(&j, "idle_flushes", r->idle_flushes);
-	msim_json_kuint(&j, "idle_cpu_visits", r->idle_counts.cpu_visits);
-	msim_json_kuint(&j, "idle_memcg_flushes", r->idle_counts.memcg_flushes);
-	msim_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
-	msim_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
-	msim_json_obj_end(&j);
-	msim_rf_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_json_obj_begin(&j, "active_anon_after_activity");
+	bench_json_kdbl(&j, "root_rstat", s->excl.anon_rstat);
+	bench_json_kdbl(&j, "node_page_state", s->excl.anon_node);
+	bench_json_kdbl(&j, "node_snapshot", s->excl.anon_snapshot);
+	bench_json_kdbl(&j, "root_lruvec_patch2", s->excl.anon_lruvec_node_host);
+	bench_json_obj_end(&j);
+	bench_json_obj_begin(&j, "thread_figures");
+	bench_json_kdbl(&j, "idle_flush_us", 69);
+	bench_json_kdbl(&j, "active_flush_us", 900);
+	bench_json_kdbl(&j, "read_ns", 150);
+	bench_json_obj_end(&j);
+	bench_json_obj_begin(&j, "counts");
+	bench_json_kuint(&j, "active_cpu_visits", r->active_counts.cpu_visits);
+	bench_json_kuint(&j, "active_memcg_flushes", r->active_counts.memcg_flushes);
+	bench_json_kuint(&j, "active_atomic_resets", r->active_counts.atomic_resets);
+	bench_json_kuint(&j, "idle_flushes", r->idle_flushes);
+	bench_json_kuint(&j, "idle_cpu_visits", r->idle_counts.cpu_visits);
+	bench_json_kuint(&j, "idle_memcg_flushes", r->idle_counts.memcg_flushes);
+	bench_json_kuint(&j, "root_active_anon_rstat", r->root_anon_rstat);
+	bench_json_kuint(&j, "root_active_anon_node", r->root_anon_node);
+	bench_json_obj_end(&j);
+	bench_rf_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args *a)
+static int rf_parse(struct rf *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs (default 80, the thread's machine)"),
-		MSIM_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
-			      "memcgs under root, all active in the active case (default 128)"),
-		MSIM_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
-			       "reads per read timing (default 1000000; quick 20000)"),
-		MSIM_OPT_UINT("--site-steps", "N", &r->site_steps, 1, 100000,
-			      "activity steps per call site (default 30; quick 6)"),
-		MSIM_OPT_UINT("--site-step-ms", "MS", &r->site_step_ms, 1, 100000,
-			      "virtual time between a site's calls (default 200)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs (default 80, the thread's machine)"),
+		BENCH_OPT_UINT("--memcgs", "N", &r->nmemcgs, 0, 60000,
+			       "memcgs under root, all active in the active case (default 128)"),
+		BENCH_OPT_ULONG("--reads", "N", &r->reads, 1, 1UL << 30,
+				"reads per read timing (default 1000000; quick 20000)"),
+		BENCH_OPT_UINT("--site-steps", "N", &r->site_steps, 1, 100000,
+			       "activity steps per call site (default 30; quick 6)"),
+		BENCH_OPT_UINT("--site-step-ms", "MS", &r->site_step_ms, 1, 100000,
+			       "virtual time between a site's calls (default 200)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "root-flush",
 		.summary = "thread 002: root flush with 0 and 128 active memcgs on 80 CPUs, against\n"
 			   "reading node counters (variant root-lruvec-read).",
@@ -593,7 +593,7 @@ static int rf_parse(struct rf *r, int argc, char **argv, struct msim_bench_args 
 
 	r->cpus = 80;
 	r->nmemcgs = 128;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -624,7 +624,7 @@ static int rf_alloc(struct rf *r)
 static void rf_free(struct rf *r)
 {
 	for (unsigned int h = 0; h <= NHOSTS; h++)
-		msim_rf_host_teardown(&r->hosts[h]);
+		bench_rf_host_teardown(&r->hosts[h]);
 	free(r->idle_us);
 	free(r->active_us);
 	free(r->lruvec_read_ns);
@@ -634,10 +634,10 @@ static void rf_free(struct rf *r)
 }
 
 /* Both hosts built, then the repetitions, hosts alternated; medians into s. */
-static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s)
+static int rf_measure(struct rf *r, unsigned int reps, struct bench_rf_summary *s)
 {
 	double *dummy = calloc((size_t)NHOSTS * reps, sizeof(double));
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 
 	if (!dummy)
 		return -ENOMEM;
@@ -647,19 +647,19 @@ static int rf_measure(struct rf *r, unsigned int reps, struct msim_rf_summary *s
 			free(dummy);
 			return -EINVAL;
 		}
-	msim_bench_progress_init(&prog, "root-flush", true);
-	msim_bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
-	msim_bench_progress_done(&prog);
+	bench_progress_init(&prog, "root-flush", true);
+	bench_alternate(NHOSTS, reps, rf_sample, r, dummy, &prog);
+	bench_progress_done(&prog);
 	summarise(r, reps, s);
 	free(dummy);
-	return msim_rf_measure_exclusions(r, s) || msim_rf_measure_sites(r, s) ? -EINVAL : 0;
+	return bench_rf_measure_exclusions(r, s) || bench_rf_measure_sites(r, s) ? -EINVAL : 0;
 }
 
 static int root_flush_main(int argc, char **argv)
 {
 	struct rf *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
-	struct msim_rf_summary s = { 0 };
+	struct bench_opts a;
+	struct bench_rf_summary s = { 0 };
 	int ret;
 
 	if (!r)
@@ -667,7 +667,7 @@ static int root_flush_main(int argc, char **argv)
 	ret = rf_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	ret = rf_alloc(r) || rf_measure(r, a.reps, &s) ? 1 : 0;
 	if (!ret && a.json)
@@ -678,9 +678,9 @@ static int root_flush_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench root_flush_bench = {
+static const struct bench_engine root_flush_bench = {
 	.name = "root-flush",
 	.summary = "thread 002: root flush (0 / 128 active memcgs, 80 CPUs) vs node counter reads",
 	.main = root_flush_main,
 };
-MSIM_BENCH(root_flush_bench);
+BENCH_REGISTER(root_flush_bench);

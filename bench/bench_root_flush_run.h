@@ -5,8 +5,8 @@
  * list, and the patched call sites each weighted by its gate. Internal to the
  * bench's two files.
  */
-#ifndef MSIM_BENCH_ROOT_FLUSH_RUN_H
-#define MSIM_BENCH_ROOT_FLUSH_RUN_H
+#ifndef BENCH_ROOT_FLUSH_RUN_H
+#define BENCH_ROOT_FLUSH_RUN_H
 
 #include <stdbool.h>
 
@@ -15,7 +15,7 @@
 
 #include "bench_root_flush.h"
 
-#define NHOSTS MSIM_RF_NHOSTS
+#define NHOSTS BENCH_RF_NHOSTS
 
 struct rf_host {
 	struct msim *m;
@@ -39,18 +39,18 @@ struct rf {
 };
 
 /* Host slot h with root-lruvec-read=node when node, else mainline's rstat. */
-int msim_rf_host_setup_as(struct rf *r, unsigned int h, bool node);
-void msim_rf_host_teardown(struct rf_host *hh);
+int bench_rf_host_setup_as(struct rf *r, unsigned int h, bool node);
+void bench_rf_host_teardown(struct rf_host *hh);
 /* One task per CPU of host h updates every memcg; run to completion. */
-int msim_rf_dirty_all_cpus(struct rf *r, unsigned int h);
+int bench_rf_dirty_all_cpus(struct rf *r, unsigned int h);
 
 /* Patch 2's exclusion list on both hosts, into s->excl. */
-int msim_rf_measure_exclusions(struct rf *r, struct msim_rf_summary *s);
+int bench_rf_measure_exclusions(struct rf *r, struct bench_rf_summary *s);
 /* Every patched call site alone on a fresh mainline host, into s->site. */
-int msim_rf_measure_sites(struct rf *r, struct msim_rf_summary *s);
+int bench_rf_measure_sites(struct rf *r, struct bench_rf_summary *s);
 
-extern const char *const msim_rf_excl_names[MSIM_RF_NEXCL];
-extern const char *const msim_rf_site_names[MSIM_RF_NSITES];
-extern const char *const msim_rf_site_keys[MSIM_RF_NSITES];
+extern const char *const bench_rf_excl_names[BENCH_RF_NEXCL];
+extern const char *const bench_rf_site_names[BENCH_RF_NSITES];
+extern const char *const bench_rf_site_keys[BENCH_RF_NSITES];
 
-#endif /* MSIM_BENCH_ROOT_FLUSH_RUN_H */
+#endif /* BENCH_ROOT_FLUSH_RUN_H */

@@ -21,14 +21,14 @@
 
 /* ---- patch 2's exclusion list ---- */
 
-static const enum msim_stat_item excl_items[MSIM_RF_NEXCL] = {
+static const enum msim_stat_item excl_items[BENCH_RF_NEXCL] = {
 	MSIM_NR_KERNEL_STACK_KB, MSIM_NR_PAGETABLE, MSIM_NR_HUGETLB,
 };
-const char *const msim_rf_excl_names[MSIM_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
+const char *const bench_rf_excl_names[BENCH_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
 							"hugetlb" };
 /* Per item: charged to a child, and no memcg's (kernel threads, kernel tables, hugetlb) */
-static const long excl_charged[MSIM_RF_NEXCL] = { 16 * 64, 64, 512 };
-static const long excl_unaccounted[MSIM_RF_NEXCL] = { 16 * 200, 300, 1024 };
+static const long excl_charged[BENCH_RF_NEXCL] = { 16 * 64, 64, 512 };
+static const long excl_unaccounted[BENCH_RF_NEXCL] = { 16 * 200, 300, 1024 };
 
 static int excl_traffic(struct rf *r, unsigned int h)
 {
@@ -36,7 +36,7 @@ static int excl_traffic(struct rf *r, unsigned int h)
 	int ret = 0;
 
 	msim_set_current_host(hh->m);
-	for (unsigned int i = 0; !ret && i < MSIM_RF_NEXCL; i++) {
+	for (unsigned int i = 0; !ret && i < BENCH_RF_NEXCL; i++) {
 		ret = msim_lruvec_stat_mod_page(hh->m, hh->memcgs[0], 0, excl_items[i],
 						excl_charged[i]);
 		if (!ret)
@@ -47,9 +47,9 @@ static int excl_traffic(struct rf *r, unsigned int h)
 	return ret;
 }
 
-int msim_rf_measure_exclusions(struct rf *r, struct msim_rf_summary *s)
+int bench_rf_measure_exclusions(struct rf *r, struct bench_rf_summary *s)
 {
-	struct msim_rf_exclusions *x = &s->excl;
+	struct bench_rf_exclusions *x = &s->excl;
 	struct rf_host *m0 = &r->hosts[0], *m1 = &r->hosts[1];
 	struct msim_memcg *root0 = msim_root_mem_cgroup(m0->m);
 
@@ -71,7 +71,7 @@ int msim_rf_measure_exclusions(struct rf *r, struct msim_rf_summary *s)
 			return ret;
 		}
 	}
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+	for (unsigned int i = 0; i < BENCH_RF_NEXCL; i++) {
 		msim_set_current_host(m0->m);
 		x->node[i] = (double)msim_node_page_state(m0->m, 0, excl_items[i]);
 		x->rstat[i] = (double)msim_memcg_page_state(root0, excl_items[i]);
@@ -85,17 +85,17 @@ int msim_rf_measure_exclusions(struct rf *r, struct msim_rf_summary *s)
 
 /* ---- the patched call sites, each weighted by its gate ---- */
 
-const char *const msim_rf_site_names[MSIM_RF_NSITES] = {
-	[MSIM_RF_SITE_WORKINGSET] = "workingset_test_recent (patch 3)",
-	[MSIM_RF_SITE_ZSWAP] = "zswap_shrinker_count (patch 1)",
-	[MSIM_RF_SITE_DAMON] = "damos_get_node_memcg_used_bp (patch 4)",
+const char *const bench_rf_site_names[BENCH_RF_NSITES] = {
+	[BENCH_RF_SITE_WORKINGSET] = "workingset_test_recent (patch 3)",
+	[BENCH_RF_SITE_ZSWAP] = "zswap_shrinker_count (patch 1)",
+	[BENCH_RF_SITE_DAMON] = "damos_get_node_memcg_used_bp (patch 4)",
 };
-const char *const msim_rf_site_keys[MSIM_RF_NSITES] = { "workingset", "zswap", "damon" };
+const char *const bench_rf_site_keys[BENCH_RF_NSITES] = { "workingset", "zswap", "damon" };
 
 /* The root flush of site s as mainline gates it; true if it flushed. */
 static bool site_flush(struct msim_memcg *root, unsigned int s)
 {
-	if (s == MSIM_RF_SITE_DAMON)
+	if (s == BENCH_RF_SITE_DAMON)
 		return msim_mem_cgroup_flush_stats(root);
 	return msim_mem_cgroup_flush_stats_ratelimited(root);
 }
@@ -104,21 +104,21 @@ static bool site_flush(struct msim_memcg *root, unsigned int s)
 static double site_closed_ns(struct rf *r, struct msim_memcg *root, unsigned int s)
 {
 	unsigned long n = r->reads / 10 ? r->reads / 10 : 1, flushed = 0;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned long i = 0; i < n; i++)
 		flushed += site_flush(root, s);
 	/* a call that flushed here would time a flush, not a shut gate */
-	return flushed ? NAN : (double)(msim_bench_cpu_ns() - t0) / (double)n;
+	return flushed ? NAN : (double)(bench_cpu_ns() - t0) / (double)n;
 }
 
 /* Site s alone on a fresh mainline host (a host runs a bounded number of tasks). */
-static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result *out)
+static int measure_site(struct rf *r, unsigned int s, struct bench_rf_site_result *out)
 {
 	struct rf_host *hh = &r->hosts[NHOSTS];
 	struct msim_memcg *root;
 	uint64_t ticks, through_ns = 0;
-	int setup = msim_rf_host_setup_as(r, NHOSTS, false);
+	int setup = bench_rf_host_setup_as(r, NHOSTS, false);
 
 	memset(out, 0, sizeof(*out));
 	if (setup)
@@ -132,33 +132,33 @@ static int measure_site(struct rf *r, unsigned int s, struct msim_rf_site_result
 		uint64_t t0;
 		bool flushed;
 
-		int ret = msim_rf_dirty_all_cpus(r, NHOSTS);
+		int ret = bench_rf_dirty_all_cpus(r, NHOSTS);
 
 		if (ret)
 			return ret;
 		msim_clock_advance(hh->m, ticks ? ticks : 1);
-		t0 = msim_bench_cpu_ns();
+		t0 = bench_cpu_ns();
 		flushed = site_flush(root, s);
 		if (flushed)
-			through_ns += msim_bench_cpu_ns() - t0;
+			through_ns += bench_cpu_ns() - t0;
 		out->calls++;
 		out->through += flushed;
 	}
 	out->closed_ns = site_closed_ns(r, root, s);
-	msim_rf_host_teardown(hh);
+	bench_rf_host_teardown(hh);
 	out->through_us = out->through ? (double)through_ns / out->through / 1e3 : NAN;
 	out->per_call_ns = ((double)through_ns + (double)(out->calls - out->through) *
 			    out->closed_ns) / (double)out->calls;
 	return 0;
 }
 
-int msim_rf_measure_sites(struct rf *r, struct msim_rf_summary *s)
+int bench_rf_measure_sites(struct rf *r, struct bench_rf_summary *s)
 {
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++) {
+	for (unsigned int i = 0; i < BENCH_RF_NSITES; i++) {
 		int ret = measure_site(r, i, &s->site[i]);
 
 		if (ret) {
-			fprintf(stderr, "root-flush: call site %s failed (%d)\n", msim_rf_site_names[i], ret);
+			fprintf(stderr, "root-flush: call site %s failed (%d)\n", bench_rf_site_names[i], ret);
 			return ret;
 		}
 	}

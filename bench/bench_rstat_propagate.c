@@ -39,11 +39,12 @@
 #include <memcgsim/rstat.h>
 
 #include "bench_rstat_propagate.h"
+#include "bench_table.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
-#define NPROP MSIM_RP_NPROP
-#define NDEPTH MSIM_RP_NDEPTH
+#define NPROP BENCH_RP_NPROP
+#define NDEPTH BENCH_RP_NDEPTH
 #define NUPDATERS 3
 
 static const char *const prop_names[NPROP] = { "break", "continue" };
@@ -122,7 +123,7 @@ static double rp_sample(unsigned int p, unsigned int rep, void *ctx)
 	(void)rep;
 	msim_set_current_host(h->m);
 	root = msim_root_mem_cgroup(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned long i = 1; i <= r->updates; i++) {
 		msim_mod_memcg_state(h->leaf, MSIM_MEMCG_SOCK, (i & 1) ? 1 : -1);
 		if (i % r->read_every == 0)
@@ -130,7 +131,7 @@ static double rp_sample(unsigned int p, unsigned int rep, void *ctx)
 		if (i % r->tick_every == 0)
 			msim_clock_advance(h->m, 1);
 	}
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	return (double)r->updates / ((double)(t1 - t0) / 1e9);
 }
 
@@ -219,7 +220,7 @@ static int part2_run(struct rp *r, unsigned int p, unsigned int d, uint64_t seed
 		out->max_unflushed = unflushed;
 	out->gap_pages_sum += (double)(truth - (long)msim_memcg_page_state(run.root, MSIM_NR_FILE_PAGES));
 out:
-	msim_bench_host_destroy(m);
+	bench_host_destroy(m);
 	return ret;
 }
 
@@ -232,16 +233,16 @@ struct rp_result {
 
 /* ---- the thread's comparisons ---- */
 
-static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
-	[MSIM_RP_F_PCT_2] = "continue_vs_break_pct_2level",
-	[MSIM_RP_F_NOISE_2] = "noise_pct_2level",
-	[MSIM_RP_F_STUCK_BREAK_2] = "stuck_runs_break_2level",
-	[MSIM_RP_F_STUCK_CONT_2] = "stuck_runs_continue_2level",
-	[MSIM_RP_F_PCT_4] = "continue_vs_break_pct_4level",
-	[MSIM_RP_F_NOISE_4] = "noise_pct_4level",
-	[MSIM_RP_F_STUCK_BREAK_4] = "stuck_runs_break_4level",
-	[MSIM_RP_F_STUCK_CONT_4] = "stuck_runs_continue_4level",
-	[MSIM_RP_F_SEEDS] = "seeds",
+static const char *const rp_fig_names[BENCH_RP_NFIGS] = {
+	[BENCH_RP_F_PCT_2] = "continue_vs_break_pct_2level",
+	[BENCH_RP_F_NOISE_2] = "noise_pct_2level",
+	[BENCH_RP_F_STUCK_BREAK_2] = "stuck_runs_break_2level",
+	[BENCH_RP_F_STUCK_CONT_2] = "stuck_runs_continue_2level",
+	[BENCH_RP_F_PCT_4] = "continue_vs_break_pct_4level",
+	[BENCH_RP_F_NOISE_4] = "noise_pct_4level",
+	[BENCH_RP_F_STUCK_BREAK_4] = "stuck_runs_break_4level",
+	[BENCH_RP_F_STUCK_CONT_4] = "stuck_runs_continue_4level",
+	[BENCH_RP_F_SEEDS] = "seeds",
 };
 
 #define RP_COST_WHY "by construction: once the leaf is flushable, break stops the walk there " \
@@ -265,8 +266,8 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 		.thread = { __VA_ARGS__ },                                                  \
 		.ours = { { "continue vs break", pct_fig, 0, "%" },                         \
 			  { "noise between repetitions", noise_fig, 0, "points" } },        \
-		.rule = MSIM_RULE_BY_CONSTRUCTION,                                         \
-		.why = { [MSIM_VERDICT_BY_CONSTRUCTION] = RP_COST_WHY },                   \
+		.rule = BENCH_RULE_BY_CONSTRUCTION,                                        \
+		.why = { [BENCH_VERDICT_BY_CONSTRUCTION] = RP_COST_WHY },                  \
 	}
 #define RP_STUCK_ROW(levels, brk, cont)                                                     \
 	{                                                                                   \
@@ -274,49 +275,49 @@ static const char *const rp_fig_names[MSIM_RP_NFIGS] = {
 			 "unflushed updates; continue never",                                \
 		.thread = { { "\"root remains at the threshold\"", 0, NAN, "" } },           \
 		.ours = { { "stuck runs: break", brk, 0, "" }, { "continue", cont, 0, "" },  \
-			  { "of", MSIM_RP_F_SEEDS, 0, "seeds each" } },                      \
-		.comparable_when = { { brk, MSIM_VOP_GT, 0, 0, true }, { cont, MSIM_VOP_GT, 0 } }, \
-		.holds_when = { { brk, MSIM_VOP_GT, 0 }, { cont, MSIM_VOP_EQ, 0 } },         \
-		.why = { [MSIM_VERDICT_HOLDS] = RP_STUCK_WHY,                               \
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run "  \
+			  { "of", BENCH_RP_F_SEEDS, 0, "seeds each" } },                     \
+		.comparable_when = { { brk, BENCH_VOP_GT, 0, 0, true }, { cont, BENCH_VOP_GT, 0 } }, \
+		.holds_when = { { brk, BENCH_VOP_GT, 0 }, { cont, BENCH_VOP_EQ, 0 } },       \
+		.why = { [BENCH_VERDICT_HOLDS] = RP_STUCK_WHY,                              \
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "not reproduced at this size: no run " \
 							 "ended stuck under either design" }, \
 		.note = RP_REACH,                                                           \
 	}
 
-static const struct msim_verdict_row rp_rows[] = {
-	RP_COST_ROW("2-level", MSIM_RP_F_PCT_2, MSIM_RP_F_NOISE_2,
+static const struct bench_verdict_row rp_rows[] = {
+	RP_COST_ROW("2-level", BENCH_RP_F_PCT_2, BENCH_RP_F_NOISE_2,
 		    { "continue vs break (netperf, not judged)", 0, -1.9, "%" }),
-	RP_STUCK_ROW("2-level", MSIM_RP_F_STUCK_BREAK_2, MSIM_RP_F_STUCK_CONT_2),
-	RP_COST_ROW("4-level", MSIM_RP_F_PCT_4, MSIM_RP_F_NOISE_4,
+	RP_STUCK_ROW("2-level", BENCH_RP_F_STUCK_BREAK_2, BENCH_RP_F_STUCK_CONT_2),
+	RP_COST_ROW("4-level", BENCH_RP_F_PCT_4, BENCH_RP_F_NOISE_4,
 		    { "(the thread measured 2 levels only)", 0, NAN, "" }),
-	RP_STUCK_ROW("4-level", MSIM_RP_F_STUCK_BREAK_4, MSIM_RP_F_STUCK_CONT_4),
+	RP_STUCK_ROW("4-level", BENCH_RP_F_STUCK_BREAK_4, BENCH_RP_F_STUCK_CONT_4),
 };
 
-void msim_rp_verdicts(const struct msim_rp_summary *s, struct msim_rp_verdicts *v)
+void bench_rp_verdicts(const struct bench_rp_summary *s, struct bench_rp_verdicts *v)
 {
-	static const unsigned int first[NDEPTH] = { MSIM_RP_F_PCT_2, MSIM_RP_F_PCT_4 };
+	static const unsigned int first[NDEPTH] = { BENCH_RP_F_PCT_2, BENCH_RP_F_PCT_4 };
 
-	v->fig[MSIM_RP_F_NONE] = 0;
+	v->fig[BENCH_RP_F_NONE] = 0;
 	for (unsigned int d = 0; d < NDEPTH; d++) {
 		double *f = &v->fig[first[d]];
 
-		f[0] = msim_bench_pct(s->median[1][d], s->median[0][d]);
+		f[0] = bench_pct(s->median[1][d], s->median[0][d]);
 		f[1] = s->noise[d];
 		f[2] = (double)s->runs_stuck[0][d];
 		f[3] = (double)s->runs_stuck[1][d];
 	}
-	v->fig[MSIM_RP_F_SEEDS] = s->seeds;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_RP_F_SEEDS] = s->seeds;
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 004",
 		.rows = rp_rows,
 		.nrows = sizeof(rp_rows) / sizeof(rp_rows[0]),
 		.fig_names = rp_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_RP_NFIGS,
+		.nfig = BENCH_RP_NFIGS,
 	};
 }
 
-static void rp_summary(const struct rp *r, const struct rp_result *res, struct msim_rp_summary *s)
+static void rp_summary(const struct rp *r, const struct rp_result *res, struct bench_rp_summary *s)
 {
 	memcpy(s->median, res->median, sizeof(s->median));
 	memcpy(s->noise, res->noise, sizeof(s->noise));
@@ -327,13 +328,13 @@ static void rp_summary(const struct rp *r, const struct rp_result *res, struct m
 }
 
 static void print_part1(const struct rp *r, const struct rp_result *res,
-			const struct msim_bench_args *a)
+			const struct bench_opts *a)
 {
 	printf("rstat-propagate (thread 004): part 1, update throughput of the model\n"
 	       "%u simulated CPUs (threshold %u), %lu updates per measurement, gated root flush every\n"
 	       "%lu updates, 1 jiffy every %lu updates, median of %u repetitions, designs alternated\n",
 	       r->cpus, r->cpus * 64, r->updates, r->read_every, r->tick_every, a->reps);
-	msim_bench_print_base_variants(a, "rstat-propagate set per design");
+	bench_print_base_variants(a, "rstat-propagate set per design");
 	printf("%-10s %-26s %-26s\n", "", "2-level (root->leaf)", "4-level (root->a->b->leaf)");
 	for (unsigned int p = 0; p < NPROP; p++) {
 		printf("%-10s", prop_names[p]);
@@ -342,7 +343,7 @@ static void print_part1(const struct rp *r, const struct rp_result *res,
 
 			if (p)
 				snprintf(cell, sizeof(cell), "%.0f/s (%+.2f%%)", res->median[p][d],
-					 msim_bench_pct(res->median[p][d], res->median[0][d]));
+					 bench_pct(res->median[p][d], res->median[0][d]));
 			else
 				snprintf(cell, sizeof(cell), "%.0f/s", res->median[p][d]);
 			printf(" %-26s", cell);
@@ -355,149 +356,169 @@ static void print_part1(const struct rp *r, const struct rp_result *res,
 	       "points\n\n", res->noise[0], res->noise[1]);
 }
 
-static void print_part1_counts(const struct rp *r)
-{
-	printf("part 1 counts (whole run, per host):\n");
-	printf("%-10s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "design", "depth", "updates",
-	       "batches", "breaks", "skips", "flushes", "skipped", "periodic");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+/* Part 1's counts per host (text) and throughput beside them (JSON only). */
+static const struct bench_col rp_part1_cols[] = {
+	{ .head = { "design" }, .fmt = "%-10s", .key = "rstat_propagate" },
+	{ .head = { "depth" }, .fmt = " %-6llu", .key = "depth" },
+	{ .key = "updates_per_s" },
+	{ .key = "delta_pct" },
+	{ .key = "noise_pct" },
+	{ .head = { "updates" }, .fmt = " %10llu", .key = "updates" },
+	{ .head = { "batches" }, .fmt = " %10llu", .key = "batches" },
+	{ .head = { "breaks" }, .fmt = " %10llu", .key = "walk_breaks" },
+	{ .head = { "skips" }, .fmt = " %10llu", .key = "walk_skips" },
+	{ .head = { "flushes" }, .fmt = " %10llu", .key = "flushes" },
+	{ .head = { "skipped" }, .fmt = " %10llu", .key = "flush_skipped" },
+	{ .head = { "periodic" }, .fmt = " %10llu", .key = "periodic_flushes" },
+};
+#define RP_PART1_COLS (sizeof(rp_part1_cols) / sizeof(rp_part1_cols[0]))
+#define RP_ROWS (NDEPTH * NPROP)
 
-			printf("%-10s %-6u %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
-			       prop_names[p], depths[d], (unsigned long long)c->updates,
-			       (unsigned long long)c->batches, (unsigned long long)c->walk_breaks,
-			       (unsigned long long)c->walk_skips, (unsigned long long)c->flushes,
-			       (unsigned long long)c->flush_skipped,
-			       (unsigned long long)c->periodic_flushes);
+static void rp_part1_table(const struct rp *r, const struct rp_result *res,
+			   struct bench_cell *cells, struct bench_table *t)
+{
+	struct bench_cell *x = cells;
+
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++, x += RP_PART1_COLS) {
+			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
+			const struct bench_cell row[RP_PART1_COLS] = {
+				BENCH_STR(prop_names[p]), BENCH_UINT(depths[d]),
+				BENCH_DBL(res->median[p][d]),
+				BENCH_DBL(bench_pct(res->median[p][d], res->median[0][d])),
+				BENCH_DBL(res->noise[d]), BENCH_UINT(c->updates),
+				BENCH_UINT(c->batches), BENCH_UINT(c->walk_breaks),
+				BENCH_UINT(c->walk_skips), BENCH_UINT(c->flushes),
+				BENCH_UINT(c->flush_skipped), BENCH_UINT(c->periodic_flushes),
+			};
+
+			memcpy(x, row, sizeof(row));
 		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = rp_part1_cols, .ncols = RP_PART1_COLS,
+				   .cells = cells, .nrows = RP_ROWS };
+}
+
+/* Part 2's gated flushes per design and depth. */
+static const struct bench_col rp_part2_cols[] = {
+	{ .head = { "design" }, .fmt = "%-10s", .key = "rstat_propagate" },
+	{ .head = { "depth" }, .fmt = " %-6llu", .key = "depth" },
+	{ .key = "seeds" },
+	{ .key = "per_task" },
+	{ .head = { "flushes" }, .fmt = " %10llu", .key = "flushes" },
+	{ .head = { "skipped" }, .fmt = " %10llu", .key = "flush_skipped" },
+	{ .head = { "stuck runs" }, .fmt = " %12llu", .key = "runs_stuck" },
+	{ .head = { "max unflushed" }, .fmt = " %14lld", .key = "max_unflushed" },
+	{ .head = { "mean gap (pages)" }, .fmt = " %16.1f", .key = "mean_gap_pages" },
+	{ .key = "sched_steps" },
+};
+#define RP_PART2_COLS (sizeof(rp_part2_cols) / sizeof(rp_part2_cols[0]))
+
+static void rp_part2_table(const struct rp *r, struct bench_cell *cells, struct bench_table *t)
+{
+	struct bench_cell *x = cells;
+
+	for (unsigned int d = 0; d < NDEPTH; d++)
+		for (unsigned int p = 0; p < NPROP; p++, x += RP_PART2_COLS) {
+			const struct rp_part2 *q = &r->p2[p][d];
+			const struct bench_cell row[RP_PART2_COLS] = {
+				BENCH_STR(prop_names[p]), BENCH_UINT(depths[d]),
+				BENCH_UINT(r->seeds), BENCH_UINT(r->per_task),
+				BENCH_UINT(q->flushes), BENCH_UINT(q->skipped),
+				BENCH_UINT(q->runs_stuck), BENCH_INT(q->max_unflushed),
+				BENCH_DBL(q->gap_pages_sum / r->seeds), BENCH_UINT(q->steps),
+			};
+
+			memcpy(x, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = rp_part2_cols, .ncols = RP_PART2_COLS,
+				   .cells = cells, .nrows = RP_ROWS };
+}
+
+static void print_part1_counts(const struct rp *r, const struct rp_result *res)
+{
+	struct bench_cell cells[RP_ROWS * RP_PART1_COLS];
+	struct bench_table t;
+
+	printf("part 1 counts (whole run, per host):\n");
+	rp_part1_table(r, res, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_part2(const struct rp *r)
 {
+	struct bench_cell cells[RP_ROWS * RP_PART2_COLS];
+	struct bench_table t;
+
 	printf("\npart 2, gated root flushes under 3 concurrent updaters (deterministic, %u seeds,\n"
 	       "4 CPUs, threshold 256, %u page-cache pages per updater, periodic flush off):\n",
 	       r->seeds, r->per_task);
 	printf("(stuck runs: reachability under the random scheduler, not a production frequency)\n");
-	printf("%-10s %-6s %10s %10s %12s %14s %16s\n", "design", "depth", "flushes", "skipped",
-	       "stuck runs", "max unflushed", "mean gap (pages)");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			printf("%-10s %-6u %10llu %10llu %12llu %14ld %16.1f\n", prop_names[p], depths[d],
-			       (unsigned long long)q->flushes, (unsigned long long)q->skipped,
-			       (unsigned long long)q->runs_stuck, q->max_unflushed,
-			       q->gap_pages_sum / r->seeds);
-		}
+	rp_part2_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 }
 
 static void print_text(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
-	struct msim_rp_summary sum;
-	struct msim_rp_verdicts v;
+	struct bench_rp_summary sum;
+	struct bench_rp_verdicts v;
 
 	print_part1(r, res, a);
-	print_part1_counts(r);
+	print_part1_counts(r, res);
 	print_part2(r);
 	printf("\nWhat the time measures: the model's update path on this machine, CPU time of\n"
 	       "the driver thread (no network stack): the percentage is the walk change against\n"
 	       "the model's update alone, an upper bound for a workload whose updates are a small\n"
 	       "share of its work.\n\n");
 	rp_summary(r, res, &sum);
-	msim_rp_verdicts(&sum, &v);
-	msim_verdict_print_text(stdout, &v.table);
-}
-
-static void json_part1(struct msim_json *j, const struct rp *r, const struct rp_result *res)
-{
-	msim_json_arr_begin(j, "throughput");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct msim_rstat_counters *c = &r->hosts[p][d].total;
-
-			msim_json_obj_begin(j, NULL);
-			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(j, "depth", depths[d]);
-			msim_json_kdbl(j, "updates_per_s", res->median[p][d]);
-			msim_json_kdbl(j, "delta_pct", msim_bench_pct(res->median[p][d], res->median[0][d]));
-			msim_json_kdbl(j, "noise_pct", res->noise[d]);
-			msim_json_kuint(j, "updates", c->updates);
-			msim_json_kuint(j, "batches", c->batches);
-			msim_json_kuint(j, "walk_breaks", c->walk_breaks);
-			msim_json_kuint(j, "walk_skips", c->walk_skips);
-			msim_json_kuint(j, "flushes", c->flushes);
-			msim_json_kuint(j, "flush_skipped", c->flush_skipped);
-			msim_json_kuint(j, "periodic_flushes", c->periodic_flushes);
-			msim_json_obj_end(j);
-		}
-	msim_json_arr_end(j);
-}
-
-static void json_part2(struct msim_json *j, const struct rp *r)
-{
-	msim_json_arr_begin(j, "concurrent_flushes");
-	for (unsigned int d = 0; d < NDEPTH; d++)
-		for (unsigned int p = 0; p < NPROP; p++) {
-			const struct rp_part2 *q = &r->p2[p][d];
-
-			msim_json_obj_begin(j, NULL);
-			msim_json_kstr(j, "rstat_propagate", prop_names[p]);
-			msim_json_kuint(j, "depth", depths[d]);
-			msim_json_kuint(j, "seeds", r->seeds);
-			msim_json_kuint(j, "per_task", r->per_task);
-			msim_json_kuint(j, "flushes", q->flushes);
-			msim_json_kuint(j, "flush_skipped", q->skipped);
-			msim_json_kuint(j, "runs_stuck", q->runs_stuck);
-			msim_json_kint(j, "max_unflushed", q->max_unflushed);
-			msim_json_kdbl(j, "mean_gap_pages", q->gap_pages_sum / r->seeds);
-			msim_json_kuint(j, "sched_steps", q->steps);
-			msim_json_obj_end(j);
-		}
-	msim_json_arr_end(j);
+	bench_rp_verdicts(&sum, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static void print_json(const struct rp *r, const struct rp_result *res,
-		       const struct msim_bench_args *a)
+		       const struct bench_opts *a)
 {
-	struct msim_rp_summary sum;
-	struct msim_rp_verdicts v;
-	struct msim_json j;
+	struct bench_cell c1[RP_ROWS * RP_PART1_COLS], c2[RP_ROWS * RP_PART2_COLS];
+	struct bench_table t;
+	struct bench_rp_summary sum;
+	struct bench_rp_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "rstat-propagate", "004",
-			      "model update path on the driver, not kernel throughput", a);
-	msim_json_kuint(&j, "cpus", r->cpus);
-	msim_json_kuint(&j, "updates", r->updates);
-	msim_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
-	json_part1(&j, r, res);
-	json_part2(&j, r);
+	bench_json_begin(&j, stdout, "rstat-propagate", "004",
+			 "model update path on the driver, not kernel throughput", a);
+	bench_json_kuint(&j, "cpus", r->cpus);
+	bench_json_kuint(&j, "updates", r->updates);
+	bench_json_kdbl(&j, "thread_throughput_delta_pct", -1.9);
+	rp_part1_table(r, res, c1, &t);
+	bench_table_print_json(&j, "throughput", &t);
+	rp_part2_table(r, c2, &t);
+	bench_table_print_json(&j, "concurrent_flushes", &t);
 	rp_summary(r, res, &sum);
-	msim_rp_verdicts(&sum, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_rp_verdicts(&sum, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* Options into r and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args *a)
+static int rp_parse(struct rp *r, int argc, char **argv, struct bench_opts *a)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
-			      "simulated CPUs of the throughput hosts (default 8)"),
-		MSIM_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
-			       "updates per measurement (default 2000000; quick 50000)"),
-		MSIM_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
-			       "gated root flush every N updates (default 10000)"),
-		MSIM_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
-			       "one jiffy of virtual time every N updates (default 1000)"),
-		MSIM_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
-			      "part 2: seeded schedules per design (default 20; quick 3)"),
-		MSIM_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
-			      "part 2: updates per updater task (default 2000; quick 1500)"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--cpus", "N", &r->cpus, 1, MSIM_MAX_CPUS,
+			       "simulated CPUs of the throughput hosts (default 8)"),
+		BENCH_OPT_ULONG("--updates", "N", &r->updates, 1, 1UL << 32,
+				"updates per measurement (default 2000000; quick 50000)"),
+		BENCH_OPT_ULONG("--read-every", "N", &r->read_every, 1, 1UL << 32,
+				"gated root flush every N updates (default 10000)"),
+		BENCH_OPT_ULONG("--tick-every", "N", &r->tick_every, 1, 1UL << 32,
+				"one jiffy of virtual time every N updates (default 1000)"),
+		BENCH_OPT_UINT("--seeds", "N", &r->seeds, 1, 100000,
+			       "part 2: seeded schedules per design (default 20; quick 3)"),
+		BENCH_OPT_UINT("--per-task", "N", &r->per_task, 1, 1000000,
+			       "part 2: updates per updater task (default 2000; quick 1500)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "rstat-propagate",
 		.summary = "thread 004: update throughput and flush counts, rstat-propagate=break vs\n"
 			   "continue, on a 2-level and a 4-level memcg tree.",
@@ -513,7 +534,7 @@ static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args 
 	r->cpus = 8;
 	r->read_every = 10000;
 	r->tick_every = 1000;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	if (ret)
 		return ret;
 	r->base = a->variants;
@@ -528,7 +549,7 @@ static int rp_parse(struct rp *r, int argc, char **argv, struct msim_bench_args 
 
 /* Part 1: the four hosts, the repetitions per depth (designs alternated), counts. */
 static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
-		    struct msim_bench_progress *prog)
+		    struct bench_progress *prog)
 {
 	double *samples = calloc((size_t)NPROP * reps, sizeof(*samples));
 
@@ -546,12 +567,12 @@ static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
 			msim_rstat_counters(h->m, &h->before);
 		}
 	for (r->cur_depth = 0; r->cur_depth < NDEPTH; r->cur_depth++) {
-		msim_bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
+		bench_alternate(NPROP, reps, rp_sample, r, samples, prog);
 		for (unsigned int p = 0; p < NPROP; p++)
-			res->median[p][r->cur_depth] = msim_bench_median(samples + p * reps, reps);
+			res->median[p][r->cur_depth] = bench_median(samples + p * reps, reps);
 		/* the spread of continue's change between repetitions, not of one design */
-		res->noise[r->cur_depth] = msim_bench_paired_noise_pct(samples, samples + reps,
-								       reps);
+		res->noise[r->cur_depth] = bench_paired_noise_pct(samples, samples + reps,
+								  reps);
 	}
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++) {
@@ -566,7 +587,7 @@ static int rp_part1(struct rp *r, unsigned int reps, struct rp_result *res,
 }
 
 /* Part 2: every design and depth under seeds first_seed, first_seed + 1, ... */
-static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progress *prog)
+static int rp_part2(struct rp *r, uint64_t first_seed, struct bench_progress *prog)
 {
 	for (unsigned int s = 0; s < r->seeds; s++) {
 		for (unsigned int d = 0; d < NDEPTH; d++)
@@ -576,7 +597,7 @@ static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progres
 						(unsigned long long)(first_seed + s));
 					return -EINVAL;
 				}
-		msim_bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
+		bench_progress(prog, "part 2: seed %u/%u", s + 1, r->seeds);
 	}
 	return 0;
 }
@@ -584,8 +605,8 @@ static int rp_part2(struct rp *r, uint64_t first_seed, struct msim_bench_progres
 static int rstat_propagate_main(int argc, char **argv)
 {
 	struct rp *r = calloc(1, sizeof(*r));
-	struct msim_bench_args a;
-	struct msim_bench_progress prog;
+	struct bench_opts a;
+	struct bench_progress prog;
 	struct rp_result res;
 	int ret;
 
@@ -594,25 +615,25 @@ static int rstat_propagate_main(int argc, char **argv)
 	ret = rp_parse(r, argc, argv, &a);
 	if (ret) {
 		free(r);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
-	msim_bench_progress_init(&prog, "rstat-propagate", true);
+	bench_progress_init(&prog, "rstat-propagate", true);
 	ret = rp_part1(r, a.reps, &res, &prog) || rp_part2(r, a.seed, &prog) ? 1 : 0;
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	if (!ret && a.json)
 		print_json(r, &res, &a);
 	else if (!ret)
 		print_text(r, &res, &a);
 	for (unsigned int p = 0; p < NPROP; p++)
 		for (unsigned int d = 0; d < NDEPTH; d++)
-			msim_bench_host_destroy(r->hosts[p][d].m);
+			bench_host_destroy(r->hosts[p][d].m);
 	free(r);
 	return ret;
 }
 
-static const struct msim_bench rstat_propagate_bench = {
+static const struct bench_engine rstat_propagate_bench = {
 	.name = "rstat-propagate",
 	.summary = "thread 004: break vs continue, update throughput and flush counts",
 	.main = rstat_propagate_main,
 };
-MSIM_BENCH(rstat_propagate_bench);
+BENCH_REGISTER(rstat_propagate_bench);

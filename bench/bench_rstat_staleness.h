@@ -19,8 +19,8 @@
  *    the driver updates. Every gated flush skips and the gap is rate x the
  *    window by construction: printed, never judged.
  */
-#ifndef MSIM_BENCH_RSTAT_STALENESS_H
-#define MSIM_BENCH_RSTAT_STALENESS_H
+#ifndef BENCH_RSTAT_STALENESS_H
+#define BENCH_RSTAT_STALENESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,7 +29,7 @@
 
 #include "bench_verdict.h"
 
-struct msim_st_opts {
+struct bench_st_opts {
 	unsigned int cpus;
 	unsigned int updaters;         /* measured: updater tasks on CPUs 1..updaters */
 	double seconds, rate_gib;
@@ -49,11 +49,11 @@ struct msim_st_opts {
 	struct msim_variants base;     /* --preset/--variant; rstat-propagate per design */
 };
 
-/* msim_st_opts with the bench's defaults (quick: fewer seeds, shorter run). */
-void msim_st_opts_init(struct msim_st_opts *o, bool quick);
+/* bench_st_opts with the bench's defaults (quick: fewer seeds, shorter run). */
+void bench_st_opts_init(struct bench_st_opts *o, bool quick);
 
 /* One design's figures over all its seeds (series: the first seed's). */
-struct msim_st_design {
+struct bench_st_design {
 	const char *design;            /* "break", "continue" */
 	unsigned int n;                /* samples of the series */
 	long *t_ms;
@@ -67,47 +67,47 @@ struct msim_st_design {
 	unsigned long long skipped, flushed, periodic;
 };
 
-struct msim_st_result {
-	struct msim_st_opts opts;
-	struct msim_st_design d[2];    /* [0] break, [1] continue */
+struct bench_st_result {
+	struct bench_st_opts opts;
+	struct bench_st_design d[2];   /* [0] break, [1] continue */
 	long threshold;                /* pages: 64 x cpus */
 	long pending_slack;            /* pages: cpus x (batch - 1), per-CPU counts not pushed */
 };
 
 /* Run both designs (alternated per seed). Returns 0 or a negative errno. */
-int msim_st_run(const struct msim_st_opts *o, struct msim_st_result *r);
-void msim_st_result_free(struct msim_st_result *r);
+int bench_st_run(const struct bench_st_opts *o, struct bench_st_result *r);
+void bench_st_result_free(struct bench_st_result *r);
 
 /* ---- verdicts ---- */
 
-enum msim_st_fig {
-	MSIM_ST_F_NONE,
-	MSIM_ST_F_GAP_BREAK,       /* bytes */
-	MSIM_ST_F_WANT,            /* rate x min(run, flush period), bytes */
-	MSIM_ST_F_GAP_BREAK_MIB,
-	MSIM_ST_F_WANT_MIB,
-	MSIM_ST_F_WINDOW_S,        /* min(run, flush period) */
-	MSIM_ST_F_GAP_CONT_MIB,
-	MSIM_ST_F_BEYOND_BREAK,    /* reads above their bound */
-	MSIM_ST_F_BEYOND_CONT,
-	MSIM_ST_F_READS,           /* reads per design */
-	MSIM_ST_F_SEEDS,
-	MSIM_ST_F_SEEDS_BEYOND_BREAK,
-	MSIM_ST_F_THRESHOLD_PAGES,
-	MSIM_ST_F_SLACK_PAGES,     /* per-CPU counts not yet pushed: cpus x 63 */
-	MSIM_ST_F_INFLIGHT_PAGES,  /* largest in-flight charge during one read */
-	MSIM_ST_F_SCRIPTED_GAP_MIB,
-	MSIM_ST_NFIGS,
+enum bench_st_fig {
+	BENCH_ST_F_NONE,
+	BENCH_ST_F_GAP_BREAK,      /* bytes */
+	BENCH_ST_F_WANT,           /* rate x min(run, flush period), bytes */
+	BENCH_ST_F_GAP_BREAK_MIB,
+	BENCH_ST_F_WANT_MIB,
+	BENCH_ST_F_WINDOW_S,       /* min(run, flush period) */
+	BENCH_ST_F_GAP_CONT_MIB,
+	BENCH_ST_F_BEYOND_BREAK,   /* reads above their bound */
+	BENCH_ST_F_BEYOND_CONT,
+	BENCH_ST_F_READS,          /* reads per design */
+	BENCH_ST_F_SEEDS,
+	BENCH_ST_F_SEEDS_BEYOND_BREAK,
+	BENCH_ST_F_THRESHOLD_PAGES,
+	BENCH_ST_F_SLACK_PAGES,    /* per-CPU counts not yet pushed: cpus x 63 */
+	BENCH_ST_F_INFLIGHT_PAGES, /* largest in-flight charge during one read */
+	BENCH_ST_F_SCRIPTED_GAP_MIB,
+	BENCH_ST_NFIGS,
 };
 
-#define MSIM_ST_G_MEASURED 1u
-#define MSIM_ST_G_SCRIPTED 2u
+#define BENCH_ST_G_MEASURED 1u
+#define BENCH_ST_G_SCRIPTED 2u
 
-struct msim_st_verdicts {
-	double fig[MSIM_ST_NFIGS];
-	struct msim_verdict_table table;
+struct bench_st_verdicts {
+	double fig[BENCH_ST_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_st_verdicts(const struct msim_st_result *r, struct msim_st_verdicts *v);
+void bench_st_verdicts(const struct bench_st_result *r, struct bench_st_verdicts *v);
 
-#endif /* MSIM_BENCH_RSTAT_STALENESS_H */
+#endif /* BENCH_RSTAT_STALENESS_H */

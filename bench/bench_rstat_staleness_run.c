@@ -43,7 +43,7 @@ struct st_host {
 	long long applied;               /* pages charged so far: the truth */
 };
 
-static int st_host_new(const struct msim_st_opts *o, enum msim_rstat_propagate design,
+static int st_host_new(const struct bench_st_opts *o, enum msim_rstat_propagate design,
 		       struct st_host *h)
 {
 	struct msim_config cfg;
@@ -69,14 +69,14 @@ static int st_host_new(const struct msim_st_opts *o, enum msim_rstat_propagate d
 }
 
 /* Pages rate x t since t = 0, in whole folios. */
-static long long st_target(const struct msim_st_opts *o, uint64_t t, unsigned int hz)
+static long long st_target(const struct bench_st_opts *o, uint64_t t, unsigned int hz)
 {
 	long long pages = (long long)(o->rate_gib * (1ULL << 30) / MSIM_PAGE_SIZE * (double)t / hz);
 
 	return pages / o->folio_pages * o->folio_pages;
 }
 
-static void st_record(struct msim_st_design *d, unsigned int cap, uint64_t t, unsigned int hz,
+static void st_record(struct bench_st_design *d, unsigned int cap, uint64_t t, unsigned int hz,
 		      long long truth, long long rep)
 {
 	if (!d->t_ms || d->n >= cap)
@@ -138,7 +138,7 @@ static void st_leaf_reader_fn(void *arg)
 }
 
 /* CPU k past the leaf's updaters, or the last CPU on a small host. */
-static unsigned int st_cpu_after(const struct msim_st_opts *o, unsigned int k)
+static unsigned int st_cpu_after(const struct bench_st_opts *o, unsigned int k)
 {
 	return o->updaters + k < o->cpus ? o->updaters + k : o->cpus - 1;
 }
@@ -154,7 +154,7 @@ static int st_task(struct st_host *h, const char *name, unsigned int cpu, void (
  * Mixed: of the step's folios, 70 % go to the leaf's updaters, 20 % to the
  * sibling's and 10 % to root's own, on the CPUs after the leaf's.
  */
-static int st_step_tasks(const struct msim_st_opts *o, struct st_step *s, long long pages)
+static int st_step_tasks(const struct bench_st_opts *o, struct st_step *s, long long pages)
 {
 	long folios = (long)(pages / o->folio_pages), sib = 0, own = 0, leaf;
 	int ret = 0;
@@ -194,8 +194,8 @@ struct st_seed_run {
 };
 
 /* The read of one step: its gap against its bound. */
-static void st_judge_read(const struct msim_st_result *r, const struct st_step *s,
-			  struct msim_st_design *d, struct st_seed_run *sr)
+static void st_judge_read(const struct bench_st_result *r, const struct st_step *s,
+			  struct bench_st_design *d, struct st_seed_run *sr)
 {
 	long long gap = s->at_read - s->reported, inflight = s->at_read - s->at_flush;
 	long long bound = r->threshold + r->pending_slack + inflight + sr->last_ran_inflight;
@@ -214,12 +214,12 @@ static void st_judge_read(const struct msim_st_result *r, const struct st_step *
 		sr->last_ran_inflight = inflight;
 }
 
-static int st_measured_seed(const struct msim_st_opts *o, struct msim_st_result *r,
+static int st_measured_seed(const struct bench_st_opts *o, struct bench_st_result *r,
 			    unsigned int di, uint64_t seed, bool series)
 {
 	static const enum msim_rstat_propagate designs[2] = { MSIM_RSTAT_PROPAGATE_BREAK,
 							      MSIM_RSTAT_PROPAGATE_CONTINUE };
-	struct msim_st_design *d = &r->d[di];
+	struct bench_st_design *d = &r->d[di];
 	struct msim_sched_opts so = { .strategy = MSIM_STRAT_RANDOM, .seed = seed };
 	struct st_seed_run sr = { 0 };
 	struct msim_rstat_counters c;
@@ -253,16 +253,16 @@ static int st_measured_seed(const struct msim_st_opts *o, struct msim_st_result 
 	d->seeds_beyond += sr.beyond;
 	d->mean_gap += sr.gap_sum;
 out:
-	msim_bench_host_destroy(h.m);
+	bench_host_destroy(h.m);
 	return ret;
 }
 
-static int st_measured(const struct msim_st_opts *o, struct msim_st_result *r)
+static int st_measured(const struct bench_st_opts *o, struct bench_st_result *r)
 {
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	int ret = 0;
 
-	msim_bench_progress_init(&prog, "rstat-staleness", o->progress);
+	bench_progress_init(&prog, "rstat-staleness", o->progress);
 	for (unsigned int k = 0; k < o->seeds && !ret; k++) {
 		/* designs alternated: seed k runs break first when k is even */
 		for (unsigned int j = 0; j < 2 && !ret; j++) {
@@ -270,9 +270,9 @@ static int st_measured(const struct msim_st_opts *o, struct msim_st_result *r)
 
 			ret = st_measured_seed(o, r, di, o->seed + k, k == 0);
 		}
-		msim_bench_progress(&prog, "seed %u/%u", k + 1, o->seeds);
+		bench_progress(&prog, "seed %u/%u", k + 1, o->seeds);
 	}
-	msim_bench_progress_done(&prog);
+	bench_progress_done(&prog);
 	for (unsigned int di = 0; di < 2; di++)
 		if (r->d[di].reads)
 			r->d[di].mean_gap /= (double)r->d[di].reads;
@@ -335,7 +335,7 @@ static int st_race(struct st_host *h)
 }
 
 /* Growth from the driver every jiffy; a gated read every sample. */
-static void st_grow(const struct msim_st_opts *o, struct st_host *h, struct msim_st_design *d)
+static void st_grow(const struct bench_st_opts *o, struct st_host *h, struct bench_st_design *d)
 {
 	unsigned int hz = msim_config(h->m)->hz, cap = (unsigned int)(o->seconds * 1000 / o->sample_ms) + 2;
 	uint64_t ticks = (uint64_t)(o->seconds * hz);
@@ -366,14 +366,14 @@ static void st_grow(const struct msim_st_opts *o, struct st_host *h, struct msim
 	}
 }
 
-static int st_scripted(const struct msim_st_opts *o, struct msim_st_result *r)
+static int st_scripted(const struct bench_st_opts *o, struct bench_st_result *r)
 {
 	static const enum msim_rstat_propagate designs[2] = { MSIM_RSTAT_PROPAGATE_BREAK,
 							      MSIM_RSTAT_PROPAGATE_CONTINUE };
 	int ret = 0;
 
 	for (unsigned int di = 0; di < 2 && !ret; di++) {
-		struct msim_st_design *d = &r->d[di];
+		struct bench_st_design *d = &r->d[di];
 		struct msim_rstat_counters c;
 		struct st_host h;
 
@@ -386,22 +386,22 @@ static int st_scripted(const struct msim_st_opts *o, struct msim_st_result *r)
 			d->periodic = c.periodic_flushes;
 			d->mean_gap = d->reads ? d->mean_gap / (double)d->reads : 0;
 		}
-		msim_bench_host_destroy(h.m);
+		bench_host_destroy(h.m);
 	}
 	return ret;
 }
 
 /* ---- entry ---- */
 
-void msim_st_opts_init(struct msim_st_opts *o, bool quick)
+void bench_st_opts_init(struct bench_st_opts *o, bool quick)
 {
-	*o = (struct msim_st_opts){ .cpus = 8, .updaters = 4, .seconds = quick ? 2.2 : 4.0,
+	*o = (struct bench_st_opts){ .cpus = 8, .updaters = 4, .seconds = quick ? 2.2 : 4.0,
 				    .rate_gib = 1.0, .folio_pages = 16, .sample_ms = 10,
 				    .seeds = quick ? 1 : 3, .seed = 1 };
 	msim_variants_init(&o->base);
 }
 
-void msim_st_result_free(struct msim_st_result *r)
+void bench_st_result_free(struct bench_st_result *r)
 {
 	for (int d = 0; d < 2; d++) {
 		free(r->d[d].t_ms);
@@ -412,7 +412,7 @@ void msim_st_result_free(struct msim_st_result *r)
 	}
 }
 
-int msim_st_run(const struct msim_st_opts *o, struct msim_st_result *r)
+int bench_st_run(const struct bench_st_opts *o, struct bench_st_result *r)
 {
 	unsigned int cap = (unsigned int)(o->seconds * 1000 / o->sample_ms) + 2;
 	int ret;
@@ -430,12 +430,12 @@ int msim_st_run(const struct msim_st_opts *o, struct msim_st_result *r)
 		r->d[d].true_b = calloc(cap, sizeof(long long));
 		r->d[d].reported_b = calloc(cap, sizeof(long long));
 		if (!r->d[d].t_ms || !r->d[d].true_b || !r->d[d].reported_b) {
-			msim_st_result_free(r);
+			bench_st_result_free(r);
 			return -ENOMEM;
 		}
 	}
 	ret = o->scripted ? st_scripted(o, r) : st_measured(o, r);
 	if (ret)
-		msim_st_result_free(r);
+		bench_st_result_free(r);
 	return ret;
 }

@@ -6,8 +6,8 @@
  * how the simulator's own time and memory grow as CPUs and cgroups double.
  * Split from the printer so that the smoke test can run it small.
  */
-#ifndef MSIM_BENCH_SCALE_H
-#define MSIM_BENCH_SCALE_H
+#ifndef BENCH_SCALE_H
+#define BENCH_SCALE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,18 +16,18 @@
 
 #include "bench_verdict.h"
 
-#define MSIM_SC_SERIES 3             /* sizes per series: top / 4, top / 2, top */
-#define MSIM_SC_MAX_U 8              /* update loads: updates per CPU before a flush */
-#define MSIM_SC_MAX_REPS 32
-#define MSIM_SC_PARENTS 16           /* the tree: root -> 16 parents -> the leaves */
+#define BENCH_SC_SERIES 3            /* sizes per series: top / 4, top / 2, top */
+#define BENCH_SC_MAX_U 8             /* update loads: updates per CPU before a flush */
+#define BENCH_SC_MAX_REPS 32
+#define BENCH_SC_PARENTS 16          /* the tree: root -> 16 parents -> the leaves */
 
-struct msim_sc_config {
+struct bench_sc_config {
 	unsigned int top_cpus;       /* the CPU series: top / 4, / 2, top CPUs ... */
 	unsigned int cpu_series_cgroups;  /* ... with this many cgroups */
 	unsigned int top_cgroups;    /* the cgroup series: top / 4, / 2, top cgroups ... */
 	unsigned int cgroup_series_cpus;  /* ... on this many CPUs */
 	unsigned int nodes;
-	unsigned int loads[MSIM_SC_MAX_U];  /* updates per CPU before one flush */
+	unsigned int loads[BENCH_SC_MAX_U]; /* updates per CPU before one flush */
 	unsigned int nloads;
 	unsigned int reps;
 	uint64_t max_rss;            /* a size whose estimated memory exceeds this is skipped */
@@ -36,7 +36,7 @@ struct msim_sc_config {
 };
 
 /* One update load on one host: updates per CPU, then one forced root flush. */
-struct msim_sc_load {
+struct bench_sc_load {
 	unsigned int per_cpu;
 	double update_ns;            /* per update (median, driver CPU time) */
 	double flush_us;             /* the root flush after them (median) */
@@ -46,7 +46,7 @@ struct msim_sc_load {
 };
 
 /* One host size. */
-struct msim_sc_point {
+struct bench_sc_point {
 	unsigned int cpus, cgroups;
 	bool ran;                    /* false: skipped (its estimate exceeds max_rss) */
 	uint64_t estimate_bytes;     /* resident memory its build was expected to need */
@@ -58,14 +58,14 @@ struct msim_sc_point {
 	double resident_per_memcg_cpu;      /* rss_bytes / (G x C) */
 	double idle_flush_us;        /* a root flush with nothing updated */
 	uint64_t idle_cpu_visits, idle_memcg_flushes;
-	struct msim_sc_load load[MSIM_SC_MAX_U];
+	struct bench_sc_load load[BENCH_SC_MAX_U];
 };
 
-struct msim_sc_result {
-	struct msim_sc_config cfg;
-	struct msim_sc_point cpu_series[MSIM_SC_SERIES];
-	struct msim_sc_point cgroup_series[MSIM_SC_SERIES];
-	struct msim_sc_point issue;  /* top_cpus x top_cgroups: the issue's size, whole */
+struct bench_sc_result {
+	struct bench_sc_config cfg;
+	struct bench_sc_point cpu_series[BENCH_SC_SERIES];
+	struct bench_sc_point cgroup_series[BENCH_SC_SERIES];
+	struct bench_sc_point issue; /* top_cpus x top_cgroups: the issue's size, whole */
 	/* From two probe hosts (64 and 512 CPUs, 512 cgroups): resident bytes per memcg,
 	 * and per (memcg, CPU) pair besides, before any update. */
 	double probe_per_memcg, probe_per_pair;
@@ -73,28 +73,28 @@ struct msim_sc_result {
 	uint64_t peak_rss;
 };
 
-void msim_sc_config_default(struct msim_sc_config *c, bool quick);
+void bench_sc_config_default(struct bench_sc_config *c, bool quick);
 /* 0 or a negative errno (message on stderr). */
-int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r);
+int bench_sc_run(const struct bench_sc_config *c, struct bench_sc_result *r);
 
-enum msim_sc_fig {
-	MSIM_SC_F_NONE,
-	MSIM_SC_F_FLUSH_SAME,        /* cgroup series: memcg flushes equal across sizes (1/0) */
-	MSIM_SC_F_FLUSH_GROWTH_G,    /* cgroup series: flush time, top / top/4, top load */
-	MSIM_SC_F_FLUSH_GROWTH_U,    /* top cgroups: flush time, top load / first load */
-	MSIM_SC_F_LOAD_RATIO,        /* top load / first load (updates per CPU) */
-	MSIM_SC_F_RSS_GROWTH_C,      /* CPU series: rss top / top/2 */
-	MSIM_SC_F_RSS_GROWTH_G,      /* cgroup series: rss top / top/2 */
-	MSIM_SC_F_ISSUE_RAN,         /* the issue's size ran (1/0) */
-	MSIM_SC_F_ISSUE_RSS_GIB,     /* the process's peak RSS over the whole bench, GiB */
-	MSIM_SC_NFIGS,
+enum bench_sc_fig {
+	BENCH_SC_F_NONE,
+	BENCH_SC_F_FLUSH_SAME,       /* cgroup series: memcg flushes equal across sizes (1/0) */
+	BENCH_SC_F_FLUSH_GROWTH_G,   /* cgroup series: flush time, top / top/4, top load */
+	BENCH_SC_F_FLUSH_GROWTH_U,   /* top cgroups: flush time, top load / first load */
+	BENCH_SC_F_LOAD_RATIO,       /* top load / first load (updates per CPU) */
+	BENCH_SC_F_RSS_GROWTH_C,     /* CPU series: rss top / top/2 */
+	BENCH_SC_F_RSS_GROWTH_G,     /* cgroup series: rss top / top/2 */
+	BENCH_SC_F_ISSUE_RAN,        /* the issue's size ran (1/0) */
+	BENCH_SC_F_ISSUE_RSS_GIB,    /* the process's peak RSS over the whole bench, GiB */
+	BENCH_SC_NFIGS,
 };
 
-struct msim_sc_verdicts {
-	double fig[MSIM_SC_NFIGS];
-	struct msim_verdict_table table;
+struct bench_sc_verdicts {
+	double fig[BENCH_SC_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_sc_verdicts(const struct msim_sc_result *r, struct msim_sc_verdicts *v);
+void bench_sc_verdicts(const struct bench_sc_result *r, struct bench_sc_verdicts *v);
 
-#endif /* MSIM_BENCH_SCALE_H */
+#endif /* BENCH_SCALE_H */

@@ -48,7 +48,7 @@ struct sc_task {
 struct sc_host {
 	struct msim *m;
 	unsigned int cpus, cgroups, nodes, pick_among;
-	struct msim_memcg *parent[MSIM_SC_PARENTS];
+	struct msim_memcg *parent[BENCH_SC_PARENTS];
 	struct msim_lruvec **lru;    /* [leaf * nodes + nid] */
 	struct sc_task *task;        /* one per CPU */
 	uint64_t *queued;            /* bitmap (leaf, cpu) of the current load, leaf < pick_among */
@@ -57,7 +57,7 @@ struct sc_host {
 	unsigned int per_cpu, load;
 };
 
-void msim_sc_config_default(struct msim_sc_config *c, bool quick)
+void bench_sc_config_default(struct bench_sc_config *c, bool quick)
 {
 	static const unsigned int loads[] = { 1, 4, 16, 64 };
 
@@ -77,7 +77,7 @@ void msim_sc_config_default(struct msim_sc_config *c, bool quick)
 
 /* ---- building a host ---- */
 
-static int host_build(const struct msim_sc_config *c, struct sc_host *h)
+static int host_build(const struct bench_sc_config *c, struct sc_host *h)
 {
 	struct msim_config cfg;
 	char err[256], name[32];
@@ -102,14 +102,14 @@ static int host_build(const struct msim_sc_config *c, struct sc_host *h)
 	h->queued = calloc(((size_t)h->pick_among * h->cpus + 63) / 64, sizeof(*h->queued));
 	if (!h->lru || !h->task || !h->queued)
 		return -ENOMEM;
-	for (unsigned int p = 0; p < MSIM_SC_PARENTS && !ret; p++) {
+	for (unsigned int p = 0; p < BENCH_SC_PARENTS && !ret; p++) {
 		snprintf(name, sizeof(name), "parent%u", p);
 		ret = msim_memcg_create(msim_root_mem_cgroup(h->m), name, &h->parent[p]);
 	}
 	for (unsigned int i = 0; i < h->cgroups && !ret; i++) {
 		struct msim_memcg *cg;
 
-		ret = msim_memcg_create(h->parent[i % MSIM_SC_PARENTS], NULL, &cg);
+		ret = msim_memcg_create(h->parent[i % BENCH_SC_PARENTS], NULL, &cg);
 		for (unsigned int nid = 0; !ret && nid < h->nodes; nid++)
 			h->lru[(size_t)i * h->nodes + nid] = msim_mem_cgroup_lruvec(h->m, cg, nid);
 	}
@@ -119,7 +119,7 @@ static int host_build(const struct msim_sc_config *c, struct sc_host *h)
 static void host_destroy(struct sc_host *h)
 {
 	if (h->m)
-		msim_bench_host_destroy(h->m);
+		bench_host_destroy(h->m);
 	free(h->lru);
 	free(h->task);
 	free(h->queued);
@@ -144,7 +144,7 @@ static void update_task(void *arg)
 {
 	struct sc_task *t = arg;
 	struct sc_host *h = t->h;
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	for (unsigned int j = 0; j < h->per_cpu; j++) {
 		unsigned int leaf = pick(h, t->cpu, h->load, j), nid = (t->cpu + j) % h->nodes;
@@ -157,7 +157,7 @@ static void update_task(void *arg)
 			h->pairs++;
 		}
 	}
-	h->update_ns += msim_bench_cpu_ns() - t0;
+	h->update_ns += bench_cpu_ns() - t0;
 }
 
 /*
@@ -190,19 +190,19 @@ static double timed_flush(struct sc_host *h, struct msim_rstat_counters *out)
 	uint64_t t0;
 
 	msim_rstat_counters_reset(h->m);
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(h->m));
-	t0 = msim_bench_cpu_ns() - t0;
+	t0 = bench_cpu_ns() - t0;
 	msim_rstat_counters(h->m, out);
 	return (double)t0 / 1e3;
 }
 
 /* Every load and the idle flush, reps times: medians and the first repetition's counts. */
-static int measure_host(const struct msim_sc_config *c, struct sc_host *h,
-			struct msim_sc_point *pt)
+static int measure_host(const struct bench_sc_config *c, struct sc_host *h,
+			struct bench_sc_point *pt)
 {
-	static double upd[MSIM_SC_MAX_U][MSIM_SC_MAX_REPS], fl[MSIM_SC_MAX_U][MSIM_SC_MAX_REPS];
-	double idle[MSIM_SC_MAX_REPS];
+	static double upd[BENCH_SC_MAX_U][BENCH_SC_MAX_REPS], fl[BENCH_SC_MAX_U][BENCH_SC_MAX_REPS];
+	double idle[BENCH_SC_MAX_REPS];
 	struct msim_rstat_counters rc;
 
 	for (unsigned int rep = 0; rep < c->reps; rep++) {
@@ -224,23 +224,23 @@ static int measure_host(const struct msim_sc_config *c, struct sc_host *h,
 		}
 	}
 	for (unsigned int u = 0; u < c->nloads; u++) {
-		pt->load[u].update_ns = msim_bench_median(upd[u], c->reps);
-		pt->load[u].flush_us = msim_bench_median(fl[u], c->reps);
+		pt->load[u].update_ns = bench_median(upd[u], c->reps);
+		pt->load[u].flush_us = bench_median(fl[u], c->reps);
 	}
-	pt->idle_flush_us = msim_bench_median(idle, c->reps);
+	pt->idle_flush_us = bench_median(idle, c->reps);
 	return 0;
 }
 
 /* ---- one size ---- */
 
-static int run_point(const struct msim_sc_config *c, struct msim_sc_point *pt,
+static int run_point(const struct bench_sc_config *c, struct bench_sc_point *pt,
 		     unsigned int pick_among)
 {
 	struct sc_host h = { .cpus = pt->cpus, .cgroups = pt->cgroups, .nodes = c->nodes,
 			     .pick_among = pick_among };
 	struct msim_kmem_totals t0, t1;
 	uint64_t rss0, cpu0;
-	double memcgs = (double)pt->cgroups + MSIM_SC_PARENTS + 1; /* and root */
+	double memcgs = (double)pt->cgroups + BENCH_SC_PARENTS + 1; /* and root */
 	int ret;
 
 	/* The kernel-memory model's figures are read on the host itself: zero before. */
@@ -248,10 +248,10 @@ static int run_point(const struct msim_sc_config *c, struct msim_sc_point *pt,
 	/* What earlier hosts left for reuse would make this one look smaller. */
 	msim_kmem_trim();
 	rss0 = msim_kmem_process_rss();
-	cpu0 = msim_bench_cpu_ns();
+	cpu0 = bench_cpu_ns();
 	ret = host_build(c, &h);
 	if (!ret) {
-		pt->build_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+		pt->build_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 		pt->rss_bytes = msim_kmem_process_rss() - rss0;
 		pt->page_tables = msim_kmem_process_page_tables();
 		msim_kmem_totals(h.m, &t1);
@@ -271,12 +271,12 @@ static int run_point(const struct msim_sc_config *c, struct msim_sc_point *pt,
  * on 64 and on 512 CPUs, built and measured like the others (no updates). The
  * pair term is what 448 more CPUs added; the rest is per memcg.
  */
-static int probe(const struct msim_sc_config *c, struct msim_sc_result *r)
+static int probe(const struct bench_sc_config *c, struct bench_sc_result *r)
 {
-	struct msim_sc_config pc = *c;
-	struct msim_sc_point small = { .cpus = 64, .cgroups = 512 };
-	struct msim_sc_point big = { .cpus = 512, .cgroups = 512 };
-	double memcgs = 512 + MSIM_SC_PARENTS + 1;
+	struct bench_sc_config pc = *c;
+	struct bench_sc_point small = { .cpus = 64, .cgroups = 512 };
+	struct bench_sc_point big = { .cpus = 512, .cgroups = 512 };
+	double memcgs = 512 + BENCH_SC_PARENTS + 1;
 	int ret;
 
 	pc.nloads = 0;
@@ -292,33 +292,33 @@ static int probe(const struct msim_sc_config *c, struct msim_sc_result *r)
 }
 
 /* The resident memory a host of pt's size is expected to need. */
-static uint64_t estimate(const struct msim_sc_result *r, const struct msim_sc_point *pt)
+static uint64_t estimate(const struct bench_sc_result *r, const struct bench_sc_point *pt)
 {
-	double memcgs = (double)pt->cgroups + MSIM_SC_PARENTS + 1;
+	double memcgs = (double)pt->cgroups + BENCH_SC_PARENTS + 1;
 
 	return (uint64_t)(memcgs * (r->probe_per_memcg + r->probe_per_pair * pt->cpus));
 }
 
 /* One size, unless its estimate exceeds max_rss. */
-static int run_sized(const struct msim_sc_config *c, struct msim_sc_result *r,
-		     struct msim_sc_point *pt, unsigned int pick_among,
-		     struct msim_bench_progress *pr)
+static int run_sized(const struct bench_sc_config *c, struct bench_sc_result *r,
+		     struct bench_sc_point *pt, unsigned int pick_among,
+		     struct bench_progress *pr)
 {
 	pt->estimate_bytes = estimate(r, pt);
 	if (pt->estimate_bytes > c->max_rss)
 		return 0;
-	msim_bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
+	bench_progress(pr, "%u CPUs x %u cgroups", pt->cpus, pt->cgroups);
 	return run_point(c, pt, pick_among);
 }
 
-static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
-		      struct msim_sc_point *series, bool cpus_double, struct msim_bench_progress *pr)
+static int run_series(const struct bench_sc_config *c, struct bench_sc_result *r,
+		      struct bench_sc_point *series, bool cpus_double, struct bench_progress *pr)
 {
 	unsigned int pick_among = cpus_double ? c->cpu_series_cgroups : c->top_cgroups / 4;
 
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++) {
-		struct msim_sc_point *pt = &series[i];
-		unsigned int shift = MSIM_SC_SERIES - 1 - i;
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++) {
+		struct bench_sc_point *pt = &series[i];
+		unsigned int shift = BENCH_SC_SERIES - 1 - i;
 		int ret;
 
 		pt->cpus = cpus_double ? c->top_cpus >> shift : c->cgroup_series_cpus;
@@ -331,29 +331,29 @@ static int run_series(const struct msim_sc_config *c, struct msim_sc_result *r,
 	return 0;
 }
 
-int msim_sc_run(const struct msim_sc_config *c, struct msim_sc_result *r)
+int bench_sc_run(const struct bench_sc_config *c, struct bench_sc_result *r)
 {
-	struct msim_bench_progress pr;
-	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_bench_cpu_ns();
+	struct bench_progress pr;
+	uint64_t t0 = bench_now_ns(), cpu0 = bench_cpu_ns();
 	struct rusage ru;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
-	if (!c->reps || c->reps > MSIM_SC_MAX_REPS || c->nloads > MSIM_SC_MAX_U || !c->nodes)
+	if (!c->reps || c->reps > BENCH_SC_MAX_REPS || c->nloads > BENCH_SC_MAX_U || !c->nodes)
 		return -EINVAL;
-	msim_bench_progress_init(&pr, "scale", c->progress);
+	bench_progress_init(&pr, "scale", c->progress);
 	ret = probe(c, r);
 	if (!ret)
 		ret = run_series(c, r, r->cpu_series, true, &pr);
 	if (!ret)
 		ret = run_series(c, r, r->cgroup_series, false, &pr);
-	r->issue = (struct msim_sc_point){ .cpus = c->top_cpus, .cgroups = c->top_cgroups };
+	r->issue = (struct bench_sc_point){ .cpus = c->top_cpus, .cgroups = c->top_cgroups };
 	if (!ret)
 		ret = run_sized(c, r, &r->issue, c->top_cgroups / 4, &pr);
-	msim_bench_progress_done(&pr);
-	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
-	r->cpu_s = (double)(msim_bench_cpu_ns() - cpu0) / 1e9;
+	bench_progress_done(&pr);
+	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		r->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	return ret;

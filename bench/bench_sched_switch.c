@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <ucontext.h>
 
+#include <memcgsim/race.h>
+
 #include "bench_sched_switch.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "sim/sched.h"
 
 #define YIELDS_PER_TASK 200000U
@@ -50,10 +52,10 @@ static double bare_swapcontext_per_s(unsigned long n)
 	uc_peer.uc_link = &uc_main;
 	makecontext(&uc_peer, peer_fn, 0);
 	bare_left = n;
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	while (bare_left)
 		swapcontext(&uc_main, &uc_peer);
-	uint64_t dt = msim_bench_now_ns() - t0;
+	uint64_t dt = bench_now_ns() - t0;
 	return 2.0 * (double)n / ((double)dt / 1e9); /* two swapcontext calls per round */
 }
 
@@ -82,9 +84,9 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
 	msim_task_create(m, "a", 0, yielder, &per_task);
 	msim_task_create(m, "b", 1, yielder, &per_task);
 	msim_sched_set(m, &o);
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	msim_run(m);
-	uint64_t dt = msim_bench_now_ns() - t0;
+	uint64_t dt = bench_now_ns() - t0;
 	double steps = (double)msim_sched_steps(m);
 	/* into a task and back out, each resumption */
 	*switches_per_step = steps > 0 ? 2.0 * (double)msim__sched_resumes(m) / steps : 0;
@@ -94,7 +96,7 @@ static double sched_steps_per_s(unsigned int per_task, uint64_t seed,
 
 static double schedules_per_s(unsigned int runs, uint64_t seed, const struct msim_variants *base)
 {
-	const struct msim_scenario *s = msim_scenario_find("toy-percpu-reset");
+	const struct msim_race *s = msim_race_find("toy-percpu-reset");
 	struct msim_explore_opts o = { .strategy = MSIM_STRAT_RANDOM, .seed = seed, .runs = runs };
 	struct msim_explore_result *r = calloc(1, sizeof(*r));
 	struct msim_config cfg;
@@ -136,85 +138,85 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 
 /* ---- the goal ---- */
 
-static const char *const ss_fig_names[MSIM_SS_NFIGS] = {
-	[MSIM_SS_F_STEPS] = "steps_per_s",
-	[MSIM_SS_F_STEPS_PER_BARE] = "steps_per_bare_swapcontext",
+static const char *const ss_fig_names[BENCH_SS_NFIGS] = {
+	[BENCH_SS_F_STEPS] = "steps_per_s",
+	[BENCH_SS_F_STEPS_PER_BARE] = "steps_per_bare_swapcontext",
 };
 
-static const struct msim_verdict_row ss_rows[] = {
+static const struct bench_verdict_row ss_rows[] = {
 	{
 		.claim = "the deterministic scheduler runs at least 1,000,000 steps per second",
 		.thread = { { "steps", 0, 1e6, "/s" } },
-		.ours = { { "steps", MSIM_SS_F_STEPS, 0, "/s" },
-			  { "steps / bare swapcontext", MSIM_SS_F_STEPS_PER_BARE, 0, "x" } },
-		.holds_when = { { MSIM_SS_F_STEPS, MSIM_VOP_GE, 1e6 } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "this machine's figure: a shared or "
+		.ours = { { "steps", BENCH_SS_F_STEPS, 0, "/s" },
+			  { "steps / bare swapcontext", BENCH_SS_F_STEPS_PER_BARE, 0, "x" } },
+		.holds_when = { { BENCH_SS_F_STEPS, BENCH_VOP_GE, 1e6 } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "this machine's figure: a shared or "
 							"sanitized build can fall short" },
 	},
 };
 
-void msim_ss_verdicts(const struct msim_ss_summary *s, struct msim_ss_verdicts *v)
+void bench_ss_verdicts(const struct bench_ss_summary *s, struct bench_ss_verdicts *v)
 {
-	v->fig[MSIM_SS_F_NONE] = 0;
-	v->fig[MSIM_SS_F_STEPS] = s->steps;
-	v->fig[MSIM_SS_F_STEPS_PER_BARE] = msim_bench_ratio(s->steps, s->bare);
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_SS_F_NONE] = 0;
+	v->fig[BENCH_SS_F_STEPS] = s->steps;
+	v->fig[BENCH_SS_F_STEPS_PER_BARE] = bench_ratio(s->steps, s->bare);
+	v->table = (struct bench_verdict_table){
 		.reference = "the goal",
 		.rows = ss_rows,
 		.nrows = sizeof(ss_rows) / sizeof(ss_rows[0]),
 		.fig_names = ss_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_SS_NFIGS,
+		.nfig = BENCH_SS_NFIGS,
 	};
 }
 
-static void print_json(const struct msim_bench_args *a, const char *name,
-		       const struct msim_ss_summary *s)
+static void print_json(const struct bench_opts *a, const char *name,
+		       const struct bench_ss_summary *s)
 {
-	struct msim_ss_verdicts v;
-	struct msim_json j;
+	struct bench_ss_verdicts v;
+	struct bench_json j;
 	char vbuf[512];
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", name);
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kstr(&j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
-	msim_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
-	msim_json_kdbl(&j, "switches_per_s", s->steps);
-	msim_json_kdbl(&j, "context_switches_per_s", s->stack_switches_per_step * s->steps);
-	msim_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
-	msim_json_kdbl(&j, "schedules_per_s", s->sched);
-	msim_json_kdbl(&j, "switches_vs_bare", msim_bench_ratio(s->steps, s->bare));
-	msim_ss_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", name);
+	bench_json_kuint(&j, "reps", a->reps);
+	bench_json_kstr(&j, "base_variants", bench_variants_str(a, vbuf, sizeof(vbuf)));
+	bench_json_kdbl(&j, "bare_swapcontext_per_s", s->bare);
+	bench_json_kdbl(&j, "switches_per_s", s->steps);
+	bench_json_kdbl(&j, "context_switches_per_s", s->stack_switches_per_step * s->steps);
+	bench_json_kdbl(&j, "stack_switches_per_step", s->stack_switches_per_step);
+	bench_json_kdbl(&j, "schedules_per_s", s->sched);
+	bench_json_kdbl(&j, "switches_vs_bare", bench_ratio(s->steps, s->bare));
+	bench_ss_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
-static void print_text(const struct msim_bench_args *a, const struct msim_ss_summary *s)
+static void print_text(const struct bench_opts *a, const struct bench_ss_summary *s)
 {
-	struct msim_ss_verdicts v;
+	struct bench_ss_verdicts v;
 	char vbuf[512];
 
 	printf("sched-switch (median of %u, this machine; variants %s)\n", a->reps,
-	       msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	       bench_variants_str(a, vbuf, sizeof(vbuf)));
 	printf("  bare swapcontext calls        %12.0f /s\n", s->bare);
 	printf("  scheduler steps (switches)    %12.0f /s   (%.2fx bare)\n", s->steps,
-	       msim_bench_ratio(s->steps, s->bare));
+	       bench_ratio(s->steps, s->bare));
 	printf("    of which stack switches     %12.0f /s   (%.2f per step; none where the pick "
 	       "is the running task)\n", s->stack_switches_per_step * s->steps,
 	       s->stack_switches_per_step);
 	printf("  toy-percpu-reset schedules    %12.0f /s   (random explorer, fresh host each)\n",
 	       s->sched);
 	printf("\n");
-	msim_ss_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_ss_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
 static int sched_switch_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "sched-switch",
 		.summary = "deterministic scheduler steps/s and schedules/s beside bare swapcontext",
 		.description = "Measures, alternated in one process: bare swapcontext calls per second, "
@@ -223,25 +225,25 @@ static int sched_switch_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 1,
 	};
-	struct msim_bench_args a;
-	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	struct bench_opts a;
+	int ret = bench_parse_args(&spec, argc, argv, &a);
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	struct ctx c = { .per_task = a.quick ? 20000 : YIELDS_PER_TASK,
 			 .runs = a.quick ? 200 : 5000, .seed = a.seed, .base = a.variants };
 	double *samples = calloc(3 * (size_t)a.reps, sizeof(double));
-	struct msim_bench_progress pr;
+	struct bench_progress pr;
 
 	if (!samples)
 		return 1;
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(3, a.reps, sample, &c, samples, &pr);
-	msim_bench_progress_done(&pr);
-	struct msim_ss_summary sum = {
-		.bare = msim_bench_median(samples, a.reps),
-		.steps = msim_bench_median(samples + a.reps, a.reps),
-		.sched = msim_bench_median(samples + 2 * a.reps, a.reps),
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(3, a.reps, sample, &c, samples, &pr);
+	bench_progress_done(&pr);
+	struct bench_ss_summary sum = {
+		.bare = bench_median(samples, a.reps),
+		.steps = bench_median(samples + a.reps, a.reps),
+		.sched = bench_median(samples + 2 * a.reps, a.reps),
 		.stack_switches_per_step = c.switches_per_step,
 	};
 
@@ -253,9 +255,9 @@ static int sched_switch_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench sched_switch_bench = {
+static const struct bench_engine sched_switch_bench = {
 	.name = "sched-switch",
 	.summary = "deterministic scheduler speed: steps/s and schedules/s vs bare swapcontext",
 	.main = sched_switch_main,
 };
-MSIM_BENCH(sched_switch_bench);
+BENCH_REGISTER(sched_switch_bench);

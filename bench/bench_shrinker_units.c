@@ -25,7 +25,7 @@
 
 #include "bench_shrinker_units.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 enum { R_SLAB, R_CONT, R_EMPTY, R_BUSY, R_REG, R_REG_NONE, R_WALK, R_VISIT, NROWS };
 
@@ -46,7 +46,7 @@ static const char *const row_name[NROWS] = {
  * array is not one of its kernels; table 1 has no registration or walk rows).
  */
 #define N NAN
-static const double thread_fig[2][NROWS][MSIM_SHU_NLAYOUTS] = {
+static const double thread_fig[2][NROWS][BENCH_SHU_NLAYOUTS] = {
 	/* array, array-unit-cache (base), array-on-demand, xarray */
 	{
 		{ N, 185, 22, 18 },
@@ -71,7 +71,7 @@ static const double thread_fig[2][NROWS][MSIM_SHU_NLAYOUTS] = {
 };
 #undef N
 
-static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
+static const char *const col_name[BENCH_SHU_NLAYOUTS] = {
 	"array (mainline)", "array-unit-cache (base)", "array-on-demand (old)", "xarray (series)",
 };
 
@@ -80,14 +80,14 @@ static const char *const col_name[MSIM_SHU_NLAYOUTS] = {
 
 struct shu_opts {
 	bool custom;
-	struct msim_shu_config c;
+	struct bench_shu_config c;
 	int only_scale;       /* -1: both */
 	unsigned int mask;    /* 0: all */
 	bool in_turn, alternate;
 	bool reps_given;      /* --reps on the command line: every scale uses it */
 };
 
-static double fig(const struct msim_shu_layout_result *lr, int row)
+static double fig(const struct bench_shu_layout_result *lr, int row)
 {
 	switch (row) {
 	case R_SLAB: return (double)lr->slab_per_cgroup / 1024;
@@ -107,7 +107,7 @@ static int layout_opt(const char *value, void *dest, char *err, size_t errlen)
 {
 	unsigned int *mask = dest;
 
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (!strcmp(value, msim_shrinker_layout_name(l))) {
 			*mask |= 1u << l;
 			return 0;
@@ -148,12 +148,12 @@ static void print_cell(double ours, double thr)
 }
 
 /* The thread's rows: ours per layout, the thread's figure in brackets. */
-static void print_rows(const struct msim_shu_result *r, int scale)
+static void print_rows(const struct bench_shu_result *r, int scale)
 {
-	const struct msim_shu_config *c = &r->cfg;
+	const struct bench_shu_config *c = &r->cfg;
 	int nr_max = 0;
 
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			nr_max = r->lay[l].nr_max;
 	printf("\n%s: %u mounts + %u host filesystems (shrinker_nr_max %d), %u cgroups, "
@@ -163,14 +163,14 @@ static void print_rows(const struct msim_shu_result *r, int scale)
 	       "medians of %u repetitions\n", c->cgroups,
 	       c->in_turn ? "measured in turn" : "alternated", c->reps);
 	printf("%-42s", "");
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 		if (r->lay[l].ran)
 			printf(" %-23s", col_name[l]);
 	printf("\n");
 	for (int row = 0; row < NROWS; row++) {
 		printf("%-42s", row_name[row]);
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
-			const struct msim_shu_layout_result *lr = &r->lay[l];
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++) {
+			const struct bench_shu_layout_result *lr = &r->lay[l];
 
 			if (!lr->ran)
 				continue;
@@ -189,7 +189,7 @@ static const char *const count_name[NCOUNTS] = {
 	"simulator: setup (s) / RSS added (MiB)",
 };
 
-static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, size_t n)
+static void count_cell(const struct bench_shu_layout_result *lr, int k, char *b, size_t n)
 {
 	switch (k) {
 	case C_USED: snprintf(b, n, "%u", lr->cgroups_used); break;
@@ -202,14 +202,14 @@ static void count_cell(const struct msim_shu_layout_result *lr, int k, char *b, 
 	}
 }
 
-static void print_table(const struct msim_shu_result *r, int scale)
+static void print_table(const struct bench_shu_result *r, int scale)
 {
 	char b[40];
 
 	print_rows(r, scale);
 	for (int k = 0; k < NCOUNTS; k++) {
 		printf("%-42s", count_name[k]);
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 			if (r->lay[l].ran) {
 				count_cell(&r->lay[l], k, b, sizeof(b));
 				printf(" %-23s", b);
@@ -231,8 +231,8 @@ static void print_table(const struct msim_shu_result *r, int scale)
 	       r->peak_rss / 1048576.0);
 }
 
-static void print_text(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct msim_verdict_table *v, double wall, uint64_t peak)
+static void print_text(const struct bench_shu_result *res, const int *scale, size_t nres,
+		       const struct bench_verdict_table *v, double wall, uint64_t peak)
 {
 	printf("shrinker units in a pointer array or an xarray on demand (thread 001)\n");
 	printf("Memory: the shrinker part is exact (kernel-memory model, owners shrinker_info,\n"
@@ -242,46 +242,46 @@ static void print_text(const struct msim_shu_result *res, const int *scale, size
 		print_table(&res[i], scale[i]);
 	if (v->groups) {
 		printf("\n");
-		msim_verdict_print_text(stdout, v);
+		bench_verdict_print_text(stdout, v);
 	}
 	printf("\nwhole run: %.1f s wall, %.1f s CPU, peak RSS %.0f MiB (kernel memory %s)\n",
-	       wall, msim_shu_cpu_ns() / 1e9, peak / 1048576.0, backing_name());
+	       wall, bench_shu_cpu_ns() / 1e9, peak / 1048576.0, backing_name());
 }
 
 /* ---- JSON ---- */
 
-static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
-			const struct msim_shu_layout_result *lr, int scale)
+static void json_layout(struct bench_json *j, const struct bench_shu_result *r,
+			const struct bench_shu_layout_result *lr, int scale)
 {
-	msim_json_obj_begin(j, NULL);
-	msim_json_kstr(j, "layout", msim_shrinker_layout_name(lr->layout));
-	msim_json_kuint(j, "mounts", r->cfg.mounts);
-	msim_json_kuint(j, "boot_mounts", r->cfg.boot_mounts);
-	msim_json_kuint(j, "cgroups", r->cfg.cgroups);
-	msim_json_kuint(j, "cgroups_used", lr->cgroups_used);
-	msim_json_kuint(j, "nodes", r->cfg.nodes);
-	msim_json_kuint(j, "cpus", r->cfg.cpus);
-	msim_json_kint(j, "shrinker_nr_max", lr->nr_max);
-	msim_json_kuint(j, "slab_bytes_per_empty_cgroup", lr->slab_per_cgroup);
-	msim_json_kuint(j, "shrinker_bytes_per_cgroup", lr->shrinker_bytes);
-	msim_json_kuint(j, "container_bytes_per_cgroup", lr->container_bytes);
-	msim_json_kuint(j, "unit_bytes_per_cgroup", lr->unit_bytes);
-	msim_json_kuint(j, "units_per_cgroup", lr->units);
-	msim_json_kuint(j, "rest_bytes_per_cgroup", r->rest.slab);
-	msim_json_kbool(j, "info_bytes_agree", lr->info_bytes_agree);
-	msim_json_kdbl(j, "shrink_slab_memcg_empty_ns", lr->empty_ns);
-	msim_json_kdbl(j, "shrink_slab_memcg_100sb_ns", lr->busy_ns);
-	msim_json_kdbl(j, "register_640_mounts_s", lr->reg_s);
-	msim_json_kdbl(j, "register_640_mounts_no_cgroups_s", lr->reg_none_s);
-	msim_json_kdbl(j, "drop_caches_walk_s", lr->walk_s);
-	msim_json_kuint(j, "drop_caches_walk_visits", lr->walk_visits);
-	msim_json_kdbl(j, "shrink_slab_memcg_per_cgroup_node_us", lr->walk_visit_us);
-	msim_json_kint(j, "shrinker_nr_max_after", lr->nr_max_after);
-	msim_json_kuint(j, "expand_header_copies", lr->expand_visits);
-	msim_json_kdbl(j, "sim_setup_s", lr->setup_s);
-	msim_json_kuint(j, "sim_rss_bytes", lr->rss_bytes);
+	bench_json_obj_begin(j, NULL);
+	bench_json_kstr(j, "layout", msim_shrinker_layout_name(lr->layout));
+	bench_json_kuint(j, "mounts", r->cfg.mounts);
+	bench_json_kuint(j, "boot_mounts", r->cfg.boot_mounts);
+	bench_json_kuint(j, "cgroups", r->cfg.cgroups);
+	bench_json_kuint(j, "cgroups_used", lr->cgroups_used);
+	bench_json_kuint(j, "nodes", r->cfg.nodes);
+	bench_json_kuint(j, "cpus", r->cfg.cpus);
+	bench_json_kint(j, "shrinker_nr_max", lr->nr_max);
+	bench_json_kuint(j, "slab_bytes_per_empty_cgroup", lr->slab_per_cgroup);
+	bench_json_kuint(j, "shrinker_bytes_per_cgroup", lr->shrinker_bytes);
+	bench_json_kuint(j, "container_bytes_per_cgroup", lr->container_bytes);
+	bench_json_kuint(j, "unit_bytes_per_cgroup", lr->unit_bytes);
+	bench_json_kuint(j, "units_per_cgroup", lr->units);
+	bench_json_kuint(j, "rest_bytes_per_cgroup", r->rest.slab);
+	bench_json_kbool(j, "info_bytes_agree", lr->info_bytes_agree);
+	bench_json_kdbl(j, "shrink_slab_memcg_empty_ns", lr->empty_ns);
+	bench_json_kdbl(j, "shrink_slab_memcg_100sb_ns", lr->busy_ns);
+	bench_json_kdbl(j, "register_640_mounts_s", lr->reg_s);
+	bench_json_kdbl(j, "register_640_mounts_no_cgroups_s", lr->reg_none_s);
+	bench_json_kdbl(j, "drop_caches_walk_s", lr->walk_s);
+	bench_json_kuint(j, "drop_caches_walk_visits", lr->walk_visits);
+	bench_json_kdbl(j, "shrink_slab_memcg_per_cgroup_node_us", lr->walk_visit_us);
+	bench_json_kint(j, "shrinker_nr_max_after", lr->nr_max_after);
+	bench_json_kuint(j, "expand_header_copies", lr->expand_visits);
+	bench_json_kdbl(j, "sim_setup_s", lr->setup_s);
+	bench_json_kuint(j, "sim_rss_bytes", lr->rss_bytes);
 	if (scale >= 0) {
-		msim_json_obj_begin(j, "thread");
+		bench_json_obj_begin(j, "thread");
 		for (int row = 0; row < NROWS; row++) {
 			static const char *const key[NROWS] = {
 				"slab_kb_per_empty_cgroup", "container_kb_per_cgroup",
@@ -292,73 +292,73 @@ static void json_layout(struct msim_json *j, const struct msim_shu_result *r,
 			double t = thread_fig[scale][row][lr->layout];
 
 			if (!isnan(t))
-				msim_json_kdbl(j, key[row], t);
+				bench_json_kdbl(j, key[row], t);
 		}
-		msim_json_obj_end(j);
+		bench_json_obj_end(j);
 	}
-	msim_json_obj_end(j);
+	bench_json_obj_end(j);
 }
 
-static void print_json(const struct msim_shu_result *res, const int *scale, size_t nres,
-		       const struct msim_verdict_table *v, bool quick, double wall,
+static void print_json(const struct bench_shu_result *res, const int *scale, size_t nres,
+		       const struct bench_verdict_table *v, bool quick, double wall,
 		       uint64_t peak)
 {
-	struct msim_json j;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "shrinker-units");
-	msim_json_kstr(&j, "thread", "001");
-	msim_json_kstr(&j, "measures", MEASURES);
-	msim_json_kbool(&j, "quick", quick);
-	msim_json_kdbl(&j, "sim_wall_s", wall);
-	msim_json_kdbl(&j, "sim_cpu_s", msim_shu_cpu_ns() / 1e9);
-	msim_json_kuint(&j, "sim_peak_rss_bytes", peak);
-	msim_json_kstr(&j, "kernel_memory_backing", backing_name());
-	msim_json_arr_begin(&j, "scales");
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "shrinker-units");
+	bench_json_kstr(&j, "thread", "001");
+	bench_json_kstr(&j, "measures", MEASURES);
+	bench_json_kbool(&j, "quick", quick);
+	bench_json_kdbl(&j, "sim_wall_s", wall);
+	bench_json_kdbl(&j, "sim_cpu_s", bench_shu_cpu_ns() / 1e9);
+	bench_json_kuint(&j, "sim_peak_rss_bytes", peak);
+	bench_json_kstr(&j, "kernel_memory_backing", backing_name());
+	bench_json_arr_begin(&j, "scales");
 	for (size_t i = 0; i < nres; i++) {
-		const struct msim_shu_result *r = &res[i];
+		const struct bench_shu_result *r = &res[i];
 
-		msim_json_obj_begin(&j, NULL);
-		msim_json_kstr(&j, "name", r->cfg.name);
-		msim_json_kuint(&j, "reps", r->cfg.reps);
-		msim_json_kuint(&j, "unit_cache_bytes_per_unit", r->unit_slot_share);
-		msim_json_obj_begin(&j, "rest_per_cgroup");
-		msim_json_kuint(&j, "mem_cgroup", r->rest.mem_cgroup);
-		msim_json_kuint(&j, "mem_cgroup_per_node", r->rest.mem_cgroup_per_node);
-		msim_json_kuint(&j, "memcg_vmstats", r->rest.memcg_vmstats);
-		msim_json_kuint(&j, "other_slab", r->rest.other_slab);
-		msim_json_kuint(&j, "slab", r->rest.slab);
-		msim_json_kuint(&j, "percpu_not_counted", r->rest.percpu);
-		msim_json_kuint(&j, "cgroups", r->rest.cgroups);
-		msim_json_obj_end(&j);
-		msim_json_kbool(&j, "layouts_in_turn", r->cfg.in_turn);
-		msim_json_kdbl(&j, "sim_wall_s", r->wall_s);
-		msim_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
-		msim_json_kuint(&j, "sim_rss_after_build_bytes", r->rss_after_build);
-		msim_json_kuint(&j, "sim_page_tables_after_build_bytes",
-				r->page_tables_after_build);
-		msim_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
-		msim_json_arr_begin(&j, "layouts");
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		bench_json_obj_begin(&j, NULL);
+		bench_json_kstr(&j, "name", r->cfg.name);
+		bench_json_kuint(&j, "reps", r->cfg.reps);
+		bench_json_kuint(&j, "unit_cache_bytes_per_unit", r->unit_slot_share);
+		bench_json_obj_begin(&j, "rest_per_cgroup");
+		bench_json_kuint(&j, "mem_cgroup", r->rest.mem_cgroup);
+		bench_json_kuint(&j, "mem_cgroup_per_node", r->rest.mem_cgroup_per_node);
+		bench_json_kuint(&j, "memcg_vmstats", r->rest.memcg_vmstats);
+		bench_json_kuint(&j, "other_slab", r->rest.other_slab);
+		bench_json_kuint(&j, "slab", r->rest.slab);
+		bench_json_kuint(&j, "percpu_not_counted", r->rest.percpu);
+		bench_json_kuint(&j, "cgroups", r->rest.cgroups);
+		bench_json_obj_end(&j);
+		bench_json_kbool(&j, "layouts_in_turn", r->cfg.in_turn);
+		bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
+		bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+		bench_json_kuint(&j, "sim_rss_after_build_bytes", r->rss_after_build);
+		bench_json_kuint(&j, "sim_page_tables_after_build_bytes",
+				 r->page_tables_after_build);
+		bench_json_kuint(&j, "sim_peak_rss_bytes", r->peak_rss);
+		bench_json_arr_begin(&j, "layouts");
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 			if (r->lay[l].ran)
 				json_layout(&j, r, &r->lay[l], scale[i]);
-		msim_json_arr_end(&j);
-		msim_json_obj_end(&j);
+		bench_json_arr_end(&j);
+		bench_json_obj_end(&j);
 	}
-	msim_json_arr_end(&j);
-	msim_verdict_print_json(&j, "verdicts", v);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_arr_end(&j);
+	bench_verdict_print_json(&j, "verdicts", v);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 /* ---- main ---- */
 
 /* The configuration of scale s (0, 1: the thread's tables) after the options. */
-static void scale_config(const struct shu_opts *o, const struct msim_bench_args *a, int s,
-			 struct msim_shu_config *c)
+static void scale_config(const struct shu_opts *o, const struct bench_opts *a, int s,
+			 struct bench_shu_config *c)
 {
-	msim_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
+	bench_shu_config_thread(c, o->custom ? 0 : (unsigned int)s, a->quick);
 	if (o->custom) {
 		c->name = "custom";
 		c->mounts = o->c.mounts ? o->c.mounts : c->mounts;
@@ -379,37 +379,37 @@ static void scale_config(const struct shu_opts *o, const struct msim_bench_args 
 }
 
 /* The scales asked for (one custom configuration runs alone); scale[i] -1 for custom. */
-static int run_scales(const struct shu_opts *o, const struct msim_bench_args *a,
-		      struct msim_shu_result *res, int scale[2], size_t *nres)
+static int run_scales(const struct shu_opts *o, const struct bench_opts *a,
+		      struct bench_shu_result *res, int scale[2], size_t *nres)
 {
 	int ret = 0;
 
 	*nres = 0;
 	for (int s = 0; s < 2 && !ret; s++) {
-		struct msim_shu_config c;
+		struct bench_shu_config c;
 
 		if (o->only_scale >= 0 && o->only_scale != s)
 			continue;
 		if (o->custom && s > 0)
 			break;
 		scale_config(o, a, s, &c);
-		ret = msim_shu_run(&c, &res[*nres]);
+		ret = bench_shu_run(&c, &res[*nres]);
 		scale[*nres] = o->custom ? -1 : s;
 		(*nres)++;
 	}
 	return ret;
 }
 
-static int run(const struct shu_opts *o, const struct msim_bench_args *a)
+static int run(const struct shu_opts *o, const struct bench_opts *a)
 {
-	struct msim_shu_result *res = calloc(2, sizeof(*res));
-	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
-	const struct msim_shu_result *t[2] = { NULL, NULL };
+	struct bench_shu_result *res = calloc(2, sizeof(*res));
+	struct bench_shu_verdicts *v = calloc(1, sizeof(*v));
+	const struct bench_shu_result *t[2] = { NULL, NULL };
 	int scale[2] = { -1, -1 };
 	size_t nres = 0;
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	int ret = res && v ? run_scales(o, a, res, scale, &nres) : -ENOMEM;
-	double wall = (double)(msim_bench_now_ns() - t0) / 1e9;
+	double wall = (double)(bench_now_ns() - t0) / 1e9;
 
 	if (ret) {
 		fprintf(stderr, "shrinker-units: failed: %s\n", strerror(-ret));
@@ -420,45 +420,45 @@ static int run(const struct shu_opts *o, const struct msim_bench_args *a)
 	for (size_t i = 0; i < nres; i++)
 		if (scale[i] >= 0)
 			t[scale[i]] = &res[i];
-	msim_shu_verdicts(t[0], t[1], v);
+	bench_shu_verdicts(t[0], t[1], v);
 	if (a->json)
-		print_json(res, scale, nres, &v->table, a->quick, wall, msim_shu_peak_rss());
+		print_json(res, scale, nres, &v->table, a->quick, wall, bench_shu_peak_rss());
 	else
-		print_text(res, scale, nres, &v->table, wall, msim_shu_peak_rss());
+		print_text(res, scale, nres, &v->table, wall, bench_shu_peak_rss());
 	free(res);
 	free(v);
 	return 0;
 }
 
 /* Options into o and a: 0 to run, 1 after --help, 2 on a usage error. */
-static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_bench_args *a)
+static int shu_parse(struct shu_opts *o, int argc, char **argv, struct bench_opts *a)
 {
 	unsigned int table = 0;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_UINT("--mounts", "N", &o->c.mounts, 1, 1000000,
-			      "one configuration: tmpfs superblocks (default 20000)"),
-		MSIM_OPT_UINT("--cgroups", "N", &o->c.cgroups, 0, 1000000,
-			      "one configuration: empty cgroups (default 2000)"),
-		MSIM_OPT_UINT("--nodes", "N", &o->c.nodes, 1, MSIM_MAX_NODES,
-			      "one configuration: NUMA nodes (default 1)"),
-		MSIM_OPT_UINT("--cpus", "N", &o->c.cpus, 1, MSIM_MAX_CPUS,
-			      "one configuration: CPUs (default 4)"),
-		MSIM_OPT_CALL("--layout", "L", layout_opt, &o->mask,
-			      "array, array-unit-cache, array-on-demand or xarray (repeatable; "
+	const struct bench_arg opts[] = {
+		BENCH_OPT_UINT("--mounts", "N", &o->c.mounts, 1, 1000000,
+			       "one configuration: tmpfs superblocks (default 20000)"),
+		BENCH_OPT_UINT("--cgroups", "N", &o->c.cgroups, 0, 1000000,
+			       "one configuration: empty cgroups (default 2000)"),
+		BENCH_OPT_UINT("--nodes", "N", &o->c.nodes, 1, MSIM_MAX_NODES,
+			       "one configuration: NUMA nodes (default 1)"),
+		BENCH_OPT_UINT("--cpus", "N", &o->c.cpus, 1, MSIM_MAX_CPUS,
+			       "one configuration: CPUs (default 4)"),
+		BENCH_OPT_CALL("--layout", "L", layout_opt, &o->mask,
+			       "array, array-unit-cache, array-on-demand or xarray (repeatable; "
 			      "default all four)"),
-		MSIM_OPT_UINT("--table", "N", &table, 1, 2, "only the thread's table 1 or 2"),
-		MSIM_OPT_UINT("--boot-mounts", "N", &o->c.boot_mounts, 0, 1000000,
-			      "host filesystems mounted first (default 64: nr_max 20096 and "
+		BENCH_OPT_UINT("--table", "N", &table, 1, 2, "only the thread's table 1 or 2"),
+		BENCH_OPT_UINT("--boot-mounts", "N", &o->c.boot_mounts, 0, 1000000,
+			       "host filesystems mounted first (default 64: nr_max 20096 and "
 			      "50112 as in the thread)"),
-		MSIM_OPT_FLAG("--in-turn", &o->in_turn,
-			      "build, measure and tear down one layout after another (table 2's "
+		BENCH_OPT_FLAG("--in-turn", &o->in_turn,
+			       "build, measure and tear down one layout after another (table 2's "
 			      "default: all layouts at once would need ~2.4 GB)"),
-		MSIM_OPT_FLAG("--alternate", &o->alternate,
-			      "every layout built at once, repetitions alternated (table 1's "
+		BENCH_OPT_FLAG("--alternate", &o->alternate,
+			       "every layout built at once, repetitions alternated (table 1's "
 			      "default)"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
-	const struct msim_bench_spec spec = {
+	const struct bench_spec spec = {
 		.name = "shrinker-units",
 		.summary = "thread 001: shrinker units in a pointer array or an xarray on demand:\n"
 			   "slab per empty cgroup, shrink_slab_memcg, 640 mounts, drop_caches walk.",
@@ -477,7 +477,7 @@ static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_benc
 	memset(o, 0, sizeof(*o));
 	o->c.cgroups = ~0u;      /* ~0u: not given (0 is a valid count) */
 	o->c.boot_mounts = ~0u;
-	ret = msim_bench_parse_args(&spec, argc, argv, a);
+	ret = bench_parse_args(&spec, argc, argv, a);
 	for (int i = 1; i < argc; i++)
 		o->reps_given |= !strcmp(argv[i], "--reps") || !strncmp(argv[i], "--reps=", 7);
 	o->only_scale = table ? (int)table - 1 : -1;
@@ -494,16 +494,16 @@ static int shu_parse(struct shu_opts *o, int argc, char **argv, struct msim_benc
 static int shrinker_units_main(int argc, char **argv)
 {
 	struct shu_opts o;
-	struct msim_bench_args a;
+	struct bench_opts a;
 	int ret = shu_parse(&o, argc, argv, &a);
 
-	return ret ? msim_args_exit_status(ret) : run(&o, &a);
+	return ret ? bench_args_exit_status(ret) : run(&o, &a);
 }
 
-static const struct msim_bench shrinker_units_bench = {
+static const struct bench_engine shrinker_units_bench = {
 	.name = "shrinker-units",
 	.summary = "thread 001: shrinker units, array vs xarray on demand (memory, shrink, "
 		   "mounts, drop_caches)",
 	.main = shrinker_units_main,
 };
-MSIM_BENCH(shrinker_units_bench);
+BENCH_REGISTER(shrinker_units_bench);

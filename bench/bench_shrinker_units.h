@@ -9,8 +9,8 @@
  * bench_shrinker_units.c parses the options and prints the tables and the JSON.
  * docs/shrinker-bench.md describes what is measured and how.
  */
-#ifndef MSIM_BENCH_SHRINKER_UNITS_H
-#define MSIM_BENCH_SHRINKER_UNITS_H
+#ifndef BENCH_SHRINKER_UNITS_H
+#define BENCH_SHRINKER_UNITS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,13 +21,13 @@
 #include "bench_util.h"
 #include "bench_verdict.h"
 
-#define MSIM_SHU_NLAYOUTS 4          /* enum msim_shrinker_info_layout values */
-#define MSIM_SHU_REG_MOUNTS 640      /* the thread's "640 mounts crossing 10 unit boundaries" */
-#define MSIM_SHU_BUSY_SBS 100        /* "a cgroup with objects on 100 superblocks" */
-#define MSIM_SHU_MAX_REPS 64
+#define BENCH_SHU_NLAYOUTS 4         /* enum msim_shrinker_info_layout values */
+#define BENCH_SHU_REG_MOUNTS 640     /* the thread's "640 mounts crossing 10 unit boundaries" */
+#define BENCH_SHU_BUSY_SBS 100       /* "a cgroup with objects on 100 superblocks" */
+#define BENCH_SHU_MAX_REPS 64
 
 /* One configuration (one of the thread's scales, or the user's). */
-struct msim_shu_config {
+struct bench_shu_config {
 	const char *name;            /* "thread-table-1", "custom", ... */
 	unsigned int mounts;         /* tmpfs superblocks */
 	unsigned int boot_mounts;    /* the host's own filesystems, mounted first */
@@ -49,7 +49,7 @@ struct msim_shu_config {
 };
 
 /* The memcg and rstat layers' per-cgroup charges (the non-shrinker estimate). */
-struct msim_shu_rest {
+struct bench_shu_rest {
 	uint64_t mem_cgroup, mem_cgroup_per_node, memcg_vmstats; /* slab, per cgroup */
 	uint64_t other_slab;         /* slab charged to no owner named above, per cgroup */
 	uint64_t slab;               /* sum: the estimate used in slab_per_empty_cgroup */
@@ -57,7 +57,7 @@ struct msim_shu_rest {
 	unsigned int cgroups;        /* how many were created to measure it */
 };
 
-struct msim_shu_layout_result {
+struct bench_shu_layout_result {
 	enum msim_shrinker_info_layout layout;
 	bool ran;
 	/* ---- memory (exact, read from the kernel-memory model) ---- */
@@ -84,11 +84,11 @@ struct msim_shu_layout_result {
 	uint64_t rss_bytes;          /* process RSS the host added */
 };
 
-struct msim_shu_result {
-	struct msim_shu_config cfg;
-	struct msim_shu_rest rest;
+struct bench_shu_result {
+	struct bench_shu_config cfg;
+	struct bench_shu_rest rest;
 	uint64_t unit_slot_share;    /* 520-byte cache: bytes per unit (slab share) */
-	struct msim_shu_layout_result lay[MSIM_SHU_NLAYOUTS];
+	struct bench_shu_layout_result lay[BENCH_SHU_NLAYOUTS];
 	/* ---- the simulator's own cost for the scale ---- */
 	double wall_s, cpu_s;        /* elapsed; CPU time of the process (user + system) */
 	uint64_t rss_after_build;    /* process RSS with the hosts built (largest, in turn) */
@@ -97,60 +97,60 @@ struct msim_shu_result {
 };
 
 /* The thread's two scales (which = 0, 1), at full size or quick. */
-void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool quick);
+void bench_shu_config_thread(struct bench_shu_config *c, unsigned int which, bool quick);
 
 /* Build, measure and tear down one scale. 0 or a negative errno (message on stderr). */
-int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r);
+int bench_shu_run(const struct bench_shu_config *c, struct bench_shu_result *r);
 
 /* Peak RSS of the process so far, bytes (getrusage). */
-uint64_t msim_shu_peak_rss(void);
+uint64_t bench_shu_peak_rss(void);
 /* CPU time of the process so far (user + system), ns (getrusage). */
-uint64_t msim_shu_cpu_ns(void);
+uint64_t bench_shu_cpu_ns(void);
 
 /* ---- the thread's comparisons (bench_shrinker_units_verdicts.c) ---- */
 
 /* Figures per table and layout; layouts 0 base (array-unit-cache), 1 on demand, 2 xarray. */
-enum msim_shu_layout_fig {
-	MSIM_SHU_SLAB_KIB,          /* slab per empty cgroup */
-	MSIM_SHU_CONT_KIB,          /* the per-cgroup container */
-	MSIM_SHU_EMPTY_NS,          /* shrink_slab_memcg, empty cgroup */
-	MSIM_SHU_BUSY_NS,           /* same, cgroup with objects on 100 superblocks */
-	MSIM_SHU_VISIT_US,          /* shrink_slab_memcg per cgroup and node */
-	MSIM_SHU_WALK_S,            /* drop_caches walk, one pass */
-	MSIM_SHU_EXCESS_S,          /* 640 mounts, cgroups alive - no cgroups */
-	MSIM_SHU_NONE_S,            /* 640 mounts, no cgroups */
-	MSIM_SHU_BOUNDARY_MS,       /* excess per unit boundary (10 of them) */
-	MSIM_SHU_USED,              /* cgroups created */
-	MSIM_SHU_NR_MAX,            /* shrinker_nr_max */
-	MSIM_SHU_PER_LAYOUT,
+enum bench_shu_layout_fig {
+	BENCH_SHU_SLAB_KIB,         /* slab per empty cgroup */
+	BENCH_SHU_CONT_KIB,         /* the per-cgroup container */
+	BENCH_SHU_EMPTY_NS,         /* shrink_slab_memcg, empty cgroup */
+	BENCH_SHU_BUSY_NS,          /* same, cgroup with objects on 100 superblocks */
+	BENCH_SHU_VISIT_US,         /* shrink_slab_memcg per cgroup and node */
+	BENCH_SHU_WALK_S,           /* drop_caches walk, one pass */
+	BENCH_SHU_EXCESS_S,         /* 640 mounts, cgroups alive - no cgroups */
+	BENCH_SHU_NONE_S,           /* 640 mounts, no cgroups */
+	BENCH_SHU_BOUNDARY_MS,      /* excess per unit boundary (10 of them) */
+	BENCH_SHU_USED,             /* cgroups created */
+	BENCH_SHU_NR_MAX,           /* shrinker_nr_max */
+	BENCH_SHU_PER_LAYOUT,
 };
 /* Figures per table. */
-enum msim_shu_table_fig {
-	MSIM_SHU_SLAB_O_PER_A,
-	MSIM_SHU_SLAB_X_PER_A,
-	MSIM_SHU_EMPTY_A_PER_X,
-	MSIM_SHU_EMPTY_O_PER_A,
-	MSIM_SHU_WANT_KIB,          /* nodes x kmalloc(24 + 8 x nr_max / 64) */
-	MSIM_SHU_NONE_MAX,
-	MSIM_SHU_NONE_MIN,
-	MSIM_SHU_WALK_A_PER_X,
-	MSIM_SHU_NS_PER_INDEX_A,    /* (empty base - empty xarray) / (nr_max / 64) */
-	MSIM_SHU_NS_PER_INDEX_O,    /* (empty on demand - empty xarray) / (nr_max / 64) */
-	MSIM_SHU_PER_TABLE,
+enum bench_shu_table_fig {
+	BENCH_SHU_SLAB_O_PER_A,
+	BENCH_SHU_SLAB_X_PER_A,
+	BENCH_SHU_EMPTY_A_PER_X,
+	BENCH_SHU_EMPTY_O_PER_A,
+	BENCH_SHU_WANT_KIB,         /* nodes x kmalloc(24 + 8 x nr_max / 64) */
+	BENCH_SHU_NONE_MAX,
+	BENCH_SHU_NONE_MIN,
+	BENCH_SHU_WALK_A_PER_X,
+	BENCH_SHU_NS_PER_INDEX_A,   /* (empty base - empty xarray) / (nr_max / 64) */
+	BENCH_SHU_NS_PER_INDEX_O,   /* (empty on demand - empty xarray) / (nr_max / 64) */
+	BENCH_SHU_PER_TABLE,
 };
-#define MSIM_SHU_JUDGED_LAYOUTS 3
-#define MSIM_SHU_FL(t, l, k) (1 + ((t) * MSIM_SHU_JUDGED_LAYOUTS + (l)) * MSIM_SHU_PER_LAYOUT + (k))
-#define MSIM_SHU_FT(t, k) (MSIM_SHU_FL(2, 0, 0) + (t) * MSIM_SHU_PER_TABLE + (k))
-#define MSIM_SHU_NFIGS MSIM_SHU_FT(2, 0)
+#define BENCH_SHU_JUDGED_LAYOUTS 3
+#define BENCH_SHU_FL(t, l, k) (1 + ((t) * BENCH_SHU_JUDGED_LAYOUTS + (l)) * BENCH_SHU_PER_LAYOUT + (k))
+#define BENCH_SHU_FT(t, k) (BENCH_SHU_FL(2, 0, 0) + (t) * BENCH_SHU_PER_TABLE + (k))
+#define BENCH_SHU_NFIGS BENCH_SHU_FT(2, 0)
 /* Row groups: the comparisons of table 1, of table 2, of both. */
-#define MSIM_SHU_T1 1u
-#define MSIM_SHU_T2 2u
+#define BENCH_SHU_T1 1u
+#define BENCH_SHU_T2 2u
 
-struct msim_shu_verdicts {
-	double fig[MSIM_SHU_NFIGS];
-	char name_buf[MSIM_SHU_NFIGS][40];
-	const char *names[MSIM_SHU_NFIGS];
-	struct msim_verdict_table table;
+struct bench_shu_verdicts {
+	double fig[BENCH_SHU_NFIGS];
+	char name_buf[BENCH_SHU_NFIGS][40];
+	const char *names[BENCH_SHU_NFIGS];
+	struct bench_verdict_table table;
 };
 
 /*
@@ -158,7 +158,7 @@ struct msim_shu_verdicts {
  * may be NULL: its rows are left out, as are those of a table where one of the
  * three compared layouts did not run).
  */
-void msim_shu_verdicts(const struct msim_shu_result *t1, const struct msim_shu_result *t2,
-		       struct msim_shu_verdicts *v);
+void bench_shu_verdicts(const struct bench_shu_result *t1, const struct bench_shu_result *t2,
+			struct bench_shu_verdicts *v);
 
-#endif /* MSIM_BENCH_SHRINKER_UNITS_H */
+#endif /* BENCH_SHRINKER_UNITS_H */

@@ -14,7 +14,7 @@
  * and after the empty cgroups were made, divided by their number. The rest of a
  * cgroup's footprint comes from a third, small host with the memcg and rstat
  * layers (what they charge per cgroup). Times are medians over repetitions in
- * which the layouts run in rotated order (msim_bench_alternate()), or, when the
+ * which the layouts run in rotated order (bench_alternate()), or, when the
  * scale asks for its layouts in turn (table 2: the three array layouts' headers
  * alone are 1.5 GB), one layout's repetitions after another, each layout's hosts
  * torn down before the next is built.
@@ -47,23 +47,23 @@ struct shu_host {
 };
 
 struct shu_run {
-	const struct msim_shu_config *c;
-	struct msim_shu_result *r;
-	struct shu_host cg[MSIM_SHU_NLAYOUTS], bare[MSIM_SHU_NLAYOUTS];
-	unsigned int order[MSIM_SHU_NLAYOUTS]; /* design index -> layout */
+	const struct bench_shu_config *c;
+	struct bench_shu_result *r;
+	struct shu_host cg[BENCH_SHU_NLAYOUTS], bare[BENCH_SHU_NLAYOUTS];
+	unsigned int order[BENCH_SHU_NLAYOUTS]; /* design index -> layout */
 	unsigned int ndesigns;
-	struct msim_bench_progress prog;
+	struct bench_progress prog;
 	/* samples [design][rep] */
-	double empty_ns[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
-	double busy_ns[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
-	double walk_s[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
-	double visit_us[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
-	double reg_s[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
-	double reg_none_s[MSIM_SHU_NLAYOUTS][MSIM_SHU_MAX_REPS];
+	double empty_ns[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
+	double busy_ns[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
+	double walk_s[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
+	double visit_us[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
+	double reg_s[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
+	double reg_none_s[BENCH_SHU_NLAYOUTS][BENCH_SHU_MAX_REPS];
 	unsigned long sink;
 };
 
-uint64_t msim_shu_peak_rss(void)
+uint64_t bench_shu_peak_rss(void)
 {
 	struct rusage ru;
 
@@ -72,7 +72,7 @@ uint64_t msim_shu_peak_rss(void)
 	return (uint64_t)ru.ru_maxrss * 1024;
 }
 
-uint64_t msim_shu_cpu_ns(void)
+uint64_t bench_shu_cpu_ns(void)
 {
 	struct rusage ru;
 
@@ -82,7 +82,7 @@ uint64_t msim_shu_cpu_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
-void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool quick)
+void bench_shu_config_thread(struct bench_shu_config *c, unsigned int which, bool quick)
 {
 	memset(c, 0, sizeof(*c));
 	/*
@@ -91,7 +91,7 @@ void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool 
 	 */
 	msim_variants_init(&c->base);
 	c->boot_mounts = 64;
-	c->layout_mask = (1u << MSIM_SHU_NLAYOUTS) - 1;
+	c->layout_mask = (1u << BENCH_SHU_NLAYOUTS) - 1;
 	c->progress = true;
 	/* Table 2 repeats each of its ~12 s rounds 3 times, so the bench stays near a minute. */
 	c->reps = quick ? 1 : which == 0 ? 5 : 3;
@@ -115,7 +115,7 @@ void msim_shu_config_thread(struct msim_shu_config *c, unsigned int which, bool 
 
 /* ---- building hosts ---- */
 
-static int host_create(const struct msim_shu_config *c, enum msim_shrinker_info_layout l,
+static int host_create(const struct bench_shu_config *c, enum msim_shrinker_info_layout l,
 		       struct msim **out)
 {
 	struct msim_config cfg;
@@ -153,10 +153,10 @@ static int host_mount(struct shu_host *h, const char *prefix, double *elapsed_ns
 		h->capsb = cap;
 	}
 	snprintf(name, sizeof(name), "%s-%u", prefix, h->next_mount++);
-	t0 = msim_bench_now_ns();
+	t0 = bench_now_ns();
 	ret = msim_sb_mount(h->m, name, &h->sb[h->nsb]);
 	if (elapsed_ns)
-		*elapsed_ns += (double)(msim_bench_now_ns() - t0);
+		*elapsed_ns += (double)(bench_now_ns() - t0);
 	if (ret) {
 		fprintf(stderr, "shrinker-units: mount %s: %d\n", name, ret);
 		return ret;
@@ -167,7 +167,7 @@ static int host_mount(struct shu_host *h, const char *prefix, double *elapsed_ns
 
 static int host_mount_all(struct shu_run *s, struct shu_host *h)
 {
-	const struct msim_shu_config *c = s->c;
+	const struct bench_shu_config *c = s->c;
 	int ret = 0;
 
 	for (unsigned int i = 0; i < c->boot_mounts && !ret; i++)
@@ -176,7 +176,7 @@ static int host_mount_all(struct shu_run *s, struct shu_host *h)
 	for (unsigned int i = 0; i < c->mounts && !ret; i++) {
 		ret = host_mount(h, "tmpfs", NULL);
 		if (!(i & 4095))
-			msim_bench_progress(&s->prog, "%s: mounting %u/%u", c->name, i, c->mounts);
+			bench_progress(&s->prog, "%s: mounting %u/%u", c->name, i, c->mounts);
 	}
 	return ret;
 }
@@ -184,7 +184,7 @@ static int host_mount_all(struct shu_run *s, struct shu_host *h)
 /* The empty cgroups. */
 static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinker_info_layout l)
 {
-	const struct msim_shu_config *c = s->c;
+	const struct bench_shu_config *c = s->c;
 	struct msim_memcg *root = msim_root_mem_cgroup(h->m), *cg;
 	unsigned int want = c->cgroups;
 	char name[32];
@@ -200,8 +200,8 @@ static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinke
 		if (!h->first)
 			h->first = cg;
 		if (!(h->ncg & 1023))
-			msim_bench_progress(&s->prog, "%s %s: cgroup %u/%u", c->name,
-					    msim_shrinker_layout_name(l), h->ncg, want);
+			bench_progress(&s->prog, "%s %s: cgroup %u/%u", c->name,
+				       msim_shrinker_layout_name(l), h->ncg, want);
 	}
 	msim_rcu_barrier();
 	return 0;
@@ -211,14 +211,14 @@ static int host_cgroups(struct shu_run *s, struct shu_host *h, enum msim_shrinke
 static struct msim_super_block *busy_sb(const struct shu_run *s, const struct shu_host *h,
 					unsigned int i)
 {
-	unsigned int n = s->c->mounts, k = (unsigned int)((uint64_t)i * n / MSIM_SHU_BUSY_SBS);
+	unsigned int n = s->c->mounts, k = (unsigned int)((uint64_t)i * n / BENCH_SHU_BUSY_SBS);
 
 	return h->sb[s->c->boot_mounts + (k < n ? k : n - 1)];
 }
 
 static int busy_populate(struct shu_run *s, struct shu_host *h)
 {
-	unsigned int nsb = s->c->mounts < MSIM_SHU_BUSY_SBS ? s->c->mounts : MSIM_SHU_BUSY_SBS;
+	unsigned int nsb = s->c->mounts < BENCH_SHU_BUSY_SBS ? s->c->mounts : BENCH_SHU_BUSY_SBS;
 	int ret = 0;
 
 	for (unsigned int i = 0; i < nsb && !ret; i++) {
@@ -231,7 +231,7 @@ static int busy_populate(struct shu_run *s, struct shu_host *h)
 
 /* Memory of the empty cgroups, per cgroup, from the kernel-memory model. */
 static void measure_memory(struct shu_run *s, struct shu_host *h,
-			   struct msim_shu_layout_result *lr, const uint64_t before[3])
+			   struct bench_shu_layout_result *lr, const uint64_t before[3])
 {
 	struct msim_shrinker_info_bytes ib;
 	uint64_t d[3];
@@ -256,9 +256,9 @@ static void measure_memory(struct shu_run *s, struct shu_host *h,
 
 static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l)
 {
-	struct msim_shu_layout_result *lr = &s->r->lay[l];
+	struct bench_shu_layout_result *lr = &s->r->lay[l];
 	struct shu_host *h = &s->cg[l], *b = &s->bare[l];
-	uint64_t t0 = msim_bench_now_ns(), rss0 = msim_kmem_process_rss(), before[3];
+	uint64_t t0 = bench_now_ns(), rss0 = msim_kmem_process_rss(), before[3];
 	int ret;
 
 	lr->layout = l;
@@ -283,7 +283,7 @@ static int build_layout(struct shu_run *s, enum msim_shrinker_info_layout l)
 	ret = msim_memcg_create(msim_root_mem_cgroup(h->m), "busy", &h->busy);
 	if (!ret)
 		ret = busy_populate(s, h);
-	lr->setup_s = (double)(msim_bench_now_ns() - t0) / 1e9;
+	lr->setup_s = (double)(bench_now_ns() - t0) / 1e9;
 	lr->rss_bytes = msim_kmem_process_rss() - rss0;
 	if (msim_kmem_process_rss() > s->r->rss_after_build)
 		s->r->rss_after_build = msim_kmem_process_rss();
@@ -298,7 +298,7 @@ static const char *const rest_slab_owner[3] = { "mem_cgroup", "mem_cgroup_per_no
 static const char *const rest_pcpu_owner[4] = { "memcg_vmstats_percpu", "css_rstat_cpu",
 						"lruvec_stats_percpu", "memcg_stock" };
 
-static int measure_rest(const struct msim_shu_config *c, struct msim_shu_rest *rest)
+static int measure_rest(const struct bench_shu_config *c, struct bench_shu_rest *rest)
 {
 	struct msim *m = NULL;
 	struct msim_kmem_totals t0, t1;
@@ -349,11 +349,11 @@ out:
 static double time_shrink(struct shu_run *s, struct shu_host *h, struct msim_memcg *memcg)
 {
 	unsigned int n = s->c->shrink_calls ? s->c->shrink_calls : 1;
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	for (unsigned int i = 0; i < n; i++)
 		s->sink += msim_shrink_slab_memcg(h->m, 0, memcg, MSIM_DEF_PRIORITY);
-	return (double)(msim_bench_now_ns() - t0) / n;
+	return (double)(bench_now_ns() - t0) / n;
 }
 
 /* shrink_slab_memcg over every online non-root cgroup and node: the per-visit cost. */
@@ -361,7 +361,7 @@ static double time_child_walk(struct shu_run *s, struct shu_host *h, unsigned lo
 {
 	struct msim_memcg *root = msim_root_mem_cgroup(h->m), *pos;
 	unsigned int nodes = msim_nr_nodes(h->m);
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	*visits = 0;
 	for (unsigned int nid = 0; nid < nodes; nid++) {
@@ -373,7 +373,7 @@ static double time_child_walk(struct shu_run *s, struct shu_host *h, unsigned lo
 			(*visits)++;
 		}
 	}
-	return (double)(msim_bench_now_ns() - t0) / 1e3;
+	return (double)(bench_now_ns() - t0) / 1e3;
 }
 
 /* Rows 1-3: empty and busy shrink_slab_memcg, the drop_caches walk. */
@@ -390,17 +390,17 @@ static double sample_shrink(unsigned int d, unsigned int rep, void *ctx)
 	msim_set_current_host(h->m);
 	s->empty_ns[d][rep] = time_shrink(s, h, h->first);
 	s->busy_ns[d][rep] = time_shrink(s, h, h->busy);
-	t0 = msim_bench_now_ns();
+	t0 = bench_now_ns();
 	s->sink += msim_drop_slab(h->m, 1, &st);
-	s->walk_s[d][rep] = (double)(msim_bench_now_ns() - t0) / 1e9;
+	s->walk_s[d][rep] = (double)(bench_now_ns() - t0) / 1e9;
 	s->r->lay[l].walk_visits = st.memcg_node_visits;
 	us = time_child_walk(s, h, &visits);
 	s->visit_us[d][rep] = visits ? us / (double)visits : 0;
 	msim_rcu_barrier();
 	if (busy_populate(s, h))
 		fprintf(stderr, "shrinker-units: repopulating the busy cgroup failed\n");
-	msim_bench_progress(&s->prog, "%s: shrink rows, %s, repetition %u", s->c->name,
-			    msim_shrinker_layout_name(l), rep + 1);
+	bench_progress(&s->prog, "%s: shrink rows, %s, repetition %u", s->c->name,
+		       msim_shrinker_layout_name(l), rep + 1);
 	return s->empty_ns[d][rep];
 }
 
@@ -410,7 +410,7 @@ static double time_mounts(struct shu_run *s, struct shu_host *h)
 	double ns = 0;
 
 	msim_set_current_host(h->m);
-	for (unsigned int i = 0; i < MSIM_SHU_REG_MOUNTS; i++) {
+	for (unsigned int i = 0; i < BENCH_SHU_REG_MOUNTS; i++) {
 		if (host_mount(h, "tmpfs", &ns))
 			return NAN;
 		msim_rcu_barrier(); /* kvfree_rcu of the replaced headers: deferred work */
@@ -425,8 +425,8 @@ static double sample_register_cg(unsigned int d, unsigned int rep, void *ctx)
 	unsigned int l = s->order[d];
 
 	s->reg_s[d][rep] = time_mounts(s, &s->cg[l]);
-	msim_bench_progress(&s->prog, "%s: 640 mounts, %s, repetition %u", s->c->name,
-			    msim_shrinker_layout_name(l), rep + 1);
+	bench_progress(&s->prog, "%s: 640 mounts, %s, repetition %u", s->c->name,
+		       msim_shrinker_layout_name(l), rep + 1);
 	return s->reg_s[d][rep];
 }
 
@@ -450,15 +450,15 @@ static double sample_register(unsigned int d, unsigned int rep, void *ctx)
 static void summarise(struct shu_run *s, unsigned int d)
 {
 	unsigned int reps = s->c->reps, l = s->order[d];
-	struct msim_shu_layout_result *lr = &s->r->lay[l];
+	struct bench_shu_layout_result *lr = &s->r->lay[l];
 	struct msim_shrinker_stats st;
 
-	lr->empty_ns = msim_bench_median(s->empty_ns[d], reps);
-	lr->busy_ns = msim_bench_median(s->busy_ns[d], reps);
-	lr->walk_s = msim_bench_median(s->walk_s[d], reps);
-	lr->walk_visit_us = msim_bench_median(s->visit_us[d], reps);
-	lr->reg_s = msim_bench_median(s->reg_s[d], reps);
-	lr->reg_none_s = msim_bench_median(s->reg_none_s[d], reps);
+	lr->empty_ns = bench_median(s->empty_ns[d], reps);
+	lr->busy_ns = bench_median(s->busy_ns[d], reps);
+	lr->walk_s = bench_median(s->walk_s[d], reps);
+	lr->walk_visit_us = bench_median(s->visit_us[d], reps);
+	lr->reg_s = bench_median(s->reg_s[d], reps);
+	lr->reg_none_s = bench_median(s->reg_none_s[d], reps);
 	lr->nr_max_after = msim_shrinker_nr_max(s->cg[l].m);
 	msim_shrinker_stats(s->cg[l].m, &st);
 	lr->expand_visits = st.expand_memcg_visits;
@@ -479,7 +479,7 @@ static void host_destroy(struct shu_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static void unit_share(struct msim_shu_result *r)
+static void unit_share(struct bench_shu_result *r)
 {
 	unsigned int order = msim_slub_calculate_order(MSIM_SHRINKER_UNIT_BYTES, r->cfg.cpus);
 	uint64_t slab = MSIM_PAGE_SIZE << order;
@@ -490,12 +490,12 @@ static void unit_share(struct msim_shu_result *r)
 /* The designs in build order: the on-demand layouts first, the upfront ones last. */
 static void design_order(struct shu_run *s)
 {
-	static const unsigned int pref[MSIM_SHU_NLAYOUTS] = {
+	static const unsigned int pref[BENCH_SHU_NLAYOUTS] = {
 		MSIM_SHRINKER_INFO_XARRAY, MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND,
 		MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE, MSIM_SHRINKER_INFO_ARRAY,
 	};
 
-	for (unsigned int i = 0; i < MSIM_SHU_NLAYOUTS; i++)
+	for (unsigned int i = 0; i < BENCH_SHU_NLAYOUTS; i++)
 		if (s->c->layout_mask & (1u << pref[i]))
 			s->order[s->ndesigns++] = pref[i];
 }
@@ -512,8 +512,8 @@ static int run_alternated(struct shu_run *s, double *dummy)
 		ret = build_layout(s, s->order[d]);
 	if (ret)
 		return ret;
-	msim_bench_alternate(s->ndesigns, s->c->reps, sample_shrink, s, dummy, &s->prog);
-	msim_bench_alternate(s->ndesigns, s->c->reps, sample_register, s, dummy, &s->prog);
+	bench_alternate(s->ndesigns, s->c->reps, sample_shrink, s, dummy, &s->prog);
+	bench_alternate(s->ndesigns, s->c->reps, sample_register, s, dummy, &s->prog);
 	for (unsigned int d = 0; d < s->ndesigns; d++)
 		summarise(s, d);
 	return 0;
@@ -538,8 +538,8 @@ static int run_in_turn(struct shu_run *s)
 			sample_register_cg(d, rep, s);
 		if (!ret)
 			summarise(s, d);
-		msim_bench_progress(&s->prog, "%s: tearing down %s", s->c->name,
-				    msim_shrinker_layout_name(l));
+		bench_progress(&s->prog, "%s: tearing down %s", s->c->name,
+			       msim_shrinker_layout_name(l));
 		host_destroy(&s->cg[l]);
 		host_destroy(&s->bare[l]);
 		if (ret)
@@ -548,10 +548,10 @@ static int run_in_turn(struct shu_run *s)
 	return 0;
 }
 
-int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r)
+int bench_shu_run(const struct bench_shu_config *c, struct bench_shu_result *r)
 {
 	struct shu_run *s = calloc(1, sizeof(*s));
-	uint64_t t0 = msim_bench_now_ns(), cpu0 = msim_shu_cpu_ns();
+	uint64_t t0 = bench_now_ns(), cpu0 = bench_shu_cpu_ns();
 	double *dummy = NULL;
 	int ret;
 
@@ -559,28 +559,28 @@ int msim_shu_run(const struct msim_shu_config *c, struct msim_shu_result *r)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
-	if (r->cfg.reps > MSIM_SHU_MAX_REPS)
-		r->cfg.reps = MSIM_SHU_MAX_REPS;
+	if (r->cfg.reps > BENCH_SHU_MAX_REPS)
+		r->cfg.reps = BENCH_SHU_MAX_REPS;
 	if (!r->cfg.reps)
 		r->cfg.reps = 1;
 	s->c = &r->cfg;
 	s->r = r;
 	unit_share(r);
 	design_order(s);
-	msim_bench_progress_init(&s->prog, "shrinker-units", c->progress);
-	dummy = calloc((size_t)MSIM_SHU_NLAYOUTS * s->c->reps, sizeof(double));
+	bench_progress_init(&s->prog, "shrinker-units", c->progress);
+	dummy = calloc((size_t)BENCH_SHU_NLAYOUTS * s->c->reps, sizeof(double));
 	ret = dummy ? measure_rest(s->c, &r->rest) : -ENOMEM;
 	if (!ret)
 		ret = s->c->in_turn ? run_in_turn(s) : run_alternated(s, dummy);
-	msim_bench_progress(&s->prog, "%s: tearing down", c->name);
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
+	bench_progress(&s->prog, "%s: tearing down", c->name);
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++) {
 		host_destroy(&s->cg[l]);
 		host_destroy(&s->bare[l]);
 	}
-	msim_bench_progress_done(&s->prog);
-	r->wall_s = (double)(msim_bench_now_ns() - t0) / 1e9;
-	r->cpu_s = (double)(msim_shu_cpu_ns() - cpu0) / 1e9;
-	r->peak_rss = msim_shu_peak_rss();
+	bench_progress_done(&s->prog);
+	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
+	r->cpu_s = (double)(bench_shu_cpu_ns() - cpu0) / 1e9;
+	r->peak_rss = bench_shu_peak_rss();
 	free(dummy);
 	free(s);
 	return ret;

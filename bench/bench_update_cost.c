@@ -34,7 +34,7 @@
 
 #include "bench_update_cost.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "sim/sched.h"
 
 #define CPUS 8
@@ -70,7 +70,7 @@ static struct msim *host_new(const struct msim_variants *base, enum msim_run_mod
 	msim_set_current_host(m);
 	if (msim_rstat_init(m, NULL) ||
 	    msim_memcg_create(msim_root_mem_cgroup(m), "leaf", leaf)) {
-		msim_bench_host_destroy(m);
+		bench_host_destroy(m);
 		return NULL;
 	}
 	return m;
@@ -90,10 +90,10 @@ static double concurrent_ns(struct uc_ctx *c)
 
 	if (!m)
 		return -1;
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	update_loop(c->leaf, c->updates);
-	ns = (double)(msim_bench_cpu_ns() - t0) / (double)c->updates;
-	msim_bench_host_destroy(m);
+	ns = (double)(bench_cpu_ns() - t0) / (double)c->updates;
+	bench_host_destroy(m);
 	return ns;
 }
 
@@ -102,10 +102,10 @@ static void det_task(void *arg)
 {
 	struct uc_ctx *c = arg;
 	unsigned long n = c->updates / 10;   /* each yield is a scheduler step */
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 
 	update_loop(c->leaf, n);
-	c->det_ns = (double)(msim_bench_cpu_ns() - t0) / (double)n;
+	c->det_ns = (double)(bench_cpu_ns() - t0) / (double)n;
 }
 
 static double det_ns(struct uc_ctx *c, bool switch_every_step)
@@ -129,7 +129,7 @@ static double det_ns(struct uc_ctx *c, bool switch_every_step)
 		c->resumes_per_update[switch_every_step] =
 			(double)(msim__sched_resumes(m) - 1) / (double)(c->updates / 10);
 	}
-	msim_bench_host_destroy(m);
+	bench_host_destroy(m);
 	return c->det_ns;
 }
 
@@ -151,7 +151,7 @@ static double raw_ns(struct uc_ctx *c)
 
 	memset(lvl, 0, sizeof(lvl));
 	lnode = 0;
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	for (unsigned long i = 1; i <= c->updates; i++) {
 		long v = (i & 1) ? 1 : -1;
 
@@ -171,7 +171,7 @@ static double raw_ns(struct uc_ctx *c)
 		}
 		__asm__ volatile("" ::: "memory");   /* one update at a time, as the model does */
 	}
-	ns = (double)(msim_bench_cpu_ns() - t0) / (double)c->updates;
+	ns = (double)(bench_cpu_ns() - t0) / (double)c->updates;
 	return ns;
 }
 
@@ -189,23 +189,23 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 
 /* ---- the goal ---- */
 
-static const char *const uc_fig_names[MSIM_UC_NFIGS] = {
-	[MSIM_UC_F_CONCURRENT] = "concurrent_ns",
-	[MSIM_UC_F_DET] = "det_ns",
-	[MSIM_UC_F_RAW] = "raw_ns",
-	[MSIM_UC_F_CONC_PER_RAW] = "concurrent_per_raw",
-	[MSIM_UC_F_DET_PER_RAW] = "det_per_raw",
-	[MSIM_UC_F_DET_RESUMES] = "det_switches_per_update",
-	[MSIM_UC_F_DET_SWITCH] = "det_switch_every_step_ns",
+static const char *const uc_fig_names[BENCH_UC_NFIGS] = {
+	[BENCH_UC_F_CONCURRENT] = "concurrent_ns",
+	[BENCH_UC_F_DET] = "det_ns",
+	[BENCH_UC_F_RAW] = "raw_ns",
+	[BENCH_UC_F_CONC_PER_RAW] = "concurrent_per_raw",
+	[BENCH_UC_F_DET_PER_RAW] = "det_per_raw",
+	[BENCH_UC_F_DET_RESUMES] = "det_switches_per_update",
+	[BENCH_UC_F_DET_SWITCH] = "det_switch_every_step_ns",
 };
 
-static const struct msim_verdict_row uc_rows[] = {
+static const struct bench_verdict_row uc_rows[] = {
 	{
 		.claim = "a depth-2 update costs under 15 ns in concurrent mode",
 		.thread = { { "update", 0, 15, "ns" } },
-		.ours = { { "update", MSIM_UC_F_CONCURRENT, 0, "ns" },
-			  { "of the plain loop", MSIM_UC_F_CONC_PER_RAW, 0, "x" } },
-		.holds_when = { { MSIM_UC_F_CONCURRENT, MSIM_VOP_LT, 15 } },
+		.ours = { { "update", BENCH_UC_F_CONCURRENT, 0, "ns" },
+			  { "of the plain loop", BENCH_UC_F_CONC_PER_RAW, 0, "x" } },
+		.holds_when = { { BENCH_UC_F_CONCURRENT, BENCH_VOP_LT, 15 } },
 		.note = "the lookups, dying redirect and walk inlined across files (release "
 			"builds link with LTO); per-CPU counters of the update path",
 	},
@@ -213,12 +213,12 @@ static const struct msim_verdict_row uc_rows[] = {
 		.claim = "a depth-2 update costs under 25 ns in deterministic mode, no task "
 			 "switch taken",
 		.thread = { { "update", 0, 25, "ns" } },
-		.ours = { { "update", MSIM_UC_F_DET, 0, "ns" },
-			  { "of the plain loop", MSIM_UC_F_DET_PER_RAW, 0, "x" },
-			  { "stack switches per update", MSIM_UC_F_DET_RESUMES, 0, "" },
-			  { "with a switch every step", MSIM_UC_F_DET_SWITCH, 0, "ns" } },
-		.holds_when = { { MSIM_UC_F_DET, MSIM_VOP_LT, 25 },
-				{ MSIM_UC_F_DET_RESUMES, MSIM_VOP_LT, 0.001 } },
+		.ours = { { "update", BENCH_UC_F_DET, 0, "ns" },
+			  { "of the plain loop", BENCH_UC_F_DET_PER_RAW, 0, "x" },
+			  { "stack switches per update", BENCH_UC_F_DET_RESUMES, 0, "" },
+			  { "with a switch every step", BENCH_UC_F_DET_SWITCH, 0, "ns" } },
+		.holds_when = { { BENCH_UC_F_DET, BENCH_VOP_LT, 25 },
+				{ BENCH_UC_F_DET_RESUMES, BENCH_VOP_LT, 0.001 } },
 		.note = "every yield point of the update is a scheduler step; the task takes "
 			"the decision itself and, picked again, goes on with no stack switch, but "
 			"each step is still recorded (the step count, the schedule string, the "
@@ -227,73 +227,73 @@ static const struct msim_verdict_row uc_rows[] = {
 	},
 };
 
-void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v)
+void bench_uc_verdicts(const struct bench_uc_summary *s, struct bench_uc_verdicts *v)
 {
-	v->fig[MSIM_UC_F_NONE] = 0;
-	v->fig[MSIM_UC_F_CONCURRENT] = s->concurrent;
-	v->fig[MSIM_UC_F_DET] = s->det;
-	v->fig[MSIM_UC_F_RAW] = s->raw;
-	v->fig[MSIM_UC_F_CONC_PER_RAW] = msim_bench_ratio(s->concurrent, s->raw);
-	v->fig[MSIM_UC_F_DET_PER_RAW] = msim_bench_ratio(s->det, s->raw);
-	v->fig[MSIM_UC_F_DET_RESUMES] = s->det_resumes;
-	v->fig[MSIM_UC_F_DET_SWITCH] = s->det_switch;
-	v->table = (struct msim_verdict_table){
+	v->fig[BENCH_UC_F_NONE] = 0;
+	v->fig[BENCH_UC_F_CONCURRENT] = s->concurrent;
+	v->fig[BENCH_UC_F_DET] = s->det;
+	v->fig[BENCH_UC_F_RAW] = s->raw;
+	v->fig[BENCH_UC_F_CONC_PER_RAW] = bench_ratio(s->concurrent, s->raw);
+	v->fig[BENCH_UC_F_DET_PER_RAW] = bench_ratio(s->det, s->raw);
+	v->fig[BENCH_UC_F_DET_RESUMES] = s->det_resumes;
+	v->fig[BENCH_UC_F_DET_SWITCH] = s->det_switch;
+	v->table = (struct bench_verdict_table){
 		.reference = "the issue",
 		.rows = uc_rows,
 		.nrows = sizeof(uc_rows) / sizeof(uc_rows[0]),
 		.fig_names = uc_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_UC_NFIGS,
+		.nfig = BENCH_UC_NFIGS,
 	};
 }
 
 /* ---- printing ---- */
 
-static void print_text(const struct msim_bench_args *a, const struct msim_uc_summary *s)
+static void print_text(const struct bench_opts *a, const struct bench_uc_summary *s)
 {
-	struct msim_uc_verdicts v;
+	struct bench_uc_verdicts v;
 
 	printf("update-cost: one memcg stat update, root -> leaf, %u CPUs, no flush (median of "
 	       "%u; this machine's CPU time)\n", CPUS, a->reps);
 	printf("  model, concurrent mode           %8.1f ns   (%.1fx the plain loop)\n",
-	       s->concurrent, msim_bench_ratio(s->concurrent, s->raw));
+	       s->concurrent, bench_ratio(s->concurrent, s->raw));
 	printf("  model, deterministic, one task   %8.1f ns   (%.1fx; %lu scheduler steps per "
-	       "update, %.3f stack switches)\n", s->det, msim_bench_ratio(s->det, s->raw),
+	       "update, %.3f stack switches)\n", s->det, bench_ratio(s->det, s->raw),
 	       s->steps_per_update, s->det_resumes);
 	printf("    the same, a switch every step  %8.1f ns   (%.1fx; %.3f stack switches per "
-	       "update)\n", s->det_switch, msim_bench_ratio(s->det_switch, s->raw),
+	       "update)\n", s->det_switch, bench_ratio(s->det_switch, s->raw),
 	       s->det_switch_resumes);
 	printf("  plain loop of the same writes    %8.1f ns\n\n", s->raw);
-	msim_uc_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_uc_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_bench_args *a, const struct msim_uc_summary *s)
+static void print_json(const struct bench_opts *a, const struct bench_uc_summary *s)
 {
-	struct msim_uc_verdicts v;
-	struct msim_json j;
+	struct bench_uc_verdicts v;
+	struct bench_json j;
 
-	msim_json_init(&j, stdout);
-	msim_json_obj_begin(&j, NULL);
-	msim_json_kstr(&j, "bench", "update-cost");
-	msim_json_kuint(&j, "reps", a->reps);
-	msim_json_kuint(&j, "cpus", CPUS);
-	msim_json_kdbl(&j, "concurrent_ns", s->concurrent);
-	msim_json_kdbl(&j, "det_ns", s->det);
-	msim_json_kdbl(&j, "raw_ns", s->raw);
-	msim_json_kuint(&j, "det_steps_per_update", s->steps_per_update);
-	msim_json_kdbl(&j, "det_switches_per_update", s->det_resumes);
-	msim_json_kdbl(&j, "det_switch_every_step_ns", s->det_switch);
-	msim_json_kdbl(&j, "det_switch_every_step_switches_per_update", s->det_switch_resumes);
-	msim_uc_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_init(&j, stdout);
+	bench_json_obj_begin(&j, NULL);
+	bench_json_kstr(&j, "bench", "update-cost");
+	bench_json_kuint(&j, "reps", a->reps);
+	bench_json_kuint(&j, "cpus", CPUS);
+	bench_json_kdbl(&j, "concurrent_ns", s->concurrent);
+	bench_json_kdbl(&j, "det_ns", s->det);
+	bench_json_kdbl(&j, "raw_ns", s->raw);
+	bench_json_kuint(&j, "det_steps_per_update", s->steps_per_update);
+	bench_json_kdbl(&j, "det_switches_per_update", s->det_resumes);
+	bench_json_kdbl(&j, "det_switch_every_step_ns", s->det_switch);
+	bench_json_kdbl(&j, "det_switch_every_step_switches_per_update", s->det_switch_resumes);
+	bench_uc_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int update_cost_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "update-cost",
 		.summary = "ns per memcg stat update: concurrent, deterministic, plain loop",
 		.description = "One memcg stat update of a depth-2 leaf, in concurrent mode, in a\n"
@@ -304,27 +304,27 @@ static int update_cost_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 1,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress pr;
+	struct bench_opts a;
+	struct bench_progress pr;
 	struct uc_ctx c;
 	double *samples;
-	int ret = msim_bench_parse_args(&spec, argc, argv, &a);
+	int ret = bench_parse_args(&spec, argc, argv, &a);
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	c = (struct uc_ctx){ .updates = a.quick ? 200000 : 5000000, .base = a.variants };
 	samples = calloc(4 * (size_t)a.reps, sizeof(double));
 	if (!samples)
 		return 1;
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(4, a.reps, sample, &c, samples, &pr);
-	msim_bench_progress_done(&pr);
-	struct msim_uc_summary s = {
-		.concurrent = msim_bench_median(samples, a.reps),
-		.raw = msim_bench_median(samples + a.reps, a.reps),
-		.det = msim_bench_median(samples + 2 * a.reps, a.reps),
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(4, a.reps, sample, &c, samples, &pr);
+	bench_progress_done(&pr);
+	struct bench_uc_summary s = {
+		.concurrent = bench_median(samples, a.reps),
+		.raw = bench_median(samples + a.reps, a.reps),
+		.det = bench_median(samples + 2 * a.reps, a.reps),
 		.steps_per_update = c.steps_per_update,
-		.det_switch = msim_bench_median(samples + 3 * a.reps, a.reps),
+		.det_switch = bench_median(samples + 3 * a.reps, a.reps),
 		.det_resumes = c.resumes_per_update[0],
 		.det_switch_resumes = c.resumes_per_update[1],
 	};
@@ -336,9 +336,9 @@ static int update_cost_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench update_cost_bench = {
+static const struct bench_engine update_cost_bench = {
 	.name = "update-cost",
 	.summary = "ns per memcg stat update: concurrent, deterministic, a plain loop beside",
 	.main = update_cost_main,
 };
-MSIM_BENCH(update_cost_bench);
+BENCH_REGISTER(update_cost_bench);

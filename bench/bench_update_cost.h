@@ -6,13 +6,13 @@
  * plain loop of the same counter writes; split from the printer so that the
  * smoke test can plant figures and force each verdict.
  */
-#ifndef MSIM_BENCH_UPDATE_COST_H
-#define MSIM_BENCH_UPDATE_COST_H
+#ifndef BENCH_UPDATE_COST_H
+#define BENCH_UPDATE_COST_H
 
 #include "bench_verdict.h"
 
 /* Medians, nanoseconds per update of a depth-2 leaf (root -> leaf). */
-struct msim_uc_summary {
+struct bench_uc_summary {
 	double concurrent;   /* msim_mod_memcg_state, concurrent mode, the driver thread */
 	double det;          /* the same inside a deterministic-mode task, no other task */
 	double raw;          /* a plain loop of the same counter writes */
@@ -23,23 +23,23 @@ struct msim_uc_summary {
 	double det_resumes, det_switch_resumes;
 };
 
-enum msim_uc_fig {
-	MSIM_UC_F_NONE,
-	MSIM_UC_F_CONCURRENT,
-	MSIM_UC_F_DET,
-	MSIM_UC_F_RAW,
-	MSIM_UC_F_CONC_PER_RAW,
-	MSIM_UC_F_DET_PER_RAW,
-	MSIM_UC_F_DET_RESUMES,
-	MSIM_UC_F_DET_SWITCH,
-	MSIM_UC_NFIGS,
+enum bench_uc_fig {
+	BENCH_UC_F_NONE,
+	BENCH_UC_F_CONCURRENT,
+	BENCH_UC_F_DET,
+	BENCH_UC_F_RAW,
+	BENCH_UC_F_CONC_PER_RAW,
+	BENCH_UC_F_DET_PER_RAW,
+	BENCH_UC_F_DET_RESUMES,
+	BENCH_UC_F_DET_SWITCH,
+	BENCH_UC_NFIGS,
 };
 
-struct msim_uc_verdicts {
-	double fig[MSIM_UC_NFIGS];
-	struct msim_verdict_table table;
+struct bench_uc_verdicts {
+	double fig[BENCH_UC_NFIGS];
+	struct bench_verdict_table table;
 };
 
-void msim_uc_verdicts(const struct msim_uc_summary *s, struct msim_uc_verdicts *v);
+void bench_uc_verdicts(const struct bench_uc_summary *s, struct bench_uc_verdicts *v);
 
-#endif /* MSIM_BENCH_UPDATE_COST_H */
+#endif /* BENCH_UPDATE_COST_H */

@@ -10,9 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "bench_util.h"
-#include "race/json_internal.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 /* ---- arguments ---- */
 
@@ -35,7 +36,7 @@ static void usage_variants(FILE *f, void *ctx)
 	fputc('\n', f);
 }
 
-const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, size_t len)
+const char *bench_variants_str(const struct bench_opts *a, char *buf, size_t len)
 {
 	msim_variants_format(&a->variants, buf, len);
 	return buf;
@@ -43,12 +44,12 @@ const char *msim_bench_variants_str(const struct msim_bench_args *a, char *buf, 
 
 /* The common options' destinations, and their help texts that name the bench's defaults. */
 struct bench_cli {
-	struct msim_bench_args *out;
+	struct bench_opts *out;
 	const char *preset;
 	const char *variant_items[MAX_VARIANT_ARGS];
-	struct msim_arg_list variants;
+	struct bench_arg_list variants;
 	char quick_help[80], reps_help[80];
-	struct msim_arg table[8];
+	struct bench_arg table[8];
 };
 
 /*
@@ -70,36 +71,36 @@ static int apply_variants(void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-static void common_options(struct bench_cli *c, const struct msim_bench_spec *spec)
+static void common_options(struct bench_cli *c, const struct bench_spec *spec)
 {
-	struct msim_bench_args *o = c->out;
+	struct bench_opts *o = c->out;
 
 	snprintf(c->quick_help, sizeof(c->quick_help), "small sizes for smoke tests (%u repetitions)",
 		 spec->quick_reps);
 	snprintf(c->reps_help, sizeof(c->reps_help), "repetitions per design (default %u)",
 		 spec->default_reps);
-	c->variants = (struct msim_arg_list){ .items = c->variant_items, .max = MAX_VARIANT_ARGS };
-	const struct msim_arg table[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_FLAG("--json", &o->json, "one JSON object on stdout instead of the table"),
-		MSIM_OPT_FLAG("--quick", &o->quick, c->quick_help),
-		MSIM_OPT_UINT("--reps", "N", &o->reps, 1, 100000, c->reps_help),
-		MSIM_OPT_U64("--seed", "N", &o->seed, 0, UINT64_MAX,
-			     "seed of every seeded choice (default 1)"),
-		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
-				"start every host from this variant preset (default mainline)"),
-		MSIM_OPT_LIST("--variant", "NAME=VALUE", &c->variants,
-			      "set one variant of every host (repeatable, applied after --preset);\n"
+	c->variants = (struct bench_arg_list){ .items = c->variant_items, .max = MAX_VARIANT_ARGS };
+	const struct bench_arg table[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_FLAG("--json", &o->json, "one JSON object on stdout instead of the table"),
+		BENCH_OPT_FLAG("--quick", &o->quick, c->quick_help),
+		BENCH_OPT_UINT("--reps", "N", &o->reps, 1, 100000, c->reps_help),
+		BENCH_OPT_U64("--seed", "N", &o->seed, 0, UINT64_MAX,
+			      "seed of every seeded choice (default 1)"),
+		BENCH_OPT_STRING("--preset", "NAME", &c->preset,
+				 "start every host from this variant preset (default mainline)"),
+		BENCH_OPT_LIST("--variant", "NAME=VALUE", &c->variants,
+			       "set one variant of every host (repeatable, applied after --preset);\n"
 			      "the variant a bench compares is set per design"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
 	_Static_assert(sizeof(table) == sizeof(c->table), "common option table size");
 	memcpy(c->table, table, sizeof(table));
 }
 
-static struct msim_args bench_args(struct bench_cli *c, const struct msim_bench_spec *spec)
+static struct bench_args common_args_spec(struct bench_cli *c, const struct bench_spec *spec)
 {
-	return (struct msim_args){
+	return (struct bench_args){
 		.prog = spec->name,
 		.summary = spec->summary,
 		.description = spec->description,
@@ -110,19 +111,19 @@ static struct msim_args bench_args(struct bench_cli *c, const struct msim_bench_
 	};
 }
 
-int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **argv,
-			  struct msim_bench_args *out)
+int bench_parse_args(const struct bench_spec *spec, int argc, char **argv,
+		     struct bench_opts *out)
 {
 	struct bench_cli c = { .out = out };
-	struct msim_args a;
+	struct bench_args a;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	msim_variants_init(&out->variants);
 	out->seed = 1;
 	common_options(&c, spec);
-	a = bench_args(&c, spec);
-	ret = msim_args_parse_main(&a, argc, argv);
+	a = common_args_spec(&c, spec);
+	ret = bench_args_parse_main(&a, argc, argv);
 	if (ret)
 		return ret;
 	/* --reps is at least 1 when given: 0 means "not given". */
@@ -133,14 +134,14 @@ int msim_bench_parse_args(const struct msim_bench_spec *spec, int argc, char **a
 	return 0;
 }
 
-void msim_bench_print_base_variants(const struct msim_bench_args *a, const char *note)
+void bench_print_base_variants(const struct bench_opts *a, const char *note)
 {
 	char vbuf[512];
 
-	printf("base variants (%s): %s\n\n", note, msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	printf("base variants (%s): %s\n\n", note, bench_variants_str(a, vbuf, sizeof(vbuf)));
 }
 
-void msim_bench_host_destroy(struct msim *m)
+void bench_host_destroy(struct msim *m)
 {
 	if (!m)
 		return;
@@ -150,7 +151,7 @@ void msim_bench_host_destroy(struct msim *m)
 
 /* ---- time and statistics ---- */
 
-uint64_t msim_bench_now_ns(void)
+uint64_t bench_now_ns(void)
 {
 	struct timespec ts;
 
@@ -158,7 +159,7 @@ uint64_t msim_bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t msim_bench_cpu_ns(void)
+uint64_t bench_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -173,7 +174,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double msim_bench_median(const double *v, size_t n)
+double bench_median(const double *v, size_t n)
 {
 	double *t, m;
 
@@ -189,7 +190,7 @@ double msim_bench_median(const double *v, size_t n)
 	return m;
 }
 
-double msim_bench_min(const double *v, size_t n)
+double bench_min(const double *v, size_t n)
 {
 	double m = n ? v[0] : 0;
 
@@ -199,7 +200,7 @@ double msim_bench_min(const double *v, size_t n)
 	return m;
 }
 
-double msim_bench_max(const double *v, size_t n)
+double bench_max(const double *v, size_t n)
 {
 	double m = n ? v[0] : 0;
 
@@ -209,19 +210,19 @@ double msim_bench_max(const double *v, size_t n)
 	return m;
 }
 
-double msim_bench_pct(double value, double base)
+double bench_pct(double value, double base)
 {
 	return base != 0 ? (value - base) / base * 100.0 : 0;
 }
 
-double msim_bench_ratio(double value, double base)
+double bench_ratio(double value, double base)
 {
 	return base != 0 ? value / base : 0;
 }
 
-double msim_bench_noise_pct(const double *v, size_t n)
+double bench_noise_pct(const double *v, size_t n)
 {
-	double med = msim_bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
+	double med = bench_median(v, n), *dev = malloc(n * sizeof(*dev)), mad;
 
 	if (!dev || med == 0) {
 		free(dev);
@@ -229,12 +230,12 @@ double msim_bench_noise_pct(const double *v, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(v[i] - med);
-	mad = msim_bench_median(dev, n);
+	mad = bench_median(dev, n);
 	free(dev);
 	return mad / med * 100.0;
 }
 
-double msim_bench_paired_noise_pct(const double *a, const double *b, size_t n)
+double bench_paired_noise_pct(const double *a, const double *b, size_t n)
 {
 	double *pct = malloc(n * sizeof(*pct)), med, mad;
 
@@ -243,19 +244,19 @@ double msim_bench_paired_noise_pct(const double *a, const double *b, size_t n)
 		return NAN;
 	}
 	for (size_t i = 0; i < n; i++)
-		pct[i] = msim_bench_pct(b[i], a[i]);
-	med = msim_bench_median(pct, n);
+		pct[i] = bench_pct(b[i], a[i]);
+	med = bench_median(pct, n);
 	for (size_t i = 0; i < n; i++)
 		pct[i] = fabs(pct[i] - med);
-	mad = msim_bench_median(pct, n);
+	mad = bench_median(pct, n);
 	free(pct);
 	return mad;
 }
 
 /* ---- alternation ---- */
 
-void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_sample_fn fn,
-			  void *ctx, double *samples, struct msim_bench_progress *progress)
+void bench_alternate(unsigned int ndesigns, unsigned int reps, bench_sample_fn fn,
+		     void *ctx, double *samples, struct bench_progress *progress)
 {
 	for (unsigned int r = 0; r < reps; r++) {
 		for (unsigned int k = 0; k < ndesigns; k++) {
@@ -264,23 +265,23 @@ void msim_bench_alternate(unsigned int ndesigns, unsigned int reps, msim_bench_s
 			samples[d * reps + r] = fn(d, r, ctx);
 		}
 		if (progress)
-			msim_bench_progress(progress, "repetition %u/%u done", r + 1, reps);
+			bench_progress(progress, "repetition %u/%u done", r + 1, reps);
 	}
 }
 
 /* ---- progress ---- */
 
-void msim_bench_progress_init(struct msim_bench_progress *p, const char *name, bool enabled)
+void bench_progress_init(struct bench_progress *p, const char *name, bool enabled)
 {
 	p->name = name;
-	p->start_ns = p->last_ns = msim_bench_now_ns();
+	p->start_ns = p->last_ns = bench_now_ns();
 	p->enabled = enabled;
 	p->printed = false;
 }
 
-void msim_bench_progress(struct msim_bench_progress *p, const char *fmt, ...)
+void bench_progress(struct bench_progress *p, const char *fmt, ...)
 {
-	uint64_t now = msim_bench_now_ns();
+	uint64_t now = bench_now_ns();
 	va_list ap;
 
 	if (!p || !p->enabled || now - p->start_ns < 1000000000ULL ||
@@ -295,11 +296,11 @@ void msim_bench_progress(struct msim_bench_progress *p, const char *fmt, ...)
 	fprintf(stderr, " (%.1f s)\n", (double)(now - p->start_ns) / 1e9);
 }
 
-void msim_bench_progress_done(struct msim_bench_progress *p)
+void bench_progress_done(struct bench_progress *p)
 {
 	if (p && p->enabled && p->printed)
 		fprintf(stderr, "[%s] done in %.1f s\n", p->name,
-			(double)(msim_bench_now_ns() - p->start_ns) / 1e9);
+			(double)(bench_now_ns() - p->start_ns) / 1e9);
 }
 
 /* ---- JSON (Jansson) ---- */
@@ -307,20 +308,60 @@ void msim_bench_progress_done(struct msim_bench_progress *p)
 #define BENCH_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY | \
 			  JSON_PRESERVE_ORDER)
 
-void msim_json_init(struct msim_json *j, FILE *f)
+/*
+ * s as a JSON string (NULL: null); bytes that are not valid UTF-8, which Jansson
+ * refuses, become '?'. The library's race printer does the same in its own
+ * writer: bench/ uses Jansson and the public API only.
+ */
+static json_t *json_str_or_null(const char *s)
+{
+	json_t *v = s ? json_string(s) : json_null();
+	char *copy;
+
+	if (v || !s || !(copy = strdup(s)))
+		return v;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	v = json_string(copy);
+	free(copy);
+	return v;
+}
+
+/*
+ * v as "%.10g" prints it: a value that prints as an integer is a JSON integer
+ * (Jansson would add ".0" to a real); non-finite values are null.
+ */
+static json_t *json_num_or_null(double v)
+{
+	char buf[64], *end;
+	long long i;
+
+	if (!isfinite(v))
+		return json_null();
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	if (!strpbrk(buf, ".eE") && strcmp(buf, "-0")) {
+		i = strtoll(buf, &end, 10);
+		if (!*end)
+			return json_integer(i);
+	}
+	return json_real(v);
+}
+
+void bench_json_init(struct bench_json *j, FILE *f)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
 }
 
-static void json_write(struct msim_json *j, json_t *v)
+static void json_write(struct bench_json *j, json_t *v)
 {
 	if (v)
 		json_dumpf(v, j->f, BENCH_JSON_FLAGS);
 }
 
 /* Adds v (a new reference) to the open container, or writes it at the top level. */
-static void json_add(struct msim_json *j, const char *key, json_t *v)
+static void json_add(struct bench_json *j, const char *key, json_t *v)
 {
 	json_t *parent;
 
@@ -338,9 +379,9 @@ static void json_add(struct msim_json *j, const char *key, json_t *v)
 		json_array_append_new(parent, v);
 }
 
-static void json_open(struct msim_json *j, const char *key, json_t *c)
+static void json_open(struct bench_json *j, const char *key, json_t *c)
 {
-	if (!c || j->depth == MSIM_JSON_MAX_DEPTH) {
+	if (!c || j->depth == BENCH_JSON_MAX_DEPTH) {
 		json_decref(c);
 		j->skipped++;
 		return;
@@ -352,7 +393,7 @@ static void json_open(struct msim_json *j, const char *key, json_t *c)
 	j->open[j->depth++] = c;
 }
 
-static void json_close(struct msim_json *j)
+static void json_close(struct bench_json *j)
 {
 	if (j->skipped) {
 		j->skipped--;
@@ -367,39 +408,39 @@ static void json_close(struct msim_json *j)
 	j->open[j->depth] = NULL;
 }
 
-void msim_json_obj_begin(struct msim_json *j, const char *key) { json_open(j, key, json_object()); }
-void msim_json_obj_end(struct msim_json *j) { json_close(j); }
-void msim_json_arr_begin(struct msim_json *j, const char *key) { json_open(j, key, json_array()); }
-void msim_json_arr_end(struct msim_json *j) { json_close(j); }
+void bench_json_obj_begin(struct bench_json *j, const char *key) { json_open(j, key, json_object()); }
+void bench_json_obj_end(struct bench_json *j) { json_close(j); }
+void bench_json_arr_begin(struct bench_json *j, const char *key) { json_open(j, key, json_array()); }
+void bench_json_arr_end(struct bench_json *j) { json_close(j); }
 
-void msim_json_kstr(struct msim_json *j, const char *key, const char *v)
+void bench_json_kstr(struct bench_json *j, const char *key, const char *v)
 {
-	json_add(j, key, msim__json_string(v));
+	json_add(j, key, json_str_or_null(v));
 }
 
-void msim_json_kint(struct msim_json *j, const char *key, long long v)
+void bench_json_kint(struct bench_json *j, const char *key, long long v)
 {
 	json_add(j, key, json_integer(v));
 }
 
 /* Jansson's integers are signed 64-bit: larger values go out as reals. */
-void msim_json_kuint(struct msim_json *j, const char *key, unsigned long long v)
+void bench_json_kuint(struct bench_json *j, const char *key, unsigned long long v)
 {
 	json_add(j, key, v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v));
 }
 
-void msim_json_kdbl(struct msim_json *j, const char *key, double v)
+void bench_json_kdbl(struct bench_json *j, const char *key, double v)
 {
-	json_add(j, key, msim__json_number(v, 10));
+	json_add(j, key, json_num_or_null(v));
 }
 
-void msim_json_kbool(struct msim_json *j, const char *key, bool v)
+void bench_json_kbool(struct bench_json *j, const char *key, bool v)
 {
 	json_add(j, key, json_boolean(v));
 }
 
 /* Closes what is still open (so the value written is whole), then the newline. */
-void msim_json_finish(struct msim_json *j)
+void bench_json_finish(struct bench_json *j)
 {
 	while (j->skipped || j->depth)
 		json_close(j);
@@ -407,17 +448,17 @@ void msim_json_finish(struct msim_json *j)
 	fflush(j->f);
 }
 
-void msim_bench_json_begin(struct msim_json *j, FILE *f, const char *bench, const char *thread,
-			   const char *measures, const struct msim_bench_args *a)
+void bench_json_begin(struct bench_json *j, FILE *f, const char *bench, const char *thread,
+		      const char *measures, const struct bench_opts *a)
 {
 	char vbuf[512];
 
-	msim_json_init(j, f);
-	msim_json_obj_begin(j, NULL);
-	msim_json_kstr(j, "bench", bench);
-	msim_json_kstr(j, "thread", thread);
-	msim_json_kstr(j, "measures", measures);
-	msim_json_kbool(j, "quick", a->quick);
-	msim_json_kuint(j, "reps", a->reps);
-	msim_json_kstr(j, "base_variants", msim_bench_variants_str(a, vbuf, sizeof(vbuf)));
+	bench_json_init(j, f);
+	bench_json_obj_begin(j, NULL);
+	bench_json_kstr(j, "bench", bench);
+	bench_json_kstr(j, "thread", thread);
+	bench_json_kstr(j, "measures", measures);
+	bench_json_kbool(j, "quick", a->quick);
+	bench_json_kuint(j, "reps", a->reps);
+	bench_json_kstr(j, "base_variants", bench_variants_str(a, vbuf, sizeof(vbuf)));
 }

@@ -5,8 +5,8 @@
  * w3-reparent, and how their figures are judged, so that the bench-smoke tests
  * can run the deterministic workload and plant figures for every verdict.
  */
-#ifndef MSIM_BENCH_WORKINGSET_H
-#define MSIM_BENCH_WORKINGSET_H
+#ifndef BENCH_WORKINGSET_H
+#define BENCH_WORKINGSET_H
 
 #include <stdbool.h>
 
@@ -33,13 +33,13 @@
  * pattern larger than memory"): the hot set is read in a fault, twice per
  * visit, and is larger than c; cold_per_hot and hot_reads are unused.
  */
-enum msim_tp_workload {
-	MSIM_TP_PROTECTABLE = 0,
-	MSIM_TP_CYCLIC = 1,
+enum bench_tp_workload {
+	BENCH_TP_PROTECTABLE = 0,
+	BENCH_TP_CYCLIC = 1,
 };
 
-struct msim_tp_opts {
-	enum msim_tp_workload workload;
+struct bench_tp_opts {
+	enum bench_tp_workload workload;
 	enum msim_lru_kind lru;
 	enum msim_shadow_budget budget;
 	enum msim_mglru_protection protection;
@@ -47,10 +47,10 @@ struct msim_tp_opts {
 	unsigned long memcg_pages, hot_pages, hot_stride, hot_reads, cold_per_hot, rounds;
 };
 
-#define MSIM_TP_MAX_ROUNDS 64
+#define BENCH_TP_MAX_ROUNDS 64
 
 /* One round's figures (the counts are the round's own; residency and nodes at its end). */
-struct msim_tp_round {
+struct bench_tp_round {
 	unsigned long storage_reads;             /* reads that missed the page cache */
 	unsigned long hot_storage_reads;         /* ... of hot pages */
 	unsigned long hot_resident;              /* hot pages in the page cache at the end */
@@ -61,7 +61,7 @@ struct msim_tp_round {
 };
 
 /* Deterministic counts of one run. */
-struct msim_tp_result {
+struct bench_tp_result {
 	unsigned long reads, storage_reads;      /* every read / misses (from backing storage) */
 	unsigned long hot_storage_reads;         /* misses of hot pages */
 	unsigned long last_round_storage_reads;
@@ -76,61 +76,61 @@ struct msim_tp_result {
 	int tier_idx_end;                        /* MGLRU get_tier_idx(file) at the end, -1 */
 	unsigned long reclaims;                  /* reclaim calls */
 	unsigned long nr_rounds;
-	struct msim_tp_round round[MSIM_TP_MAX_ROUNDS];
+	struct bench_tp_round round[BENCH_TP_MAX_ROUNDS];
 	double seconds;                          /* the model's own time (not asserted) */
 };
 
 /* The defaults of a workload (--quick shortens the rounds only). */
-void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_tp_workload workload,
-		       enum msim_lru_kind lru, enum msim_shadow_budget budget,
+void bench_tp_opts_init(struct bench_tp_opts *o, enum bench_tp_workload workload,
+			enum msim_lru_kind lru, enum msim_shadow_budget budget,
 		       enum msim_mglru_protection protection);
 /* Run one configuration; 0 or a negative errno (msg gets the reason). */
-int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *msg, size_t len);
+int bench_tp_run(const struct bench_tp_opts *o, struct bench_tp_result *r, char *msg, size_t len);
 
 /*
  * The eight designs: [6.14, 6.12 rule] x [classic, MGLRU] x [lru-size,
  * page-state-local]. Classic's two rules are the same code (the rework is
  * MGLRU's): their rows agree by construction.
  */
-#define MSIM_TP_NDESIGNS 8
-#define MSIM_TP_DESIGN(lru_is_mglru, budget_is_psl, rule_6_12)                           \
+#define BENCH_TP_NDESIGNS 8
+#define BENCH_TP_DESIGN(lru_is_mglru, budget_is_psl, rule_6_12)                          \
 	((rule_6_12) * 4 + (lru_is_mglru) * 2 + (budget_is_psl))
 /* "MGLRU 6.14, lru-size" and the like. */
-const char *msim_tp_design_name(unsigned int design);
-void msim_tp_design_opts(struct msim_tp_opts *o, enum msim_tp_workload workload,
-			 unsigned int design);
+const char *bench_tp_design_name(unsigned int design);
+void bench_tp_design_opts(struct bench_tp_opts *o, enum bench_tp_workload workload,
+			  unsigned int design);
 
-enum msim_tp_fig {
-	MSIM_TP_F_NONE,
-	MSIM_TP_F_MG_LRU_BUDGET,      /* budget_nodes, MGLRU 6.14, lru-size */
-	MSIM_TP_F_MG_PSL_BUDGET,      /* budget_nodes, MGLRU 6.14, page-state-local */
-	MSIM_TP_F_MG_LRU_READS,       /* storage_reads, MGLRU 6.14 */
-	MSIM_TP_F_MG_PSL_READS,
-	MSIM_TP_F_MG_LRU_REFAULTS,
-	MSIM_TP_F_MG_PSL_REFAULTS,
-	MSIM_TP_F_MG12_LRU_READS,     /* storage_reads, MGLRU 6.12 */
-	MSIM_TP_F_MG12_PSL_READS,
-	MSIM_TP_F_CL_LRU_READS,       /* storage_reads, classic */
-	MSIM_TP_F_CL_PSL_READS,
-	MSIM_TP_F_CL_LRU_REFAULTS,
-	MSIM_TP_F_CL_PSL_REFAULTS,
-	MSIM_TP_F_CY_MIN_READS,       /* cyclic: fewest and most storage reads of any design */
-	MSIM_TP_F_CY_MAX_READS,
-	MSIM_TP_F_CY_MG_LRU_REFAULTS, /* cyclic: refaults detected, MGLRU 6.14 */
-	MSIM_TP_F_CY_MG_PSL_REFAULTS,
-	MSIM_TP_NFIGS,
+enum bench_tp_fig {
+	BENCH_TP_F_NONE,
+	BENCH_TP_F_MG_LRU_BUDGET,     /* budget_nodes, MGLRU 6.14, lru-size */
+	BENCH_TP_F_MG_PSL_BUDGET,     /* budget_nodes, MGLRU 6.14, page-state-local */
+	BENCH_TP_F_MG_LRU_READS,      /* storage_reads, MGLRU 6.14 */
+	BENCH_TP_F_MG_PSL_READS,
+	BENCH_TP_F_MG_LRU_REFAULTS,
+	BENCH_TP_F_MG_PSL_REFAULTS,
+	BENCH_TP_F_MG12_LRU_READS,    /* storage_reads, MGLRU 6.12 */
+	BENCH_TP_F_MG12_PSL_READS,
+	BENCH_TP_F_CL_LRU_READS,      /* storage_reads, classic */
+	BENCH_TP_F_CL_PSL_READS,
+	BENCH_TP_F_CL_LRU_REFAULTS,
+	BENCH_TP_F_CL_PSL_REFAULTS,
+	BENCH_TP_F_CY_MIN_READS,      /* cyclic: fewest and most storage reads of any design */
+	BENCH_TP_F_CY_MAX_READS,
+	BENCH_TP_F_CY_MG_LRU_REFAULTS, /* cyclic: refaults detected, MGLRU 6.14 */
+	BENCH_TP_F_CY_MG_PSL_REFAULTS,
+	BENCH_TP_NFIGS,
 };
 
-struct msim_tp_verdicts {
-	double fig[MSIM_TP_NFIGS];
-	struct msim_verdict_table table;
+struct bench_tp_verdicts {
+	double fig[BENCH_TP_NFIGS];
+	struct bench_verdict_table table;
 };
 
 /*
- * p[MSIM_TP_DESIGN(...)]: the protectable workload's eight runs; c: the cyclic
+ * p[BENCH_TP_DESIGN(...)]: the protectable workload's eight runs; c: the cyclic
  * one's (may be NULL: its rows then say "not comparable").
  */
-void msim_tp_verdicts(const struct msim_tp_result p[MSIM_TP_NDESIGNS],
-		      const struct msim_tp_result c[MSIM_TP_NDESIGNS], struct msim_tp_verdicts *v);
+void bench_tp_verdicts(const struct bench_tp_result p[BENCH_TP_NDESIGNS],
+		       const struct bench_tp_result c[BENCH_TP_NDESIGNS], struct bench_tp_verdicts *v);
 
-#endif /* MSIM_BENCH_WORKINGSET_H */
+#endif /* BENCH_WORKINGSET_H */

@@ -2,7 +2,7 @@
 /*
  * bench_workingset_run.c - the thrashing-protection workloads (thread 000's
  * experiment behind patch 1, which the thread describes but does not tabulate)
- * and their verdicts. The bench (bench_thrashing.c) prints them; the bench-smoke
+ * and their verdicts. The bench (bench_thrashing_protection.c) prints them; the bench-smoke
  * test asserts their deterministic counts.
  *
  * protectable: a hot set that fits in the memcg, read hot_reads times per
@@ -39,8 +39,8 @@
 #include "bench_util.h"
 #include "bench_workingset.h"
 
-void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_tp_workload workload,
-		       enum msim_lru_kind lru, enum msim_shadow_budget budget,
+void bench_tp_opts_init(struct bench_tp_opts *o, enum bench_tp_workload workload,
+			enum msim_lru_kind lru, enum msim_shadow_budget budget,
 		       enum msim_mglru_protection protection)
 {
 	memset(o, 0, sizeof(*o));
@@ -51,7 +51,7 @@ void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_tp_workload workload,
 	o->protection = protection;
 	o->memcg_pages = 16384;     /* 64 MiB */
 	o->hot_stride = 8;
-	if (workload == MSIM_TP_CYCLIC) {
+	if (workload == BENCH_TP_CYCLIC) {
 		o->hot_pages = 20480;       /* 25% more than the memcg */
 		o->rounds = 4;
 		return;
@@ -62,23 +62,23 @@ void msim_tp_opts_init(struct msim_tp_opts *o, enum msim_tp_workload workload,
 	o->rounds = 8;
 }
 
-static const char *const design_names[MSIM_TP_NDESIGNS] = {
+static const char *const design_names[BENCH_TP_NDESIGNS] = {
 	"classic, lru-size", "classic, page-state-local",
 	"MGLRU 6.14, lru-size", "MGLRU 6.14, page-state-local",
 	"classic (6.12), lru-size", "classic (6.12), page-state-local",
 	"MGLRU 6.12, lru-size", "MGLRU 6.12, page-state-local",
 };
 
-const char *msim_tp_design_name(unsigned int design)
+const char *bench_tp_design_name(unsigned int design)
 {
-	return design < MSIM_TP_NDESIGNS ? design_names[design] : "?";
+	return design < BENCH_TP_NDESIGNS ? design_names[design] : "?";
 }
 
-void msim_tp_design_opts(struct msim_tp_opts *o, enum msim_tp_workload workload,
-			 unsigned int design)
+void bench_tp_design_opts(struct bench_tp_opts *o, enum bench_tp_workload workload,
+			  unsigned int design)
 {
-	msim_tp_opts_init(o, workload, design & 2 ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
-			  design & 1 ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE,
+	bench_tp_opts_init(o, workload, design & 2 ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
+			   design & 1 ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE,
 			  design & 4 ? MSIM_MGLRU_PROTECTION_6_12 : MSIM_MGLRU_PROTECTION_6_14);
 }
 
@@ -89,7 +89,7 @@ struct tp_host {
 	unsigned long cold_next;
 };
 
-static int tp_host_create(const struct msim_tp_opts *o, struct tp_host *h, char *msg, size_t len)
+static int tp_host_create(const struct bench_tp_opts *o, struct tp_host *h, char *msg, size_t len)
 {
 	struct msim_config cfg;
 	char high[32];
@@ -141,7 +141,7 @@ static unsigned long c_shadow_nodes(struct tp_host *h)
  * the workingset layer's reclaim: the LRU, then shrink_slab with the shadow
  * shrinker).
  */
-static void tp_return_to_user(struct tp_host *h, struct msim_tp_result *r)
+static void tp_return_to_user(struct tp_host *h, struct bench_tp_result *r)
 {
 	unsigned long kept;
 
@@ -153,7 +153,7 @@ static void tp_return_to_user(struct tp_host *h, struct msim_tp_result *r)
 
 /* One read; a miss is a read from backing storage: 1 ms of virtual time (HZ 1000). */
 static int tp_read(struct tp_host *h, struct msim_address_space *f, unsigned long index,
-		   bool in_fault, struct msim_tp_round *rr, bool hot, struct msim_tp_result *r)
+		   bool in_fault, struct bench_tp_round *rr, bool hot, struct bench_tp_result *r)
 {
 	int ret = msim_filemap_read(f, index, h->c, 0, in_fault);
 
@@ -169,10 +169,10 @@ static int tp_read(struct tp_host *h, struct msim_address_space *f, unsigned lon
 	return 0;
 }
 
-static int tp_visit(const struct msim_tp_opts *o, struct tp_host *h, unsigned long i,
-		    struct msim_tp_result *r, struct msim_tp_round *rr)
+static int tp_visit(const struct bench_tp_opts *o, struct tp_host *h, unsigned long i,
+		    struct bench_tp_result *r, struct bench_tp_round *rr)
 {
-	bool cyclic = o->workload == MSIM_TP_CYCLIC;
+	bool cyclic = o->workload == BENCH_TP_CYCLIC;
 	unsigned long reads = cyclic ? 2 : o->hot_reads;
 	int ret = 0;
 
@@ -186,7 +186,7 @@ static int tp_visit(const struct msim_tp_opts *o, struct tp_host *h, unsigned lo
 	return ret;
 }
 
-static unsigned long hot_resident(const struct msim_tp_opts *o, struct tp_host *h)
+static unsigned long hot_resident(const struct bench_tp_opts *o, struct tp_host *h)
 {
 	struct msim_xarray *xa = msim_mapping_i_pages(h->hot);
 	unsigned long n = 0;
@@ -215,7 +215,7 @@ static void c_ws_counts(struct tp_host *h, unsigned long out[3])
 }
 
 /* The round's end state; the budget as count_shadow_nodes would compute it, without its flush. */
-static void tp_round_end(const struct msim_tp_opts *o, struct tp_host *h, struct msim_tp_round *rr,
+static void tp_round_end(const struct bench_tp_opts *o, struct tp_host *h, struct bench_tp_round *rr,
 			 const unsigned long before[3])
 {
 	unsigned long now[3];
@@ -229,8 +229,8 @@ static void tp_round_end(const struct msim_tp_opts *o, struct tp_host *h, struct
 	rr->budget_nodes = msim_shadow_budget_pages(h->m, h->c, 0) >> (MSIM_XA_CHUNK_SHIFT - 3);
 }
 
-static int tp_round(const struct msim_tp_opts *o, struct tp_host *h, struct msim_tp_result *r,
-		    struct msim_tp_round *rr)
+static int tp_round(const struct bench_tp_opts *o, struct tp_host *h, struct bench_tp_result *r,
+		    struct bench_tp_round *rr)
 {
 	unsigned long before[3];
 
@@ -245,7 +245,7 @@ static int tp_round(const struct msim_tp_opts *o, struct tp_host *h, struct msim
 	return 0;
 }
 
-static void tp_collect(struct tp_host *h, struct msim_tp_result *r)
+static void tp_collect(struct tp_host *h, struct bench_tp_result *r)
 {
 	struct msim_shrink_control sc = { .nid = 0, .memcg = h->c };
 	struct msim_workingset_counts n;
@@ -263,23 +263,23 @@ static void tp_collect(struct tp_host *h, struct msim_tp_result *r)
 	r->shadows_reclaimed = n.shadows_reclaimed;
 }
 
-int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *msg, size_t len)
+int bench_tp_run(const struct bench_tp_opts *o, struct bench_tp_result *r, char *msg, size_t len)
 {
 	struct tp_host h = { 0 };
-	uint64_t t0 = msim_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	if (!o->memcg_pages || !o->hot_pages || !o->hot_stride || !o->rounds ||
-	    o->rounds > MSIM_TP_MAX_ROUNDS ||
-	    (o->workload == MSIM_TP_PROTECTABLE && !o->hot_reads)) {
+	    o->rounds > BENCH_TP_MAX_ROUNDS ||
+	    (o->workload == BENCH_TP_PROTECTABLE && !o->hot_reads)) {
 		snprintf(msg, len, "sizes, reads and rounds must be positive, rounds at most %d",
-			 MSIM_TP_MAX_ROUNDS);
+			 BENCH_TP_MAX_ROUNDS);
 		return -EINVAL;
 	}
 	ret = tp_host_create(o, &h, msg, len);
 	for (unsigned long round = 0; !ret && round < o->rounds; round++) {
-		struct msim_tp_round *rr = &r->round[round];
+		struct bench_tp_round *rr = &r->round[round];
 
 		ret = tp_round(o, &h, r, rr);
 		r->storage_reads += rr->storage_reads;
@@ -293,83 +293,83 @@ int msim_tp_run(const struct msim_tp_opts *o, struct msim_tp_result *r, char *ms
 	else if (msg && !msg[0])
 		snprintf(msg, len, "workload failed: %d", ret);
 	tp_host_destroy(&h);
-	r->seconds = (double)(msim_bench_now_ns() - t0) / 1e9;
+	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 	return ret;
 }
 
 /* ---- verdicts ---- */
 
-static const char *const tp_fig_names[MSIM_TP_NFIGS] = {
-	[MSIM_TP_F_MG_LRU_BUDGET] = "mglru_lru_size_budget_nodes",
-	[MSIM_TP_F_MG_PSL_BUDGET] = "mglru_page_state_budget_nodes",
-	[MSIM_TP_F_MG_LRU_READS] = "mglru_lru_size_storage_reads",
-	[MSIM_TP_F_MG_PSL_READS] = "mglru_page_state_storage_reads",
-	[MSIM_TP_F_MG_LRU_REFAULTS] = "mglru_lru_size_refaults",
-	[MSIM_TP_F_MG_PSL_REFAULTS] = "mglru_page_state_refaults",
-	[MSIM_TP_F_MG12_LRU_READS] = "mglru_6_12_lru_size_storage_reads",
-	[MSIM_TP_F_MG12_PSL_READS] = "mglru_6_12_page_state_storage_reads",
-	[MSIM_TP_F_CL_LRU_READS] = "classic_lru_size_storage_reads",
-	[MSIM_TP_F_CL_PSL_READS] = "classic_page_state_storage_reads",
-	[MSIM_TP_F_CL_LRU_REFAULTS] = "classic_lru_size_refaults",
-	[MSIM_TP_F_CL_PSL_REFAULTS] = "classic_page_state_refaults",
-	[MSIM_TP_F_CY_MIN_READS] = "cyclic_fewest_storage_reads",
-	[MSIM_TP_F_CY_MAX_READS] = "cyclic_most_storage_reads",
-	[MSIM_TP_F_CY_MG_LRU_REFAULTS] = "cyclic_mglru_lru_size_refaults",
-	[MSIM_TP_F_CY_MG_PSL_REFAULTS] = "cyclic_mglru_page_state_refaults",
+static const char *const tp_fig_names[BENCH_TP_NFIGS] = {
+	[BENCH_TP_F_MG_LRU_BUDGET] = "mglru_lru_size_budget_nodes",
+	[BENCH_TP_F_MG_PSL_BUDGET] = "mglru_page_state_budget_nodes",
+	[BENCH_TP_F_MG_LRU_READS] = "mglru_lru_size_storage_reads",
+	[BENCH_TP_F_MG_PSL_READS] = "mglru_page_state_storage_reads",
+	[BENCH_TP_F_MG_LRU_REFAULTS] = "mglru_lru_size_refaults",
+	[BENCH_TP_F_MG_PSL_REFAULTS] = "mglru_page_state_refaults",
+	[BENCH_TP_F_MG12_LRU_READS] = "mglru_6_12_lru_size_storage_reads",
+	[BENCH_TP_F_MG12_PSL_READS] = "mglru_6_12_page_state_storage_reads",
+	[BENCH_TP_F_CL_LRU_READS] = "classic_lru_size_storage_reads",
+	[BENCH_TP_F_CL_PSL_READS] = "classic_page_state_storage_reads",
+	[BENCH_TP_F_CL_LRU_REFAULTS] = "classic_lru_size_refaults",
+	[BENCH_TP_F_CL_PSL_REFAULTS] = "classic_page_state_refaults",
+	[BENCH_TP_F_CY_MIN_READS] = "cyclic_fewest_storage_reads",
+	[BENCH_TP_F_CY_MAX_READS] = "cyclic_most_storage_reads",
+	[BENCH_TP_F_CY_MG_LRU_REFAULTS] = "cyclic_mglru_lru_size_refaults",
+	[BENCH_TP_F_CY_MG_PSL_REFAULTS] = "cyclic_mglru_page_state_refaults",
 };
 
 /* Group 1: the cyclic workload's rows (judged only when it ran). */
 #define TP_GROUP_CYCLIC 1U
 
-static const struct msim_verdict_row tp_rows[] = {
+static const struct bench_verdict_row tp_rows[] = {
 	{
 		.claim = "under MGLRU, lruvec_lru_size() reads lru_zone_size, which MGLRU never "
 			 "maintains: the shadow budget collapses to about zero",
 		.thread = { { "budget", 0, NAN, "" } },
-		.ours = { { "lru-size budget", MSIM_TP_F_MG_LRU_BUDGET, 0, "nodes" },
-			  { "page-state-local budget", MSIM_TP_F_MG_PSL_BUDGET, 0, "nodes" } },
-		.holds_when = { { MSIM_TP_F_MG_LRU_BUDGET, MSIM_VOP_LT, 0.1,
-				  MSIM_TP_F_MG_PSL_BUDGET } },
-		.why = { [MSIM_VERDICT_HOLDS] = "what is left is the local slab of c's own xa_nodes" },
+		.ours = { { "lru-size budget", BENCH_TP_F_MG_LRU_BUDGET, 0, "nodes" },
+			  { "page-state-local budget", BENCH_TP_F_MG_PSL_BUDGET, 0, "nodes" } },
+		.holds_when = { { BENCH_TP_F_MG_LRU_BUDGET, BENCH_VOP_LT, 0.1,
+				  BENCH_TP_F_MG_PSL_BUDGET } },
+		.why = { [BENCH_VERDICT_HOLDS] = "what is left is the local slab of c's own xa_nodes" },
 	},
 	{
 		.claim = "losing the budget loses thrashing protection: under MGLRU (6.14 rules) "
 			 "the hot set is read from storage measurably more often with the lru-size "
 			 "budget than with patch 1's",
 		.thread = { { "protection lost", 0, NAN, "" } },
-		.ours = { { "storage reads (lru-size)", MSIM_TP_F_MG_LRU_READS, 0, "pages" },
-			  { "storage reads (patch 1)", MSIM_TP_F_MG_PSL_READS, 0, "pages" },
-			  { "refaults detected (lru-size)", MSIM_TP_F_MG_LRU_REFAULTS, 0, "" },
-			  { "refaults detected (patch 1)", MSIM_TP_F_MG_PSL_REFAULTS, 0, "" } },
-		.holds_when = { { MSIM_TP_F_MG_LRU_READS, MSIM_VOP_GT, 1.05, MSIM_TP_F_MG_PSL_READS } },
-		.why = { [MSIM_VERDICT_HOLDS] = "the shrinker takes the hot set's shadows before its "
+		.ours = { { "storage reads (lru-size)", BENCH_TP_F_MG_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", BENCH_TP_F_MG_PSL_READS, 0, "pages" },
+			  { "refaults detected (lru-size)", BENCH_TP_F_MG_LRU_REFAULTS, 0, "" },
+			  { "refaults detected (patch 1)", BENCH_TP_F_MG_PSL_REFAULTS, 0, "" } },
+		.holds_when = { { BENCH_TP_F_MG_LRU_READS, BENCH_VOP_GT, 1.05, BENCH_TP_F_MG_PSL_READS } },
+		.why = { [BENCH_VERDICT_HOLDS] = "the shrinker takes the hot set's shadows before its "
 						"refaults: the hot tier's refaulted[] stays low, the "
 						"PID controller never protects it, and the stream "
 						"evicts it every round",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less: the hot "
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less: the hot "
 							"set is kept (or lost) without the refault "
 							"feedback the shadows carry" },
 	},
 	{
 		.claim = "the same under the 6.12 rules (before the 6.14 rework)",
 		.thread = { { "protection lost", 0, NAN, "" } },
-		.ours = { { "storage reads (lru-size)", MSIM_TP_F_MG12_LRU_READS, 0, "pages" },
-			  { "storage reads (patch 1)", MSIM_TP_F_MG12_PSL_READS, 0, "pages" } },
-		.holds_when = { { MSIM_TP_F_MG12_LRU_READS, MSIM_VOP_GT, 1.05,
-				  MSIM_TP_F_MG12_PSL_READS } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less under "
+		.ours = { { "storage reads (lru-size)", BENCH_TP_F_MG12_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", BENCH_TP_F_MG12_PSL_READS, 0, "pages" } },
+		.holds_when = { { BENCH_TP_F_MG12_LRU_READS, BENCH_VOP_GT, 1.05,
+				  BENCH_TP_F_MG12_PSL_READS } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "storage reads differ by 5% or less under "
 							"6.12's rules" },
 	},
 	{
 		.claim = "classic LRU maintains lru_zone_size: patch 1 makes no difference there",
 		.thread = { { "difference", 0, NAN, "" } },
-		.ours = { { "storage reads (lru-size)", MSIM_TP_F_CL_LRU_READS, 0, "pages" },
-			  { "storage reads (patch 1)", MSIM_TP_F_CL_PSL_READS, 0, "pages" },
-			  { "refaults (lru-size)", MSIM_TP_F_CL_LRU_REFAULTS, 0, "" },
-			  { "refaults (patch 1)", MSIM_TP_F_CL_PSL_REFAULTS, 0, "" } },
-		.holds_when = { { MSIM_TP_F_CL_LRU_READS, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_READS },
-				{ MSIM_TP_F_CL_LRU_REFAULTS, MSIM_VOP_EQ, 1, MSIM_TP_F_CL_PSL_REFAULTS } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the two budgets differ on classic: the "
+		.ours = { { "storage reads (lru-size)", BENCH_TP_F_CL_LRU_READS, 0, "pages" },
+			  { "storage reads (patch 1)", BENCH_TP_F_CL_PSL_READS, 0, "pages" },
+			  { "refaults (lru-size)", BENCH_TP_F_CL_LRU_REFAULTS, 0, "" },
+			  { "refaults (patch 1)", BENCH_TP_F_CL_PSL_REFAULTS, 0, "" } },
+		.holds_when = { { BENCH_TP_F_CL_LRU_READS, BENCH_VOP_EQ, 1, BENCH_TP_F_CL_PSL_READS },
+				{ BENCH_TP_F_CL_LRU_REFAULTS, BENCH_VOP_EQ, 1, BENCH_TP_F_CL_PSL_REFAULTS } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "the two budgets differ on classic: the "
 							"statistics lag the lists (ratelimited "
 							"flush)" },
 	},
@@ -378,75 +378,75 @@ static const struct msim_verdict_row tp_rows[] = {
 			 "reads (nearly) every page from storage; by construction)",
 		.group = TP_GROUP_CYCLIC,
 		.thread = { { "no protection possible", 0, NAN, "" } },
-		.ours = { { "fewest storage reads", MSIM_TP_F_CY_MIN_READS, 0, "pages" },
-			  { "most storage reads", MSIM_TP_F_CY_MAX_READS, 0, "pages" } },
-		.holds_when = { { MSIM_TP_F_CY_MIN_READS, MSIM_VOP_GE, 0.99, MSIM_TP_F_CY_MAX_READS } },
-		.why = { [MSIM_VERDICT_HOLDS] = "mm/workingset.c: a cyclic access pattern larger "
+		.ours = { { "fewest storage reads", BENCH_TP_F_CY_MIN_READS, 0, "pages" },
+			  { "most storage reads", BENCH_TP_F_CY_MAX_READS, 0, "pages" } },
+		.holds_when = { { BENCH_TP_F_CY_MIN_READS, BENCH_VOP_GE, 0.99, BENCH_TP_F_CY_MAX_READS } },
+		.why = { [BENCH_VERDICT_HOLDS] = "mm/workingset.c: a cyclic access pattern larger "
 						"than memory misses under any replacement (memory.high "
 						"is not a hard limit: usage overshoots it by the "
 						"charge batches until the return to user space, so a "
 						"design may keep a page or two)",
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "some design kept part of the cycle" },
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "some design kept part of the cycle" },
 	},
 	{
 		.claim = "cyclic: with the collapsed budget the refaults go undetected (the "
 			 "tokens are gone); patch 1 keeps them",
 		.group = TP_GROUP_CYCLIC,
 		.thread = { { "tokens reclaimed", 0, NAN, "" } },
-		.ours = { { "refaults detected (lru-size)", MSIM_TP_F_CY_MG_LRU_REFAULTS, 0, "" },
-			  { "refaults detected (patch 1)", MSIM_TP_F_CY_MG_PSL_REFAULTS, 0, "" } },
-		.comparable_when = { { MSIM_TP_F_CY_MG_PSL_REFAULTS, MSIM_VOP_GT, 0, 0 } },
-		.holds_when = { { MSIM_TP_F_CY_MG_LRU_REFAULTS, MSIM_VOP_LT, 0.5,
-				  MSIM_TP_F_CY_MG_PSL_REFAULTS } },
-		.why = { [MSIM_VERDICT_DOES_NOT_HOLD] = "the shrinker did not reach the hot set's "
+		.ours = { { "refaults detected (lru-size)", BENCH_TP_F_CY_MG_LRU_REFAULTS, 0, "" },
+			  { "refaults detected (patch 1)", BENCH_TP_F_CY_MG_PSL_REFAULTS, 0, "" } },
+		.comparable_when = { { BENCH_TP_F_CY_MG_PSL_REFAULTS, BENCH_VOP_GT, 0, 0 } },
+		.holds_when = { { BENCH_TP_F_CY_MG_LRU_REFAULTS, BENCH_VOP_LT, 0.5,
+				  BENCH_TP_F_CY_MG_PSL_REFAULTS } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "the shrinker did not reach the hot set's "
 							"shadows in this run",
-			 [MSIM_VERDICT_NOT_COMPARABLE] = "no refault even with patch 1's budget (one "
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "no refault even with patch 1's budget (one "
 							 "round: nothing has come back yet)" },
 	},
 };
 
-static void cyclic_figs(const struct msim_tp_result c[MSIM_TP_NDESIGNS], double *f)
+static void cyclic_figs(const struct bench_tp_result c[BENCH_TP_NDESIGNS], double *f)
 {
 	double lo = INFINITY, hi = -INFINITY;
 
-	for (unsigned int d = 0; c && d < MSIM_TP_NDESIGNS; d++) {
+	for (unsigned int d = 0; c && d < BENCH_TP_NDESIGNS; d++) {
 		lo = fmin(lo, (double)c[d].storage_reads);
 		hi = fmax(hi, (double)c[d].storage_reads);
 	}
-	f[MSIM_TP_F_CY_MIN_READS] = c ? lo : NAN;
-	f[MSIM_TP_F_CY_MAX_READS] = c ? hi : NAN;
-	f[MSIM_TP_F_CY_MG_LRU_REFAULTS] = c ? (double)c[MSIM_TP_DESIGN(1, 0, 0)].refaults : NAN;
-	f[MSIM_TP_F_CY_MG_PSL_REFAULTS] = c ? (double)c[MSIM_TP_DESIGN(1, 1, 0)].refaults : NAN;
+	f[BENCH_TP_F_CY_MIN_READS] = c ? lo : NAN;
+	f[BENCH_TP_F_CY_MAX_READS] = c ? hi : NAN;
+	f[BENCH_TP_F_CY_MG_LRU_REFAULTS] = c ? (double)c[BENCH_TP_DESIGN(1, 0, 0)].refaults : NAN;
+	f[BENCH_TP_F_CY_MG_PSL_REFAULTS] = c ? (double)c[BENCH_TP_DESIGN(1, 1, 0)].refaults : NAN;
 }
 
-void msim_tp_verdicts(const struct msim_tp_result p[MSIM_TP_NDESIGNS],
-		      const struct msim_tp_result c[MSIM_TP_NDESIGNS], struct msim_tp_verdicts *v)
+void bench_tp_verdicts(const struct bench_tp_result p[BENCH_TP_NDESIGNS],
+		       const struct bench_tp_result c[BENCH_TP_NDESIGNS], struct bench_tp_verdicts *v)
 {
-	const struct msim_tp_result *ml = &p[MSIM_TP_DESIGN(1, 0, 0)], *mp = &p[MSIM_TP_DESIGN(1, 1, 0)];
-	const struct msim_tp_result *cl = &p[MSIM_TP_DESIGN(0, 0, 0)], *cp = &p[MSIM_TP_DESIGN(0, 1, 0)];
+	const struct bench_tp_result *ml = &p[BENCH_TP_DESIGN(1, 0, 0)], *mp = &p[BENCH_TP_DESIGN(1, 1, 0)];
+	const struct bench_tp_result *cl = &p[BENCH_TP_DESIGN(0, 0, 0)], *cp = &p[BENCH_TP_DESIGN(0, 1, 0)];
 	double *f = v->fig;
 
-	f[MSIM_TP_F_NONE] = 0;
-	f[MSIM_TP_F_MG_LRU_BUDGET] = (double)ml->budget_nodes;
-	f[MSIM_TP_F_MG_PSL_BUDGET] = (double)mp->budget_nodes;
-	f[MSIM_TP_F_MG_LRU_READS] = (double)ml->storage_reads;
-	f[MSIM_TP_F_MG_PSL_READS] = (double)mp->storage_reads;
-	f[MSIM_TP_F_MG_LRU_REFAULTS] = (double)ml->refaults;
-	f[MSIM_TP_F_MG_PSL_REFAULTS] = (double)mp->refaults;
-	f[MSIM_TP_F_MG12_LRU_READS] = (double)p[MSIM_TP_DESIGN(1, 0, 1)].storage_reads;
-	f[MSIM_TP_F_MG12_PSL_READS] = (double)p[MSIM_TP_DESIGN(1, 1, 1)].storage_reads;
-	f[MSIM_TP_F_CL_LRU_READS] = (double)cl->storage_reads;
-	f[MSIM_TP_F_CL_PSL_READS] = (double)cp->storage_reads;
-	f[MSIM_TP_F_CL_LRU_REFAULTS] = (double)cl->refaults;
-	f[MSIM_TP_F_CL_PSL_REFAULTS] = (double)cp->refaults;
+	f[BENCH_TP_F_NONE] = 0;
+	f[BENCH_TP_F_MG_LRU_BUDGET] = (double)ml->budget_nodes;
+	f[BENCH_TP_F_MG_PSL_BUDGET] = (double)mp->budget_nodes;
+	f[BENCH_TP_F_MG_LRU_READS] = (double)ml->storage_reads;
+	f[BENCH_TP_F_MG_PSL_READS] = (double)mp->storage_reads;
+	f[BENCH_TP_F_MG_LRU_REFAULTS] = (double)ml->refaults;
+	f[BENCH_TP_F_MG_PSL_REFAULTS] = (double)mp->refaults;
+	f[BENCH_TP_F_MG12_LRU_READS] = (double)p[BENCH_TP_DESIGN(1, 0, 1)].storage_reads;
+	f[BENCH_TP_F_MG12_PSL_READS] = (double)p[BENCH_TP_DESIGN(1, 1, 1)].storage_reads;
+	f[BENCH_TP_F_CL_LRU_READS] = (double)cl->storage_reads;
+	f[BENCH_TP_F_CL_PSL_READS] = (double)cp->storage_reads;
+	f[BENCH_TP_F_CL_LRU_REFAULTS] = (double)cl->refaults;
+	f[BENCH_TP_F_CL_PSL_REFAULTS] = (double)cp->refaults;
 	cyclic_figs(c, f);
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = tp_rows,
 		.nrows = sizeof(tp_rows) / sizeof(tp_rows[0]),
 		.fig_names = tp_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_TP_NFIGS,
+		.nfig = BENCH_TP_NFIGS,
 		.groups = c ? TP_GROUP_CYCLIC : 0,
 	};
 }

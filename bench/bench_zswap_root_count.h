@@ -4,13 +4,13 @@
  * patch 1) measures and how its figures are judged, so that the bench-smoke tests
  * can plant figures and force each outcome.
  */
-#ifndef MSIM_BENCH_ZSWAP_ROOT_COUNT_H
-#define MSIM_BENCH_ZSWAP_ROOT_COUNT_H
+#ifndef BENCH_ZSWAP_ROOT_COUNT_H
+#define BENCH_ZSWAP_ROOT_COUNT_H
 
 #include "bench_verdict.h"
 
 /* Per design (memcg-stats, pool): deterministic figures of one run, in pages. */
-struct msim_zrc_design {
+struct bench_zrc_design {
 	double pool_entries;       /* zswap_stored_pages when the pressure starts */
 	double pool_pages;         /* zswap_total_pages then */
 	double first_count;        /* zswap_shrinker_count(root) at the first round */
@@ -25,11 +25,11 @@ struct msim_zrc_design {
  * in root alone; [2], [3] the same designs with root's entries beside a child's
  * (the mixed workload).
  */
-#define MSIM_ZRC_NDESIGNS 4
-#define MSIM_ZRC_MIXED 2           /* first design of the mixed workload */
+#define BENCH_ZRC_NDESIGNS 4
+#define BENCH_ZRC_MIXED 2          /* first design of the mixed workload */
 
 /* The mixed workload's ratios, read apart from the count (pages). */
-struct msim_zrc_mixed {
+struct bench_zrc_mixed {
 	double root_entries;       /* root's own list: its entries (list_lru_count_one) */
 	double child_backing;      /* the child's MEMCG_ZSWAP_B >> PAGE_SHIFT */
 	double child_stored;       /* the child's MEMCG_ZSWAPPED */
@@ -37,40 +37,40 @@ struct msim_zrc_mixed {
 	double pool_stored;        /* zswap_stored_pages */
 };
 
-struct msim_zrc_summary {
-	struct msim_zrc_design d[MSIM_ZRC_NDESIGNS];
-	struct msim_zrc_mixed mixed[2];    /* per design of the mixed workload */
+struct bench_zrc_summary {
+	struct bench_zrc_design d[BENCH_ZRC_NDESIGNS];
+	struct bench_zrc_mixed mixed[2];   /* per design of the mixed workload */
 };
 
-enum msim_zrc_fig {
-	MSIM_ZRC_F_NONE,
-	MSIM_ZRC_F_WB_STATS,
-	MSIM_ZRC_F_WB_POOL,
-	MSIM_ZRC_F_COUNT_STATS,
-	MSIM_ZRC_F_COUNT_POOL,
-	MSIM_ZRC_F_ENTRIES_STATS,
-	MSIM_ZRC_F_ENTRIES_POOL,
-	MSIM_ZRC_F_LEFT_POOL,
-	MSIM_ZRC_F_MIX_ROOT_ENTRIES,         /* under memcg-stats+children */
-	MSIM_ZRC_F_MIX_ROOT_ENTRIES_POOL,    /* under pool+children */
-	MSIM_ZRC_F_MIX_CHILD_STORED,
-	MSIM_ZRC_F_MIX_COUNT_STATS,
-	MSIM_ZRC_F_MIX_WANT_STATS,       /* root's entries x the child's ratio */
-	MSIM_ZRC_F_MIX_COUNT_POOL,
-	MSIM_ZRC_F_MIX_WANT_POOL,        /* root's entries x the pool's ratio */
-	MSIM_ZRC_F_MIX_WB_STATS,
-	MSIM_ZRC_NFIGS,
+enum bench_zrc_fig {
+	BENCH_ZRC_F_NONE,
+	BENCH_ZRC_F_WB_STATS,
+	BENCH_ZRC_F_WB_POOL,
+	BENCH_ZRC_F_COUNT_STATS,
+	BENCH_ZRC_F_COUNT_POOL,
+	BENCH_ZRC_F_ENTRIES_STATS,
+	BENCH_ZRC_F_ENTRIES_POOL,
+	BENCH_ZRC_F_LEFT_POOL,
+	BENCH_ZRC_F_MIX_ROOT_ENTRIES,        /* under memcg-stats+children */
+	BENCH_ZRC_F_MIX_ROOT_ENTRIES_POOL,   /* under pool+children */
+	BENCH_ZRC_F_MIX_CHILD_STORED,
+	BENCH_ZRC_F_MIX_COUNT_STATS,
+	BENCH_ZRC_F_MIX_WANT_STATS,      /* root's entries x the child's ratio */
+	BENCH_ZRC_F_MIX_COUNT_POOL,
+	BENCH_ZRC_F_MIX_WANT_POOL,       /* root's entries x the pool's ratio */
+	BENCH_ZRC_F_MIX_WB_STATS,
+	BENCH_ZRC_NFIGS,
 };
 
-struct msim_zrc_verdicts {
-	double fig[MSIM_ZRC_NFIGS];
-	struct msim_verdict_table table;
+struct bench_zrc_verdicts {
+	double fig[BENCH_ZRC_NFIGS];
+	struct bench_verdict_table table;
 };
 
 /* The thread's figures: zswpwb 0 before patch 1, 1016 pages after. */
-#define MSIM_ZRC_THREAD_BEFORE 0
-#define MSIM_ZRC_THREAD_AFTER 1016
+#define BENCH_ZRC_THREAD_BEFORE 0
+#define BENCH_ZRC_THREAD_AFTER 1016
 
-void msim_zrc_verdicts(const struct msim_zrc_summary *s, struct msim_zrc_verdicts *v);
+void bench_zrc_verdicts(const struct bench_zrc_summary *s, struct bench_zrc_verdicts *v);
 
-#endif /* MSIM_BENCH_ZSWAP_ROOT_COUNT_H */
+#endif /* BENCH_ZSWAP_ROOT_COUNT_H */

@@ -45,3 +45,12 @@ if(NOT MSIM_ASAN AND NOT MSIM_TSAN)
   set_tests_properties(kernel/oracle PROPERTIES
     LABELS kernel SKIP_RETURN_CODE 77 TIMEOUT 900)
 endif()
+
+# bench-program/NAME: each bench program (bench/CMakeLists.txt) prints its --help
+# and exits 0, so it finds the engine its file name promises.
+get_property(msim_bench_programs GLOBAL PROPERTY MSIM_BENCH_PROGRAMS)
+foreach(prog ${msim_bench_programs})
+  add_test(NAME bench-program/${prog} COMMAND ${prog} --help)
+  set_tests_properties(bench-program/${prog} PROPERTIES
+    LABELS bench-smoke TIMEOUT 60 FAIL_REGULAR_EXPRESSION "no bench named")
+endforeach()

@@ -33,14 +33,14 @@
 #include "bench_shrinker_units.h"
 #include "bench_verdict.h"
 
-#define HOLDS MSIM_VERDICT_HOLDS
-#define FAILS MSIM_VERDICT_DOES_NOT_HOLD
-#define NC MSIM_VERDICT_NOT_COMPARABLE
+#define HOLDS BENCH_VERDICT_HOLDS
+#define FAILS BENCH_VERDICT_DOES_NOT_HOLD
+#define NC BENCH_VERDICT_NOT_COMPARABLE
 
 /* The row whose claim starts with prefix (exactly one must). */
-static const struct msim_verdict_row *row(const struct msim_verdict_table *t, const char *prefix)
+static const struct bench_verdict_row *row(const struct bench_verdict_table *t, const char *prefix)
 {
-	const struct msim_verdict_row *found = NULL;
+	const struct bench_verdict_row *found = NULL;
 
 	for (size_t i = 0; i < t->nrows; i++)
 		if (!strncmp(t->rows[i].claim, prefix, strlen(prefix))) {
@@ -57,12 +57,12 @@ static const struct msim_verdict_row *row(const struct msim_verdict_table *t, co
  */
 #define MAX_SEEN 256
 static struct seen {
-	const struct msim_verdict_row *row;
-	unsigned int outcomes;     /* bit per enum msim_verdict_outcome */
+	const struct bench_verdict_row *row;
+	unsigned int outcomes;     /* bit per enum bench_verdict_outcome */
 } seen[MAX_SEEN];
 static size_t nseen;
 
-static void record(const struct msim_verdict_row *r, enum msim_verdict_outcome o)
+static void record(const struct bench_verdict_row *r, enum bench_verdict_outcome o)
 {
 	size_t i;
 
@@ -75,50 +75,50 @@ static void record(const struct msim_verdict_row *r, enum msim_verdict_outcome o
 	seen[i].outcomes |= 1u << o;
 }
 
-static bool seen_fail(const struct msim_verdict_row *r)
+static bool seen_fail(const struct bench_verdict_row *r)
 {
 	for (size_t i = 0; i < nseen; i++)
 		if (seen[i].row == r)
-			return seen[i].outcomes & (1u << MSIM_VERDICT_DOES_NOT_HOLD);
+			return seen[i].outcomes & (1u << BENCH_VERDICT_DOES_NOT_HOLD);
 	return false;
 }
 
-static enum msim_verdict_outcome judge(const struct msim_verdict_table *t, const char *prefix)
+static enum bench_verdict_outcome judge(const struct bench_verdict_table *t, const char *prefix)
 {
-	const struct msim_verdict_row *r = row(t, prefix);
-	enum msim_verdict_outcome o = msim_verdict_judge(t, r, NULL);
+	const struct bench_verdict_row *r = row(t, prefix);
+	enum bench_verdict_outcome o = bench_verdict_judge(t, r, NULL);
 
 	record(r, o);
 	return o;
 }
 
 /* What the text printer writes for t. */
-static char *print_text(const struct msim_verdict_table *t)
+static char *print_text(const struct bench_verdict_table *t)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	msim_verdict_print_text(f, t);
+	bench_verdict_print_text(f, t);
 	fclose(f);
 	return buf;
 }
 
 /* ---- root-flush (thread 002) ---- */
 
-static void rf_sites(struct msim_rf_summary *s, double through, double per_call_ns)
+static void rf_sites(struct bench_rf_summary *s, double through, double per_call_ns)
 {
-	for (unsigned int i = 0; i < MSIM_RF_NSITES; i++)
-		s->site[i] = (struct msim_rf_site_result){ .calls = 10,
+	for (unsigned int i = 0; i < BENCH_RF_NSITES; i++)
+		s->site[i] = (struct bench_rf_site_result){ .calls = 10,
 			.through = (unsigned long)(through * 10), .per_call_ns = per_call_ns };
 }
 
 static void root_flush(void **state)
 {
-	struct msim_rf_summary s = { .idle_us = { 1, 1 }, .active_us = { 100, 100 },
+	struct bench_rf_summary s = { .idle_us = { 1, 1 }, .active_us = { 100, 100 },
 				     .lruvec_ns = { 7, 8 }, .memcg_ns = { 7 }, .node_ns = { 5 } };
-	struct msim_rf_verdicts v;
+	struct bench_rf_verdicts v;
 	const char *const little = "a root flush with 128 active memcgs costs far more than one",
 			  *const read = "a root flush with 128 active memcgs costs orders",
 			  *const like = "reading root's lruvec", *const ws = "patch 3:",
@@ -127,14 +127,14 @@ static void root_flush(void **state)
 		   *const fresh = "node counters are always up to date";
 
 	(void)state;
-	for (unsigned int i = 0; i < MSIM_RF_NEXCL; i++) {
+	for (unsigned int i = 0; i < BENCH_RF_NEXCL; i++) {
 		s.excl.node[i] = 300;
 		s.excl.rstat[i] = s.excl.lruvec[0][i] = s.excl.lruvec[1][i] = 100;
 	}
 	s.excl.anon_rstat = s.excl.anon_snapshot = s.excl.anon_lruvec_node_host = 5000;
 	s.excl_measured = true;
 	rf_sites(&s, 1, 1000);      /* every call flushes: 1 us, 125 node reads */
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, little), NC);
 	assert_int_equal(judge(&v.table, read), HOLDS);   /* 100 us against 8 ns */
 	assert_int_equal(judge(&v.table, like), HOLDS);
@@ -146,23 +146,23 @@ static void root_flush(void **state)
 	assert_int_equal(judge(&v.table, fresh), HOLDS);
 	s.excl.lruvec[1][1] = 300;  /* patch 2 read page tables from the node counter */
 	s.excl.anon_snapshot = 5001;   /* rstat and patch 2's read both a page short */
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, excl), FAILS);
 	assert_int_equal(judge(&v.table, owned), FAILS);
 	assert_int_equal(judge(&v.table, fresh), FAILS);
 	s.excl.lruvec[1][1] = 100;
 	s.excl.node[2] = 100;       /* hugetlb all charged: the exclusion not shown to matter */
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, excl), FAILS);
 	s.excl_measured = false;
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, excl), NC);
 	assert_int_equal(judge(&v.table, fresh), NC);
 	s.excl_measured = true;
 	s.active_us[0] = 0.7;       /* 700 ns: under 100 reads of 8 ns */
 	s.lruvec_ns[1] = 14;        /* patch 2's read 2x mainline's */
 	rf_sites(&s, 0.9, 100);     /* a gate shut once; 100 ns a call: 7 reads */
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, read), FAILS);
 	assert_int_equal(judge(&v.table, like), FAILS);
 	assert_int_equal(judge(&v.table, ws), FAILS);
@@ -170,13 +170,13 @@ static void root_flush(void **state)
 	assert_int_equal(judge(&v.table, damon), FAILS);
 	s.lruvec_ns[1] = 3.5;       /* half mainline's: the other side of the band */
 	rf_sites(&s, 0.9, 1e6);     /* expensive, but DAMON's gate shut once */
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, like), FAILS);
 	assert_int_equal(judge(&v.table, damon), FAILS);
 	assert_int_equal(judge(&v.table, ws), HOLDS);
 	memset(s.site, 0, sizeof(s.site));   /* the sites not measured */
 	s.active_us[0] = NAN;
-	msim_rf_verdicts(&s, &v);
+	bench_rf_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, read), NC);
 	assert_int_equal(judge(&v.table, ws), NC);
 	assert_int_equal(judge(&v.table, damon), NC);
@@ -186,27 +186,27 @@ static void root_flush(void **state)
 
 static void node_read_drift(void **state)
 {
-	struct msim_nrd_summary s = { .node_err_max = 0, .node_bound = 100, .rstat_err_max = 5,
+	struct bench_nrd_summary s = { .node_err_max = 0, .node_bound = 100, .rstat_err_max = 5,
 				      .rstat_bound = 50, .snapshot_err_max = 0 };
-	struct msim_nrd_verdicts v;
+	struct bench_nrd_verdicts v;
 	const char *const exact = "node counters are always", *const nb = "a node read stays",
 			  *const rb = "a flushed rstat read", *const acc = "reading node counters";
 
 	(void)state;
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), HOLDS);
 	assert_int_equal(judge(&v.table, nb), HOLDS);
 	assert_int_equal(judge(&v.table, rb), HOLDS);
 	assert_int_equal(judge(&v.table, acc), HOLDS);
 	s.node_err_max = 101;       /* off, beyond its bound, and worse than rstat */
 	s.rstat_err_max = 51;       /* beyond its bound */
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), FAILS);
 	assert_int_equal(judge(&v.table, nb), FAILS);
 	assert_int_equal(judge(&v.table, rb), FAILS);
 	assert_int_equal(judge(&v.table, acc), FAILS);
 	s.snapshot_err_max = 1;     /* the truth itself in doubt */
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), NC);
 	assert_int_equal(judge(&v.table, nb), NC);
 	assert_int_equal(judge(&v.table, acc), NC);
@@ -216,28 +216,28 @@ static void node_read_drift(void **state)
 /* The rows over seeded schedules: not comparable without one, then each outcome. */
 static void node_read_drift_schedules(void **state)
 {
-	struct msim_nrd_summary s = { .node_bound = 100, .rstat_bound = 50,
+	struct bench_nrd_summary s = { .node_bound = 100, .rstat_bound = 50,
 				      .sched_node_bound = 110, .sched_rstat_bound = 60,
 				      .sched_node_err_max = 105, .sched_rstat_err_max = 55 };
-	struct msim_nrd_verdicts v;
+	struct bench_nrd_verdicts v;
 	const char *const nb = "over every schedule, a node read",
 			  *const rb = "over every schedule, a flushed rstat read";
 
 	(void)state;
-	msim_nrd_verdicts(&s, &v);  /* schedules 0 */
+	bench_nrd_verdicts(&s, &v); /* schedules 0 */
 	assert_int_equal(judge(&v.table, nb), NC);
 	assert_int_equal(judge(&v.table, rb), NC);
 	s.schedules = 2;            /* within the in-flight bounds, past the quiescent ones */
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, nb), HOLDS);
 	assert_int_equal(judge(&v.table, rb), HOLDS);
 	s.sched_node_err_max = 111;
 	s.sched_rstat_err_max = 61;
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, nb), FAILS);
 	assert_int_equal(judge(&v.table, rb), FAILS);
 	s.sched_snapshot_err_max = 1;
-	msim_nrd_verdicts(&s, &v);
+	bench_nrd_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, nb), NC);
 	assert_int_equal(judge(&v.table, rb), FAILS);
 }
@@ -246,16 +246,16 @@ static void node_read_drift_schedules(void **state)
 
 static void rstat_propagate(void **state)
 {
-	struct msim_rp_summary s = { .median = { { 100, 100 }, { 90, 98.1 } }, .noise = { 1, 1 },
+	struct bench_rp_summary s = { .median = { { 100, 100 }, { 90, 98.1 } }, .noise = { 1, 1 },
 				     .runs_stuck = { { 3, 2 }, { 0, 0 } }, .seeds = 3 };
-	struct msim_rp_verdicts v;
+	struct bench_rp_verdicts v;
 	char *text;
 
 	(void)state;
-	msim_rp_verdicts(&s, &v);
+	bench_rp_verdicts(&s, &v);
 	/* the cost's direction is built into the walk: shown, never judged */
-	assert_int_equal(judge(&v.table, "2-level: continue costs"), MSIM_VERDICT_BY_CONSTRUCTION);
-	assert_int_equal(judge(&v.table, "4-level: continue costs"), MSIM_VERDICT_BY_CONSTRUCTION);
+	assert_int_equal(judge(&v.table, "2-level: continue costs"), BENCH_VERDICT_BY_CONSTRUCTION);
+	assert_int_equal(judge(&v.table, "4-level: continue costs"), BENCH_VERDICT_BY_CONSTRUCTION);
 	assert_int_equal(judge(&v.table, "2-level: break leaves"), HOLDS);
 	assert_int_equal(judge(&v.table, "4-level: break leaves"), HOLDS);
 	text = print_text(&v.table);
@@ -265,12 +265,12 @@ static void rstat_propagate(void **state)
 	s.median[1][0] = 110;       /* continue faster: still by construction, not judged */
 	s.runs_stuck[0][0] = 0;     /* stuck under neither: not reproduced */
 	s.runs_stuck[1][1] = 1;     /* continue stuck too */
-	msim_rp_verdicts(&s, &v);
-	assert_int_equal(judge(&v.table, "2-level: continue costs"), MSIM_VERDICT_BY_CONSTRUCTION);
+	bench_rp_verdicts(&s, &v);
+	assert_int_equal(judge(&v.table, "2-level: continue costs"), BENCH_VERDICT_BY_CONSTRUCTION);
 	assert_int_equal(judge(&v.table, "2-level: break leaves"), NC);
 	assert_int_equal(judge(&v.table, "4-level: break leaves"), FAILS);
 	s.runs_stuck[1][0] = 2;     /* only continue stuck */
-	msim_rp_verdicts(&s, &v);
+	bench_rp_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, "2-level: break leaves"), FAILS);
 }
 
@@ -283,8 +283,8 @@ static void rstat_propagate(void **state)
  */
 static void anon_churn(void **state)
 {
-	struct msim_ac_summary s = { .noise = { 1, 1 } };
-	struct msim_ac_verdicts v;
+	struct bench_ac_summary s = { .noise = { 1, 1 } };
+	struct bench_ac_verdicts v;
 	const char *const p2 = "\"patch 2 alone", *const p3 = "\"patch 3 brings";
 	const char *const c12 = "classic LRU, patches 1-2", *const c13 = "classic LRU, patches 1-3",
 			  *const m12 = "MGLRU, patches 1-2", *const m13 = "MGLRU, patches 1-3";
@@ -296,10 +296,10 @@ static void anon_churn(void **state)
 		s.median[1][l] = 1e9 / 101.2;
 		s.median[2][l] = 1e9 / 100.4;
 	}
-	msim_ac_verdicts(&s, &v);
-	assert_float_equal(v.fig[MSIM_AC_F(0, MSIM_AC_ADD12)], 0.3, 1e-9);
-	assert_float_equal(v.fig[MSIM_AC_F(0, MSIM_AC_NOISE_NS)], 0.25, 1e-9);
-	assert_float_equal(v.fig[MSIM_AC_F(1, MSIM_AC_TADD12)], 0.318, 1e-3);
+	bench_ac_verdicts(&s, &v);
+	assert_float_equal(v.fig[BENCH_AC_F(0, BENCH_AC_ADD12)], 0.3, 1e-9);
+	assert_float_equal(v.fig[BENCH_AC_F(0, BENCH_AC_NOISE_NS)], 0.25, 1e-9);
+	assert_float_equal(v.fig[BENCH_AC_F(1, BENCH_AC_TADD12)], 0.318, 1e-3);
 	assert_int_equal(judge(&v.table, c12), HOLDS);   /* 0.3 vs 0.091: within the noise */
 	assert_int_equal(judge(&v.table, c13), HOLDS);
 	assert_int_equal(judge(&v.table, m12), HOLDS);   /* 0.3 vs 0.318 */
@@ -312,7 +312,7 @@ static void anon_churn(void **state)
 		s.median[1][l] = 1e9 / 120;
 		s.median[2][l] = 1e9 / 116;
 	}
-	msim_ac_verdicts(&s, &v);
+	bench_ac_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, c12), FAILS);
 	assert_int_equal(judge(&v.table, c13), FAILS);
 	assert_int_equal(judge(&v.table, m12), FAILS);
@@ -320,43 +320,43 @@ static void anon_churn(void **state)
 	assert_int_equal(judge(&v.table, p2), HOLDS);
 	assert_int_equal(judge(&v.table, p3), FAILS);    /* 4 ns: neither in noise nor under 2.5 */
 	s.median[1][0] = 1e9 / 100.8;                    /* classic 1-2: 0.2 ns, within noise */
-	msim_ac_verdicts(&s, &v);
+	bench_ac_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, p2), FAILS);
 	s.median[1][0] = 1e9 / 140;                      /* 10 ns per update for 1-2 */
 	s.median[1][1] = 1e9 / 140;
-	msim_ac_verdicts(&s, &v);
+	bench_ac_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, p3), HOLDS);    /* 4 < half of 10 */
 	s.median[1][0] = NAN;
-	msim_ac_verdicts(&s, &v);
+	bench_ac_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, c12), NC);
 }
 
 /* ---- rstat-staleness (thread 004) ---- */
 
 /* A measured result, planted: 8 CPUs, threshold 512, 1 GiB/s for 4 s, 5 seeds. */
-static void st_plant(struct msim_st_result *r)
+static void st_plant(struct bench_st_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	msim_st_opts_init(&r->opts, false);
+	bench_st_opts_init(&r->opts, false);
 	r->threshold = 512;
 	r->pending_slack = 8 * 63;
-	r->d[0] = (struct msim_st_design){ .design = "break", .max_gap = 2LL << 30, .reads = 2000,
+	r->d[0] = (struct bench_st_design){ .design = "break", .max_gap = 2LL << 30, .reads = 2000,
 					   .beyond = 150, .seeds_beyond = 5, .max_inflight = 900 };
-	r->d[1] = (struct msim_st_design){ .design = "continue", .max_gap = 6LL << 20,
+	r->d[1] = (struct bench_st_design){ .design = "continue", .max_gap = 6LL << 20,
 					   .reads = 2000, .max_inflight = 800 };
 }
 
 static void rstat_staleness(void **state)
 {
-	struct msim_st_result r;
-	struct msim_st_verdicts v;
+	struct bench_st_result r;
+	struct bench_st_verdicts v;
 	const char *gap = "break: \"a two-second", *behind = "break: concurrent flushes",
 		   *cont = "continue keeps", *scripted = "scripted:";
 	char *text;
 
 	(void)state;
 	st_plant(&r);
-	msim_st_verdicts(&r, &v);
+	bench_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, gap), HOLDS);
 	assert_int_equal(judge(&v.table, behind), HOLDS);
 	assert_int_equal(judge(&v.table, cont), HOLDS);
@@ -367,20 +367,20 @@ static void rstat_staleness(void **state)
 	r.d[0].max_gap = (2LL << 30) / 2;           /* stuck late in the window: half */
 	r.d[0].beyond = 0;                           /* never behind its bound */
 	r.d[1].beyond = 1;                           /* continue behind once */
-	msim_st_verdicts(&r, &v);
+	bench_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, gap), FAILS);
 	assert_int_equal(judge(&v.table, behind), FAILS);
 	assert_int_equal(judge(&v.table, cont), FAILS);
 	r.d[0].max_gap = (long long)(2.3 * (1LL << 30));   /* 15 % over */
-	msim_st_verdicts(&r, &v);
+	bench_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, gap), FAILS);
 	r.opts.seconds = 1;                          /* a shorter run expects rate x 1 s */
 	r.d[0].max_gap = 1LL << 30;
-	msim_st_verdicts(&r, &v);
+	bench_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, gap), HOLDS);
 	/* scripted: printed, labelled by construction, never judged */
 	r.opts.scripted = true;
-	msim_st_verdicts(&r, &v);
+	bench_st_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, scripted), NC);
 	text = print_text(&v.table);
 	assert_non_null(strstr(text, "by construction"));
@@ -392,18 +392,18 @@ static void rstat_staleness(void **state)
 
 static void sched_switch(void **state)
 {
-	struct msim_ss_summary s = { .bare = 4e6, .steps = 1e6, .sched = 5e4 };
-	struct msim_ss_verdicts v;
+	struct bench_ss_summary s = { .bare = 4e6, .steps = 1e6, .sched = 5e4 };
+	struct bench_ss_verdicts v;
 	const char *const goal = "the deterministic scheduler";
 
 	(void)state;
-	msim_ss_verdicts(&s, &v);
+	bench_ss_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, goal), HOLDS);
 	s.steps = 999999;
-	msim_ss_verdicts(&s, &v);
+	bench_ss_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, goal), FAILS);
 	s.steps = NAN;
-	msim_ss_verdicts(&s, &v);
+	bench_ss_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, goal), NC);
 }
 
@@ -414,7 +414,7 @@ static void sched_switch(void **state)
 #define LX MSIM_SHRINKER_INFO_XARRAY
 
 /* Figures shaped like the thread's tables, so that every comparison holds. */
-static void shu_plant(struct msim_shu_result *t1, struct msim_shu_result *t2)
+static void shu_plant(struct bench_shu_result *t1, struct bench_shu_result *t2)
 {
 	static const unsigned int ls[3] = { LA, LO, LX };
 	static const double slab1[3] = { 100000, 10000, 9000 }, empty1[3] = { 1000, 900, 100 },
@@ -428,7 +428,7 @@ static void shu_plant(struct msim_shu_result *t1, struct msim_shu_result *t2)
 	t1->cfg.nodes = 1;
 	t2->cfg.nodes = 4;
 	for (int i = 0; i < 3; i++) {
-		struct msim_shu_layout_result *a = &t1->lay[ls[i]], *b = &t2->lay[ls[i]];
+		struct bench_shu_layout_result *a = &t1->lay[ls[i]], *b = &t2->lay[ls[i]];
 
 		a->ran = b->ran = true;
 		a->nr_max = 20096;
@@ -459,55 +459,55 @@ static const char *const shu_claim[] = {
 #define SHU_NC(i) ((i) == 4 || (i) == 5 || (i) == 12)
 
 /* Flip one figure and check that exactly the row it feeds stops holding. */
-static void shu_flip(unsigned int which, void (*flip)(struct msim_shu_result *t1,
-						      struct msim_shu_result *t2))
+static void shu_flip(unsigned int which, void (*flip)(struct bench_shu_result *t1,
+						      struct bench_shu_result *t2))
 {
-	struct msim_shu_result *t = calloc(2, sizeof(*t));
-	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+	struct bench_shu_result *t = calloc(2, sizeof(*t));
+	struct bench_shu_verdicts *v = calloc(1, sizeof(*v));
 
 	assert_non_null(t);
 	assert_non_null(v);
 	shu_plant(&t[0], &t[1]);
 	flip(&t[0], &t[1]);
-	msim_shu_verdicts(&t[0], &t[1], v);
+	bench_shu_verdicts(&t[0], &t[1], v);
 	assert_int_equal(judge(&v->table, shu_claim[which]), FAILS);
 	free(v);
 	free(t);
 }
 
-static void f0(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].slab_per_cgroup = 50000; }
+static void f0(struct bench_shu_result *a, struct bench_shu_result *b) { a->lay[LO].slab_per_cgroup = 50000; }
 /* (1000 - 600) / 314 = 1.3 ns per index: under half the thread's 4.5 */
-static void f1(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LX].empty_ns = 600; }
+static void f1(struct bench_shu_result *a, struct bench_shu_result *b) { a->lay[LX].empty_ns = 600; }
 /* (4000 - 100) / 314 = 12.4 ns: over twice */
-static void f1b(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LA].empty_ns = 4000; }
+static void f1b(struct bench_shu_result *a, struct bench_shu_result *b) { a->lay[LA].empty_ns = 4000; }
 /* (200 - 100) / 314 = 0.3 ns */
-static void f2b(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].empty_ns = 200; }
-static void f2(struct msim_shu_result *a, struct msim_shu_result *b) { a->lay[LO].empty_ns = 400; }
-static void f5(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].container_bytes = 8; }
-static void f6(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LA].slab_per_cgroup = 500000; }
-static void f7(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].reg_s = 0.30; }
-static void f8(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].reg_none_s = 0.2; }
-static void f9(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LO].walk_visit_us = 2; }
-static void f10(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_s = 10; }
-static void f11(struct msim_shu_result *a, struct msim_shu_result *b) { b->lay[LX].walk_visit_us = 0.9; }
+static void f2b(struct bench_shu_result *a, struct bench_shu_result *b) { a->lay[LO].empty_ns = 200; }
+static void f2(struct bench_shu_result *a, struct bench_shu_result *b) { a->lay[LO].empty_ns = 400; }
+static void f5(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LX].container_bytes = 8; }
+static void f6(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LA].slab_per_cgroup = 500000; }
+static void f7(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LX].reg_s = 0.30; }
+static void f8(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LO].reg_none_s = 0.2; }
+static void f9(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LO].walk_visit_us = 2; }
+static void f10(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LX].walk_s = 10; }
+static void f11(struct bench_shu_result *a, struct bench_shu_result *b) { b->lay[LX].walk_visit_us = 0.9; }
 
 static void shrinker_units(void **state)
 {
-	struct msim_shu_result *t = calloc(2, sizeof(*t));
-	struct msim_shu_verdicts *v = calloc(1, sizeof(*v));
+	struct bench_shu_result *t = calloc(2, sizeof(*t));
+	struct bench_shu_verdicts *v = calloc(1, sizeof(*v));
 	char *text;
 
 	(void)state;
 	assert_non_null(t);
 	assert_non_null(v);
 	shu_plant(&t[0], &t[1]);
-	msim_shu_verdicts(&t[0], &t[1], v);
-	assert_int_equal(v->table.groups, MSIM_SHU_T1 | MSIM_SHU_T2);
+	bench_shu_verdicts(&t[0], &t[1], v);
+	assert_int_equal(v->table.groups, BENCH_SHU_T1 | BENCH_SHU_T2);
 	for (unsigned int i = 0; i < sizeof(shu_claim) / sizeof(shu_claim[0]); i++)
 		assert_int_equal(judge(&v->table, shu_claim[i]), SHU_NC(i) ? NC : HOLDS);
 	/* Only table 1 measured: table 2's rows and the cross-table row are left out. */
-	msim_shu_verdicts(&t[0], NULL, v);
-	assert_int_equal(v->table.groups, MSIM_SHU_T1);
+	bench_shu_verdicts(&t[0], NULL, v);
+	assert_int_equal(v->table.groups, BENCH_SHU_T1);
 	text = print_text(&v->table);
 	assert_non_null(strstr(text, "table 1: 100 busy"));
 	assert_null(strstr(text, "table 2:"));
@@ -515,8 +515,8 @@ static void shrinker_units(void **state)
 	free(text);
 	/* A layout that did not run leaves its table out too. */
 	t[1].lay[LO].ran = false;
-	msim_shu_verdicts(&t[0], &t[1], v);
-	assert_int_equal(v->table.groups, MSIM_SHU_T1);
+	bench_shu_verdicts(&t[0], &t[1], v);
+	assert_int_equal(v->table.groups, BENCH_SHU_T1);
 	free(v);
 	free(t);
 	shu_flip(0, f0);
@@ -537,31 +537,31 @@ static void shrinker_units(void **state)
 
 static void explore_rate(void **state)
 {
-	struct msim_er_result r;
-	struct msim_er_verdicts v;
+	struct bench_er_result r;
+	struct bench_er_verdicts v;
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
-	for (unsigned int i = 0; i < MSIM_ER_NSTRATS; i++)
-		r.s[i] = (struct msim_er_strategy){ .fresh_per_s = 10000, .paths_agree = true };
+	for (unsigned int i = 0; i < BENCH_ER_NSTRATS; i++)
+		r.s[i] = (struct bench_er_strategy){ .fresh_per_s = 10000, .paths_agree = true };
 	r.s[0].pooled_per_s = 30000;
 	r.s[1].pooled_per_s = 40000;
-	msim_er_verdicts(&r, &v);
+	bench_er_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, "the explorer runs"), HOLDS);
 	assert_int_equal(judge(&v.table, "both paths"), HOLDS);
 	r.s[1].pooled_per_s = 19999;       /* PCT under the goal */
 	r.s[2].paths_agree = false;        /* the pooled and fresh paths disagree */
-	msim_er_verdicts(&r, &v);
+	bench_er_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, "the explorer runs"), FAILS);
 	assert_int_equal(judge(&v.table, "both paths"), FAILS);
 }
 
 /* Every row that can be judged was forced to "does not hold" by a test above. */
-static void check_table_fails(const struct msim_verdict_table *t)
+static void check_table_fails(const struct bench_verdict_table *t)
 {
 	for (size_t i = 0; i < t->nrows; i++) {
-		if (t->rows[i].rule == MSIM_RULE_NONE ||
-		    t->rows[i].rule == MSIM_RULE_BY_CONSTRUCTION)
+		if (t->rows[i].rule == BENCH_RULE_NONE ||
+		    t->rows[i].rule == BENCH_RULE_BY_CONSTRUCTION)
 			continue;
 		if (!seen_fail(&t->rows[i]))
 			fail_msg("no failing-side test for \"%s\"", t->rows[i].claim);
@@ -570,48 +570,48 @@ static void check_table_fails(const struct msim_verdict_table *t)
 
 static void every_row_fails_somewhere(void **state)
 {
-	struct msim_rf_summary *rf = calloc(1, sizeof(*rf));
-	struct msim_nrd_summary *nrd = calloc(1, sizeof(*nrd));
-	struct msim_rp_summary *rp = calloc(1, sizeof(*rp));
-	struct msim_ac_summary *ac = calloc(1, sizeof(*ac));
-	struct msim_ss_summary *ss = calloc(1, sizeof(*ss));
-	struct msim_st_result *st = calloc(1, sizeof(*st));
-	struct msim_er_result *er = calloc(1, sizeof(*er));
-	struct msim_shu_result *shu = calloc(2, sizeof(*shu));
-	struct msim_rf_verdicts rfv;
-	struct msim_nrd_verdicts nrdv;
-	struct msim_rp_verdicts rpv;
-	struct msim_ac_verdicts acv;
-	struct msim_ss_verdicts ssv;
-	struct msim_st_verdicts stv;
-	struct msim_er_verdicts erv;
-	struct msim_shu_verdicts *shuv = calloc(1, sizeof(*shuv));
+	struct bench_rf_summary *rf = calloc(1, sizeof(*rf));
+	struct bench_nrd_summary *nrd = calloc(1, sizeof(*nrd));
+	struct bench_rp_summary *rp = calloc(1, sizeof(*rp));
+	struct bench_ac_summary *ac = calloc(1, sizeof(*ac));
+	struct bench_ss_summary *ss = calloc(1, sizeof(*ss));
+	struct bench_st_result *st = calloc(1, sizeof(*st));
+	struct bench_er_result *er = calloc(1, sizeof(*er));
+	struct bench_shu_result *shu = calloc(2, sizeof(*shu));
+	struct bench_rf_verdicts rfv;
+	struct bench_nrd_verdicts nrdv;
+	struct bench_rp_verdicts rpv;
+	struct bench_ac_verdicts acv;
+	struct bench_ss_verdicts ssv;
+	struct bench_st_verdicts stv;
+	struct bench_er_verdicts erv;
+	struct bench_shu_verdicts *shuv = calloc(1, sizeof(*shuv));
 
 	(void)state;
 	assert_true(rf && nrd && rp && ac && ss && st && er && shu && shuv);
-	msim_rf_verdicts(rf, &rfv);
+	bench_rf_verdicts(rf, &rfv);
 	check_table_fails(&rfv.table);
-	msim_nrd_verdicts(nrd, &nrdv);
+	bench_nrd_verdicts(nrd, &nrdv);
 	check_table_fails(&nrdv.table);
-	msim_rp_verdicts(rp, &rpv);
+	bench_rp_verdicts(rp, &rpv);
 	check_table_fails(&rpv.table);
-	msim_ac_verdicts(ac, &acv);
+	bench_ac_verdicts(ac, &acv);
 	check_table_fails(&acv.table);
-	msim_ss_verdicts(ss, &ssv);
+	bench_ss_verdicts(ss, &ssv);
 	check_table_fails(&ssv.table);
-	msim_st_verdicts(st, &stv);
+	bench_st_verdicts(st, &stv);
 	check_table_fails(&stv.table);
-	msim_er_verdicts(er, &erv);
+	bench_er_verdicts(er, &erv);
 	check_table_fails(&erv.table);
 	shu_plant(&shu[0], &shu[1]);
-	msim_shu_verdicts(&shu[0], &shu[1], shuv);
+	bench_shu_verdicts(&shu[0], &shu[1], shuv);
 	check_table_fails(&shuv->table);
 	{
-		struct msim_dgr_summary *dgr = calloc(1, sizeof(*dgr));
-		struct msim_dgr_verdicts dgrv;
+		struct bench_dgr_summary *dgr = calloc(1, sizeof(*dgr));
+		struct bench_dgr_verdicts dgrv;
 
 		assert_non_null(dgr);
-		msim_dgr_verdicts(dgr, &dgrv);
+		bench_dgr_verdicts(dgr, &dgrv);
 		check_table_fails(&dgrv.table);
 		free(dgr);
 	}
@@ -630,13 +630,13 @@ static void every_row_fails_somewhere(void **state)
 
 static void damon_goal_read(void **state)
 {
-	struct msim_dgr_summary s = {
+	struct bench_dgr_summary s = {
 		.active_read_us = { 900, 1 }, .idle_read_us = { 10, 1 }, .err_max = { 0, 50 },
 		.err_bp_max = { 0, 5 }, .flushes = { 3, 0 }, .snapshot_err = 0, .drift_bound = 100,
 		.loop = { { .converged = 1, .converged_window = 7, .read_err_max = 9 },
 			  { .converged = 1, .converged_window = 7, .read_err_max = 2 } },
 		.tol_bp = 100, .course_div_bp = 10 };
-	struct msim_dgr_verdicts v;
+	struct bench_dgr_verdicts v;
 	const char *const cost = "with 128 active memcgs";
 	const char *const cheap = "reading node counters instead";
 	const char *const exact = "node counters are always";
@@ -649,7 +649,7 @@ static void damon_goal_read(void **state)
 	const char *const same = "under both designs";
 
 	(void)state;
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, cost), HOLDS);
 	assert_int_equal(judge(&v.table, cheap), HOLDS);
 	assert_int_equal(judge(&v.table, exact), FAILS);
@@ -670,7 +670,7 @@ static void damon_goal_read(void **state)
 	s.loop[1].converged_window = NAN;
 	s.course_div_bp = 101;
 	s.loop[1].read_err_max = 10;       /* node read worse than flush read */
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, cost), FAILS);
 	assert_int_equal(judge(&v.table, cheap), FAILS);
 	assert_int_equal(judge(&v.table, bound), FAILS);
@@ -685,21 +685,21 @@ static void damon_goal_read(void **state)
 	s.flushes[0] = 0;
 	s.loop[1] = s.loop[0];
 	s.loop[1].converged_window = 8;    /* both converge, node later */
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), NC);
 	assert_int_equal(judge(&v.table, bound), NC);
 	assert_int_equal(judge(&v.table, flushed), NC);
 	assert_int_equal(judge(&v.table, same), FAILS);
 	s.snapshot_err = 0;
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, exact), HOLDS);
 	/* a tie is no difference, not "more accurate" */
 	s.loop[0].read_err_max = 4;
 	s.loop[1].read_err_max = 4;
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, acc), FAILS);
 	s.loop[1].read_err_max = 3.9;
-	msim_dgr_verdicts(&s, &v);
+	bench_dgr_verdicts(&s, &v);
 	assert_int_equal(judge(&v.table, acc), HOLDS);
 }
 

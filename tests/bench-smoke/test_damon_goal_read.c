@@ -27,7 +27,7 @@
 
 #include "bench_damon_goal_read.h"
 
-static const struct msim_dgr_loop_params small = {
+static const struct bench_dgr_loop_params small = {
 	.cpus = 8, .nmemcgs = 64, .node_pages = 1UL << 18, .seconds = 100, .alloc_per_cpu = 100,
 	.start_used_bp = 7000, .target_free_bp = 3500, .tol_bp = 100,
 };
@@ -40,12 +40,12 @@ static long long micro(double v)
 
 static void loop(void **state)
 {
-	struct msim_dgr_loop_result r[2];
+	struct bench_dgr_loop_result r[2];
 	double div = 0;
 
 	(void)state;
 	for (unsigned int d = 0; d < 2; d++)
-		assert_int_equal(msim_dgr_loop(&small, d, &r[d]), 0);
+		assert_int_equal(bench_dgr_loop(&small, d, &r[d]), 0);
 	for (unsigned int d = 0; d < 2; d++) {
 		assert_int_equal((int)r[d].windows, 100);
 		assert_int_equal((int)r[d].converged, 0);

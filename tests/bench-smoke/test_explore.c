@@ -26,19 +26,19 @@
 
 static void quick_run(void **state)
 {
-	struct msim_ex_config c = { .quick = true, .seed = 1 };
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_config c = { .quick = true, .seed = 1 };
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
 	const struct msim_race_side *bug;
 
 	(void)state;
 	assert_non_null(r);
-	assert_int_equal(msim_ex_run(&c, r), 0);
+	assert_int_equal(bench_ex_run(&c, r), 0);
 	assert_int_equal(r->ncases, 2);
 	assert_true(r->cases[0].bug);
 	assert_false(r->cases[1].bug);
 	for (unsigned int s = 0; s < 4; s++)   /* the strategies under the race's budget */
 		assert_true(r->cases[0].c[s].found);
-	for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)   /* unbounded DPOR too */
+	for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)  /* unbounded DPOR too */
 		assert_false(r->cases[1].c[s].found);
 	assert_true(r->cases[1].c[2].exhausted);
 	assert_true(r->cases[1].c[3].exhausted);
@@ -57,8 +57,8 @@ static void quick_run(void **state)
  */
 static void races_md_rows_are_current(void **state)
 {
-	struct msim_ex_config c = { .quick = true, .seed = 1 };
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_config c = { .quick = true, .seed = 1 };
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
 	static char doc[1 << 18];
 	FILE *f = fopen(MSIM_SOURCE_DIR "/docs/races.md", "r");
 	char row[512];
@@ -70,12 +70,12 @@ static void races_md_rows_are_current(void **state)
 	n = fread(doc, 1, sizeof(doc) - 1, f);
 	doc[n] = '\0';
 	fclose(f);
-	assert_non_null(strstr(doc, MSIM_EX_MD_HEADING "\n"));
-	assert_int_equal(msim_ex_run(&c, r), 0);
+	assert_non_null(strstr(doc, BENCH_EX_MD_HEADING "\n"));
+	assert_int_equal(bench_ex_run(&c, r), 0);
 	for (unsigned int i = 0; i < r->ncases; i++) {
-		msim_ex_md_row(&r->cases[i], row, sizeof(row));
+		bench_ex_md_row(&r->cases[i], row, sizeof(row));
 		strcat(row, "\n");
-		if (!strstr(strstr(doc, MSIM_EX_MD_HEADING), row))
+		if (!strstr(strstr(doc, BENCH_EX_MD_HEADING), row))
 			fail_msg("docs/races.md's measured row is out of date: %s(regenerate: "
 				 "memcgsim bench explore --markdown)", row);
 	}
@@ -84,17 +84,17 @@ static void races_md_rows_are_current(void **state)
 
 static void unknown_race_refused(void **state)
 {
-	struct msim_ex_config c = { .race = "no-such-race" };
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_config c = { .race = "no-such-race" };
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
 
 	(void)state;
 	assert_non_null(r);
-	assert_int_equal(msim_ex_run(&c, r), -22);
+	assert_int_equal(bench_ex_run(&c, r), -22);
 	free(r);
 }
 
 /* One bug side and one fixed side, with the figures given. */
-static void plant(struct msim_ex_result *r, bool dpor_found, unsigned int dpor_fix_runs,
+static void plant(struct bench_ex_result *r, bool dpor_found, unsigned int dpor_fix_runs,
 		  bool dpor_exhausted, unsigned int dfs_fix_runs)
 {
 	memset(r, 0, sizeof(*r));
@@ -110,37 +110,37 @@ static void plant(struct msim_ex_result *r, bool dpor_found, unsigned int dpor_f
 
 static void verdicts_follow_figures(void **state)
 {
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
-	struct msim_ex_verdicts v;
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_verdicts v;
 
 	(void)state;
 	assert_non_null(r);
 	plant(r, true, 100, true, 600);
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "holds");
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "holds");
 	assert_string_equal(verdict_of(&v.table, "DPOR with no preemption"), "does not hold");
 	r->cases[1].c[4].exhausted = true;
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR with no preemption"), "holds");
 	plant(r, true, 301, true, 600); /* more than half */
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	r->cases[0].c[3].refused = true; /* a refused bug side is not a miss */
 	r->cases[0].c[3].found = false;
-	msim_ex_verdicts(r, &v);
-	assert_int_equal(v.fig[MSIM_EX_F_DPOR_REFUSED], 1);
-	assert_int_equal(v.fig[MSIM_EX_F_BUG_SIDES], 0);
+	bench_ex_verdicts(r, &v);
+	assert_int_equal(v.fig[BENCH_EX_F_DPOR_REFUSED], 1);
+	assert_int_equal(v.fig[BENCH_EX_F_BUG_SIDES], 0);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "not comparable");
 	plant(r, false, 400, true, 600);
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR finds every"), "does not hold");
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	plant(r, true, 100, false, 600);
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	r->ncases = 1; /* no fixed side measured */
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "not comparable");
 	free(r);
 }
@@ -148,23 +148,23 @@ static void verdicts_follow_figures(void **state)
 /* DFS run again (twice DPOR's count): the half rule compares with that run, not the budget. */
 static void half_rule_uses_dfs_run_again(void **state)
 {
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
-	struct msim_ex_verdicts v;
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_verdicts v;
 
 	(void)state;
 	assert_non_null(r);
 	plant(r, true, 100, true, 50);  /* DFS stopped at a budget of 50 */
 	r->cases[1].c[2].exhausted = false;
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	r->cases[1].dfs_checked = true; /* not exhausted in 200: DFS needs more than twice */
 	r->cases[1].dfs_check.runs = 200;
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "holds");
-	assert_int_equal(v.fig[MSIM_EX_F_DFS_FIX_RUNS], 200);
+	assert_int_equal(v.fig[BENCH_EX_F_DFS_FIX_RUNS], 200);
 	r->cases[1].dfs_check.runs = 150; /* exhausted in 150: less than twice */
 	r->cases[1].dfs_check.exhausted = true;
-	msim_ex_verdicts(r, &v);
+	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "does not hold");
 	free(r);
 }

@@ -22,12 +22,12 @@
 
 static void small_run_agrees(void **state)
 {
-	struct msim_er_config c = { .race = "rstat-early-exit", .runs = 300, .reps = 1, .seed = 1 };
-	struct msim_er_result r;
+	struct bench_er_config c = { .race = "rstat-early-exit", .runs = 300, .reps = 1, .seed = 1 };
+	struct bench_er_result r;
 
 	(void)state;
-	assert_int_equal(msim_er_run(&c, &r), 0);
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+	assert_int_equal(bench_er_run(&c, &r), 0);
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		assert_true(r.s[s].paths_agree);
 		assert_true(r.s[s].runs > 0);
 		assert_true(r.s[s].pooled_per_s > 0 && r.s[s].fresh_per_s > 0);
@@ -43,17 +43,17 @@ static void small_run_agrees(void **state)
 
 static void unknown_race_refused(void **state)
 {
-	struct msim_er_config c = { .race = "no-such-race", .runs = 10, .reps = 1 };
-	struct msim_er_result r;
+	struct bench_er_config c = { .race = "no-such-race", .runs = 10, .reps = 1 };
+	struct bench_er_result r;
 
 	(void)state;
-	assert_int_equal(msim_er_run(&c, &r), -22);
+	assert_int_equal(bench_er_run(&c, &r), -22);
 }
 
-static void plant(struct msim_er_result *r, double random, double pct, bool agree)
+static void plant(struct bench_er_result *r, double random, double pct, bool agree)
 {
 	memset(r, 0, sizeof(*r));
-	for (unsigned int s = 0; s < MSIM_ER_NSTRATS; s++) {
+	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		r->s[s].fresh_per_s = 10000;
 		r->s[s].paths_agree = true;
 	}
@@ -64,21 +64,21 @@ static void plant(struct msim_er_result *r, double random, double pct, bool agre
 
 static void verdicts_follow_figures(void **state)
 {
-	struct msim_er_result r;
-	struct msim_er_verdicts v;
+	struct bench_er_result r;
+	struct bench_er_verdicts v;
 
 	(void)state;
 	plant(&r, 20000, 45000, true);
-	msim_er_verdicts(&r, &v);
+	bench_er_verdicts(&r, &v);
 	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "holds");
 	assert_string_equal(verdict_of(&v.table, "both paths"), "holds");
-	assert_true(v.fig[MSIM_ER_F_PCT_SPEEDUP] == 4.5);
+	assert_true(v.fig[BENCH_ER_F_PCT_SPEEDUP] == 4.5);
 	plant(&r, 19999, 45000, false);
-	msim_er_verdicts(&r, &v);
+	bench_er_verdicts(&r, &v);
 	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "does not hold");
 	assert_string_equal(verdict_of(&v.table, "both paths"), "does not hold");
 	plant(&r, 30000, 12000, true);
-	msim_er_verdicts(&r, &v);
+	bench_er_verdicts(&r, &v);
 	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "does not hold");
 }
 

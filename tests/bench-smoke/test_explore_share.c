@@ -26,17 +26,17 @@
 static const char *const races[] = { "rstat-stale-parent", "shrinker-bit-recount" };
 
 /* Every side of the races, in one process (race NULL: one at a time, appended). */
-static void run_whole(struct msim_ex_result *all, bool verdicts_only)
+static void run_whole(struct bench_ex_result *all, bool verdicts_only)
 {
-	struct msim_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
 	memset(all, 0, sizeof(*all));
 	for (unsigned int i = 0; i < 2; i++) {
-		struct msim_ex_config c = { .race = races[i], .seed = 1,
+		struct bench_ex_config c = { .race = races[i], .seed = 1,
 					    .verdicts_only = verdicts_only };
 
-		assert_int_equal(msim_ex_run(&c, r), 0);
+		assert_int_equal(bench_ex_run(&c, r), 0);
 		for (unsigned int k = 0; k < r->ncases; k++)
 			all->cases[all->ncases++] = r->cases[k];
 	}
@@ -45,7 +45,7 @@ static void run_whole(struct msim_ex_result *all, bool verdicts_only)
 
 /* One race's sides by two processes sharing dir/NAME.cases; their JSON merged into out. */
 static void run_shared(const char *dir, const char *race, bool verdicts_only,
-		       struct msim_ex_result *out)
+		       struct bench_ex_result *out)
 {
 	char share[512], part[2][512];
 	const char *p[2] = { part[0], part[1] };
@@ -58,14 +58,14 @@ static void run_shared(const char *dir, const char *race, bool verdicts_only,
 		pid[k] = fork();
 		assert_true(pid[k] >= 0);
 		if (!pid[k]) {
-			struct msim_ex_config c = { .race = race, .seed = 1, .share = share,
+			struct bench_ex_config c = { .race = race, .seed = 1, .share = share,
 						    .verdicts_only = verdicts_only };
-			struct msim_ex_result *r = calloc(1, sizeof(*r));
+			struct bench_ex_result *r = calloc(1, sizeof(*r));
 			FILE *f = fopen(part[k], "w");
 
-			if (!r || !f || msim_ex_run(&c, r))
+			if (!r || !f || bench_ex_run(&c, r))
 				_exit(1);
-			msim_ex_print_json(f, r);
+			bench_ex_print_json(f, r);
 			_exit(fclose(f) ? 1 : 0);
 		}
 	}
@@ -78,14 +78,14 @@ static void run_shared(const char *dir, const char *race, bool verdicts_only,
 	/* the parts twice: every case twice, refused */
 	const char *twice[4] = { part[0], part[1], part[0], part[1] };
 
-	assert_int_equal(msim_ex_merge(twice, 4, out, err, sizeof(err)), -EINVAL);
-	assert_int_equal(msim_ex_merge(p, 2, out, err, sizeof(err)), 0);
+	assert_int_equal(bench_ex_merge(twice, 4, out, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bench_ex_merge(p, 2, out, err, sizeof(err)), 0);
 	for (int k = 0; k < 2; k++)
 		unlink(part[k]);
 	unlink(share);
 }
 
-static void cells_equal(const struct msim_ex_cell *a, const struct msim_ex_cell *b)
+static void cells_equal(const struct bench_ex_cell *a, const struct bench_ex_cell *b)
 {
 	assert_int_equal(a->runs, b->runs);
 	assert_int_equal(a->pruned, b->pruned);
@@ -97,7 +97,7 @@ static void cells_equal(const struct msim_ex_cell *a, const struct msim_ex_cell 
 
 static void shared_equals_whole(bool verdicts_only)
 {
-	struct msim_ex_result *whole = calloc(1, sizeof(*whole)), *m = calloc(1, sizeof(*m));
+	struct bench_ex_result *whole = calloc(1, sizeof(*whole)), *m = calloc(1, sizeof(*m));
 	char dir[] = "/tmp/msim-explore-share-XXXXXX";
 	unsigned int n = 0;
 
@@ -108,12 +108,12 @@ static void shared_equals_whole(bool verdicts_only)
 	for (unsigned int i = 0; i < 2; i++) {
 		run_shared(dir, races[i], verdicts_only, m);
 		for (unsigned int k = 0; k < m->ncases; k++, n++) {
-			const struct msim_ex_case *a = &whole->cases[n], *b = &m->cases[k];
+			const struct bench_ex_case *a = &whole->cases[n], *b = &m->cases[k];
 
 			assert_string_equal(a->race, b->race);
 			assert_string_equal(a->side, b->side);
 			assert_int_equal(b->index, k);
-			for (unsigned int s = 0; s < MSIM_EX_NSTRATS; s++)
+			for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 				cells_equal(&a->c[s], &b->c[s]);
 			assert_int_equal(a->dfs_checked, b->dfs_checked);
 			assert_int_equal(a->c[0].skipped, verdicts_only);

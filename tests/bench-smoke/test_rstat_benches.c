@@ -50,7 +50,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "bench_registry.h"
 #include "bench_rstat_staleness.h"
 
 /* Run a bench engine with argv, output fd (1 or 2) captured into a malloc'ed string. */
@@ -67,7 +67,7 @@ static char *run_bench_fd(const char *name, int *rc, int argc, char **argv, int 
 	saved = dup(fd);
 	assert_true(saved >= 0);
 	assert_true(dup2(fileno(tmp), fd) >= 0);
-	*rc = msim_bench_main(name, argc, argv);
+	*rc = bench_main(name, argc, argv);
 	fflush(stream);
 	assert_true(dup2(saved, fd) >= 0);
 	close(saved);
@@ -343,16 +343,16 @@ static void variants_base(void **state)
 /* The measured mode at a small size, run directly: counts, not the thread's figure. */
 static void rstat_staleness(void **state)
 {
-	struct msim_st_opts o;
-	struct msim_st_result r;
+	struct bench_st_opts o;
+	struct bench_st_result r;
 
 	(void)state;
-	msim_st_opts_init(&o, true);
+	bench_st_opts_init(&o, true);
 	o.cpus = 4;
 	o.updaters = 2;
 	o.seeds = 1;
 	/* the mixed tree (the default): a sibling, root's own pages and a leaf reader */
-	assert_int_equal(msim_st_run(&o, &r), 0);
+	assert_int_equal(bench_st_run(&o, &r), 0);
 	for (int d = 0; d < 2; d++) {
 		assert_int_equal(r.d[d].reads, 220);
 		/* every gated flush of both readers either ran or skipped */
@@ -361,10 +361,10 @@ static void rstat_staleness(void **state)
 	assert_int_equal(r.d[0].beyond, 0);        /* root never stuck behind its bound */
 	assert_int_equal(r.d[0].skipped, 2);        /* 2 of its 440 gated flushes skipped */
 	assert_int_equal(r.d[1].beyond, 0);
-	msim_st_result_free(&r);
+	bench_st_result_free(&r);
 	/* the leaf alone, read at root only */
 	o.leaf_only = true;
-	assert_int_equal(msim_st_run(&o, &r), 0);
+	assert_int_equal(bench_st_run(&o, &r), 0);
 	assert_int_equal(r.threshold, 256);
 	for (int d = 0; d < 2; d++) {
 		assert_int_equal(r.d[d].reads, 220);          /* every 10 ms for 2.2 s */
@@ -378,16 +378,16 @@ static void rstat_staleness(void **state)
 	assert_int_equal(r.d[1].beyond, 0);
 	assert_int_equal(r.d[1].skipped, 2);
 	assert_true(r.d[0].max_gap > r.d[1].max_gap);
-	msim_st_result_free(&r);
+	bench_st_result_free(&r);
 	/* scripted: after the race only the driver updates; every gated read skips until
 	 * the periodic flush at 2 s, every one after it runs */
 	o.scripted = true;
-	assert_int_equal(msim_st_run(&o, &r), 0);
+	assert_int_equal(bench_st_run(&o, &r), 0);
 	assert_int_equal(r.d[0].reads, 220);
 	assert_int_equal(r.d[0].skipped, 200);
 	assert_int_equal(r.d[0].flushed, 20);
 	assert_int_equal(r.d[1].beyond, 0);
-	msim_st_result_free(&r);
+	bench_st_result_free(&r);
 }
 
 int main(void)

@@ -28,17 +28,17 @@
 #include "bench_scale.h"
 #include "verdict_util.h"
 
-static struct msim_sc_result *res;
+static struct bench_sc_result *res;
 
 static int setup(void **state)
 {
-	struct msim_sc_config c;
+	struct bench_sc_config c;
 
 	(void)state;
-	msim_sc_config_default(&c, true);
+	bench_sc_config_default(&c, true);
 	c.progress = false;
 	res = calloc(1, sizeof(*res));
-	if (!res || msim_sc_run(&c, res))
+	if (!res || bench_sc_run(&c, res))
 		return -1;
 	return 0;
 }
@@ -50,7 +50,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void check_point(const struct msim_sc_point *p, double charged)
+static void check_point(const struct bench_sc_point *p, double charged)
 {
 	assert_true(p->ran);
 	/* the same per cgroup; the host's own per-CPU bytes, shared by all, move it < 1% */
@@ -58,7 +58,7 @@ static void check_point(const struct msim_sc_point *p, double charged)
 	assert_int_equal(p->idle_cpu_visits, p->cpus);
 	assert_int_equal(p->idle_memcg_flushes, 0);
 	for (unsigned int u = 0; u < res->cfg.nloads; u++) {
-		const struct msim_sc_load *l = &p->load[u];
+		const struct bench_sc_load *l = &p->load[u];
 
 		assert_int_equal(l->cpu_visits, p->cpus);
 		assert_true(l->updated_pairs > 0);
@@ -76,7 +76,7 @@ static void every_size_ran(void **state)
 
 	(void)state;
 	assert_true(charged > 0);
-	for (unsigned int i = 0; i < MSIM_SC_SERIES; i++) {
+	for (unsigned int i = 0; i < BENCH_SC_SERIES; i++) {
 		check_point(&res->cpu_series[i], charged);
 		check_point(&res->cgroup_series[i], charged);
 		assert_int_equal(res->cpu_series[i].cpus, res->cfg.top_cpus >> (2 - i));
@@ -91,10 +91,10 @@ static void every_size_ran(void **state)
 /* The same pairs updated on 16, 32 and 64 cgroups: the same flush, exactly. */
 static void flush_follows_updates(void **state)
 {
-	const struct msim_sc_point *g = res->cgroup_series;
+	const struct bench_sc_point *g = res->cgroup_series;
 
 	(void)state;
-	for (unsigned int i = 1; i < MSIM_SC_SERIES; i++)
+	for (unsigned int i = 1; i < BENCH_SC_SERIES; i++)
 		for (unsigned int u = 0; u < res->cfg.nloads; u++) {
 			assert_int_equal(g[i].load[u].updated_pairs, g[0].load[u].updated_pairs);
 			assert_int_equal(g[i].load[u].memcg_flushes, g[0].load[u].memcg_flushes);
@@ -103,26 +103,26 @@ static void flush_follows_updates(void **state)
 
 static void verdicts_follow_figures(void **state)
 {
-	struct msim_sc_result *r = calloc(1, sizeof(*r));
-	struct msim_sc_verdicts v;
+	struct bench_sc_result *r = calloc(1, sizeof(*r));
+	struct bench_sc_verdicts v;
 
 	(void)state;
 	assert_non_null(r);
 	*r = *res;
-	msim_sc_verdicts(r, &v);
+	bench_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
-			    v.fig[MSIM_SC_F_FLUSH_GROWTH_G] < 2 ? "holds" : "does not hold");
+			    v.fig[BENCH_SC_F_FLUSH_GROWTH_G] < 2 ? "holds" : "does not hold");
 	r->cgroup_series[2].load[r->cfg.nloads - 1].memcg_flushes++;
-	msim_sc_verdicts(r, &v);
-	assert_true(v.fig[MSIM_SC_F_FLUSH_SAME] == 0);
+	bench_sc_verdicts(r, &v);
+	assert_true(v.fig[BENCH_SC_F_FLUSH_SAME] == 0);
 	assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
 			    "does not hold");
 	r->cpu_series[2].rss_bytes = 2 * r->cpu_series[1].rss_bytes + 1;
-	msim_sc_verdicts(r, &v);
+	bench_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "an idle (cgroup, CPU) pair"), "does not hold");
 	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "holds");
 	r->issue.ran = false;
-	msim_sc_verdicts(r, &v);
+	bench_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "does not hold");
 	free(r);
 }

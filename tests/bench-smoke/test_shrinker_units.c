@@ -38,15 +38,15 @@
 
 #include "bench_shrinker_units.h"
 
-static struct msim_shu_result results[2];
+static struct bench_shu_result results[2];
 
-static void run_quick(unsigned int which, struct msim_shu_result *r)
+static void run_quick(unsigned int which, struct bench_shu_result *r)
 {
-	struct msim_shu_config c;
+	struct bench_shu_config c;
 
-	msim_shu_config_thread(&c, which, true);
+	bench_shu_config_thread(&c, which, true);
 	c.progress = false;
-	assert_int_equal(msim_shu_run(&c, r), 0);
+	assert_int_equal(bench_shu_run(&c, r), 0);
 }
 
 static int setup(void **state)
@@ -62,20 +62,20 @@ struct want {
 	uint64_t container, unit_bytes, units;
 };
 
-static void check_layout_bytes(const struct msim_shu_layout_result *lr, const struct want *w)
+static void check_layout_bytes(const struct bench_shu_layout_result *lr, const struct want *w)
 {
 	assert_int_equal(lr->container_bytes, w->container);
 	assert_int_equal(lr->unit_bytes, w->unit_bytes);
 	assert_int_equal(lr->units, w->units);
 }
 
-static void check_scale(const struct msim_shu_result *r, int nr_max, const struct want *want)
+static void check_scale(const struct bench_shu_result *r, int nr_max, const struct want *want)
 {
-	const struct msim_shu_config *c = &r->cfg;
+	const struct bench_shu_config *c = &r->cfg;
 	uint64_t u = (uint64_t)nr_max / 64, nodes = c->nodes;
 
-	for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++) {
-		const struct msim_shu_layout_result *lr = &r->lay[l];
+	for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++) {
+		const struct bench_shu_layout_result *lr = &r->lay[l];
 		unsigned int used = c->cgroups;
 
 		assert_true(lr->ran);
@@ -83,7 +83,7 @@ static void check_scale(const struct msim_shu_result *r, int nr_max, const struc
 		assert_int_equal(lr->cgroups_used, used);
 		assert_true(lr->info_bytes_agree);
 		/* The 640 mounts grow nr_max by exactly 10 units of 64 ids. */
-		assert_int_equal(lr->nr_max_after, nr_max + MSIM_SHU_REG_MOUNTS);
+		assert_int_equal(lr->nr_max_after, nr_max + BENCH_SHU_REG_MOUNTS);
 		check_layout_bytes(lr, &want[l]);
 		assert_int_equal(lr->shrinker_bytes, lr->container_bytes + lr->unit_bytes);
 		assert_int_equal(lr->slab_per_cgroup, lr->shrinker_bytes + r->rest.slab);
@@ -113,7 +113,7 @@ static void check_scale(const struct msim_shu_result *r, int nr_max, const struc
  */
 static void test_table1_quick_bytes(void **state)
 {
-	static const struct want want[MSIM_SHU_NLAYOUTS] = {
+	static const struct want want[BENCH_SHU_NLAYOUTS] = {
 		[MSIM_SHRINKER_INFO_ARRAY] = { 192, 17 * 1024, 17 },
 		[MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE] = { 192, 8984, 17 },
 		[MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND] = { 192, 0, 0 },
@@ -132,7 +132,7 @@ static void test_table1_quick_bytes(void **state)
  */
 static void test_table2_quick_bytes(void **state)
 {
-	static const struct want want[MSIM_SHU_NLAYOUTS] = {
+	static const struct want want[BENCH_SHU_NLAYOUTS] = {
 		[MSIM_SHRINKER_INFO_ARRAY] = { 4 * 512, 132 * 1024, 132 },
 		[MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE] = { 4 * 512, 69764, 132 },
 		[MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND] = { 4 * 512, 0, 0 },
@@ -146,8 +146,8 @@ static void test_table2_quick_bytes(void **state)
 }
 
 /* Every deterministic figure of one layout, the same whatever the backing store. */
-static void check_same_figures(const struct msim_shu_layout_result *a,
-			       const struct msim_shu_layout_result *b)
+static void check_same_figures(const struct bench_shu_layout_result *a,
+			       const struct bench_shu_layout_result *b)
 {
 	assert_int_equal(a->nr_max, b->nr_max);
 	assert_int_equal(a->cgroups_used, b->cgroups_used);
@@ -169,7 +169,7 @@ static void check_same_figures(const struct msim_shu_layout_result *a,
  */
 static void test_backings_agree(void **state)
 {
-	struct msim_shu_result *heap = calloc(2, sizeof(*heap));
+	struct bench_shu_result *heap = calloc(2, sizeof(*heap));
 
 	(void)state;
 	assert_non_null(heap);
@@ -180,7 +180,7 @@ static void test_backings_agree(void **state)
 	for (unsigned int t = 0; t < 2; t++) {
 		assert_memory_equal(&heap[t].rest, &results[t].rest, sizeof(heap[t].rest));
 		assert_int_equal(heap[t].unit_slot_share, results[t].unit_slot_share);
-		for (unsigned int l = 0; l < MSIM_SHU_NLAYOUTS; l++)
+		for (unsigned int l = 0; l < BENCH_SHU_NLAYOUTS; l++)
 			check_same_figures(&heap[t].lay[l], &results[t].lay[l]);
 	}
 	free(heap);

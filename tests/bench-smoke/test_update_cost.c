@@ -18,15 +18,15 @@
 
 static void verdicts_follow_planted_figures(void **st)
 {
-	struct msim_uc_summary s = { .concurrent = 14, .det = 24, .raw = 3 };
-	struct msim_uc_verdicts v;
+	struct bench_uc_summary s = { .concurrent = 14, .det = 24, .raw = 3 };
+	struct bench_uc_verdicts v;
 
-	msim_uc_verdicts(&s, &v);
+	bench_uc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 15 ns"), "holds");
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"), "holds");
 	s.concurrent = 15.5;
 	s.det = 400;
-	msim_uc_verdicts(&s, &v);
+	bench_uc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 15 ns"),
 			    "does not hold");
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"),
@@ -34,7 +34,7 @@ static void verdicts_follow_planted_figures(void **st)
 	/* under 25 ns but with stack switches taken: the claim is "no switch" too */
 	s.det = 24;
 	s.det_resumes = 5;
-	msim_uc_verdicts(&s, &v);
+	bench_uc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"),
 			    "does not hold");
 }

@@ -20,39 +20,39 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
-#include "bench_reparent_check.h"
+#include "bench_w2_file_churn.h"
+#include "bench_w3_reparent.h"
 #include "bench_workingset.h"
 #include "verdict_util.h"
 
 /* The protectable workload at 3 rounds, the cyclic one at 2: every design. */
-static struct msim_tp_result tp[MSIM_TP_NDESIGNS], cy[MSIM_TP_NDESIGNS];
+static struct bench_tp_result tp[BENCH_TP_NDESIGNS], cy[BENCH_TP_NDESIGNS];
 
-static void run_design(enum msim_tp_workload w, unsigned int design, unsigned long rounds,
-		       unsigned long hot_reads, struct msim_tp_result *r)
+static void run_design(enum bench_tp_workload w, unsigned int design, unsigned long rounds,
+		       unsigned long hot_reads, struct bench_tp_result *r)
 {
-	struct msim_tp_opts o;
+	struct bench_tp_opts o;
 	char msg[256] = "";
 
-	msim_tp_design_opts(&o, w, design);
+	bench_tp_design_opts(&o, w, design);
 	o.rounds = rounds;
 	if (hot_reads)
 		o.hot_reads = hot_reads;
-	assert_int_equal(msim_tp_run(&o, r, msg, sizeof(msg)), 0);
+	assert_int_equal(bench_tp_run(&o, r, msg, sizeof(msg)), 0);
 }
 
 static int run_all(void **state)
 {
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++) {
-		run_design(MSIM_TP_PROTECTABLE, d, 3, 0, &tp[d]);
-		run_design(MSIM_TP_CYCLIC, d, 2, 0, &cy[d]);
+	for (unsigned int d = 0; d < BENCH_TP_NDESIGNS; d++) {
+		run_design(BENCH_TP_PROTECTABLE, d, 3, 0, &tp[d]);
+		run_design(BENCH_TP_CYCLIC, d, 2, 0, &cy[d]);
 	}
 	return 0;
 }
 
-#define ML MSIM_TP_DESIGN(1, 0, 0)
-#define MP MSIM_TP_DESIGN(1, 1, 0)
+#define ML BENCH_TP_DESIGN(1, 0, 0)
+#define MP BENCH_TP_DESIGN(1, 1, 0)
 
 /*
  * MGLRU with the lru-size budget: the budget is the slab of c's xa_nodes (18
@@ -65,7 +65,7 @@ static int run_all(void **state)
  */
 static void thrashing_mglru(void **state)
 {
-	const struct msim_tp_result *l = &tp[ML], *p = &tp[MP];
+	const struct bench_tp_result *l = &tp[ML], *p = &tp[MP];
 	static const unsigned long l_res[3] = { 5461, 5461, 5461 }, p_res[3] = { 5461, 8192, 8192 };
 	static const unsigned long p_reads[3] = { 24576, 19179, 16384 };
 
@@ -95,7 +95,7 @@ static void thrashing_mglru(void **state)
 /* 6.12's rules give the same reads here; every recent refault counts as an activation. */
 static void thrashing_mglru_6_12(void **state)
 {
-	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(1, 0, 1)], *p = &tp[MSIM_TP_DESIGN(1, 1, 1)];
+	const struct bench_tp_result *l = &tp[BENCH_TP_DESIGN(1, 0, 1)], *p = &tp[BENCH_TP_DESIGN(1, 1, 1)];
 
 	(void)state;
 	assert_int_equal(l->storage_reads, 3 * 24576);
@@ -117,7 +117,7 @@ static void thrashing_mglru_6_12(void **state)
  */
 static void thrashing_classic(void **state)
 {
-	const struct msim_tp_result *l = &tp[MSIM_TP_DESIGN(0, 0, 0)], *p = &tp[MSIM_TP_DESIGN(0, 1, 0)];
+	const struct bench_tp_result *l = &tp[BENCH_TP_DESIGN(0, 0, 0)], *p = &tp[BENCH_TP_DESIGN(0, 1, 0)];
 
 	(void)state;
 	assert_int_equal(l->budget_nodes, 2061);
@@ -132,8 +132,8 @@ static void thrashing_classic(void **state)
 	assert_int_equal(p->restores, 0);
 	assert_int_equal(l->hot_resident_end, 7783);
 	assert_int_equal(p->hot_resident_end, 7783);
-	assert_int_equal(tp[MSIM_TP_DESIGN(0, 0, 1)].storage_reads, l->storage_reads);
-	assert_int_equal(tp[MSIM_TP_DESIGN(0, 1, 1)].refaults, p->refaults);
+	assert_int_equal(tp[BENCH_TP_DESIGN(0, 0, 1)].storage_reads, l->storage_reads);
+	assert_int_equal(tp[BENCH_TP_DESIGN(0, 1, 1)].refaults, p->refaults);
 }
 
 /*
@@ -149,7 +149,7 @@ static void thrashing_classic(void **state)
 static void thrashing_cyclic(void **state)
 {
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_TP_NDESIGNS; d++)
+	for (unsigned int d = 0; d < BENCH_TP_NDESIGNS; d++)
 		assert_int_equal(cy[d].storage_reads, d & 2 ? 2 * 20480 : 2 * 20480 - 1);
 	assert_int_equal(cy[ML].budget_nodes, 42);
 	assert_int_equal(cy[ML].shadow_nodes_end, 289);
@@ -159,18 +159,18 @@ static void thrashing_cyclic(void **state)
 	assert_int_equal(cy[MP].refaults, 20480);
 	assert_int_equal(cy[MP].activations, 16385);
 	assert_int_equal(cy[MP].restores, 0);
-	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].activations, 16384);
-	assert_int_equal(cy[MSIM_TP_DESIGN(1, 1, 1)].restores, 16384);
-	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].refaults, 20479);
-	assert_int_equal(cy[MSIM_TP_DESIGN(0, 0, 0)].activations, 0);
+	assert_int_equal(cy[BENCH_TP_DESIGN(1, 1, 1)].activations, 16384);
+	assert_int_equal(cy[BENCH_TP_DESIGN(1, 1, 1)].restores, 16384);
+	assert_int_equal(cy[BENCH_TP_DESIGN(0, 0, 0)].refaults, 20479);
+	assert_int_equal(cy[BENCH_TP_DESIGN(0, 0, 0)].activations, 0);
 }
 
 static void thrashing_verdicts_measured(void **state)
 {
-	struct msim_tp_verdicts v;
+	struct bench_tp_verdicts v;
 
 	(void)state;
-	msim_tp_verdicts(tp, cy, &v);
+	bench_tp_verdicts(tp, cy, &v);
 	assert_string_equal(verdict_of(&v.table, "under MGLRU, lruvec_lru_size()"), "holds");
 	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "holds");
 	assert_string_equal(verdict_of(&v.table, "the same under the 6.12"), "holds");
@@ -188,53 +188,53 @@ static void thrashing_verdicts_measured(void **state)
  */
 static void thrashing_planted_workload(void **state)
 {
-	struct msim_tp_result r[MSIM_TP_NDESIGNS];
-	struct msim_tp_verdicts v;
+	struct bench_tp_result r[BENCH_TP_NDESIGNS];
+	struct bench_tp_verdicts v;
 
 	(void)state;
 	memcpy(r, tp, sizeof(r));
-	run_design(MSIM_TP_PROTECTABLE, ML, 3, 7, &r[ML]);
-	run_design(MSIM_TP_PROTECTABLE, MP, 3, 7, &r[MP]);
+	run_design(BENCH_TP_PROTECTABLE, ML, 3, 7, &r[ML]);
+	run_design(BENCH_TP_PROTECTABLE, MP, 3, 7, &r[MP]);
 	assert_int_equal(r[ML].storage_reads, r[MP].storage_reads);
 	assert_int_equal(r[ML].hot_storage_reads, 8192);   /* the first round's only */
-	msim_tp_verdicts(r, cy, &v);
+	bench_tp_verdicts(r, cy, &v);
 	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "does not hold");
 }
 
 /* Planted figures: each row does not hold when its measured figure goes the other way. */
 static void thrashing_verdicts_planted(void **state)
 {
-	struct msim_tp_result r[MSIM_TP_NDESIGNS], c[MSIM_TP_NDESIGNS];
-	struct msim_tp_verdicts v;
+	struct bench_tp_result r[BENCH_TP_NDESIGNS], c[BENCH_TP_NDESIGNS];
+	struct bench_tp_verdicts v;
 
 	(void)state;
 	memcpy(r, tp, sizeof(r));
 	memcpy(c, cy, sizeof(c));
 	r[ML].budget_nodes = 500;      /* no collapse */
-	msim_tp_verdicts(r, c, &v);
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "under MGLRU, lruvec_lru_size()"), "does not hold");
 	memcpy(r, tp, sizeof(r));
 	r[ML].storage_reads = r[MP].storage_reads * 105 / 100;   /* within 5% */
-	msim_tp_verdicts(r, c, &v);
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(1, 0, 1)].storage_reads = r[MSIM_TP_DESIGN(1, 1, 1)].storage_reads;
-	msim_tp_verdicts(r, c, &v);
+	r[BENCH_TP_DESIGN(1, 0, 1)].storage_reads = r[BENCH_TP_DESIGN(1, 1, 1)].storage_reads;
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "the same under the 6.12"), "does not hold");
 	memcpy(r, tp, sizeof(r));
-	r[MSIM_TP_DESIGN(0, 1, 0)].storage_reads++;          /* patch 1 changed classic */
-	msim_tp_verdicts(r, c, &v);
+	r[BENCH_TP_DESIGN(0, 1, 0)].storage_reads++;         /* patch 1 changed classic */
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "does not hold");
 	memcpy(r, tp, sizeof(r));
 	c[MP].storage_reads = c[MP].storage_reads * 98 / 100; /* a design kept 2% */
-	msim_tp_verdicts(r, c, &v);
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "does not hold");
 	memcpy(c, cy, sizeof(c));
 	c[ML].refaults = c[MP].refaults;
-	msim_tp_verdicts(r, c, &v);
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "does not hold");
 	c[MP].refaults = 0;
-	msim_tp_verdicts(r, c, &v);
+	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "not comparable");
 }
 
@@ -246,16 +246,16 @@ static void thrashing_verdicts_planted(void **state)
  */
 static void w2_counts(void **state)
 {
-	struct msim_fc_counts n;
+	struct bench_fc_counts n;
 	struct msim_variants v;
 
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_FC_NDESIGNS; d += 2)
-		for (unsigned int l = 0; l < MSIM_FC_NLRU; l++) {
+	for (unsigned int d = 0; d < BENCH_FC_NDESIGNS; d += 2)
+		for (unsigned int l = 0; l < BENCH_FC_NLRU; l++) {
 			msim_variants_init(&v);
-			msim_fc_design_variants(d, &v);
-			assert_false(isnan(msim_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v,
-						       4096, 2, &n)));
+			bench_fc_design_variants(d, &v);
+			assert_false(isnan(bench_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v,
+							4096, 2, &n)));
 			assert_int_equal(n.reads, 16384);
 			assert_int_equal(n.storage_reads, 16384);
 			assert_int_equal(n.refaults, 8192);
@@ -267,42 +267,42 @@ static void w2_counts(void **state)
 
 static void w2_verdicts_planted(void **state)
 {
-	struct msim_fc_summary s;
-	struct msim_fc_verdicts v;
+	struct bench_fc_summary s;
+	struct bench_fc_verdicts v;
 	const char *const cio = "classic LRU: the patches leave", *const mio = "MGLRU: the patches leave";
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
-	for (unsigned int l = 0; l < MSIM_FC_NLRU; l++) {
+	for (unsigned int l = 0; l < BENCH_FC_NLRU; l++) {
 		s.median[0][l] = 1000;
 		s.median[1][l] = 900;    /* -10 %: the model's bookkeeping, not judged */
 		s.median[2][l] = 1010;
 		s.noise[l] = 0.5;
-		for (unsigned int d = 0; d < MSIM_FC_NDESIGNS; d++) {
+		for (unsigned int d = 0; d < BENCH_FC_NDESIGNS; d++) {
 			s.storage_reads[d][l] = 10000;
 			s.refaults[d][l] = 5000;
 		}
 	}
 	s.storage_reads[1][0] = 10100;   /* +1 %: at the band's edge */
-	msim_fc_verdicts(&s, &v);
+	bench_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU: \"the remaining"), "not comparable");
 	assert_string_equal(verdict_of(&v.table, "MGLRU: \"the remaining"), "not comparable");
 	assert_string_equal(verdict_of(&v.table, cio), "holds");
 	assert_string_equal(verdict_of(&v.table, mio), "holds");
 	s.storage_reads[1][0] = 10101;   /* past 1 % */
 	s.refaults[2][1] = 4940;         /* -1.2 % */
-	msim_fc_verdicts(&s, &v);
+	bench_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, cio), "does not hold");
 	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
 	s.storage_reads[1][0] = 10000;
 	s.refaults[0][1] = 0;            /* base refaults never, the patches do */
 	s.refaults[2][1] = 5000;
-	msim_fc_verdicts(&s, &v);
+	bench_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, cio), "holds");
 	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
 }
 
-static struct msim_w3_result w3[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
+static struct bench_w3_result w3[BENCH_W3_NDESIGNS][BENCH_W3_NLRU];
 
 /*
  * w3: hierarchical statistics, LRU sizes and shadow nodes add up on every
@@ -315,12 +315,12 @@ static void w3_counts(void **state)
 	struct msim_variants v;
 
 	(void)state;
-	for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++)
-		for (unsigned int l = 0; l < MSIM_W3_NLRU; l++) {
+	for (unsigned int d = 0; d < BENCH_W3_NDESIGNS; d++)
+		for (unsigned int l = 0; l < BENCH_W3_NLRU; l++) {
 			msim_variants_init(&v);
-			msim_fc_design_variants(d, &v);
-			assert_int_equal(msim_w3_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v,
-						     &w3[d][l]), 0);
+			bench_fc_design_variants(d, &v);
+			assert_int_equal(bench_w3_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v,
+						      &w3[d][l]), 0);
 			assert_true(w3[d][l].hier_ok);
 			assert_true(w3[d][l].sizes_ok);
 			assert_true(w3[d][l].shadows_ok);
@@ -339,20 +339,20 @@ static void w3_counts(void **state)
 
 static void w3_verdicts(void **state)
 {
-	struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
-	struct msim_w3_verdicts v;
+	struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU];
+	struct bench_w3_verdicts v;
 
 	(void)state;
-	msim_w3_verdicts(w3, &v);
+	bench_w3_verdicts(w3, &v);
 	assert_string_equal(verdict_of(&v.table, "\"w3-reparent passed"), "holds");
 	assert_string_equal(verdict_of(&v.table, "local statistics add up"), "holds");
 	memcpy(r, w3, sizeof(r));
 	r[2][1].shadows_ok = false;
-	msim_w3_verdicts(r, &v);
+	bench_w3_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "\"w3-reparent passed"), "does not hold");
 	memcpy(r, w3, sizeof(r));
 	r[1][0].local_ok = false;
-	msim_w3_verdicts(r, &v);
+	bench_w3_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "local statistics add up"), "does not hold");
 }
 

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "bench_zswap_root_count.h"
-#include "scenario.h"
+#include "bench_registry.h"
 #include "verdict_util.h"
 
 static const char *const before = "before the fix", *const wb = "with the fix, the shrinker writes",
@@ -37,33 +37,33 @@ static const char *const mix_stats = "with descendants' entries beside root's",
 		  *const mix_pool = "with the fix, root's count scales",
 		  *const mix_wb = "with descendants' entries, mainline's shrinker";
 
-static struct msim_zrc_summary good(void)
+static struct bench_zrc_summary good(void)
 {
-	struct msim_zrc_summary s = { 0 };
+	struct bench_zrc_summary s = { 0 };
 
-	for (int d = 0; d < MSIM_ZRC_NDESIGNS; d++)
+	for (int d = 0; d < BENCH_ZRC_NDESIGNS; d++)
 		s.d[d].pool_entries = 1024;
 	s.d[0].written_back = 0;
 	s.d[0].left_in_pool = 1024;
 	s.d[1].written_back = 1024;
 	s.d[1].first_count = 500;
 	for (int d = 0; d < 2; d++)
-		s.mixed[d] = (struct msim_zrc_mixed){ .root_entries = 512, .child_backing = 200,
+		s.mixed[d] = (struct bench_zrc_mixed){ .root_entries = 512, .child_backing = 200,
 						      .child_stored = 512, .pool_backing = 450,
 						      .pool_stored = 1024 };
-	s.d[MSIM_ZRC_MIXED].first_count = 200;        /* 512 x 200 / 512 */
-	s.d[MSIM_ZRC_MIXED].written_back = 510;
-	s.d[MSIM_ZRC_MIXED + 1].first_count = 225;    /* 512 x 450 / 1024 */
+	s.d[BENCH_ZRC_MIXED].first_count = 200;       /* 512 x 200 / 512 */
+	s.d[BENCH_ZRC_MIXED].written_back = 510;
+	s.d[BENCH_ZRC_MIXED + 1].first_count = 225;   /* 512 x 450 / 1024 */
 	return s;
 }
 
 static void verdicts_each_outcome(void **state)
 {
-	struct msim_zrc_summary s = good();
-	struct msim_zrc_verdicts v;
+	struct bench_zrc_summary s = good();
+	struct bench_zrc_verdicts v;
 
 	(void)state;
-	msim_zrc_verdicts(&s, &v);
+	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, before), "holds");
 	assert_string_equal(verdict_of(&v.table, wb), "holds");
 	assert_string_equal(verdict_of(&v.table, drain), "by construction");
@@ -75,10 +75,10 @@ static void verdicts_each_outcome(void **state)
 	s.d[1].written_back = 0;
 	s.d[1].left_in_pool = 1024;
 	/* mixed: mainline's count from the pool's ratio, patch 1's from the child's */
-	s.d[MSIM_ZRC_MIXED].first_count = 225;
-	s.d[MSIM_ZRC_MIXED + 1].first_count = 200;
-	s.d[MSIM_ZRC_MIXED].written_back = 0;
-	msim_zrc_verdicts(&s, &v);
+	s.d[BENCH_ZRC_MIXED].first_count = 225;
+	s.d[BENCH_ZRC_MIXED + 1].first_count = 200;
+	s.d[BENCH_ZRC_MIXED].written_back = 0;
+	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, before), "does not hold");
 	assert_string_equal(verdict_of(&v.table, wb), "does not hold");
 	assert_string_equal(verdict_of(&v.table, drain), "by construction");
@@ -87,21 +87,21 @@ static void verdicts_each_outcome(void **state)
 	assert_string_equal(verdict_of(&v.table, mix_wb), "does not hold");
 	/* off by one: the count is exact or it is not */
 	s = good();
-	s.d[MSIM_ZRC_MIXED].first_count = 201;
-	msim_zrc_verdicts(&s, &v);
+	s.d[BENCH_ZRC_MIXED].first_count = 201;
+	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, mix_stats), "does not hold");
 	/* an empty pool, a child with nothing stored: nothing to compare */
 	s = good();
 	s.d[0].pool_entries = s.d[1].pool_entries = 0;
 	s.mixed[0].child_stored = 0;
-	msim_zrc_verdicts(&s, &v);
+	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, before), "not comparable");
 	assert_string_equal(verdict_of(&v.table, wb), "not comparable");
 	assert_string_equal(verdict_of(&v.table, mix_stats), "not comparable");
 	assert_string_equal(verdict_of(&v.table, mix_wb), "not comparable");
 	assert_string_equal(verdict_of(&v.table, mix_pool), "holds");
 	s.mixed[1].root_entries = 0;
-	msim_zrc_verdicts(&s, &v);
+	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, mix_pool), "not comparable");
 }
 
@@ -117,7 +117,7 @@ static char *run(int *rc, int argc, char **argv)
 	fflush(stdout);
 	saved = dup(1);
 	assert_true(saved >= 0 && dup2(fileno(tmp), 1) >= 0);
-	*rc = msim_bench_main("zswap-root-count", argc, argv);
+	*rc = bench_main("zswap-root-count", argc, argv);
 	fflush(stdout);
 	assert_true(dup2(saved, 1) >= 0);
 	close(saved);

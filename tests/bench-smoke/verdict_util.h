@@ -15,7 +15,7 @@
  * The outcome ("holds", "does not hold", "not comparable") the text printer gives
  * the row whose claim starts with prefix. The string lives until the next call.
  */
-static inline const char *verdict_of(const struct msim_verdict_table *t, const char *prefix)
+static inline const char *verdict_of(const struct bench_verdict_table *t, const char *prefix)
 {
 	static char word[64];
 	char *buf = NULL, *at;
@@ -23,7 +23,7 @@ static inline const char *verdict_of(const struct msim_verdict_table *t, const c
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	msim_verdict_print_text(f, t);
+	bench_verdict_print_text(f, t);
 	fclose(f);
 	at = strstr(buf, prefix);
 	assert_non_null(at);

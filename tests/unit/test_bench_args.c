@@ -3,7 +3,7 @@
  * test_bench_args.c - the table-driven option parser of the benches and the
  * memcgsim command (bench/bench_args.h): every kind of option, both value forms,
  * every usage error and its message, operands, the check hook, --help (returned,
- * generated from the table, printed on stdout by msim_args_parse_main) and a
+ * generated from the table, printed on stdout by bench_args_parse_main) and a
  * table shaped like the command's race options.
  */
 #include <stdarg.h>
@@ -30,7 +30,7 @@ struct dest {
 	double seconds;
 	const char *preset;
 	const char *items[3];
-	struct msim_arg_list variants;
+	struct bench_arg_list variants;
 	int layout;
 	int checked;
 };
@@ -70,20 +70,20 @@ static struct dest d;
 static const char *operands[2];
 static unsigned int nr_operands;
 
-static const struct msim_arg opts[] = {
-	MSIM_OPT_HELP(),
-	MSIM_OPT_FLAG("--json", &d.json, "one JSON object"),
-	MSIM_OPT_UINT("--cpus", "N", &d.cpus, 1, 1024, "simulated CPUs"),
-	MSIM_OPT_ULONG("--reads", "N", &d.reads, 1, 1UL << 30, "reads per timing"),
-	MSIM_OPT_U64("--seed", "S", &d.seed, 0, UINT64_MAX, "seed"),
-	MSIM_OPT_DOUBLE("--seconds", "S", &d.seconds, 0, 60, "virtual seconds"),
-	MSIM_OPT_STRING("--preset", "NAME", &d.preset, "a preset"),
-	MSIM_OPT_LIST("--variant", "NAME=VALUE", &d.variants, "a variant\nsecond help line"),
-	MSIM_OPT_CALL("--layout", "L", layout_call, &d.layout, "array or xarray"),
-	MSIM_OPT_END,
+static const struct bench_arg opts[] = {
+	BENCH_OPT_HELP(),
+	BENCH_OPT_FLAG("--json", &d.json, "one JSON object"),
+	BENCH_OPT_UINT("--cpus", "N", &d.cpus, 1, 1024, "simulated CPUs"),
+	BENCH_OPT_ULONG("--reads", "N", &d.reads, 1, 1UL << 30, "reads per timing"),
+	BENCH_OPT_U64("--seed", "S", &d.seed, 0, UINT64_MAX, "seed"),
+	BENCH_OPT_DOUBLE("--seconds", "S", &d.seconds, 0, 60, "virtual seconds"),
+	BENCH_OPT_STRING("--preset", "NAME", &d.preset, "a preset"),
+	BENCH_OPT_LIST("--variant", "NAME=VALUE", &d.variants, "a variant\nsecond help line"),
+	BENCH_OPT_CALL("--layout", "L", layout_call, &d.layout, "array or xarray"),
+	BENCH_OPT_END,
 };
 
-static const struct msim_args spec = {
+static const struct bench_args spec = {
 	.prog = "demo",
 	.operands_meta = "[NAME]",
 	.summary = "a demonstration",
@@ -100,7 +100,7 @@ static const struct msim_args spec = {
 static char err[512];
 
 /* Parse a NULL-terminated argument list (after argv[0] = "demo") into fresh destinations. */
-static int parse_with(const struct msim_args *a, const char *arg0, ...)
+static int parse_with(const struct bench_args *a, const char *arg0, ...)
 {
 	char *argv[32] = { "demo" };
 	int argc = 1;
@@ -108,13 +108,13 @@ static int parse_with(const struct msim_args *a, const char *arg0, ...)
 
 	memset(&d, 0, sizeof(d));
 	d.cpus = 8;
-	d.variants = (struct msim_arg_list){ .items = d.items, .max = 3 };
+	d.variants = (struct bench_arg_list){ .items = d.items, .max = 3 };
 	d.layout = -1;
 	va_start(ap, arg0);
 	for (const char *s = arg0; s; s = va_arg(ap, const char *))
 		argv[argc++] = (char *)s;
 	va_end(ap);
-	return msim_args_parse(a, argc, argv, err, sizeof(err));
+	return bench_args_parse(a, argc, argv, err, sizeof(err));
 }
 
 #define parse(...) parse_with(&spec, __VA_ARGS__, NULL)
@@ -201,7 +201,7 @@ static void errors(void **state)
 
 static void no_operands(void **state)
 {
-	const struct msim_args bare = { .prog = "bare", .tables = { opts } };
+	const struct bench_args bare = { .prog = "bare", .tables = { opts } };
 
 	(void)state;
 	memset(err, 0, sizeof(err));
@@ -213,10 +213,10 @@ static void no_operands(void **state)
 static void help_requests(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("--help"), MSIM_ARGS_HELP);
-	assert_int_equal(parse("-h"), MSIM_ARGS_HELP);
+	assert_int_equal(parse("--help"), BENCH_ARGS_HELP);
+	assert_int_equal(parse("-h"), BENCH_ARGS_HELP);
 	/* Arguments are taken in order: what comes after --help is not looked at... */
-	assert_int_equal(parse("--json", "--help", "--no-such"), MSIM_ARGS_HELP);
+	assert_int_equal(parse("--json", "--help", "--no-such"), BENCH_ARGS_HELP);
 	assert_true(d.json);
 	assert_int_equal(d.checked, 0);
 	/* ...and an error before it wins. */
@@ -258,8 +258,8 @@ static int main_parse(void *arg)
 	while (argv[argc])
 		argc++;
 	memset(&d, 0, sizeof(d));
-	d.variants = (struct msim_arg_list){ .items = d.items, .max = 3 };
-	return msim_args_parse_main(&spec, argc, argv);
+	d.variants = (struct bench_arg_list){ .items = d.items, .max = 3 };
+	return bench_args_parse_main(&spec, argc, argv);
 }
 
 static void generated_help(void **state)
@@ -273,7 +273,7 @@ static void generated_help(void **state)
 	(void)state;
 	out = capture(1, main_parse, help_argv, &ret);
 	assert_int_equal(ret, 1);
-	assert_int_equal(msim_args_exit_status(ret), 0);
+	assert_int_equal(bench_args_exit_status(ret), 0);
 	assert_string_equal(out,
 		"usage: demo [--json] [--cpus N] [--reads N] [--seed S] [--seconds S] "
 		"[--preset NAME] [--variant NAME=VALUE]... [--layout L] [NAME]\n"
@@ -294,7 +294,7 @@ static void generated_help(void **state)
 	free(out);
 	out = capture(2, main_parse, bad_argv, &ret);
 	assert_int_equal(ret, 2);
-	assert_int_equal(msim_args_exit_status(ret), 2);
+	assert_int_equal(bench_args_exit_status(ret), 2);
 	assert_non_null(strstr(out, "demo: --cpus: expected an integer in [1, 1024], got 'many'\n"
 				    "usage: demo [--json] [--cpus N]"));
 	assert_non_null(strstr(out, "\n(demo --help lists every option)\n"));
@@ -320,7 +320,7 @@ struct race_cli {
 	const char *schedule;
 	const char *preset;
 	const char *variant_items[32];
-	struct msim_arg_list variants;
+	struct bench_arg_list variants;
 	bool json, first, concurrent;
 };
 
@@ -356,23 +356,23 @@ static void race_table(void **state)
 	struct race_cli c = { .strategy = -1, .preemptions = ~0u };
 	const char *name[1];
 	unsigned int nname;
-	const struct msim_arg race_opts[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_CALL("--strategy", "S", strategy_call, &c, "script | random | pct | dfs"),
-		MSIM_OPT_UINT("--runs", "N", &c.runs, 0, 100000000, "runs to explore"),
-		MSIM_OPT_U64("--seed", "S", &c.seed, 0, UINT64_MAX, "first seed"),
-		MSIM_OPT_UINT("--depth", "D", &c.depth, 1, 64, "PCT bug depth"),
-		MSIM_OPT_UINT("--preemptions", "P", &c.preemptions, 0, 64, "DFS bound"),
-		MSIM_OPT_CALL("--schedule", "STR", schedule_call, &c, "replay this schedule"),
-		MSIM_OPT_UINT("--cpus", "N", &c.cpus, 1, 1024, "simulated CPUs"),
-		MSIM_OPT_STRING("--preset", "NAME", &c.preset, "variant preset"),
-		MSIM_OPT_LIST("--variant", "N=V", &c.variants, "one variant"),
-		MSIM_OPT_FLAG("--first", &c.first, "stop at the first violation"),
-		MSIM_OPT_FLAG("--concurrent", &c.concurrent, "the concurrent flavour"),
-		MSIM_OPT_FLAG("--json", &c.json, "one JSON object"),
-		MSIM_OPT_END,
+	const struct bench_arg race_opts[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_CALL("--strategy", "S", strategy_call, &c, "script | random | pct | dfs"),
+		BENCH_OPT_UINT("--runs", "N", &c.runs, 0, 100000000, "runs to explore"),
+		BENCH_OPT_U64("--seed", "S", &c.seed, 0, UINT64_MAX, "first seed"),
+		BENCH_OPT_UINT("--depth", "D", &c.depth, 1, 64, "PCT bug depth"),
+		BENCH_OPT_UINT("--preemptions", "P", &c.preemptions, 0, 64, "DFS bound"),
+		BENCH_OPT_CALL("--schedule", "STR", schedule_call, &c, "replay this schedule"),
+		BENCH_OPT_UINT("--cpus", "N", &c.cpus, 1, 1024, "simulated CPUs"),
+		BENCH_OPT_STRING("--preset", "NAME", &c.preset, "variant preset"),
+		BENCH_OPT_LIST("--variant", "N=V", &c.variants, "one variant"),
+		BENCH_OPT_FLAG("--first", &c.first, "stop at the first violation"),
+		BENCH_OPT_FLAG("--concurrent", &c.concurrent, "the concurrent flavour"),
+		BENCH_OPT_FLAG("--json", &c.json, "one JSON object"),
+		BENCH_OPT_END,
 	};
-	const struct msim_args race = { .prog = "memcgsim race", .operands_meta = "NAME",
+	const struct bench_args race = { .prog = "memcgsim race", .operands_meta = "NAME",
 					.tables = { race_opts }, .operands = name,
 					.max_operands = 1, .nr_operands = &nname };
 	char *argv[] = { "race", "rstat-early-exit", "--strategy=pct", "--runs", "300",
@@ -380,8 +380,8 @@ static void race_table(void **state)
 			 "--first", "--json", NULL };
 
 	(void)state;
-	c.variants = (struct msim_arg_list){ .items = c.variant_items, .max = 32 };
-	assert_int_equal(msim_args_parse(&race, 13, argv, err, sizeof(err)), 0);
+	c.variants = (struct bench_arg_list){ .items = c.variant_items, .max = 32 };
+	assert_int_equal(bench_args_parse(&race, 13, argv, err, sizeof(err)), 0);
 	assert_int_equal(nname, 1);
 	assert_string_equal(name[0], "rstat-early-exit");
 	assert_int_equal(c.strategy, 4);       /* --schedule came last: replay */
@@ -394,11 +394,11 @@ static void race_table(void **state)
 	assert_true(c.first && c.json && !c.concurrent);
 	argv[3] = "--strategy";
 	argv[4] = "replay";
-	assert_int_equal(msim_args_parse(&race, 5, argv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bench_args_parse(&race, 5, argv, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "--strategy: unknown strategy 'replay' (script, random, pct, dfs)");
 	argv[3] = "--depth";
 	argv[4] = "0";
-	assert_int_equal(msim_args_parse(&race, 5, argv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bench_args_parse(&race, 5, argv, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "--depth: expected an integer in [1, 64], got '0'");
 }
 

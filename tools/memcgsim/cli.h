@@ -7,7 +7,9 @@
 
 #include <stdio.h>
 
-#include "scenario.h"
+#include <memcgsim/race.h>
+
+#include "bench_registry.h"
 
 /* memcgsim race NAME [OPTIONS] (race.c); argv[0] is "race". */
 int msim_cli_race(int argc, char **argv);

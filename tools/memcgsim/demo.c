@@ -117,8 +117,8 @@ int msim_cli_demo(int argc, char **argv)
 	size_t n = msim_race_list(races, 64), nrows = 0;
 	static struct demo_row rows[MAX_DEMO_ROWS];
 
-	const struct msim_arg opts[] = { MSIM_OPT_HELP(), MSIM_OPT_END };
-	const struct msim_args spec = {
+	const struct bench_arg opts[] = { BENCH_OPT_HELP(), BENCH_OPT_END };
+	const struct bench_args spec = {
 		.prog = "memcgsim demo",
 		.summary = "Runs every race scenario on the sides it shows (the variant with the bug\n"
 			   "and the one with the fix), scripted (if it has a script) and under PCT\n"
@@ -126,11 +126,11 @@ int msim_cli_demo(int argc, char **argv)
 			   "time and peak RSS; exit 1 if any run did not behave as expected.",
 		.tables = { opts },
 	};
-	int ret = msim_args_parse_main(&spec, argc, argv);
+	int ret = bench_args_parse_main(&spec, argc, argv);
 	double t0 = monotonic_s();
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	for (size_t i = 0; i < n && i < 64; i++) {
 		const struct msim_race_side *s = races[i]->sides;
 		bool shown = false;

@@ -83,8 +83,8 @@ static void print_variants(void)
 static void print_races(bool json)
 {
 	const struct msim_race *s[64];
-	const struct msim_bench *b[32];
-	size_t ns = msim_race_list(s, 64), nb = msim_bench_list(b, 32);
+	const struct bench_engine *b[32];
+	size_t ns = msim_race_list(s, 64), nb = bench_list(b, 32);
 
 	if (json) {
 		json_t *races = json_array(), *benches = json_array();
@@ -107,23 +107,23 @@ static void print_races(bool json)
 static int cmd_list(int argc, char **argv)
 {
 	bool variants = false, json = false, markdown = false;
-	const struct msim_arg opts[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_FLAG("--variants", &variants, "the variant table and presets, not the races"),
-		MSIM_OPT_FLAG("--json", &json, "one JSON object"),
-		MSIM_OPT_FLAG("--markdown", &markdown,
-			      "docs/races.md: every race window and race, with its diagram"),
-		MSIM_OPT_END,
+	const struct bench_arg opts[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_FLAG("--variants", &variants, "the variant table and presets, not the races"),
+		BENCH_OPT_FLAG("--json", &json, "one JSON object"),
+		BENCH_OPT_FLAG("--markdown", &markdown,
+			       "docs/races.md: every race window and race, with its diagram"),
+		BENCH_OPT_END,
 	};
-	const struct msim_args spec = {
+	const struct bench_args spec = {
 		.prog = "memcgsim list",
 		.summary = "The race scenarios and benches, or the variants and presets.",
 		.tables = { opts },
 	};
-	int ret = msim_args_parse_main(&spec, argc, argv);
+	int ret = bench_args_parse_main(&spec, argc, argv);
 
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	if (markdown)
 		return msim_cli_markdown(stdout) ? 1 : 0;
 	if (variants && json)
@@ -138,20 +138,20 @@ static int cmd_list(int argc, char **argv)
 static int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		const struct msim_bench *b[32];
-		size_t n = msim_bench_list(b, 32);
+		const struct bench_engine *b[32];
+		size_t n = bench_list(b, 32);
 		fputs("usage: memcgsim bench NAME [ARGS]   (memcgsim bench NAME --help)\nbenches:\n",
 		      argc < 2 ? stderr : stdout);
 		for (size_t i = 0; i < n; i++)
 			fprintf(argc < 2 ? stderr : stdout, "  %-24s %s\n", b[i]->name, b[i]->summary);
 		return argc < 2 ? 2 : 0;
 	}
-	const struct msim_bench *b = msim_bench_find(argv[1]);
+	const struct bench_engine *b = bench_find(argv[1]);
 	if (!b) {
 		fprintf(stderr, "memcgsim: no bench named '%s' (memcgsim bench --help)\n", argv[1]);
 		return 2;
 	}
-	return msim_bench_run(b, argc - 1, argv + 1);
+	return bench_run(b, argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)

@@ -88,12 +88,12 @@ static int read_files(const struct merge_cli *c, struct msim_race_result **parts
 
 static int parse_merge_opts(int argc, char **argv, struct merge_cli *c)
 {
-	const struct msim_arg table[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
-		MSIM_OPT_END,
+	const struct bench_arg table[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_FLAG("--json", &c->json, "print one JSON object"),
+		BENCH_OPT_END,
 	};
-	const struct msim_args spec = {
+	const struct bench_args spec = {
 		.prog = "memcgsim merge",
 		.operands_meta = "[FILE...]",
 		.summary = "Merge the JSON results of every shard of one exploration\n"
@@ -106,7 +106,7 @@ static int parse_merge_opts(int argc, char **argv, struct merge_cli *c)
 		.nr_operands = &c->nfiles,
 	};
 
-	return msim_args_parse_main(&spec, argc, argv);
+	return bench_args_parse_main(&spec, argc, argv);
 }
 
 int msim_cli_merge(int argc, char **argv)
@@ -121,7 +121,7 @@ int msim_cli_merge(int argc, char **argv)
 	if (ret || !parts || !out) {
 		free(parts);
 		free(out);
-		return ret ? msim_args_exit_status(ret) : 1;
+		return ret ? bench_args_exit_status(ret) : 1;
 	}
 	ret = read_files(&c, parts, &n, err, sizeof(err));
 	if (!ret)

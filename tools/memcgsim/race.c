@@ -25,7 +25,7 @@ struct race_cli {
 	const char *side;                        /* applied first, */
 	const char *preset;                      /* then this, */
 	const char *variants[MAX_VARIANT_ARGS];  /* then these, in order */
-	struct msim_arg_list variant_list;
+	struct bench_arg_list variant_list;
 	unsigned int jobs;                       /* > 1: worker processes over shards */
 };
 
@@ -63,64 +63,64 @@ static int parse_shard(const char *value, void *dest, char *err, size_t errlen)
 }
 
 /* The options of `memcgsim race`, in the order --help lists them. */
-static void race_opts_table(struct race_cli *c, struct msim_arg *t)
+static void race_opts_table(struct race_cli *c, struct bench_arg *t)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_CALL("--strategy", "S", parse_strategy, c,
-			      "script | random | pct | dfs | dpor (default: script if the race\n"
+	const struct bench_arg opts[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_CALL("--strategy", "S", parse_strategy, c,
+			       "script | random | pct | dfs | dpor (default: script if the race\n"
 			      "has one, else pct)"),
-		MSIM_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
-			      "runs to explore (random, pct) or schedules at most (dfs, dpor; "
+		BENCH_OPT_UINT("--runs", "N", &c->o.runs, 0, 100000000,
+			       "runs to explore (random, pct) or schedules at most (dfs, dpor; "
 			      "default: the race's budget, DPOR's own where the race gives one and "
 			      "--preemptions is not given)"),
-		MSIM_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
-		MSIM_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
-		MSIM_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64,
-			      "DFS and DPOR preemption bound"),
-		MSIM_OPT_FLAG("--unbounded", &c->unbounded,
-			      "DFS and DPOR: no preemption bound (DPOR: a proof when exhausted)"),
-		MSIM_OPT_CALL("--schedule", "STR", parse_schedule, c,
-			      "replay this schedule (implies the replay strategy)"),
-		MSIM_OPT_STRING("--side", "NAME", &c->side,
-				"one side of the race: its settings and what it expects\n"
+		BENCH_OPT_U64("--seed", "S", &c->o.seed, 0, UINT64_MAX, "first seed (run i uses S+i)"),
+		BENCH_OPT_UINT("--depth", "D", &c->o.depth, 1, 64, "PCT bug depth"),
+		BENCH_OPT_UINT("--preemptions", "P", &c->o.preemptions, 0, 64,
+			       "DFS and DPOR preemption bound"),
+		BENCH_OPT_FLAG("--unbounded", &c->unbounded,
+			       "DFS and DPOR: no preemption bound (DPOR: a proof when exhausted)"),
+		BENCH_OPT_CALL("--schedule", "STR", parse_schedule, c,
+			       "replay this schedule (implies the replay strategy)"),
+		BENCH_OPT_STRING("--side", "NAME", &c->side,
+				 "one side of the race: its settings and what it expects\n"
 				"(memcgsim list --markdown lists each race's sides)"),
-		MSIM_OPT_UINT("--cpus", "N", &c->o.cpus, 1, MSIM_MAX_CPUS, "simulated CPUs"),
-		MSIM_OPT_STRING("--preempt", "MODEL",
-				&c->preempt, "preemption model: unmodelled (default), none or full\n"
+		BENCH_OPT_UINT("--cpus", "N", &c->o.cpus, 1, MSIM_MAX_CPUS, "simulated CPUs"),
+		BENCH_OPT_STRING("--preempt", "MODEL",
+				 &c->preempt, "preemption model: unmodelled (default), none or full\n"
 				"(overrides the side's)"),
-		MSIM_OPT_STRING("--memory-model", "MODEL", &c->memory_model,
-				"memory model: sc (default), tso or pso: stores wait in per-CPU\n"
+		BENCH_OPT_STRING("--memory-model", "MODEL", &c->memory_model,
+				 "memory model: sc (default), tso or pso: stores wait in per-CPU\n"
 				"store buffers the explorers drain (docs/memory-model.md;\n"
 				"overrides the side's)"),
-		MSIM_OPT_STRING("--preset", "NAME", &c->preset,
-				"variant preset (memcgsim list --variants)"),
-		MSIM_OPT_LIST("--variant", "N=V", &c->variant_list,
-			      "set one variant (repeatable, applied after --side and --preset)"),
-		MSIM_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
-		MSIM_OPT_FLAG("--minimize", &c->minimize,
-			      "shrink a failing schedule (--schedule, else the first one the\n"
+		BENCH_OPT_STRING("--preset", "NAME", &c->preset,
+				 "variant preset (memcgsim list --variants)"),
+		BENCH_OPT_LIST("--variant", "N=V", &c->variant_list,
+			       "set one variant (repeatable, applied after --side and --preset)"),
+		BENCH_OPT_FLAG("--first", &c->o.stop_at_first, "stop at the first violation"),
+		BENCH_OPT_FLAG("--minimize", &c->minimize,
+			       "shrink a failing schedule (--schedule, else the first one the\n"
 			      "explorer finds; dfs unless --strategy) to the fewest preemptions"),
-		MSIM_OPT_FLAG("--concurrent", &c->o.concurrent,
-			      "run the race's concurrent flavour (real threads, liburcu)"),
-		MSIM_OPT_UINT("--jobs", "N", &c->jobs, 1, 256,
-			      "run a random or pct exploration in N worker processes over\n"
+		BENCH_OPT_FLAG("--concurrent", &c->o.concurrent,
+			       "run the race's concurrent flavour (real threads, liburcu)"),
+		BENCH_OPT_UINT("--jobs", "N", &c->jobs, 1, 256,
+			       "run a random or pct exploration in N worker processes over\n"
 			      "disjoint runs; prints what one process would (with --first,\n"
 			      "the same first violation; runs counts every worker's runs)"),
-		MSIM_OPT_CALL("--shard", "I/N", parse_shard, c,
-			      "run only shard I of N (random, pct) and print it for\n"
+		BENCH_OPT_CALL("--shard", "I/N", parse_shard, c,
+			       "run only shard I of N (random, pct) and print it for\n"
 			      "'memcgsim merge' (docs/explore-at-scale.md)"),
-		MSIM_OPT_FLAG("--lockdep", &c->lockdep,
-			      "check lock order across every run and print what it finds\n"
+		BENCH_OPT_FLAG("--lockdep", &c->lockdep,
+			       "check lock order across every run and print what it finds\n"
 			      "(docs/lockdep.md; the exit status stays the race's)"),
-		MSIM_OPT_FLAG("--json", &c->json, "print one JSON object"),
-		MSIM_OPT_STRING("--trace", "FILE", &c->trace,
-				"also write the run (an explorer's first violation, else its last\n"
+		BENCH_OPT_FLAG("--json", &c->json, "print one JSON object"),
+		BENCH_OPT_STRING("--trace", "FILE", &c->trace,
+				 "also write the run (an explorer's first violation, else its last\n"
 				"run) as Chrome trace JSON for ui.perfetto.dev or chrome://tracing"),
-		MSIM_OPT_FLAG("--trace-points", &c->trace_points,
-			      "with --trace: an instant event at every yield point and RCU\n"
+		BENCH_OPT_FLAG("--trace-points", &c->trace_points,
+			       "with --trace: an instant event at every yield point and RCU\n"
 			      "engine step too (by default only the finding)"),
-		MSIM_OPT_END,
+		BENCH_OPT_END,
 	};
 
 	memcpy(t, opts, sizeof(opts));
@@ -136,8 +136,8 @@ static void race_epilog(FILE *f, void *ctx)
 /* argv[0] is the race's name; 0 to run, 1 after --help, 2 after a usage error. */
 static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 {
-	struct msim_arg table[RACE_NR_OPTS];
-	const struct msim_args spec = {
+	struct bench_arg table[RACE_NR_OPTS];
+	const struct bench_args spec = {
 		.prog = "memcgsim race",
 		.operands_meta = "NAME",
 		.tables = { table },
@@ -145,8 +145,8 @@ static int parse_race_opts(int argc, char **argv, struct race_cli *c)
 	};
 
 	race_opts_table(c, table);
-	c->variant_list = (struct msim_arg_list){ .items = c->variants, .max = MAX_VARIANT_ARGS };
-	return msim_args_parse_main(&spec, argc, argv);
+	c->variant_list = (struct bench_arg_list){ .items = c->variants, .max = MAX_VARIANT_ARGS };
+	return bench_args_parse_main(&spec, argc, argv);
 }
 
 /* `memcgsim race --help` (and a missing NAME): the generated help, no race needed. */
@@ -157,7 +157,7 @@ static int race_usage(bool help)
 
 	memset(&c, 0, sizeof(c));
 	if (help)
-		return msim_args_exit_status(parse_race_opts(2, argv, &c));
+		return bench_args_exit_status(parse_race_opts(2, argv, &c));
 	fputs("memcgsim race: which race? (memcgsim list names them; memcgsim race --help)\n",
 	      stderr);
 	return 2;
@@ -422,7 +422,7 @@ int msim_cli_race(int argc, char **argv)
 	}
 	ret = parse_race_opts(argc - 1, argv + 1, &c);
 	if (ret)
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	if (apply_settings(r, &c))
 		return 2;
 	if (c.unbounded)

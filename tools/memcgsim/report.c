@@ -135,19 +135,19 @@ static int parse_out(const char *value, void *dest, char *err, size_t errlen)
 
 static int parse_report_args(struct report *rep, int argc, char **argv)
 {
-	const struct msim_arg opts[] = {
-		MSIM_OPT_HELP(),
-		MSIM_OPT_CALL("--out", "DIR", parse_out, &rep->out,
-			      "where the report goes (default memcgsim-report; created; not\n"
+	const struct bench_arg opts[] = {
+		BENCH_OPT_HELP(),
+		BENCH_OPT_CALL("--out", "DIR", parse_out, &rep->out,
+			       "where the report goes (default memcgsim-report; created; not\n"
 			      "empty, under 3935 bytes)"),
-		MSIM_OPT_FLAG("--quick", &rep->quick,
-			      "every bench with --quick and small explorer budgets (a smoke run,\n"
+		BENCH_OPT_FLAG("--quick", &rep->quick,
+			       "every bench with --quick and small explorer budgets (a smoke run,\n"
 			      "under 20 s; its figures are not the thread's sizes)"),
-		MSIM_OPT_CALL("--thread", "N", parse_thread, &rep->only_thread,
-			      "only thread N (000, 001, 002, 004) or 'other' (the model's own)"),
-		MSIM_OPT_END,
+		BENCH_OPT_CALL("--thread", "N", parse_thread, &rep->only_thread,
+			       "only thread N (000, 001, 002, 004) or 'other' (the model's own)"),
+		BENCH_OPT_END,
 	};
-	const struct msim_args spec = {
+	const struct bench_args spec = {
 		.prog = "memcgsim report",
 		.summary = "Every bench and race of the threads, in one report.",
 		.description =
@@ -167,7 +167,7 @@ static int parse_report_args(struct report *rep, int argc, char **argv)
 		.tables = { opts },
 	};
 
-	return msim_args_parse_main(&spec, argc, argv);
+	return bench_args_parse_main(&spec, argc, argv);
 }
 
 /* CPU time of this process and of its reaped children (the benches), in seconds. */
@@ -204,7 +204,7 @@ int msim_cli_report(int argc, char **argv)
 	ret = parse_report_args(rep, argc, argv);
 	if (ret) {
 		free(rep);
-		return msim_args_exit_status(ret);
+		return bench_args_exit_status(ret);
 	}
 	rep->started = report_now();
 	if (getloadavg(&rep->load_before, 1) != 1)

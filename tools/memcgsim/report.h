@@ -19,7 +19,9 @@
 
 #include <jansson.h>
 
-#include "scenario.h"
+#include <memcgsim/race.h>
+
+#include "bench_registry.h"
 
 #define REPORT_MAX_BENCHES 32
 #define REPORT_MAX_RACES 64
@@ -47,7 +49,7 @@ extern const struct report_thread report_threads[];
 void report_thread_of(const char *label, char *id, size_t len);
 
 struct report_bench {
-	const struct msim_bench *b;
+	const struct bench_engine *b;
 	char thread[8];
 	char json_path[REPORT_PATH_MAX], log_path[REPORT_PATH_MAX];
 	json_t *doc;              /* the bench's --json, read back; NULL when it failed */

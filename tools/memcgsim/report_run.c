@@ -8,7 +8,7 @@
  * The full report splits explore, the longest bench by far, into two processes
  * that take its cases one at a time from a shared counter (bench explore
  * --share), started first so the other benches fill the slots behind them; the
- * parts' JSON merge into bench-explore.json (msim_ex_merge), and its time is
+ * parts' JSON merge into bench-explore.json (bench_ex_merge), and its time is
  * the first part's start to the last part's end, its CPU time the parts' sum.
  */
 #include <errno.h>
@@ -52,7 +52,7 @@ static const struct {
 
 /*
  * A bench the full report runs as several processes sharing its cases (only
- * explore knows how: --share, then msim_ex_merge).
+ * explore knows how: --share, then bench_ex_merge).
  */
 #define EXPLORE_PARTS 2
 
@@ -206,8 +206,8 @@ static void share_reset(struct report *rep)
 
 void report_benches_start(struct report *rep)
 {
-	const struct msim_bench *b[REPORT_MAX_BENCHES];
-	size_t n = msim_bench_list(b, REPORT_MAX_BENCHES);
+	const struct bench_engine *b[REPORT_MAX_BENCHES];
+	size_t n = bench_list(b, REPORT_MAX_BENCHES);
 	char name[160];
 
 	rep->running[0] = rep->running[1] = -1;
@@ -237,7 +237,7 @@ static void parts_merge(struct report *rep, unsigned int i)
 	struct report_bench *rb = &rep->benches[i];
 	char paths[EXPLORE_PARTS][512], err[512] = "";
 	const char *p[EXPLORE_PARTS];
-	struct msim_ex_result *r;
+	struct bench_ex_result *r;
 	FILE *f;
 
 	if (rb->status)
@@ -247,7 +247,7 @@ static void parts_merge(struct report *rep, unsigned int i)
 		p[k] = paths[k];
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r || msim_ex_merge(p, EXPLORE_PARTS, r, err, sizeof(err)) ||
+	if (!r || bench_ex_merge(p, EXPLORE_PARTS, r, err, sizeof(err)) ||
 	    !(f = fopen(rb->json_path, "w"))) {
 		report_progress(rep, "bench %s: its parts do not merge (%s)", rb->b->name,
 				*err ? err : strerror(errno));
@@ -255,7 +255,7 @@ static void parts_merge(struct report *rep, unsigned int i)
 		free(r);
 		return;
 	}
-	msim_ex_print_json(f, r);
+	bench_ex_print_json(f, r);
 	fclose(f);
 	free(r);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_file_churn.c - `memcgsim bench w2-file-churn` (thread 000): a file read
+ * bench_w2_file_churn.c - `memcgsim bench w2-file-churn` (thread 000): a file read
  * loop larger than memory.high in a memcg (reclaim-bound), MB/s of simulated
  * reads for base, patches 1-2 and patches 1-3, classic LRU and MGLRU; designs
  * alternated in one process, medians over the repetitions.
@@ -31,12 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
+#include "bench_w2_file_churn.h"
+#include "bench_table.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
-#define NDESIGNS MSIM_FC_NDESIGNS
-#define NLRU MSIM_FC_NLRU
+#define NDESIGNS BENCH_FC_NDESIGNS
+#define NLRU BENCH_FC_NLRU
 #define HIGH_PAGES 4096UL
 #define MAX_REPS 32
 
@@ -46,7 +47,7 @@ static const double thread_mbs[NDESIGNS][NLRU] = {
 	{ 8277, 8226 }, { 8226, 8123 }, { 8157, 8294 },
 };
 
-void msim_fc_design_variants(unsigned int design, struct msim_variants *v)
+void bench_fc_design_variants(unsigned int design, struct msim_variants *v)
 {
 	v->shadow_budget = design ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE;
 	v->dying_redirect = design == 0 ? MSIM_DYING_REDIRECT_V1 :
@@ -91,7 +92,7 @@ static void fc_host_destroy(struct fc_host *h)
 }
 
 static int fc_loop(struct fc_host *h, unsigned long high, unsigned int rounds,
-		   struct msim_fc_counts *n)
+		   struct bench_fc_counts *n)
 {
 	for (unsigned int r = 0; r < rounds; r++)
 		for (unsigned long i = 0; i < 2 * high; i++) {
@@ -113,8 +114,8 @@ static int fc_loop(struct fc_host *h, unsigned long high, unsigned int rounds,
 	return 0;
 }
 
-double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsigned long high_pages,
-		   unsigned int rounds, struct msim_fc_counts *n)
+double bench_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsigned long high_pages,
+		    unsigned int rounds, struct bench_fc_counts *n)
 {
 	struct fc_host h = { 0 };
 	uint64_t t0, t1;
@@ -125,9 +126,9 @@ double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsign
 		fc_host_destroy(&h);
 		return NAN;
 	}
-	t0 = msim_bench_cpu_ns();
+	t0 = bench_cpu_ns();
 	ret = fc_loop(&h, high_pages, rounds, n);
-	t1 = msim_bench_cpu_ns();
+	t1 = bench_cpu_ns();
 	if (!ret) {
 		msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(h.m));
 		n->refaults = msim_memcg_page_state(h.c, MSIM_WORKINGSET_REFAULT_FILE);
@@ -141,29 +142,29 @@ double msim_fc_run(enum msim_lru_kind lru, const struct msim_variants *v, unsign
 
 /* ---- the thread's comparisons ---- */
 
-static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
-	[MSIM_FC_F(0, MSIM_FC_PCT12)] = "classic_p12_pct",
-	[MSIM_FC_F(0, MSIM_FC_PCT13)] = "classic_p13_pct",
-	[MSIM_FC_F(0, MSIM_FC_THREAD12)] = "thread_classic_p12_pct",
-	[MSIM_FC_F(0, MSIM_FC_THREAD13)] = "thread_classic_p13_pct",
-	[MSIM_FC_F(0, MSIM_FC_ABS12)] = "|classic_p12_pct|",
-	[MSIM_FC_F(0, MSIM_FC_ABS13)] = "|classic_p13_pct|",
-	[MSIM_FC_F(0, MSIM_FC_NOISE)] = "classic_noise_pct",
-	[MSIM_FC_F(1, MSIM_FC_PCT12)] = "mglru_p12_pct",
-	[MSIM_FC_F(1, MSIM_FC_PCT13)] = "mglru_p13_pct",
-	[MSIM_FC_F(1, MSIM_FC_THREAD12)] = "thread_mglru_p12_pct",
-	[MSIM_FC_F(1, MSIM_FC_THREAD13)] = "thread_mglru_p13_pct",
-	[MSIM_FC_F(1, MSIM_FC_ABS12)] = "|mglru_p12_pct|",
-	[MSIM_FC_F(1, MSIM_FC_ABS13)] = "|mglru_p13_pct|",
-	[MSIM_FC_F(1, MSIM_FC_NOISE)] = "mglru_noise_pct",
-	[MSIM_FC_F(0, MSIM_FC_STOR12)] = "|classic_p12_storage_reads_pct|",
-	[MSIM_FC_F(0, MSIM_FC_STOR13)] = "|classic_p13_storage_reads_pct|",
-	[MSIM_FC_F(0, MSIM_FC_REF12)] = "|classic_p12_refaults_pct|",
-	[MSIM_FC_F(0, MSIM_FC_REF13)] = "|classic_p13_refaults_pct|",
-	[MSIM_FC_F(1, MSIM_FC_STOR12)] = "|mglru_p12_storage_reads_pct|",
-	[MSIM_FC_F(1, MSIM_FC_STOR13)] = "|mglru_p13_storage_reads_pct|",
-	[MSIM_FC_F(1, MSIM_FC_REF12)] = "|mglru_p12_refaults_pct|",
-	[MSIM_FC_F(1, MSIM_FC_REF13)] = "|mglru_p13_refaults_pct|",
+static const char *const fc_fig_names[BENCH_FC_NFIGS] = {
+	[BENCH_FC_F(0, BENCH_FC_PCT12)] = "classic_p12_pct",
+	[BENCH_FC_F(0, BENCH_FC_PCT13)] = "classic_p13_pct",
+	[BENCH_FC_F(0, BENCH_FC_THREAD12)] = "thread_classic_p12_pct",
+	[BENCH_FC_F(0, BENCH_FC_THREAD13)] = "thread_classic_p13_pct",
+	[BENCH_FC_F(0, BENCH_FC_ABS12)] = "|classic_p12_pct|",
+	[BENCH_FC_F(0, BENCH_FC_ABS13)] = "|classic_p13_pct|",
+	[BENCH_FC_F(0, BENCH_FC_NOISE)] = "classic_noise_pct",
+	[BENCH_FC_F(1, BENCH_FC_PCT12)] = "mglru_p12_pct",
+	[BENCH_FC_F(1, BENCH_FC_PCT13)] = "mglru_p13_pct",
+	[BENCH_FC_F(1, BENCH_FC_THREAD12)] = "thread_mglru_p12_pct",
+	[BENCH_FC_F(1, BENCH_FC_THREAD13)] = "thread_mglru_p13_pct",
+	[BENCH_FC_F(1, BENCH_FC_ABS12)] = "|mglru_p12_pct|",
+	[BENCH_FC_F(1, BENCH_FC_ABS13)] = "|mglru_p13_pct|",
+	[BENCH_FC_F(1, BENCH_FC_NOISE)] = "mglru_noise_pct",
+	[BENCH_FC_F(0, BENCH_FC_STOR12)] = "|classic_p12_storage_reads_pct|",
+	[BENCH_FC_F(0, BENCH_FC_STOR13)] = "|classic_p13_storage_reads_pct|",
+	[BENCH_FC_F(0, BENCH_FC_REF12)] = "|classic_p12_refaults_pct|",
+	[BENCH_FC_F(0, BENCH_FC_REF13)] = "|classic_p13_refaults_pct|",
+	[BENCH_FC_F(1, BENCH_FC_STOR12)] = "|mglru_p12_storage_reads_pct|",
+	[BENCH_FC_F(1, BENCH_FC_STOR13)] = "|mglru_p13_storage_reads_pct|",
+	[BENCH_FC_F(1, BENCH_FC_REF12)] = "|mglru_p12_refaults_pct|",
+	[BENCH_FC_F(1, BENCH_FC_REF13)] = "|mglru_p13_refaults_pct|",
 };
 
 /*
@@ -174,13 +175,13 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 	{                                                                                    \
 		.claim = lru ": \"the remaining differences are within run-to-run noise\" "   \
 			 "(MB/s)",                                                            \
-		.thread = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_THREAD12), 0, "%" },        \
-			    { "patches 1-3", MSIM_FC_F(l, MSIM_FC_THREAD13), 0, "%" } },      \
-		.ours = { { "patches 1-2", MSIM_FC_F(l, MSIM_FC_PCT12), 0, "%" },             \
-			  { "patches 1-3", MSIM_FC_F(l, MSIM_FC_PCT13), 0, "%" },             \
-			  { "noise", MSIM_FC_F(l, MSIM_FC_NOISE), 0, "%" } },                 \
-		.rule = MSIM_RULE_NONE,                                                      \
-		.why = { [MSIM_VERDICT_NOT_COMPARABLE] =                                     \
+		.thread = { { "patches 1-2", BENCH_FC_F(l, BENCH_FC_THREAD12), 0, "%" },      \
+			    { "patches 1-3", BENCH_FC_F(l, BENCH_FC_THREAD13), 0, "%" } },    \
+		.ours = { { "patches 1-2", BENCH_FC_F(l, BENCH_FC_PCT12), 0, "%" },           \
+			  { "patches 1-3", BENCH_FC_F(l, BENCH_FC_PCT13), 0, "%" },           \
+			  { "noise", BENCH_FC_F(l, BENCH_FC_NOISE), 0, "%" } },               \
+		.rule = BENCH_RULE_NONE,                                                     \
+		.why = { [BENCH_VERDICT_NOT_COMPARABLE] =                                    \
 				 "the kernel's loop is bound by reads from storage; the model "  \
 				 "does no I/O, copies and zeroes nothing, and its time is the "  \
 				 "deterministic engine's own bookkeeping (page cache lookups, "  \
@@ -195,18 +196,18 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 		.claim = lru ": the patches leave the loop's I/O as base's: storage reads and " \
 			 "refaults of patches 1-2 and 1-3 within 1 % of base",               \
 		.thread = { { "MB/s within run-to-run noise", 0, NAN, "" } },                 \
-		.ours = { { "storage reads vs base: patches 1-2", MSIM_FC_F(l, MSIM_FC_STOR12), \
+		.ours = { { "storage reads vs base: patches 1-2", BENCH_FC_F(l, BENCH_FC_STOR12), \
 			    0, "%" },                                                        \
-			  { "1-3", MSIM_FC_F(l, MSIM_FC_STOR13), 0, "%" },                    \
-			  { "refaults: 1-2", MSIM_FC_F(l, MSIM_FC_REF12), 0, "%" },           \
-			  { "1-3", MSIM_FC_F(l, MSIM_FC_REF13), 0, "%" } },                   \
-		.holds_when = { { MSIM_FC_F(l, MSIM_FC_STOR12), MSIM_VOP_LE, 1 },             \
-				{ MSIM_FC_F(l, MSIM_FC_STOR13), MSIM_VOP_LE, 1 },             \
-				{ MSIM_FC_F(l, MSIM_FC_REF12), MSIM_VOP_LE, 1 },              \
-				{ MSIM_FC_F(l, MSIM_FC_REF13), MSIM_VOP_LE, 1 } },            \
-		.why = { [MSIM_VERDICT_HOLDS] = "an I/O-bound loop that reads as often reads "  \
+			  { "1-3", BENCH_FC_F(l, BENCH_FC_STOR13), 0, "%" },                  \
+			  { "refaults: 1-2", BENCH_FC_F(l, BENCH_FC_REF12), 0, "%" },         \
+			  { "1-3", BENCH_FC_F(l, BENCH_FC_REF13), 0, "%" } },                 \
+		.holds_when = { { BENCH_FC_F(l, BENCH_FC_STOR12), BENCH_VOP_LE, 1 },          \
+				{ BENCH_FC_F(l, BENCH_FC_STOR13), BENCH_VOP_LE, 1 },          \
+				{ BENCH_FC_F(l, BENCH_FC_REF12), BENCH_VOP_LE, 1 },           \
+				{ BENCH_FC_F(l, BENCH_FC_REF13), BENCH_VOP_LE, 1 } },         \
+		.why = { [BENCH_VERDICT_HOLDS] = "an I/O-bound loop that reads as often reads " \
 						"as fast, within the thread's noise",          \
-			 [MSIM_VERDICT_DOES_NOT_HOLD] = "a design reads from storage or refaults " \
+			 [BENCH_VERDICT_DOES_NOT_HOLD] = "a design reads from storage or refaults " \
 							"more than 1 % apart from base: the "  \
 							"shadow budget or the redirect changes " \
 							"what the loop does" },                \
@@ -214,7 +215,7 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 			"thread's run-to-run noise (its changes are -0.6 % to +0.8 %)",         \
 	}
 
-static const struct msim_verdict_row fc_rows[] = {
+static const struct bench_verdict_row fc_rows[] = {
 	FC_MBS_ROW("classic LRU", 0),
 	FC_IO_ROW("classic LRU", 0),
 	FC_MBS_ROW("MGLRU", 1),
@@ -226,34 +227,34 @@ static double count_off_pct(double value, double base)
 {
 	if (base == 0)
 		return value == 0 ? 0 : INFINITY;
-	return fabs(msim_bench_pct(value, base));
+	return fabs(bench_pct(value, base));
 }
 
-void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *v)
+void bench_fc_verdicts(const struct bench_fc_summary *s, struct bench_fc_verdicts *v)
 {
 	v->fig[0] = 0;
 	for (unsigned int l = 0; l < NLRU; l++) {
-		double *f = &v->fig[MSIM_FC_F(l, 0)];
+		double *f = &v->fig[BENCH_FC_F(l, 0)];
 
-		f[MSIM_FC_PCT12] = msim_bench_pct(s->median[1][l], s->median[0][l]);
-		f[MSIM_FC_PCT13] = msim_bench_pct(s->median[2][l], s->median[0][l]);
-		f[MSIM_FC_THREAD12] = msim_bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
-		f[MSIM_FC_THREAD13] = msim_bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
-		f[MSIM_FC_ABS12] = fabs(f[MSIM_FC_PCT12]);
-		f[MSIM_FC_ABS13] = fabs(f[MSIM_FC_PCT13]);
-		f[MSIM_FC_NOISE] = s->noise[l];
-		f[MSIM_FC_STOR12] = count_off_pct(s->storage_reads[1][l], s->storage_reads[0][l]);
-		f[MSIM_FC_STOR13] = count_off_pct(s->storage_reads[2][l], s->storage_reads[0][l]);
-		f[MSIM_FC_REF12] = count_off_pct(s->refaults[1][l], s->refaults[0][l]);
-		f[MSIM_FC_REF13] = count_off_pct(s->refaults[2][l], s->refaults[0][l]);
+		f[BENCH_FC_PCT12] = bench_pct(s->median[1][l], s->median[0][l]);
+		f[BENCH_FC_PCT13] = bench_pct(s->median[2][l], s->median[0][l]);
+		f[BENCH_FC_THREAD12] = bench_pct(thread_mbs[1][l], thread_mbs[0][l]);
+		f[BENCH_FC_THREAD13] = bench_pct(thread_mbs[2][l], thread_mbs[0][l]);
+		f[BENCH_FC_ABS12] = fabs(f[BENCH_FC_PCT12]);
+		f[BENCH_FC_ABS13] = fabs(f[BENCH_FC_PCT13]);
+		f[BENCH_FC_NOISE] = s->noise[l];
+		f[BENCH_FC_STOR12] = count_off_pct(s->storage_reads[1][l], s->storage_reads[0][l]);
+		f[BENCH_FC_STOR13] = count_off_pct(s->storage_reads[2][l], s->storage_reads[0][l]);
+		f[BENCH_FC_REF12] = count_off_pct(s->refaults[1][l], s->refaults[0][l]);
+		f[BENCH_FC_REF13] = count_off_pct(s->refaults[2][l], s->refaults[0][l]);
 	}
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = fc_rows,
 		.nrows = sizeof(fc_rows) / sizeof(fc_rows[0]),
 		.fig_names = fc_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_FC_NFIGS,
+		.nfig = BENCH_FC_NFIGS,
 	};
 }
 
@@ -262,7 +263,7 @@ void msim_fc_verdicts(const struct msim_fc_summary *s, struct msim_fc_verdicts *
 struct fc_ctx {
 	struct msim_variants base;
 	unsigned int rounds;
-	struct msim_fc_counts counts[NDESIGNS][NLRU];
+	struct bench_fc_counts counts[NDESIGNS][NLRU];
 	bool failed;
 };
 
@@ -275,9 +276,9 @@ static double fc_sample(unsigned int d, unsigned int rep, void *arg)
 	double s;
 
 	(void)rep;
-	msim_fc_design_variants(design, &v);
-	s = msim_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, HIGH_PAGES, c->rounds,
-			&c->counts[design][l]);
+	bench_fc_design_variants(design, &v);
+	s = bench_fc_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, HIGH_PAGES, c->rounds,
+			 &c->counts[design][l]);
 	if (isnan(s) || s <= 0) {
 		c->failed = true;
 		return NAN;
@@ -285,22 +286,61 @@ static double fc_sample(unsigned int d, unsigned int rep, void *arg)
 	return (double)c->counts[design][l].reads * 4096.0 / 1e6 / s;
 }
 
-static void fc_summarise(const double *samples, unsigned int reps, struct msim_fc_summary *s)
+static void fc_summarise(const double *samples, unsigned int reps, struct bench_fc_summary *s)
 {
 	for (unsigned int d = 0; d < NDESIGNS * NLRU; d++)
-		s->median[d / NLRU][d % NLRU] = msim_bench_median(samples + d * reps, reps);
+		s->median[d / NLRU][d % NLRU] = bench_median(samples + d * reps, reps);
 	for (unsigned int l = 0; l < NLRU; l++)
-		s->noise[l] = msim_bench_noise_pct(samples + l * reps, reps);
+		s->noise[l] = bench_noise_pct(samples + l * reps, reps);
 }
 
-static void print_text(const struct msim_bench_args *a, const struct fc_ctx *c,
-		       const struct msim_fc_summary *s)
+/* Each LRU and design: the deterministic counts (text), with MB/s beside them (JSON). */
+static const struct bench_col fc_design_cols[] = {
+	{ .fmt = "%-11s", .key = "lru" },
+	{ .fmt = " %-11s", .key = "design" },
+	{ .key = "mb_per_s" },
+	{ .key = "thread_mb_per_s" },
+	{ .fmt = " reads %llu", .key = "reads" },
+	{ .fmt = ", from storage %llu", .key = "storage_reads" },
+	{ .fmt = ", refaults %llu", .key = "refaults" },
+	{ .fmt = ", activations %llu", .key = "activations" },
+	{ .fmt = ", shadow nodes %llu", .key = "shadow_nodes" },
+	{ .fmt = ", nodes reclaimed %llu", .key = "nodes_reclaimed" },
+};
+#define FC_DESIGN_COLS (sizeof(fc_design_cols) / sizeof(fc_design_cols[0]))
+
+static void fc_designs_table(const struct fc_ctx *c, const struct bench_fc_summary *s,
+			     struct bench_cell *cells, struct bench_table *t)
 {
-	struct msim_fc_verdicts v;
+	struct bench_cell *x = cells;
+
+	for (unsigned int l = 0; l < NLRU; l++)
+		for (unsigned int d = 0; d < NDESIGNS; d++, x += FC_DESIGN_COLS) {
+			const struct bench_fc_counts *n = &c->counts[d][l];
+			const struct bench_cell row[FC_DESIGN_COLS] = {
+				BENCH_STR(lru_names[l]), BENCH_STR(design_names[d]),
+				BENCH_DBL(s->median[d][l]), BENCH_DBL(thread_mbs[d][l]),
+				BENCH_UINT(n->reads), BENCH_UINT(n->storage_reads),
+				BENCH_UINT(n->refaults), BENCH_UINT(n->activations),
+				BENCH_UINT(n->shadow_nodes), BENCH_UINT(n->nodes_reclaimed),
+			};
+
+			memcpy(x, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .indent = "  ", .cols = fc_design_cols, .ncols = FC_DESIGN_COLS,
+				   .cells = cells, .nrows = NLRU * NDESIGNS };
+}
+
+static void print_text(const struct bench_opts *a, const struct fc_ctx *c,
+		       const struct bench_fc_summary *s)
+{
+	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
+	struct bench_table t;
+	struct bench_fc_verdicts v;
 
 	printf("w2-file-churn (thread 000): memory.high %lu pages, file %lu pages, %u rounds, "
 	       "median of %u\n", HIGH_PAGES, 2 * HIGH_PAGES, c->rounds, a->reps);
-	msim_bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
+	bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
 	printf("MB/s of simulated reads: the model's own CPU time on this machine, not a "
 	       "kernel's reads\n");
 	printf("%-14s %-26s %-26s\n", "", "classic LRU (thread)", "MGLRU (thread)");
@@ -310,65 +350,43 @@ static void print_text(const struct msim_bench_args *a, const struct fc_ctx *c,
 			char cell[64];
 
 			snprintf(cell, sizeof(cell), "%.0f %+.1f%% (%.0f)", s->median[d][l],
-				 msim_bench_pct(s->median[d][l], s->median[0][l]), thread_mbs[d][l]);
+				 bench_pct(s->median[d][l], s->median[0][l]), thread_mbs[d][l]);
 			printf(" %-26s", cell);
 		}
 		printf("\n");
 	}
 	printf("noise (MAD of base): classic %.1f%%, MGLRU %.1f%%\n", s->noise[0], s->noise[1]);
 	printf("\nDeterministic counts per run:\n");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			const struct msim_fc_counts *n = &c->counts[d][l];
-
-			printf("  %-11s %-11s reads %lu, from storage %lu, refaults %lu, "
-			       "activations %lu, shadow nodes %lu, nodes reclaimed %lu\n",
-			       lru_names[l], design_names[d], n->reads, n->storage_reads, n->refaults,
-			       n->activations, n->shadow_nodes, n->nodes_reclaimed);
-		}
+	fc_designs_table(c, s, cells, &t);
+	bench_table_print_text(stdout, &t);
 	printf("\n");
-	msim_fc_verdicts(s, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_fc_verdicts(s, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_bench_args *a, const struct fc_ctx *c,
-		       const struct msim_fc_summary *s)
+static void print_json(const struct bench_opts *a, const struct fc_ctx *c,
+		       const struct bench_fc_summary *s)
 {
-	struct msim_fc_verdicts v;
-	struct msim_json j;
+	struct bench_cell cells[NLRU * NDESIGNS * FC_DESIGN_COLS];
+	struct bench_table t;
+	struct bench_fc_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "w2-file-churn", "000",
-			      "MB/s of simulated reads: the model's CPU time, not a kernel's", a);
-	msim_json_arr_begin(&j, "designs");
-	for (unsigned int l = 0; l < NLRU; l++)
-		for (unsigned int d = 0; d < NDESIGNS; d++) {
-			const struct msim_fc_counts *n = &c->counts[d][l];
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "lru", lru_names[l]);
-			msim_json_kstr(&j, "design", design_names[d]);
-			msim_json_kdbl(&j, "mb_per_s", s->median[d][l]);
-			msim_json_kdbl(&j, "thread_mb_per_s", thread_mbs[d][l]);
-			msim_json_kuint(&j, "reads", n->reads);
-			msim_json_kuint(&j, "storage_reads", n->storage_reads);
-			msim_json_kuint(&j, "refaults", n->refaults);
-			msim_json_kuint(&j, "activations", n->activations);
-			msim_json_kuint(&j, "shadow_nodes", n->shadow_nodes);
-			msim_json_kuint(&j, "nodes_reclaimed", n->nodes_reclaimed);
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
-	msim_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
-	msim_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
-	msim_fc_verdicts(s, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_begin(&j, stdout, "w2-file-churn", "000",
+			 "MB/s of simulated reads: the model's CPU time, not a kernel's", a);
+	fc_designs_table(c, s, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
+	bench_json_kdbl(&j, "classic_noise_pct", s->noise[0]);
+	bench_json_kdbl(&j, "mglru_noise_pct", s->noise[1]);
+	bench_fc_verdicts(s, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int file_churn_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "w2-file-churn",
 		.summary = "thread 000 w2: file read loop over memory.high, MB/s per design",
 		.description = "A memcg with memory.high of 4096 pages reads an 8192-page file "
@@ -379,15 +397,15 @@ static int file_churn_main(int argc, char **argv)
 		.default_reps = 5,
 		.quick_reps = 3,
 	};
-	struct msim_bench_args a;
-	struct msim_bench_progress pr;
-	struct msim_fc_summary s;
+	struct bench_opts a;
+	struct bench_progress pr;
+	struct bench_fc_summary s;
 	double *samples;
 	struct fc_ctx *c;
 	int ret;
 
-	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
-		return msim_args_exit_status(ret);
+	if ((ret = bench_parse_args(&spec, argc, argv, &a)))
+		return bench_args_exit_status(ret);
 	if (a.reps > MAX_REPS)
 		a.reps = MAX_REPS;
 	c = calloc(1, sizeof(*c));
@@ -399,9 +417,9 @@ static int file_churn_main(int argc, char **argv)
 	}
 	c->base = a.variants;
 	c->rounds = a.quick ? 1 : 3;
-	msim_bench_progress_init(&pr, spec.name, true);
-	msim_bench_alternate(NDESIGNS * NLRU, a.reps, fc_sample, c, samples, &pr);
-	msim_bench_progress_done(&pr);
+	bench_progress_init(&pr, spec.name, true);
+	bench_alternate(NDESIGNS * NLRU, a.reps, fc_sample, c, samples, &pr);
+	bench_progress_done(&pr);
 	fc_summarise(samples, a.reps, &s);
 	for (unsigned int d = 0; d < NDESIGNS; d++)
 		for (unsigned int l = 0; l < NLRU; l++) {
@@ -420,9 +438,9 @@ static int file_churn_main(int argc, char **argv)
 	return ret;
 }
 
-static const struct msim_bench file_churn_bench = {
+static const struct bench_engine w2_file_churn_bench = {
 	.name = "w2-file-churn",
 	.summary = "thread 000 w2: reclaim-bound file read loop, MB/s of simulated reads per design",
 	.main = file_churn_main,
 };
-MSIM_BENCH(file_churn_bench);
+BENCH_REGISTER(w2_file_churn_bench);

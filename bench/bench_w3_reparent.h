@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_reparent_check.h - `memcgsim bench w3-reparent` (thread 000, w3): the
+ * bench_w3_reparent.h - `memcgsim bench w3-reparent` (thread 000, w3): the
  * reparent accounting sanity check as pass/fail per design, and how it is
  * judged against "w3-reparent passed on all kernels", so that the bench-smoke
  * tests can assert a run's counts and plant figures for every verdict.
  */
-#ifndef MSIM_BENCH_REPARENT_CHECK_H
-#define MSIM_BENCH_REPARENT_CHECK_H
+#ifndef BENCH_W3_REPARENT_H
+#define BENCH_W3_REPARENT_H
 
 #include <memcgsim/memcgsim.h>
 
 #include "bench_verdict.h"
 
-#define MSIM_W3_NDESIGNS 3  /* base, patches 1-2, patches 1-3 (bench_file_churn.h's) */
-#define MSIM_W3_NLRU 2
+#define BENCH_W3_NDESIGNS 3 /* base, patches 1-2, patches 1-3 (bench_w2_file_churn.h's) */
+#define BENCH_W3_NLRU 2
 
 /* What adds up after the churn and the removals (each a count of the model's). */
-struct msim_w3_result {
+struct bench_w3_result {
 	long listed;                 /* pages on p's LRU lists (walked) */
 	long dead_listed;            /* pages left on the dead children's lists */
 	long file_pages;             /* pages resident in every file */
@@ -29,25 +29,25 @@ struct msim_w3_result {
 	double seconds;
 };
 
-int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct msim_w3_result *r);
+int bench_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct bench_w3_result *r);
 
-enum msim_w3_fig {
-	MSIM_W3_F_NONE,
-	MSIM_W3_F_HIER_FAILS,        /* designs whose hierarchical counters do not add up */
-	MSIM_W3_F_SIZES_FAILS,       /* ... LRU sizes */
-	MSIM_W3_F_SHADOWS_FAILS,     /* ... shadow nodes */
-	MSIM_W3_F_LOCAL_FAILS,       /* ... local counters */
-	MSIM_W3_F_LOCAL_FAILS_PATCHED, /* ... of them with patch 2 */
-	MSIM_W3_NFIGS,
+enum bench_w3_fig {
+	BENCH_W3_F_NONE,
+	BENCH_W3_F_HIER_FAILS,       /* designs whose hierarchical counters do not add up */
+	BENCH_W3_F_SIZES_FAILS,      /* ... LRU sizes */
+	BENCH_W3_F_SHADOWS_FAILS,    /* ... shadow nodes */
+	BENCH_W3_F_LOCAL_FAILS,      /* ... local counters */
+	BENCH_W3_F_LOCAL_FAILS_PATCHED, /* ... of them with patch 2 */
+	BENCH_W3_NFIGS,
 };
 
-struct msim_w3_verdicts {
-	double fig[MSIM_W3_NFIGS];
-	struct msim_verdict_table table;
+struct bench_w3_verdicts {
+	double fig[BENCH_W3_NFIGS];
+	struct bench_verdict_table table;
 };
 
 /* r[design][lru] */
-void msim_w3_verdicts(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
-		      struct msim_w3_verdicts *v);
+void bench_w3_verdicts(const struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU],
+		       struct bench_w3_verdicts *v);
 
-#endif /* MSIM_BENCH_REPARENT_CHECK_H */
+#endif /* BENCH_W3_REPARENT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_registry.c - the bench engines by name (bench/bench_*.c register with
- * MSIM_BENCH), shared by the memcgsim command, the bench programs and the tests.
+ * BENCH_REGISTER), used by the bench programs, the memcgsim command and the tests.
  * The races have their own registry in the library (src/race, <memcgsim/race.h>).
  */
 #include <stdio.h>
@@ -10,20 +10,20 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define MAX_BENCHES 32
 
-static const struct msim_bench *benches[MAX_BENCHES];
+static const struct bench_engine *benches[MAX_BENCHES];
 static size_t nr_benches;
 
-void msim_bench_register(const struct msim_bench *b)
+void bench_register(const struct bench_engine *b)
 {
 	if (nr_benches < MAX_BENCHES)
 		benches[nr_benches++] = b;
 }
 
-const struct msim_bench *msim_bench_find(const char *name)
+const struct bench_engine *bench_find(const char *name)
 {
 	for (size_t i = 0; name && i < nr_benches; i++)
 		if (!strcmp(benches[i]->name, name))
@@ -33,11 +33,11 @@ const struct msim_bench *msim_bench_find(const char *name)
 
 static int cmp_bench(const void *a, const void *b)
 {
-	return strcmp((*(const struct msim_bench *const *)a)->name,
-		      (*(const struct msim_bench *const *)b)->name);
+	return strcmp((*(const struct bench_engine *const *)a)->name,
+		      (*(const struct bench_engine *const *)b)->name);
 }
 
-size_t msim_bench_list(const struct msim_bench **out, size_t max)
+size_t bench_list(const struct bench_engine **out, size_t max)
 {
 	qsort(benches, nr_benches, sizeof(benches[0]), cmp_bench);
 	for (size_t i = 0; i < nr_benches && i < max; i++)
@@ -49,7 +49,7 @@ size_t msim_bench_list(const struct msim_bench **out, size_t max)
  * Run a bench and report the simulator's own cost beside its findings: wall time
  * and peak RSS, on stderr so that --json output on stdout stays one object.
  */
-int msim_bench_run(const struct msim_bench *b, int argc, char **argv)
+int bench_run(const struct bench_engine *b, int argc, char **argv)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
@@ -69,13 +69,13 @@ int msim_bench_run(const struct msim_bench *b, int argc, char **argv)
 	return ret;
 }
 
-int msim_bench_main(const char *name, int argc, char **argv)
+int bench_main(const char *name, int argc, char **argv)
 {
-	const struct msim_bench *b = msim_bench_find(name);
+	const struct bench_engine *b = bench_find(name);
 
 	if (!b) {
 		fprintf(stderr, "memcgsim: no bench named %s\n", name);
 		return 2;
 	}
-	return msim_bench_run(b, argc, argv);
+	return bench_run(b, argc, argv);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_reparent_check.c - `memcgsim bench w3-reparent` (thread 000): the
+ * bench_w3_reparent.c - `memcgsim bench w3-reparent` (thread 000): the
  * reparent accounting sanity check, pass/fail per design, classic LRU and
  * MGLRU, base / patches 1-2 / patches 1-3. The thread: "w3-reparent passed on
  * all kernels" (no script or figures given).
@@ -29,10 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_file_churn.h"
-#include "bench_reparent_check.h"
+#include "bench_w2_file_churn.h"
+#include "bench_w3_reparent.h"
+#include "bench_table.h"
 #include "bench_util.h"
-#include "scenario.h"
+#include "bench_registry.h"
 
 #define NCHILD 4
 #define CHILD_PAGES 256UL
@@ -177,7 +178,7 @@ static long lru_sizes(struct msim_lruvec *lv, bool mglru)
 	return total;
 }
 
-static void w3_measure(struct w3_host *h, bool mglru, struct msim_w3_result *r)
+static void w3_measure(struct w3_host *h, bool mglru, struct bench_w3_result *r)
 {
 	struct msim_lruvec *lv = msim_mem_cgroup_lruvec(h->m, h->p, 0);
 
@@ -205,10 +206,10 @@ static void w3_measure(struct w3_host *h, bool mglru, struct msim_w3_result *r)
 	r->shadows_ok = r->shadow_nodes_p == r->shadow_nodes_all;
 }
 
-int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct msim_w3_result *r)
+int bench_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct bench_w3_result *r)
 {
 	struct w3_host h = { 0 };
-	uint64_t t0 = msim_bench_cpu_ns();
+	uint64_t t0 = bench_cpu_ns();
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -218,141 +219,159 @@ int msim_w3_run(enum msim_lru_kind lru, const struct msim_variants *v, struct ms
 	if (!ret)
 		w3_measure(&h, lru == MSIM_LRU_MGLRU, r);
 	w3_host_destroy(&h);
-	r->seconds = (double)(msim_bench_cpu_ns() - t0) / 1e9;
+	r->seconds = (double)(bench_cpu_ns() - t0) / 1e9;
 	return ret;
 }
 
 /* ---- verdicts ---- */
 
-static const char *const w3_fig_names[MSIM_W3_NFIGS] = {
-	[MSIM_W3_F_HIER_FAILS] = "designs_hierarchical_failing",
-	[MSIM_W3_F_SIZES_FAILS] = "designs_lru_sizes_failing",
-	[MSIM_W3_F_SHADOWS_FAILS] = "designs_shadow_nodes_failing",
-	[MSIM_W3_F_LOCAL_FAILS] = "designs_local_failing",
-	[MSIM_W3_F_LOCAL_FAILS_PATCHED] = "designs_local_failing_with_patch_2",
+static const char *const w3_fig_names[BENCH_W3_NFIGS] = {
+	[BENCH_W3_F_HIER_FAILS] = "designs_hierarchical_failing",
+	[BENCH_W3_F_SIZES_FAILS] = "designs_lru_sizes_failing",
+	[BENCH_W3_F_SHADOWS_FAILS] = "designs_shadow_nodes_failing",
+	[BENCH_W3_F_LOCAL_FAILS] = "designs_local_failing",
+	[BENCH_W3_F_LOCAL_FAILS_PATCHED] = "designs_local_failing_with_patch_2",
 };
 
-static const struct msim_verdict_row w3_rows[] = {
+static const struct bench_verdict_row w3_rows[] = {
 	{
 		.claim = "\"w3-reparent passed on all kernels\": hierarchical statistics, LRU "
 			 "sizes and shadow nodes add up after reparenting, every design",
 		.thread = { { "passed", 0, NAN, "" } },
-		.ours = { { "designs failing: hierarchical", MSIM_W3_F_HIER_FAILS, 0, "" },
-			  { "LRU sizes", MSIM_W3_F_SIZES_FAILS, 0, "" },
-			  { "shadow nodes", MSIM_W3_F_SHADOWS_FAILS, 0, "" } },
-		.holds_when = { { MSIM_W3_F_HIER_FAILS, MSIM_VOP_EQ, 0 },
-				{ MSIM_W3_F_SIZES_FAILS, MSIM_VOP_EQ, 0 },
-				{ MSIM_W3_F_SHADOWS_FAILS, MSIM_VOP_EQ, 0 } },
+		.ours = { { "designs failing: hierarchical", BENCH_W3_F_HIER_FAILS, 0, "" },
+			  { "LRU sizes", BENCH_W3_F_SIZES_FAILS, 0, "" },
+			  { "shadow nodes", BENCH_W3_F_SHADOWS_FAILS, 0, "" } },
+		.holds_when = { { BENCH_W3_F_HIER_FAILS, BENCH_VOP_EQ, 0 },
+				{ BENCH_W3_F_SIZES_FAILS, BENCH_VOP_EQ, 0 },
+				{ BENCH_W3_F_SHADOWS_FAILS, BENCH_VOP_EQ, 0 } },
 	},
 	{
 		.claim = "local statistics add up after reparenting with patch 2 (every hierarchy "
 			 "moves them)",
 		.thread = { { "patch 2's purpose", 0, NAN, "" } },
-		.ours = { { "designs failing with patch 2", MSIM_W3_F_LOCAL_FAILS_PATCHED, 0, "" },
-			  { "designs failing, all", MSIM_W3_F_LOCAL_FAILS, 0, "" } },
-		.holds_when = { { MSIM_W3_F_LOCAL_FAILS_PATCHED, MSIM_VOP_EQ, 0 } },
+		.ours = { { "designs failing with patch 2", BENCH_W3_F_LOCAL_FAILS_PATCHED, 0, "" },
+			  { "designs failing, all", BENCH_W3_F_LOCAL_FAILS, 0, "" } },
+		.holds_when = { { BENCH_W3_F_LOCAL_FAILS_PATCHED, BENCH_VOP_EQ, 0 } },
 		.note = "base on cgroup v2 leaves a dead child's local statistics behind (no "
 			"reparent_state_local): if its local counters fail here, the thread's w3 "
 			"cannot have compared them on base",
 	},
 };
 
-void msim_w3_verdicts(const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU],
-		      struct msim_w3_verdicts *v)
+void bench_w3_verdicts(const struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU],
+		       struct bench_w3_verdicts *v)
 {
 	memset(v->fig, 0, sizeof(v->fig));
-	for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++)
-		for (unsigned int l = 0; l < MSIM_W3_NLRU; l++) {
-			v->fig[MSIM_W3_F_HIER_FAILS] += !r[d][l].hier_ok;
-			v->fig[MSIM_W3_F_SIZES_FAILS] += !r[d][l].sizes_ok;
-			v->fig[MSIM_W3_F_SHADOWS_FAILS] += !r[d][l].shadows_ok;
-			v->fig[MSIM_W3_F_LOCAL_FAILS] += !r[d][l].local_ok;
-			v->fig[MSIM_W3_F_LOCAL_FAILS_PATCHED] += d > 0 && !r[d][l].local_ok;
+	for (unsigned int d = 0; d < BENCH_W3_NDESIGNS; d++)
+		for (unsigned int l = 0; l < BENCH_W3_NLRU; l++) {
+			v->fig[BENCH_W3_F_HIER_FAILS] += !r[d][l].hier_ok;
+			v->fig[BENCH_W3_F_SIZES_FAILS] += !r[d][l].sizes_ok;
+			v->fig[BENCH_W3_F_SHADOWS_FAILS] += !r[d][l].shadows_ok;
+			v->fig[BENCH_W3_F_LOCAL_FAILS] += !r[d][l].local_ok;
+			v->fig[BENCH_W3_F_LOCAL_FAILS_PATCHED] += d > 0 && !r[d][l].local_ok;
 		}
-	v->table = (struct msim_verdict_table){
+	v->table = (struct bench_verdict_table){
 		.reference = "thread 000",
 		.rows = w3_rows,
 		.nrows = sizeof(w3_rows) / sizeof(w3_rows[0]),
 		.fig_names = w3_fig_names,
 		.fig = v->fig,
-		.nfig = MSIM_W3_NFIGS,
+		.nfig = BENCH_W3_NFIGS,
 	};
 }
 
 /* ---- the engine ---- */
 
-static const char *const w3_design_names[MSIM_W3_NDESIGNS] = { "base", "patches 1-2",
+static const char *const w3_design_names[BENCH_W3_NDESIGNS] = { "base", "patches 1-2",
 							       "patches 1-3" };
-static const char *const w3_lru_names[MSIM_W3_NLRU] = { "classic LRU", "MGLRU" };
+static const char *const w3_lru_names[BENCH_W3_NLRU] = { "classic LRU", "MGLRU" };
 
-static const char *pf(bool ok)
+/*
+ * Each LRU and design: the four checks, then the counts behind them. The text
+ * prints dead-local last, the JSON after lru_size: two columns of one cell.
+ */
+static const struct bench_col w3_design_cols[] = {
+	{ .fmt = "%-11s", .key = "lru" },
+	{ .fmt = " %-11s", .key = "design" },
+	{ .head = { "hier" }, .fmt = " %-6s", .key = "hierarchical_ok" },
+	{ .head = { "local" }, .fmt = " %-6s", .key = "local_ok" },
+	{ .head = { "sizes" }, .fmt = " %-6s", .key = "lru_sizes_ok" },
+	{ .head = { "shadows" }, .fmt = " %-7s", .key = "shadow_nodes_ok" },
+	{ .head = { "  listed" }, .head_fmt = "%s", .fmt = "  %6lld", .key = "listed" },
+	{ .head = { " hier" }, .head_fmt = "%s", .fmt = " %4lld", .key = "hier_lru" },
+	{ .head = { " local" }, .head_fmt = "%s", .fmt = " %5lld", .key = "local_lru" },
+	{ .head = { " size" }, .head_fmt = "%s", .fmt = " %4lld", .key = "lru_size" },
+	{ .key = "dead_local_lru" },
+	{ .head = { " shadows(p/all)" }, .head_fmt = "%s", .fmt = " %6lld",
+	  .key = "shadow_nodes_p" },
+	{ .head_fmt = "", .fmt = "/%-6lld", .key = "shadow_nodes_all" },
+	{ .head = { " dead-local" }, .head_fmt = "%s", .fmt = " %lld" },
+};
+#define W3_DESIGN_COLS (sizeof(w3_design_cols) / sizeof(w3_design_cols[0]))
+
+static void w3_designs_table(const struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU],
+			     struct bench_cell *cells, struct bench_table *t)
 {
-	return ok ? "pass" : "FAIL";
+	struct bench_cell *c = cells;
+
+	for (unsigned int l = 0; l < BENCH_W3_NLRU; l++)
+		for (unsigned int d = 0; d < BENCH_W3_NDESIGNS; d++, c += W3_DESIGN_COLS) {
+			const struct bench_w3_result *x = &r[d][l];
+			const struct bench_cell row[W3_DESIGN_COLS] = {
+				BENCH_STR(w3_lru_names[l]), BENCH_STR(w3_design_names[d]),
+				BENCH_BOOL(x->hier_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->local_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->sizes_ok, "pass", "FAIL"),
+				BENCH_BOOL(x->shadows_ok, "pass", "FAIL"),
+				BENCH_INT(x->listed), BENCH_INT(x->hier_lru), BENCH_INT(x->local_lru),
+				BENCH_INT(x->lru_size), BENCH_INT(x->dead_local_lru),
+				BENCH_INT(x->shadow_nodes_p), BENCH_INT(x->shadow_nodes_all),
+				BENCH_INT(x->dead_local_lru),
+			};
+
+			memcpy(c, row, sizeof(row));
+		}
+	*t = (struct bench_table){ .head_rows = 1, .cols = w3_design_cols, .ncols = W3_DESIGN_COLS,
+				   .cells = cells, .nrows = BENCH_W3_NLRU * BENCH_W3_NDESIGNS };
 }
 
-static void print_text(const struct msim_bench_args *a,
-		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
+static void print_text(const struct bench_opts *a,
+		       const struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU])
 {
-	struct msim_w3_verdicts v;
+	struct bench_cell cells[BENCH_W3_NLRU * BENCH_W3_NDESIGNS * W3_DESIGN_COLS];
+	struct bench_table t;
+	struct bench_w3_verdicts v;
 
 	printf("w3-reparent (thread 000): p with %u children under memory.high %lu pages; "
 	       "children removed one by one under churn; cgroup v2\n", NCHILD, HIGH_PAGES);
-	msim_bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
-	printf("%-11s %-11s %-6s %-6s %-6s %-7s  listed hier local size shadows(p/all) "
-	       "dead-local\n", "", "", "hier", "local", "sizes", "shadows");
-	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
-		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++) {
-			const struct msim_w3_result *x = &r[d][l];
-
-			printf("%-11s %-11s %-6s %-6s %-6s %-7s  %6ld %4ld %5ld %4ld %6ld/%-6ld %ld\n",
-			       w3_lru_names[l], w3_design_names[d], pf(x->hier_ok), pf(x->local_ok),
-			       pf(x->sizes_ok), pf(x->shadows_ok), x->listed, x->hier_lru,
-			       x->local_lru, x->lru_size, x->shadow_nodes_p, x->shadow_nodes_all,
-			       x->dead_local_lru);
-		}
+	bench_print_base_variants(a, "shadow-budget and dying-redirect set per design");
+	w3_designs_table(r, cells, &t);
+	bench_table_print_text(stdout, &t);
 	printf("(deterministic counts; the model's time is not a figure here)\n\n");
-	msim_w3_verdicts(r, &v);
-	msim_verdict_print_text(stdout, &v.table);
+	bench_w3_verdicts(r, &v);
+	bench_verdict_print_text(stdout, &v.table);
 }
 
-static void print_json(const struct msim_bench_args *a,
-		       const struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU])
+static void print_json(const struct bench_opts *a,
+		       const struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU])
 {
-	struct msim_w3_verdicts v;
-	struct msim_json j;
+	struct bench_cell cells[BENCH_W3_NLRU * BENCH_W3_NDESIGNS * W3_DESIGN_COLS];
+	struct bench_table t;
+	struct bench_w3_verdicts v;
+	struct bench_json j;
 
-	msim_bench_json_begin(&j, stdout, "w3-reparent", "000", "deterministic counts", a);
-	msim_json_arr_begin(&j, "designs");
-	for (unsigned int l = 0; l < MSIM_W3_NLRU; l++)
-		for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++) {
-			const struct msim_w3_result *x = &r[d][l];
-
-			msim_json_obj_begin(&j, NULL);
-			msim_json_kstr(&j, "lru", w3_lru_names[l]);
-			msim_json_kstr(&j, "design", w3_design_names[d]);
-			msim_json_kbool(&j, "hierarchical_ok", x->hier_ok);
-			msim_json_kbool(&j, "local_ok", x->local_ok);
-			msim_json_kbool(&j, "lru_sizes_ok", x->sizes_ok);
-			msim_json_kbool(&j, "shadow_nodes_ok", x->shadows_ok);
-			msim_json_kint(&j, "listed", x->listed);
-			msim_json_kint(&j, "hier_lru", x->hier_lru);
-			msim_json_kint(&j, "local_lru", x->local_lru);
-			msim_json_kint(&j, "lru_size", x->lru_size);
-			msim_json_kint(&j, "dead_local_lru", x->dead_local_lru);
-			msim_json_kint(&j, "shadow_nodes_p", x->shadow_nodes_p);
-			msim_json_kint(&j, "shadow_nodes_all", x->shadow_nodes_all);
-			msim_json_obj_end(&j);
-		}
-	msim_json_arr_end(&j);
-	msim_w3_verdicts(r, &v);
-	msim_verdict_print_json(&j, "verdicts", &v.table);
-	msim_json_obj_end(&j);
-	msim_json_finish(&j);
+	bench_json_begin(&j, stdout, "w3-reparent", "000", "deterministic counts", a);
+	w3_designs_table(r, cells, &t);
+	bench_table_print_json(&j, "designs", &t);
+	bench_w3_verdicts(r, &v);
+	bench_verdict_print_json(&j, "verdicts", &v.table);
+	bench_json_obj_end(&j);
+	bench_json_finish(&j);
 }
 
 static int reparent_check_main(int argc, char **argv)
 {
-	static const struct msim_bench_spec spec = {
+	static const struct bench_spec spec = {
 		.name = "w3-reparent",
 		.summary = "thread 000 w3: reparent accounting sanity check, pass/fail per design",
 		.description = "Four children of p read their files under p's memory.high and are "
@@ -362,18 +381,18 @@ static int reparent_check_main(int argc, char **argv)
 		.default_reps = 1,
 		.quick_reps = 1,
 	};
-	static struct msim_w3_result r[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
-	struct msim_bench_args a;
+	static struct bench_w3_result r[BENCH_W3_NDESIGNS][BENCH_W3_NLRU];
+	struct bench_opts a;
 	int ret;
 
-	if ((ret = msim_bench_parse_args(&spec, argc, argv, &a)))
-		return msim_args_exit_status(ret);
-	for (unsigned int d = 0; d < MSIM_W3_NDESIGNS; d++)
-		for (unsigned int l = 0; l < MSIM_W3_NLRU; l++) {
+	if ((ret = bench_parse_args(&spec, argc, argv, &a)))
+		return bench_args_exit_status(ret);
+	for (unsigned int d = 0; d < BENCH_W3_NDESIGNS; d++)
+		for (unsigned int l = 0; l < BENCH_W3_NLRU; l++) {
 			struct msim_variants v = a.variants;
 
-			msim_fc_design_variants(d, &v);
-			if (msim_w3_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, &r[d][l])) {
+			bench_fc_design_variants(d, &v);
+			if (bench_w3_run(l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC, &v, &r[d][l])) {
 				fprintf(stderr, "w3-reparent: the %s %s run failed\n",
 					w3_lru_names[l], w3_design_names[d]);
 				return 1;
@@ -386,9 +405,9 @@ static int reparent_check_main(int argc, char **argv)
 	return 0;
 }
 
-static const struct msim_bench reparent_check_bench = {
+static const struct bench_engine w3_reparent_bench = {
 	.name = "w3-reparent",
 	.summary = "thread 000 w3: reparent accounting sanity check, pass/fail per design",
 	.main = reparent_check_main,
 };
-MSIM_BENCH(reparent_check_bench);
+BENCH_REGISTER(w3_reparent_bench);

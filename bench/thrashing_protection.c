@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* thrashing_protection - the "thrashing-protection" bench engine as a program (bench/bench_thrashing.c; `memcgsim bench thrashing-protection`). */
-#include "scenario.h"
-
-int main(int argc, char **argv)
-{
-	return msim_bench_main("thrashing-protection", argc, argv);
-}

@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* w2_file_churn - the "w2-file-churn" bench engine as a program (bench/bench_file_churn.c; `memcgsim bench w2-file-churn`). */
-#include "scenario.h"
-
-int main(int argc, char **argv)
-{
-	return msim_bench_main("w2-file-churn", argc, argv);
-}

@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* w3_reparent - the "w3-reparent" bench engine as a program (bench/bench_reparent_check.c; `memcgsim bench w3-reparent`). */
-#include "scenario.h"
-
-int main(int argc, char **argv)
-{
-	return msim_bench_main("w3-reparent", argc, argv);
-}

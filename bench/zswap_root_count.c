@@ -1,8 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* zswap_root_count - the "zswap-root-count" bench engine as a program (bench/bench_zswap_root_count.c; `memcgsim bench zswap-root-count`). */
-#include "scenario.h"
-
-int main(int argc, char **argv)
-{
-	return msim_bench_main("zswap-root-count", argc, argv);
-}
