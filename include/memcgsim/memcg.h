@@ -14,7 +14,7 @@
  * this layer knows none of them. Each registered hook set gets a private slot
  * per memcg (msim_memcg_slot()) for its per-memcg data.
  *
- * The layer itself is the subsystem "memcg" (msim_memcg_subsys, subsys.h): every
+ * The layer itself is the subsystem "memcg" (msim_subsys_find("memcg"), subsys.h): every
  * host has it from msim_create() unless its configuration sets memcg_disabled.
  * Its host state (the id space, the "mem_cgroup" and "mem_cgroup_per_node"
  * caches, the hook table) exists from then on; the root memcg is created by the
@@ -42,8 +42,10 @@
 extern "C" {
 #endif
 
-/* The memcg layer as a subsystem (subsys.h): name "memcg", no dependency. */
-MSIM_API extern struct msim_subsys msim_memcg_subsys;
+/*
+ * The memcg layer as a subsystem (subsys.h): name "memcg", no dependency:
+ * msim_subsys_find("memcg").
+ */
 
 #define MSIM_MEM_CGROUP_ID_MAX 65535 /* private ids 1..65535 (MEM_CGROUP_ID_SHIFT 16) */
 #define MSIM_MEMCG_MAX_SLOTS 16

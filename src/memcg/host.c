@@ -12,9 +12,8 @@
  * Every host has the subsystem unless its configuration sets memcg_disabled
  * (kernel: cgroup_disable=memory). Attaching creates no memcg: the root comes
  * with the first msim_root_mem_cgroup() (lifecycle.c), so a host that never
- * makes a memcg holds no memcg memory. This file calls only tree.c and hooks.c,
- * which never look the state up: the lookups (msim__memcg_host, the internal
- * header) stay above it and close no circle.
+ * makes a memcg holds no memcg memory. The lookup of every memcg entry point,
+ * msim__memcg_host, is defined here beside the description.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,22 +96,29 @@ static void memcg_host_fini(struct msim *m, void *state)
 	msim_lock_destroy(&h->root_lock);
 }
 
-struct msim_subsys msim_memcg_subsys = {
+static unsigned int memcg_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys memcg_subsys = {
 	.name = "memcg",
 	.depends = NULL,
 	.enabled = memcg_enabled,
 	.state_size = sizeof(struct msim__memcg_host),
 	.host_init = memcg_host_init,
 	.host_fini = memcg_host_fini,
+	.id = &memcg_subsys_id,
 };
 
 /*
- * Every memcg entry point reaches msim_memcg_subsys (msim__memcg_host), so a
+ * Every memcg entry point reaches memcg_subsys (msim__memcg_host), so a
  * program that calls any of them links this file and this registration with it.
  */
+struct msim__memcg_host *msim__memcg_host(struct msim *m)
+{
+	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &memcg_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void memcg_register(void)
 {
-	msim_subsys_register(&msim_memcg_subsys);
+	msim_subsys_register(&memcg_subsys);
 }
 
 /* ---- counts ---- */

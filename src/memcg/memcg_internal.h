@@ -6,9 +6,8 @@
  * hooks.c (running the hook sets), host.c (the subsystem: per-host state, hook
  * registration), css.c (references), id.c (private ids), iter.c
  * (mem_cgroup_iter) and, on top, lifecycle.c (mkdir, rmdir, release, free).
- * host.c defines msim_memcg_subsys and calls only tree.c and hooks.c, which
- * never look the host state up, so the files that do (through msim__memcg_host
- * below) close no circle. Layers above memcg use
+ * They are one concept behind this header (test_layers.c); host.c defines the
+ * subsystem and its lookup, msim__memcg_host. Layers above memcg use
  * include/memcgsim/memcg.h only; tests may include this header for the debug
  * checks (msim__memcg_check()).
  *
@@ -229,10 +228,7 @@ void msim__memcg_run_free(struct msim_memcg *memcg);
 /* css_alloc and css_online of set s on the root (a set registered after it). */
 int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s);
 /* host.c: the subsystem. The host's tree state, or NULL: a plain load, never an attach. */
-static inline struct msim__memcg_host *msim__memcg_host(struct msim *m)
-{
-	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &msim_memcg_subsys) : NULL;
-}
+struct msim__memcg_host *msim__memcg_host(struct msim *m);
 /* css.c: the percpu_ref's kill, putting the base reference (see there for when). */
 void msim__css_kill(struct msim_memcg *memcg);
 /* id.c */

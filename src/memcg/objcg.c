@@ -32,22 +32,24 @@ static bool objcg_enabled(const struct msim_config *cfg)
 	return false;
 }
 
-struct msim_subsys msim_objcg_subsys = {
+static unsigned int objcg_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys objcg_subsys = {
 	.name = "objcg",
 	.enabled = objcg_enabled,
 	.state_size = sizeof(struct msim__objcg_host),
 	.host_init = objcg_host_init,
 	.host_fini = objcg_host_fini,
+	.id = &objcg_subsys_id,
 };
 
 __attribute__((constructor)) static void objcg_register(void)
 {
-	msim_subsys_register(&msim_objcg_subsys);
+	msim_subsys_register(&objcg_subsys);
 }
 
 static struct msim__objcg_host *objcg_host(const struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_objcg_subsys) : NULL;
+	return m ? msim_subsys_state(m, &objcg_subsys) : NULL;
 }
 
 static struct msim__objcg_memcg *objcg_memcg(const struct msim__objcg_host *h,

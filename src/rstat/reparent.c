@@ -8,10 +8,9 @@
  * dying-redirect. Why the redirect (dying.c) and this move must pair up, and
  * where they do not (patch 3), is told at the top of dying.c.
  *
- * Above write.c (the non-redirecting __mod_* paths) and flush.c. attach.c
- * registers the hook set with the host's state as its priv, so nothing here
- * looks the state up; the entry point msim_memcg_reparent_state_local() is
- * write_entry.c's.
+ * It writes through write.c's non-redirecting __mod_* paths. attach.c registers
+ * the hook set with the host's state as its priv; the entry point
+ * msim_memcg_reparent_state_local() is write.c's.
  */
 #include <stdint.h>
 
