@@ -33,7 +33,14 @@
 
 #include <memcgsim/sim.h>
 #include <memcgsim/list.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/xarray.h>
 #include <memcgsim/shrinker.h>

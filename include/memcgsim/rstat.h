@@ -61,8 +61,8 @@
  *
  * Dying memcgs (docs/rstat.md): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
- * same hierarchies get local-stat reparenting at offline (a css_offline hook of
- * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
+ * same hierarchies get local-stat reparenting at offline (a css_offline hook
+ * right after memcg_reparent_objcgs). The release hook flushes (css_release_work_fn)
  * and the free hook flushes again (css_rstat_exit).
  *
  * Attach. The layer is the subsystem "rstat" (msim_subsys_find("rstat"), subsys.h; it

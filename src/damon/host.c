@@ -27,7 +27,6 @@ static void damon_css_free(struct msim_memcg *memcg, void *priv)
 /* Order only matters for online/offline; this set has neither. */
 static const struct msim_memcg_hooks damon_watch_hooks = {
 	.name = "damon",
-	.order = 70,
 	.css_free = damon_css_free,
 	.teardown_noted = true,    /* the watch table notes itself (watch.c) */
 };

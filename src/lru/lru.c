@@ -9,16 +9,15 @@
  * inside memcg_reparent_objcgs (objcg layer), to which host_init hands the
  * LRU callbacks (reparent.c) unless the variant is lru-reparent=off.
  *
- * Hook order MSIM_HOOK_ORDER_OBJCG_LRU - 2: css_alloc after rstat's (order 10,
- * whose lruvec handle each of ours records) and before objcg's; css_free,
- * which runs in descending order, before rstat's.
+ * Its steps in the lifecycle table (lifecycle.c): css_alloc after rstat's
+ * (whose lruvec handle each of ours records) and before objcg's; css_free
+ * before rstat's.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "lru/lru_internal.h"
 
-#define LRU_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 2)
 
 static int lru_css_alloc(struct msim_memcg *memcg, void *priv)
 {
@@ -66,7 +65,6 @@ static int lru_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "lru",
-		.order = LRU_HOOK_ORDER,
 		.css_alloc = lru_css_alloc,
 		.css_free = lru_css_free,
 		.css_alloc_undo = lru_css_free,

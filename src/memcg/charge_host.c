@@ -72,7 +72,6 @@ static void charge_css_offline(struct msim_memcg *memcg, void *priv)
 
 static const struct msim_memcg_hooks charge_hooks = {
 	.name = "charge",
-	.order = MSIM_HOOK_ORDER_STOCK,
 	.css_alloc = charge_css_alloc,
 	.css_offline = charge_css_offline,
 	.css_free = charge_css_free,

@@ -2,7 +2,7 @@
 /*
  * host.c - the memcg layer as a subsystem: its per-host state, attached at
  * msim_create() and detached at msim_destroy(); the registration of hook sets
- * (the order they run in is hooks.c's); the per-state counts.
+ * (the order they run in is lifecycle.c's table); the per-state counts.
  *
  * kernel: the cgroup core's subsystem table and mem_cgroup_init() (the
  * "mem_cgroup" and "mem_cgroup_per_node" caches, the private id space). The
@@ -154,18 +154,6 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name)
 	return -ENOENT;
 }
 
-static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
-{
-	unsigned int i = h->nr_hooks;
-
-	/* Stable: after every set of equal or lower order. */
-	while (i > 0 && h->hooks[h->sorted[i - 1]].order > h->hooks[s].order) {
-		h->sorted[i] = h->sorted[i - 1];
-		i--;
-	}
-	h->sorted[i] = (unsigned char)s;
-}
-
 /*
  * A set whose root hooks failed never runs: its callbacks are cleared (its slot
  * number stays taken). Registration is a setup-time operation, not concurrent
@@ -202,7 +190,8 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	}
 	s = h->nr_hooks;
 	h->hooks[s] = *hooks;
-	hooks_insert_sorted(h, s);
+	h->nr_hooks = s + 1;  /* the plan reads it; published below */
+	msim__memcg_lifecycle_plan(h);
 	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);
 	root = h->root;
 	msim_quiet_spin_unlock(&h->lock);

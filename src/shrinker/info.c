@@ -279,7 +279,6 @@ static void shr_css_offline(struct msim_memcg *memcg, void *priv)
 
 const struct msim_memcg_hooks msim__shr_info_hooks = {
 	.name = "shrinker_info",
-	.order = MSIM_HOOK_ORDER_SHRINKER_INFO,
 	.css_online = shr_css_online,
 	.css_free = shr_css_free,
 	.teardown_noted = true,    /* the mutex's shims, the frees noted */
@@ -287,7 +286,6 @@ const struct msim_memcg_hooks msim__shr_info_hooks = {
 
 const struct msim_memcg_hooks msim__shr_deferred_hooks = {
 	.name = "shrinker_deferred",
-	.order = MSIM_HOOK_ORDER_SHRINKER_DEFERRED,
 	.css_offline = shr_css_offline,
 };
 

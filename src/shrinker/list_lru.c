@@ -185,7 +185,6 @@ static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 
 static const struct msim_memcg_hooks lru_hooks = {
 	.name = "list_lru",
-	.order = MSIM_HOOK_ORDER_KMEM_LIST_LRU,
 	.css_offline = lru_css_offline,
 };
 

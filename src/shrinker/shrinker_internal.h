@@ -27,7 +27,15 @@
 #include <memcgsim/list_lru.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/shrinker.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>
 

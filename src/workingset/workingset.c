@@ -5,7 +5,8 @@
  * shadow-node shrinker (kernel: workingset_init, and the nonresident_age field
  * of the lruvec, initialised with the memcg and freed with it).
  *
- * Hook order MSIM_HOOK_ORDER_OBJCG_LRU - 3: the clocks need nothing of the others.
+ * Its steps in the lifecycle table (lifecycle.c): css_alloc and css_free; the
+ * clocks need nothing of the others.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 
 #include "workingset/ws_internal.h"
 
-#define WS_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 3)
 
 static int ws_css_alloc(struct msim_memcg *memcg, void *priv)
 {
@@ -61,7 +61,6 @@ static int ws_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "workingset",
-		.order = WS_HOOK_ORDER,
 		.css_alloc = ws_css_alloc,
 		.css_free = ws_css_free,
 		.css_alloc_undo = ws_css_free,

@@ -5,9 +5,9 @@
  * mem_cgroup_css_alloc()'s zswap fields, mem_cgroup_css_offline()'s
  * zswap_memcg_offline_cleanup()).
  *
- * Hook order MSIM_HOOK_ORDER_ZSWAP_CURSOR (30): the kernel calls
- * zswap_memcg_offline_cleanup() before memcg_offline_kmem() (which reparents the
- * list_lrus, order 40).
+ * Its offline step comes first in the lifecycle table (lifecycle.c): the kernel
+ * calls zswap_memcg_offline_cleanup() before memcg_offline_kmem() (which
+ * reparents the list_lrus).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,7 +133,6 @@ static int zswap_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "zswap",
-		.order = MSIM_HOOK_ORDER_ZSWAP_CURSOR,
 		.css_alloc = zswap_css_alloc,
 		.css_offline = zswap_css_offline,
 		.css_free = zswap_css_free,
