@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * race_counter.c - a small experiment written only against the installed
- * libmemcgsim (the foundation API: sim.h, sched.h, sync.h, memcg.h, kmem.h).
+ * libmemcgsim (the foundation API: sim.h, yield.h, atomic.h, lock.h, rcu.h, memcg.h, kmem.h).
  *
  * It builds a 4-CPU simulated host with a few cgroups and shows the two things an
  * experiment usually wants from the simulator:
@@ -35,8 +35,14 @@
 #include <string.h>
 
 #include <memcgsim/sim.h>
-#include <memcgsim/sched.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/kmem.h>
 

@@ -40,7 +40,9 @@
 
 #include <memcgsim/memcg.h>
 #include <memcgsim/rstat.h>
-#include <memcgsim/sched.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
 #include <memcgsim/sim.h>
 #include <memcgsim/variants.h>
 

@@ -16,7 +16,7 @@
  *                      memory_current_read(), memory_max_show/write(), memory_high_*()
  *                                           -> msim_memory_{current,max,high}_*()
  *
- * Set-up: the layer is the subsystem "charge" (msim_charge_subsys, subsys.h),
+ * Set-up: the layer is the subsystem "charge" (msim_subsys_find("charge"), subsys.h),
  * which registers the memcg hooks that give every memcg its page_counter and
  * drain the stocks at offline. msim_create() attaches it when the configuration
  * sets charge; msim_charge_init(m) attaches it by hand, from the driver, before
@@ -37,7 +37,15 @@
 
 #include <memcgsim/kmem.h>
 #include <memcgsim/memcg.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,8 +135,10 @@ static inline bool msim_gfp_has_io_fs(unsigned int gfp)
 typedef unsigned long (*msim_reclaim_fn)(struct msim_memcg *memcg, unsigned long nr_pages,
 					 void *arg);
 
-/* The charge layer as a subsystem (subsys.h): name "charge", depends on "memcg". */
-MSIM_API extern struct msim_subsys msim_charge_subsys;
+/*
+ * The charge layer as a subsystem (subsys.h): name "charge", depends on "memcg":
+ * msim_subsys_find("charge").
+ */
 
 /*
  * Attach the charge subsystem to m by hand (msim_subsys_attach(), with memcg
@@ -137,7 +147,7 @@ MSIM_API extern struct msim_subsys msim_charge_subsys;
  * a NULL host or a call from inside a task; -ENOMEM.
  */
 MSIM_API int msim_charge_init(struct msim *m);
-/* Whether m has the charge subsystem (msim_subsys_attached(m, &msim_charge_subsys)). */
+/* Whether m has the charge subsystem (msim_subsys_attached(m, msim_subsys_find("charge"))). */
 MSIM_API bool msim_charge_initialized(struct msim *m);
 
 /* Seed of the per-CPU PRNG that picks the stock slot to evict (default 1). */

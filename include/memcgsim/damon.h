@@ -61,8 +61,10 @@
 extern "C" {
 #endif
 
-/* The DAMON layer as a subsystem (subsys.h): name "damon", depends on "rstat". */
-MSIM_API extern struct msim_subsys msim_damon_subsys;
+/*
+ * The DAMON layer as a subsystem (subsys.h): name "damon", depends on "rstat":
+ * msim_subsys_find("damon").
+ */
 
 /*
  * Attach the damon layer (and rstat, memcg before it) to a host by hand. Call

@@ -17,7 +17,7 @@
  * false / 0 / -EINVAL and is counted in msim_shrinker_stats().misuse.
  *
  * The host's list of memcg-aware lrus and the offline reparenting are the
- * subsystem "list_lru" (msim_list_lru_subsys, subsys.h), which depends on
+ * subsystem "list_lru" (msim_subsys_find("list_lru"), subsys.h), which depends on
  * "shrinker": msim_create() attaches both when the configuration sets shrinker,
  * msim_shrinker_init() attaches both by hand.
  */
@@ -33,7 +33,14 @@
 
 #include <memcgsim/sim.h>
 #include <memcgsim/list.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/xarray.h>
 #include <memcgsim/shrinker.h>
@@ -89,8 +96,10 @@ typedef enum msim_lru_status (*msim_list_lru_walk_cb)(struct msim_list_head *ite
 						      struct msim_list_lru_one *list,
 						      void *cb_arg);
 
-/* The list_lru host state as a subsystem: name "list_lru", depends on "memcg" and "shrinker". */
-MSIM_API extern struct msim_subsys msim_list_lru_subsys;
+/*
+ * The list_lru host state as a subsystem: name "list_lru", depends on "memcg" and "shrinker":
+ * msim_subsys_find("list_lru").
+ */
 
 /*
  * __list_lru_init(): memcg_aware lrus register on the host's list (for

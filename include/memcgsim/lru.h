@@ -89,10 +89,9 @@ enum msim_lru_list {
 #define MSIM_SWAP_CLUSTER_MAX 32U /* SWAP_CLUSTER_MAX */
 #define MSIM_DEF_PRIORITY 12      /* DEF_PRIORITY */
 
-/* The registered subsystem ("lru", depends on "objcg"). */
-MSIM_API extern struct msim_subsys msim_lru_subsys;
+/* The registered subsystem ("lru", depends on "objcg"): msim_subsys_find("lru"). */
 
-/* msim_subsys_attach(m, &msim_lru_subsys, ...): 0 or a negative errno (reason in err). */
+/* msim_subsys_attach(m, msim_subsys_find("lru"), ...): 0 or a negative errno (reason in err). */
 MSIM_API int msim_lru_attach(struct msim *m, char *err, size_t errlen);
 MSIM_API bool msim_lru_attached(const struct msim *m);
 /* kernel: lru_gen_enabled(): the host's LRU kind is MGLRU. */

@@ -14,7 +14,7 @@
  * this layer knows none of them. Each registered hook set gets a private slot
  * per memcg (msim_memcg_slot()) for its per-memcg data.
  *
- * The layer itself is the subsystem "memcg" (msim_memcg_subsys, subsys.h): every
+ * The layer itself is the subsystem "memcg" (msim_subsys_find("memcg"), subsys.h): every
  * host has it from msim_create() unless its configuration sets memcg_disabled.
  * Its host state (the id space, the "mem_cgroup" and "mem_cgroup_per_node"
  * caches, the hook table) exists from then on; the root memcg is created by the
@@ -42,8 +42,10 @@
 extern "C" {
 #endif
 
-/* The memcg layer as a subsystem (subsys.h): name "memcg", no dependency. */
-MSIM_API extern struct msim_subsys msim_memcg_subsys;
+/*
+ * The memcg layer as a subsystem (subsys.h): name "memcg", no dependency:
+ * msim_subsys_find("memcg").
+ */
 
 #define MSIM_MEM_CGROUP_ID_MAX 65535 /* private ids 1..65535 (MEM_CGROUP_ID_SHIFT 16) */
 #define MSIM_MEMCG_MAX_SLOTS 16
@@ -60,25 +62,18 @@ enum msim_memcg_state {
 };
 
 /*
- * Hook order. css_online hooks run in ascending order, css_offline hooks in
- * ascending order too, using the step numbers of the kernel's
- * mem_cgroup_css_offline() (its calls counted from 1, memcg1_css_offline) so that
- * e.g. list_lru reparenting (4)
- * runs before objcg/LRU reparenting (5) and shrinker deferred reparenting (6).
+ * Hook order. The memcg layer's lifecycle table (src/memcg/lifecycle.c) orders
+ * the layers' hook sets by name, step by step as mem_cgroup_css_alloc(),
+ * mem_cgroup_css_online(), mem_cgroup_css_offline(), mem_cgroup_css_released()
+ * and mem_cgroup_css_free() do their parts. A set it does not name (an
+ * experiment's) runs after the table's steps of css_alloc, css_online and
+ * css_offline and before those of the teardown, ordered among such sets by
+ * .order (equal orders in registration order).
  */
-enum msim_memcg_hook_order {
-	MSIM_HOOK_ORDER_RSTAT = 10,          /* alloc: vmstats, per-CPU stats */
-	MSIM_HOOK_ORDER_ZSWAP_CURSOR = 30,   /* offline step 3 */
-	MSIM_HOOK_ORDER_KMEM_LIST_LRU = 40,  /* online: kmemcg_id; offline step 4 */
-	MSIM_HOOK_ORDER_SHRINKER_INFO = 45,  /* online: alloc_shrinker_info */
-	MSIM_HOOK_ORDER_OBJCG_LRU = 50,      /* offline step 5 (and v1 local stats) */
-	MSIM_HOOK_ORDER_SHRINKER_DEFERRED = 60, /* offline step 6 */
-	MSIM_HOOK_ORDER_STOCK = 90,          /* offline step 9: drain_all_stock */
-};
 
 struct msim_memcg_hooks {
 	const char *name;
-	int order;
+	int order;            /* only for a set the lifecycle table does not name (above) */
 	void *priv;
 	/* Each may be NULL. alloc/online may fail with a negative errno: mkdir unwinds. */
 	int (*css_alloc)(struct msim_memcg *memcg, void *priv);

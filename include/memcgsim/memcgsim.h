@@ -24,8 +24,6 @@
 #include <memcgsim/irq.h>
 #include <memcgsim/kmem.h>
 /* Compatibility umbrellas of the above. */
-#include <memcgsim/sched.h>
-#include <memcgsim/sync.h>
 /* Kernel-library equivalents (src/lib). */
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>

@@ -54,8 +54,10 @@ extern "C" {
 
 struct msim_obj_cgroup;
 
-/* The registered subsystem (name "objcg"); attach it with msim_subsys_attach(). */
-MSIM_API extern struct msim_subsys msim_objcg_subsys;
+/*
+ * The registered subsystem (name "objcg"); attach it with msim_subsys_attach():
+ * msim_subsys_find("objcg").
+ */
 
 /*
  * kernel: get_obj_cgroup_from_memcg() for node nid: under RCU, the first objcg
@@ -149,8 +151,8 @@ MSIM_API int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg
  * The subsystem "obj_stock" (depends on "objcg" and "charge"): per CPU, the
  * kernel's obj_stock_pcp part of memcg_stock (cached_objcg, nr_bytes). Attach it
  * by hand (msim_subsys_attach()); no configuration enables it.
+ * Its description: msim_subsys_find("obj_stock").
  */
-MSIM_API extern struct msim_subsys msim_obj_stock_subsys;
 
 /*
  * kernel: obj_cgroup_charge(objcg, gfp, size): consume_obj_stock(), else charge

@@ -41,7 +41,9 @@
 #include <stdio.h>
 
 #include <memcgsim/sim.h>
-#include <memcgsim/sched.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
 
 #ifdef __cplusplus
 extern "C" {

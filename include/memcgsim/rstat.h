@@ -61,11 +61,11 @@
  *
  * Dying memcgs (docs/rstat.md): variant dying-redirect decides where updates to a
  * rmdir'ed memcg go (v1: legacy hierarchy only; all; all-rcu-on-dying), and the
- * same hierarchies get local-stat reparenting at offline (a css_offline hook of
- * order MSIM_HOOK_ORDER_OBJCG_LRU). The release hook flushes (css_release_work_fn)
+ * same hierarchies get local-stat reparenting at offline (a css_offline hook
+ * right after memcg_reparent_objcgs). The release hook flushes (css_release_work_fn)
  * and the free hook flushes again (css_rstat_exit).
  *
- * Attach. The layer is the subsystem "rstat" (msim_rstat_subsys, subsys.h; it
+ * Attach. The layer is the subsystem "rstat" (msim_subsys_find("rstat"), subsys.h; it
  * needs "memcg"): msim_create() attaches it when the configuration sets rstat,
  * msim_rstat_init() attaches it by hand. A host without it has no statistics:
  * the write paths return -EINVAL, readers 0, flushes nothing; no entry point
@@ -232,8 +232,10 @@ struct msim_rstat_params {
 };
 MSIM_API void msim_rstat_params_init(struct msim_rstat_params *p);
 
-/* The rstat layer as a subsystem (subsys.h): name "rstat", depends on "memcg". */
-MSIM_API extern struct msim_subsys msim_rstat_subsys;
+/*
+ * The rstat layer as a subsystem (subsys.h): name "rstat", depends on "memcg":
+ * msim_subsys_find("rstat").
+ */
 
 /*
  * Attach rstat to a host by hand, with tunables (params NULL: the defaults):
@@ -249,7 +251,7 @@ MSIM_API extern struct msim_subsys msim_rstat_subsys;
  * NULL host, bad params (nothing changes) or a call from a task; -ENOMEM.
  */
 MSIM_API int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params);
-/* Whether m has rstat (msim_subsys_attached(m, &msim_rstat_subsys)). */
+/* Whether m has rstat (msim_subsys_attached(m, msim_subsys_find("rstat"))). */
 MSIM_API bool msim_rstat_attached(struct msim *m);
 
 /* kernel: MEMCG_CHARGE_BATCH * num_online_cpus(), read at call time. */

@@ -17,9 +17,9 @@
  * The root memcg always has every unit (it holds the deferred counts of global
  * reclaim); in the xarray layout it is the only memcg a registration visits.
  *
- * Setup: the layer is two subsystems (subsys.h), "shrinker" (msim_shrinker_subsys:
+ * Setup: the layer is two subsystems (subsys.h), "shrinker" (msim_subsys_find("shrinker"):
  * the registry, the layout and the memcg hooks that allocate and free the
- * per-memcg info) and "list_lru" (msim_list_lru_subsys, list_lru.h), which needs
+ * per-memcg info) and "list_lru" (msim_subsys_find("list_lru"), list_lru.h), which needs
  * it. msim_create() attaches both when the configuration sets shrinker;
  * msim_shrinker_init(m) attaches both by hand, before creating child memcgs:
  * memcgs created before have no shrinker_info (they are never shrunk per memcg;
@@ -51,7 +51,14 @@
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/variants.h>
 
@@ -134,8 +141,10 @@ struct msim_shrinker {
 
 /* ---- setup ---- */
 
-/* The shrinker layer as a subsystem (subsys.h): name "shrinker", depends on "memcg". */
-MSIM_API extern struct msim_subsys msim_shrinker_subsys;
+/*
+ * The shrinker layer as a subsystem (subsys.h): name "shrinker", depends on "memcg":
+ * msim_subsys_find("shrinker").
+ */
 
 /*
  * Attach the shrinker and list_lru subsystems to m by hand (msim_subsys_attach()

@@ -21,22 +21,28 @@
  *           &stats_hooks, &offline_hooks, NULL };
  *   static const char *const rstat_deps[] = { "memcg", NULL };
  *
- *   struct msim_subsys msim_rstat_subsys = {
+ *   static unsigned int rstat_id;        // written by msim_subsys_register()
+ *   static const struct msim_subsys rstat_subsys = {
  *           .name = "rstat",
  *           .depends = rstat_deps,
  *           .state_size = sizeof(struct msim__rstat),
  *           .host_init = rstat_host_init,
  *           .host_fini = rstat_host_fini,
  *           .memcg_hooks = rstat_hooks,
+ *           .id = &rstat_id,
  *   };
  *
  *   __attribute__((constructor)) static void rstat_register(void)
  *   {
- *           msim_subsys_register(&msim_rstat_subsys);
+ *           msim_subsys_register(&rstat_subsys);
  *   }
  *
  *   // a hot path: a plain load, NULL when the host does not have rstat
- *   struct msim__rstat *rs = msim_subsys_state(m, &msim_rstat_subsys);
+ *   struct msim__rstat *rs = msim_subsys_state(m, &rstat_subsys);
+ *
+ * The description is static const: complete at compile time, never filled in
+ * by a constructor, and private to the file that defines the layer. Code
+ * elsewhere (a test, the command) finds it by name: msim_subsys_find("rstat").
  *
  * The constructor must sit in an object file the program links anyway (one that
  * also defines functions the layer's users call): a static library drops object
@@ -89,8 +95,11 @@ struct msim_subsys {
 	void (*host_fini)(struct msim *m, void *state);
 	/* NULL-terminated, or NULL: the layer's memcg lifecycle hooks (memcg.h). */
 	const struct msim_memcg_hooks *const *memcg_hooks;
-	/* Written by msim_subsys_register(): 1..MSIM_MAX_SUBSYS; 0 while unregistered. */
-	unsigned int id;
+	/*
+	 * Where msim_subsys_register() writes the id (1..MSIM_MAX_SUBSYS; 0 while
+	 * unregistered): a static of the defining file, so the description stays const.
+	 */
+	unsigned int *id;
 };
 
 /*
@@ -100,13 +109,13 @@ struct msim_subsys {
  * already); -EINVAL for a missing name, -EEXIST when another subsystem has the
  * name, -ENOSPC past MSIM_MAX_SUBSYS.
  */
-MSIM_API int msim_subsys_register(struct msim_subsys *ss);
+MSIM_API int msim_subsys_register(const struct msim_subsys *ss);
 
 /*
  * Forget a subsystem (tests and experiments that register their own). Returns 0;
  * -EBUSY while a live host has it attached; -ENOENT if it is not registered.
  */
-MSIM_API int msim_subsys_unregister(struct msim_subsys *ss);
+MSIM_API int msim_subsys_unregister(const struct msim_subsys *ss);
 
 /*
  * Attach ss, and before it any dependency the host lacks, to a host that exists
@@ -115,7 +124,11 @@ MSIM_API int msim_subsys_unregister(struct msim_subsys *ss);
  * that is not registered or a cycle; host_init's error, after detaching, newest
  * first, everything this call attached. Call from the driver, not from a task.
  */
-MSIM_API int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen);
+MSIM_API int msim_subsys_attach(struct msim *m, const struct msim_subsys *ss, char *err,
+			       size_t errlen);
+
+/* The registered subsystem of that name, or NULL. */
+MSIM_API const struct msim_subsys *msim_subsys_find(const char *name);
 
 MSIM_API bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss);
 

@@ -61,7 +61,7 @@
  *   "vmstat.snapshot.diff" a snapshot reads one CPU's diff
  *
  * Attaching: hosts whose configuration sets .vmstat get it at msim_create();
- * msim_subsys_attach(m, &msim_vmstat_subsys, ...) attaches it to another host.
+ * msim_subsys_attach(m, msim_subsys_find("vmstat"), ...) attaches it to another host.
  * Errors: updates return 0, or -EINVAL for a host without vmstat, a bad node,
  * zone or item, an unpopulated zone, a byte delta that is not whole pages, or
  * inc/dec of a byte item. Reads of bad arguments return 0.
@@ -110,7 +110,7 @@ enum msim_vmstat_zone_item {
 /* kernel: the cap of calculate_normal_threshold() (an s8 diff must hold threshold + 1). */
 #define MSIM_VMSTAT_MAX_THRESHOLD 125
 
-MSIM_API extern struct msim_subsys msim_vmstat_subsys;
+/* The subsystem "vmstat": msim_subsys_find("vmstat"). */
 
 /* kernel: vmstat_item_in_bytes(): NR_SLAB_RECLAIMABLE_B and NR_SLAB_UNRECLAIMABLE_B. */
 MSIM_API bool msim_vmstat_item_in_bytes(int item);

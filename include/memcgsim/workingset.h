@@ -90,8 +90,10 @@ MSIM_API unsigned int msim_workingset_bucket_order_for(unsigned long totalram_pa
 
 /* ---- the subsystem ---- */
 
-MSIM_API extern struct msim_subsys msim_workingset_subsys;
-/* msim_subsys_attach(m, &msim_workingset_subsys, ...): 0 or a negative errno (reason in err). */
+/*
+ * Attach the subsystem "workingset" (msim_subsys_find("workingset")): 0 or a
+ * negative errno (reason in err).
+ */
 MSIM_API int msim_workingset_attach(struct msim *m, char *err, size_t errlen);
 MSIM_API bool msim_workingset_attached(const struct msim *m);
 

@@ -23,7 +23,14 @@
 #include <stdint.h>
 
 #include <memcgsim/sim.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 
 #ifdef __cplusplus
 extern "C" {

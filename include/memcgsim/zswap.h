@@ -65,8 +65,7 @@
 extern "C" {
 #endif
 
-/* The subsystem "zswap" (depends on lru, list_lru, obj_stock). */
-MSIM_API extern struct msim_subsys msim_zswap_subsys;
+/* The subsystem "zswap" (depends on lru, list_lru, obj_stock): msim_subsys_find("zswap"). */
 
 /* Tunables (kernel: module parameters of mm/zswap.c) and the model's workload knobs. */
 struct msim_zswap_params {

@@ -2,7 +2,7 @@
 /*
  * damon_internal.h - the damon layer's per-host state, shared by its files.
  *
- * Files, top down (no circles): host.c attaches the layer and owns the memcg
+ * Files, one concept behind this header: host.c attaches the layer and owns the memcg
  * hook set; watch.c keeps the watches the tryget=off reader puts on the memcg it
  * uses (host.c's css_free hook marks them); goal.c is the reader; quota.c the
  * score, the feedback loop and the charge window; scheme.c the periodic work.

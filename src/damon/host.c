@@ -27,7 +27,6 @@ static void damon_css_free(struct msim_memcg *memcg, void *priv)
 /* Order only matters for online/offline; this set has neither. */
 static const struct msim_memcg_hooks damon_watch_hooks = {
 	.name = "damon",
-	.order = 70,
 	.css_free = damon_css_free,
 	.teardown_noted = true,    /* the watch table notes itself (watch.c) */
 };
@@ -63,7 +62,8 @@ static bool damon_enabled(const struct msim_config *cfg)
 
 static const char *const damon_deps[] = { "rstat", NULL };
 
-struct msim_subsys msim_damon_subsys = {
+static unsigned int damon_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys damon_subsys = {
 	.name = "damon",
 	.depends = damon_deps,
 	.enabled = damon_enabled,
@@ -71,20 +71,21 @@ struct msim_subsys msim_damon_subsys = {
 	.host_init = damon_host_init,
 	.host_fini = damon_host_fini,
 	.memcg_hooks = damon_hooks,
+	.id = &damon_subsys_id,
 };
 
 /*
- * Every damon entry point reaches msim_damon_subsys (msim__damon_of), so a
+ * Every damon entry point reaches damon_subsys (msim__damon_of), so a
  * program that calls any of them links this file and this registration with it.
  */
 __attribute__((constructor)) static void damon_register(void)
 {
-	msim_subsys_register(&msim_damon_subsys);
+	msim_subsys_register(&damon_subsys);
 }
 
 struct msim__damon *msim__damon_of(struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_damon_subsys) : NULL;
+	return m ? msim_subsys_state(m, &damon_subsys) : NULL;
 }
 
 int msim_damon_attach(struct msim *m, char *err, size_t errlen)
@@ -94,7 +95,7 @@ int msim_damon_attach(struct msim *m, char *err, size_t errlen)
 			snprintf(err, errlen, "msim_damon_attach: no host");
 		return -EINVAL;
 	}
-	return msim_subsys_attach(m, &msim_damon_subsys, err, errlen);
+	return msim_subsys_attach(m, &damon_subsys, err, errlen);
 }
 
 void msim_damon_counts(struct msim *m, struct msim_damon_counts *out)

@@ -14,7 +14,10 @@
  */
 #include <errno.h>
 
-#include <memcgsim/sched.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
 #include <memcgsim/xarray.h>
 
 #include "lib/xarray_internal.h"

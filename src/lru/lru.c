@@ -9,15 +9,15 @@
  * inside memcg_reparent_objcgs (objcg layer), to which host_init hands the
  * LRU callbacks (reparent.c) unless the variant is lru-reparent=off.
  *
- * Hook order MSIM_HOOK_ORDER_OBJCG_LRU - 2: css_alloc after rstat's (order 10,
- * whose lruvec handle each of ours records) and before objcg's; css_free,
- * which runs in descending order, before rstat's.
+ * Its steps in the lifecycle table (lifecycle.c): css_alloc after rstat's
+ * (whose lruvec handle each of ours records) and before objcg's; css_free
+ * before rstat's.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "lru/lru_internal.h"
 
-#define LRU_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 2)
 
 static int lru_css_alloc(struct msim_memcg *memcg, void *priv)
 {
@@ -65,7 +65,6 @@ static int lru_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "lru",
-		.order = LRU_HOOK_ORDER,
 		.css_alloc = lru_css_alloc,
 		.css_free = lru_css_free,
 		.css_alloc_undo = lru_css_free,
@@ -106,16 +105,39 @@ static void lru_host_fini(struct msim *m, void *state)
 	msim__folio_quarantine_free(lh);
 }
 
+static const char *const lru_deps[] = { "objcg", NULL };
+
+/* The configuration has no switch for the layer yet: attached by hand. */
+static bool lru_enabled(const struct msim_config *cfg)
+{
+	(void)cfg;
+	return false;
+}
+
+static unsigned int lru_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys lru_subsys = {
+	.name = "lru",
+	.depends = lru_deps,
+	.enabled = lru_enabled,
+	.state_size = sizeof(struct msim__lru_host),
+	.host_init = lru_host_init,
+	.host_fini = lru_host_fini,
+	.id = &lru_subsys_id,
+};
+
+struct msim__lru_host *msim__lru_host(const struct msim *m)
+{
+	return m ? msim_subsys_state(m, &lru_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void lru_register(void)
 {
-	msim_lru_subsys.host_init = lru_host_init;
-	msim_lru_subsys.host_fini = lru_host_fini;
-	msim_subsys_register(&msim_lru_subsys);
+	msim_subsys_register(&lru_subsys);
 }
 
 int msim_lru_attach(struct msim *m, char *err, size_t errlen)
 {
-	return msim_subsys_attach(m, &msim_lru_subsys, err, errlen);
+	return msim_subsys_attach(m, &lru_subsys, err, errlen);
 }
 
 int msim_lru_set_remove_mapping(struct msim *m, msim_reclaim_evict_fn fn, void *arg, bool notes)
@@ -130,4 +152,138 @@ int msim_lru_set_remove_mapping(struct msim *m, msim_reclaim_evict_fn fn, void *
 	lh->remove_mapping_arg = fn ? arg : NULL;
 	lh->remove_mapping_notes = fn && notes;
 	return 0;
+}
+
+/* ---- per-host state, per-memcg data, the lookups from public handles to the lists ---- */
+
+struct msim__lru_vec *msim__lru_vec(struct msim__lru_host *lh, struct msim_memcg *memcg,
+				    unsigned int nid)
+{
+	struct msim__lru_memcg *lm;
+
+	if (!lh || nid >= lh->nr_nodes)
+		return NULL;
+	if (!memcg)
+		memcg = msim_root_mem_cgroup(lh->m);
+	lm = *msim_memcg_slot(memcg, lh->slot);
+	return lm ? &lm->node[nid] : NULL;
+}
+
+struct msim__lru_vec *msim__lru_vec_of(struct msim_lruvec *lruvec)
+{
+	struct msim_memcg *memcg = lruvec ? msim_lruvec_memcg(lruvec) : NULL;
+
+	if (!memcg)
+		return NULL;
+	return msim__lru_vec(msim__lru_host(msim_memcg_host(memcg)), memcg,
+			     msim_lruvec_nid(lruvec));
+}
+
+/* kernel: lru_gen_init_lruvec(): max_seq MIN_NR_GENS + 1, min_seq 0: four generations. */
+static void lru_gen_init(struct msim__lru_gen *lrugen, bool enabled)
+{
+	lrugen->max_seq = MSIM_MIN_NR_GENS + 1;
+	lrugen->enabled = enabled;
+	for (unsigned int g = 0; g < MSIM_MAX_NR_GENS; g++)
+		for (unsigned int t = 0; t < MSIM_ANON_AND_FILE; t++)
+			for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+				msim_init_list_head(&lrugen->folios[g][t][z]);
+}
+
+/* kernel: lruvec_init() for one node of memcg. */
+static void lru_vec_init(struct msim__lru_host *lh, struct msim__lru_vec *lv,
+			 struct msim_memcg *memcg, unsigned int nid)
+{
+	msim_spin_lock_init(&lv->lru_lock, "lru_lock");
+	for (unsigned int lru = 0; lru < MSIM_NR_LRU_LISTS; lru++)
+		msim_init_list_head(&lv->lists[lru]);
+	lru_gen_init(&lv->lrugen, lh->mglru);
+	lv->stats = msim_mem_cgroup_lruvec(lh->m, memcg, nid);
+	lv->memcg = memcg;
+	lv->nid = nid;
+	lv->lh = lh;
+}
+
+struct msim__lru_memcg *msim__lru_memcg_alloc(struct msim__lru_host *lh,
+					      struct msim_memcg *memcg)
+{
+	struct msim__lru_memcg *lm;
+
+	lm = calloc(1, sizeof(*lm) + lh->nr_nodes * sizeof(lm->node[0]));
+	if (!lm)
+		return NULL;
+	lm->memcg = memcg;
+	for (unsigned int nid = 0; nid < lh->nr_nodes; nid++)
+		lru_vec_init(lh, &lm->node[nid], memcg, nid);
+	return lm;
+}
+
+/* Folios still listed here would be lost: counted, as a test can assert on it. */
+static bool lru_vec_empty(const struct msim__lru_vec *lv)
+{
+	for (unsigned int lru = 0; lru < MSIM_NR_LRU_LISTS; lru++)
+		if (!msim_list_empty(&lv->lists[lru]))
+			return false;
+	for (unsigned int g = 0; g < MSIM_MAX_NR_GENS; g++)
+		for (unsigned int t = 0; t < MSIM_ANON_AND_FILE; t++)
+			for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++)
+				if (!msim_list_empty(&lv->lrugen.folios[g][t][z]))
+					return false;
+	return true;
+}
+
+void msim__lru_memcg_free(struct msim__lru_host *lh, struct msim__lru_memcg *lm)
+{
+	for (unsigned int nid = 0; nid < lh->nr_nodes; nid++) {
+		if (!lru_vec_empty(&lm->node[nid]))
+			MSIM__LRU_COUNT(lh, freed_nonempty, 1);
+		msim_lock_destroy(&lm->node[nid].lru_lock);
+	}
+	free(lm);
+}
+
+/*
+ * The lru_lock inside an RCU read-side section. folio_lruvec_lock() returns in
+ * one (newest: __acquires(rcu)); for other holders the kernel's spinlock gives
+ * it implicitly (preemption off is a read-side section), which the model's lock
+ * does not, so every holder takes both: a grace period never ends under a
+ * holder, and the memcg of a locked lruvec is never freed under it.
+ */
+void msim__lru_vec_lock(struct msim__lru_vec *lv)
+{
+	msim_rcu_read_lock();
+	msim_spin_lock(&lv->lru_lock);
+}
+
+void msim__lru_vec_unlock(struct msim__lru_vec *lv)
+{
+	msim_spin_unlock(&lv->lru_lock);
+	msim_rcu_read_unlock();
+}
+
+bool msim_lru_attached(const struct msim *m)
+{
+	return msim__lru_host(m) != NULL;
+}
+
+bool msim_lru_gen_enabled(const struct msim *m)
+{
+	struct msim__lru_host *lh = msim__lru_host(m);
+
+	return lh && lh->mglru;
+}
+
+void msim_lru_counts(struct msim *m, struct msim_lru_counts *out)
+{
+	struct msim__lru_host *lh = msim__lru_host(m);
+
+	*out = (struct msim_lru_counts){ 0 };
+	if (!lh)
+		return;
+	out->folios_live = msim_quiet_load(&lh->folios_live, MSIM_RELAXED);
+	out->folios_allocated_total = msim_quiet_load(&lh->folios_allocated_total, MSIM_RELAXED);
+	out->lru_size_underflows = msim_quiet_load(&lh->lru_size_underflows, MSIM_RELAXED);
+	out->lruvec_relock_retries = msim_quiet_load(&lh->lruvec_relock_retries, MSIM_RELAXED);
+	out->reparented_pages = msim_quiet_load(&lh->reparented_pages, MSIM_RELAXED);
+	out->freed_nonempty = msim_quiet_load(&lh->freed_nonempty, MSIM_RELAXED);
 }

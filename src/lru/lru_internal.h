@@ -2,8 +2,7 @@
 /*
  * lru_internal.h - the LRU layer's structures (lru.h, folio.h).
  *
- * Files, bottom up (each calls only files listed before it):
- *   lru_host.c    per-host state, per-memcg data, lookups from handles
+ * The layer is one concept behind this header; its files:
  *   folio.c       folios, flags, memcg_data, charge and uncharge
  *   lru_size.c    update_lru_size, mem_cgroup_update_lru_size, lruvec_lru_size
  *   mglru.c       generations: add/del, sizes, aging, the reparent recheck
@@ -11,7 +10,8 @@
  *   swap.c        folio operations (mm/folio.c) and folio_put
  *   vmscan.c      reclaim
  *   reparent.c    the LRU part of memcg_reparent_objcgs (objcg.h ops)
- *   lru.c         the subsystem: attach, memcg hooks
+ *   lru.c         the subsystem: attach, memcg hooks; per-host state, per-memcg
+ *                 data, lookups from handles
  */
 #ifndef MSIM_LRU_INTERNAL_H
 #define MSIM_LRU_INTERNAL_H
@@ -149,9 +149,10 @@ struct msim__lru_host {
 
 #define MSIM__LRU_COUNT(lh, field, n) msim_quiet_fetch_add(&(lh)->field, (n), MSIM_RELAXED)
 
-/* ---- lru_host.c ---- */
-extern struct msim_subsys msim_lru_subsys;
+/* ---- lru.c: the host's state, or NULL (the subsystem's lookup) ---- */
 struct msim__lru_host *msim__lru_host(const struct msim *m);
+
+/* ---- lru.c: per-memcg data, lookups from handles ---- */
 /* The lruvec of (memcg, nid); NULL if memcg has no LRU data. memcg NULL: the root's. */
 struct msim__lru_vec *msim__lru_vec(struct msim__lru_host *lh, struct msim_memcg *memcg,
 				    unsigned int nid);

@@ -2,8 +2,9 @@
 /*
  * charge.c - try_charge_memcg(), memory.high bookkeeping, memory events and
  * the memory.current / memory.max / memory.high files (kernel:
- * mm/memcontrol.c; docs/charge.md). Above stock.c and charge_state.c
- * (uncharge); the attach and the memcg hooks are charge_host.c's.
+ * mm/memcontrol.c; docs/charge.md). It calls stock.c and charge_state.c with
+ * the host's charge data it holds; the attach and the memcg hooks are
+ * charge_host.c's.
  *
  * Order of a charge, as the kernel's:
  *   1. batch = max(MEMCG_CHARGE_BATCH, nr_pages)
@@ -252,7 +253,7 @@ static int charge_failed(struct msim_charge_host *ch, struct msim_memcg *over,
 	if (mem_cgroup_margin(omc) >= nr_pages)
 		return 1;
 	if (!cx->drained) {
-		msim_drain_all_stock(over);
+		msim__drain_all_stock(ch, over);
 		cx->drained = true;
 		return 1;
 	}
@@ -292,7 +293,7 @@ int msim_try_charge_memcg(struct msim_memcg *memcg, unsigned int gfp, unsigned i
 	mc = msim__memcg_charge(memcg);
 	stock = this_stock(ch);
 	for (;;) {
-		if (msim_consume_stock(memcg, nr_pages))
+		if (msim__consume_stock(ch, memcg, nr_pages))
 			return 0;
 		if (gfp & MSIM_GFP_NOSPIN)
 			batch = nr_pages;
@@ -323,7 +324,7 @@ int msim_try_charge_memcg(struct msim_memcg *memcg, unsigned int gfp, unsigned i
 	}
 	/* done_restock */
 	if (batch > nr_pages)
-		msim_refill_stock(memcg, batch - nr_pages);
+		msim__refill_stock(ch, memcg, batch - nr_pages);
 	check_high(ch, memcg, batch, gfp);
 	return 0;
 }

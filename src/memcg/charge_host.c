@@ -9,8 +9,8 @@
  * memcg->memory), mem_cgroup_css_offline() step 9 (drain_all_stock),
  * mem_cgroup_css_free(), memcg_hotplug_cpu_dead() (drain a CPU's stock).
  *
- * It calls stock.c and charge_state.c, which take the host data as an argument;
- * the files that look it up (charge_entry.c, charge.c) sit above this one.
+ * It holds the host data and passes it to stock.c and charge_state.c (the
+ * charge concept, behind charge_internal.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,7 +72,6 @@ static void charge_css_offline(struct msim_memcg *memcg, void *priv)
 
 static const struct msim_memcg_hooks charge_hooks = {
 	.name = "charge",
-	.order = MSIM_HOOK_ORDER_STOCK,
 	.css_alloc = charge_css_alloc,
 	.css_offline = charge_css_offline,
 	.css_free = charge_css_free,
@@ -127,7 +126,8 @@ static void charge_host_fini(struct msim *m, void *state)
 
 static const char *const charge_deps[] = { "memcg", NULL };
 
-struct msim_subsys msim_charge_subsys = {
+static unsigned int charge_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys charge_subsys = {
 	.name = "charge",
 	.depends = charge_deps,
 	.enabled = charge_enabled,
@@ -135,15 +135,21 @@ struct msim_subsys msim_charge_subsys = {
 	.host_init = charge_host_init,
 	.host_fini = charge_host_fini,
 	.memcg_hooks = charge_hook_sets,
+	.id = &charge_subsys_id,
 };
 
 /*
- * Every charge entry point reaches msim_charge_subsys (msim__charge_host), so a
+ * Every charge entry point reaches charge_subsys (msim__charge_host), so a
  * program that calls any of them links this file and this registration with it.
  */
+struct msim_charge_host *msim__charge_host(struct msim *m)
+{
+	return m ? (struct msim_charge_host *)msim_subsys_state(m, &charge_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void charge_register(void)
 {
-	msim_subsys_register(&msim_charge_subsys);
+	msim_subsys_register(&charge_subsys);
 }
 
 int msim_charge_init(struct msim *m)
@@ -152,12 +158,12 @@ int msim_charge_init(struct msim *m)
 
 	if (!m)
 		return -EINVAL;
-	return msim_subsys_attach(m, &msim_charge_subsys, err, sizeof(err));
+	return msim_subsys_attach(m, &charge_subsys, err, sizeof(err));
 }
 
 bool msim_charge_initialized(struct msim *m)
 {
-	return msim_subsys_attached(m, &msim_charge_subsys);
+	return msim_subsys_attached(m, &charge_subsys);
 }
 
 void msim_charge_set_seed(struct msim *m, uint64_t seed)

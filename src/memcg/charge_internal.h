@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * charge_internal.h - state shared by the charge files of src/memcg, bottom up:
- * charge_state.c (where a memcg's state lives, uncharge), stock.c (the per-CPU
- * cache), charge_host.c (the subsystem "charge": attach, memcg hooks, teardown,
- * tunables), charge_entry.c (the entry points of the two lower files, which find
- * the host's state) and charge.c (try_charge, memory.high, the interface files).
- * The files below charge_host.c take the host state as an argument and never
- * look it up, so charge_host.c, which calls them, closes no circle. Nothing
- * outside the charge files includes this header.
+ * charge_internal.h - the charge concept of src/memcg: the files behind this
+ * header are charge_state.c (where a memcg's state lives, uncharge), stock.c
+ * (the per-CPU cache), charge_host.c (the subsystem "charge": attach, memcg
+ * hooks, teardown, tunables) and charge.c (try_charge, memory.high, the
+ * interface files). They may call each other; a function that already holds
+ * the host's state passes it on instead of looking it up again. Nothing outside
+ * the charge files includes this header.
  */
 #ifndef MSIM_MEMCG_CHARGE_INTERNAL_H
 #define MSIM_MEMCG_CHARGE_INTERNAL_H
@@ -44,7 +43,7 @@ struct msim_memcg_charge {
 };
 
 /*
- * Per-host state: the state of msim_charge_subsys, which sim frees after the
+ * Per-host state: the state of charge_subsys, which sim frees after the
  * memcg layer's teardown (whose css_free hooks still use it: see charge_host.c).
  */
 struct msim_charge_host {
@@ -64,10 +63,7 @@ void msim__memcg_uncharge(struct msim_charge_host *ch, struct msim_memcg *memcg,
 			  unsigned int nr_pages);
 
 /* charge_host.c: the host's charge state, or NULL: a plain load, never an attach. */
-static inline struct msim_charge_host *msim__charge_host(struct msim *m)
-{
-	return m ? (struct msim_charge_host *)msim_subsys_state(m, &msim_charge_subsys) : NULL;
-}
+struct msim_charge_host *msim__charge_host(struct msim *m);
 
 /* A memcg's charge state, found through its host (the files above charge_host.c). */
 static inline struct msim_memcg_charge *msim__memcg_charge(struct msim_memcg *memcg)

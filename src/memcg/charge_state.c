@@ -4,10 +4,9 @@
  * the host's charge data, with its page_counter; memcg_uncharge() on it.
  *
  * kernel: memcg->memory is a field of struct mem_cgroup; memcg_uncharge() is
- * mm/memcontrol.c's. The bottom of the charge files: stock.c (the per-CPU
- * cache), charge_host.c (the subsystem) and the entry points above call it, it
- * calls none of them. It takes the host's charge data as an argument
- * (charge_entry.c's entry points look it up).
+ * mm/memcontrol.c's. The lookup from a memcg takes the host's charge data
+ * (msim__charge_host); the charge files that already hold it (stock.c,
+ * charge_host.c, charge.c) pass it in.
  */
 #include "charge_internal.h"
 
@@ -30,4 +29,17 @@ void msim__memcg_uncharge(struct msim_charge_host *ch, struct msim_memcg *memcg,
 	mc = msim__memcg_charge_of(ch, memcg);
 	if (mc)
 		msim_page_counter_uncharge(&mc->memory, nr_pages);
+}
+
+struct msim_page_counter *msim_memcg_page_counter(struct msim_memcg *memcg)
+{
+	struct msim_memcg_charge *mc = memcg ? msim__memcg_charge(memcg) : NULL;
+
+	return mc ? &mc->memory : NULL;
+}
+
+void msim_memcg_uncharge(struct msim_memcg *memcg, unsigned int nr_pages)
+{
+	if (memcg)
+		msim__memcg_uncharge(msim__charge_host(msim_memcg_host(memcg)), memcg, nr_pages);
 }

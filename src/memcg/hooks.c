@@ -1,48 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hooks.c - the order in which the registered msim_memcg_hooks run (registration
- * itself, which fills the host's table, is in host.c).
+ * hooks.c - running the registered msim_memcg_hooks of one phase, in the order
+ * lifecycle.c's table gives (registration itself, which fills the host's table,
+ * is in host.c).
  *
  * kernel: the cgroup core calls each subsystem's css_alloc / css_online /
  * css_offline / css_released / css_free (kernel/cgroup/cgroup.c css_create,
- * online_css, offline_css, css_release_work_fn, css_free_rwork_fn). Here the
- * "subsystems" are the model's layers above memcg (rstat, shrinker, list_lru,
- * ...), each one hook set with an order: css_alloc, css_online and css_offline
- * run in ascending order (mem_cgroup_css_offline's step numbers, memcg.h), equal
- * orders in registration order; css_released, css_free and css_alloc_undo run
- * in descending order, so teardown mirrors setup. Per memcg, a mask records which
- * sets ran css_alloc / css_online, and only those are torn down.
+ * online_css, offline_css, css_release_work_fn, css_free_rwork_fn); here the
+ * memory controller's own callbacks are split over the model's layers above
+ * memcg (rstat, shrinker, list_lru, ...), each one hook set. Per memcg, a mask
+ * records which sets ran css_alloc / css_online, and only those are torn down.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "memcg/memcg_internal.h"
 
-/* Snapshot of the hook slots in ascending order (registration may append). */
-static unsigned int hooks_sorted(struct msim__memcg_host *h, unsigned char *out)
+/* Snapshot of phase p's plan: every slot, in the order it runs (registration may append). */
+static unsigned int hooks_plan(struct msim__memcg_host *h, enum msim__css_phase p,
+			       unsigned char *out)
 {
 	unsigned int n;
 
 	msim_quiet_spin_lock(&h->lock);
 	n = h->nr_hooks;
-	memcpy(out, h->sorted, n);
+	memcpy(out, h->plan[p], n);
 	msim_quiet_spin_unlock(&h->lock);
 	return n;
 }
 
-/* The teardown callbacks, each run over the sets marked in one per-memcg mask. */
-enum hooks_teardown { HOOKS_OFFLINE, HOOKS_RELEASED, HOOKS_FREE, HOOKS_ALLOC_UNDO };
-
 typedef void (*hooks_teardown_fn)(struct msim_memcg *memcg, void *priv);
 
-static hooks_teardown_fn teardown_fn(const struct msim_memcg_hooks *hk, enum hooks_teardown k)
+static hooks_teardown_fn teardown_fn(const struct msim_memcg_hooks *hk, enum msim__css_phase k)
 {
 	switch (k) {
-	case HOOKS_OFFLINE:
+	case MSIM__CSS_OFFLINE:
 		return hk->css_offline;
-	case HOOKS_RELEASED:
+	case MSIM__CSS_RELEASED:
 		return hk->css_released;
-	case HOOKS_FREE:
+	case MSIM__CSS_FREE:
 		return hk->css_free;
 	default:
 		return hk->css_alloc_undo;
@@ -50,28 +46,28 @@ static hooks_teardown_fn teardown_fn(const struct msim_memcg_hooks *hk, enum hoo
 }
 
 /*
- * Run callback k for the sets whose online (offline) or css_alloc (the others)
- * ran: css_offline ascending, the rest descending (teardown mirrors setup: the
- * set that allocated first frees last). Every kind but css_released, which the
+ * Run teardown phase k for the sets whose online (offline) or css_alloc (the
+ * others) ran, in the phase's order. Every kind but css_released, which the
  * css_free that follows it still needs, unmarks the set before its callback.
  */
-static void hooks_teardown(struct msim_memcg *memcg, enum hooks_teardown k)
+static void hooks_teardown(struct msim_memcg *memcg, enum msim__css_phase k)
 {
 	struct msim__memcg_host *h = memcg->h;
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(h, sorted);
-	uint32_t *mask = k == HOOKS_OFFLINE ? &memcg->online_mask : &memcg->alloc_mask;
+	unsigned char order[MSIM_MEMCG_MAX_SLOTS];
+	unsigned int i, n = hooks_plan(h, k, order);
+	uint32_t *mask = k == MSIM__CSS_OFFLINE ? &memcg->online_mask : &memcg->alloc_mask;
 
 	for (i = 0; i < n; i++) {
-		unsigned int s = sorted[k == HOOKS_OFFLINE ? i : n - 1 - i];
+		unsigned int s = order[i];
 		hooks_teardown_fn fn;
 
 		if (!(*mask & (1u << s)))
 			continue;
-		if (k != HOOKS_RELEASED)
+		if (k != MSIM__CSS_RELEASED)
 			*mask &= ~(1u << s);
 		fn = teardown_fn(&h->hooks[s], k);
-		if (fn && (k == HOOKS_RELEASED || k == HOOKS_FREE) && !h->hooks[s].teardown_noted)
+		if (fn && (k == MSIM__CSS_RELEASED || k == MSIM__CSS_FREE) &&
+		    !h->hooks[s].teardown_noted)
 			msim_access_note(NULL, 1, MSIM_ACCESS_ANY); /* DPOR: unannotated */
 		if (fn)
 			fn(memcg, h->hooks[s].priv);
@@ -79,30 +75,30 @@ static void hooks_teardown(struct msim_memcg *memcg, enum hooks_teardown k)
 }
 
 /*
- * Undo css_alloc for the sets that allocated, descending (kernel: css_create()'s
- * error path calls ss->css_free on the half-made css).
+ * Undo css_alloc for the sets that allocated (kernel: css_create()'s error path
+ * calls ss->css_free on the half-made css).
  */
 void msim__memcg_run_alloc_undo(struct msim_memcg *memcg)
 {
-	hooks_teardown(memcg, HOOKS_ALLOC_UNDO);
+	hooks_teardown(memcg, MSIM__CSS_ALLOC_UNDO);
 }
 
-/* Offline hooks in ascending order, for the sets whose online ran (offline_css). */
+/* Offline hooks, for the sets whose online ran (offline_css). */
 void msim__memcg_run_offline(struct msim_memcg *memcg)
 {
-	hooks_teardown(memcg, HOOKS_OFFLINE);
+	hooks_teardown(memcg, MSIM__CSS_OFFLINE);
 }
 
-/* kernel: css_release_work_fn() -> ss->css_released(); descending. */
+/* kernel: css_release_work_fn() -> ss->css_released(). */
 void msim__memcg_run_released(struct msim_memcg *memcg)
 {
-	hooks_teardown(memcg, HOOKS_RELEASED);
+	hooks_teardown(memcg, MSIM__CSS_RELEASED);
 }
 
-/* kernel: css_free_rwork_fn() -> ss->css_free(); descending. */
+/* kernel: css_free_rwork_fn() -> ss->css_free(). */
 void msim__memcg_run_free(struct msim_memcg *memcg)
 {
-	hooks_teardown(memcg, HOOKS_FREE);
+	hooks_teardown(memcg, MSIM__CSS_FREE);
 }
 
 /* css_alloc (online: css_online) of one set; on success marks it in alloc_mask (online_mask). */
@@ -117,22 +113,22 @@ static int run_one_setup(struct msim_memcg *memcg, unsigned int s, bool online)
 	return ret;
 }
 
-/* css_alloc (or css_online) of every set in ascending order, up to the first failure. */
+/* css_alloc (or css_online) of every set in the phase's order, up to the first failure. */
 static int hooks_setup(struct msim_memcg *memcg, bool online)
 {
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS];
-	unsigned int i, n = hooks_sorted(memcg->h, sorted);
+	unsigned char order[MSIM_MEMCG_MAX_SLOTS];
+	unsigned int i, n = hooks_plan(memcg->h, online ? MSIM__CSS_ONLINE : MSIM__CSS_ALLOC, order);
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = run_one_setup(memcg, sorted[i], online);
+		ret = run_one_setup(memcg, order[i], online);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* kernel: css_create() -> ss->css_alloc(); ascending order. Undoes itself on failure. */
+/* kernel: css_create() -> ss->css_alloc(). Undoes itself on failure. */
 int msim__memcg_run_alloc(struct msim_memcg *memcg)
 {
 	int ret = hooks_setup(memcg, false);
@@ -142,7 +138,7 @@ int msim__memcg_run_alloc(struct msim_memcg *memcg)
 	return ret;
 }
 
-/* kernel: online_css() -> ss->css_online(); ascending. The caller undoes on failure. */
+/* kernel: online_css() -> ss->css_online(). The caller undoes on failure. */
 int msim__memcg_run_online(struct msim_memcg *memcg)
 {
 	return hooks_setup(memcg, true);

@@ -2,7 +2,7 @@
 /*
  * host.c - the memcg layer as a subsystem: its per-host state, attached at
  * msim_create() and detached at msim_destroy(); the registration of hook sets
- * (the order they run in is hooks.c's); the per-state counts.
+ * (the order they run in is lifecycle.c's table); the per-state counts.
  *
  * kernel: the cgroup core's subsystem table and mem_cgroup_init() (the
  * "mem_cgroup" and "mem_cgroup_per_node" caches, the private id space). The
@@ -12,9 +12,8 @@
  * Every host has the subsystem unless its configuration sets memcg_disabled
  * (kernel: cgroup_disable=memory). Attaching creates no memcg: the root comes
  * with the first msim_root_mem_cgroup() (lifecycle.c), so a host that never
- * makes a memcg holds no memcg memory. This file calls only tree.c and hooks.c,
- * which never look the state up: the lookups (msim__memcg_host, the internal
- * header) stay above it and close no circle.
+ * makes a memcg holds no memcg memory. The lookup of every memcg entry point,
+ * msim__memcg_host, is defined here beside the description.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,22 +96,29 @@ static void memcg_host_fini(struct msim *m, void *state)
 	msim_lock_destroy(&h->root_lock);
 }
 
-struct msim_subsys msim_memcg_subsys = {
+static unsigned int memcg_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys memcg_subsys = {
 	.name = "memcg",
 	.depends = NULL,
 	.enabled = memcg_enabled,
 	.state_size = sizeof(struct msim__memcg_host),
 	.host_init = memcg_host_init,
 	.host_fini = memcg_host_fini,
+	.id = &memcg_subsys_id,
 };
 
 /*
- * Every memcg entry point reaches msim_memcg_subsys (msim__memcg_host), so a
+ * Every memcg entry point reaches memcg_subsys (msim__memcg_host), so a
  * program that calls any of them links this file and this registration with it.
  */
+struct msim__memcg_host *msim__memcg_host(struct msim *m)
+{
+	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &memcg_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void memcg_register(void)
 {
-	msim_subsys_register(&msim_memcg_subsys);
+	msim_subsys_register(&memcg_subsys);
 }
 
 /* ---- counts ---- */
@@ -146,18 +152,6 @@ int msim_memcg_hooks_slot(struct msim *m, const char *name)
 		if (h->hooks[i].name && strcmp(h->hooks[i].name, name) == 0)
 			return (int)i;
 	return -ENOENT;
-}
-
-static void hooks_insert_sorted(struct msim__memcg_host *h, unsigned int s)
-{
-	unsigned int i = h->nr_hooks;
-
-	/* Stable: after every set of equal or lower order. */
-	while (i > 0 && h->hooks[h->sorted[i - 1]].order > h->hooks[s].order) {
-		h->sorted[i] = h->sorted[i - 1];
-		i--;
-	}
-	h->sorted[i] = (unsigned char)s;
 }
 
 /*
@@ -196,7 +190,8 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	}
 	s = h->nr_hooks;
 	h->hooks[s] = *hooks;
-	hooks_insert_sorted(h, s);
+	h->nr_hooks = s + 1;  /* the plan reads it; published below */
+	msim__memcg_lifecycle_plan(h);
 	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);
 	root = h->root;
 	msim_quiet_spin_unlock(&h->lock);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lifecycle.c - mkdir, rmdir, the root, and the release and free that follow
- * the last css reference.
+ * lifecycle.c - the memcg lifecycle: the ordered table of the steps of
+ * css_alloc, css_online, css_offline, css_released and css_free, each naming
+ * the hook set it runs; mkdir, rmdir, the root, and the release and free that
+ * follow the last css reference.
  *
  * kernel: kernel/cgroup/cgroup.c (cgroup_mkdir, css_create, online_css,
  * cgroup_rmdir, kill_css, css_killed_work_fn, offline_css, css_release,
@@ -22,8 +24,221 @@
  * docs/memcg.md lists every simplification.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "memcg/memcg_internal.h"
+
+/* ---- the lifecycle table ---- */
+
+/*
+ * The memcg lifecycle, one step per row, in the order the memory controller's
+ * callbacks do their parts: mem_cgroup_css_alloc() (mem_cgroup_alloc()),
+ * mem_cgroup_css_online(), mem_cgroup_css_offline(), mem_cgroup_css_released()
+ * and mem_cgroup_css_free() (mm/memcontrol.c). Each step names the hook set
+ * whose callback for that phase it runs; the layer that registers the set (its
+ * struct msim_subsys' memcg_hooks) owns the callback, and no layer picks a
+ * number to find its place. Where the newest kernel differs from Linux 6.12 the
+ * model follows the newest (the per-node objcgs are allocated in css_online
+ * after alloc_shrinker_info: objcg.c). A failed css_alloc is undone (css_free
+ * of a half-made css) by the css_alloc steps' sets, bottom up.
+ *
+ * A hook set no step names for a phase (an experiment's, a test's) runs after
+ * the steps of css_alloc, css_online and css_offline and before those of the
+ * teardown phases, ordered among such sets by its .order (equal orders in
+ * registration order). On a host with every layer, every layer's callback is
+ * named by a step (tests/unit/test_memcg_lifecycle.c).
+ */
+struct lifecycle_step {
+	enum msim__css_phase phase;
+	const char *hooks;       /* the hook set's name */
+	const char *kernel;      /* what the kernel does at this step */
+};
+
+static const struct lifecycle_step memcg_lifecycle[] = {
+	/* mem_cgroup_css_alloc() -> mem_cgroup_alloc() */
+	{ MSIM__CSS_ALLOC, "rstat", "memcg->vmstats, vmstats_percpu, per-node lruvec_stats" },
+	{ MSIM__CSS_ALLOC, "zswap", "the memcg's zswap state" },
+	{ MSIM__CSS_ALLOC, "workingset", "lruvec_init(): nonresident_age, per node" },
+	{ MSIM__CSS_ALLOC, "lru", "lruvec_init(), lru_gen_init_lruvec(), per node" },
+	{ MSIM__CSS_ALLOC, "objcg", "the per-node objcg pointers (filled at online)" },
+	{ MSIM__CSS_ALLOC, "charge", "page_counter_init(&memcg->memory, &parent->memory)" },
+	/* mem_cgroup_css_online() */
+	{ MSIM__CSS_ONLINE, "shrinker_info", "alloc_shrinker_info()" },
+	{ MSIM__CSS_ONLINE, "objcg", "obj_cgroup_alloc() per node, pn->objcg, pn->orig_objcg" },
+	/* mem_cgroup_css_offline() */
+	{ MSIM__CSS_OFFLINE, "zswap", "zswap_memcg_offline_cleanup()" },
+	{ MSIM__CSS_OFFLINE, "list_lru", "memcg_offline_kmem(): memcg_reparent_list_lrus()" },
+	{ MSIM__CSS_OFFLINE, "objcg", "memcg_offline_kmem(): memcg_reparent_objcgs(), the LRUs with it" },
+	{ MSIM__CSS_OFFLINE, "rstat-local-reparent", "reparent_state_local()" },
+	{ MSIM__CSS_OFFLINE, "shrinker_deferred", "reparent_shrinker_deferred()" },
+	{ MSIM__CSS_OFFLINE, "charge", "drain_all_stock()" },
+	/* mem_cgroup_css_released() (css_release_work_fn) */
+	{ MSIM__CSS_RELEASED, "rstat", "css_release_work_fn(): the release flush" },
+	/* mem_cgroup_css_free() -> mem_cgroup_free() */
+	{ MSIM__CSS_FREE, "charge", "the memcg's page_counter and memory events" },
+	{ MSIM__CSS_FREE, "damon", "the watches DAMON's goal reader put on the memcg" },
+	{ MSIM__CSS_FREE, "objcg", "__mem_cgroup_free(): obj_cgroup_put(pn->orig_objcg)" },
+	{ MSIM__CSS_FREE, "lru", "__mem_cgroup_free(): the per-node lruvecs" },
+	{ MSIM__CSS_FREE, "workingset", "the per-node nonresident clocks" },
+	{ MSIM__CSS_FREE, "shrinker_info", "free_shrinker_info()" },
+	{ MSIM__CSS_FREE, "zswap", "the memcg's zswap state" },
+	{ MSIM__CSS_FREE, "rstat", "css_rstat_exit(), vmstats and vmstats_percpu" },
+};
+#define NR_LIFECYCLE_STEPS (sizeof(memcg_lifecycle) / sizeof(memcg_lifecycle[0]))
+
+static bool phase_is_teardown(enum msim__css_phase p)
+{
+	return p == MSIM__CSS_RELEASED || p == MSIM__CSS_FREE || p == MSIM__CSS_ALLOC_UNDO;
+}
+
+/* The i-th step of phase p (the undo walks css_alloc's steps backwards), or NULL. */
+static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
+{
+	bool undo = p == MSIM__CSS_ALLOC_UNDO;
+	enum msim__css_phase q = undo ? MSIM__CSS_ALLOC : p;
+	size_t seen = 0;
+
+	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
+		const struct lifecycle_step *st = &memcg_lifecycle[undo ? NR_LIFECYCLE_STEPS - 1 - k : k];
+
+		if (st->phase == q && seen++ == i)
+			return st;
+	}
+	return NULL;
+}
+
+/* The registered slot named name, or -1. */
+static int slot_named(const struct msim__memcg_host *h, const char *name)
+{
+	for (unsigned int s = 0; s < h->nr_hooks; s++)
+		if (h->hooks[s].name && strcmp(h->hooks[s].name, name) == 0)
+			return (int)s;
+	return -1;
+}
+
+/* The sets no step of phase p placed, by .order then slot (a stable insertion). */
+static unsigned int unplaced_sets(const struct msim__memcg_host *h, const bool *placed,
+				  unsigned char *out)
+{
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < h->nr_hooks; s++) {
+		unsigned int i;
+
+		if (placed[s])
+			continue;
+		for (i = n++; i > 0 && h->hooks[out[i - 1]].order > h->hooks[s].order; i--)
+			out[i] = out[i - 1];
+		out[i] = (unsigned char)s;
+	}
+	return n;
+}
+
+/* Phase p's order: its steps' sets, with the sets no step names after (before) them. */
+static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
+{
+	unsigned char named[MSIM_MEMCG_MAX_SLOTS], rest[MSIM_MEMCG_MAX_SLOTS];
+	bool placed[MSIM_MEMCG_MAX_SLOTS] = { false };
+	const struct lifecycle_step *st;
+	unsigned int nn = 0, nr;
+
+	for (size_t i = 0; (st = phase_step(p, i)); i++) {
+		int s = slot_named(h, st->hooks);
+
+		if (s >= 0 && !placed[s]) {
+			placed[s] = true;
+			named[nn++] = (unsigned char)s;
+		}
+	}
+	nr = unplaced_sets(h, placed, rest);
+	if (phase_is_teardown(p)) {
+		for (unsigned int i = 0; i < nr; i++)
+			h->plan[p][i] = rest[nr - 1 - i];
+		memcpy(&h->plan[p][nr], named, nn);
+	} else {
+		memcpy(h->plan[p], named, nn);
+		memcpy(&h->plan[p][nn], rest, nr);
+	}
+}
+
+void msim__memcg_lifecycle_plan(struct msim__memcg_host *h)
+{
+	for (int p = 0; p < MSIM__NR_CSS_PHASES; p++)
+		plan_phase(h, (enum msim__css_phase)p);
+}
+
+/* Does a set have a callback for phase p? */
+static bool has_callback(const struct msim_memcg_hooks *hk, enum msim__css_phase p)
+{
+	switch (p) {
+	case MSIM__CSS_ALLOC:
+		return hk->css_alloc;
+	case MSIM__CSS_ONLINE:
+		return hk->css_online;
+	case MSIM__CSS_OFFLINE:
+		return hk->css_offline;
+	case MSIM__CSS_RELEASED:
+		return hk->css_released;
+	case MSIM__CSS_FREE:
+		return hk->css_free;
+	default:
+		return hk->css_alloc_undo;
+	}
+}
+
+unsigned int msim__memcg_lifecycle_unnamed(struct msim *m, char *names, size_t len)
+{
+	struct msim__memcg_host *h = msim__memcg_host(m);
+	unsigned int missing = 0;
+	size_t used = 0;
+
+	if (names && len)
+		names[0] = '\0';
+	for (unsigned int s = 0; h && s < h->nr_hooks; s++) {
+		for (int p = 0; p < MSIM__NR_CSS_PHASES; p++) {
+			const struct lifecycle_step *st;
+			bool named = false;
+
+			if (!has_callback(&h->hooks[s], (enum msim__css_phase)p))
+				continue;
+			for (size_t i = 0; (st = phase_step((enum msim__css_phase)p, i)); i++)
+				named |= h->hooks[s].name && strcmp(st->hooks, h->hooks[s].name) == 0;
+			if (named)
+				continue;
+			missing++;
+			if (names && used < len)
+				used += (size_t)snprintf(names + used, len - used, "%s%s/%d",
+							 used ? " " : "", h->hooks[s].name, p);
+		}
+	}
+	return missing;
+}
+
+unsigned int msim__memcg_lifecycle_order(struct msim *m, int phase, char *names, size_t len)
+{
+	struct msim__memcg_host *h = msim__memcg_host(m);
+	unsigned int n = 0;
+	size_t used = 0;
+
+	if (names && len)
+		names[0] = '\0';
+	if (!h || phase < 0 || phase >= MSIM__NR_CSS_PHASES)
+		return 0;
+	msim_quiet_spin_lock(&h->lock);
+	for (unsigned int i = 0; i < h->nr_hooks; i++) {
+		const struct msim_memcg_hooks *hk = &h->hooks[h->plan[phase][i]];
+
+		if (!has_callback(hk, (enum msim__css_phase)phase))
+			continue;
+		n++;
+		if (names && used < len)
+			used += (size_t)snprintf(names + used, len - used, "%s%s", used ? " " : "",
+						 hk->name ? hk->name : "?");
+	}
+	msim_quiet_spin_unlock(&h->lock);
+	return n;
+}
 
 /* ---- release and free (kernel: css_release and the work behind it) ---- */
 

@@ -6,9 +6,8 @@
  * hooks.c (running the hook sets), host.c (the subsystem: per-host state, hook
  * registration), css.c (references), id.c (private ids), iter.c
  * (mem_cgroup_iter) and, on top, lifecycle.c (mkdir, rmdir, release, free).
- * host.c defines msim_memcg_subsys and calls only tree.c and hooks.c, which
- * never look the host state up, so the files that do (through msim__memcg_host
- * below) close no circle. Layers above memcg use
+ * They are one concept behind this header (test_layers.c); host.c defines the
+ * subsystem and its lookup, msim__memcg_host. Layers above memcg use
  * include/memcgsim/memcg.h only; tests may include this header for the debug
  * checks (msim__memcg_check()).
  *
@@ -40,7 +39,15 @@
 #include <memcgsim/idr.h>
 #include <memcgsim/kmem.h>
 #include <memcgsim/memcg.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 
 #include "memcg/pcpu_ref.h"
 
@@ -171,6 +178,17 @@ struct msim_memcg {
 
 /* ---- per host ---- */
 
+/* The phases of a memcg's life whose hooks run in an order (lifecycle.c's table). */
+enum msim__css_phase {
+	MSIM__CSS_ALLOC,        /* mem_cgroup_css_alloc() */
+	MSIM__CSS_ONLINE,       /* mem_cgroup_css_online() */
+	MSIM__CSS_OFFLINE,      /* mem_cgroup_css_offline() */
+	MSIM__CSS_RELEASED,     /* mem_cgroup_css_released() */
+	MSIM__CSS_FREE,         /* mem_cgroup_css_free() */
+	MSIM__CSS_ALLOC_UNDO,   /* css_create()'s error path: css_free of a half-made css */
+	MSIM__NR_CSS_PHASES,
+};
+
 struct msim__memcg_host {
 	struct msim *m;
 	struct msim_quiet_spinlock lock; /* the tree lock (see top) */
@@ -182,7 +200,8 @@ struct msim__memcg_host {
 
 	unsigned int nr_hooks;
 	struct msim_memcg_hooks hooks[MSIM_MEMCG_MAX_SLOTS];
-	unsigned char sorted[MSIM_MEMCG_MAX_SLOTS]; /* slots by ascending order */
+	/* Per phase, the slots in the order they run (lifecycle.c's table; tree lock). */
+	unsigned char plan[MSIM__NR_CSS_PHASES][MSIM_MEMCG_MAX_SLOTS];
 
 	uint64_t next_serial;            /* tree lock */
 	struct msim_memcg *all_head, *all_tail;
@@ -228,11 +247,17 @@ void msim__memcg_run_released(struct msim_memcg *memcg);
 void msim__memcg_run_free(struct msim_memcg *memcg);
 /* css_alloc and css_online of set s on the root (a set registered after it). */
 int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s);
+/* lifecycle.c: the order of every phase's hooks, from its table (under the tree lock). */
+void msim__memcg_lifecycle_plan(struct msim__memcg_host *h);
+/*
+ * Introspection for tests: the sets with a callback for a phase that no step
+ * of the table names ("name/phase" in names), and phase's order of the sets
+ * with a callback for it (names, space-separated); each returns how many.
+ */
+unsigned int msim__memcg_lifecycle_unnamed(struct msim *m, char *names, size_t len);
+unsigned int msim__memcg_lifecycle_order(struct msim *m, int phase, char *names, size_t len);
 /* host.c: the subsystem. The host's tree state, or NULL: a plain load, never an attach. */
-static inline struct msim__memcg_host *msim__memcg_host(struct msim *m)
-{
-	return m ? (struct msim__memcg_host *)msim_subsys_state(m, &msim_memcg_subsys) : NULL;
-}
+struct msim__memcg_host *msim__memcg_host(struct msim *m);
 /* css.c: the percpu_ref's kill, putting the base reference (see there for when). */
 void msim__css_kill(struct msim_memcg *memcg);
 /* id.c */

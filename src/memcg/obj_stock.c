@@ -63,23 +63,25 @@ static bool obj_stock_enabled(const struct msim_config *cfg)
 
 static const char *const obj_stock_deps[] = { "objcg", "charge", NULL };
 
-struct msim_subsys msim_obj_stock_subsys = {
+static unsigned int obj_stock_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys obj_stock_subsys = {
 	.name = "obj_stock",
 	.depends = obj_stock_deps,
 	.enabled = obj_stock_enabled,
 	.state_size = sizeof(struct msim__obj_stock_host),
 	.host_init = obj_stock_host_init,
 	.host_fini = obj_stock_host_fini,
+	.id = &obj_stock_subsys_id,
 };
 
 __attribute__((constructor)) static void obj_stock_register(void)
 {
-	msim_subsys_register(&msim_obj_stock_subsys);
+	msim_subsys_register(&obj_stock_subsys);
 }
 
 static struct msim__obj_stock_host *obj_stock_host(const struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_obj_stock_subsys) : NULL;
+	return m ? msim_subsys_state(m, &obj_stock_subsys) : NULL;
 }
 
 /*

@@ -9,10 +9,9 @@
  * mem_cgroup_css_offline step 5 is memcg_reparent_objcgs (objcg_reparent.c);
  * __mem_cgroup_free puts orig_objcg per node.
  *
- * Hook order: MSIM_HOOK_ORDER_OBJCG_LRU - 1. Online: after alloc_shrinker_info
- * (45), like the kernel. Offline: step 5 is memcg_reparent_objcgs with
- * reparent_state_local at its end; rstat's hook that does reparent_state_local
- * sits at MSIM_HOOK_ORDER_OBJCG_LRU, so one less keeps the kernel's order.
+ * Its steps in the lifecycle table (lifecycle.c): online after
+ * alloc_shrinker_info, like the kernel; offline memcg_reparent_objcgs, just
+ * before rstat's reparent_state_local, which the kernel does at its end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +19,6 @@
 
 #include "memcg/objcg_internal.h"
 
-#define OBJCG_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 1)
 
 static int objcg_host_init(struct msim *m, void *state);
 static void objcg_host_fini(struct msim *m, void *state);
@@ -32,22 +30,24 @@ static bool objcg_enabled(const struct msim_config *cfg)
 	return false;
 }
 
-struct msim_subsys msim_objcg_subsys = {
+static unsigned int objcg_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys objcg_subsys = {
 	.name = "objcg",
 	.enabled = objcg_enabled,
 	.state_size = sizeof(struct msim__objcg_host),
 	.host_init = objcg_host_init,
 	.host_fini = objcg_host_fini,
+	.id = &objcg_subsys_id,
 };
 
 __attribute__((constructor)) static void objcg_register(void)
 {
-	msim_subsys_register(&msim_objcg_subsys);
+	msim_subsys_register(&objcg_subsys);
 }
 
 static struct msim__objcg_host *objcg_host(const struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_objcg_subsys) : NULL;
+	return m ? msim_subsys_state(m, &objcg_subsys) : NULL;
 }
 
 static struct msim__objcg_memcg *objcg_memcg(const struct msim__objcg_host *h,
@@ -180,7 +180,6 @@ static int objcg_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "objcg",
-		.order = OBJCG_HOOK_ORDER,
 		.css_alloc = objcg_css_alloc,
 		.css_online = objcg_css_online,
 		.css_offline = objcg_css_offline,

@@ -19,9 +19,9 @@
  *  - the obj stock (byte-granular charges) is a separate per-CPU structure in
  *    obj_stock.c, not a part of this one (the kernel keeps both in memcg_stock).
  *
- * Every function takes the host's charge data: charge_host.c (the subsystem)
- * calls this file, which therefore never looks the data up; the entry points
- * that take a memcg or a host are charge_entry.c's.
+ * The msim__ functions take the host's charge data (charge_host.c and charge.c
+ * hold it already); the public entry points at the end look it up from the
+ * memcg or the host.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -272,4 +272,32 @@ struct msim_memcg *msim__stock_slot(struct msim_charge_host *ch, unsigned int cp
 		*nr_pages = stock->nr_pages[slot];
 	msim_unlock(&stock->lock);
 	return memcg;
+}
+
+/* ---- entry points: the host's charge data from the memcg or the host ---- */
+
+bool msim_consume_stock(struct msim_memcg *memcg, unsigned int nr_pages)
+{
+	return msim__consume_stock(msim__charge_host(msim_memcg_host(memcg)), memcg, nr_pages);
+}
+
+void msim_refill_stock(struct msim_memcg *memcg, unsigned int nr_pages)
+{
+	msim__refill_stock(msim__charge_host(msim_memcg_host(memcg)), memcg, nr_pages);
+}
+
+void msim_drain_all_stock(struct msim_memcg *root)
+{
+	msim__drain_all_stock(msim__charge_host(msim_memcg_host(root)), root);
+}
+
+unsigned int msim_stock_pages(struct msim *m, unsigned int cpu, const struct msim_memcg *memcg)
+{
+	return msim__stock_pages(msim__charge_host(m), cpu, memcg);
+}
+
+struct msim_memcg *msim_stock_slot(struct msim *m, unsigned int cpu, unsigned int slot,
+				   unsigned int *nr_pages)
+{
+	return msim__stock_slot(msim__charge_host(m), cpu, slot, nr_pages);
 }

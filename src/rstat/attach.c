@@ -13,7 +13,7 @@
  *
  * It calls stats.c, flush.c and reparent.c, which take the host's data as an
  * argument or as their hooks' priv; the entry points that look it up (through
- * msim_rstat_subsys, defined here) sit above this file.
+ * rstat_subsys, defined here) sit above this file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -145,9 +145,9 @@ static int node_stat_attach(struct msim *m)
 	char err[160];
 
 	if (msim_config(m)->variants.node_stat != MSIM_NODE_STAT_PERCPU ||
-	    msim_subsys_attached(m, &msim_vmstat_subsys))
+	    msim_subsys_attached(m, msim_subsys_find("vmstat")))
 		return 0;
-	return msim_subsys_attach(m, &msim_vmstat_subsys, err, sizeof(err));
+	return msim_subsys_attach(m, msim_subsys_find("vmstat"), err, sizeof(err));
 }
 
 /* state: zeroed, sizeof(struct msim__rstat); default tunables (msim_rstat_init changes them). */
@@ -194,7 +194,8 @@ static bool rstat_enabled(const struct msim_config *cfg)
 
 static const char *const rstat_deps[] = { "memcg", NULL };
 
-struct msim_subsys msim_rstat_subsys = {
+static unsigned int rstat_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys rstat_subsys = {
 	.name = "rstat",
 	.depends = rstat_deps,
 	.enabled = rstat_enabled,
@@ -202,15 +203,21 @@ struct msim_subsys msim_rstat_subsys = {
 	.host_init = rstat_host_init,
 	.host_fini = rstat_host_fini,
 	.memcg_hooks = rstat_hooks,
+	.id = &rstat_subsys_id,
 };
 
 /*
- * Every rstat entry point reaches msim_rstat_subsys (msim__rstat_peek), so a
+ * Every rstat entry point reaches rstat_subsys (msim__rstat_peek), so a
  * program that calls any of them links this file and this registration with it.
  */
+struct msim__rstat *msim__rstat_peek(struct msim *m)
+{
+	return m ? (struct msim__rstat *)msim_subsys_state(m, &rstat_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void rstat_register(void)
 {
-	msim_subsys_register(&msim_rstat_subsys);
+	msim_subsys_register(&rstat_subsys);
 }
 
 int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
@@ -226,8 +233,8 @@ int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
 	ret = params_resolve(m, params, &p);
 	if (ret)
 		return ret;
-	fresh = !msim_subsys_attached(m, &msim_rstat_subsys);
-	if (fresh && (ret = msim_subsys_attach(m, &msim_rstat_subsys, err, sizeof(err))))
+	fresh = !msim_subsys_attached(m, &rstat_subsys);
+	if (fresh && (ret = msim_subsys_attach(m, &rstat_subsys, err, sizeof(err))))
 		return ret;
 	rs = msim__rstat_peek(m);
 	rs->params = p;
@@ -247,5 +254,5 @@ int msim_rstat_init(struct msim *m, const struct msim_rstat_params *params)
 
 bool msim_rstat_attached(struct msim *m)
 {
-	return msim_subsys_attached(m, &msim_rstat_subsys);
+	return msim_subsys_attached(m, &rstat_subsys);
 }

@@ -20,8 +20,15 @@
 #include <stdint.h>
 
 #include <memcgsim/rstat.h>
-#include <memcgsim/sched.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 
 /*
  * Shared memory goes through <memcgsim/atomic.h>: the race windows (R1-R7,

@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nmi.c - the drain of memcg stats staged in NMI (variant nmi-stats=atomic).
+ * nmi.c - memcg stats written in NMI (variant nmi-stats=atomic): the NMI-safe
+ * write entry points, what they stage, and the drain.
+ *
+ * kernel: mm/memcontrol.c account_kmem_nmi_safe(), account_slab_nmi_safe():
+ * outside NMI, or where this_cpu ops are NMI-safe (nmi-stats=percpu), they are
+ * the ordinary write paths. In NMI under nmi-stats=atomic: the rstat enqueue of
+ * the memcg on this CPU (css_rstat_updated: the lnode claim decides among the
+ * contexts stacked on the CPU), then atomic_add into the staging atomic, in that
+ * order (R10). memcg_rstat_updated is not called: an NMI's update counts nothing
+ * towards the flush threshold. No dying redirect on the NMI path.
  *
  * kernel: mm/memcontrol.c flush_nmi_stats(), called first in
  * mem_cgroup_css_rstat_flush() for each (memcg, cpu) the flush visits. Where
  * this_cpu ops are not NMI-safe, an NMI that allocates slab or charges kmem
  * enqueues the memcg's css on its CPU's rstat list and adds to per-memcg
- * (MEMCG_KMEM) and per-node (slab) atomics instead of the per-CPU counters
- * (nmi_entry.c). The first flush visit after that takes the atomics whole
+ * (MEMCG_KMEM) and per-node (slab) atomics instead of the per-CPU counters.
+ * The first flush visit after that takes the atomics whole
  * (atomic_xchg) and adds them where the fold would have put per-CPU deltas: the
  * aggregate, the parent's pending and, since the first 2026 fix, state_local;
  * for slab, which the ordinary path writes at both the lruvec and the memcg
@@ -18,6 +27,10 @@
  * between drains nothing and the delta stays staged until a later update of the
  * memcg enqueues it again (docs/races.md).
  */
+#include <errno.h>
+
+#include <memcgsim/irq.h>
+
 #include "rstat_internal.h"
 
 /* One staged delta x of item idx into an aggregate, its local and the parent's pending. */
@@ -73,4 +86,67 @@ void msim__flush_nmi_stats(struct msim__memcg_stats *ms)
 			    pvs ? pvs->state_pending : NULL, MSIM_MEMCG_KMEM, x);
 	for (unsigned int nid = 0; nid < ms->rs->nr_nodes; nid++)
 		drain_slab(ms, nid, local, to_vmstats);
+}
+
+/* ---- the NMI-safe write entry points, and what they stage for the drain above ---- */
+
+static bool nmi_staged(const struct msim__memcg_stats *ms)
+{
+	return msim_in_nmi() &&
+	       msim_config(ms->rs->m)->variants.nmi_stats == MSIM_NMI_STATS_ATOMIC;
+}
+
+int msim_account_kmem_nmi_safe(struct msim_memcg *memcg, long val)
+{
+	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
+
+	if (!ms)
+		return -EINVAL;
+	if (!nmi_staged(ms))
+		return msim_mod_memcg_state(memcg, MSIM_MEMCG_KMEM, val);
+	/* preemption is off in NMI: this CPU stays this CPU */
+	msim__css_rstat_updated(&ms->css, msim_this_cpu());
+	msim_atomic_long_add_at(&ms->nmi_kmem, val, "rstat.nmi.atomic_add");
+	return 0;
+}
+
+int msim_account_slab_nmi_safe(struct msim_memcg *memcg, unsigned int nid,
+			       enum msim_stat_item idx, long val)
+{
+	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
+
+	if (!ms || nid >= ms->rs->nr_nodes ||
+	    (idx != MSIM_NR_SLAB_RECLAIMABLE_B && idx != MSIM_NR_SLAB_UNRECLAIMABLE_B))
+		return -EINVAL;
+	if (!nmi_staged(ms))
+		return msim_mod_memcg_lruvec_state(&ms->lruvec[nid], idx, val);
+	msim__css_rstat_updated(&ms->css, msim_this_cpu());
+	msim_atomic_long_add_at(&ms->lruvec[nid].nmi_slab[idx == MSIM_NR_SLAB_UNRECLAIMABLE_B], val,
+				"rstat.nmi.atomic_add");
+	return 0;
+}
+
+long msim_memcg_nmi_staged(struct msim_memcg *memcg, unsigned int nid, enum msim_stat_item idx)
+{
+	struct msim__memcg_stats *ms = msim__memcg_stats(memcg);
+
+	if (!ms || nid >= ms->rs->nr_nodes)
+		return 0;
+	/* introspection (race checks, tests): no yield */
+	if (idx == MSIM_MEMCG_KMEM)
+		return msim_quiet_load(&ms->nmi_kmem.counter, MSIM_RELAXED);
+	if (idx == MSIM_NR_SLAB_RECLAIMABLE_B || idx == MSIM_NR_SLAB_UNRECLAIMABLE_B)
+		return msim_quiet_load(&ms->lruvec[nid].nmi_slab[idx == MSIM_NR_SLAB_UNRECLAIMABLE_B]
+					       .counter, MSIM_RELAXED);
+	return 0;
+}
+
+int msim_rstat_updated_list_len(struct msim *m, unsigned int cpu)
+{
+	struct msim__rstat *rs = msim__rstat_peek(m);
+
+	if (!rs || cpu >= rs->nr_cpus)
+		return -EINVAL;
+	/* more nodes than memcgs ever made would mean a loop; a bound well above that */
+	return msim__rstat_llist_len(&rs->ss, cpu, 1 << 20);
 }

@@ -8,10 +8,9 @@
  * dying-redirect. Why the redirect (dying.c) and this move must pair up, and
  * where they do not (patch 3), is told at the top of dying.c.
  *
- * Above write.c (the non-redirecting __mod_* paths) and flush.c. attach.c
- * registers the hook set with the host's state as its priv, so nothing here
- * looks the state up; the entry point msim_memcg_reparent_state_local() is
- * write_entry.c's.
+ * It writes through write.c's non-redirecting __mod_* paths. attach.c registers
+ * the hook set with the host's state as its priv; the entry point
+ * msim_memcg_reparent_state_local() is write.c's.
  */
 #include <stdint.h>
 
@@ -82,7 +81,7 @@ void msim__reparent_state_local(struct msim__memcg_stats *ms)
 	MSIM__CTR(ms->rs, reparents);
 }
 
-/* css_offline hook (order MSIM_HOOK_ORDER_OBJCG_LRU, step 5 of the kernel's offline). */
+/* css_offline hook: right after memcg_reparent_objcgs (lifecycle.c), as the kernel's offline. */
 static void rstat_css_offline(struct msim_memcg *memcg, void *priv)
 {
 	struct msim__rstat *rs = priv;
@@ -110,7 +109,6 @@ static void rstat_kmem_stat(struct msim_memcg *memcg, long nr_pages, void *priv)
 
 const struct msim_memcg_hooks msim__rstat_offline_hooks = {
 	.name = "rstat-local-reparent",
-	.order = MSIM_HOOK_ORDER_OBJCG_LRU,
 	.css_offline = rstat_css_offline,
 	.kmem_stat = rstat_kmem_stat,
 };

@@ -12,19 +12,19 @@
  *   memory_cgrp_subsys (rstat)   -> struct msim__rstat.ss        (core.h)
  *   node vmstat counters         -> struct msim__rstat.node_stat
  *
- * Files, each calling only those below it (no circle: tests/unit/test_layers.c):
- *   read.c, memory_stat.c   readers, memory.stat            } the entry points: they
- *   write_entry.c, dying.c  write paths, dying redirect     } look the host's state up
- *   flush_entry.c           mem_cgroup_flush_stats & co.    } (msim__rstat_peek below)
- *   attach.c     the subsystem "rstat" (msim_rstat_subsys): host init and fini
+ * The memcg statistics are one concept behind this header (its files may call
+ * each other); the generic rstat core below it (core.c, core.h) is another, and
+ * reaches it only through the flush callback (tests/unit/test_layers.c):
+ *   read.c, memory_stat.c   readers, memory.stat
+ *   write.c, dying.c        write paths and their entry points, dying redirect
+ *   flush.c      the flush callback, the gated flush, the periodic work, the entry points
+ *   nmi.c        the NMI-safe writes, what they stage, and the drain
+ *   attach.c     the subsystem "rstat" (rstat_subsys): host init and fini
  *   reparent.c   the offline hook set: local-stat reparenting
- *   write.c      memcg_rstat_updated and the per-CPU writes on a memcg's stats
- *   flush.c      the flush callback, the gated flush of one memcg, the periodic work
  *   stats.c      per-memcg data, its hook set, deferred exits
- *   core.c       the generic rstat core; items.c  the stat item tables
- * attach.c defines the subsystem and calls the files below it, which take the
- * host's state (struct msim__rstat) or a memcg's (struct msim__memcg_stats) as
- * an argument or as their hook's priv, and never look it up.
+ *   items.c      the stat item tables
+ * A function that holds the host's state (struct msim__rstat) or a memcg's
+ * (struct msim__memcg_stats) passes it on instead of looking it up again.
  *
  * Access rules (what makes the model TSan-clean and interleavable):
  *  - per-CPU state/events are written only on their own CPU (this_cpu_add) and
@@ -45,8 +45,15 @@
 
 #include <memcgsim/memcg.h>
 #include <memcgsim/rstat.h>
-#include <memcgsim/sched.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/vmstat.h>
 
 #include "rstat/core.h"
@@ -129,7 +136,7 @@ struct msim__memcg_stats {
 };
 
 /*
- * Per host: the state of msim_rstat_subsys. sim frees it after the memcg layer's
+ * Per host: the state of rstat_subsys. sim frees it after the memcg layer's
  * teardown, whose css_released/css_free calls still reach the hook sets (priv):
  * detached tells them rstat is gone.
  */
@@ -235,10 +242,7 @@ static inline struct msim__memcg_stats *msim__stats_of(const struct msim__rstat 
  * never an attach. The entry points' lookups; the files below attach.c must
  * not use these two (they would reach back up to the subsystem).
  */
-static inline struct msim__rstat *msim__rstat_peek(struct msim *m)
-{
-	return m ? (struct msim__rstat *)msim_subsys_state(m, &msim_rstat_subsys) : NULL;
-}
+struct msim__rstat *msim__rstat_peek(struct msim *m);
 
 static inline struct msim__memcg_stats *msim__memcg_stats(struct msim_memcg *memcg)
 {

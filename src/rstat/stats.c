@@ -12,7 +12,7 @@
  * css_rstat_exit() (kernel/cgroup/rstat.c), css_release_work_fn()'s flush
  * (kernel/cgroup/cgroup.c), __mem_cgroup_free().
  *
- * Lifetime: css_alloc allocates (order MSIM_HOOK_ORDER_RSTAT); css_released
+ * Lifetime: css_alloc allocates (the first step of the lifecycle table); css_released
  * flushes; css_free runs css_rstat_exit (flush, unlink from every CPU's tree)
  * and frees. Release and free run as RCU callbacks: in deterministic mode that
  * is driver context, which cannot wait for the rstat lock while a parked task
@@ -307,7 +307,6 @@ void msim__memcg_stats_flush(struct msim__memcg_stats *ms)
 
 const struct msim_memcg_hooks msim__rstat_stats_hooks = {
 	.name = RSTAT_HOOKS,
-	.order = MSIM_HOOK_ORDER_RSTAT,
 	.css_alloc = rstat_css_alloc,
 	.css_released = rstat_css_released,
 	.css_free = rstat_css_free,

@@ -4,21 +4,20 @@
  * the host's state (registry, layout, unit cache) and registers the
  * shrinker_info and deferred-count memcg hooks (info.c) with it as their priv;
  * host_fini frees it at msim_destroy(). list_lru is a subsystem of its own
- * (list_lru.c), which needs this one; msim_shrinker_init() attaches both
- * (init.c).
+ * (list_lru.c), which needs this one; msim_shrinker_init() at the end
+ * attaches both by hand.
  *
  * kernel: the boot-time state of mm/shrinker.c (shrinker_idr, shrinker_mutex,
  * shrinker_list); the unit cache of thread 001's kernels.
  *
- * It calls info.c and below, which take the state as an argument; the files
- * that look it up (msim__shr_host, through msim_shrinker_subsys defined here)
- * sit above it.
+ * It hands info.c's hooks the state as their priv; msim__shr_host, the lookup
+ * of every entry point of the folder, is defined here beside the description.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 static void shr_host_setup(struct msim__shr_host *h, struct msim *m)
 {
@@ -138,7 +137,8 @@ static void shrinker_host_fini(struct msim *m, void *state)
 
 static const char *const shrinker_deps[] = { "memcg", NULL };
 
-struct msim_subsys msim_shrinker_subsys = {
+static unsigned int shrinker_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys shrinker_subsys = {
 	.name = "shrinker",
 	.depends = shrinker_deps,
 	.enabled = shrinker_enabled,
@@ -146,13 +146,40 @@ struct msim_subsys msim_shrinker_subsys = {
 	.host_init = shrinker_host_init,
 	.host_fini = shrinker_host_fini,
 	.memcg_hooks = shr_hooks,
+	.id = &shrinker_subsys_id,
 };
 
 /*
- * Every shrinker entry point reaches msim_shrinker_subsys (msim__shr_host), so
+ * Every shrinker entry point reaches shrinker_subsys (msim__shr_host), so
  * a program that calls any of them links this file and this registration with it.
  */
+struct msim__shr_host *msim__shr_host(struct msim *m)
+{
+	return m ? (struct msim__shr_host *)msim_subsys_state(m, &shrinker_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void shrinker_register(void)
 {
-	msim_subsys_register(&msim_shrinker_subsys);
+	msim_subsys_register(&shrinker_subsys);
+}
+
+/* ---- msim_shrinker_init(): the hand attach of both subsystems of this folder ---- */
+
+int msim_shrinker_init(struct msim *m)
+{
+	struct msim_memcg_counts cnt;
+	char err[160];
+	bool fresh;
+	int r;
+
+	if (!m)
+		return -EINVAL;
+	fresh = !msim_subsys_attached(m, msim_subsys_find("shrinker"));
+	msim_memcg_counts(m, &cnt);
+	/* list_lru needs the shrinker: one attach brings both, shrinker first. */
+	r = msim_subsys_attach(m, msim_subsys_find("list_lru"), err, sizeof(err));
+	if (r)
+		return r;
+	/* Child memcgs made before the shrinker attached have no shrinker_info: say so. */
+	return fresh && cnt.online > 1 ? -EBUSY : 0;
 }

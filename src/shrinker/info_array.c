@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 static struct msim__info_array *info_alloc(struct msim__shr_host *h, int nr_max)
 {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 /* The lock-off demo: units installed into a header that was then replaced. */
 static void free_lost_installs(struct msim__shr_host *h, struct msim__shr_pn *pn,

@@ -6,7 +6,7 @@
  * but units from a 520-byte cache instead of kmalloc-1k (msim__unit_alloc reads
  * .unit_cache). Everything else is info_array.c's.
  */
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 const struct msim__info_ops msim__info_array_unit_cache_ops = {
 	.name = "array-unit-cache",

@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 static int xa_fill(struct msim__shr_host *h, struct msim__shr_pn *pn, unsigned long from,
 		   unsigned long to)

@@ -5,7 +5,7 @@
  * (memcg_list_lrus, list_lrus_mutex) and the offline hook that reparents their
  * per-memcg lists. It needs the shrinker subsystem (the first item of a memcg's
  * list sets a shrinker bit); msim_create() attaches both when the configuration
- * sets shrinker, msim_shrinker_init() by hand (init.c).
+ * sets shrinker, msim_shrinker_init() by hand (attach.c).
  *
  * Simplifications (docs/shrinker.md):
  *  - the list_lru_memcg is a host allocation bigger than the kernel's (our lock
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 #define LRU_LIVE 0x4c52554cU
 #define LRU_DEAD 0x0dead1e5U
@@ -88,10 +88,12 @@ static bool lru_ok(struct msim_list_lru *lru, unsigned int nid)
 
 /* ---- host state and the offline hook ---- */
 
+static const struct msim_subsys list_lru_subsys; /* below, with its callbacks */
+
 /* The host's list_lru state, or NULL (no list_lru subsystem): a plain load. */
 static struct msim__lru_host *lru_host(struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_list_lru_subsys) : NULL;
+	return m ? msim_subsys_state(m, &list_lru_subsys) : NULL;
 }
 
 static void mlru_free_rcu(struct msim_rcu_head *head)
@@ -183,7 +185,6 @@ static void lru_css_offline(struct msim_memcg *memcg, void *priv)
 
 static const struct msim_memcg_hooks lru_hooks = {
 	.name = "list_lru",
-	.order = MSIM_HOOK_ORDER_KMEM_LIST_LRU,
 	.css_offline = lru_css_offline,
 };
 
@@ -224,7 +225,8 @@ static void list_lru_host_fini(struct msim *m, void *state)
 
 static const char *const list_lru_deps[] = { "memcg", "shrinker", NULL };
 
-struct msim_subsys msim_list_lru_subsys = {
+static unsigned int list_lru_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys list_lru_subsys = {
 	.name = "list_lru",
 	.depends = list_lru_deps,
 	.enabled = list_lru_enabled,
@@ -232,15 +234,16 @@ struct msim_subsys msim_list_lru_subsys = {
 	.host_init = list_lru_host_init,
 	.host_fini = list_lru_host_fini,
 	.memcg_hooks = lru_hook_sets,
+	.id = &list_lru_subsys_id,
 };
 
 /*
- * The list_lru entry points reach msim_list_lru_subsys (lru_host), so a program
+ * The list_lru entry points reach list_lru_subsys (lru_host), so a program
  * that calls any of them links this file and this registration with it.
  */
 __attribute__((constructor)) static void list_lru_register(void)
 {
-	msim_subsys_register(&msim_list_lru_subsys);
+	msim_subsys_register(&list_lru_subsys);
 }
 
 /* ---- init / destroy ---- */

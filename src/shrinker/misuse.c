@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 static uint64_t misuse_count;
 

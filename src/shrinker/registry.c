@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 /* ---- the set of live shrinker pointers, process-wide (misuse detection) ---- */
 

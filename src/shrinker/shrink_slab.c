@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 /* ---- do_shrink_slab ---- */
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 struct msim__sb_obj {
 	struct msim_list_head lru;

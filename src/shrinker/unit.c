@@ -5,7 +5,7 @@
  * bottom of the shrinker_info files: the layouts (info_*.c) and info.c call it.
  * kernel: mm/shrinker.c shrinker_unit_alloc() / shrinker_unit_free().
  */
-#include "shrinker/internal.h"
+#include "shrinker/shrinker_internal.h"
 
 /* kernel: mm/shrinker.c shrinker_unit_alloc() (one unit; thread 001 patch 1/2 cache) */
 struct msim__unit *msim__unit_alloc(struct msim__shr_host *h)

@@ -29,7 +29,7 @@
 #include "subsys.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct msim_subsys *registry[MSIM_MAX_SUBSYS + 1];  /* by id; 0 unused */
+static const struct msim_subsys *registry[MSIM_MAX_SUBSYS + 1];  /* by id; 0 unused */
 static unsigned int hosts_attached[MSIM_MAX_SUBSYS + 1];   /* live hosts with it */
 
 static int subsys_error(char *err, size_t len, int ret, const char *fmt, ...)
@@ -57,12 +57,12 @@ static unsigned int find_id_locked(const char *name)
 	return 0;
 }
 
-int msim_subsys_register(struct msim_subsys *ss)
+int msim_subsys_register(const struct msim_subsys *ss)
 {
 	unsigned int id, free_id = 0;
 	int ret = 0;
 
-	if (!ss || !ss->name || !*ss->name)
+	if (!ss || !ss->name || !*ss->name || !ss->id)
 		return -EINVAL;
 	pthread_mutex_lock(&registry_lock);
 	id = find_id_locked(ss->name);
@@ -78,46 +78,61 @@ int msim_subsys_register(struct msim_subsys *ss)
 		goto out;
 	}
 	registry[free_id] = ss;
-	ss->id = free_id;
+	*ss->id = free_id;
 out:
 	pthread_mutex_unlock(&registry_lock);
 	return ret;
 }
 
-int msim_subsys_unregister(struct msim_subsys *ss)
+int msim_subsys_unregister(const struct msim_subsys *ss)
 {
 	int ret = 0;
 
-	if (!ss)
+	if (!ss || !ss->id)
 		return -EINVAL;
 	pthread_mutex_lock(&registry_lock);
-	if (!ss->id || ss->id > MSIM_MAX_SUBSYS || registry[ss->id] != ss)
+	if (!*ss->id || *ss->id > MSIM_MAX_SUBSYS || registry[*ss->id] != ss)
 		ret = -ENOENT;
-	else if (hosts_attached[ss->id])
+	else if (hosts_attached[*ss->id])
 		ret = -EBUSY;
 	else {
-		registry[ss->id] = NULL;
-		ss->id = 0;
+		registry[*ss->id] = NULL;
+		*ss->id = 0;
 	}
 	pthread_mutex_unlock(&registry_lock);
 	return ret;
+}
+
+const struct msim_subsys *msim_subsys_find(const char *name)
+{
+	const struct msim_subsys *ss = NULL;
+	unsigned int id;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry_lock);
+	id = find_id_locked(name);
+	if (id)
+		ss = registry[id];
+	pthread_mutex_unlock(&registry_lock);
+	return ss;
 }
 
 /* ---- lookups (plain loads: an unregistered subsystem has id 0, whose slot is NULL) ---- */
 
 bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss)
 {
-	return m && ss && m->subsys.attached[ss->id];
+	return m && ss && ss->id && m->subsys.attached[*ss->id];
 }
 
 void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss)
 {
-	return m->subsys.state[ss->id];
+	return m->subsys.state[*ss->id];
 }
 
 void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss)
 {
-	return ss->id ? &m->subsys.state[ss->id] : NULL;
+	return ss->id && *ss->id ? &m->subsys.state[*ss->id] : NULL;
 }
 
 /* ---- plans: the order in which to attach ---- */
@@ -125,9 +140,9 @@ void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss)
 enum visit_mark { UNSEEN = 0, VISITING, PLANNED };
 
 struct plan {
-	struct msim_subsys *snap[MSIM_MAX_SUBSYS + 1]; /* registry snapshot, by id */
+	const struct msim_subsys *snap[MSIM_MAX_SUBSYS + 1]; /* registry snapshot, by id */
 	unsigned char mark[MSIM_MAX_SUBSYS + 1];
-	struct msim_subsys *order[MSIM_MAX_SUBSYS];
+	const struct msim_subsys *order[MSIM_MAX_SUBSYS];
 	unsigned int nr;
 	const struct msim_subsys *path[MSIM_MAX_SUBSYS]; /* the walk, for a cycle's message */
 	unsigned int depth;
@@ -147,7 +162,7 @@ static void plan_init(struct plan *p, const struct msim_config *cfg, char *err, 
 	pthread_mutex_unlock(&registry_lock);
 }
 
-static struct msim_subsys *plan_find(const struct plan *p, const char *name)
+static const struct msim_subsys *plan_find(const struct plan *p, const char *name)
 {
 	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
 		if (p->snap[id] && !strcmp(p->snap[id]->name, name))
@@ -178,33 +193,33 @@ static int cycle_error(struct plan *p, const struct msim_subsys *ss)
 	return -EINVAL;
 }
 
-static int plan_visit(struct plan *p, const struct msim *m, struct msim_subsys *ss);
+static int plan_visit(struct plan *p, const struct msim *m, const struct msim_subsys *ss);
 
 static int plan_dependency(struct plan *p, const struct msim *m, const struct msim_subsys *ss,
 			   const char *name)
 {
-	struct msim_subsys *dep = plan_find(p, name);
+	const struct msim_subsys *dep = plan_find(p, name);
 
 	if (!dep)
 		return subsys_error(p->err, p->errlen, -EINVAL,
 				    "subsystem %s depends on %s, which is not registered",
 				    ss->name, name);
-	if (p->cfg && !m->subsys.attached[dep->id] && !enabled_by(dep, p->cfg))
+	if (p->cfg && !m->subsys.attached[*dep->id] && !enabled_by(dep, p->cfg))
 		return subsys_error(p->err, p->errlen, -EINVAL,
 				    "subsystem %s depends on %s, which this configuration "
 				    "does not enable", ss->name, name);
 	return plan_visit(p, m, dep);
 }
 
-static int plan_visit(struct plan *p, const struct msim *m, struct msim_subsys *ss)
+static int plan_visit(struct plan *p, const struct msim *m, const struct msim_subsys *ss)
 {
 	int ret;
 
-	if (p->mark[ss->id] == PLANNED || m->subsys.attached[ss->id])
+	if (p->mark[*ss->id] == PLANNED || m->subsys.attached[*ss->id])
 		return 0;
-	if (p->mark[ss->id] == VISITING)
+	if (p->mark[*ss->id] == VISITING)
 		return cycle_error(p, ss);
-	p->mark[ss->id] = VISITING;
+	p->mark[*ss->id] = VISITING;
 	p->path[p->depth++] = ss;
 	for (const char *const *d = ss->depends; d && *d; d++) {
 		ret = plan_dependency(p, m, ss, *d);
@@ -212,15 +227,15 @@ static int plan_visit(struct plan *p, const struct msim *m, struct msim_subsys *
 			return ret;
 	}
 	p->depth--;
-	p->mark[ss->id] = PLANNED;
+	p->mark[*ss->id] = PLANNED;
 	p->order[p->nr++] = ss;
 	return 0;
 }
 
 static int by_name(const void *a, const void *b)
 {
-	const struct msim_subsys *x = *(struct msim_subsys *const *)a;
-	const struct msim_subsys *y = *(struct msim_subsys *const *)b;
+	const struct msim_subsys *x = *(const struct msim_subsys *const *)a;
+	const struct msim_subsys *y = *(const struct msim_subsys *const *)b;
 
 	return strcmp(x->name, y->name);
 }
@@ -251,8 +266,8 @@ int msim_host_on_destroy(struct msim *m, void (*fn)(struct msim *m, void *arg), 
 
 static void detach_one(struct msim *m, void *arg)
 {
-	struct msim_subsys *ss = arg;
-	unsigned int id = ss->id;
+	const struct msim_subsys *ss = arg;
+	unsigned int id = *ss->id;
 
 	if (ss->host_fini)
 		ss->host_fini(m, m->subsys.state[id]);
@@ -263,9 +278,9 @@ static void detach_one(struct msim *m, void *arg)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-static int attach_one(struct msim *m, struct msim_subsys *ss)
+static int attach_one(struct msim *m, const struct msim_subsys *ss)
 {
-	unsigned int id = ss->id;
+	unsigned int id = *ss->id;
 	int ret;
 
 	/* A subsystem's host_init may attach one planned after it (msim_subsys_attach). */
@@ -292,7 +307,7 @@ static int attach_one(struct msim *m, struct msim_subsys *ss)
 	hosts_attached[id]++;
 	pthread_mutex_unlock(&registry_lock);
 	/* Cannot fail: the capacity was checked before host_init. */
-	msim_host_on_destroy(m, detach_one, ss);
+	msim_host_on_destroy(m, detach_one, (void *)ss);
 	return 0;
 }
 
@@ -314,7 +329,7 @@ static int attach_plan(struct msim *m, const struct plan *p, char *err, size_t e
 
 int msim__subsys_attach_all(struct msim *m, char *err, size_t errlen)
 {
-	struct msim_subsys *wanted[MSIM_MAX_SUBSYS];
+	const struct msim_subsys *wanted[MSIM_MAX_SUBSYS];
 	unsigned int nr = 0;
 	struct plan p;
 	int ret;
@@ -332,7 +347,7 @@ int msim__subsys_attach_all(struct msim *m, char *err, size_t errlen)
 	return attach_plan(m, &p, err, errlen);
 }
 
-int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t errlen)
+int msim_subsys_attach(struct msim *m, const struct msim_subsys *ss, char *err, size_t errlen)
 {
 	struct plan p;
 	int ret;
@@ -341,7 +356,7 @@ int msim_subsys_attach(struct msim *m, struct msim_subsys *ss, char *err, size_t
 		return subsys_error(err, errlen, -EINVAL, "subsystem attach: no host, no "
 				    "subsystem, or called from a task");
 	plan_init(&p, NULL, err, errlen);
-	if (!ss->id || p.snap[ss->id] != ss)
+	if (!ss->id || !*ss->id || p.snap[*ss->id] != ss)
 		return subsys_error(err, errlen, -EINVAL, "subsystem %s is not registered",
 				    ss->name ? ss->name : "?");
 	ret = plan_visit(&p, m, ss);

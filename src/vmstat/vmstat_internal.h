@@ -2,11 +2,9 @@
 /*
  * vmstat_internal.h - the vmstat layer's per-host state (vmstat.h is the API).
  *
- * Files, each calling only those below it:
- *   tunables.c   entry points that look the state up: periodic on/off, refresh,
- *                thresholds (the only files besides update.c and read.c that
- *                reference the subsystem, so host.c's calls down close no circle)
- *   host.c       the subsystem: host init and fini
+ * The files of the layer, one concept behind this header:
+ *   host.c       the subsystem: host init and fini; the tunables (periodic
+ *                on/off, refresh, thresholds)
  *   update.c     mod/inc/dec of node and zone counters (both forms)
  *   fold.c       refresh_cpu_vm_stats, vmstat_update, vmstat_shepherd
  *   section.c    the _irqoff section word that keeps a fold out of an update
@@ -85,10 +83,7 @@ struct msim__vmstat {
 };
 
 /* The host's vmstat state, or NULL: a plain load, never an attach. */
-static inline struct msim__vmstat *msim__vmstat_of(struct msim *m)
-{
-	return m ? (struct msim__vmstat *)msim_subsys_state(m, &msim_vmstat_subsys) : NULL;
-}
+struct msim__vmstat *msim__vmstat_of(struct msim *m);
 
 static inline struct msim__vmstat_pcp *msim__vmstat_pcp(const struct msim__vmstat_set *set,
 							unsigned int cpu)

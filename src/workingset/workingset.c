@@ -5,7 +5,8 @@
  * shadow-node shrinker (kernel: workingset_init, and the nonresident_age field
  * of the lruvec, initialised with the memcg and freed with it).
  *
- * Hook order MSIM_HOOK_ORDER_OBJCG_LRU - 3: the clocks need nothing of the others.
+ * Its steps in the lifecycle table (lifecycle.c): css_alloc and css_free; the
+ * clocks need nothing of the others.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 
 #include "workingset/ws_internal.h"
 
-#define WS_HOOK_ORDER (MSIM_HOOK_ORDER_OBJCG_LRU - 3)
 
 static int ws_css_alloc(struct msim_memcg *memcg, void *priv)
 {
@@ -61,7 +61,6 @@ static int ws_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "workingset",
-		.order = WS_HOOK_ORDER,
 		.css_alloc = ws_css_alloc,
 		.css_free = ws_css_free,
 		.css_alloc_undo = ws_css_free,
@@ -114,14 +113,139 @@ static void ws_host_fini(struct msim *m, void *state)
 	msim__ws_shadow_nodes_fini(state);
 }
 
+static const char *const ws_deps[] = { "lru", "list_lru", NULL };
+
+static bool ws_enabled(const struct msim_config *cfg)
+{
+	(void)cfg;
+	return false;
+}
+
+static unsigned int ws_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys ws_subsys = {
+	.name = "workingset",
+	.depends = ws_deps,
+	.enabled = ws_enabled,
+	.state_size = sizeof(struct msim__ws_host),
+	.host_init = ws_host_init,
+	.host_fini = ws_host_fini,
+	.id = &ws_subsys_id,
+};
+
+struct msim__ws_host *msim__ws_host(const struct msim *m)
+{
+	return m ? msim_subsys_state(m, &ws_subsys) : NULL;
+}
+
 __attribute__((constructor)) static void ws_register(void)
 {
-	msim_workingset_subsys.host_init = ws_host_init;
-	msim_workingset_subsys.host_fini = ws_host_fini;
-	msim_subsys_register(&msim_workingset_subsys);
+	msim_subsys_register(&ws_subsys);
 }
 
 int msim_workingset_attach(struct msim *m, char *err, size_t errlen)
 {
-	return msim_subsys_attach(m, &msim_workingset_subsys, err, errlen);
+	return msim_subsys_attach(m, &ws_subsys, err, errlen);
+}
+
+/* ---- per-host and per-memcg state and lookups ---- */
+
+bool msim_workingset_attached(const struct msim *m)
+{
+	return msim__ws_host(m) != NULL;
+}
+
+msim_atomic_long_t *msim__ws_nonresident_age(struct msim__ws_host *wh, struct msim_memcg *memcg,
+					     unsigned int nid)
+{
+	struct msim__ws_memcg *wm;
+
+	if (!wh || nid >= wh->nr_nodes || wh->slot < 0)
+		return NULL;
+	if (!memcg)
+		memcg = msim_root_mem_cgroup(wh->m);
+	wm = *msim_memcg_slot(memcg, wh->slot);
+	return wm ? &wm->nonresident_age[nid] : NULL;
+}
+
+struct msim__ws_memcg *msim__ws_memcg_alloc(struct msim__ws_host *wh, struct msim_memcg *memcg)
+{
+	struct msim__ws_memcg *wm;
+
+	wm = calloc(1, sizeof(*wm) + wh->nr_nodes * sizeof(wm->nonresident_age[0]));
+	if (wm)
+		wm->memcg = memcg;
+	return wm;
+}
+
+struct msim__ws_page *msim__ws_page_of(const struct msim_folio *folio)
+{
+	struct msim__ws_page *rec = msim_folio_private(folio);
+
+	return rec && rec->magic == MSIM__WS_PAGE_MAGIC ? rec : NULL;
+}
+
+void msim__ws_page_free(struct msim_folio *folio)
+{
+	struct msim__ws_page *rec = msim__ws_page_of(folio);
+
+	msim_folio_set_private(folio, NULL);
+	free(rec);
+}
+
+void msim__ws_page_forget(struct msim_folio *folio)
+{
+	msim__ws_page_free(folio);
+	msim_folio_put(folio);
+}
+
+unsigned long msim_workingset_nonresident_age(struct msim *m, struct msim_memcg *memcg,
+					      unsigned int nid)
+{
+	msim_atomic_long_t *age = msim__ws_nonresident_age(msim__ws_host(m), memcg, nid);
+
+	return age ? (unsigned long)msim_atomic_long_read(age) : 0;
+}
+
+struct msim_list_lru *msim_workingset_shadow_nodes(struct msim *m)
+{
+	struct msim__ws_host *wh = msim__ws_host(m);
+
+	return wh && wh->shadow_nodes_ready ? &wh->shadow_nodes : NULL;
+}
+
+struct msim_shrinker *msim_workingset_shrinker(struct msim *m)
+{
+	struct msim__ws_host *wh = msim__ws_host(m);
+
+	return wh ? wh->shrinker : NULL;
+}
+
+unsigned long msim_workingset_nodes(struct msim *m, unsigned int nid)
+{
+	struct msim__ws_host *wh = msim__ws_host(m);
+	long v;
+
+	if (!wh || nid >= wh->nr_nodes)
+		return 0;
+	v = msim_quiet_load(&wh->workingset_nodes[nid], MSIM_RELAXED);
+	return v > 0 ? (unsigned long)v : 0;
+}
+
+void msim_workingset_counts(struct msim *m, struct msim_workingset_counts *out)
+{
+	struct msim__ws_host *wh = msim__ws_host(m);
+	const unsigned long *src;
+	unsigned long *dst = (unsigned long *)out;
+	size_t n = sizeof(*out) / sizeof(unsigned long);
+
+	if (!out)
+		return;
+	if (!wh) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = 0;
+		return;
+	}
+	src = (const unsigned long *)&wh->counts;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = msim_quiet_load(&src[i], MSIM_RELAXED);
 }

@@ -2,15 +2,15 @@
 /*
  * ws_internal.h - the workingset layer's structures (workingset.h).
  *
- * Files, bottom up (each calls only files listed before it):
+ * The layer is one concept behind this header; its files:
  *   shadow.c     pack_shadow / unpack_shadow, bucket_order
- *   ws_host.c    per-host and per-memcg state, lookups, counters
  *   nodes.c      shadow nodes: workingset_update_node, count_shadow_nodes,
  *                scan_shadow_nodes / shadow_lru_isolate
  *   refault.c    nonresident age, eviction, test_recent, refault, activation
  *                (classic and MGLRU)
  *   filemap.c    address_space: add (with refault), read, remove (evict callback)
- *   workingset.c the subsystem: attach, memcg hooks, the shrinker
+ *   workingset.c the subsystem: attach, memcg hooks, the shrinker; per-host and
+ *                per-memcg state, lookups, counters
  */
 #ifndef MSIM_WORKINGSET_INTERNAL_H
 #define MSIM_WORKINGSET_INTERNAL_H
@@ -93,8 +93,8 @@ struct msim__ws_host {
 
 #define MSIM__WS_COUNT(wh, field, n) msim_quiet_fetch_add(&(wh)->counts.field, (n), MSIM_RELAXED)
 
-/* ---- ws_host.c ---- */
-extern struct msim_subsys msim_workingset_subsys;
+/* ---- workingset.c: per-host and per-memcg state, lookups ---- */
+/* workingset.c: the host's state, or NULL (the subsystem's lookup). */
 struct msim__ws_host *msim__ws_host(const struct msim *m);
 /* nonresident_age of (memcg, nid); memcg NULL: the root's. NULL if memcg has no data. */
 msim_atomic_long_t *msim__ws_nonresident_age(struct msim__ws_host *wh, struct msim_memcg *memcg,

@@ -13,7 +13,7 @@
 
 static struct msim__zswap *zswap_of(const struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_zswap_subsys) : NULL;
+	return msim__zswap_of(m);
 }
 
 static struct msim__zswap *zswap_of_memcg(const struct msim_memcg *memcg)
@@ -81,8 +81,8 @@ int msim_zswap_attach(struct msim *m, const struct msim_zswap_params *params, ch
 	}
 	if ((ret = msim_lru_attach(m, err, errlen)) || (ret = msim_shrinker_init(m)))
 		return ret;
-	if ((ret = msim_subsys_attach(m, &msim_obj_stock_subsys, err, errlen)) ||
-	    (ret = msim_subsys_attach(m, &msim_zswap_subsys, err, errlen)))
+	if ((ret = msim_subsys_attach(m, msim_subsys_find("obj_stock"), err, errlen)) ||
+	    (ret = msim__zswap_attach(m, err, errlen)))
 		return ret;
 	z = zswap_of(m);
 	return apply_params(z, params);

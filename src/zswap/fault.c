@@ -15,7 +15,7 @@
 
 static struct msim__zswap *zswap_of(const struct msim *m)
 {
-	return m ? msim_subsys_state(m, &msim_zswap_subsys) : NULL;
+	return msim__zswap_of(m);
 }
 
 /*

@@ -5,9 +5,9 @@
  * mem_cgroup_css_alloc()'s zswap fields, mem_cgroup_css_offline()'s
  * zswap_memcg_offline_cleanup()).
  *
- * Hook order MSIM_HOOK_ORDER_ZSWAP_CURSOR (30): the kernel calls
- * zswap_memcg_offline_cleanup() before memcg_offline_kmem() (which reparents the
- * list_lrus, order 40).
+ * Its offline step comes first in the lifecycle table (lifecycle.c): the kernel
+ * calls zswap_memcg_offline_cleanup() before memcg_offline_kmem() (which
+ * reparents the list_lrus).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,18 +26,20 @@ static bool zswap_enabled(const struct msim_config *cfg)
 
 static const char *const zswap_deps[] = { "lru", "list_lru", "obj_stock", NULL };
 
-struct msim_subsys msim_zswap_subsys = {
+static unsigned int zswap_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys zswap_subsys = {
 	.name = "zswap",
 	.depends = zswap_deps,
 	.enabled = zswap_enabled,
 	.state_size = sizeof(struct msim__zswap),
 	.host_init = zswap_host_init,
 	.host_fini = zswap_host_fini,
+	.id = &zswap_subsys_id,
 };
 
 __attribute__((constructor)) static void zswap_register(void)
 {
-	msim_subsys_register(&msim_zswap_subsys);
+	msim_subsys_register(&zswap_subsys);
 }
 
 void msim_zswap_params_init(struct msim_zswap_params *p)
@@ -131,7 +133,6 @@ static int zswap_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
 		.name = "zswap",
-		.order = MSIM_HOOK_ORDER_ZSWAP_CURSOR,
 		.css_alloc = zswap_css_alloc,
 		.css_offline = zswap_css_offline,
 		.css_free = zswap_css_free,
@@ -197,4 +198,14 @@ static void zswap_host_fini(struct msim *m, void *state)
 	msim__swapdev_fini(&z->dev);
 	msim_xa_fini(&z->tree);
 	msim_lock_destroy(&z->shrink_lock);
+}
+
+struct msim__zswap *msim__zswap_of(const struct msim *m)
+{
+	return m ? msim_subsys_state(m, &zswap_subsys) : NULL;
+}
+
+int msim__zswap_attach(struct msim *m, char *err, size_t errlen)
+{
+	return msim_subsys_attach(m, &zswap_subsys, err, errlen);
 }

@@ -170,6 +170,9 @@ void msim__zswap_invalidate(struct msim__zswap *z, unsigned long slot);
 /* ---- worker.c ---- */
 unsigned long msim__zswap_shrink_worker(struct msim__zswap *z);
 void msim__zswap_offline_cleanup(struct msim__zswap *z, struct msim_memcg *memcg);
+/* host.c: the host's state, or NULL (the subsystem's lookup); the attach. */
+struct msim__zswap *msim__zswap_of(const struct msim *m);
+int msim__zswap_attach(struct msim *m, char *err, size_t errlen);
 /* Put the cursor's reference (host teardown). */
 void msim__zswap_cursor_release(struct msim__zswap *z);
 

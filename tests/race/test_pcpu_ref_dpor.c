@@ -69,7 +69,7 @@ static int ref_setup(struct msim *m, void **state, void *arg)
 	s->kind = a->kind;
 	s->killed = a->killed;
 	if (a->kind == REF_OBJCG &&
-	    (ret = msim_subsys_attach(m, &msim_objcg_subsys, err, sizeof(err))))
+	    (ret = msim_subsys_attach(m, msim_subsys_find("objcg"), err, sizeof(err))))
 		return ret;
 	if (a->kind == REF_ROOT_CSS)
 		s->c = msim_root_mem_cgroup(m);

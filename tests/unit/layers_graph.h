@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * layers_graph.h - the graph of the files of one folder, from what
- * layers_scan.h read: a .c calls another when it uses a name the other defines
- * (directly, or through a header's inline function or macro it names); a file
- * reaches a header of the folder it includes, where X.h is one node with X.c.
- * Its circles are the strongly connected components of two or more nodes.
- * Included by test_layers.c only (one translation unit).
+ * layers_graph.h - the graph of the concepts of one folder, from what
+ * layers_scan.h read. A concept is a file, or a few files behind one header
+ * (concept_of() below says which); it is one node. A concept calls another
+ * when one of its .c files uses a name a file of the other defines (directly,
+ * or through a header's inline function or macro it names), and reaches a
+ * header of the folder it includes. Its circles are the strongly connected
+ * components of two or more nodes. Included by test_layers.c only (one
+ * translation unit).
  */
 #ifndef MSIM_TESTS_LAYERS_GRAPH_H
 #define MSIM_TESTS_LAYERS_GRAPH_H
@@ -27,7 +29,8 @@ struct folder {
 	size_t nf;
 	struct srcfile **extra;  /* headers outside the folder its files include */
 	size_t nextra;
-	size_t nn;               /* nodes: files, with X.h merged into X.c */
+	size_t nn;               /* nodes: the folder's concepts */
+	char (*concept)[128];    /* nn names: "lru", "charge", "core" */
 	bool *adj;               /* nn x nn: an edge from node i to node j */
 	skip_call_fn skip_call;
 	void *priv;              /* the caller's */
@@ -71,15 +74,6 @@ static bool is_header(const struct srcfile *f)
 	return f->name[strlen(f->name) - 1] == 'h';
 }
 
-/* The folder's file of that base name, or -1. */
-static int file_index(const struct folder *fo, const char *name)
-{
-	for (size_t i = 0; i < fo->nf; i++)
-		if (strcmp(fo->f[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* The folder's file at rel (from the root), or -1. */
 static int file_at(const struct folder *fo, const char *rel)
 {
@@ -114,25 +108,135 @@ static const struct srcfile *header_at(struct folder *fo, const char *rel)
 	return fo->extra[fo->nextra++];
 }
 
-/* Nodes: one per .c and per header without a .c of the same stem. */
+/* A file's stem: "lru_host.c" -> "lru_host"; a header's "_internal" goes too. */
+static void stem_of(const struct srcfile *f, char *out, size_t len)
+{
+	size_t n = strlen(f->name) - 2;  /* ".c", ".h" */
+
+	if (is_header(f) && n > 9 && strncmp(f->name + n - 9, "_internal", 9) == 0)
+		n -= 9;
+	snprintf(out, len, "%.*s", (int)n, f->name);
+}
+
+/* Is stem s in the concept of header stem p: s is p, or starts with p and '_'? */
+static bool stem_in(const char *s, const char *p)
+{
+	size_t n = strlen(p);
+
+	return strncmp(s, p, n) == 0 && (s[n] == '\0' || s[n] == '_');
+}
+
+/* X_internal.h (a bare internal.h is no concept's: src/sim's base, under every file). */
+static bool is_internal_header(const struct srcfile *f)
+{
+	size_t n = strlen(f->name);
+
+	return n > 11 && strcmp(f->name + n - 11, "_internal.h") == 0;
+}
+
+/* Is f the header named after its folder (src/memcg/memcg_internal.h)? */
+static bool is_folder_header(const struct folder *fo, const struct srcfile *f)
+{
+	const char *base = strrchr(fo->rel, '/');
+	char stem[128];
+
+	stem_of(f, stem, sizeof(stem));
+	return strcmp(stem, base ? base + 1 : fo->rel) == 0;
+}
+
+/* The folder's header of stem p (p.h or p_internal.h), or -1. */
+static int header_of_stem(const struct folder *fo, const char *p)
+{
+	char hs[128];
+
+	for (size_t h = 0; h < fo->nf; h++) {
+		if (!is_header(&fo->f[h]))
+			continue;
+		stem_of(&fo->f[h], hs, sizeof(hs));
+		if (strcmp(hs, p) == 0)
+			return (int)h;
+	}
+	return -1;
+}
+
+/*
+ * The concept of file i, in out. A concept is named by a header; the files
+ * named after it, that say so by including it, are its. For a file of stem S
+ * (its name without ".c", ".h" or "_internal.h"):
+ *  1. it includes a header of the folder whose stem P is a prefix of S followed
+ *     by '_': P's concept (kmem_pool.h and kmem_pool.c include kmem_internal.h:
+ *     kmem's; report_doc.h includes report.h: report's; rcu_det.h does not
+ *     include rcu.h: a concept of its own);
+ *  2. else (a .c) the concept of its own header S.h or S_internal.h;
+ *  3. else (a .c without a header of its own) the concept of the longest header
+ *     whose stem prefixes S followed by '_' (sched_opts.c: sched's);
+ *  4. else (a .c named after no header) the concept of an internal header of
+ *     the folder it includes: the files behind that header (stock.c behind
+ *     charge_internal.h; every file of src/rstat but the core behind
+ *     rstat_internal.h), the first one not named after the folder first
+ *     (obj_stock.c includes memcg_internal.h and objcg_internal.h: objcg's);
+ *  5. else a concept of its own.
+ */
+static void concept_of(const struct folder *fo, size_t i, char *out, size_t len)
+{
+	const struct srcfile *f = &fo->f[i];
+	char stem[128], hs[128];
+	size_t best = 0;
+	int j = -1, longest = -1;
+
+	stem_of(f, stem, sizeof(stem));
+	snprintf(out, len, "%s", stem);
+	for (size_t k = 0; k < f->incs.n && j < 0; k++) {       /* 1 */
+		int h = file_at(fo, f->incs.v[k]);
+
+		if (h < 0 || !is_header(&fo->f[h]))
+			continue;
+		stem_of(&fo->f[h], hs, sizeof(hs));
+		if (strcmp(hs, stem) != 0 && stem_in(stem, hs))
+			j = h;
+	}
+	if (j < 0 && !is_header(f))                               /* 2 */
+		j = header_of_stem(fo, stem);
+	for (size_t h = 0; j < 0 && !is_header(f) && h < fo->nf; h++) {  /* 3 */
+		if (!is_header(&fo->f[h]))
+			continue;
+		stem_of(&fo->f[h], hs, sizeof(hs));
+		if (stem_in(stem, hs) && strlen(hs) > best) {
+			best = strlen(hs);
+			longest = (int)h;
+		}
+	}
+	if (j < 0)
+		j = longest;
+	for (int pass = 0; j < 0 && !is_header(f) && pass < 2; pass++) {  /* 4 */
+		for (size_t k = 0; k < f->incs.n && j < 0; k++) {
+			int h = file_at(fo, f->incs.v[k]);
+
+			if (h >= 0 && is_internal_header(&fo->f[h]) &&
+			    (pass == 1 || !is_folder_header(fo, &fo->f[h])))
+				j = h;
+		}
+	}
+	if (j >= 0 && (size_t)j != i)
+		concept_of(fo, (size_t)j, out, len);
+}
+
+/* Nodes: one per concept, in the order of the files' names. */
 static void assign_nodes(struct folder *fo)
 {
 	fo->nn = 0;
-	for (size_t i = 0; i < fo->nf; i++)
-		fo->f[i].node = -1;
+	fo->concept = calloc(fo->nf + 1, sizeof(*fo->concept));
+	assert_non_null(fo->concept);
 	for (size_t i = 0; i < fo->nf; i++) {
-		char twin[128];
-		size_t n = strlen(fo->f[i].name);
-		int j;
+		char c[128];
+		size_t n;
 
-		if (fo->f[i].node >= 0)
-			continue;
-		fo->f[i].node = (int)fo->nn++;
-		snprintf(twin, sizeof(twin), "%.*s%c", (int)(n - 1), fo->f[i].name,
-			 is_header(&fo->f[i]) ? 'c' : 'h');
-		j = file_index(fo, twin);
-		if (j >= 0)
-			fo->f[j].node = fo->f[i].node;
+		concept_of(fo, i, c, sizeof(c));
+		for (n = 0; n < fo->nn && strcmp(fo->concept[n], c) != 0; n++)
+			;
+		if (n == fo->nn)
+			snprintf(fo->concept[fo->nn++], sizeof(fo->concept[0]), "%s", c);
+		fo->f[i].node = (int)n;
 	}
 }
 
@@ -261,6 +365,7 @@ static void folder_free(struct folder *fo)
 	free(fo->f);
 	free(fo->extra);
 	free(fo->adj);
+	free(fo->concept);
 	memset(fo, 0, sizeof(*fo));
 }
 
@@ -324,16 +429,10 @@ static int components(const struct folder *fo, int *comp)
 	return t.ncomp;
 }
 
-/* The file that names node n: its .c, else its header. */
+/* The name of node n: its concept. */
 static const char *node_name(const struct folder *fo, int n)
 {
-	const char *name = "?";
-
-	for (size_t i = 0; i < fo->nf; i++)
-		if (fo->f[i].node == n && (strcmp(name, "?") == 0 ||
-					   fo->f[i].name[strlen(fo->f[i].name) - 1] == 'c'))
-			name = fo->f[i].name;
-	return name;
+	return fo->concept[n];
 }
 
 /* Print one circle (component c) with the edges inside it. */
@@ -379,10 +478,18 @@ static unsigned int folder_circles(struct folder *fo, FILE *out)
 	return circles;
 }
 
-/* Every edge of a folder (MSIM_LAYERS_VERBOSE=1: to compare with nm). */
+/* Every concept and edge of a folder (MSIM_LAYERS_VERBOSE=1: to compare with nm). */
 static void print_edges(struct folder *fo)
 {
 	char why[4096];
+
+	for (size_t n = 0; n < fo->nn; n++) {
+		fprintf(stderr, "%s: concept %s:", fo->rel, fo->concept[n]);
+		for (size_t i = 0; i < fo->nf; i++)
+			if (fo->f[i].node == (int)n)
+				fprintf(stderr, " %s", fo->f[i].name);
+		fputc('\n', stderr);
+	}
 
 	for (size_t i = 0; i < fo->nf; i++)
 		for (size_t t = 0; t < fo->nn; t++)

@@ -64,26 +64,29 @@ static bool parse_include(const char *line, char *out, size_t len)
 }
 
 /*
- * Where an include of a file in dir resolves (dir/inc, root/src/inc, then
- * root/include/inc, as the build's include path), relative to root:
- * "src/<folder>/<file>" or "include/memcgsim/<file>"; false if none exists.
+ * Where an include of a file in dir resolves, relative to root: dir/inc first,
+ * then the build's include path (CMakeLists.txt: src, include, tests for the
+ * tests' helpers, and tools/memcgsim and bench for the programs), as
+ * "src/<folder>/<file>", "include/memcgsim/<file>", "bench/<file>"...; false
+ * if none exists.
  */
 static bool resolve_include(const char *root, const char *dir, const char *inc, char *out,
 			    size_t len)
 {
-	const char *const base[] = { dir, "src", "include" };
+	static const char *const base[] = { "src", "include", "tests", "tools/memcgsim", "bench" };
+	const size_t nbase = sizeof(base) / sizeof(base[0]);
 	char path[4096], real[PATH_MAX], rroot[PATH_MAX];
 	size_t rl, i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i <= nbase; i++) {
 		if (i == 0)
 			snprintf(path, sizeof(path), "%s/%s", dir, inc);
 		else
-			snprintf(path, sizeof(path), "%s/%s/%s", root, base[i], inc);
+			snprintf(path, sizeof(path), "%s/%s/%s", root, base[i - 1], inc);
 		if (realpath(path, real))
 			break;
 	}
-	if (i == 3 || !realpath(root, rroot))
+	if (i > nbase || !realpath(root, rroot))
 		return false;
 	rl = strlen(rroot);
 	if (strncmp(real, rroot, rl) != 0 || real[rl] != '/')
@@ -92,13 +95,24 @@ static bool resolve_include(const char *root, const char *dir, const char *inc, 
 	return true;
 }
 
-/* "src/<folder>" of a path relative to the root, in out; false outside src/. */
+/*
+ * The folder of a path relative to the root, in out: "src/<layer>",
+ * "tests/<suite>", "tools/memcgsim", else its top folder ("bench", "scenarios",
+ * "include"); false for a file at the root.
+ */
 static bool folder_of(const char *rel, char *out, size_t len)
 {
-	const char *slash;
+	const char *slash = strchr(rel, '/');
 
-	if (strncmp(rel, "src/", 4) != 0 || !(slash = strchr(rel + 4, '/')))
+	if (!slash)
 		return false;
+	if (strncmp(rel, "src/", 4) == 0 || strncmp(rel, "tests/", 6) == 0 ||
+	    strncmp(rel, "tools/", 6) == 0) {
+		const char *second = strchr(slash + 1, '/');
+
+		if (second)
+			slash = second;
+	}
 	snprintf(out, len, "%.*s", (int)(slash - rel), rel);
 	return true;
 }
@@ -156,7 +170,7 @@ struct provide {
 struct srcfile {
 	char name[128];          /* base name, "core.c" */
 	char rel[512];           /* from the root, "src/rstat/core.c" */
-	int node;                /* graph node: X.h shares X.c's */
+	int node;                /* graph node: the file's concept (layers_graph.h) */
 	struct strvec defs;      /* non-static functions and variables (.c only) */
 	struct strvec refs;      /* identifiers used (bodies, initialisers, macros) */
 	struct strvec incs;      /* included files that resolve, from the root */

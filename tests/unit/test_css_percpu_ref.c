@@ -145,7 +145,7 @@ static void objcg_kill_folds(void **st)
 	char err[256];
 
 	(void)st;
-	assert_int_equal(msim_subsys_attach(m, &msim_objcg_subsys, err, sizeof(err)), 0);
+	assert_int_equal(msim_subsys_attach(m, msim_subsys_find("objcg"), err, sizeof(err)), 0);
 	c = unit_mkdir(msim_root_mem_cgroup(m), "c");
 	objcg = msim_memcg_objcg(c, 0);
 	msim_obj_cgroup_get(objcg);                  /* driver: CPU 0 */

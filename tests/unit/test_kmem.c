@@ -32,7 +32,14 @@
 
 #include <memcgsim/kmem.h>
 #include <memcgsim/sim.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 
 static struct msim *host(unsigned int cpus, enum msim_run_mode mode)
 {

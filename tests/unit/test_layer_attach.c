@@ -27,11 +27,10 @@
 
 #include "unit_util.h"
 
-static struct msim_subsys *const layers[] = {
-	&msim_memcg_subsys, &msim_rstat_subsys, &msim_charge_subsys,
-	&msim_shrinker_subsys, &msim_list_lru_subsys,
-};
-#define NR_LAYERS (sizeof(layers) / sizeof(layers[0]))
+static const char *const layer_names[] = { "memcg", "rstat", "charge", "shrinker", "list_lru" };
+#define NR_LAYERS (sizeof(layer_names) / sizeof(layer_names[0]))
+/* The descriptions are the library's (static const): found by name. */
+#define layers(i) msim_subsys_find(layer_names[i])
 
 static struct msim_config layers_config(bool rstat, bool charge, bool shrinker)
 {
@@ -52,7 +51,7 @@ static void enabled_layers_attach_at_create(void **st)
 
 	(void)st;
 	for (size_t i = 0; i < NR_LAYERS; i++)
-		assert_true(msim_subsys_attached(m, layers[i]));
+		assert_true(msim_subsys_attached(m, layers(i)));
 	assert_true(msim_rstat_attached(m) && msim_charge_initialized(m));
 	/* Attaching made the root and gave it stats, per-CPU rstat memory, a stock. */
 	msim_memcg_counts(m, &cnt);
@@ -85,9 +84,9 @@ static void default_host_has_memcg_only(void **st)
 
 	(void)st;
 	memset(&lru, 0, sizeof(lru));
-	assert_true(msim_subsys_attached(m, &msim_memcg_subsys));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("memcg")));
 	for (size_t i = 1; i < NR_LAYERS; i++)
-		assert_false(msim_subsys_attached(m, layers[i]));
+		assert_false(msim_subsys_attached(m, layers(i)));
 	a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	assert_int_equal(msim_mod_memcg_state(a, MSIM_NR_SHMEM, 1), -EINVAL);
 	assert_int_equal(msim_count_memcg_events(a, MSIM_PGFAULT, 1), -EINVAL);
@@ -99,7 +98,7 @@ static void default_host_has_memcg_only(void **st)
 	assert_int_equal(msim_list_lru_init(m, &lru, true, NULL), -EINVAL);
 	/* None of those calls attached anything. */
 	for (size_t i = 1; i < NR_LAYERS; i++)
-		assert_false(msim_subsys_attached(m, layers[i]));
+		assert_false(msim_subsys_attached(m, layers(i)));
 	msim_destroy(m);
 }
 
@@ -123,7 +122,7 @@ static void disabled_dependency_is_refused(void **st)
 	cfg = layers_config(false, false, false);
 	cfg.memcg_disabled = true;
 	m = unit_host_cfg(&cfg);
-	assert_false(msim_subsys_attached(m, &msim_memcg_subsys));
+	assert_false(msim_subsys_attached(m, msim_subsys_find("memcg")));
 	assert_null(msim_root_mem_cgroup(m));
 	msim_destroy(m);
 }
@@ -194,8 +193,8 @@ static void charge_and_shrinker_init_by_hand(void **st)
 	/* The shrinker by hand brings list_lru; children made before: -EBUSY, attached. */
 	unit_mkdir(msim_root_mem_cgroup(m), "early");
 	assert_int_equal(msim_shrinker_init(m), -EBUSY);
-	assert_true(msim_subsys_attached(m, &msim_shrinker_subsys));
-	assert_true(msim_subsys_attached(m, &msim_list_lru_subsys));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("shrinker")));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("list_lru")));
 	assert_int_equal(msim_shrinker_init(m), 0);           /* attached: no-op */
 	assert_false(msim_rstat_attached(m));
 	msim_destroy(m);
@@ -216,7 +215,7 @@ static void probe_look(struct msim *m, struct probe_seen *seen)
 	seen->fini_calls++;
 	seen->layers_attached = 0;
 	for (size_t i = 0; i < NR_LAYERS; i++)
-		seen->layers_attached += msim_subsys_attached(m, layers[i]);
+		seen->layers_attached += msim_subsys_attached(m, layers(i));
 	msim_rcu_barrier(); /* kfree_rcu'd memory leaves the totals */
 	msim_kmem_totals(m, &seen->kmem);
 }
@@ -237,12 +236,13 @@ static const char *const every_layer[] = { "memcg", "rstat", "charge", "shrinker
 					   "list_lru", NULL };
 
 /* Needs every layer: attaches after them all, detaches before them all. */
-static struct msim_subsys probe_top = {
+static const struct msim_subsys probe_top = {
 	.name = "t.probe-top", .depends = every_layer, .host_fini = probe_top_fini,
+	.id = &(unsigned int){ 0 },
 };
 /* Needs nothing and sorts first by name: attaches before every layer. */
-static struct msim_subsys probe_bottom = {
-	.name = "a.probe-bottom", .host_fini = probe_bottom_fini,
+static const struct msim_subsys probe_bottom = {
+	.name = "a.probe-bottom", .host_fini = probe_bottom_fini, .id = &(unsigned int){ 0 },
 };
 
 static int probes_register(void **st)

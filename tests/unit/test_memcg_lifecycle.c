@@ -530,10 +530,54 @@ static void driver_rmdir(void **state)
 	msim_destroy(m);
 }
 
+/*
+ * Every layer's hook set, on a host with them all, is placed by name in the
+ * lifecycle table (src/memcg/lifecycle.c), and each phase runs them in the
+ * kernel's order: mem_cgroup_css_alloc(), _online(), _offline(), _released(),
+ * _free(), and the undo of a failed css_alloc mirroring css_alloc.
+ */
+static void lifecycle_table_orders_every_layer(void **state)
+{
+	static const char *const want[] = {
+		"rstat zswap workingset lru objcg charge",
+		"shrinker_info objcg",
+		"zswap list_lru objcg rstat-local-reparent shrinker_deferred charge",
+		"rstat",
+		"charge damon objcg lru workingset shrinker_info zswap rstat",
+		"charge objcg lru workingset zswap rstat",
+	};
+	struct msim_config cfg = unit_config(2, 1);
+	char err[256], names[512];
+	struct msim *m;
+
+	(void)state;
+	cfg.rstat = cfg.charge = cfg.shrinker = true;
+	m = unit_host_cfg(&cfg);
+	assert_int_equal(msim_lru_attach(m, err, sizeof(err)), 0);
+	assert_int_equal(msim_workingset_attach(m, err, sizeof(err)), 0);
+	assert_int_equal(msim_zswap_attach(m, NULL, err, sizeof(err)), 0);
+	assert_int_equal(msim_damon_attach(m, err, sizeof(err)), 0);
+	assert_int_equal(msim__memcg_lifecycle_unnamed(m, names, sizeof(names)), 0);
+	for (int p = 0; p < MSIM__NR_CSS_PHASES; p++) {
+		msim__memcg_lifecycle_order(m, p, names, sizeof(names));
+		assert_string_equal(names, want[p]);
+	}
+	/* A set the table does not name runs after the steps, before them in teardown. */
+	assert_true(register_fake(m, "x", 0) >= 0);
+	msim__memcg_lifecycle_order(m, MSIM__CSS_OFFLINE, names, sizeof(names));
+	assert_string_equal(names, "zswap list_lru objcg rstat-local-reparent shrinker_deferred "
+				   "charge x");
+	msim__memcg_lifecycle_order(m, MSIM__CSS_FREE, names, sizeof(names));
+	assert_string_equal(names, "x charge damon objcg lru workingset shrinker_info zswap rstat");
+	assert_int_equal(msim__memcg_lifecycle_unnamed(m, names, sizeof(names)), 6);
+	msim_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hook_order),
+		cmocka_unit_test(lifecycle_table_orders_every_layer),
 		cmocka_unit_test(online_failure_undo),
 		cmocka_unit_test(alloc_failure_undo),
 		cmocka_unit_test(late_hooks_run_on_root),

@@ -14,7 +14,7 @@ static struct msim *objcg_host(unsigned int nodes)
 	struct msim *m = unit_host(4, nodes);
 	char err[256];
 
-	assert_int_equal(msim_subsys_attach(m, &msim_objcg_subsys, err, sizeof(err)), 0);
+	assert_int_equal(msim_subsys_attach(m, msim_subsys_find("objcg"), err, sizeof(err)), 0);
 	return m;
 }
 

@@ -29,7 +29,7 @@ static void exact_is_immediate(void **st)
 	struct msim *m = node_host("node-stat=exact", false, false);
 	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 
-	assert_false(msim_subsys_attached(m, &msim_vmstat_subsys));
+	assert_false(msim_subsys_attached(m, msim_subsys_find("vmstat")));
 	assert_int_equal(msim_mod_lruvec_state(msim_mem_cgroup_lruvec(m, a, 0),
 					       MSIM_NR_FILE_PAGES, 10), 0);
 	assert_int_equal(msim_node_page_state(m, 0, MSIM_NR_FILE_PAGES), 10);
@@ -44,7 +44,7 @@ static void percpu_lags_until_fold(void **st)
 	struct msim_memcg *a = unit_mkdir(msim_root_mem_cgroup(m), "a");
 	struct msim_lruvec *la = msim_mem_cgroup_lruvec(m, a, 0);
 
-	assert_true(msim_subsys_attached(m, &msim_vmstat_subsys));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("vmstat")));
 	assert_int_equal(msim_vmstat_node_stat_threshold(m, 0, 0), 32);
 	assert_int_equal(msim_mod_lruvec_state(la, MSIM_NR_FILE_PAGES, 10), 0);
 	assert_int_equal(msim_node_page_state(m, 0, MSIM_NR_FILE_PAGES), 0);
@@ -85,12 +85,12 @@ static void percpu_attach_paths(void **st)
 {
 	struct msim *m = node_host("node-stat=percpu", true, false);
 
-	assert_true(msim_subsys_attached(m, &msim_vmstat_subsys));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("vmstat")));
 	assert_int_equal(msim_mod_node_page_state(m, 0, MSIM_NR_FILE_PAGES, 40), 0);
 	assert_int_equal(msim_node_page_state(m, 0, MSIM_NR_FILE_PAGES), 40);
 	msim_destroy(m);
 	m = node_host("node-stat=percpu", false, true);
-	assert_true(msim_subsys_attached(m, &msim_vmstat_subsys));
+	assert_true(msim_subsys_attached(m, msim_subsys_find("vmstat")));
 	assert_int_equal(msim_mod_node_page_state(m, 0, MSIM_NR_FILE_PAGES, 5), 0);
 	assert_int_equal(msim_vmstat_node_page_state_snapshot(m, 0, MSIM_NR_FILE_PAGES), 5);
 	msim_destroy(m);

@@ -75,21 +75,22 @@ static const char *const deps_y[] = { "t.z", NULL };
 static const char *const deps_z[] = { "t.x", NULL };
 static const char *const deps_lost[] = { "t.nowhere", NULL };
 
+/* Each description const, as a layer's; the registry writes its id where .id points. */
 #define T_SUBSYS(n, d) { .name = n, .depends = d, .state_size = sizeof(struct t_state), \
-			 .host_init = t_init, .host_fini = t_fini }
+			 .host_init = t_init, .host_fini = t_fini, .id = &(unsigned int){ 0 } }
 
-static struct msim_subsys ss_a = T_SUBSYS("t.a", deps_a);
-static struct msim_subsys ss_b = T_SUBSYS("t.b", deps_b);
-static struct msim_subsys ss_c = { .name = "t.c", .state_size = sizeof(struct t_state),
+static const struct msim_subsys ss_a = T_SUBSYS("t.a", deps_a);
+static const struct msim_subsys ss_b = T_SUBSYS("t.b", deps_b);
+static const struct msim_subsys ss_c = { .name = "t.c", .state_size = sizeof(struct t_state),
 				   .host_init = t_init, .host_fini = t_fini,
-				   .enabled = c_enabled };
-static struct msim_subsys ss_d = T_SUBSYS("t.d", NULL);
-static struct msim_subsys ss_x = T_SUBSYS("t.x", deps_x);
-static struct msim_subsys ss_y = T_SUBSYS("t.y", deps_y);
-static struct msim_subsys ss_z = T_SUBSYS("t.z", deps_z);
-static struct msim_subsys ss_lost = T_SUBSYS("t.lost", deps_lost);
+				   .enabled = c_enabled, .id = &(unsigned int){ 0 } };
+static const struct msim_subsys ss_d = T_SUBSYS("t.d", NULL);
+static const struct msim_subsys ss_x = T_SUBSYS("t.x", deps_x);
+static const struct msim_subsys ss_y = T_SUBSYS("t.y", deps_y);
+static const struct msim_subsys ss_z = T_SUBSYS("t.z", deps_z);
+static const struct msim_subsys ss_lost = T_SUBSYS("t.lost", deps_lost);
 
-static struct msim_subsys *const all[] = { &ss_a, &ss_b, &ss_c, &ss_d,
+static const struct msim_subsys *const all[] = { &ss_a, &ss_b, &ss_c, &ss_d,
 					   &ss_x, &ss_y, &ss_z, &ss_lost };
 
 static const char *name_of(struct msim *m, void *state)
@@ -111,10 +112,11 @@ static int reset(void **st)
 	return 0;
 }
 
-static void reg(struct msim_subsys *ss)
+static void reg(const struct msim_subsys *ss)
 {
 	assert_int_equal(msim_subsys_register(ss), 0);
-	assert_true(ss->id >= 1 && ss->id <= MSIM_MAX_SUBSYS);
+	assert_true(*ss->id >= 1 && *ss->id <= MSIM_MAX_SUBSYS);
+	assert_ptr_equal(msim_subsys_find(ss->name), ss);
 }
 
 static int create(unsigned int cpus, struct msim **m, char *err, size_t len)
@@ -241,7 +243,7 @@ static void attach_by_hand_and_unregister_while_attached(void **st)
 	msim_destroy(m);
 	assert_string_equal(log_buf, "fini:t.a fini:t.b fini:t.c");
 	assert_int_equal(msim_subsys_unregister(&ss_b), 0);
-	assert_int_equal(ss_b.id, 0);
+	assert_int_equal(*ss_b.id, 0);
 	assert_int_equal(msim_subsys_unregister(&ss_b), -ENOENT);
 }
 
@@ -289,13 +291,18 @@ static void destructors_and_subsystems_share_one_stack(void **st)
 
 static void registration_errors(void **st)
 {
-	struct msim_subsys twin = T_SUBSYS("t.a", NULL), unnamed = T_SUBSYS("", NULL);
+	const struct msim_subsys twin = T_SUBSYS("t.a", NULL), unnamed = T_SUBSYS("", NULL);
 
 	reg(&ss_a);
 	assert_int_equal(msim_subsys_register(&ss_a), 0); /* again: no-op */
 	assert_int_equal(msim_subsys_register(&twin), -EEXIST);
-	assert_int_equal(twin.id, 0);
+	assert_int_equal(*twin.id, 0);
 	assert_int_equal(msim_subsys_register(&unnamed), -EINVAL);
+	/* A description without a place for its id cannot register (nor be found). */
+	assert_int_equal(msim_subsys_register(&(const struct msim_subsys){ .name = "t.noid" }),
+			 -EINVAL);
+	assert_null(msim_subsys_find("t.noid"));
+	assert_null(msim_subsys_find(NULL));
 	assert_int_equal(msim_subsys_register(NULL), -EINVAL);
 	assert_int_equal(msim_subsys_unregister(&twin), -ENOENT);
 }

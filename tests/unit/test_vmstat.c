@@ -293,13 +293,13 @@ static void not_attached(void **st)
 	struct msim *m = unit_host_cfg(&cfg);
 	char err[256];
 
-	assert_false(msim_subsys_attached(m, &msim_vmstat_subsys));
+	assert_false(msim_subsys_attached(m, msim_subsys_find("vmstat")));
 	assert_int_equal(msim_vmstat_mod_node_page_state(m, 0, ITEM, 1), -EINVAL);
 	assert_int_equal(msim_vmstat_node_page_state_snapshot(m, 0, ITEM), 0);
 	assert_int_equal(msim_vmstat_node_stat_threshold(m, 0, 0), 0);
 	assert_int_equal(msim_vmstat_refresh(m), 0);
 	/* Attached by hand, it works as if configured. */
-	assert_int_equal(msim_subsys_attach(m, &msim_vmstat_subsys, err, sizeof(err)), 0);
+	assert_int_equal(msim_subsys_attach(m, msim_subsys_find("vmstat"), err, sizeof(err)), 0);
 	assert_int_equal(msim_vmstat_node_stat_threshold(m, 0, 0), 48);
 	assert_int_equal(msim_vmstat_mod_node_page_state(m, 0, ITEM, 100), 0);
 	assert_int_equal(msim_vmstat_node_page_state(m, 0, ITEM), 100);

@@ -38,9 +38,15 @@
 #include <cmocka.h>
 
 #include <memcgsim/kmem.h>
-#include <memcgsim/sched.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
 #include <memcgsim/sim.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/xarray.h>
 
 #define POOL 160

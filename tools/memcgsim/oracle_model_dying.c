@@ -48,7 +48,7 @@ int oracle_model_dying(unsigned int cpus, long pages, struct oracle_dying_state 
 		return -1;
 	/* the obj stock: the page cache's xa_nodes are charged through it (nodes.c) */
 	if (msim_workingset_attach(m, err, errlen) ||
-	    msim_subsys_attach(m, &msim_obj_stock_subsys, err, errlen) ||
+	    msim_subsys_attach(m, msim_subsys_find("obj_stock"), err, errlen) ||
 	    msim_memcg_create(msim_root_mem_cgroup(m), "p", &p) || msim_memcg_create(p, "c", &c) ||
 	    msim_address_space_create(m, "f", &file))
 		goto out;

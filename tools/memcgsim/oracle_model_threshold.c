@@ -57,7 +57,7 @@ static int tm_create(struct tm_host *h, unsigned int cpus, char *err, size_t err
 	    msim_create(&cfg, &h->m, err, errlen))
 		return -EINVAL;
 	if (msim_rstat_init(h->m, NULL) || msim_lru_attach(h->m, err, errlen) ||
-	    msim_subsys_attach(h->m, &msim_obj_stock_subsys, err, errlen))
+	    msim_subsys_attach(h->m, msim_subsys_find("obj_stock"), err, errlen))
 		return -EINVAL;
 	/* kernel: obj_full_size(s) = s->size + sizeof(struct obj_cgroup *) */
 	nodes = msim_kmem_cache_find_or_create(h->m, "radix_tree_node", MSIM_XA_NODE_BYTES,

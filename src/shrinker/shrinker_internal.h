@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - state shared by the files of src/shrinker. Bottom up (each file
- * calls only files before it): misuse.c, unit.c, the layouts (info_array.c,
+ * shrinker_internal.h - state shared by the files of src/shrinker, one concept behind
+ * this header: misuse.c, unit.c, the layouts (info_array.c,
  * info_array_unit_cache.c, info_array_on_demand.c, info_xarray.c), info.c
- * (shrinker_info: bits, units, deferred counts, on the host state it is given),
- * attach.c (the subsystem "shrinker"), info_entry.c (info.c's entry points,
- * which look the host state up), registry.c, list_lru.c (the subsystem
- * "list_lru"), shrink_slab.c, superblock.c, init.c (msim_shrinker_init).
- * attach.c calls only info.c and below, which never look the state up, so the
- * lookups above it (msim__shr_host) close no circle.
+ * (shrinker_info: bits, units, deferred counts, and its entry points),
+ * attach.c (the subsystem "shrinker", msim_shrinker_init), registry.c, list_lru.c (the subsystem
+ * "list_lru"), shrink_slab.c, superblock.c.
  *
- * Per host (the state of msim_shrinker_subsys): the registry (shrinker_mutex,
+ * Per host (the state of shrinker_subsys): the registry (shrinker_mutex,
  * idr, shrinker_list, shrinker_nr_max), the chosen shrinker_info layout and its
  * ops, the unit cache.
  * Per memcg (a memcg hook slot): struct msim__shr_memcg, one struct msim__shr_pn
@@ -30,7 +27,15 @@
 #include <memcgsim/list_lru.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/shrinker.h>
-#include <memcgsim/sync.h>
+#include <memcgsim/sim.h>
+#include <memcgsim/yield.h>
+#include <memcgsim/explore.h>
+#include <memcgsim/script.h>
+#include <memcgsim/container_of.h>
+#include <memcgsim/atomic.h>
+#include <memcgsim/lock.h>
+#include <memcgsim/rcu.h>
+#include <memcgsim/percpu.h>
 #include <memcgsim/xarray.h>
 #include <memcgsim/idr.h>
 
@@ -202,10 +207,7 @@ static inline int msim__nr_max_read(struct msim__shr_host *h)
  * attach.c: the host's shrinker state, or NULL (no shrinker subsystem): a plain
  * load, never an attach. For the files above attach.c only.
  */
-static inline struct msim__shr_host *msim__shr_host(struct msim *m)
-{
-	return m ? (struct msim__shr_host *)msim_subsys_state(m, &msim_shrinker_subsys) : NULL;
-}
+struct msim__shr_host *msim__shr_host(struct msim *m);
 
 /*
  * info.c: shrinker_info on the host state h. msim__shr_memcg() is a memcg's, or
@@ -228,7 +230,7 @@ void msim__reparent_shrinker_deferred(struct msim__shr_host *h, struct msim_memc
 extern const struct msim_memcg_hooks msim__shr_info_hooks;
 extern const struct msim_memcg_hooks msim__shr_deferred_hooks;
 
-/* info_entry.c: the deferred-count slot of a shrink (memcg-aware: the memcg's unit). */
+/* info.c: the deferred-count slot of a shrink (memcg-aware: the memcg's unit). */
 msim_atomic_long_t *msim__shr_deferred_slot(struct msim_shrink_control *sc,
 					     struct msim_shrinker *s, struct msim__unit **unit);
 
