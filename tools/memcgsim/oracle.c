@@ -40,6 +40,9 @@ static const struct oracle_experiment experiments[] = {
 	{ "zswap", "the root's zswap shrinker count: a workload in the root is never written "
 	  "back, the same workload in a child is (zswap and its shrinker on, swap on brd)",
 	  oracle_exp_zswap },
+	{ "workingset", "the protectable thrashing workload (ext2 on brd, memory.high): hot-set "
+	  "reads, device reads, refaults, activations, restores, shadow nodes; classic and MGLRU",
+	  oracle_exp_workingset },
 	{ NULL, NULL, NULL },
 };
 

@@ -94,6 +94,8 @@ int oracle_exp_dying(const struct oracle_opts *o, struct oracle_rows *rows, char
 		     size_t errlen);
 int oracle_exp_zswap(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
 		     size_t errlen);
+int oracle_exp_workingset(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
+			  size_t errlen);
 
 /* ---- model sides (oracle_model_*.c) ---- */
 
