@@ -161,6 +161,14 @@ static char ordering(double classic, double mglru, double floor)
 	return classic < mglru ? '<' : '>';
 }
 
+/* The bench claims whose storage reads the rows "reads that missed the page cache" measure. */
+static const struct oracle_thread_link ws_links[2] = {
+	{ "thrashing-protection", "classic LRU maintains lru_zone_size",
+	  "storage reads (patch 1), classic" },
+	{ "thrashing-protection", "the same under the 6.12 rules",
+	  "storage reads (patch 1), MGLRU 6.12" },
+};
+
 static void ws_rows(struct oracle_rows *rows, double k[2][WS_NFIGS], double m[2][WS_NFIGS],
 		    double floor, const char *sizes)
 {
@@ -170,11 +178,14 @@ static void ws_rows(struct oracle_rows *rows, double k[2][WS_NFIGS], double m[2]
 		 "(hot/16) of it; %s", floor, sizes);
 	for (int f = 0; f < WS_NFIGS; f++)
 		for (int kind = 0; kind < 2; kind++) {
-			snprintf(name, sizeof(name), "%s, %s", ws_figs[f].name,
-				 kind ? "MGLRU" : "classic");
-			oracle_row_judged(rows, "workingset", name, k[kind][f], m[kind][f],
-					  ws_figs[f].unit, rule,
-					  within_band(k[kind][f], m[kind][f], floor));
+			snprintf(name, sizeof(name), "%s: %s", kind ? "MGLRU" : "classic",
+				 ws_figs[f].name);
+			struct oracle_row *r = oracle_row_judged(rows, "workingset", name,
+				k[kind][f], m[kind][f], ws_figs[f].unit, rule,
+				within_band(k[kind][f], m[kind][f], floor));
+
+			if (f == WS_MISSES)
+				r->link = &ws_links[kind];
 		}
 	for (int f = 0; f < WS_NFIGS; f++) {
 		char ko = ordering(k[0][f], k[1][f], floor), mo = ordering(m[0][f], m[1][f], floor);
