@@ -65,6 +65,22 @@ static bool ws_fig_is_state(int f)
 
 static const char *const ws_kinds[2] = { "classic", "mglru" };
 
+static double jnum(json_t *obj, const char *key)
+{
+	return json_number_value(json_object_get(obj, key));
+}
+
+/* Progress: one guest round line, as the model's rounds are printed. */
+static void print_kernel_round(int kind, int round, json_t *obj)
+{
+	fprintf(stderr, "oracle: workingset, %s, kernel round %d: hot misses %.0f, misses %.0f, "
+		"hot resident %.0f, refaults %.0f, activations %.0f, restores %.0f, "
+		"workingset_nodes %.0f\n", ws_kinds[kind], round, jnum(obj, "hot_misses"),
+		jnum(obj, "hot_misses") + jnum(obj, "cold_misses"), jnum(obj, "hot_resident"),
+		jnum(obj, "workingset_refault_file"), jnum(obj, "workingset_activate_file"),
+		jnum(obj, "workingset_restore_file"), jnum(obj, "workingset_nodes"));
+}
+
 /* The kernel's figures of one LRU kind from the guest's round lines; -1: no round. */
 static int kernel_figs(json_t *lines, int kind, double fig[WS_NFIGS])
 {
@@ -79,23 +95,10 @@ static int kernel_figs(json_t *lines, int kind, double fig[WS_NFIGS])
 
 		if (!lru || strcmp(lru, ws_kinds[kind]))
 			continue;
-		rounds++;
-		fprintf(stderr, "oracle: workingset, %s, kernel round %d: hot misses %.0f, misses "
-			"%.0f, hot resident %.0f, refaults %.0f, activations %.0f, restores %.0f, "
-			"workingset_nodes %.0f\n", ws_kinds[kind], rounds - 1,
-			json_number_value(json_object_get(obj, "hot_misses")),
-			json_number_value(json_object_get(obj, "hot_misses")) +
-				json_number_value(json_object_get(obj, "cold_misses")),
-			json_number_value(json_object_get(obj, "hot_resident")),
-			json_number_value(json_object_get(obj, "workingset_refault_file")),
-			json_number_value(json_object_get(obj, "workingset_activate_file")),
-			json_number_value(json_object_get(obj, "workingset_restore_file")),
-			json_number_value(json_object_get(obj, "workingset_nodes")));
+		print_kernel_round(kind, rounds++, obj);
 		for (int f = 0; f < WS_NFIGS; f++) {
-			double v = f == WS_MISSES ?
-				json_number_value(json_object_get(obj, "hot_misses")) +
-				json_number_value(json_object_get(obj, "cold_misses")) :
-				json_number_value(json_object_get(obj, ws_figs[f].key));
+			double v = f == WS_MISSES ? jnum(obj, "hot_misses") + jnum(obj, "cold_misses")
+						  : jnum(obj, ws_figs[f].key);
 
 			fig[f] = ws_fig_is_state(f) ? v : fig[f] + v;
 		}
