@@ -177,8 +177,8 @@ static void ws_rows(struct oracle_rows *rows, double k[2][WS_NFIGS], double m[2]
 {
 	char name[96], rule[160];
 
-	snprintf(rule, sizeof(rule), "within a factor of 2 of the kernel's or within %.0f "
-		 "(hot/16) of it; %s", floor, sizes);
+	snprintf(rule, sizeof(rule), "within a factor of 2 of the kernel's or within %lu "
+		 "(hot/16) of it; %.60s", (unsigned long)floor, sizes);
 	for (int f = 0; f < WS_NFIGS; f++)
 		for (int kind = 0; kind < 2; kind++) {
 			snprintf(name, sizeof(name), "%s: %s", kind ? "MGLRU" : "classic",
@@ -195,8 +195,8 @@ static void ws_rows(struct oracle_rows *rows, double k[2][WS_NFIGS], double m[2]
 
 		snprintf(name, sizeof(name), "ordering classic %c MGLRU: %s", ko, ws_figs[f].name);
 		snprintf(rule, sizeof(rule), "the model's ordering of classic against MGLRU is "
-			 "the kernel's (columns: classic minus MGLRU; '=' within %.0f); model: "
-			 "classic %c MGLRU", floor, mo);
+			 "the kernel's (columns: classic minus MGLRU; '=' within %lu); model: "
+			 "classic %c MGLRU", (unsigned long)floor, mo);
 		oracle_row_judged(rows, "workingset", name, k[0][f] - k[1][f], m[0][f] - m[1][f],
 				  ws_figs[f].unit, rule, ko == mo);
 	}
