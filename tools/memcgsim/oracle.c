@@ -40,6 +40,9 @@ static const struct oracle_experiment experiments[] = {
 	{ "zswap", "the root's zswap shrinker count: a workload in the root is never written "
 	  "back, the same workload in a child is (zswap and its shrinker on, swap on brd)",
 	  oracle_exp_zswap },
+	{ "workingset", "the protectable thrashing workload (ext2 on brd, memory.high): hot-set "
+	  "reads, device reads, refaults, activations, restores, shadow nodes; classic and MGLRU",
+	  oracle_exp_workingset },
 	{ NULL, NULL, NULL },
 };
 
@@ -81,18 +84,24 @@ const char *oracle_cache_dir(void)
 	return dir;
 }
 
-static json_t *rows_json(const struct oracle_rows *rows, const char *version)
+static json_t *rows_json(const struct oracle_rows *rows, const char *version, bool small)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct oracle_row *r = &rows->v[i];
 
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:f, s:s, s:s, s:s, s:s?}",
-			"experiment", r->experiment, "row", r->name, "kernel", r->kernel,
-			"model", r->model, "unit", r->unit, "rule", r->rule,
+		json_t *row = json_pack("{s:s, s:s, s:s, s:f, s:f, s:s, s:s, s:s, s:s?}",
+			"experiment", r->experiment, "row", r->name, "size", small ? "small" : "full",
+			"kernel", r->kernel, "model", r->model, "unit", r->unit, "rule", r->rule,
 			"verdict", oracle_verdict_name(r->verdict), "known_departure",
-			r->departure ? r->departure->reason : NULL));
+			r->departure ? r->departure->reason : NULL);
+
+		if (r->link)
+			json_object_set_new(row, "thread_claim", json_pack("{s:s, s:s, s:s}",
+				"bench", r->link->bench, "claim", r->link->claim_prefix,
+				"label", r->link->label));
+		json_array_append_new(arr, row);
 	}
 	return json_pack("{s:s, s:s, s:o}", "kernel_package", version ? version : "unknown",
 			 "preset", "linux-6.12", "rows", arr);
@@ -124,21 +133,61 @@ static void print_rows(const struct oracle_rows *rows, const char *version)
 	}
 }
 
+/* Whether doc's rows hold a row of experiment exp. */
+static bool doc_has_experiment(json_t *doc, const char *exp)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "rows"), i, r) {
+		const char *e = json_string_value(json_object_get(r, "experiment"));
+
+		if (e && !strcmp(e, exp))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The rows of an earlier run (the file at path) of every experiment this run did
+ * not run go after this run's own, so that one experiment run alone keeps the
+ * others' results for the report.
+ */
+static json_t *merged_with_earlier(json_t *doc, const char *path)
+{
+	json_t *old = json_load_file(path, 0, NULL), *merged = json_deep_copy(doc), *r;
+	json_t *rows = json_object_get(merged, "rows");
+	size_t i;
+
+	json_array_foreach(json_object_get(old, "rows"), i, r) {
+		const char *e = json_string_value(json_object_get(r, "experiment"));
+
+		if (e && !doc_has_experiment(doc, e))
+			json_array_append(rows, r);
+	}
+	json_decref(old);
+	return merged;
+}
+
 /* The cache's copy, for `memcgsim report` (oracle-PACKAGE_VERSION.json). */
 static void save_json(json_t *doc, const char *version)
 {
 	char path[1400], name[300];
 	size_t n = 0;
+	json_t *merged;
 
 	for (const char *p = version ? version : "unknown"; *p && n + 1 < sizeof(name); p++)
 		name[n++] = (*p == ' ' || *p == '/') ? '_' : *p;
 	name[n] = '\0';
 	mkdir(oracle_cache_dir(), 0755);
 	snprintf(path, sizeof(path), "%s/oracle-%s.json", oracle_cache_dir(), name);
-	if (json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
+	merged = merged_with_earlier(doc, path);
+	if (json_dump_file(merged, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
 		fprintf(stderr, "oracle: could not write %s\n", path);
 	else
-		fprintf(stderr, "oracle: results kept in %s\n", path);
+		fprintf(stderr, "oracle: results kept in %s (with the other experiments' "
+			"earlier rows)\n", path);
+	json_decref(merged);
 }
 
 static int parse_args(int argc, char **argv, struct oracle_opts *o, const char **only,
@@ -216,7 +265,7 @@ int msim_cli_oracle(int argc, char **argv)
 	}
 	oracle_mark_departures(&rows);
 	version = oracle_kernel_version(&o);
-	doc = rows_json(&rows, version);
+	doc = rows_json(&rows, version, o.small);
 	if (json) {
 		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		putchar('\n');

@@ -35,6 +35,17 @@ struct oracle_row {
 	char rule[160];
 	enum oracle_verdict verdict;
 	const struct oracle_departure *departure; /* known (docs/oracle.md) or NULL */
+	/*
+	 * The thread claim this row measures in the kernel, or NULL: a bench's
+	 * verdict row (the bench's name and its claim's first words) and the label
+	 * of the "ours" figure it stands beside. The report's thread tables show the
+	 * kernel's figure there (report_oracle.c).
+	 */
+	const struct oracle_thread_link *link;
+};
+
+struct oracle_thread_link {
+	const char *bench, *claim_prefix, *label;
 };
 
 struct oracle_rows {
@@ -82,6 +93,11 @@ const char *oracle_cache_dir(void);
 /* The report's section "the model against Linux 6.12" (report_oracle.c). */
 #include <stdio.h>
 void report_oracle_section(FILE *f, bool html);
+/*
+ * The kernel's figures for a bench's verdict row (the oracle rows linked to
+ * bench and claim) as text in buf, or "" when no oracle row measures it.
+ */
+void report_oracle_kernel_text(const char *bench, const char *claim, char *buf, size_t len);
 /* The kernel package the rig boots ("linux-image-... VERSION"), or NULL. */
 const char *oracle_kernel_version(const struct oracle_opts *o);
 
@@ -94,6 +110,8 @@ int oracle_exp_dying(const struct oracle_opts *o, struct oracle_rows *rows, char
 		     size_t errlen);
 int oracle_exp_zswap(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
 		     size_t errlen);
+int oracle_exp_workingset(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
+			  size_t errlen);
 
 /* ---- model sides (oracle_model_*.c) ---- */
 

@@ -2,7 +2,8 @@
 /*
  * oracle_exp_kmem.c - experiment "kmem": the kernel memory of one empty memcg (its
  * cgroup with the memory controller on), per slab cache and per-CPU, with 0 and M
- * tmpfs mounts (each a memcg-aware shrinker). Guest: oracle/guest/kmem.c (slabinfo
+ * tmpfs mounts (each a memcg-aware shrinker; the full run adds a third phase with
+ * 20000). Guest: oracle/guest/kmem.c (slabinfo
  * and meminfo deltas over N mkdirs, slub_nomerge); model: oracle_model_kmem.c. The
  * kernel's kmalloc-N and kmalloc-cg-N (accounted) caches are one class here, as the
  * model charges by class. Each cache that holds at least 2% of the kernel's slab
@@ -82,16 +83,25 @@ static json_t *meminfo_line(json_t *lines, long mounts)
 	return NULL;
 }
 
+static const struct oracle_thread_link table1_link = {
+	"shrinker-units", "table 1: both on-demand designs drop most",
+	"slab per empty memcg with 20000 mounts, base array (6.12's layout)",
+};
+
 static void phase_rows(const struct kcache *v, size_t n, double ktotal, double mtotal,
 		       double kpcpu, double mpcpu, long mounts, unsigned int cpus,
 		       struct oracle_rows *rows)
 {
 	double small_k = 0, small_m = 0;
+	struct oracle_row *total;
 	char name[96];
 
 	snprintf(name, sizeof(name), "slab per memcg, total, %ld mounts, %u CPUs", mounts, cpus);
-	oracle_row_within(rows, "kmem", name, ktotal, mtotal, "bytes", 5,
-			  "within 5% (kernel: /proc/meminfo Slab delta / N)");
+	total = oracle_row_within(rows, "kmem", name, ktotal, mtotal, "bytes", 5,
+				  "within 5% (kernel: /proc/meminfo Slab delta / N)");
+	/* thread 001's table 1 (20000 mounts): 6.12 keeps the base array of units */
+	if (mounts == 20000)
+		total->link = &table1_link;
 	snprintf(name, sizeof(name), "per-CPU per memcg, %ld mounts, %u CPUs", mounts, cpus);
 	oracle_row_within(rows, "kmem", name, kpcpu, mpcpu, "bytes", 5,
 			  "within 5% (kernel: /proc/meminfo Percpu delta / N)");
@@ -138,21 +148,29 @@ static int kmem_phase(json_t *lines, long mounts, unsigned int cpus, struct orac
 int oracle_exp_kmem(const struct oracle_opts *o, struct oracle_rows *rows, char *err,
 		    size_t errlen)
 {
+	/*
+	 * The full run adds 20000 mounts (20000 memcg-aware shrinkers: each memcg's
+	 * shrinker_info then holds 313 units); the guest needs 3 GiB for them and the
+	 * 2 x N memcgs.
+	 */
 	const unsigned int cpus = o->cpus ? o->cpus : 2;
-	const long mounts = o->small ? 1000 : 2000;
-	char a_n[32], a_m[32];
-	const char *args[] = { a_n, "mounts1=0", a_m, NULL };
+	const long mounts = o->small ? 1000 : 2000, mounts3 = o->small ? 0 : 20000;
+	char a_n[32], a_m[32], a_m3[32];
+	const char *args[] = { a_n, "mounts1=0", a_m, a_m3, NULL };
 	json_t *lines;
 	int ret;
 
 	snprintf(a_n, sizeof(a_n), "n=%d", o->small ? 1000 : 2000);
 	snprintf(a_m, sizeof(a_m), "mounts2=%ld", mounts);
-	ret = oracle_guest_run(o, "kmem", cpus, 2048, o->small ? 300 : 600, args, &lines, err,
-			       errlen);
+	snprintf(a_m3, sizeof(a_m3), "mounts3=%ld", mounts3);
+	ret = oracle_guest_run(o, "kmem", cpus, o->small ? 2048 : 3072, o->small ? 300 : 900,
+			       args, &lines, err, errlen);
 	if (!ret) {
 		fprintf(stderr, "oracle: kmem at %u CPUs: the model's side\n", cpus);
 		ret = kmem_phase(lines, 0, cpus, rows, err, errlen);
 		ret = ret ? ret : kmem_phase(lines, mounts, cpus, rows, err, errlen);
+		if (!ret && mounts3)
+			ret = kmem_phase(lines, mounts3, cpus, rows, err, errlen);
 	}
 	json_decref(lines);
 	return ret;

@@ -90,6 +90,51 @@ static void row(FILE *f, bool html, json_t *r)
 	fputs(html ? "</tr>\n" : "\n", f);
 }
 
+/* The newest result's rows, loaded once (the report is one process). */
+static json_t *cached_rows(void)
+{
+	static json_t *doc;
+	static bool loaded;
+	char path[1400];
+
+	if (!loaded) {
+		loaded = true;
+		newest_result(path, sizeof(path));
+		doc = path[0] ? json_load_file(path, 0, NULL) : NULL;
+	}
+	return json_object_get(doc, "rows");
+}
+
+void report_oracle_kernel_text(const char *bench, const char *claim, char *buf, size_t len)
+{
+	json_t *r;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(cached_rows(), i, r) {
+		json_t *l = json_object_get(r, "thread_claim");
+		const char *lb = json_string_value(json_object_get(l, "bench"));
+		const char *lc = json_string_value(json_object_get(l, "claim"));
+		const char *dep = json_string_value(json_object_get(r, "known_departure"));
+		const char *verdict = json_string_value(json_object_get(r, "verdict"));
+		const char *unit = json_string_value(json_object_get(r, "unit"));
+		int w;
+
+		if (!lb || !lc || !bench || !claim || strcmp(lb, bench) ||
+		    strncmp(claim, lc, strlen(lc)) || n >= len)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s: Linux 6.12 %g%s%s, model %g (%s sizes, "
+			     "preset linux-6.12; oracle row \"%s\": %s%s)", n ? "; " : "",
+			     json_string_value(json_object_get(l, "label")),
+			     json_number_value(json_object_get(r, "kernel")), unit && *unit ? " " : "",
+			     unit ? unit : "", json_number_value(json_object_get(r, "model")),
+			     json_string_value(json_object_get(r, "size")),
+			     json_string_value(json_object_get(r, "row")), verdict ? verdict : "?",
+			     dep && verdict && strcmp(verdict, "holds") ? ", known departure" : "");
+		n += w > 0 ? (size_t)w : 0;
+	}
+}
+
 void report_oracle_section(FILE *f, bool html)
 {
 	static const char *const head[] = { "experiment", "row", "kernel", "model", "unit",

@@ -2,13 +2,14 @@
 /*
  * report_summary.c - the table a thread's section opens with: every claim of the
  * thread its benches judge (the thread's figure, ours, the kernel's where the
- * verdict carries one, the verdict, the command that reproduces it) and every
+ * verdict carries one or a `memcgsim oracle` row measures the claim, the verdict, the command that reproduces it) and every
  * side of its races (what happened, in the race's words, and the replay), then
  * each verdict that does not hold or is not comparable with its reason.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle.h"
 #include "report_doc.h"
 
 /* Whether a verdict of the thread's benches carries the kernel's figures. */
@@ -20,9 +21,17 @@ static bool has_kernel(const struct report *rep, const char *thread)
 
 		if (strcmp(rep->benches[i].thread, thread))
 			continue;
-		json_array_foreach(json_object_get(rep->benches[i].doc, "verdicts"), k, v)
+		json_array_foreach(json_object_get(rep->benches[i].doc, "verdicts"), k, v) {
+			char text[8];
+
 			if (json_array_size(json_object_get(v, "kernel")))
 				return true;
+			report_oracle_kernel_text(rep->benches[i].b->name,
+						  json_string_value(json_object_get(v, "claim")),
+						  text, sizeof(text));
+			if (text[0])
+				return true;
+		}
 	}
 	return false;
 }
@@ -30,7 +39,7 @@ static bool has_kernel(const struct report *rep, const char *thread)
 static void bench_rows(struct doc *d, const struct report *rep, const struct report_bench *rb,
 		       bool kernel)
 {
-	char th[512], ours[512], kern[512], cmd[256];
+	char th[512], ours[512], kern[1024], cmd[256];
 	json_t *v;
 	size_t i;
 
@@ -57,6 +66,11 @@ static void bench_rows(struct doc *d, const struct report *rep, const struct rep
 		doc_figures_text(json_object_get(v, "thread"), th, sizeof(th));
 		doc_figures_text(json_object_get(v, "ours"), ours, sizeof(ours));
 		doc_figures_text(json_object_get(v, "kernel"), kern, sizeof(kern));
+		/* else the kernel rig's figures for this claim (memcgsim oracle's result) */
+		if (!kern[0])
+			report_oracle_kernel_text(rb->b->name,
+						  json_string_value(json_object_get(v, "claim")), kern,
+						  sizeof(kern));
 		cells[n++] = json_string_value(json_object_get(v, "claim"));
 		cells[n++] = th;
 		cells[n++] = ours;
