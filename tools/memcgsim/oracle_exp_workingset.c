@@ -106,9 +106,9 @@ static int kernel_figs(json_t *lines, int kind, double fig[WS_NFIGS])
 	return rounds ? 0 : -1;
 }
 
-static void ws_model_opts(struct msim_tp_opts *t, int kind, const unsigned long size[6])
+static void ws_model_opts(struct bench_tp_opts *t, int kind, const unsigned long size[6])
 {
-	msim_tp_opts_init(t, MSIM_TP_PROTECTABLE, kind ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
+	bench_tp_opts_init(t, BENCH_TP_PROTECTABLE, kind ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC,
 			  MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL, MSIM_MGLRU_PROTECTION_6_12);
 	t->memcg_pages = size[0];
 	t->hot_pages = size[1];
@@ -121,18 +121,18 @@ static void ws_model_opts(struct msim_tp_opts *t, int kind, const unsigned long 
 static int model_figs(int kind, const unsigned long size[6], double fig[WS_NFIGS], char *err,
 		      size_t errlen)
 {
-	struct msim_tp_opts t;
-	struct msim_tp_result r;
+	struct bench_tp_opts t;
+	struct bench_tp_result r;
 
 	ws_model_opts(&t, kind, size);
 	if (msim_preset_apply(&t.base, "linux-6.12", err, errlen))
 		return -1;
 	t.base.shadow_budget = t.budget;
 	t.base.mglru_protection = t.protection;
-	if (msim_tp_run(&t, &r, err, errlen))
+	if (bench_tp_run(&t, &r, err, errlen))
 		return -1;
 	for (unsigned long i = 0; i < r.nr_rounds; i++) {
-		const struct msim_tp_round *rr = &r.round[i];
+		const struct bench_tp_round *rr = &r.round[i];
 
 		fprintf(stderr, "oracle: workingset, %s, model round %lu: hot misses %lu, misses "
 			"%lu, hot resident %lu, refaults %lu, activations %lu, restores %lu, "
