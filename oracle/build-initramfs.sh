@@ -37,7 +37,12 @@ for src in "$here"/guest/*.c; do
 	echo "build-initramfs: $CC -static $name.c" >&2
 	"$CC" -O2 -static -Wall -Wextra -Werror -o "$stage/bin/exp-$name" "$src"
 done
-(cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) > "$out.tmp"
-mv "$out.tmp" "$out"
-find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -path "$out" -delete   # older builds
+# Written under a name of its own and renamed: two runs at once (two checkouts, or
+# a test beside a by-hand run) share the cache and must never see a half-written or
+# vanished image. Builds of other inputs are left for a day, as another checkout
+# may be booting one; older ones go.
+tmp=$(mktemp "$kdir/initramfs-$hash.XXXXXX")
+(cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) > "$tmp"
+mv -f "$tmp" "$out"
+find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -path "$out" -mmin +1440 -delete
 echo "$out"

@@ -30,7 +30,11 @@ QEMU=${MSIM_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null || { echo "run-guest: $QEMU not found (install qemu-system-x86)" >&2; exit 3; }
 kdir=$("$here/fetch-kernel.sh")
 initrd=$("$here/build-initramfs.sh" "$kdir")
-log="$kdir/console-$exp-cpus$cpus.log"
+# Each run its own console (runs at once share the cache), renamed to the stable
+# name at the end so the last run's console is the one kept.
+kept="$kdir/console-$exp-cpus$cpus.log"
+log=$(mktemp "$kdir/console-$exp-cpus$cpus.XXXXXX")
+trap 'mv -f "$log" "$kept" 2>/dev/null' EXIT
 echo "run-guest: booting $(cat "$kdir/VERSION") with $cpus vCPUs for '$exp' (limit ${limit}s)" >&2
 # no_timer_check: under emulation on a loaded host the IO-APIC timer check can fail
 # and panic the boot ("IO-APIC + timer doesn't work").
@@ -60,6 +64,6 @@ elif grep -q '^@@ORACLE {"error"' "$log"; then fail="the guest experiment report
 fi
 sed -n 's/^@@ORACLE \({.*}\)$/\1/p' "$log"
 if [ -n "$fail" ]; then
-	{ echo "run-guest: $exp: $fail; the console's last lines ($log):"; tail -n 40 "$log"; } >&2
+	{ echo "run-guest: $exp: $fail; the console's last lines ($kept):"; tail -n 40 "$log"; } >&2
 	exit 1
 fi

@@ -129,16 +129,6 @@ struct allowed_include {
 };
 
 static const struct allowed_include allowed_includes[] = {
-	/* Known exception: the bench engines read the bench registry in tools/ (the bench
-	 * half of the two-way dependency between bench/ and tools/). The move under way
-	 * puts the registry and the argument parser in bench/, below the command: then
-	 * bench/ includes nothing of tools/ and this entry goes. */
-	{ "bench", "tools/memcgsim/scenario.h",
-	  "bench/ below tools/: the bench registry moves into bench/" },
-	/* bench_util.c prints JSON with the race engine's helpers; the same move gives
-	 * bench/ its own printer. */
-	{ "bench", "src/race/json_internal.h",
-	  "bench/ below tools/: one bench printer of its own" },
 	/* The scheduler benches time sim's internal switch (msim__sched_resumes,
 	 * msim__sched_always_switch) beside the public run loop. */
 	{ "bench", "src/sim/sched.h", "sched-switch and update-cost time sim's internal switch" },
