@@ -24,8 +24,10 @@
  * Both hosts run node-stat=percpu (forced): the activity leaves each CPU's node
  * diff below its threshold, so patch 2's root read is not the truth.
  * Patch 2's exclusion list: after the repetitions, on both hosts, kernel-stack,
- * page-table and hugetlb traffic that no memcg is charged for (node counters
- * only) beside a child's charged traffic of the same items, a forced root flush,
+ * page-table and hugetlb traffic through the kernel's call sites
+ * (src/rstat/kernel_pages.c): kernel threads', root tasks' and kernel tables'
+ * pages that no memcg is charged for (node counters only) beside a child's
+ * charged stacks and page tables (hugetlb is never charged), a forced root flush,
  * then each item read from the node counter, root's rstat value and root's
  * lruvec on each host: reading an excluded item from node counters would give
  * the larger node figure.
