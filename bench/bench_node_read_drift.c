@@ -285,10 +285,13 @@ static const struct msim_verdict_row nrd_rows[] = {
 		.ours = { { "node worst", MSIM_NRD_F_NODE_ERR, 0, "pages" },
 			  { "rstat worst", MSIM_NRD_F_RSTAT_ERR, 0, "pages" } },
 		.comparable_when = { { MSIM_NRD_F_SNAPSHOT_ERR, MSIM_VOP_EQ, 0 } },
-		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LE, 1, MSIM_NRD_F_RSTAT_ERR } },
+		.holds_when = { { MSIM_NRD_F_NODE_ERR, MSIM_VOP_LT, 1, MSIM_NRD_F_RSTAT_ERR } },
 		.why = { [MSIM_VERDICT_HOLDS] = "in the worst case over this run; both lag, "
 						"node by at most 1 s (the fold), rstat by up "
-						"to 2 s (the periodic flush)" },
+						"to 2 s (the periodic flush)",
+			 [MSIM_VERDICT_DOES_NOT_HOLD] = "strictly more accurate or not at all: equal "
+							"worst errors are no difference, a larger "
+							"one is less accurate" },
 	},
 	{
 		.claim = "over every schedule, a node read stays within (stat_threshold + the "

@@ -280,19 +280,15 @@ static void w2_verdicts_planted(void **state)
 	msim_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU: \"the remaining"), "not comparable");
 	assert_string_equal(verdict_of(&v.table, "MGLRU: \"the remaining"), "not comparable");
-	assert_string_equal(verdict_of(&v.table, cio), "holds");
-	assert_string_equal(verdict_of(&v.table, mio), "holds");
-	s.storage_reads[1][0] = 10101;   /* past 1 % */
-	s.refaults[2][1] = 4940;         /* -1.2 % */
+	assert_string_equal(verdict_of(&v.table, cio), "by construction");
+	assert_string_equal(verdict_of(&v.table, mio), "by construction");
+	/* the workload's sizes decide the counts (w2_counts checks them exactly): a
+	 * planted difference is shown, never judged */
+	s.storage_reads[1][0] = 10101;
+	s.refaults[2][1] = 4940;
 	msim_fc_verdicts(&s, &v);
-	assert_string_equal(verdict_of(&v.table, cio), "does not hold");
-	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
-	s.storage_reads[1][0] = 10000;
-	s.refaults[0][1] = 0;            /* base refaults never, the patches do */
-	s.refaults[2][1] = 5000;
-	msim_fc_verdicts(&s, &v);
-	assert_string_equal(verdict_of(&v.table, cio), "holds");
-	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
+	assert_string_equal(verdict_of(&v.table, cio), "by construction");
+	assert_string_equal(verdict_of(&v.table, mio), "by construction");
 }
 
 static struct msim_w3_result w3[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
