@@ -109,9 +109,32 @@ static void verdicts_follow_figures(void **state)
 	(void)state;
 	assert_non_null(r);
 	*r = *res;
-	msim_sc_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
-			    v.fig[MSIM_SC_F_FLUSH_GROWTH_G] < 2 ? "holds" : "does not hold");
+	assert_true(r->cfg.nloads > 1);
+	{
+		/* planted flush times: the same at 4x the cgroups, 3x from the first load
+		 * to the top one; then 1.5x (within the rule's 2x) and 2x the cgroups' */
+		struct msim_sc_point *g = r->cgroup_series, *t = &g[MSIM_SC_SERIES - 1];
+		unsigned int u = r->cfg.nloads - 1;
+
+		g[0].load[u].flush_us = t->load[u].flush_us = 30;
+		t->load[0].flush_us = 10;
+		msim_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
+				    "holds");
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with the updates"),
+				    "holds");
+		t->load[0].flush_us = 20;
+		t->load[u].flush_us = 60;   /* the top load: 3x, but 2x the smallest series' */
+		g[0].load[u].flush_us = 30;
+		msim_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
+				    "does not hold");
+		t->load[u].flush_us = 30;   /* 1.5x the first load's */
+		msim_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with the updates"),
+				    "does not hold");
+		*r = *res;
+	}
 	r->cgroup_series[2].load[r->cfg.nloads - 1].memcg_flushes++;
 	msim_sc_verdicts(r, &v);
 	assert_true(v.fig[MSIM_SC_F_FLUSH_SAME] == 0);
