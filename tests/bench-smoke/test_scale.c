@@ -147,6 +147,7 @@ static void verdicts_follow_figures(void **state)
 	r->issue.ran = false;
 	msim_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "does not hold");
+	verdict_assert_every_row_failed(&v.table);
 	free(r);
 }
 

@@ -229,6 +229,7 @@ static void thrashing_verdicts_planted(void **state)
 	c[MP].refaults = 0;
 	msim_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "not comparable");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 /*
@@ -289,6 +290,7 @@ static void w2_verdicts_planted(void **state)
 	msim_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, cio), "by construction");
 	assert_string_equal(verdict_of(&v.table, mio), "by construction");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 static struct msim_w3_result w3[MSIM_W3_NDESIGNS][MSIM_W3_NLRU];
@@ -343,6 +345,7 @@ static void w3_verdicts(void **state)
 	r[1][0].local_ok = false;
 	msim_w3_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "local statistics add up"), "does not hold");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 int main(void)
