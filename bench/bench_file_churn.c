@@ -186,7 +186,7 @@ static const char *const fc_fig_names[MSIM_FC_NFIGS] = {
 				 "deterministic engine's own bookkeeping (page cache lookups, "  \
 				 "charge, reclaim, shadow packing, each variant's dying test "   \
 				 "and RCU section): its MB/s cannot stand for the thread's. "    \
-				 "The row below judges the loop's I/O instead" },                \
+				 "The row below shows the loop's I/O, equal by construction" },  \
 	}
 
 /* The same claim on what bounds the kernel's loop: its I/O, counted exactly. */
