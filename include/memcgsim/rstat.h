@@ -362,7 +362,7 @@ MSIM_API int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msi
 /* kernel: account_kernel_stack() (CONFIG_VMAP_STACK): NR_KERNEL_STACK_KB per page */
 MSIM_API int msim_account_kernel_stack(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
 				       int account);
-/* kernel: pagetable_pte_ctor() / pagetable_dtor(): NR_PAGETABLE; user: GFP_PGTABLE_USER */
+/* kernel: pagetable_pte_ctor() / pagetable_pte_dtor(): NR_PAGETABLE; user: GFP_PGTABLE_USER */
 MSIM_API int msim_account_pagetable(struct msim *m, struct msim_memcg *mm_memcg, bool user,
 				    unsigned int nid, int account);
 /* kernel: NR_HUGETLB at alloc_hugetlb_folio() (+nr_pages) / free_huge_folio() (-nr_pages) */

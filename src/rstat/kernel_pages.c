@@ -2,7 +2,7 @@
 /*
  * kernel_pages.c - the stat accounting of pages the kernel allocates for itself:
  * task stacks (kernel/fork.c account_kernel_stack()), page tables
- * (include/linux/mm.h pagetable_pte_ctor()/pagetable_dtor()) and hugetlb folios
+ * (include/linux/mm.h pagetable_pte_ctor()/pagetable_pte_dtor()) and hugetlb folios
  * (mm/hugetlb.c, NR_HUGETLB). Each goes through lruvec_stat_mod_folio() or
  * mod_lruvec_page_state() with the page's memcg, and a page no memcg was charged
  * for updates the node counter only (__lruvec_stat_mod_folio: "Untracked pages
@@ -51,7 +51,7 @@ int msim_account_kernel_stack(struct msim *m, struct msim_memcg *memcg, unsigned
 	return ret;
 }
 
-/* kernel: pagetable_pte_ctor() (+1) / pagetable_dtor() (-1) of one page-table page. */
+/* kernel: pagetable_pte_ctor() (+1) / pagetable_pte_dtor() (-1) of one page-table page. */
 int msim_account_pagetable(struct msim *m, struct msim_memcg *mm_memcg, bool user,
 			   unsigned int nid, int account)
 {
