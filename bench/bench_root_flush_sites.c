@@ -26,23 +26,40 @@ static const enum msim_stat_item excl_items[BENCH_RF_NEXCL] = {
 };
 const char *const bench_rf_excl_names[BENCH_RF_NEXCL] = { "kernel_stack_kb", "pagetable",
 							"hugetlb" };
-/* Per item: charged to a child, and no memcg's (kernel threads, kernel tables, hugetlb) */
-static const long excl_charged[BENCH_RF_NEXCL] = { 16 * 64, 64, 512 };
-static const long excl_unaccounted[BENCH_RF_NEXCL] = { 16 * 200, 300, 1024 };
+/*
+ * The kernel's call sites for each item (src/rstat/kernel_pages.c): job0's tasks
+ * and mm (charged to job0), root's tasks and mm and kernel threads (no memcg is
+ * charged: the node counter only). Kernel stacks: 64 of job0's, 100 of root's, 100
+ * kernel threads' (16 KiB each); page tables: 64 of job0's mm, 150 of a root
+ * mm's, 150 kernel tables; hugetlb: 3 folios of 512 pages, one faulted by job0,
+ * none charged (no memory_hugetlb_accounting).
+ */
+static int excl_traffic_calls(struct msim *m, struct msim_memcg *job0)
+{
+	struct msim_memcg *root = msim_root_mem_cgroup(m);
+	int ret = 0;
+
+	for (int i = 0; !ret && i < 64; i++)
+		if (!(ret = msim_account_kernel_stack(m, job0, 0, 1)))
+			ret = msim_account_pagetable(m, job0, true, 0, 1);
+	for (int i = 0; !ret && i < 100; i++)
+		if (!(ret = msim_account_kernel_stack(m, root, 0, 1)))
+			ret = msim_account_kernel_stack(m, NULL, 0, 1);
+	for (int i = 0; !ret && i < 150; i++)
+		if (!(ret = msim_account_pagetable(m, root, true, 0, 1)))
+			ret = msim_account_pagetable(m, NULL, false, 0, 1);
+	for (int i = 0; !ret && i < 3; i++)
+		ret = msim_account_hugetlb_folio(m, i ? NULL : job0, 0, 512);
+	return ret;
+}
 
 static int excl_traffic(struct rf *r, unsigned int h)
 {
 	struct rf_host *hh = &r->hosts[h];
-	int ret = 0;
+	int ret;
 
 	msim_set_current_host(hh->m);
-	for (unsigned int i = 0; !ret && i < BENCH_RF_NEXCL; i++) {
-		ret = msim_lruvec_stat_mod_page(hh->m, hh->memcgs[0], 0, excl_items[i],
-						excl_charged[i]);
-		if (!ret)
-			ret = msim_mod_node_page_state(hh->m, 0, excl_items[i],
-						       excl_unaccounted[i]);
-	}
+	ret = excl_traffic_calls(hh->m, hh->memcgs[0]);
 	msim_mem_cgroup_flush_stats_forced(msim_root_mem_cgroup(hh->m));
 	return ret;
 }

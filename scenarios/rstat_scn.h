@@ -30,6 +30,40 @@ static inline void rstat_scn_teardown(struct msim *m, void *state)
 	free(state);
 }
 
+/*
+ * The node's per-CPU stat threshold on a host of cfg under node-stat=percpu
+ * (calculate_normal_threshold() of its largest populated zone, as
+ * refresh_zone_stat_thresholds() sets it). A CPU's last update that leaves its
+ * diff at or below it stays out of node_page_state() until a fold: the
+ * sub-threshold tail a percpu side of a race ends its updates with.
+ */
+static inline int rstat_scn_node_stat_threshold(const struct msim_config *cfg)
+{
+	int t = 0;
+
+	for (unsigned int z = 0; z < MSIM_MAX_NR_ZONES; z++) {
+		int zt = cfg->zone_managed_pages[z] ?
+			msim_vmstat_calculate_normal_threshold(cfg->nr_cpus,
+							       cfg->zone_managed_pages[z]) : 0;
+
+		t = zt > t ? zt : t;
+	}
+	return t;
+}
+
+/*
+ * Whether an update that ends with tail pages (a side's arg; NULL: one update, no
+ * tail) leaves the tail out of the node counters: node-stat=percpu and a tail at
+ * or below the threshold.
+ */
+static inline bool rstat_scn_node_tail_unfolded(const struct msim_config *cfg, const void *arg)
+{
+	long tail = arg ? *(const long *)arg : 0;
+
+	return cfg->variants.node_stat == MSIM_NODE_STAT_PERCPU && tail > 0 &&
+	       tail <= rstat_scn_node_stat_threshold(cfg);
+}
+
 /* rstat_scn_init, then the tree root -> p -> c. */
 static inline int rstat_scn_tree(struct msim *m, struct msim_memcg **root,
 				 struct msim_memcg **p, struct msim_memcg **c)

@@ -352,6 +352,25 @@ MSIM_API int msim_lruvec_stat_mod_page(struct msim *m, struct msim_memcg *memcg,
  */
 MSIM_API int msim_mod_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx, long val);
 
+/*
+ * Pages the kernel allocates for itself (src/rstat/kernel_pages.c): the stat side
+ * of their accounting, as the kernel's call sites do it. memcg is the task's
+ * (or the mm's) memcg, NULL for a kernel thread (or init_mm); a page no memcg is
+ * charged for (a kernel thread's, a task's in the root memcg, a kernel page
+ * table, every hugetlb folio without memory_hugetlb_accounting) updates the
+ * node counter only. account is +1 (allocate) or -1 (free); -EINVAL otherwise.
+ */
+#define MSIM_THREAD_SIZE 16384UL /* x86-64 THREAD_SIZE: 4 pages, 16 KiB */
+/* kernel: account_kernel_stack() (CONFIG_VMAP_STACK): NR_KERNEL_STACK_KB per page */
+MSIM_API int msim_account_kernel_stack(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
+				       int account);
+/* kernel: pagetable_pte_ctor() / pagetable_pte_dtor(): NR_PAGETABLE; user: GFP_PGTABLE_USER */
+MSIM_API int msim_account_pagetable(struct msim *m, struct msim_memcg *mm_memcg, bool user,
+				    unsigned int nid, int account);
+/* kernel: NR_HUGETLB at alloc_hugetlb_folio() (+nr_pages) / free_huge_folio() (-nr_pages) */
+MSIM_API int msim_account_hugetlb_folio(struct msim *m, struct msim_memcg *memcg, unsigned int nid,
+					long nr_pages);
+
 /* kernel: count_memcg_events(): per-CPU event add, then memcg_rstat_updated(count). */
 MSIM_API int msim_count_memcg_events(struct msim_memcg *memcg, enum msim_memcg_event ev, long count);
 

@@ -142,6 +142,7 @@ static void verdicts_follow_figures(void **state)
 	r->ncases = 1; /* no fixed side measured */
 	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "not comparable");
+	verdict_assert_every_row_failed(&v.table);
 	free(r);
 }
 

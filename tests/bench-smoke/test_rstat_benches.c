@@ -12,8 +12,10 @@
  *                    80 CPUs and flushes 129 memcgs on each; idle flushes flush
  *                    no memcg; under node-stat=percpu the node read is 160 pages
  *                    short of root's rstat value and of the node snapshot, and
- *                    each of kernel stack, page tables and hugetlb has a node
- *                    counter above root's charged figure, which patch 2 reads; of 6
+ *                    each of kernel stack, page tables and hugetlb (through the
+ *                    kernel's call sites: kernel threads', root's and kernel
+ *                    tables' pages charged to no memcg) has a node counter above
+ *                    root's charged figure, which patch 2 reads; of 6
  *                    calls per patched site under activity, the ratelimited ones
  *                    (workingset, zswap) flush none, DAMON's gated one all 6
  *   rstat_propagate  100000 updates per host; break never skips, continue never
@@ -147,13 +149,15 @@ static void root_flush(void **state)
 	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10240"), 1);
 	assert_int_equal(count(out, "\"root_lruvec_active_anon\":10080"), 1);
 	/* patch 2's exclusions: the node counts what no memcg is charged for, patch 2
-	 * reads root's charged figure (a child's 1024 KiB, 64 pages, 512 pages) */
+	 * reads root's charged figure (job0's 64 stacks of 16 KiB and 64 page tables;
+	 * no hugetlb folio is charged). The node read of page tables misses the 112
+	 * pages left in the driver CPU's diff (364 = 2 folds of 126 + 112; threshold 125) */
 	assert_non_null(strstr(out, "{\"item\":\"kernel_stack_kb\",\"node\":4224,\"root_rstat\":1024,"
 				    "\"root_lruvec_mainline\":1024,\"root_lruvec_patch2\":1024}"));
-	assert_non_null(strstr(out, "{\"item\":\"pagetable\",\"node\":364,\"root_rstat\":64,"
+	assert_non_null(strstr(out, "{\"item\":\"pagetable\",\"node\":252,\"root_rstat\":64,"
 				    "\"root_lruvec_mainline\":64,\"root_lruvec_patch2\":64}"));
-	assert_non_null(strstr(out, "{\"item\":\"hugetlb\",\"node\":1536,\"root_rstat\":512,"
-				    "\"root_lruvec_mainline\":512,\"root_lruvec_patch2\":512}"));
+	assert_non_null(strstr(out, "{\"item\":\"hugetlb\",\"node\":1536,\"root_rstat\":0,"
+				    "\"root_lruvec_mainline\":0,\"root_lruvec_patch2\":0}"));
 	assert_non_null(strstr(out, "\"active_anon_after_activity\":{\"root_rstat\":10240,"
 				    "\"node_page_state\":10080,\"node_snapshot\":10240,"
 				    "\"root_lruvec_patch2\":10080}"));

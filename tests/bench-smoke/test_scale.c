@@ -109,9 +109,32 @@ static void verdicts_follow_figures(void **state)
 	(void)state;
 	assert_non_null(r);
 	*r = *res;
-	bench_sc_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
-			    v.fig[BENCH_SC_F_FLUSH_GROWTH_G] < 2 ? "holds" : "does not hold");
+	assert_true(r->cfg.nloads > 1);
+	{
+		/* planted flush times: the same at 4x the cgroups, 3x from the first load
+		 * to the top one; then 1.5x (within the rule's 2x) and 2x the cgroups' */
+		struct bench_sc_point *g = r->cgroup_series, *t = &g[BENCH_SC_SERIES - 1];
+		unsigned int u = r->cfg.nloads - 1;
+
+		g[0].load[u].flush_us = t->load[u].flush_us = 30;
+		t->load[0].flush_us = 10;
+		bench_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
+				    "holds");
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with the updates"),
+				    "holds");
+		t->load[0].flush_us = 20;
+		t->load[u].flush_us = 60;   /* the top load: 3x, but 2x the smallest series' */
+		g[0].load[u].flush_us = 30;
+		bench_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with what"),
+				    "does not hold");
+		t->load[u].flush_us = 30;   /* 1.5x the first load's */
+		bench_sc_verdicts(r, &v);
+		assert_string_equal(verdict_of(&v.table, "the root flush grows with the updates"),
+				    "does not hold");
+		*r = *res;
+	}
 	r->cgroup_series[2].load[r->cfg.nloads - 1].memcg_flushes++;
 	bench_sc_verdicts(r, &v);
 	assert_true(v.fig[BENCH_SC_F_FLUSH_SAME] == 0);
@@ -124,6 +147,7 @@ static void verdicts_follow_figures(void **state)
 	r->issue.ran = false;
 	bench_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "does not hold");
+	verdict_assert_every_row_failed(&v.table);
 	free(r);
 }
 

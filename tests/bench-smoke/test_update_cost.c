@@ -37,6 +37,7 @@ static void verdicts_follow_planted_figures(void **st)
 	bench_uc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "a depth-2 update costs under 25 ns"),
 			    "does not hold");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 static void quick_run_prints_json(void **st)

@@ -175,7 +175,7 @@ static void thrashing_verdicts_measured(void **state)
 	assert_string_equal(verdict_of(&v.table, "losing the budget loses"), "holds");
 	assert_string_equal(verdict_of(&v.table, "the same under the 6.12"), "holds");
 	assert_string_equal(verdict_of(&v.table, "classic LRU maintains"), "holds");
-	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "holds");
+	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "by construction");
 	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "holds");
 }
 
@@ -228,7 +228,8 @@ static void thrashing_verdicts_planted(void **state)
 	memcpy(r, tp, sizeof(r));
 	c[MP].storage_reads = c[MP].storage_reads * 98 / 100; /* a design kept 2% */
 	bench_tp_verdicts(r, c, &v);
-	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "does not hold");
+	/* the workload decides it: shown, never judged, whatever the figures */
+	assert_string_equal(verdict_of(&v.table, "cyclic set 25% larger"), "by construction");
 	memcpy(c, cy, sizeof(c));
 	c[ML].refaults = c[MP].refaults;
 	bench_tp_verdicts(r, c, &v);
@@ -236,6 +237,7 @@ static void thrashing_verdicts_planted(void **state)
 	c[MP].refaults = 0;
 	bench_tp_verdicts(r, c, &v);
 	assert_string_equal(verdict_of(&v.table, "cyclic: with the collapsed"), "not comparable");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 /*
@@ -287,19 +289,16 @@ static void w2_verdicts_planted(void **state)
 	bench_fc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, "classic LRU: \"the remaining"), "not comparable");
 	assert_string_equal(verdict_of(&v.table, "MGLRU: \"the remaining"), "not comparable");
-	assert_string_equal(verdict_of(&v.table, cio), "holds");
-	assert_string_equal(verdict_of(&v.table, mio), "holds");
-	s.storage_reads[1][0] = 10101;   /* past 1 % */
-	s.refaults[2][1] = 4940;         /* -1.2 % */
+	assert_string_equal(verdict_of(&v.table, cio), "by construction");
+	assert_string_equal(verdict_of(&v.table, mio), "by construction");
+	/* the workload's sizes decide the counts (w2_counts checks them exactly): a
+	 * planted difference is shown, never judged */
+	s.storage_reads[1][0] = 10101;
+	s.refaults[2][1] = 4940;
 	bench_fc_verdicts(&s, &v);
-	assert_string_equal(verdict_of(&v.table, cio), "does not hold");
-	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
-	s.storage_reads[1][0] = 10000;
-	s.refaults[0][1] = 0;            /* base refaults never, the patches do */
-	s.refaults[2][1] = 5000;
-	bench_fc_verdicts(&s, &v);
-	assert_string_equal(verdict_of(&v.table, cio), "holds");
-	assert_string_equal(verdict_of(&v.table, mio), "does not hold");
+	assert_string_equal(verdict_of(&v.table, cio), "by construction");
+	assert_string_equal(verdict_of(&v.table, mio), "by construction");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 static struct bench_w3_result w3[BENCH_W3_NDESIGNS][BENCH_W3_NLRU];
@@ -354,6 +353,7 @@ static void w3_verdicts(void **state)
 	r[1][0].local_ok = false;
 	bench_w3_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "local statistics add up"), "does not hold");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 int main(void)

@@ -103,6 +103,7 @@ static void verdicts_each_outcome(void **state)
 	s.mixed[1].root_entries = 0;
 	bench_zrc_verdicts(&s, &v);
 	assert_string_equal(verdict_of(&v.table, mix_pool), "not comparable");
+	verdict_assert_every_row_failed(&v.table);
 }
 
 /* Run the engine with stdout captured into a malloc'ed string. */
