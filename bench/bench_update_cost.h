@@ -21,6 +21,9 @@ struct msim_uc_summary {
 	double det_switch;
 	/* Stack switches into the task per update: the decision in the task, every step's. */
 	double det_resumes, det_switch_resumes;
+	/* The decision in the task without the fast step (every decision listed). */
+	double det_decide, det_decide_resumes;
+	double det_fast_steps;  /* steps per update that took the fast step */
 };
 
 enum msim_uc_fig {
@@ -32,6 +35,7 @@ enum msim_uc_fig {
 	MSIM_UC_F_DET_PER_RAW,
 	MSIM_UC_F_DET_RESUMES,
 	MSIM_UC_F_DET_SWITCH,
+	MSIM_UC_F_DET_DECIDE,
 	MSIM_UC_NFIGS,
 };
 

@@ -47,6 +47,8 @@ const struct msim__name_fold *msim__points_insert(struct msim_task *t, const cha
 {
 	struct msim__point_hits *e;
 
+	if (!name)
+		return NULL;
 	if (4 * (t->nr_points + 1) > 3 * t->points_cap)
 		grow(t);
 	e = find_slot(t->points, t->points_cap, name);

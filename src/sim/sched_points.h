@@ -28,15 +28,16 @@ static inline unsigned int msim__points_slot(const char *name, unsigned int cap)
 	return (unsigned int)(h >> 32) & (cap - 1);
 }
 
-/* A name t has not parked at before (or t's first park): add it with one hit. */
+/*
+ * A name t has not parked at before (or t's first park, or NULL): add it with one
+ * hit. Returns the trace hash's fold of the name (NULL: none, the hash folds the
+ * bytes), which the step's end uses.
+ */
 const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name);
 
-/*
- * t parks at the point called name: count it. Returns the trace hash's fold of
- * the name (NULL: none, the hash folds the bytes), which the step's end uses.
- */
-static inline const struct msim__name_fold *msim__points_hit(struct msim_task *t,
-							      const char *name)
+/* t's slot of the point called name, NULL when t has not parked there yet. */
+static inline struct msim__point_hits *msim__points_find(struct msim_task *t,
+							  const char *name)
 {
 	if (t->points_cap && name) {
 		unsigned int mask = t->points_cap - 1, i = msim__points_slot(name, t->points_cap);
@@ -44,15 +45,13 @@ static inline const struct msim__name_fold *msim__points_hit(struct msim_task *t
 		for (;; i = (i + 1) & mask) {
 			struct msim__point_hits *e = &t->points[i];
 
-			if (e->name == name) {
-				e->hits++;
-				return e->fold;
-			}
+			if (e->name == name)
+				return e;
 			if (!e->name)
 				break;
 		}
 	}
-	return name ? msim__points_insert(t, name) : NULL;
+	return NULL;
 }
 
 /* How often t has parked at a point called name (compared by content). */

@@ -19,7 +19,12 @@ static inline uint64_t msim__fnv_bytes(uint64_t h, const char *s)
 	return h;
 }
 
-struct msim__name_fold;
+/* A name's fold (trace_hash.c says why it is exact): fnv(h) = h * pk + t[h & 255]. */
+struct msim__name_fold {
+	const char *name;
+	uint64_t pk;              /* P^k, k the name's length */
+	uint64_t t[256];
+};
 
 /*
  * msim__fnv_bytes(h, name) for a name with static storage (yield point names
@@ -33,6 +38,12 @@ uint64_t msim__fnv_point(uint64_t h, const char *name);
  */
 const struct msim__name_fold *msim__fnv_fold_of(const char *name);
 /* msim__fnv_point(h, name) through the name's fold f (NULL: the byte loop). */
-uint64_t msim__fnv_fold(uint64_t h, const struct msim__name_fold *f, const char *name);
+static inline uint64_t msim__fnv_fold(uint64_t h, const struct msim__name_fold *f,
+				      const char *name)
+{
+	if (!f)
+		return msim__fnv_bytes(h, name); /* empty, or no memory for the cache */
+	return h * f->pk + f->t[h & 255];
+}
 
 #endif /* MSIM_SIM_TRACE_HASH_H */
