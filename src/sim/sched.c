@@ -540,11 +540,41 @@ void msim__sched_fast_begin(struct msim *m)
 		s->fast = MSIM__FAST_SCRIPT;
 	else if (s->opts.strategy == MSIM_STRAT_REPLAY)
 		s->fast = MSIM__FAST_REPLAY;
+	else if (s->opts.strategy == MSIM_STRAT_PCT)
+		s->fast = MSIM__FAST_PCT;
 }
 
 uint64_t msim__sched_fast_steps(const struct msim *m)
 {
 	return m->sched.fast_steps;
+}
+
+/*
+ * PCT's choice is the enabled option of the highest priority, the first of
+ * equals, and t is option 0: it is t whatever else is enabled when no other
+ * live task and not the RCU engine ranks above it, provided no change point
+ * lowers t at this step and every live task has its priority (choose_pct
+ * draws one for a task that has none, which moves the random stream).
+ */
+static inline bool pct_foretold(const struct msim *m, const struct msim_task *t)
+{
+	const struct msim_sched *s = &m->sched;
+	int p;
+
+	if (t->idx >= s->nr_prio || (p = s->prio[t->idx]) < s->prio_r)
+		return false;
+	for (unsigned int i = 0; i < s->nr_change_points; i++)
+		if (s->change_points[i] == s->steps)
+			return false;
+	if (s->live_seen != m->nr_tasks)
+		return false; /* a task created in this step: the live list is behind */
+	for (unsigned int i = 0; i < s->nr_live; i++) {
+		unsigned int idx = s->live[i];
+
+		if (idx != t->idx && (idx >= s->nr_prio || s->prio[idx] > p))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -554,8 +584,9 @@ uint64_t msim__sched_fast_steps(const struct msim *m)
  * task, as it was when its step began (only the running task can finish, and a
  * new task takes a higher index). So msim_run_task picks it; the script
  * strategy picks option 0, the running task, with no preemption to log; replay
- * picks the string's next pick, if that is t. Each decision's other effects
- * stay: the step limit and the replay position.
+ * picks the string's next pick, if that is t; PCT picks t when pct_foretold
+ * says so. Each decision's other effects stay: the step limit and the replay
+ * position (PCT's draws happen only where it is not foretold).
  */
 static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
 {
@@ -571,6 +602,8 @@ static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
 		return false;
 	if (s->fast == MSIM__FAST_SCRIPT)
 		return true;
+	if (s->fast == MSIM__FAST_PCT)
+		return pct_foretold(m, t);
 	if (s->replay_pos >= s->replay_len || s->replay[s->replay_pos].pick != (int)t->idx)
 		return false;
 	r = &s->replay[s->replay_pos];

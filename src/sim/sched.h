@@ -36,10 +36,13 @@ extern __thread bool msim__sched_no_fast_step;
 /*
  * What a park may foretell of its driver's next decision (msim_sched.fast):
  * nothing; msim_run_task's ("this task, while enabled"); or msim__run_det's
- * under the script strategy ("the running task, while enabled") or replay
- * ("the string's next pick", when it is the running task).
+ * under the script strategy ("the running task, while enabled"), replay
+ * ("the string's next pick", when it is the running task) or PCT ("the
+ * running task", when no other task nor the RCU engine has a higher priority
+ * and no change point falls on the step).
  */
-enum { MSIM__FAST_NONE, MSIM__FAST_RUN_TASK, MSIM__FAST_SCRIPT, MSIM__FAST_REPLAY };
+enum { MSIM__FAST_NONE, MSIM__FAST_RUN_TASK, MSIM__FAST_SCRIPT, MSIM__FAST_REPLAY,
+       MSIM__FAST_PCT };
 /* Set m's fast mode for the driver loop that starts (msim_sched.drive set). */
 void msim__sched_fast_begin(struct msim *m);
 /* Steps of m that took the fast step. */

@@ -2,13 +2,14 @@
 /*
  * test_sched_fast_step: the fast step (src/sim/sched.c fast_step, docs/explore.md
  * "The fast step"). Where the driver's next decision is foretold (msim_run_task's
- * task, the script strategy's running task, replay's next pick when it is the
- * running task), a park records the step in place instead of listing the
- * options. The runs must be exactly those of the decision listed every time
- * (msim__sched_no_fast_step): here three tasks on two CPUs, with locks, blocking,
- * yield contexts and voluntary scheduling points, run under the script strategy,
- * under replay of random runs' strings, cut at step limits (so that tasks stay
- * parked mid-run) and under msim_run_task, with and without the fast step: the
+ * task, the script strategy's running task, replay's next pick or PCT's highest
+ * priority when it is the running task), a park records the step in place
+ * instead of listing the options. The runs must be exactly those of the decision
+ * listed every time (msim__sched_no_fast_step): here three tasks on two CPUs,
+ * with locks, blocking, yield contexts and voluntary scheduling points, run under
+ * the script strategy, under replay of random and PCT runs' strings, under PCT
+ * (depths 1-3), cut at step limits (so that tasks stay parked mid-run) and under
+ * msim_run_task, with and without the fast step: the
  * same return, schedule string, trace hash, step and switch counts, end state,
  * and for every task the same msim_task_where() (point, hits, blocked, context).
  * The fast step must also have been taken where the mode allows it, and never
@@ -34,10 +35,25 @@ static long shared;
 static struct msim_lock lk;
 static const int ctx_tag[NTASKS];
 
+static struct msim_rcu_head heads[NTASKS][8];
+static long callbacks;
+
+static void callback(struct msim_rcu_head *h)
+{
+	(void)h;
+	callbacks++;
+}
+
+/*
+ * Every way a decision can differ from "the running task again": a lock held
+ * across yields (a waiter becomes enabled when it is released), RCU callbacks
+ * queued (the RCU engine becomes an option), a CPU shared (c runs after a).
+ */
 static void worker(void *arg)
 {
 	long add = (long)(intptr_t)arg;
-	struct msim_yield_ctx yc = { .object = &ctx_tag[add % NTASKS], .cpu = -1, .nid = -1 };
+	unsigned int me = (unsigned int)(add == 1 ? 0 : add == 100 ? 1 : 2);
+	struct msim_yield_ctx yc = { .object = &ctx_tag[me], .cpu = -1, .nid = -1 };
 
 	for (int i = 0; i < 8; i++) {
 		const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
@@ -50,8 +66,12 @@ static void worker(void *arg)
 		if (i % 3 == 1) {
 			msim_lock(&lk);
 			msim_write_once(&shared, msim_read_once(&shared) + 1);
+			msim_yield("fast.locked");
+			msim_yield("fast.locked");
 			msim_unlock(&lk);
 		}
+		if (i % 4 == 2)
+			msim_call_rcu(&heads[me][i], callback);
 		msim_cond_resched("fast.resched");
 	}
 }
@@ -66,7 +86,7 @@ struct where {
 struct run {
 	char *schedule;
 	uint64_t hash, steps, switches, fast;
-	long shared;
+	long shared, callbacks;
 	int ret;
 	struct where where[NTASKS];
 };
@@ -74,6 +94,7 @@ struct run {
 struct setup {
 	enum msim_strategy strategy;
 	uint64_t seed, max_steps;
+	unsigned int pct_depth, pct_steps_hint;
 	const char *schedule;        /* replay */
 	enum msim_preempt_model preempt;
 	bool run_task;               /* msim_run_task(task 0) instead of msim_run */
@@ -90,7 +111,7 @@ static struct msim *host(const struct setup *su, struct msim_task **t)
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.preempt = su->preempt;
 	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
-	shared = 0;
+	shared = callbacks = 0;
 	msim_lock_init(&lk, "fast.lock");
 	t[0] = msim_task_create(m, "a", 0, worker, (void *)1);
 	t[1] = msim_task_create(m, "b", 1, worker, (void *)100);
@@ -103,7 +124,9 @@ static void run_once(const struct setup *su, bool fast, struct run *r)
 	struct msim_task *t[NTASKS];
 	struct msim *m = host(su, t);
 	struct msim_sched_opts o = { .strategy = su->strategy, .seed = su->seed,
-				     .max_steps = su->max_steps, .schedule = su->schedule };
+				     .max_steps = su->max_steps, .schedule = su->schedule,
+				     .pct_depth = su->pct_depth,
+				     .pct_steps_hint = su->pct_steps_hint };
 
 	assert_int_equal(msim_sched_set(m, &o), 0);
 	msim__sched_no_fast_step = !fast;
@@ -115,6 +138,7 @@ static void run_once(const struct setup *su, bool fast, struct run *r)
 	r->switches = msim_sched_switches(m);
 	r->fast = msim__sched_fast_steps(m);
 	r->shared = shared;
+	r->callbacks = callbacks;
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		struct msim_task_where w;
 
@@ -140,6 +164,7 @@ static uint64_t same_run(const struct setup *su)
 	assert_true(a.steps == b.steps);
 	assert_true(a.switches == b.switches);
 	assert_int_equal(a.shared, b.shared);
+	assert_int_equal(a.callbacks, b.callbacks);
 	assert_true(a.fast == 0);
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		const struct where *x = &a.where[i], *y = &b.where[i];
@@ -182,7 +207,8 @@ static void replayed_runs(void **st)
 		struct run r;
 
 		run_once(&gen, true, &r);
-		assert_true(r.fast == 0); /* random and PCT list every decision */
+		if (gen.strategy == MSIM_STRAT_RANDOM)
+			assert_true(r.fast == 0); /* random lists every decision */
 		struct setup su = { .strategy = MSIM_STRAT_REPLAY, .schedule = r.schedule };
 
 		fast += same_run(&su);
@@ -192,6 +218,102 @@ static void replayed_runs(void **st)
 		free(r.schedule);
 	}
 	assert_true(fast > 0);
+}
+
+static void pct_runs(void **st)
+{
+	uint64_t fast = 0;
+
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		for (unsigned int depth = 1; depth <= 4; depth++) {
+			/* change points within the run's ~100 steps */
+			struct setup su = { .strategy = MSIM_STRAT_PCT, .seed = seed,
+					    .pct_depth = depth,
+					    .pct_steps_hint = 10 + seed % 90 };
+
+			fast += same_run(&su);
+			su.max_steps = 11 + seed % 41;
+			same_run(&su);
+			su.max_steps = 0;
+			su.preempt = MSIM_PREEMPT_FULL;
+			assert_true(same_run(&su) == 0);
+		}
+	}
+	assert_true(fast > 0);
+}
+
+/*
+ * A waiter of higher priority woken by the running task (PCT, no change
+ * point): O waits for a grace period, T takes the lock and waits for one too,
+ * the RCU engine ends it, O (above T) runs and blocks on T's lock, T runs and
+ * releases it. At T's next park PCT must switch to O: the fast step must not
+ * foretell T, although T ranks above the RCU engine and was picked last.
+ */
+static void gp_then_lock(void *arg)
+{
+	(void)arg;
+	msim_synchronize_rcu();
+	msim_lock(&lk);
+	shared++;
+	msim_unlock(&lk);
+}
+
+static void lock_across_gp(void *arg)
+{
+	(void)arg;
+	msim_yield("fast.before");
+	msim_lock(&lk);
+	msim_synchronize_rcu();
+	msim_unlock(&lk);
+	for (int i = 0; i < 10; i++)
+		msim_yield("fast.after");
+}
+
+static void pct_wakes_a_higher_waiter(void **st)
+{
+	unsigned int woken = 0;
+
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		char *sched[2];
+		uint64_t hash[2], fast[2];
+
+		for (int f = 0; f < 2; f++) {
+			struct msim_config cfg;
+			struct msim *m;
+			struct msim_sched_opts o = { .strategy = MSIM_STRAT_PCT, .seed = seed,
+						     .pct_depth = 1 };
+
+			msim_config_init(&cfg);
+			cfg.nr_cpus = 2;
+			cfg.mode = MSIM_DETERMINISTIC;
+			assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+			shared = 0;
+			msim_lock_init(&lk, "fast.lock");
+			msim_task_create(m, "O", 0, gp_then_lock, NULL);
+			msim_task_create(m, "T", 1, lock_across_gp, NULL);
+			assert_int_equal(msim_sched_set(m, &o), 0);
+			msim__sched_no_fast_step = !f;
+			assert_int_equal(msim_run(m), 0);
+			msim__sched_no_fast_step = false;
+			sched[f] = strdup(msim_schedule_string(m));
+			hash[f] = msim_sched_trace_hash(m);
+			fast[f] = msim__sched_fast_steps(m);
+			msim_lock_destroy(&lk);
+			msim_destroy(m);
+		}
+		assert_string_equal(sched[0], sched[1]);
+		assert_true(hash[0] == hash[1]);
+		assert_true(fast[0] == 0);
+		/* O ran, T ran, O ran again and T after it: "0.1*3.R.0*2.1*2.0*2.1*10" */
+		unsigned int o_runs = sched[1][0] == '0';
+
+		for (const char *p = sched[1]; (p = strstr(p, ".0")); p += 2)
+			o_runs++;
+		woken += o_runs >= 3 && fast[1] > 0;
+		free(sched[0]);
+		free(sched[1]);
+	}
+	assert_true(woken > 0);
 }
 
 static void run_task_runs(void **st)
@@ -207,6 +329,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(script_and_cut_runs),
 		cmocka_unit_test(replayed_runs),
+		cmocka_unit_test(pct_runs),
+		cmocka_unit_test(pct_wakes_a_higher_waiter),
 		cmocka_unit_test(run_task_runs),
 	};
 
