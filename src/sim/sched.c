@@ -41,7 +41,8 @@
 #include "trace_hash.h"
 
 static bool decide_in_task(struct msim *m, struct msim_task *t);
-static inline bool fast_step(struct msim *m, struct msim_task *t);
+static inline bool fast_step(struct msim *m, struct msim_task *t,
+			     const struct msim__point_hits *e);
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -148,12 +149,12 @@ static __attribute__((noinline)) void park_decide(struct msim *m, struct msim_ta
 	msim__ctx_switch(&t->ctx, &m->driver_ctx);
 }
 
-/* Park t at why once its point count and the trace hash's fold are set. */
-static inline void park_counted(struct msim_task *t)
+/* Park t at why (its slot e) once its point count and the trace hash's fold are set. */
+static inline void park_counted(struct msim_task *t, const struct msim__point_hits *e)
 {
 	struct msim *m = t->host;
 
-	if (m->sched.fast != MSIM__FAST_NONE && fast_step(m, t))
+	if (m->sched.fast != MSIM__FAST_NONE && fast_step(m, t, e))
 		return; /* the decision foretold: t again, the step recorded */
 	park_decide(m, t);
 }
@@ -161,8 +162,10 @@ static inline void park_counted(struct msim_task *t)
 /* A point t parks at for the first time: its count starts (out of line). */
 static __attribute__((noinline)) void park_first(struct msim_task *t, const char *why)
 {
-	t->parked_fold = msim__points_insert(t, why);
-	park_counted(t);
+	const struct msim__point_hits *e = msim__points_insert(t, why);
+
+	t->parked_fold = e ? e->fold : NULL;
+	park_counted(t, e);
 }
 
 /*
@@ -180,7 +183,7 @@ static inline void park(struct msim_task *t, const char *why)
 	}
 	e->hits++;
 	t->parked_fold = e->fold;
-	park_counted(t);
+	park_counted(t, e);
 }
 
 void msim__task_park(struct msim_task *t, const char *why)
@@ -200,26 +203,26 @@ static __attribute__((noinline)) void park_announced(struct msim_task *t, const 
 	park(t, name);
 }
 
-void msim_yield_slowpath(const char *name)
+/*
+ * Under a fast mode no one reads what a point announces (the mode excludes DPOR
+ * and fingerprints), so the slow paths start with this: the running task's host
+ * in a fast mode, and one call that parks. Out of line, both, so that the entry
+ * of a slow path keeps no registers for the rest.
+ */
+static __attribute__((noinline)) void park_in_fast_mode(struct msim_task *t, const char *why)
 {
-	struct msim_task *t = msim__tls_task;
-
-	if (!t) {
-		msim__access_note(NULL, MSIM_ACCESS_ANY); /* in a recorded RCU callback */
-		return;
-	}
-	/* it says nothing: it touches anything */
-	if (__builtin_expect(msim__access_on | msim__fp_on, 0))
-		park_announced(t, name, NULL, MSIM_ACCESS_ANY);
-	else
-		park(t, name);
+	park(t, why);
 }
 
-/* A yield point that says what the step resumed from it touches (DPOR). */
-void msim_yield_access_slowpath(const char *name, const volatile void *addr, int kind)
+static inline bool in_fast_mode(const struct msim_task *t)
 {
-	struct msim_task *t = msim__tls_task;
+	return __builtin_expect(t && t->host->sched.fast != MSIM__FAST_NONE, 1);
+}
 
+/* The rest of a slow path: outside a task, or outside a fast mode. */
+static __attribute__((noinline)) void yield_rest(struct msim_task *t, const char *name,
+						 const volatile void *addr, int kind)
+{
 	if (!t) {
 		/* a recorded RCU callback goes on in the same step: the access is its own */
 		msim__access_note(addr, kind);
@@ -231,20 +234,40 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 		park(t, name);
 }
 
+void msim_yield_slowpath(const char *name)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else /* it says nothing: it touches anything (in a callback too) */
+		yield_rest(t, name, NULL, MSIM_ACCESS_ANY);
+}
+
+/* A yield point that says what the step resumed from it touches (DPOR). */
+void msim_yield_access_slowpath(const char *name, const volatile void *addr, int kind)
+{
+	struct msim_task *t = msim__tls_task;
+
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else
+		yield_rest(t, name, addr, kind);
+}
+
 /* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
 void msim_cond_resched_access_slowpath(const char *name, const volatile void *addr, int kind)
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (!t) {
+	if (t)
+		t->at_sched_point = true;
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else if (t)
+		yield_rest(t, name, addr, kind);
+	else /* in a callback: the point's access is not the callback's */
 		msim__access_note(NULL, MSIM_ACCESS_ANY);
-		return;
-	}
-	t->at_sched_point = true;
-	if (__builtin_expect(msim__access_on | msim__fp_on, 0))
-		park_announced(t, name, addr, kind);
-	else
-		park(t, name);
 }
 
 /* The plain form says nothing of its next step: it touches anything. */
@@ -322,7 +345,7 @@ static void resume(struct msim *m, struct msim_task *t)
 static inline void trace_mix(struct msim_sched *s, int pick, const char *point,
 			     const struct msim__name_fold *fold)
 {
-	uint64_t h = s->trace_hash ? s->trace_hash : 0xcbf29ce484222325ULL;
+	uint64_t h = s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS;
 
 	h = (h ^ (uint64_t)(pick + 2)) * MSIM__FNV_PRIME;
 	/* the bytes of point: through its fold (trace_hash.c), or one by one ("R", "exit") */
@@ -624,7 +647,8 @@ static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
  * schedule string's current run.
  */
 static inline __attribute__((always_inline)) bool fast_step(struct msim *m,
-							     struct msim_task *t)
+							     struct msim_task *t,
+							     const struct msim__point_hits *e)
 {
 	struct msim_sched *s = &m->sched;
 	int pick = (int)t->idx;
@@ -636,7 +660,12 @@ static inline __attribute__((always_inline)) bool fast_step(struct msim *m,
 	 * whenever it does (leave_task) and read only while t is parked there.
 	 */
 	t->at_sched_point = false;
-	trace_mix(s, s->step_pick, t->parked_at, t->parked_fold);
+	/* the pick is t's own (no interrupt source): its whole step folds at once */
+	if (__builtin_expect(e && e->step, 1))
+		s->trace_hash = msim__fnv_step(s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS,
+					       e->step);
+	else
+		trace_mix(s, s->step_pick, t->parked_at, t->parked_fold);
 	s->step_pick = pick;
 	s->fast_steps++;
 	if (__builtin_expect(s->rle_count && s->rle_pick == pick, 1)) {

@@ -18,6 +18,7 @@ struct msim__point_hits {
 	const char *name;       /* NULL: free slot */
 	uint64_t hits;
 	const struct msim__name_fold *fold; /* the trace hash's fold of the name (trace_hash.h) */
+	const struct msim__step_fold *step; /* a whole step of the task at it (NULL: none) */
 };
 
 /* The slot a name hashes to, in a table of cap slots (a power of two). */
@@ -29,11 +30,10 @@ static inline unsigned int msim__points_slot(const char *name, unsigned int cap)
 }
 
 /*
- * A name t has not parked at before (or t's first park, or NULL): add it with one
- * hit. Returns the trace hash's fold of the name (NULL: none, the hash folds the
- * bytes), which the step's end uses.
+ * A name t has not parked at before (or t's first park): add it with one hit.
+ * Returns its slot, NULL for a NULL name (no slot; the hash folds no bytes).
  */
-const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name);
+struct msim__point_hits *msim__points_insert(struct msim_task *t, const char *name);
 
 /* t's slot of the point called name, NULL when t has not parked there yet. */
 static inline struct msim__point_hits *msim__points_find(struct msim_task *t,

@@ -100,6 +100,30 @@ const struct msim__name_fold *msim__fnv_fold_of(const char *name)
 	return f;
 }
 
+/*
+ * A step, (h ^ c) * P and then the name's bytes, is again additions and
+ * multiplications mod 2^64 once c < 256 (the XOR touches the low byte only), so
+ * it too is h * q + u[h & 255], u[b] being the step from b minus b * q.
+ */
+const struct msim__step_fold *msim__fnv_step_of(const struct msim__name_fold *cf, uint64_t c)
+{
+	struct msim__name_fold *f = (struct msim__name_fold *)cf; /* its step table fills */
+	struct msim__step_fold *sf;
+
+	if (!f || c >= 256)
+		return NULL;
+	pthread_mutex_lock(&cache_lock);
+	sf = f->step[c];
+	if (!sf && (sf = malloc(sizeof(*sf)))) {
+		sf->q = MSIM__FNV_PRIME * f->pk;
+		for (uint64_t b = 0; b < 256; b++)
+			sf->u[b] = msim__fnv_bytes((b ^ c) * MSIM__FNV_PRIME, f->name) - b * sf->q;
+		f->step[c] = sf;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return sf;
+}
+
 uint64_t msim__fnv_point(uint64_t h, const char *name)
 {
 	return msim__fnv_fold(h, msim__fnv_fold_of(name), name);
