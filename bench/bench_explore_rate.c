@@ -12,9 +12,9 @@
  * before the fast step) and its old one (a stack mapped, guarded, faulted in
  * and unmapped per task: msim_explore_opts fresh_stacks). All must find the same
  * runs: the bench checks the violation count, the first violation and its trace
- * hash (tests/race/test_explore_paths.c checks every run's hash). Times are the driver thread's CPU time, so other
- * processes on a shared machine do not count; the goal is 20000 schedules a
- * second with random and PCT.
+ * hash (tests/race/test_explore_paths.c checks every run's hash). Times are the
+ * driver thread's CPU time, so other processes on a shared machine do not count;
+ * the goal is 20000 schedules a second with random and PCT.
  */
 #include <errno.h>
 #include <stdio.h>
