@@ -5,14 +5,16 @@
  * the explorer's whole cycle: a fresh host, the race's setup, the run under the
  * strategy, the check, the teardown.
  *
- * Two paths, alternated in one process: the explorer's (tasks start on stacks
- * that finished tasks left in a pool, src/sim/ctx.c) and its old one (a stack
- * mapped, guarded, faulted in and unmapped per task: msim_explore_opts
- * fresh_stacks). Both must find the same runs: the bench checks the violation
- * count, the first violation and its trace hash (tests/race/test_explore_paths.c
- * checks every run's hash). Times are the driver thread's CPU time, so other
- * processes on a shared machine do not count; the goal is 20000 schedules a
- * second with random and PCT.
+ * Three paths, alternated in one process: the explorer's (tasks start on stacks
+ * that finished tasks left in a pool, src/sim/ctx.c; a park whose next
+ * decision is foretold takes the fast step, src/sim/sched.c), the same with
+ * every decision listed (msim__sched_no_fast_step: the decision in the task, as
+ * before the fast step) and its old one (a stack mapped, guarded, faulted in
+ * and unmapped per task: msim_explore_opts fresh_stacks). All must find the same
+ * runs: the bench checks the violation count, the first violation and its trace
+ * hash (tests/race/test_explore_paths.c checks every run's hash). Times are the
+ * driver thread's CPU time, so other processes on a shared machine do not count;
+ * the goal is 20000 schedules a second with random and PCT.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,9 +26,18 @@
 #include "bench_explore_rate.h"
 #include "bench_util.h"
 #include "bench_registry.h"
+#include "sim/sched.h"
 
 static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
 	MSIM_STRAT_RANDOM, MSIM_STRAT_PCT, MSIM_STRAT_DFS,
+};
+
+/* The paths of one strategy: its designs d = ER_PATHS * strategy + path. */
+enum { ER_POOLED, ER_FRESH, ER_NO_FAST, ER_PATHS };
+
+static const char *const path_name[ER_PATHS] = {
+	[ER_POOLED] = "pooled stacks", [ER_FRESH] = "fresh stacks",
+	[ER_NO_FAST] = "no fast step",
 };
 
 struct er_run {
@@ -34,9 +45,9 @@ struct er_run {
 	struct bench_er_result *r;
 	const struct msim_race *race;
 	struct msim_race_result *res;
-	double rate[2 * BENCH_ER_NSTRATS][BENCH_ER_MAX_REPS];
-	bool seen[2 * BENCH_ER_NSTRATS];
-	struct bench_er_strategy first[2 * BENCH_ER_NSTRATS]; /* what each path found first */
+	double rate[ER_PATHS * BENCH_ER_NSTRATS][BENCH_ER_MAX_REPS];
+	bool seen[ER_PATHS * BENCH_ER_NSTRATS];
+	struct bench_er_strategy first[ER_PATHS * BENCH_ER_NSTRATS]; /* what each path found */
 	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
 };
@@ -86,17 +97,20 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct ben
 	return 0;
 }
 
-/* Design d: strategy d / 2, pooled stacks (even) or fresh ones (odd). */
+/* Design d: strategy d / ER_PATHS on path d % ER_PATHS. */
 static double sample(unsigned int d, unsigned int rep, void *ctx)
 {
 	struct er_run *e = ctx;
 	struct bench_er_strategy found;
+	unsigned int path = d % ER_PATHS;
 	int ret;
 
 	e->rate[d][rep] = 0;
 	if (e->error)
 		return 0;   /* one failure is enough: no figure will be printed */
-	ret = explore_once(e, d / 2, d % 2, &found, &e->rate[d][rep]);
+	msim__sched_no_fast_step = path == ER_NO_FAST;
+	ret = explore_once(e, d / ER_PATHS, path == ER_FRESH, &found, &e->rate[d][rep]);
+	msim__sched_no_fast_step = false;
 	if (ret) {
 		e->error = ret;
 		return 0;
@@ -105,8 +119,8 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 		e->first[d] = found;
 		e->seen[d] = true;
 	}
-	bench_progress(&e->prog, "%s %s, repetition %u", msim_strategy_name(strat[d / 2]),
-		       d % 2 ? "fresh stacks" : "pooled stacks", rep + 1);
+	bench_progress(&e->prog, "%s %s, repetition %u",
+			    msim_strategy_name(strat[d / ER_PATHS]), path_name[path], rep + 1);
 	return e->rate[d][rep];
 }
 
@@ -130,7 +144,7 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 	if (!r->cfg.reps)
 		r->cfg.reps = 1;
 	if (!e || !(e->res = calloc(1, sizeof(*e->res))) ||
-	    !(dummy = calloc(2 * BENCH_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
+	    !(dummy = calloc(ER_PATHS * BENCH_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
 		free(dummy);
 		free(e ? e->res : NULL);
 		free(e);
@@ -147,7 +161,7 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 		return -EINVAL;
 	}
 	bench_progress_init(&e->prog, "explore-rate", c->progress);
-	bench_alternate(2 * BENCH_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
+	bench_alternate(ER_PATHS * BENCH_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
 	bench_progress_done(&e->prog);
 	if (e->error) {
 		int ret = e->error;
@@ -158,10 +172,15 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 		return ret;
 	}
 	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
-		r->s[s] = e->first[2 * s];
-		r->s[s].pooled_per_s = bench_median(e->rate[2 * s], r->cfg.reps);
-		r->s[s].fresh_per_s = bench_median(e->rate[2 * s + 1], r->cfg.reps);
-		r->s[s].paths_agree = same_finding(&e->first[2 * s], &e->first[2 * s + 1]);
+		unsigned int d = ER_PATHS * s;
+
+		r->s[s] = e->first[d + ER_POOLED];
+		r->s[s].pooled_per_s = bench_median(e->rate[d + ER_POOLED], r->cfg.reps);
+		r->s[s].fresh_per_s = bench_median(e->rate[d + ER_FRESH], r->cfg.reps);
+		r->s[s].no_fast_per_s = bench_median(e->rate[d + ER_NO_FAST], r->cfg.reps);
+		r->s[s].paths_agree =
+			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_FRESH]) &&
+			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_NO_FAST]);
 	}
 	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
@@ -238,14 +257,16 @@ static void print_text(const struct bench_er_result *r)
 	       "medians of %u\n", r->cfg.race, r->cfg.runs, (unsigned long long)r->cfg.seed,
 	       r->cfg.reps);
 	printf("(driver CPU time; each run: fresh host, setup, run, check, teardown)\n\n");
-	printf("%-8s %16s %16s %8s %8s %11s %18s %6s\n", "strategy", "pooled stacks/s",
-	       "fresh stacks/s", "ratio", "runs", "violations", "first (run, hash)", "same");
+	printf("%-8s %16s %16s %8s %14s %8s %11s %18s %6s\n", "strategy", "pooled stacks/s",
+	       "fresh stacks/s", "ratio", "no fast step/s", "runs", "violations",
+	       "first (run, hash)", "same");
 	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		const struct bench_er_strategy *x = &r->s[s];
 
-		printf("%-8s %16.0f %16.0f %7.2fx %8u %11u %6d %011llx %6s\n",
+		printf("%-8s %16.0f %16.0f %7.2fx %14.0f %8u %11u %6d %011llx %6s\n",
 		       msim_strategy_name(x->strategy), x->pooled_per_s, x->fresh_per_s,
-		       bench_ratio(x->pooled_per_s, x->fresh_per_s), x->runs, x->violations,
+		       bench_ratio(x->pooled_per_s, x->fresh_per_s), x->no_fast_per_s,
+		       x->runs, x->violations,
 		       x->first_violation_run, (unsigned long long)(x->first_trace_hash >> 20),
 		       x->paths_agree ? "yes" : "NO");
 	}
@@ -276,6 +297,7 @@ static void print_json(const struct bench_er_result *r)
 		bench_json_kstr(&j, "strategy", msim_strategy_name(x->strategy));
 		bench_json_kdbl(&j, "pooled_stacks_per_s", x->pooled_per_s);
 		bench_json_kdbl(&j, "fresh_stacks_per_s", x->fresh_per_s);
+		bench_json_kdbl(&j, "no_fast_step_per_s", x->no_fast_per_s);
 		bench_json_kuint(&j, "runs", x->runs);
 		bench_json_kuint(&j, "violations", x->violations);
 		bench_json_kint(&j, "first_violation_run", x->first_violation_run);
@@ -305,9 +327,10 @@ static int explore_rate_main(int argc, char **argv)
 		.name = "explore-rate",
 		.summary = "schedules explored per second per strategy, pooled vs fresh task stacks",
 		.description = "Explores a race (rstat-early-exit) under random, PCT and DFS, each on "
-			       "the explorer's path\n(task stacks pooled) and on its old one (a "
-			       "stack mapped per task), alternated,\nand checks both found the same "
-			       "runs. Figures are schedules per CPU second of the driver.",
+			       "the explorer's path\n(task stacks pooled, the fast step), with no "
+			       "fast step, and on its old one (a\nstack mapped per task), "
+			       "alternated, and checks all found the same runs. Figures\nare "
+			       "schedules per CPU second of the driver.",
 		.default_reps = 3,
 		.quick_reps = 1,
 	};

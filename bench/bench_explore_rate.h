@@ -32,11 +32,12 @@ struct bench_er_config {
 struct bench_er_strategy {
 	enum msim_strategy strategy;
 	double pooled_per_s, fresh_per_s;
+	double no_fast_per_s;        /* pooled stacks, every decision listed (no fast step) */
 	unsigned int runs;           /* runs of one measurement (DFS may stop early) */
 	unsigned int violations;
 	int first_violation_run;
 	uint64_t first_trace_hash;   /* of the first violation, else of the last run */
-	bool paths_agree;            /* both paths: same runs, violations, first violation, hash */
+	bool paths_agree;            /* every path: same runs, violations, first violation, hash */
 };
 
 struct bench_er_result {

@@ -9,9 +9,12 @@
  *    mode host: the model's lookups, dying redirect and rstat walk, its yield
  *    points costing one branch each;
  *  - det: the same call inside the only task of a deterministic host driven by
- *    msim_run_task: every yield point is a scheduler step, whose decision the
- *    task takes itself and, picked again, goes on with no stack switch
- *    (src/sim/sched.c decide_in_task);
+ *    msim_run_task: every yield point is a scheduler step, which the fast step
+ *    records in place, its decision (this task again) foretold (src/sim/sched.c
+ *    fast_step);
+ *  - det, the decision in the task: the same with the task taking the driver's
+ *    decision itself at every yield point and, picked again, going on with no
+ *    stack switch (decide_in_task: how every step ran before the fast step);
  *  - det, a switch every step: the same with the task parking at every yield
  *    point, the scheduler deciding and switching back (how every step ran
  *    before; the runs are the same);
@@ -47,8 +50,12 @@ struct uc_ctx {
 	struct msim_memcg *leaf;         /* of the host being timed */
 	double det_ns;
 	unsigned long steps_per_update;
-	double resumes_per_update[2];    /* [switch every step] */
+	double resumes_per_update[3];    /* by enum det_path */
+	double fast_per_update;          /* steps the fast step took, per update */
 };
+
+/* How a deterministic step runs: its bench column. */
+enum det_path { DET_FAST, DET_SWITCH, DET_DECIDE };
 
 /* ---- the model ---- */
 
@@ -108,7 +115,7 @@ static void det_task(void *arg)
 	c->det_ns = (double)(bench_cpu_ns() - t0) / (double)n;
 }
 
-static double det_ns(struct uc_ctx *c, bool switch_every_step)
+static double det_ns(struct uc_ctx *c, enum det_path path)
 {
 	struct msim *m = host_new(&c->base, MSIM_DETERMINISTIC, &c->leaf);
 	struct msim_task *t;
@@ -118,16 +125,21 @@ static double det_ns(struct uc_ctx *c, bool switch_every_step)
 		return -1;
 	c->det_ns = -1;
 	t = msim_task_create(m, "update", 0, det_task, c);
-	msim__sched_always_switch = switch_every_step;
+	msim__sched_always_switch = path == DET_SWITCH;
+	msim__sched_no_fast_step = path == DET_DECIDE;
 	ret = t ? msim_run_task(m, t) : -1;
 	msim__sched_always_switch = false;
+	msim__sched_no_fast_step = false;
 	if (ret) {
 		c->det_ns = -1;
 	} else {
 		c->steps_per_update = (unsigned long)(msim_sched_steps(m) / (c->updates / 10));
 		/* beyond the one that starts the task */
-		c->resumes_per_update[switch_every_step] =
+		c->resumes_per_update[path] =
 			(double)(msim__sched_resumes(m) - 1) / (double)(c->updates / 10);
+		if (path == DET_FAST)
+			c->fast_per_update = (double)msim__sched_fast_steps(m) /
+					     (double)(c->updates / 10);
 	}
 	bench_host_destroy(m);
 	return c->det_ns;
@@ -184,7 +196,7 @@ static double sample(unsigned int design, unsigned int rep, void *arg)
 		return concurrent_ns(c);
 	if (design == 1)
 		return raw_ns(c);
-	return det_ns(c, design == 3);
+	return det_ns(c, design == 2 ? DET_FAST : design == 3 ? DET_SWITCH : DET_DECIDE);
 }
 
 /* ---- the goal ---- */
@@ -197,6 +209,7 @@ static const char *const uc_fig_names[BENCH_UC_NFIGS] = {
 	[BENCH_UC_F_DET_PER_RAW] = "det_per_raw",
 	[BENCH_UC_F_DET_RESUMES] = "det_switches_per_update",
 	[BENCH_UC_F_DET_SWITCH] = "det_switch_every_step_ns",
+	[BENCH_UC_F_DET_DECIDE] = "det_decision_in_task_ns",
 };
 
 static const struct bench_verdict_row uc_rows[] = {
@@ -216,14 +229,14 @@ static const struct bench_verdict_row uc_rows[] = {
 		.ours = { { "update", BENCH_UC_F_DET, 0, "ns" },
 			  { "of the plain loop", BENCH_UC_F_DET_PER_RAW, 0, "x" },
 			  { "stack switches per update", BENCH_UC_F_DET_RESUMES, 0, "" },
-			  { "with a switch every step", BENCH_UC_F_DET_SWITCH, 0, "ns" } },
+			  { "with a switch every step", BENCH_UC_F_DET_SWITCH, 0, "ns" },
+			  { "deciding in the task", BENCH_UC_F_DET_DECIDE, 0, "ns" } },
 		.holds_when = { { BENCH_UC_F_DET, BENCH_VOP_LT, 25 },
 				{ BENCH_UC_F_DET_RESUMES, BENCH_VOP_LT, 0.001 } },
-		.note = "every yield point of the update is a scheduler step; the task takes "
-			"the decision itself and, picked again, goes on with no stack switch, but "
-			"each step is still recorded (the step count, the schedule string, the "
-			"trace hash, the point's hit count, the enabled check): docs/benches.md "
-			"has the profile",
+		.note = "every yield point of the update is a scheduler step; the fast step "
+			"foretells the decision (this task again) and records the step in place, "
+			"no stack switch: the point's hit count, the trace hash, the step count "
+			"and the schedule string's run (docs/benches.md has the profile)",
 	},
 };
 
@@ -237,6 +250,7 @@ void bench_uc_verdicts(const struct bench_uc_summary *s, struct bench_uc_verdict
 	v->fig[BENCH_UC_F_DET_PER_RAW] = bench_ratio(s->det, s->raw);
 	v->fig[BENCH_UC_F_DET_RESUMES] = s->det_resumes;
 	v->fig[BENCH_UC_F_DET_SWITCH] = s->det_switch;
+	v->fig[BENCH_UC_F_DET_DECIDE] = s->det_decide;
 	v->table = (struct bench_verdict_table){
 		.reference = "the issue",
 		.rows = uc_rows,
@@ -258,8 +272,12 @@ static void print_text(const struct bench_opts *a, const struct bench_uc_summary
 	printf("  model, concurrent mode           %8.1f ns   (%.1fx the plain loop)\n",
 	       s->concurrent, bench_ratio(s->concurrent, s->raw));
 	printf("  model, deterministic, one task   %8.1f ns   (%.1fx; %lu scheduler steps per "
-	       "update, %.3f stack switches)\n", s->det, bench_ratio(s->det, s->raw),
-	       s->steps_per_update, s->det_resumes);
+	       "update, %.3f fast, %.3f stack switches)\n", s->det,
+	       bench_ratio(s->det, s->raw), s->steps_per_update, s->det_fast_steps,
+	       s->det_resumes);
+	printf("    the same, deciding in the task %8.1f ns   (%.1fx; %.3f stack switches per "
+	       "update)\n", s->det_decide, bench_ratio(s->det_decide, s->raw),
+	       s->det_decide_resumes);
 	printf("    the same, a switch every step  %8.1f ns   (%.1fx; %.3f stack switches per "
 	       "update)\n", s->det_switch, bench_ratio(s->det_switch, s->raw),
 	       s->det_switch_resumes);
@@ -283,6 +301,9 @@ static void print_json(const struct bench_opts *a, const struct bench_uc_summary
 	bench_json_kdbl(&j, "raw_ns", s->raw);
 	bench_json_kuint(&j, "det_steps_per_update", s->steps_per_update);
 	bench_json_kdbl(&j, "det_switches_per_update", s->det_resumes);
+	bench_json_kdbl(&j, "det_fast_steps_per_update", s->det_fast_steps);
+	bench_json_kdbl(&j, "det_decision_in_task_ns", s->det_decide);
+	bench_json_kdbl(&j, "det_decision_in_task_switches_per_update", s->det_decide_resumes);
 	bench_json_kdbl(&j, "det_switch_every_step_ns", s->det_switch);
 	bench_json_kdbl(&j, "det_switch_every_step_switches_per_update", s->det_switch_resumes);
 	bench_uc_verdicts(s, &v);
@@ -297,10 +318,10 @@ static int update_cost_main(int argc, char **argv)
 		.name = "update-cost",
 		.summary = "ns per memcg stat update: concurrent, deterministic, plain loop",
 		.description = "One memcg stat update of a depth-2 leaf, in concurrent mode, in a\n"
-			       "deterministic task (the decision in the task, and a stack switch\n"
-			       "every step as before), and as a plain loop of the same counter\n"
-			       "writes, alternated in one process. Figures are this machine's CPU\n"
-			       "time.",
+			       "deterministic task (the fast step, the decision in the task, and a\n"
+			       "stack switch every step as before), and as a plain loop of the same\n"
+			       "counter writes, alternated in one process. Figures are this\n"
+			       "machine's CPU time.",
 		.default_reps = 5,
 		.quick_reps = 1,
 	};
@@ -313,11 +334,11 @@ static int update_cost_main(int argc, char **argv)
 	if (ret)
 		return bench_args_exit_status(ret);
 	c = (struct uc_ctx){ .updates = a.quick ? 200000 : 5000000, .base = a.variants };
-	samples = calloc(4 * (size_t)a.reps, sizeof(double));
+	samples = calloc(5 * (size_t)a.reps, sizeof(double));
 	if (!samples)
 		return 1;
 	bench_progress_init(&pr, spec.name, true);
-	bench_alternate(4, a.reps, sample, &c, samples, &pr);
+	bench_alternate(5, a.reps, sample, &c, samples, &pr);
 	bench_progress_done(&pr);
 	struct bench_uc_summary s = {
 		.concurrent = bench_median(samples, a.reps),
@@ -325,8 +346,11 @@ static int update_cost_main(int argc, char **argv)
 		.det = bench_median(samples + 2 * a.reps, a.reps),
 		.steps_per_update = c.steps_per_update,
 		.det_switch = bench_median(samples + 3 * a.reps, a.reps),
-		.det_resumes = c.resumes_per_update[0],
-		.det_switch_resumes = c.resumes_per_update[1],
+		.det_resumes = c.resumes_per_update[DET_FAST],
+		.det_switch_resumes = c.resumes_per_update[DET_SWITCH],
+		.det_decide = bench_median(samples + 4 * a.reps, a.reps),
+		.det_decide_resumes = c.resumes_per_update[DET_DECIDE],
+		.det_fast_steps = c.fast_per_update,
 	};
 	if (a.json)
 		print_json(&a, &s);

@@ -21,6 +21,9 @@ struct bench_uc_summary {
 	double det_switch;
 	/* Stack switches into the task per update: the decision in the task, every step's. */
 	double det_resumes, det_switch_resumes;
+	/* The decision in the task without the fast step (every decision listed). */
+	double det_decide, det_decide_resumes;
+	double det_fast_steps;  /* steps per update that took the fast step */
 };
 
 enum bench_uc_fig {
@@ -32,6 +35,7 @@ enum bench_uc_fig {
 	BENCH_UC_F_DET_PER_RAW,
 	BENCH_UC_F_DET_RESUMES,
 	BENCH_UC_F_DET_SWITCH,
+	BENCH_UC_F_DET_DECIDE,
 	BENCH_UC_NFIGS,
 };
 

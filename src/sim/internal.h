@@ -233,6 +233,14 @@ struct msim_sched {
 	bool tail_done, pending;
 	int pending_rc, pending_pick;
 	void *options;            /* the decision's option list (sched.c), reused */
+	/*
+	 * The fast step (sched.c, docs/explore.md "The fast step"): which of the
+	 * driver's decisions a park can foretell without listing the options
+	 * (MSIM__FAST_*, set when a driver loop starts), and how many steps took
+	 * that path.
+	 */
+	int fast;
+	uint64_t fast_steps;
 };
 
 /* ---- subsystems attached to a host (subsys.c) ---- */

@@ -11,10 +11,10 @@
  * an index into that list, and the choice is recorded in the schedule string,
  * which is all that replay needs.
  *
- * Which tasks of a CPU may run follows the host's preemption model: under
- * unmodelled the first unfinished task of each CPU (cpu_heads_refresh below),
- * under none and full any task of a CPU that no non-preemptible task holds
- * (preempt.c, which also makes such a task hold off grace periods).
+ * Which steps are enabled and which one each strategy picks is in
+ * sched_options.c; this file runs the steps: the tasks' stacks, their parks and
+ * blocks, each step's beginning and end, the fast step and the decision in the
+ * task, and the driver loop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,19 +30,19 @@
 #include "explore_dpor.h"
 #include "fingerprint.h"
 #include "preempt.h"
-#include "rand.h"
 #include "rcu_det.h"
 #include "sched.h"
 #include "sched_deadlock.h"
+#include "sched_options.h"
 #include "sched_string.h"
 #include "sched_points.h"
 #include "storebuf.h"
 #include "task.h"
 #include "trace_hash.h"
 
-#define MAX_OPTIONS 1025
-
 static bool decide_in_task(struct msim *m, struct msim_task *t);
+static inline bool fast_step(struct msim *m, struct msim_task *t,
+			     const struct msim__point_hits *e);
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -141,26 +141,107 @@ static void task_entry(void *arg)
 	abort(); /* not reached */
 }
 
+/* Out of line: the fast step's caller keeps no frame for the decision's. */
+static __attribute__((noinline)) void park_decide(struct msim *m, struct msim_task *t)
+{
+	if (m->sched.drive != MSIM__DRIVE_NONE && decide_in_task(m, t))
+		return; /* picked again: the next step goes on here, no switch */
+	msim__ctx_switch(&t->ctx, &m->driver_ctx);
+}
+
+/* Park t at why (its slot e) once its point count and the trace hash's fold are set. */
+static inline void park_counted(struct msim_task *t, const struct msim__point_hits *e)
+{
+	struct msim *m = t->host;
+
+	if (m->sched.fast != MSIM__FAST_NONE && fast_step(m, t, e))
+		return; /* the decision foretold: t again, the step recorded */
+	park_decide(m, t);
+}
+
+/* A point t parks at for the first time: its count starts (out of line). */
+static __attribute__((noinline)) void park_first(struct msim_task *t, const char *why)
+{
+	const struct msim__point_hits *e = msim__points_insert(t, why);
+
+	t->parked_fold = e ? e->fold : NULL;
+	park_counted(t, e);
+}
+
+/*
+ * Every path here ends in a tail call, so the common one (a point met before,
+ * the fast step) keeps no stack frame: a step costs its few stores.
+ */
+static inline void park(struct msim_task *t, const char *why)
+{
+	struct msim__point_hits *e = msim__points_find(t, why);
+
+	t->parked_at = why;
+	if (__builtin_expect(!e, 0)) {
+		park_first(t, why);
+		return;
+	}
+	e->hits++;
+	t->parked_fold = e->fold;
+	park_counted(t, e);
+}
+
 void msim__task_park(struct msim_task *t, const char *why)
 {
-	t->parked_at = why;
-	t->parked_fold = msim__points_hit(t, why);
-	if (t->host->sched.drive != MSIM__DRIVE_NONE && decide_in_task(t->host, t))
-		return; /* picked again: the next step goes on here, no switch */
-	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
+	park(t, why);
+}
+
+/*
+ * What a parking point announces: only DPOR and fingerprints read it. Out of
+ * line, so that the slow paths below stay frameless when neither is on.
+ */
+static __attribute__((noinline)) void park_announced(struct msim_task *t, const char *name,
+							 const volatile void *addr, int kind)
+{
+	msim__access_announce(addr, kind);
+	msim__fp_announce(t, addr, kind);
+	park(t, name);
+}
+
+/*
+ * Under a fast mode no one reads what a point announces (the mode excludes DPOR
+ * and fingerprints), so the slow paths start with this: the running task's host
+ * in a fast mode, and one call that parks. Out of line, both, so that the entry
+ * of a slow path keeps no registers for the rest.
+ */
+static __attribute__((noinline)) void park_in_fast_mode(struct msim_task *t, const char *why)
+{
+	park(t, why);
+}
+
+static inline bool in_fast_mode(const struct msim_task *t)
+{
+	return __builtin_expect(t && t->host->sched.fast != MSIM__FAST_NONE, 1);
+}
+
+/* The rest of a slow path: outside a task, or outside a fast mode. */
+static __attribute__((noinline)) void yield_rest(struct msim_task *t, const char *name,
+						 const volatile void *addr, int kind)
+{
+	if (!t) {
+		/* a recorded RCU callback goes on in the same step: the access is its own */
+		msim__access_note(addr, kind);
+		return;
+	}
+	if (__builtin_expect(msim__access_on | msim__fp_on, 0))
+		park_announced(t, name, addr, kind);
+	else
+		park(t, name);
 }
 
 void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (t) {
-		msim__access_announce(NULL, MSIM_ACCESS_ANY); /* it says nothing: anything */
-		msim__fp_announce(t, NULL, MSIM_ACCESS_ANY);
-		msim__task_park(t, name);
-	} else {
-		msim__access_note(NULL, MSIM_ACCESS_ANY); /* in a recorded RCU callback */
-	}
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else /* it says nothing: it touches anything (in a callback too) */
+		yield_rest(t, name, NULL, MSIM_ACCESS_ANY);
 }
 
 /* A yield point that says what the step resumed from it touches (DPOR). */
@@ -168,14 +249,10 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (t) {
-		msim__access_announce(addr, kind);
-		msim__fp_announce(t, addr, kind);
-		msim__task_park(t, name);
-	} else {
-		/* a recorded RCU callback goes on in the same step: the access is its own */
-		msim__access_note(addr, kind);
-	}
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else
+		yield_rest(t, name, addr, kind);
 }
 
 /* cond_resched(): a yield point at which the task may give its CPU up (preempt.c). */
@@ -183,14 +260,14 @@ void msim_cond_resched_access_slowpath(const char *name, const volatile void *ad
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (t) {
+	if (t)
 		t->at_sched_point = true;
-		msim__access_announce(addr, kind);
-		msim__fp_announce(t, addr, kind);
-		msim__task_park(t, name);
-	} else {
+	if (in_fast_mode(t))
+		park_in_fast_mode(t, name);
+	else if (t)
+		yield_rest(t, name, addr, kind);
+	else /* in a callback: the point's access is not the callback's */
 		msim__access_note(NULL, MSIM_ACCESS_ANY);
-	}
 }
 
 /* The plain form says nothing of its next step: it touches anything. */
@@ -207,113 +284,6 @@ void msim__task_block(struct msim_task *t, enum msim_wait_kind w)
 	 * has preemption disabled (lock.c), which keeps it from counting as one. */
 	t->at_sched_point = true;
 	msim__ctx_switch(&t->ctx, &t->host->driver_ctx);
-}
-
-/* ---- the tasks that may still step ---- */
-
-/*
- * Tasks created since the last look join the list. Their indexes are above
- * every index in it, so it stays sorted; task creation (task.c) need not know.
- */
-static void live_sync(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-
-	if (s->live_seen == m->nr_tasks)
-		return;
-	if (s->nr_live + (m->nr_tasks - s->live_seen) > s->live_cap) {
-		unsigned int cap = s->live_cap ? s->live_cap : 8;
-		while (cap < s->nr_live + (m->nr_tasks - s->live_seen))
-			cap *= 2;
-		unsigned int *v = realloc(s->live, cap * sizeof(*v));
-		if (!v)
-			abort();
-		s->live = v;
-		s->live_cap = cap;
-	}
-	for (; s->live_seen < m->nr_tasks; s->live_seen++)
-		s->live[s->nr_live++] = s->live_seen;
-}
-
-/*
- * Task t finished: it leaves the list, which keeps its order (the option list's
- * canonical order is by index). An interrupt source stays: it finishes each
- * firing and may arrive again.
- */
-static void live_remove(struct msim *m, const struct msim_task *t)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int i;
-
-	if (t->kind != MSIM_CTX_TASK)
-		return;
-	live_sync(m);
-	for (i = 0; i < s->nr_live && s->live[i] != t->idx; i++)
-		;
-	if (i == s->nr_live)
-		return;
-	memmove(s->live + i, s->live + i + 1, (s->nr_live - i - 1) * sizeof(*s->live));
-	s->nr_live--;
-}
-
-/* The first unfinished task of each CPU is the only one that may run there. */
-static void cpu_heads_refresh(struct msim *m)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int i;
-
-	if (!s->cpu_head) {
-		s->cpu_head = malloc(m->cfg.nr_cpus * sizeof(*s->cpu_head));
-		if (!s->cpu_head)
-			abort();
-	}
-	for (i = 0; i < m->cfg.nr_cpus; i++)
-		s->cpu_head[i] = -1;
-	live_sync(m);
-	for (i = s->nr_live; i-- > 0;) {
-		struct msim_task *t = m->task_vec[s->live[i]];
-		/* an interrupt source never waits its turn among the tasks (irq.c) */
-		if (t->state != MSIM_TASK_DONE && t->kind == MSIM_CTX_TASK)
-			s->cpu_head[t->cpu] = (int)t->idx;
-	}
-	s->heads_tasks = m->nr_tasks;
-}
-
-static bool wait_satisfied(struct msim *m, const struct msim_task *t)
-{
-	switch (t->wait) {
-	case MSIM_WAIT_LOCK:
-		return __atomic_load_n(&t->wait_lock->owner, __ATOMIC_RELAXED) == NULL;
-	case MSIM_WAIT_GP:
-		return m->rcu.gp_completed >= t->wait_seq;
-	case MSIM_WAIT_BARRIER:
-		return m->rcu.cbs_done >= t->wait_seq;
-	default:
-		return true;
-	}
-}
-
-bool msim__task_enabled(struct msim *m, struct msim_task *t)
-{
-	if (t->state == MSIM_TASK_DONE)
-		return false;
-	if (m->sched.nr_irq_sources) {
-		if (!msim__irq_may_step(m, t))
-			return false;
-		/* an active handler owns its CPU whatever the preemption model */
-		if (t->kind != MSIM_CTX_TASK)
-			return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
-	}
-	if (m->cfg.preempt != MSIM_PREEMPT_UNMODELLED) {
-		if (!msim__preempt_cpu_free_for(m, t))
-			return false;
-	} else {
-		if (m->sched.heads_tasks != m->nr_tasks || !m->sched.cpu_head)
-			cpu_heads_refresh(m);
-		if (m->sched.cpu_head[t->cpu] != (int)t->idx)
-			return false;
-	}
-	return t->state != MSIM_TASK_BLOCKED || wait_satisfied(m, t);
 }
 
 /* What a step's resumption sets, in the driver or in the task that goes on. */
@@ -365,237 +335,17 @@ static void resume(struct msim *m, struct msim_task *t)
 	if (t->state == MSIM_TASK_DONE) {
 		msim__ctx_free(&t->ctx);
 		msim__points_free(t);
-		live_remove(m, t);
-		cpu_heads_refresh(m);
-	}
-}
-
-/* ---- the option list and the strategies ---- */
-
-struct options {
-	int pick[MAX_OPTIONS];
-	unsigned int n;
-	bool current_enabled;
-	bool has_r;
-};
-
-/*
- * Add pick to o, or note that a decision had more options than o holds (one slot
- * stays for R): an exploration over such a run cannot call its space exhausted.
- */
-static void add_option(struct msim *m, struct options *o, int pick)
-{
-	if (o->n < MAX_OPTIONS - 1)
-		o->pick[o->n++] = pick;
-	else
-		m->sched.options_cut = true;
-}
-
-/* Weak memory models: every entry of every CPU's store buffer that may go next. */
-static void add_drains(struct msim *m, struct options *o)
-{
-	unsigned int pos[MSIM_PICK_DRAIN_K];
-
-	for (unsigned int cpu = 0; cpu < m->cfg.nr_cpus; cpu++) {
-		unsigned int n = msim__wmm_drainable(m, cpu, pos, MSIM_PICK_DRAIN_K);
-
-		for (unsigned int i = 0; i < n; i++)
-			add_option(m, o, MSIM_PICK_DRAIN(cpu, pos[i]));
-	}
-}
-
-static void build_options(struct msim *m, struct options *o)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int i;
-
-	o->n = 0;
-	o->current_enabled = false;
-	o->has_r = false;
-	live_sync(m);
-	if (s->current >= 0 && msim__task_enabled(m, m->task_vec[s->current])) {
-		o->pick[o->n++] = s->current;
-		o->current_enabled = true;
-	}
-	/* finished tasks are never enabled: the live ones, by index, are all there is */
-	for (i = 0; i < s->nr_live; i++) {
-		unsigned int idx = s->live[i];
-
-		if ((int)idx == s->current)
-			continue;
-		if (msim__task_enabled(m, m->task_vec[idx]))
-			add_option(m, o, (int)idx);
-	}
-	/* interrupt arrivals (irq.c); a script fires its own (msim_irq_raise) */
-	for (i = 0; s->nr_irq_sources && s->opts.strategy != MSIM_STRAT_SCRIPT &&
-		    i < s->nr_live; i++) {
-		if (msim__irq_may_arrive(m, m->task_vec[s->live[i]]))
-			add_option(m, o, MSIM_PICK_IRQ(s->live[i]));
-	}
-	if (m->wmm)
-		add_drains(m, o);
-	if (msim__rcu_det_ready(m)) {
-		o->pick[o->n++] = MSIM_PICK_R;
-		o->has_r = true;
-	}
-}
-
-/* A task's PCT priority; tasks created after msim_sched_set draw theirs now. */
-static int pct_prio(struct msim_sched *s, unsigned int idx)
-{
-	if (idx >= s->nr_prio) {
-		int *p = realloc(s->prio, (idx + 1) * sizeof(int));
-		if (!p)
-			abort();
-		s->prio = p;
-		for (unsigned int i = s->nr_prio; i <= idx; i++)
-			s->prio[i] = (int)(s->nr_change_points + 1 + 1000 + msim__rand(&s->rng) % 1000);
-		s->nr_prio = idx + 1;
-	}
-	return s->prio[idx];
-}
-
-/*
- * The PCT priority of CPU cpu's store-buffer drains, drawn when first needed
- * among the tasks' initial ones, so a buffer drains early in some runs and late
- * in others; change points lower tasks only. Under sc nothing calls this, and
- * the random stream stays as it was.
- */
-static int drain_prio(struct msim *m, unsigned int cpu)
-{
-	struct msim_sched *s = &m->sched;
-
-	if (!s->drain_prio) {
-		s->drain_prio = malloc(m->cfg.nr_cpus * sizeof(int));
-		if (!s->drain_prio)
-			abort();
-		for (unsigned int i = 0; i < m->cfg.nr_cpus; i++)
-			s->drain_prio[i] = -1;
-	}
-	if (s->drain_prio[cpu] < 0)
-		s->drain_prio[cpu] = (int)(s->nr_change_points + 1 +
-					   msim__rand(&s->rng) % (m->nr_tasks + 2));
-	return s->drain_prio[cpu];
-}
-
-static unsigned int choose_pct(struct msim *m, const struct options *o)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int i, best = 0;
-	int best_prio = -1;
-
-	for (i = 0; i < s->nr_change_points; i++) {
-		if (s->change_points[i] == s->steps && s->current >= 0) {
-			/* Change point i: the running task drops below every initial priority. */
-			pct_prio(s, (unsigned int)s->current);
-			s->prio[s->current] = (int)i;
-		}
-	}
-	for (i = 0; i < o->n; i++) {
-		int pick = MSIM_PICK_IS_IRQ(o->pick[i]) ? MSIM_PICK_IRQ_TASK(o->pick[i]) : o->pick[i];
-		int p = pick == MSIM_PICK_R ? s->prio_r
-			: MSIM_PICK_IS_DRAIN(pick) ? drain_prio(m, MSIM_PICK_DRAIN_CPU(pick))
-			: pct_prio(s, (unsigned int)pick);
-		if (p > best_prio) {
-			best_prio = p;
-			best = i;
-		}
-	}
-	return best;
-}
-
-/*
- * Follow the string; a pick that is not enabled, or a string that ends before
- * the run does, is a divergence (and the canonical choice is taken instead).
- */
-static unsigned int choose_replay(struct msim *m, const struct options *o)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int i;
-
-	if (s->replay_pos >= s->replay_len) {
-		s->diverged = true;
-		return 0;
-	}
-	int want = s->replay[s->replay_pos].pick;
-	if (++s->replay_used == s->replay[s->replay_pos].count) {
-		s->replay_pos++;
-		s->replay_used = 0;
-	}
-	for (i = 0; i < o->n; i++)
-		if (o->pick[i] == want)
-			return i;
-	s->diverged = true;
-	return 0;
-}
-
-static unsigned int choose_dfs(struct msim *m, const struct options *o)
-{
-	struct msim_sched *s = &m->sched;
-	unsigned int chosen = 0;
-
-	if (s->dfs_len < s->dfs_prefix_len) {
-		chosen = s->dfs[s->dfs_len].chosen;
-		if (chosen >= o->n || s->dfs[s->dfs_len].nr_options != o->n) {
-			s->diverged = true;
-			chosen = 0;
-		}
-	}
-	if (s->dfs_len == s->dfs_cap) {
-		uint64_t cap = s->dfs_cap ? s->dfs_cap * 2 : 256;
-		struct msim_dfs_point *p = realloc(s->dfs, cap * sizeof(*p));
-		if (!p)
-			abort();
-		s->dfs = p;
-		s->dfs_cap = cap;
-	}
-	struct msim_dfs_point *pt = &s->dfs[s->dfs_len++];
-	pt->nr_options = (uint16_t)o->n;
-	pt->chosen = (uint16_t)chosen;
-	pt->preemptions = (uint16_t)s->preemptions;
-	pt->current_enabled = o->current_enabled;
-	pt->has_r = o->has_r;
-	/* an early drain pays for itself like a preemption (explore_dfs.c) */
-	if (o->current_enabled && chosen != 0 && o->pick[chosen] != MSIM_PICK_R)
-		s->preemptions++;
-	return chosen;
-}
-
-/* DPOR's choice, or MAX_OPTIONS when every enabled step is asleep (stop the run). */
-static unsigned int choose_dpor(struct msim *m, struct msim__dpor *d, const struct options *o)
-{
-	int c = msim__dpor_choose(d, m, o->pick, o->n, o->current_enabled);
-
-	return c == MSIM__DPOR_BLOCKED ? MAX_OPTIONS : (unsigned int)c;
-}
-
-static unsigned int choose(struct msim *m, const struct options *o)
-{
-	struct msim_sched *s = &m->sched;
-
-	switch (s->opts.strategy) {
-	case MSIM_STRAT_RANDOM:
-		return (unsigned int)(msim__rand(&s->rng) % o->n);
-	case MSIM_STRAT_PCT:
-		return choose_pct(m, o);
-	case MSIM_STRAT_REPLAY:
-		return choose_replay(m, o);
-	case MSIM_STRAT_DFS:
-		return choose_dfs(m, o);
-	case MSIM_STRAT_DPOR:
-		return s->dpor ? choose_dpor(m, s->dpor, o) : 0;
-	case MSIM_STRAT_SCRIPT:
-	default:
-		return 0;
+		msim__sched_live_remove(m, t);
+		msim__sched_heads_refresh(m);
 	}
 }
 
 /* FNV-1a over (pick, the point the task stopped at): two runs with the same hash
  * took the same steps and stopped at the same places. */
-static void trace_mix(struct msim_sched *s, int pick, const char *point,
-		      const struct msim__name_fold *fold)
+static inline void trace_mix(struct msim_sched *s, int pick, const char *point,
+			     const struct msim__name_fold *fold)
 {
-	uint64_t h = s->trace_hash ? s->trace_hash : 0xcbf29ce484222325ULL;
+	uint64_t h = s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS;
 
 	h = (h ^ (uint64_t)(pick + 2)) * MSIM__FNV_PRIME;
 	/* the bytes of point: through its fold (trace_hash.c), or one by one ("R", "exit") */
@@ -674,34 +424,6 @@ uint64_t msim_sched_trace_hash(const struct msim *m)
 	return m->sched.trace_hash;
 }
 
-static bool any_unfinished(struct msim *m)
-{
-	unsigned int i;
-
-	live_sync(m);
-	for (i = 0; i < m->sched.nr_live; i++) {
-		const struct msim_task *t = m->task_vec[m->sched.live[i]];
-
-		/* an interrupt source that is not running is idle, not unfinished */
-		if (t->state != MSIM_TASK_DONE &&
-		    (t->kind == MSIM_CTX_TASK || t->state != MSIM_TASK_NEW))
-			return true;
-	}
-	return false;
-}
-
-static bool any_reader_parked(struct msim *m)
-{
-	unsigned int i;
-
-	/* a finished task left every section (msim__task_exit_check) */
-	live_sync(m);
-	for (i = 0; i < m->sched.nr_live; i++)
-		if (m->task_vec[m->sched.live[i]]->rcu_nesting)
-			return true;
-	return m->rcu.driver.rcu_nesting != 0;
-}
-
 /* A switch away from task from, which could have gone on, to pick to. */
 static void log_preemption(struct msim *m, int from, int to)
 {
@@ -735,6 +457,12 @@ static bool fast_path_ok(const struct msim *m)
 #define DECIDE_PICK 0
 #define DECIDE_END 1
 
+/* The steps a run may take before it is cut (msim_sched_opts.max_steps). */
+static inline uint64_t step_limit(const struct msim_sched *s)
+{
+	return s->opts.max_steps ? s->opts.max_steps : 10000000ULL;
+}
+
 /*
  * The driver loop's decision: DECIDE_PICK with *pick, DECIDE_END when every
  * task finished, or the run's error. It runs in the driver or, at a yield
@@ -744,24 +472,23 @@ static bool fast_path_ok(const struct msim *m)
 static int det_decide(struct msim *m, int *pick)
 {
 	struct msim_sched *s = &m->sched;
-	uint64_t max = s->opts.max_steps ? s->opts.max_steps : 10000000ULL;
-	struct options *o = s->options;
+	struct msim__options *o = s->options;
 	unsigned int c;
 
-	if (s->steps >= max) {
+	if (s->steps >= step_limit(s)) {
 		s->cut = true;
 		return -E2BIG;
 	}
-	build_options(m, o);
+	msim__sched_build_options(m, o);
 	if (!o->n) {
-		if (any_unfinished(m)) {
+		if (msim__sched_any_unfinished(m)) {
 			msim__sched_deadlock_report(m);
 			return -EDEADLK;
 		}
 		return DECIDE_END;
 	}
-	c = choose(m, o);
-	if (c == MAX_OPTIONS)
+	c = msim__sched_choose(m, o);
+	if (c == MSIM__MAX_OPTIONS)
 		return -ECANCELED; /* DPOR: every enabled step asleep, nothing new */
 	/* an early drain counts, as in bounded DFS (explore.h msim_preemption) */
 	if (o->current_enabled && c != 0 && o->pick[c] != MSIM_PICK_R)
@@ -805,6 +532,151 @@ static bool decide_in_task(struct msim *m, struct msim_task *t)
 	return true;
 }
 
+/* ---- the fast step ---- */
+
+__thread bool msim__sched_no_fast_step;
+
+/*
+ * Fewer tasks than this, and no store buffers, and the option list cannot
+ * outgrow its slots (add_option), so listing it has no effect to keep.
+ */
+#define FAST_MAX_TASKS (MSIM__MAX_OPTIONS - 2)
+
+void msim__sched_fast_begin(struct msim *m)
+{
+	struct msim_sched *s = &m->sched;
+
+	s->fast = MSIM__FAST_NONE;
+	/*
+	 * Each of these has a part in a step's end or a decision that the fast
+	 * step leaves out: DPOR's events, the observer's, the fingerprint, a
+	 * preemption model's holders and quiescent states.
+	 */
+	if (msim__sched_no_fast_step || s->drive == MSIM__DRIVE_NONE || s->dpor ||
+	    s->observer || msim__fp_on || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
+		return;
+	if (s->drive == MSIM__DRIVE_RUN_TASK)
+		s->fast = MSIM__FAST_RUN_TASK;
+	else if (m->wmm)
+		return; /* its drains are options of every decision */
+	else if (s->opts.strategy == MSIM_STRAT_SCRIPT)
+		s->fast = MSIM__FAST_SCRIPT;
+	else if (s->opts.strategy == MSIM_STRAT_REPLAY)
+		s->fast = MSIM__FAST_REPLAY;
+	else if (s->opts.strategy == MSIM_STRAT_PCT)
+		s->fast = MSIM__FAST_PCT;
+}
+
+uint64_t msim__sched_fast_steps(const struct msim *m)
+{
+	return m->sched.fast_steps;
+}
+
+/*
+ * PCT's choice is the enabled option of the highest priority, the first of
+ * equals, and t is option 0: it is t whatever else is enabled when no other
+ * live task and not the RCU engine ranks above it, provided no change point
+ * lowers t at this step and every live task has its priority (choose_pct
+ * draws one for a task that has none, which moves the random stream).
+ */
+static inline bool pct_foretold(const struct msim *m, const struct msim_task *t)
+{
+	const struct msim_sched *s = &m->sched;
+	int p;
+
+	if (t->idx >= s->nr_prio || (p = s->prio[t->idx]) < s->prio_r)
+		return false;
+	for (unsigned int i = 0; i < s->nr_change_points; i++)
+		if (s->change_points[i] == s->steps)
+			return false;
+	if (s->live_seen != m->nr_tasks)
+		return false; /* a task created in this step: the live list is behind */
+	for (unsigned int i = 0; i < s->nr_live; i++) {
+		unsigned int idx = s->live[i];
+
+		if (idx != t->idx && (idx >= s->nr_prio || s->prio[idx] > p))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the driver's next decision is t, known without listing the options.
+ * t parked at a yield point is enabled: it is ready, and under the unmodelled
+ * preemption model with no interrupt source it is its CPU's first unfinished
+ * task, as it was when its step began (only the running task can finish, and a
+ * new task takes a higher index). So msim_run_task picks it; the script
+ * strategy picks option 0, the running task, with no preemption to log; replay
+ * picks the string's next pick, if that is t; PCT picks t when pct_foretold
+ * says so. Each decision's other effects stay: the step limit and the replay
+ * position (PCT's draws happen only where it is not foretold).
+ */
+static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
+{
+	struct msim_sched *s = &m->sched;
+	struct msim_replay_run *r;
+
+	if (s->nr_irq_sources)
+		return false; /* a source declared in a task: its arrivals are options */
+	if (s->fast == MSIM__FAST_RUN_TASK)
+		return t == s->drive_task;
+	if (s->current != (int)t->idx || s->steps >= step_limit(s) ||
+	    m->nr_tasks >= FAST_MAX_TASKS)
+		return false;
+	if (s->fast == MSIM__FAST_SCRIPT)
+		return true;
+	if (s->fast == MSIM__FAST_PCT)
+		return pct_foretold(m, t);
+	if (s->replay_pos >= s->replay_len || s->replay[s->replay_pos].pick != (int)t->idx)
+		return false;
+	r = &s->replay[s->replay_pos];
+	if (++s->replay_used == r->count) {
+		s->replay_pos++;
+		s->replay_used = 0;
+	}
+	return true;
+}
+
+/*
+ * Task t parked at a yield point and the driver's next decision is t again
+ * (fast_foretold): of the step's end and the next step's beginning (leave_task,
+ * task_step_end, msim__sched_record, task_step_begin, enter_task) only what
+ * they record is left, since the mode excludes DPOR, the observer, the
+ * fingerprint and the preemption model, and the thread-local state of the
+ * task that goes on is what it was: the trace hash, the step count and the
+ * schedule string's current run.
+ */
+static inline __attribute__((always_inline)) bool fast_step(struct msim *m,
+							     struct msim_task *t,
+							     const struct msim__point_hits *e)
+{
+	struct msim_sched *s = &m->sched;
+	int pick = (int)t->idx;
+
+	if (!fast_foretold(m, t))
+		return false;
+	/*
+	 * t->yield_ctx is left: it is where t last gave control back, saved
+	 * whenever it does (leave_task) and read only while t is parked there.
+	 */
+	t->at_sched_point = false;
+	/* the pick is t's own (no interrupt source): its whole step folds at once */
+	if (__builtin_expect(e && e->step, 1))
+		s->trace_hash = msim__fnv_step(s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS,
+					       e->step);
+	else
+		trace_mix(s, s->step_pick, t->parked_at, t->parked_fold);
+	s->step_pick = pick;
+	s->fast_steps++;
+	if (__builtin_expect(s->rle_count && s->rle_pick == pick, 1)) {
+		s->steps++;      /* the same task again: no switch, one more of its run */
+		s->rle_count++;
+	} else {
+		msim__sched_record(m, pick);
+	}
+	return true;
+}
+
 /* The decision msim__run_det acts on: the one a parked task took, else its own. */
 static int next_decision(struct msim *m, int *pick)
 {
@@ -823,19 +695,21 @@ int msim__run_det(struct msim *m)
 	int rc, pick = -1;
 
 	if (!s->options) {
-		s->options = malloc(sizeof(struct options));
+		s->options = malloc(sizeof(struct msim__options));
 		if (!s->options)
 			abort();
 	}
 	s->drive = fast_path_ok(m) ? MSIM__DRIVE_DET : MSIM__DRIVE_NONE;
+	msim__sched_fast_begin(m);
 	while ((rc = next_decision(m, &pick)) == DECIDE_PICK)
 		msim__sched_pick(m, pick);
 	s->drive = MSIM__DRIVE_NONE;
+	s->fast = MSIM__FAST_NONE;
 	if (rc != DECIDE_END)
 		return rc;
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)
 		s->diverged = true; /* picks left over: the string describes another run */
-	if (!any_reader_parked(m))
+	if (!msim__sched_any_reader_parked(m))
 		msim__rcu_det_drain(m);
 	return 0;
 }

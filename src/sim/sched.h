@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "internal.h"
+#include "sched_options.h"   /* msim__task_enabled */
 
 /* Give control back to the scheduler (deterministic task context only). */
 void msim__task_park(struct msim_task *t, const char *why);
@@ -27,6 +28,25 @@ enum { MSIM__DRIVE_NONE, MSIM__DRIVE_DET, MSIM__DRIVE_RUN_TASK };
  * the task (a bench's "before" column; the runs are the same either way).
  */
 extern __thread bool msim__sched_always_switch;
+/*
+ * True: no fast step (sched.c): every in-task decision lists the options and
+ * asks the strategy, as before it (a bench's column; the runs are the same).
+ */
+extern __thread bool msim__sched_no_fast_step;
+/*
+ * What a park may foretell of its driver's next decision (msim_sched.fast):
+ * nothing; msim_run_task's ("this task, while enabled"); or msim__run_det's
+ * under the script strategy ("the running task, while enabled"), replay
+ * ("the string's next pick", when it is the running task) or PCT ("the
+ * running task", when no other task nor the RCU engine has a higher priority
+ * and no change point falls on the step).
+ */
+enum { MSIM__FAST_NONE, MSIM__FAST_RUN_TASK, MSIM__FAST_SCRIPT, MSIM__FAST_REPLAY,
+       MSIM__FAST_PCT };
+/* Set m's fast mode for the driver loop that starts (msim_sched.drive set). */
+void msim__sched_fast_begin(struct msim *m);
+/* Steps of m that took the fast step. */
+uint64_t msim__sched_fast_steps(const struct msim *m);
 /* How often the driver switched into one of m's tasks (each a switch there and back). */
 uint64_t msim__sched_resumes(const struct msim *m);
 
@@ -34,8 +54,6 @@ void msim__sched_init(struct msim *m);
 void msim__sched_fini(struct msim *m);
 /* Run the host under its strategy until every task is done (msim_run). */
 int msim__run_det(struct msim *m);
-/* True if task t may take the next step (not done, first of its CPU, not blocked). */
-bool msim__task_enabled(struct msim *m, struct msim_task *t);
 /* Take one step: resume task index pick (or the RCU engine, MSIM_PICK_R) and record it. */
 void msim__sched_pick(struct msim *m, int pick);
 

@@ -43,18 +43,22 @@ static void grow(struct msim_task *t)
 }
 
 /* The table stays at most 3/4 full, so a probe always ends. */
-const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name)
+struct msim__point_hits *msim__points_insert(struct msim_task *t, const char *name)
 {
 	struct msim__point_hits *e;
 
+	if (!name)
+		return NULL;
 	if (4 * (t->nr_points + 1) > 3 * t->points_cap)
 		grow(t);
 	e = find_slot(t->points, t->points_cap, name);
 	e->name = name;
 	e->hits = 1;
 	e->fold = msim__fnv_fold_of(name);
+	/* the step as the scheduler mixes a plain pick of t (sched.c trace_mix) */
+	e->step = msim__fnv_step_of(e->fold, (uint64_t)t->idx + 2);
 	t->nr_points++;
-	return e->fold;
+	return e;
 }
 
 uint64_t msim__points_hits(const struct msim_task *t, const char *name)

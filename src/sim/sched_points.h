@@ -18,6 +18,7 @@ struct msim__point_hits {
 	const char *name;       /* NULL: free slot */
 	uint64_t hits;
 	const struct msim__name_fold *fold; /* the trace hash's fold of the name (trace_hash.h) */
+	const struct msim__step_fold *step; /* a whole step of the task at it (NULL: none) */
 };
 
 /* The slot a name hashes to, in a table of cap slots (a power of two). */
@@ -28,15 +29,15 @@ static inline unsigned int msim__points_slot(const char *name, unsigned int cap)
 	return (unsigned int)(h >> 32) & (cap - 1);
 }
 
-/* A name t has not parked at before (or t's first park): add it with one hit. */
-const struct msim__name_fold *msim__points_insert(struct msim_task *t, const char *name);
-
 /*
- * t parks at the point called name: count it. Returns the trace hash's fold of
- * the name (NULL: none, the hash folds the bytes), which the step's end uses.
+ * A name t has not parked at before (or t's first park): add it with one hit.
+ * Returns its slot, NULL for a NULL name (no slot; the hash folds no bytes).
  */
-static inline const struct msim__name_fold *msim__points_hit(struct msim_task *t,
-							      const char *name)
+struct msim__point_hits *msim__points_insert(struct msim_task *t, const char *name);
+
+/* t's slot of the point called name, NULL when t has not parked there yet. */
+static inline struct msim__point_hits *msim__points_find(struct msim_task *t,
+							  const char *name)
 {
 	if (t->points_cap && name) {
 		unsigned int mask = t->points_cap - 1, i = msim__points_slot(name, t->points_cap);
@@ -44,15 +45,13 @@ static inline const struct msim__name_fold *msim__points_hit(struct msim_task *t
 		for (;; i = (i + 1) & mask) {
 			struct msim__point_hits *e = &t->points[i];
 
-			if (e->name == name) {
-				e->hits++;
-				return e->fold;
-			}
+			if (e->name == name)
+				return e;
 			if (!e->name)
 				break;
 		}
 	}
-	return name ? msim__points_insert(t, name) : NULL;
+	return NULL;
 }
 
 /* How often t has parked at a point called name (compared by content). */

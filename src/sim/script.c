@@ -159,6 +159,7 @@ int msim_run_task(struct msim *m, struct msim_task *t)
 	if (!msim__sched_always_switch) {
 		m->sched.drive = MSIM__DRIVE_RUN_TASK;
 		m->sched.drive_task = t;
+		msim__sched_fast_begin(m);
 	}
 	while (t->state != MSIM_TASK_DONE) {
 		if (!msim__task_enabled(m, t)) {
@@ -169,6 +170,7 @@ int msim_run_task(struct msim *m, struct msim_task *t)
 	}
 	m->sched.drive = MSIM__DRIVE_NONE;
 	m->sched.drive_task = NULL;
+	m->sched.fast = MSIM__FAST_NONE;
 	return ret;
 }
 

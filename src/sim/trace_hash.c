@@ -11,14 +11,14 @@
  *     fold(h) = h * P^k + T[h & 255],   T[b] = fold(b) - b * P^k   (mod 2^64),
  *
  * exactly. Per name (by address) this file keeps P^k and the 256 entries of T,
- * each computed by the byte loop the first time that low byte meets that name;
- * a step's fold is then a multiply, an add and a load, where the loop cost a
- * dependent multiply per byte (a third of a deterministic step of 20-byte
- * names). The cache is the process's (a host may be driven from another thread
- * than the one that made it) and lives as long as the process: point names are
- * static strings. A task's point table keeps each name's fold (sched_points.c),
- * so a step looks nothing up; entries fill with atomic stores, two threads that
- * fill the same one writing the same value.
+ * all computed by the byte loop when the name is first met (256 loops over the
+ * name, once per process); a step's fold is then a multiply, an add and a load
+ * (inline, trace_hash.h), where the loop cost a dependent multiply per byte (a
+ * third of a deterministic step of 20-byte names). The cache is the process's
+ * (a host may be driven from another thread than the one that made it) and
+ * lives as long as the process: point names are static strings. A task's point
+ * table keeps each name's fold (sched_points.c), so a step looks nothing up; a
+ * fold is complete before the cache's lock publishes it.
  * tests/unit/test_trace_hash.c checks it against the byte loop.
  */
 #include <pthread.h>
@@ -26,13 +26,6 @@
 #include <stdlib.h>
 
 #include "trace_hash.h"
-
-struct msim__name_fold {
-	const char *name;
-	uint64_t pk;              /* P^k, k the name's length */
-	uint64_t known[4];        /* bit b: t[b] computed */
-	uint64_t t[256];
-};
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct msim__name_fold **slots;   /* under cache_lock */
@@ -85,6 +78,8 @@ static struct msim__name_fold *fold_new(const char *name)
 	f->pk = 1;
 	for (const char *p = name; *p; p++)
 		f->pk *= MSIM__FNV_PRIME;
+	for (unsigned int b = 0; b < 256; b++)
+		f->t[b] = msim__fnv_bytes(b, name) - (uint64_t)b * f->pk;
 	*find(slots, nr_slots, name) = f;
 	nr_used++;
 	return f;
@@ -105,21 +100,28 @@ const struct msim__name_fold *msim__fnv_fold_of(const char *name)
 	return f;
 }
 
-uint64_t msim__fnv_fold(uint64_t h, const struct msim__name_fold *cf, const char *name)
+/*
+ * A step, (h ^ c) * P and then the name's bytes, is again additions and
+ * multiplications mod 2^64 once c < 256 (the XOR touches the low byte only), so
+ * it too is h * q + u[h & 255], u[b] being the step from b minus b * q.
+ */
+const struct msim__step_fold *msim__fnv_step_of(const struct msim__name_fold *cf, uint64_t c)
 {
-	struct msim__name_fold *f = (struct msim__name_fold *)cf; /* its table fills as used */
-	unsigned int b = (unsigned int)(h & 255);
-	uint64_t bit = 1ULL << (b & 63), tb;
+	struct msim__name_fold *f = (struct msim__name_fold *)cf; /* its step table fills */
+	struct msim__step_fold *sf;
 
-	if (!f)
-		return msim__fnv_bytes(h, name); /* empty, or no memory for the cache */
-	if (__builtin_expect(!(__atomic_load_n(&f->known[b >> 6], __ATOMIC_ACQUIRE) & bit), 0)) {
-		tb = msim__fnv_bytes(b, f->name) - (uint64_t)b * f->pk;
-		__atomic_store_n(&f->t[b], tb, __ATOMIC_RELAXED);
-		__atomic_fetch_or(&f->known[b >> 6], bit, __ATOMIC_RELEASE);
-		return h * f->pk + tb;
+	if (!f || c >= 256)
+		return NULL;
+	pthread_mutex_lock(&cache_lock);
+	sf = f->step[c];
+	if (!sf && (sf = malloc(sizeof(*sf)))) {
+		sf->q = MSIM__FNV_PRIME * f->pk;
+		for (uint64_t b = 0; b < 256; b++)
+			sf->u[b] = msim__fnv_bytes((b ^ c) * MSIM__FNV_PRIME, f->name) - b * sf->q;
+		f->step[c] = sf;
 	}
-	return h * f->pk + __atomic_load_n(&f->t[b], __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&cache_lock);
+	return sf;
 }
 
 uint64_t msim__fnv_point(uint64_t h, const char *name)

@@ -4,7 +4,8 @@
  * a multiply, an add and a table per name) gives what the FNV-1a byte loop
  * gives, for every low byte of the running hash, names of 0 to 300 bytes, many
  * names at once (the cache grows), the same name met again, and on a second
- * thread (the same cache, filled further).
+ * thread (the same cache, filled further); and a whole step's fold (a pick value,
+ * then the name) what the pick's mix followed by the byte loop gives.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +89,41 @@ static void fold_equals_byte_loop(void **st)
 	assert_true(msim__fnv_point(0xcbf29ce484222325ULL, "a") == 0xaf63dc4c8601ec8cULL);
 }
 
+/*
+ * A whole step's fold (a pick value c below 256, then the name) gives what the
+ * scheduler's two-part mix gives: (h ^ c) * P, then the name's bytes; from every
+ * low byte, for every pick value, and none for a pick value of 256 or more.
+ */
+static void step_fold_equals_byte_loop(void **st)
+{
+	uint64_t x = 5;
+
+	(void)st;
+	make_names();
+	for (unsigned int i = 1; i < NAMES; i += 97) {
+		const struct msim__name_fold *f = msim__fnv_fold_of(names[i]);
+
+		if (!names[i][0]) {
+			assert_null(msim__fnv_step_of(f, 1)); /* no fold, no step fold */
+			continue;
+		}
+		for (uint64_t c = 0; c < 256; c += i % 5 + 1) {
+			const struct msim__step_fold *sf = msim__fnv_step_of(f, c);
+
+			assert_non_null(sf);
+			assert_ptr_equal(msim__fnv_step_of(f, c), sf); /* made once */
+			for (unsigned int b = 0; b < 256; b++) {
+				uint64_t h = (next(&x) & ~255ULL) | b;
+
+				assert_true(msim__fnv_step(h, sf) ==
+					    msim__fnv_bytes((h ^ c) * MSIM__FNV_PRIME, names[i]));
+			}
+		}
+		assert_null(msim__fnv_step_of(f, 256));
+	}
+	assert_null(msim__fnv_step_of(NULL, 3));
+}
+
 static void *other_thread(void *arg)
 {
 	(void)arg;
@@ -110,6 +146,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fold_equals_byte_loop),
 		cmocka_unit_test(kept_fold_equals_byte_loop),
+		cmocka_unit_test(step_fold_equals_byte_loop),
 		cmocka_unit_test(a_second_thread_agrees),
 	};
 
