@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <memcgsim/introspect.h>
+
 #include "bench_file_churn.h"
 #include "bench_reparent_check.h"
 #include "bench_util.h"

@@ -12,6 +12,8 @@
  * the pages charged under it. Expected under rstat, not under node. p's staleness
  * is reported as a figure in both (no variant changes it).
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 struct sp {
