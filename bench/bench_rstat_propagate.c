@@ -37,6 +37,7 @@
 
 #include <memcgsim/memcgsim.h>
 #include <memcgsim/rstat.h>
+#include <memcgsim/introspect.h>
 
 #include "bench_rstat_propagate.h"
 #include "bench_table.h"

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <memcgsim/introspect.h>
+
 #include "bench_w2_file_churn.h"
 #include "bench_w3_reparent.h"
 #include "bench_table.h"

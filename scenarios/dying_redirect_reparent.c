@@ -35,6 +35,8 @@
  *
  * Violation: after offline, c's local stats did not all reach p's local.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 struct dr {

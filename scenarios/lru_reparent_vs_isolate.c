@@ -34,6 +34,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include <memcgsim/introspect.h>
+
 #include "lru_scn.h"
 
 #define RVI_NR 4                  /* c's folios: file 1, file 4 (evicted), file 1, anon 1 */

@@ -8,6 +8,8 @@
 #ifndef MSIM_LRU_SCN_H
 #define MSIM_LRU_SCN_H
 
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 /* rstat without the periodic flush, then the lru layer (objcg with it). */

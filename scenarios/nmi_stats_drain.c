@@ -27,6 +27,8 @@
  * charged (minus what is still staged); nmi-drain-vmstats: c's and p's
  * memcg-level slab state equal it.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 #define TASK_SLAB 4096L

@@ -19,6 +19,8 @@
  * root not, root's subtree holds more than the threshold unflushed, and two more
  * 64-page updates of leaf leave root's counters unchanged.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 struct ee {

@@ -18,6 +18,8 @@
  * bug side (rstat-enqueue-claim=off) is no upstream kernel: it removes the claim
  * to show the double insert it prevents.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 struct ec {

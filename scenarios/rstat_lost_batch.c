@@ -14,6 +14,8 @@
  * unflushed volume (a batch was lost); the state values are then checked exact
  * after a forced flush. Side "values" checks only that invariant.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 /* Address used as the explorer target's arg: check stat values only. */

@@ -6,6 +6,8 @@
 #ifndef MSIM_RSTAT_SCN_H
 #define MSIM_RSTAT_SCN_H
 
+#include <memcgsim/introspect.h>
+
 #include "scn.h"
 
 /*

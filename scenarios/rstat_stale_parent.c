@@ -19,6 +19,8 @@
  * sub-threshold tail is left in a CPU's vmstat diff (node-stat=percpu). p's
  * staleness is reported as a figure on every side (no variant changes it).
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 struct sp {

@@ -26,6 +26,8 @@
  * holds more than the threshold unflushed, so mem_cgroup_flush_stats(root)
  * skips until the periodic flush.
  */
+#include <memcgsim/introspect.h>
+
 #include "rstat_scn.h"
 
 #define THP_PAGES 512

@@ -31,6 +31,8 @@
  * Violation: p's local LRU statistics (raw) differ from the pages on p's lists,
  * or p's local NR_FILE_PAGES from its file pages, after a forced flush.
  */
+#include <memcgsim/introspect.h>
+
 #include "lru_scn.h"
 
 struct uao {

@@ -441,7 +441,9 @@ MSIM_API unsigned long msim_lruvec_page_state_local(struct msim_lruvec *lruvec, 
  */
 MSIM_API unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_stat_item idx);
 
-/* ---- introspection (tests, scenarios, benches; raw, unclamped, no yield) ---- */
+/* ---- the flush heuristic's counters and what the flushes did ---- */
+
+/* (Raw per-CPU and per-array values for tests and scenarios: <memcgsim/introspect.h>.) */
 
 /* The memcg's atomic stats_updates and its per-CPU stats_updates on cpu. */
 MSIM_API long msim_memcg_stats_updates(struct msim_memcg *memcg);
@@ -458,47 +460,11 @@ MSIM_API long msim_memcg_stats_updates_cpu(struct msim_memcg *memcg, unsigned in
 MSIM_API int msim_account_kmem_nmi_safe(struct msim_memcg *memcg, long val);
 MSIM_API int msim_account_slab_nmi_safe(struct msim_memcg *memcg, unsigned int nid,
 					enum msim_stat_item idx, long val);
-/* What NMIs staged and no flush has drained yet (MEMCG_KMEM, or a slab item of nid). */
-MSIM_API long msim_memcg_nmi_staged(struct msim_memcg *memcg, unsigned int nid,
-				    enum msim_stat_item idx);
-/*
- * Nodes on CPU cpu's rstat updated list (the lockless llist css_rstat_updated
- * pushes onto), or -ELOOP when the list loops (a node inserted twice), -EINVAL.
- */
-MSIM_API int msim_rstat_updated_list_len(struct msim *m, unsigned int cpu);
 
 /* kernel: memcg_vmstats_needs_flush(): atomic > threshold. */
 MSIM_API bool msim_memcg_vmstats_needs_flush(struct msim_memcg *memcg);
 
-enum msim_stat_array {
-	MSIM_STAT_STATE = 0,  /* hierarchical */
-	MSIM_STAT_LOCAL,
-	MSIM_STAT_PENDING,
-};
-/* Raw memcg-level value of one array (native unit, may be negative). */
-MSIM_API long msim_memcg_stat_raw(struct msim_memcg *memcg, enum msim_stat_array which,
-				  enum msim_stat_item idx);
-MSIM_API long msim_memcg_event_raw(struct msim_memcg *memcg, enum msim_stat_array which,
-				   enum msim_memcg_event ev);
-MSIM_API long msim_lruvec_stat_raw(struct msim_lruvec *lruvec, enum msim_stat_array which,
-				   enum msim_stat_item idx);
-/* Per-CPU state of (memcg, cpu) and its state_prev. */
-MSIM_API long msim_memcg_state_cpu(struct msim_memcg *memcg, unsigned int cpu, enum msim_stat_item idx);
-MSIM_API long msim_memcg_state_prev_cpu(struct msim_memcg *memcg, unsigned int cpu,
-					enum msim_stat_item idx);
-/* Raw node counter (may be negative transiently). */
-MSIM_API long msim_node_stat_raw(struct msim *m, unsigned int nid, enum msim_stat_item idx);
 
-/*
- * Unflushed update volume of memcg's subtree as seen from memcg: for every memcg
- * of the subtree and every CPU, |state - state_prev| and |events - events_prev|
- * converted to pages, plus what sits in memcg's subtree's pending arrays, summed.
- * This is the true amount a flush of memcg would fold; compare it with
- * msim_memcg_stats_updates() (the heuristic's view). Driver context only.
- */
-MSIM_API long msim_memcg_unflushed(struct msim_memcg *memcg);
-/* True when (memcg, cpu) is on that CPU's llist or updated tree. */
-MSIM_API bool msim_memcg_rstat_queued(struct msim_memcg *memcg, unsigned int cpu);
 
 struct msim_rstat_counters {
 	uint64_t updates;            /* memcg_rstat_updated calls with val != 0 */

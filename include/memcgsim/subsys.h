@@ -130,6 +130,12 @@ MSIM_API int msim_subsys_attach(struct msim *m, const struct msim_subsys *ss, ch
 /* The registered subsystem of that name, or NULL. */
 MSIM_API const struct msim_subsys *msim_subsys_find(const char *name);
 
+/*
+ * The registered subsystems, up to max of them in out, sorted by name; returns
+ * how many are registered (docs/design.md's layer diagram is drawn from them).
+ */
+MSIM_API unsigned int msim_subsys_list(const struct msim_subsys **out, unsigned int max);
+
 MSIM_API bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss);
 
 /* The subsystem's per-host state on m, or NULL (unregistered, not attached). */

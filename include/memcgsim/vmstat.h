@@ -204,14 +204,8 @@ MSIM_API unsigned long msim_vmstat_zone_page_state_snapshot(struct msim *m, unsi
 							    enum msim_zone_type zone, int item);
 MSIM_API unsigned long msim_vmstat_global_zone_page_state(struct msim *m, int item);
 
-/* ---- introspection (raw values, no yield point; for tests and reports) ---- */
+/* ---- for tests and reports (raw diffs and atomics: <memcgsim/introspect.h>) ---- */
 
-/* The node atomic, signed (may be negative). */
-MSIM_API long msim_vmstat_node_stat_raw(struct msim *m, unsigned int nid, int item);
-/* CPU cpu's diff of node nid / of zone (nid, zone). */
-MSIM_API long msim_vmstat_node_diff(struct msim *m, unsigned int nid, unsigned int cpu, int item);
-MSIM_API long msim_vmstat_zone_diff(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-				    unsigned int cpu, int item);
 /* The zone's managed pages on this host (0: not populated). */
 MSIM_API unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,
 						      enum msim_zone_type zone);

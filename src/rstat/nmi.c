@@ -30,6 +30,7 @@
 #include <errno.h>
 
 #include <memcgsim/irq.h>
+#include <memcgsim/introspect.h>
 
 #include "rstat_internal.h"
 

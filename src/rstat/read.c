@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include <memcgsim/kmem.h>
+#include <memcgsim/introspect.h>
 
 #include "rstat_internal.h"
 

@@ -118,6 +118,24 @@ const struct msim_subsys *msim_subsys_find(const char *name)
 	return ss;
 }
 
+static int by_name(const void *a, const void *b); /* the plans' order (below) */
+
+unsigned int msim_subsys_list(const struct msim_subsys **out, unsigned int max)
+{
+	const struct msim_subsys *all[MSIM_MAX_SUBSYS];
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
+		if (registry[id])
+			all[n++] = registry[id];
+	pthread_mutex_unlock(&registry_lock);
+	qsort(all, n, sizeof(all[0]), by_name);
+	for (unsigned int i = 0; out && i < n && i < max; i++)
+		out[i] = all[i];
+	return n;
+}
+
 /* ---- lookups (plain loads: an unregistered subsystem has id 0, whose slot is NULL) ---- */
 
 bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss)

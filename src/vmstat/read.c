@@ -13,6 +13,7 @@
  * synchronisation: exact on a quiescent host, and off by an update in flight
  * otherwise (update.c says which way each form errs).
  */
+
 #include "vmstat_internal.h"
 
 static unsigned long clamp0(long x)

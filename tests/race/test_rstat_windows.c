@@ -46,6 +46,8 @@
  */
 #include <errno.h>
 
+#include <memcgsim/introspect.h>
+
 #include "race_util.h"
 
 struct w {

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #define NCPU 4
 #define NNODES 2

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #define NCPU 4
 #define NSLOT 16

@@ -66,7 +66,8 @@ static void folder_read(const char *root, const char *rel, struct folder *fo)
 			fo->nf++;
 	}
 	closedir(d);
-	qsort(fo->f, fo->nf, sizeof(*fo->f), cmp_srcfile);
+	if (fo->nf > 1) /* a folder without sources has no array: qsort(NULL) is undefined */
+		qsort(fo->f, fo->nf, sizeof(*fo->f), cmp_srcfile);
 }
 
 static bool is_header(const struct srcfile *f)

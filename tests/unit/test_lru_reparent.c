@@ -10,6 +10,8 @@
  * A reclaim that isolated the child's folios before the offline puts them back
  * on the parent's lists, scripted and under explored schedules.
  */
+#include <memcgsim/introspect.h>
+
 #include "test_lru_util.h"
 
 #include <errno.h>

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #include "unit_util.h"
 

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <memcgsim/introspect.h>
+
 #include "unit_util.h"
 
 #define SLAB MSIM_NR_SLAB_UNRECLAIMABLE_B

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 
+#include <memcgsim/introspect.h>
+
 #include "unit_util.h"
 
 /* A 2-CPU, 1-node host (node threshold 32) with rstat; vmstat as cfg_vmstat says. */

@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <memcgsim/introspect.h>
+
 #include "test_vmstat_util.h"
 
 #define ITEM MSIM_NR_FILE_PAGES

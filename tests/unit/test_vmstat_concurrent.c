@@ -17,6 +17,8 @@
  */
 #include <stdlib.h>
 
+#include <memcgsim/introspect.h>
+
 #include "test_vmstat_util.h"
 
 #define NCPU 5

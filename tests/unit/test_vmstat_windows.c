@@ -21,6 +21,8 @@
  */
 #include <stdlib.h>
 
+#include <memcgsim/introspect.h>
+
 #include "test_vmstat_util.h"
 
 #define A MSIM_NR_FILE_PAGES

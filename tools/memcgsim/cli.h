@@ -28,6 +28,8 @@ int msim_cli_demo(int argc, char **argv);
 int msim_cli_oracle(int argc, char **argv);
 /* memcgsim list --markdown: docs/races.md, from the registry (markdown.c). */
 int msim_cli_markdown(FILE *f);
+/* memcgsim list --layers: docs/design.md's layer diagram, from the subsystems (layers.c). */
+int msim_cli_layers(FILE *f);
 
 /*
  * A kernel race window, R1-R10 (memcg statistics) or S1-S6 (shrinkers): what it is,

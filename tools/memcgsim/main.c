@@ -23,6 +23,7 @@ static void usage(FILE *f)
 	      "  list [--variants] [--json]   the race scenarios and benches (or the variant table)\n"
 	      "  list --markdown              every race window and race with its diagram\n"
 	      "                               (docs/races.md)\n"
+	      "  list --layers                the layer diagram of docs/design.md\n"
 	      "  race NAME [OPTIONS]          run a race scenario (see 'memcgsim race --help')\n"
 	      "  bench NAME [ARGS]            run a bench (see 'memcgsim bench NAME --help')\n"
 	      "  merge [--json] [FILE...]     combine the shards of one exploration\n"
@@ -106,13 +107,15 @@ static void print_races(bool json)
 
 static int cmd_list(int argc, char **argv)
 {
-	bool variants = false, json = false, markdown = false;
+	bool variants = false, json = false, markdown = false, layers = false;
 	const struct bench_arg opts[] = {
 		BENCH_OPT_HELP(),
 		BENCH_OPT_FLAG("--variants", &variants, "the variant table and presets, not the races"),
 		BENCH_OPT_FLAG("--json", &json, "one JSON object"),
 		BENCH_OPT_FLAG("--markdown", &markdown,
-			       "docs/races.md: every race window and race, with its diagram"),
+			      "docs/races.md: every race window and race, with its diagram"),
+		BENCH_OPT_FLAG("--layers", &layers,
+			      "docs/design.md's layer diagram, from the subsystem registry"),
 		BENCH_OPT_END,
 	};
 	const struct bench_args spec = {
@@ -126,6 +129,8 @@ static int cmd_list(int argc, char **argv)
 		return bench_args_exit_status(ret);
 	if (markdown)
 		return msim_cli_markdown(stdout) ? 1 : 0;
+	if (layers)
+		return msim_cli_layers(stdout) ? 1 : 0;
 	if (variants && json)
 		print_variants_json();
 	else if (variants)

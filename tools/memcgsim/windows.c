@@ -5,6 +5,8 @@
  * the text of docs/races.md. The races that show a
  * window name it in their windows field; `memcgsim list --markdown` joins both.
  */
+#include <memcgsim/introspect.h>
+
 #include "cli.h"
 
 const struct msim_cli_window msim_cli_windows[] = {
