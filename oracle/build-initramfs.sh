@@ -23,7 +23,7 @@ hash=$(cat "$here"/guest/*.c "$here"/guest/*.h "$here"/guest/init.sh "$BUSYBOX" 
 out="$kdir/initramfs-$hash.cpio"
 if [ -s "$out" ]; then echo "$out"; exit 0; fi
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage"; [ -z "${tmp:-}" ] || rm -f "$tmp"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,mnt,tmp,lib/modules}
 cp "$BUSYBOX" "$stage/bin/busybox"
 for app in sh mount umount mkdir sed grep cat echo poweroff insmod sleep ls mke2fs mkswap \
@@ -37,12 +37,10 @@ for src in "$here"/guest/*.c; do
 	echo "build-initramfs: $CC -static $name.c" >&2
 	"$CC" -O2 -static -Wall -Wextra -Werror -o "$stage/bin/exp-$name" "$src"
 done
-# Written under a name of its own and renamed: two runs at once (two checkouts, or
-# a test beside a by-hand run) share the cache and must never see a half-written or
-# vanished image. Builds of other inputs are left for a day, as another checkout
-# may be booting one; older ones go.
-tmp=$(mktemp "$kdir/initramfs-$hash.XXXXXX")
+# Written under a name of its own and renamed: runs from several trees share the cache.
+tmp=$(mktemp "$out.XXXXXX")
 (cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) > "$tmp"
 mv -f "$tmp" "$out"
+# older builds, once no run can still be booting them (another tree's is current there)
 find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -path "$out" -mmin +1440 -delete
 echo "$out"

@@ -7,7 +7,9 @@
 #                            [--arg NAME=VALUE]... [--help]
 # Every boot runs under a hard time limit. A guest that hangs, panics or ends without its
 # end mark is an error: exit status 1 and the console's last 40 lines on stderr. The whole
-# console is kept in the cache (console-EXPERIMENT-cpusN.log).
+# console is kept in the cache (console-EXPERIMENT-cpusN.log, the last boot to finish; each
+# boot writes its own file first, so that runs from several trees at once, which share the
+# cache, never read each other's console).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -30,11 +32,9 @@ QEMU=${MSIM_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null || { echo "run-guest: $QEMU not found (install qemu-system-x86)" >&2; exit 3; }
 kdir=$("$here/fetch-kernel.sh")
 initrd=$("$here/build-initramfs.sh" "$kdir")
-# Each run its own console (runs at once share the cache), renamed to the stable
-# name at the end so the last run's console is the one kept.
 kept="$kdir/console-$exp-cpus$cpus.log"
 log=$(mktemp "$kdir/console-$exp-cpus$cpus.XXXXXX")
-trap 'mv -f "$log" "$kept" 2>/dev/null' EXIT
+trap 'rm -f "$log"' EXIT
 echo "run-guest: booting $(cat "$kdir/VERSION") with $cpus vCPUs for '$exp' (limit ${limit}s)" >&2
 # no_timer_check: under emulation on a loaded host the IO-APIC timer check can fail
 # and panic the boot ("IO-APIC + timer doesn't work").
@@ -63,6 +63,7 @@ elif [ "$end" != 0 ]; then fail="the guest experiment exited with status $end"
 elif grep -q '^@@ORACLE {"error"' "$log"; then fail="the guest experiment reported an error"
 fi
 sed -n 's/^@@ORACLE \({.*}\)$/\1/p' "$log"
+cp "$log" "$kept.$$" && mv -f "$kept.$$" "$kept"
 if [ -n "$fail" ]; then
 	{ echo "run-guest: $exp: $fail; the console's last lines ($kept):"; tail -n 40 "$log"; } >&2
 	exit 1
