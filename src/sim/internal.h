@@ -161,6 +161,7 @@ struct msim_sched {
 	struct msim_sched_opts opts;
 	uint64_t rng;
 	uint64_t steps, switches;
+	uint64_t run_first_step;  /* steps when the driver loop began: the step cap is per run */
 	uint64_t resumes;         /* stack switches from the driver into a task */
 	uint64_t trace_hash;      /* of every step's pick and stopping point */
 	int current;              /* the task that ran last (for preemption), -1 none */

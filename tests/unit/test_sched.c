@@ -149,6 +149,28 @@ static void run_until_counts_from_the_call(void **st)
 	msim_destroy(m);
 }
 
+/*
+ * The step cap (msim_sched_opts.max_steps) is per run: a host that runs many
+ * short runs (a bench's loop) is never cut for the steps of the runs before;
+ * a run longer than the cap is.
+ */
+static void step_cap_counts_one_run(void **st)
+{
+	struct msim *m = host(2);
+	struct msim_sched_opts o = { .strategy = MSIM_STRAT_SCRIPT, .max_steps = 6 };
+
+	assert_int_equal(msim_sched_set(m, &o), 0);
+	for (int run = 0; run < 4; run++) {
+		msim_task_create(m, "short", 1, three_points, NULL);   /* 4 steps */
+		assert_int_equal(msim_run(m), 0);
+	}
+	assert_int_equal(msim_sched_steps(m), 16);
+	msim_task_create(m, "long", 1, three_points, NULL);
+	msim_task_create(m, "long2", 0, three_points, NULL);    /* 8 steps: past the cap */
+	assert_int_equal(msim_run(m), -E2BIG);
+	msim_destroy(m);
+}
+
 static void bad_schedule_strings_are_refused(void **st)
 {
 	const char *bad[] = { "x", "0*", "0*0", "1..2", "R*", "-1", "0.1x" };
@@ -619,6 +641,7 @@ int main(void)
 		cmocka_unit_test(one_task_per_cpu_at_a_time),
 		cmocka_unit_test(this_cpu_is_the_task_cpu),
 		cmocka_unit_test(run_until_counts_from_the_call),
+		cmocka_unit_test(step_cap_counts_one_run),
 		cmocka_unit_test(bad_schedule_strings_are_refused),
 		cmocka_unit_test(grace_period_waits_for_parked_reader),
 		cmocka_unit_test(callbacks_run_in_order_after_barrier),
