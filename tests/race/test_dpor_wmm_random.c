@@ -248,13 +248,26 @@ static int dpor_misses(const struct toy *t, unsigned int bound, uint64_t *dpor_r
 	return missing != 0;
 }
 
+/*
+ * Under AddressSanitizer (the asan-ubsan preset) every toy costs about ten
+ * times as much (433 s for all of them alone, past the 600 s timeout on a
+ * loaded machine), so there each group takes every SEED_STRIDE-th of its seeds:
+ * the same kinds of toy through the same code, for the memory errors a
+ * sanitizer looks for. The dev suite (make test, CI's) judges every seed.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SEED_STRIDE 4
+#else
+#define SEED_STRIDE 1
+#endif
+
 static void random_toys(uint64_t seed0, uint64_t seeds, unsigned int tasks, unsigned int bound)
 {
-	unsigned int bad = 0, judged = 0;
+	unsigned int bad = 0, judged = 0, tried = 0;
 	uint64_t dpor_runs = 0, dfs_runs = 0;
 
 	max_tasks = tasks;
-	for (uint64_t seed = seed0; seed < seed0 + seeds; seed++) {
+	for (uint64_t seed = seed0; seed < seed0 + seeds; seed += SEED_STRIDE, tried++) {
 		struct toy toy;
 		int r;
 
@@ -263,12 +276,12 @@ static void random_toys(uint64_t seed0, uint64_t seeds, unsigned int tasks, unsi
 		bad += r == 1;
 		judged += r >= 0;
 	}
-	print_message("seeds %llu..%llu, up to %u tasks, bound %s: %u judged, %u miss; dpor %llu "
-		      "schedules, dfs %llu\n", (unsigned long long)seed0,
-		      (unsigned long long)(seed0 + seeds - 1), tasks,
+	print_message("seeds %llu..%llu (every %u), up to %u tasks, bound %s: %u judged, %u miss; "
+		      "dpor %llu schedules, dfs %llu\n", (unsigned long long)seed0,
+		      (unsigned long long)(seed0 + seeds - 1), SEED_STRIDE, tasks,
 		      bound == MSIM_EXPLORE_UNBOUNDED ? "none" : "1", judged, bad,
 		      (unsigned long long)dpor_runs, (unsigned long long)dfs_runs);
-	assert_true(judged > seeds / 2);
+	assert_true(judged > tried / 2);
 	assert_int_equal(bad, 0);
 }
 
