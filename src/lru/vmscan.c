@@ -438,19 +438,26 @@ static void prepare_scan_control(struct msim__lru_vec *target, struct msim_scan_
 		unsigned long refaults = msim_lruvec_page_state(
 			target->stats, (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file));
 
-		if (refaults != target->refaults[file] || inactive_is_low(target->stats, inactive[file]))
+		if (refaults != msim_quiet_load(&target->refaults[file], MSIM_RELAXED) ||
+		    inactive_is_low(target->stats, inactive[file]))
 			sc->may_deactivate |= bit[file];
 		else
 			sc->may_deactivate &= ~bit[file];
 	}
 }
 
-/* kernel: snapshot_refaults(): the target's activations, for the next prepare_scan_control(). */
+/*
+ * kernel: snapshot_refaults(): the target's activations, for the next
+ * prepare_scan_control(). Two reclaimers of one target write and read it with
+ * no lock, as the kernel's plain accesses do: relaxed, last writer wins.
+ */
 static void snapshot_refaults(struct msim__lru_vec *target)
 {
 	for (unsigned int file = 0; file < 2; file++)
-		target->refaults[file] = msim_lruvec_page_state(
-			target->stats, (enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file));
+		msim_quiet_store(&target->refaults[file],
+				 msim_lruvec_page_state(target->stats,
+							(enum msim_stat_item)(MSIM_WORKINGSET_ACTIVATE_ANON + file)),
+				 MSIM_RELAXED);
 }
 
 /* kernel: shrink_list(): active lists are only aged (when sc->may_deactivate says so). */
