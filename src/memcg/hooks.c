@@ -29,22 +29,6 @@ static unsigned int hooks_plan(struct msim__memcg_host *h, enum msim__css_phase 
 	return n;
 }
 
-typedef void (*hooks_teardown_fn)(struct msim_memcg *memcg, void *priv);
-
-static hooks_teardown_fn teardown_fn(const struct msim_memcg_hooks *hk, enum msim__css_phase k)
-{
-	switch (k) {
-	case MSIM__CSS_OFFLINE:
-		return hk->css_offline;
-	case MSIM__CSS_RELEASED:
-		return hk->css_released;
-	case MSIM__CSS_FREE:
-		return hk->css_free;
-	default:
-		return hk->css_alloc_undo;
-	}
-}
-
 /*
  * Run teardown phase k for the sets whose online (offline) or css_alloc (the
  * others) ran, in the phase's order. Every kind but css_released, which the
@@ -59,13 +43,13 @@ static void hooks_teardown(struct msim_memcg *memcg, enum msim__css_phase k)
 
 	for (i = 0; i < n; i++) {
 		unsigned int s = order[i];
-		hooks_teardown_fn fn;
+		msim__hooks_teardown_fn fn;
 
 		if (!(*mask & (1u << s)))
 			continue;
 		if (k != MSIM__CSS_RELEASED)
 			*mask &= ~(1u << s);
-		fn = teardown_fn(&h->hooks[s], k);
+		fn = msim__hooks_teardown(&h->hooks[s], k);
 		if (fn && (k == MSIM__CSS_RELEASED || k == MSIM__CSS_FREE) &&
 		    !h->hooks[s].teardown_noted)
 			msim_access_note(NULL, 1, MSIM_ACCESS_ANY); /* DPOR: unannotated */

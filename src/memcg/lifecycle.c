@@ -171,20 +171,11 @@ void msim__memcg_lifecycle_plan(struct msim__memcg_host *h)
 /* Does a set have a callback for phase p? */
 static bool has_callback(const struct msim_memcg_hooks *hk, enum msim__css_phase p)
 {
-	switch (p) {
-	case MSIM__CSS_ALLOC:
+	if (p == MSIM__CSS_ALLOC)
 		return hk->css_alloc;
-	case MSIM__CSS_ONLINE:
+	if (p == MSIM__CSS_ONLINE)
 		return hk->css_online;
-	case MSIM__CSS_OFFLINE:
-		return hk->css_offline;
-	case MSIM__CSS_RELEASED:
-		return hk->css_released;
-	case MSIM__CSS_FREE:
-		return hk->css_free;
-	default:
-		return hk->css_alloc_undo;
-	}
+	return msim__hooks_teardown(hk, p);
 }
 
 unsigned int msim__memcg_lifecycle_unnamed(struct msim *m, char *names, size_t len)

@@ -189,6 +189,24 @@ enum msim__css_phase {
 	MSIM__NR_CSS_PHASES,
 };
 
+typedef void (*msim__hooks_teardown_fn)(struct msim_memcg *memcg, void *priv);
+
+/* A hook set's callback for a teardown phase (offline, released, free, alloc undo). */
+static inline msim__hooks_teardown_fn msim__hooks_teardown(const struct msim_memcg_hooks *hk,
+							   enum msim__css_phase k)
+{
+	switch (k) {
+	case MSIM__CSS_OFFLINE:
+		return hk->css_offline;
+	case MSIM__CSS_RELEASED:
+		return hk->css_released;
+	case MSIM__CSS_FREE:
+		return hk->css_free;
+	default:
+		return hk->css_alloc_undo;
+	}
+}
+
 struct msim__memcg_host {
 	struct msim *m;
 	struct msim_quiet_spinlock lock; /* the tree lock (see top) */
