@@ -32,8 +32,8 @@
  * lru_lock and the parent's (objcg.h has the sequence); off (7.0) leaves them on
  * the dead memcg.
  *
- * Attach: msim_lru_attach(m) (the "lru" subsystem, with "objcg" before it; rstat
- * and the charge layer are attached by it when missing) after msim_create() and
+ * Attach: msim_lru_attach(m) (the "lru" subsystem, with what it depends on
+ * before it when missing: "objcg", "rstat", "charge") after msim_create() and
  * before the first child memcg (-EBUSY after). The configuration has no switch
  * for the layer yet, so msim_create() never attaches it: a host without it
  * behaves as before.
@@ -89,7 +89,10 @@ enum msim_lru_list {
 #define MSIM_SWAP_CLUSTER_MAX 32U /* SWAP_CLUSTER_MAX */
 #define MSIM_DEF_PRIORITY 12      /* DEF_PRIORITY */
 
-/* The registered subsystem ("lru", depends on "objcg"): msim_subsys_find("lru"). */
+/*
+ * The registered subsystem ("lru", depends on "objcg", "rstat" and "charge"):
+ * msim_subsys_find("lru").
+ */
 
 /* msim_subsys_attach(m, msim_subsys_find("lru"), ...): 0 or a negative errno (reason in err). */
 MSIM_API int msim_lru_attach(struct msim *m, char *err, size_t errlen);

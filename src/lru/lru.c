@@ -49,18 +49,6 @@ static void lru_css_free(struct msim_memcg *memcg, void *priv)
 	msim__lru_memcg_free(lh, lm);
 }
 
-/* The layers below that this one calls, attached by hand until they are subsystems. */
-static int lru_attach_lower(struct msim *m)
-{
-	int ret = 0;
-
-	if (!msim_rstat_attached(m))
-		ret = msim_rstat_init(m, NULL);
-	if (!ret && !msim_charge_initialized(m))
-		ret = msim_charge_init(m);
-	return ret;
-}
-
 static int lru_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
@@ -82,9 +70,6 @@ static int lru_host_init(struct msim *m, void *state)
 	lh->lruvec_recheck = cfg->variants.lruvec_recheck == MSIM_ON;
 	lh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
 	lh->slot = -1;
-	ret = lru_attach_lower(m);
-	if (ret)
-		return ret;
 	hooks.priv = lh;
 	ret = msim_memcg_register_hooks(m, &hooks);
 	if (ret < 0)
@@ -105,9 +90,16 @@ static void lru_host_fini(struct msim *m, void *state)
 	msim__folio_quarantine_free(lh);
 }
 
-static const char *const lru_deps[] = { "objcg", NULL };
+/*
+ * objcg: memcg_data names one (lru-reparent=objcg) and its offline runs our
+ * reparent ops; rstat: each lruvec records rstat's handle (lru_vec_init) and
+ * every list move updates its statistics; charge: msim_mem_cgroup_charge()
+ * (folio.c) goes through the charge path. The plan attaches them in this order,
+ * the order lru's host init attached them by hand before they were subsystems.
+ */
+static const char *const lru_deps[] = { "objcg", "rstat", "charge", NULL };
 
-/* The configuration has no switch for the layer yet: attached by hand. */
+/* No configuration switch: attached by hand (msim_lru_attach) or as a dependency. */
 static bool lru_enabled(const struct msim_config *cfg)
 {
 	(void)cfg;

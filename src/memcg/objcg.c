@@ -30,9 +30,13 @@ static bool objcg_enabled(const struct msim_config *cfg)
 	return false;
 }
 
+/* Its host init registers memcg hooks and reads the memcg counts. */
+static const char *const objcg_deps[] = { "memcg", NULL };
+
 static unsigned int objcg_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys objcg_subsys = {
 	.name = "objcg",
+	.depends = objcg_deps,
 	.enabled = objcg_enabled,
 	.state_size = sizeof(struct msim__objcg_host),
 	.host_init = objcg_host_init,

@@ -79,10 +79,8 @@ int msim_zswap_attach(struct msim *m, const struct msim_zswap_params *params, ch
 			snprintf(err, errlen, "zswap: attach before the first child memcg");
 		return -EBUSY;
 	}
-	if ((ret = msim_lru_attach(m, err, errlen)) || (ret = msim_shrinker_init(m)))
-		return ret;
-	if ((ret = msim_subsys_attach(m, msim_subsys_find("obj_stock"), err, errlen)) ||
-	    (ret = msim__zswap_attach(m, err, errlen)))
+	/* The subsystem's dependencies (lru, list_lru, obj_stock) attach before it. */
+	if ((ret = msim__zswap_attach(m, err, errlen)))
 		return ret;
 	z = zswap_of(m);
 	return apply_params(z, params);

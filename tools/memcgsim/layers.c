@@ -6,9 +6,10 @@
  * tests/unit/test_cli.c fails when the block in docs/design.md differs.
  *
  * A subsystem's level is 0 when it needs nothing, else one more than the highest
- * level of what it needs; each level's subsystems are printed on one line above
- * the levels below, with what each needs.
+ * level of what it needs; each level's subsystems are printed above the levels
+ * below, with what each needs, on one line or wrapped at 80 columns.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,21 +39,39 @@ static int level_of(const struct msim_subsys *const *all, unsigned int n, unsign
 	return level;
 }
 
+/* "name (dep, dep)" of one subsystem into buf. */
+static void format_entry(char *buf, size_t len, const struct msim_subsys *ss)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", ss->name);
+
+	for (const char *const *d = ss->depends; d && *d && used < len; d++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 d == ss->depends ? " (" : ", ", *d);
+	if (ss->depends && *ss->depends && used < len)
+		snprintf(buf + used, len - used, ")");
+}
+
+/* One level's subsystems, wrapped at LAYERS_WIDTH columns under the first. */
+#define LAYERS_WIDTH 80
+#define LAYERS_INDENT "            "
+
 static void print_level(FILE *f, const struct msim_subsys *const *all, const int *level,
 			unsigned int n, int l)
 {
-	const char *sep = "";
+	size_t col = (size_t)fprintf(f, "  level %d   ", l);
+	bool first = true;
+	char entry[256];
 
-	fprintf(f, "  level %d   ", l);
 	for (unsigned int i = 0; i < n; i++) {
 		if (level[i] != l)
 			continue;
-		fprintf(f, "%s%s", sep, all[i]->name);
-		for (const char *const *d = all[i]->depends; d && *d; d++)
-			fprintf(f, "%s%s", d == all[i]->depends ? " (" : ", ", *d);
-		if (all[i]->depends && *all[i]->depends)
-			fputc(')', f);
-		sep = " . ";
+		format_entry(entry, sizeof(entry), all[i]);
+		if (!first && col + 3 + strlen(entry) > LAYERS_WIDTH)
+			col = (size_t)fprintf(f, " .\n%s", LAYERS_INDENT) - 3;
+		else if (!first)
+			col += (size_t)fprintf(f, " . ");
+		col += (size_t)fprintf(f, "%s", entry);
+		first = false;
 	}
 	fputc('\n', f);
 }
