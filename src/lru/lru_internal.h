@@ -8,7 +8,9 @@
  *   mglru.c       generations: add/del, sizes, aging, the reparent recheck
  *   lruvec.c      lruvec_add/del_folio, folio_lruvec(_lock), locks
  *   swap.c        folio operations (mm/folio.c) and folio_put
- *   vmscan.c      reclaim
+ *   vmscan.c      reclaim: the batch both kinds share, classic shrink_lruvec,
+ *                 try_to_free_mem_cgroup_pages
+ *   mglru_evict.c MGLRU's reclaim: lru_gen_shrink_lruvec, evict_folios
  *   reparent.c    the LRU part of memcg_reparent_objcgs (objcg.h ops)
  *   lru.c         the subsystem: attach, memcg hooks; per-host state, per-memcg
  *                 data, lookups from handles
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 
 #include <memcgsim/atomic.h>
+#include <memcgsim/container_of.h>
 #include <memcgsim/lock.h>
 #include <memcgsim/lru.h>
 #include <memcgsim/rcu.h>
@@ -274,6 +277,30 @@ enum msim_lru_list msim__folio_lru_list(const struct msim_folio *folio);
 /* ---- swap.c ---- */
 /* kernel: lru_add() with the caller holding the folio's lruvec lock. */
 void msim__lru_add(struct msim__lru_vec *lv, struct msim_folio *folio);
+
+/* ---- vmscan.c: the reclaim both LRU kinds share ---- */
+/* kernel: lru_to_folio(): the tail folio of a list (the next to reclaim). */
+static inline struct msim_folio *msim__lru_to_folio(struct msim_list_head *head)
+{
+	return msim_container_of(head->prev, struct msim_folio, lru);
+}
+/* Claim one folio for isolation (kernel: folio_try_get + folio_test_clear_lru). */
+bool msim__isolate_claim(struct msim_folio *folio);
+/*
+ * A batch isolated with the lock dropped: decide and evict each folio, put the
+ * survivors back, count the scan. Returns the pages freed.
+ */
+unsigned long msim__reclaim_isolated(struct msim__lru_vec *lv, struct msim_list_head *list,
+				     struct msim_list_head *free, struct msim_scan_control *sc,
+				     bool file, unsigned long scanned);
+
+/* ---- mglru_evict.c ---- */
+/* kernel (6.14): lru_gen_set_refs(), a mapped folio found young in eviction. */
+enum msim_reclaim_verdict msim__lru_gen_set_refs(struct msim_folio *folio);
+/* kernel: evict_folios()'s rejected folios, not put back into the oldest generation. */
+void msim__lru_gen_reject_survivors(struct msim__lru_vec *lv, struct msim_list_head *list);
+/* kernel: lru_gen_shrink_lruvec(). Returns the pages freed. */
+unsigned long msim__lru_gen_shrink_lruvec(struct msim__lru_vec *lv, struct msim_scan_control *sc);
 
 /* ---- reparent.c ---- */
 extern const struct msim_objcg_reparent_ops msim__lru_reparent_ops;

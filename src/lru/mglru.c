@@ -16,7 +16,7 @@
  * "refs and tiers" section below.
  *
  * Left out: the page-table walk and bloom filters (an accessed bit is looked
- * at in eviction only, vmscan.c), the memcg LRU (per-node memcg generations),
+ * at in eviction only, mglru_evict.c), the memcg LRU (per-node memcg generations),
  * timestamps, the type selection by refaults (file first). See docs/lru.md.
  */
 #include <errno.h>
