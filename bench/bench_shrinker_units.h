@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #include "bench_util.h"
 #include "bench_verdict.h"

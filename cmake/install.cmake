@@ -25,11 +25,11 @@ install(TARGETS memcgsim memcgsim_static
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The public headers only (include/memcgsim); src/ and tools/ headers are private,
-# and so is introspect.h (the tests' view of the model's insides: not exported from
-# the shared library, so not installed).
+# and so are introspect.h and introspect/ (the tests' view of the model's insides:
+# not exported from the shared library, so not installed).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/memcgsim
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.h" PATTERN "introspect.h" EXCLUDE)
+  FILES_MATCHING PATTERN "*.h" PATTERN "introspect.h" EXCLUDE PATTERN "introspect" EXCLUDE)
 
 if(TARGET memcgsim_cli)
   install(TARGETS memcgsim_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

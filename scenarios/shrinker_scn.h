@@ -8,6 +8,8 @@
 
 #include "scn.h"
 
+#include <memcgsim/introspect.h>
+
 /* A host for a scripted run: created, made current, shrinkers initialised. */
 static inline int shr_scn_host(const struct msim_config *cfg, struct msim **out)
 {

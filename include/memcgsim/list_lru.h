@@ -14,7 +14,8 @@
  * dead, then erased from the xarray and freed after a grace period.
  *
  * Misuse (a list_lru used before init or after destroy, a bad node) returns
- * false / 0 / -EINVAL and is counted in msim_shrinker_stats().misuse.
+ * false / 0 / -EINVAL and is counted in msim_shrinker_stats().misuse
+ * (<memcgsim/introspect/shrinker.h>, with the tests' readers of the lists).
  *
  * The host's list of memcg-aware lrus and the offline reparenting are the
  * subsystem "list_lru" (msim_subsys_find("list_lru"), subsys.h), which depends on
@@ -119,7 +120,6 @@ MSIM_API void msim_list_lru_destroy(struct msim_list_lru *lru);
  * an lru that is not memcg-aware, or lists that exist. Returns 0, -EINVAL.
  */
 MSIM_API int msim_memcg_list_lru_alloc(struct msim_memcg *memcg, struct msim_list_lru *lru);
-MSIM_API bool msim_memcg_list_lru_allocated(struct msim_memcg *memcg, struct msim_list_lru *lru);
 
 /*
  * list_lru_add(): add item (not on any list) to memcg's list on nid, redirected to
@@ -156,24 +156,6 @@ MSIM_API unsigned long msim_list_lru_shrink_walk(struct msim_list_lru *lru,
 MSIM_API unsigned long msim_list_lru_walk_node(struct msim_list_lru *lru, unsigned int nid,
 					       msim_list_lru_walk_cb isolate, void *cb_arg,
 					       unsigned long *nr_to_walk);
-
-/*
- * Raw per-memcg list count (no clamp: LONG_MIN for a dead list), and whether a
- * list exists; for tests. Returns 0 / false when no list.
- */
-MSIM_API long msim_list_lru_nr_items_raw(struct msim_list_lru *lru, unsigned int nid,
-					 struct msim_memcg *memcg, bool *exists);
-
-/* Bytes per list_lru_memcg: kmalloc_class(16 + 32 * nr_nodes). */
-MSIM_API size_t msim_list_lru_memcg_bytes(unsigned int nr_nodes);
-
-/*
- * Invariant check for tests and stress (call at quiescence): every per-memcg list
- * with items, on any memcg-aware list_lru of the host with a shrinker, belongs to
- * an online memcg whose bit is set. Returns the number of violations, and writes
- * the first as a one-line reason.
- */
-MSIM_API unsigned long msim_list_lru_check_bits(struct msim *m, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -178,18 +178,6 @@ MSIM_API long msim_lru_gen_nr_pages(struct msim_lruvec *lruvec, unsigned int gen
  */
 MSIM_API void msim_lru_gen_inc_max_seq(struct msim_lruvec *lruvec);
 
-/*
- * The PID controller's view of one type and tier (kernel: lrugen->evicted[],
- * refaulted[], protected[], avg_refaulted[], avg_total[] with NR_HIST_GENS 1).
- * protected is reported at the tier that was protected (6.12 stores it one
- * index down). Returns -EINVAL for a bad lruvec, type or tier.
- */
-struct msim_lru_gen_tier {
-	unsigned long evicted, refaulted, protected_pages;
-	unsigned long avg_refaulted, avg_total;
-};
-MSIM_API int msim_lru_gen_tier_stats(struct msim_lruvec *lruvec, unsigned int type,
-				     unsigned int tier, struct msim_lru_gen_tier *out);
 /* kernel: get_tier_idx() now: tiers above it are protected at eviction; -1 without MGLRU. */
 MSIM_API int msim_lru_gen_tier_idx(struct msim_lruvec *lruvec, unsigned int type);
 /* kernel: folio_lru_refs() and lru_tier_from_refs() of a folio, per mglru-protection. */
@@ -325,33 +313,10 @@ MSIM_API unsigned long msim_shrink_lruvec(struct msim_lruvec *lruvec, struct msi
 MSIM_API unsigned long msim_try_to_free_mem_cgroup_pages(struct msim_memcg *memcg, unsigned long nr_pages,
 							 struct msim_scan_control *sc);
 
-/* ---- introspection (tests, reports: under the lock, no race windows named) ---- */
-
-/* Folios on a classic list (LRU_UNEVICTABLE: none, as in the kernel); *nr_pages their pages. */
-MSIM_API unsigned long msim_lruvec_nr_folios(struct msim_lruvec *lruvec, enum msim_lru_list lru,
-					     unsigned long *nr_pages);
-/* Folios on lrugen->folios[gen][type][zone]; *nr_pages their pages. */
-MSIM_API unsigned long msim_lru_gen_nr_folios(struct msim_lruvec *lruvec, unsigned int gen,
-					      unsigned int type, enum msim_zone_type zone,
-					      unsigned long *nr_pages);
 /*
- * Call fn for each folio of a classic list from head (youngest) to tail (next
- * to be reclaimed), under the lock; fn must not change the lists. Returns the
- * count visited.
+ * (List lengths, a walk over a list, the PID controller's raw arrays and the
+ * layer's counts, for tests and benches: <memcgsim/introspect/lru.h>.)
  */
-MSIM_API unsigned long msim_lruvec_for_each_folio(struct msim_lruvec *lruvec, enum msim_lru_list lru,
-						  void (*fn)(struct msim_folio *folio, void *arg),
-						  void *arg);
-
-struct msim_lru_counts {
-	unsigned long folios_live;          /* allocated and not yet freed */
-	unsigned long folios_allocated_total;
-	unsigned long lru_size_underflows;  /* mem_cgroup_update_lru_size WARNs (reset to 0) */
-	unsigned long lruvec_relock_retries;/* folio_lruvec_lock found the folio moved */
-	unsigned long reparented_pages;     /* LRU pages moved to a parent at offline */
-	unsigned long freed_nonempty;       /* lruvecs freed with folios still listed (a bug) */
-};
-MSIM_API void msim_lru_counts(struct msim *m, struct msim_lru_counts *out);
 
 #ifdef __cplusplus
 }

@@ -87,27 +87,16 @@ MSIM_API struct msim_memcg *msim_get_mem_cgroup_from_objcg(const struct msim_obj
 MSIM_API bool msim_obj_cgroup_is_root(const struct msim_obj_cgroup *objcg);
 MSIM_API unsigned int msim_obj_cgroup_nid(const struct msim_obj_cgroup *objcg);
 
-/* ---- introspection (tests, reports) ---- */
-
-/* rcu_dereference(pn->objcg): NULL once memcg is offline. Caller under RCU. */
+/*
+ * kernel: rcu_dereference(pn->objcg), the node's current objcg without a
+ * reference: NULL once memcg is offline. Caller under RCU.
+ */
 MSIM_API struct msim_obj_cgroup *msim_memcg_objcg(struct msim_memcg *memcg, unsigned int nid);
-/* pn->orig_objcg: the node's own objcg, kept until the memcg is freed. */
-MSIM_API struct msim_obj_cgroup *msim_memcg_orig_objcg(struct msim_memcg *memcg, unsigned int nid);
-/* Raw reference count; killed: the initial reference was dropped at offline. */
-MSIM_API long msim_obj_cgroup_refcount(const struct msim_obj_cgroup *objcg);
-MSIM_API bool msim_obj_cgroup_killed(const struct msim_obj_cgroup *objcg);
-/* Objcgs on memcg's pn->objcg_list (inherited from dead descendants). */
-MSIM_API unsigned long msim_memcg_objcg_list_count(struct msim_memcg *memcg, unsigned int nid);
 
-struct msim_objcg_counts {
-	unsigned long live;              /* allocated and not yet released */
-	unsigned long allocated_total;
-	unsigned long released_total;    /* reference count reached 0 */
-	unsigned long reparented_total;  /* objcgs repointed at an offline (per node) */
-	unsigned long reparent_retries;  /* recheck failures (MGLRU) */
-	unsigned long deferred_releases; /* releases that found objcg_lock busy */
-};
-MSIM_API void msim_objcg_counts(struct msim *m, struct msim_objcg_counts *out);
+/*
+ * (orig_objcg, raw reference counts, the inherited list, the layer's counts and
+ * the obj stock's cache, for tests: <memcgsim/introspect/objcg.h>.)
+ */
 
 /* ---- the LRU part of memcg_reparent_objcgs ---- */
 
@@ -164,11 +153,6 @@ MSIM_API int msim_objcg_set_reparent_ops(struct msim *m, const struct msim_objcg
 MSIM_API int msim_obj_cgroup_charge(struct msim_obj_cgroup *objcg, unsigned int gfp, size_t size);
 /* kernel: obj_cgroup_uncharge(): refill_obj_stock(objcg, size, allow_uncharge = true). */
 MSIM_API void msim_obj_cgroup_uncharge(struct msim_obj_cgroup *objcg, size_t size);
-/* Bytes cached in cpu's obj stock and its objcg (NULL when empty); tests and reports. */
-MSIM_API struct msim_obj_cgroup *msim_obj_stock_cached(struct msim *m, unsigned int cpu,
-							unsigned long *nr_bytes);
-/* kernel: objcg->nr_charged_bytes (bytes of a drained stock not yet returned as pages). */
-MSIM_API long msim_obj_cgroup_nr_charged_bytes(const struct msim_obj_cgroup *objcg);
 /* Drain every CPU's obj stock (the obj part of drain_all_stock(root)); from the driver. */
 MSIM_API void msim_obj_stock_drain_all(struct msim *m);
 

@@ -443,7 +443,7 @@ MSIM_API unsigned long msim_node_page_state(struct msim *m, unsigned int nid, en
 
 /* ---- the flush heuristic's counters and what the flushes did ---- */
 
-/* (Raw per-CPU and per-array values for tests and scenarios: <memcgsim/introspect.h>.) */
+/* (Raw per-CPU and per-array values for tests and scenarios: <memcgsim/introspect/rstat.h>.) */
 
 /* The memcg's atomic stats_updates and its per-CPU stats_updates on cpu. */
 MSIM_API long msim_memcg_stats_updates(struct msim_memcg *memcg);

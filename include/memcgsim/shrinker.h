@@ -159,17 +159,6 @@ struct msim_shrinker {
  */
 MSIM_API int msim_shrinker_init(struct msim *m);
 
-MSIM_API enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m);
-MSIM_API const char *msim_shrinker_layout_name(enum msim_shrinker_info_layout l);
-/* True for the layouts that install units on demand. */
-MSIM_API bool msim_shrinker_layout_on_demand(enum msim_shrinker_info_layout l);
-
-/*
- * Lower the id limit of this host (tests of the -ENOSPC path). limit in
- * 1..MSIM_SHRINKER_ID_LIMIT; returns 0 or -EINVAL.
- */
-MSIM_API int msim_shrinker_set_id_limit(struct msim *m, int limit);
-
 /* shrinker_nr_max: multiple of 64, never shrinks. */
 MSIM_API int msim_shrinker_nr_max(struct msim *m);
 
@@ -199,7 +188,7 @@ MSIM_API int msim_shrinker_register(struct msim_shrinker *s);
  * of any host (double free, never allocated), or -EDEADLK, changing nothing,
  * when called outside a task of a deterministic host while a reference is held
  * (a parked task's shrinker_try_get): the wait could never end. Both count as
- * misuse (msim_shrinker_stats). A stopped run's abandoned tasks are not waited for.
+ * misuse (msim_shrinker_stats, introspect/shrinker.h). A stopped run's abandoned tasks are not waited for.
  */
 MSIM_API int msim_shrinker_free(struct msim_shrinker *s);
 
@@ -223,26 +212,10 @@ MSIM_API void msim_set_shrinker_bit(struct msim_memcg *memcg, unsigned int nid, 
  */
 MSIM_API int msim_shrinker_unit_install(struct msim_memcg *memcg, unsigned int nid, int id);
 
-/* Inspection (tests, benches): bit, deferred count and units of a memcg. */
-MSIM_API bool msim_shrinker_test_bit(struct msim_memcg *memcg, unsigned int nid, int id);
-MSIM_API long msim_shrinker_memcg_nr_deferred(struct msim_memcg *memcg, unsigned int nid, int id);
-/* A non-memcg-aware shrinker's own deferred count on nid. */
-MSIM_API long msim_shrinker_nr_deferred(struct msim_shrinker *s, unsigned int nid);
-MSIM_API bool msim_shrinker_has_unit(struct msim_memcg *memcg, unsigned int nid, int id);
-MSIM_API unsigned long msim_shrinker_nr_units(struct msim_memcg *memcg, unsigned int nid);
-/* Ids whose bit is set in memcg on nid, ascending, up to max; returns how many. */
-MSIM_API size_t msim_shrinker_set_bits(struct msim_memcg *memcg, unsigned int nid, int *ids, size_t max);
 /*
- * Bytes the kernel would hold for memcg's shrinker_info on all nodes: the
- * container (header class, 0 in the xarray layout but its xa_nodes) and the units
- * (class 1k, or the packed share of the unit cache).
+ * (The host's layout, a memcg's bits, deferred counts, units and info bytes, the
+ * host's counters, for tests and benches: <memcgsim/introspect/shrinker.h>.)
  */
-struct msim_shrinker_info_bytes {
-	uint64_t container;   /* headers (array) or xa_nodes (xarray) */
-	uint64_t units;
-	unsigned long nr_units;
-};
-MSIM_API void msim_shrinker_info_bytes(struct msim_memcg *memcg, struct msim_shrinker_info_bytes *out);
 
 /* ---- reclaim (kernel: mm/shrinker.c, mm/vmscan.c) ---- */
 
@@ -277,21 +250,6 @@ struct msim_drop_slab_stats {
 };
 MSIM_API unsigned long msim_drop_slab(struct msim *m, unsigned int max_passes,
 				      struct msim_drop_slab_stats *st);
-
-/* Host-wide counters (tests, benches). */
-struct msim_shrinker_stats {
-	uint64_t registered;          /* live registered shrinkers */
-	uint64_t allocated;           /* live allocated shrinkers */
-	uint64_t expansions;          /* expand_shrinker_info runs that grew nr_max */
-	uint64_t expand_memcg_visits; /* memcg x node headers reallocated by expansions */
-	uint64_t units_installed;     /* on-demand installs */
-	uint64_t units_lost;          /* installs found lost (freed by the model at teardown) */
-	uint64_t bits_cleared;        /* clear_bit in shrink_slab_memcg */
-	uint64_t bits_reset;          /* re-set after the recount */
-	uint64_t count_calls, scan_calls;
-	uint64_t misuse;              /* API misuse reports */
-};
-MSIM_API void msim_shrinker_stats(struct msim *m, struct msim_shrinker_stats *out);
 
 /* ---- superblocks (kernel: fs/super.c alloc_super / deactivate_locked_super) ---- */
 

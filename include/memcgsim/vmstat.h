@@ -204,7 +204,7 @@ MSIM_API unsigned long msim_vmstat_zone_page_state_snapshot(struct msim *m, unsi
 							    enum msim_zone_type zone, int item);
 MSIM_API unsigned long msim_vmstat_global_zone_page_state(struct msim *m, int item);
 
-/* ---- for tests and reports (raw diffs and atomics: <memcgsim/introspect.h>) ---- */
+/* ---- for tests and reports (raw diffs and atomics: <memcgsim/introspect/vmstat.h>) ---- */
 
 /* The zone's managed pages on this host (0: not populated). */
 MSIM_API unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,

@@ -24,6 +24,7 @@
 #include <memcgsim/container_of.h>
 #include <memcgsim/lock.h>
 #include <memcgsim/lru.h>
+#include <memcgsim/introspect/lru.h>
 #include <memcgsim/rcu.h>
 #include <memcgsim/yield.h>
 

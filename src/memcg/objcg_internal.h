@@ -16,6 +16,7 @@
 #include <memcgsim/atomic.h>
 #include <memcgsim/lock.h>
 #include <memcgsim/objcg.h>
+#include <memcgsim/introspect/objcg.h>  /* objcg.c, objcg_ref.c, obj_stock.c define it */
 #include <memcgsim/rcu.h>
 
 #include <memcgsim/list.h>

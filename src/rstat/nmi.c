@@ -30,7 +30,7 @@
 #include <errno.h>
 
 #include <memcgsim/irq.h>
-#include <memcgsim/introspect.h>
+#include <memcgsim/introspect/rstat.h>
 
 #include "rstat_internal.h"
 

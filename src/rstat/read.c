@@ -13,7 +13,8 @@
 #include <stdlib.h>
 
 #include <memcgsim/kmem.h>
-#include <memcgsim/introspect.h>
+#include <memcgsim/introspect/rstat.h>
+#include <memcgsim/introspect/vmstat.h>
 
 #include "rstat_internal.h"
 

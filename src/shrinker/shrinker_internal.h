@@ -27,6 +27,8 @@
 #include <memcgsim/list_lru.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/shrinker.h>
+#include <memcgsim/introspect/list_lru.h>
+#include <memcgsim/introspect/shrinker.h>
 #include <memcgsim/sim.h>
 #include <memcgsim/yield.h>
 #include <memcgsim/explore.h>

@@ -27,6 +27,7 @@
 #include <memcgsim/atomic.h>
 #include <memcgsim/percpu.h>
 #include <memcgsim/vmstat.h>
+#include <memcgsim/introspect/vmstat.h>   /* read.c defines it */
 
 /* kernel: struct per_cpu_nodestat, and struct per_cpu_zonestat without NUMA events. */
 struct msim__vmstat_pcp {
@@ -109,14 +110,5 @@ int msim__vmstat_get_threshold(const struct msim__vmstat_set *set, unsigned int 
 long msim__vmstat_fold_cpu(struct msim__vmstat *vs, unsigned int cpu);
 void msim__vmstat_works_init(struct msim__vmstat *vs);
 void msim__vmstat_works_cancel(struct msim__vmstat *vs);
-
-/*
- * read.c: the introspection of <memcgsim/introspect.h> (not exported), declared
- * here too so that this layer includes no header of rstat, which that one does.
- */
-long msim_vmstat_node_stat_raw(struct msim *m, unsigned int nid, int item);
-long msim_vmstat_node_diff(struct msim *m, unsigned int nid, unsigned int cpu, int item);
-long msim_vmstat_zone_diff(struct msim *m, unsigned int nid, enum msim_zone_type zone,
-			   unsigned int cpu, int item);
 
 #endif /* MSIM_VMSTAT_INTERNAL_H */

@@ -55,6 +55,8 @@ for h in "$SRC"/include/memcgsim/*.h; do
   fi
   cmp -s "$h" "$PREFIX/include/memcgsim/$(basename "$h")" || fail "header $(basename "$h") not installed as is"
 done
+# ... and so are its per-layer parts.
+[ ! -e "$PREFIX/include/memcgsim/introspect" ] || fail "include/memcgsim/introspect/ installed"
 # Private headers must not leak into the prefix.
 if find "$PREFIX/include" -name '*.h' ! -path '*/memcgsim/*' | grep -q .; then
   fail "headers installed outside include/memcgsim"

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <memcgsim/lru.h>
+#include <memcgsim/introspect.h>
 #include <memcgsim/race.h>
 
 static char line[8192];

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #define NCPU 4
 #define NSHARED_SB 2

@@ -134,8 +134,13 @@ static const char *belongs_to(const char *path, const char *const *forbidden)
 	const char *comp = path;
 	const char *base = strrchr(path, '/');
 
-	/* The umbrella is every layer's: the model's layers never include it. */
-	if (strcmp(base ? base + 1 : path, "memcgsim.h") == 0 && forbids_a_layer(forbidden))
+	/*
+	 * The umbrellas are every layer's: the model's layers never include them
+	 * (a layer includes its own part, <memcgsim/introspect/LAYER.h>).
+	 */
+	base = base ? base + 1 : path;
+	if ((strcmp(base, "memcgsim.h") == 0 || strcmp(base, "introspect.h") == 0) &&
+	    forbids_a_layer(forbidden))
 		return "umbrella (every layer's)";
 	while (*comp) {
 		size_t len = strcspn(comp, "/");

@@ -12,6 +12,7 @@
 #include "unit_util.h"
 
 #include <memcgsim/objcg.h>
+#include <memcgsim/introspect.h>
 
 #include "memcg/memcg_internal.h"
 #include "memcg/objcg_internal.h"

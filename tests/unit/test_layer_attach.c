@@ -27,6 +27,8 @@
 
 #include "unit_util.h"
 
+#include <memcgsim/introspect.h>
+
 static const char *const layer_names[] = { "memcg", "rstat", "charge", "shrinker", "list_lru" };
 #define NR_LAYERS (sizeof(layer_names) / sizeof(layer_names[0]))
 /* The descriptions are the library's (static const): found by name. */

@@ -9,9 +9,10 @@
  *      where it resolves on the build's include path) is the layer's name
  *      ("../rstat/flush.h", "tools/memcgsim/scenario.h") or its file name is,
  *      alone or followed by '_', '-' or '.' ("rstat.h", <memcgsim/list_lru.h>,
- *      "memcg_internal.h"); the umbrella <memcgsim/memcgsim.h> is every
- *      layer's. Each folder may include only the layers below it (rules[]: one
- *      row per folder, and a folder without a row fails);
+ *      "memcg_internal.h", <memcgsim/introspect/lru.h>); the umbrellas
+ *      <memcgsim/memcgsim.h> and <memcgsim/introspect.h> are every layer's.
+ *      Each folder may include only the layers below it (rules[]: one row per
+ *      folder, and a folder without a row fails);
  *    - a header that resolves to another src/<folder>/ is that layer's internal
  *      header: no other folder includes it, upward or not (folders above use
  *      the public include/memcgsim/ header). The tests' .c files are white-box
@@ -172,8 +173,10 @@ static void check_circles(const char *root, FILE *out, struct circle_check *cc)
 
 /*
  * The layer a public header stands for: the first folder of src/ (or above)
- * it names by file ("rstat.h" -> src/rstat, "list_lru.h" -> src/shrinker);
- * the rest (sim.h, atomic.h, lock.h, ...) are the machine's: src/sim.
+ * it names by file ("rstat.h" -> src/rstat, "list_lru.h" -> src/shrinker, and
+ * so "introspect/lru.h" -> src/lru); the rest (sim.h, atomic.h, lock.h, ...) are
+ * the machine's: src/sim, and so are the two umbrellas (memcgsim.h,
+ * introspect.h), which rule 1 keeps out of the model's layers.
  */
 static const char *layer_of_public(const char *rel)
 {
@@ -188,7 +191,6 @@ static const char *layer_of_public(const char *rel)
 		{ "workingset", "src/workingset" }, { "zswap", "src/zswap" },
 		{ "damon", "src/damon" },         { "race", "src/race" },
 		{ "xarray", "src/lib" },          { "idr", "src/lib" },
-		{ "introspect", "src/rstat" },    /* it includes rstat.h and vmstat.h */
 	};
 	const char *base = strrchr(rel, '/');
 
@@ -333,6 +335,15 @@ static void test_belongs_to(void **state)
 			    "umbrella (every layer's)");
 	assert_string_equal(belongs_to("memcgsim/memcgsim.h", upper_of_memcg),
 			    "umbrella (every layer's)");
+	/* Introspection: a layer's own part is that layer's; the umbrella every layer's. */
+	assert_string_equal(belongs_to("memcgsim/introspect/lru.h", not_for_rstat), "lru");
+	assert_string_equal(belongs_to("memcgsim/introspect/shrinker.h", upper_of_memcg),
+			    "shrinker");
+	assert_null(belongs_to("memcgsim/introspect/vmstat.h", not_for_rstat));
+	assert_null(belongs_to("memcgsim/introspect/lru.h", not_for_workingset));
+	assert_string_equal(belongs_to("memcgsim/introspect.h", not_for_rstat),
+			    "umbrella (every layer's)");
+	assert_null(belongs_to("memcgsim/introspect.h", not_for_scenarios));
 	/* Same-layer and lower headers are fine. */
 	assert_null(belongs_to("memcgsim/sim.h", upper_of_sim));
 	assert_null(belongs_to("memcgsim/sync.h", upper_of_sim));

@@ -9,6 +9,7 @@
 #include "unit_util.h"
 
 #include <memcgsim/lru.h>
+#include <memcgsim/introspect.h>
 
 /* A deterministic host (4 CPUs) of the LRU kind and variant given, with the lru layer. */
 static inline struct msim *lru_host(unsigned int nodes, enum msim_lru_kind kind,

@@ -12,6 +12,7 @@
  * holds after every step.
  */
 #include "test_zswap_util.h"
+#include <memcgsim/introspect.h>
 
 static unsigned long pages_of(struct msim_memcg *memcg)
 {

@@ -8,6 +8,7 @@
 #include "unit_util.h"
 
 #include <memcgsim/objcg.h>
+#include <memcgsim/introspect.h>
 
 static struct msim *objcg_host(unsigned int nodes)
 {

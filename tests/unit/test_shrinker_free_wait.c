@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #include "unit_util.h"
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <memcgsim/memcgsim.h>
+#include <memcgsim/introspect.h>
 
 #include "unit_util.h"
 

@@ -3,7 +3,8 @@
  * The umbrella header <memcgsim/memcgsim.h> includes every public header of
  * include/memcgsim (one concept per header, docs/design.md): a header added
  * without its line in the umbrella fails here. Headers under static/ are the
- * inline bodies of the public ones and are reached through them.
+ * inline bodies of the public ones and are reached through them; introspect.h
+ * and introspect/ are the tests' (not exported, not installed) and never in it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,7 +63,7 @@ static void umbrella_includes_every_public_header(void **st)
 			continue;
 		/* introspection is the tests' (not exported, not installed): never in it */
 		if (!strcmp(e->d_name, "introspect.h")) {
-			assert_null(strstr(umbrella, "<memcgsim/introspect.h>"));
+			assert_null(strstr(umbrella, "<memcgsim/introspect"));
 			continue;
 		}
 		snprintf(line, sizeof(line), "#include <memcgsim/%s>\n", e->d_name);

@@ -9,6 +9,7 @@
 #include "unit_util.h"
 
 #include <memcgsim/workingset.h>
+#include <memcgsim/introspect.h>
 
 struct ws_fixture {
 	struct msim *m;
