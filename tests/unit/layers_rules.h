@@ -25,7 +25,10 @@
  * (its shadow-node shrinker) and rstat, zswap list_lru, lru and rstat, damon the
  * rstat readers. The race engine (src/race) sits above the model, the races
  * (scenarios/) above it, bench/ above the races, the command (tools/) above
- * bench; nothing but the tests includes a test's helper.
+ * bench; nothing but the tests includes a test's helper. The examples are
+ * experiments against the installed package: the public API, never introspection
+ * (not installed); the kernel rig's guest programs (oracle/) run on Linux itself
+ * and include no header of the library.
  */
 #define ABOVE_RACE "race", "scenarios", "bench", "tools", "tests"
 static const char *const upper_of_sim[] = {
@@ -61,6 +64,10 @@ static const char *const not_for_bench[] = { "tools", "tests", NULL };
 static const char *const not_for_tools[] = { "tests", NULL };
 /* The tests' helpers: the command is run as a process, never included. */
 static const char *const not_for_test_helpers[] = { "tools", NULL };
+static const char *const not_for_examples[] = {
+	"introspect", "scenarios", "bench", "tools", "tests", NULL,
+};
+static const char *const not_for_oracle[] = { "memcgsim", ABOVE_RACE, NULL };
 
 struct layer_rule {
 	const char *dir;                 /* relative to the source root */
@@ -77,6 +84,7 @@ static const struct layer_rule rules[] = {
 	{ "src/race", not_for_race, false },         { "scenarios", not_for_scenarios, false },
 	{ "bench", not_for_bench, false },           { "tools", not_for_tools, false },
 	{ "tests", not_for_test_helpers, true },
+	{ "examples", not_for_examples, false },     { "oracle", not_for_oracle, false },
 };
 
 /*
@@ -112,10 +120,13 @@ static bool component_names(const char *comp, size_t len, const char *sub, bool 
 	return false;
 }
 
-/* Does a forbidden list name a layer of the model (not only the folders above it)? */
+/*
+ * Does a forbidden list name a layer of the model (not only the folders above it,
+ * or the introspection headers)?
+ */
 static bool forbids_a_layer(const char *const *forbidden)
 {
-	static const char *const above[] = { ABOVE_RACE };
+	static const char *const above[] = { ABOVE_RACE, "introspect" };
 
 	for (const char *const *f = forbidden; *f; f++) {
 		bool is_above = false;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_layers.c - the layer rules of docs/design.md (Layout), checked on every
- * folder of the tree: src/<layer>, scenarios/, bench/, tools/memcgsim/ and the
- * tests' helpers (the headers of tests/<suite>/).
+ * folder of the tree: src/<layer>, scenarios/, bench/, tools/memcgsim/, the
+ * tests' helpers (the headers of tests/<suite>/), examples/ and oracle/.
  *
  * 1. Folders only call downward, seen in the #include lines:
  *    - a header belongs to a layer when a directory of its path (as written, or
@@ -138,10 +138,13 @@ static void each_subfolder(const char *root, const char *top, folder_fn fn, void
 	closedir(d);
 }
 
-/* src/<layer>, tests/<suite>, tools/<program> (and its subfolders), bench, scenarios. */
+/*
+ * src/<layer>, tests/<suite>, tools/<program> (and its subfolders), bench,
+ * scenarios, examples and oracle.
+ */
 static void each_folder(const char *root, folder_fn fn, void *arg)
 {
-	static const char *const flat[] = { "bench", "scenarios" };
+	static const char *const flat[] = { "bench", "scenarios", "examples", "oracle" };
 	char dir[4096];
 	struct stat st;
 
@@ -635,6 +638,12 @@ static void test_folders_beyond_src(void **state)
 	put(root, "src/lru/lru.c", "#include <memcgsim/race.h>\n");
 	put(root, "scenarios/toy.c", "#include \"unit/unit_util.h\"\n");
 	assert_int_equal(check_includes(root, NULL, &files, &stale), 3);
+	/* An example reading introspection (not installed), a guest program the library. */
+	put(root, "examples/ok.c", "#include <memcgsim/memcgsim.h>\n#include <memcgsim/race.h>\n");
+	assert_int_equal(check_includes(root, NULL, &files, &stale), 3);
+	put(root, "examples/peek.c", "#include <memcgsim/introspect/lru.h>\n");
+	put(root, "oracle/guest/probe.c", "#include \"guest.h\"\n#include <memcgsim/sim.h>\n");
+	assert_int_equal(check_includes(root, NULL, &files, &stale), 5);
 	rm_tree(root);
 }
 
