@@ -118,9 +118,16 @@ static void bench_argv(const struct report *rep, const struct report_bench *rb, 
 		for (unsigned int k = 0; a[k] && n + 1 < max; k++)
 			argv[n++] = a[k];
 	}
-	if (part >= 0 && n + 3 < max) {   /* one of the processes sharing the cases */
+	if (part >= 0 && n + 4 < max) {   /* one of the processes sharing the cases */
 		argv[n++] = "--share";
 		argv[n++] = share_path;
+		/*
+		 * Its DFS under each race's budget is the run the report's races
+		 * make on every side (same budget, bound and order) when the report
+		 * runs them all: the merge takes theirs (explore_dfs_source).
+		 */
+		if (!rep->only_thread)
+			argv[n++] = "--defer-dfs";
 	}
 	argv[n] = NULL;
 }
@@ -231,9 +238,57 @@ void report_benches_start(struct report *rep)
 	fill_slots(rep);
 }
 
+/*
+ * A race side's DFS result (report_races.c: the race's budget, stopping at the
+ * first violation) as explore's DFS cell. On a fixed side explore runs on past
+ * a violation, so a fixed side that had one is not the same run: -ENOENT, and
+ * the merge runs explore's own.
+ */
+static int report_dfs_cell(json_t *ex, bool bug, struct bench_ex_cell *out)
+{
+	json_int_t violations = json_integer_value(json_object_get(ex, "violations"));
+
+	if ((!bug && violations) || json_is_true(json_object_get(ex, "env_replay")) ||
+	    json_is_true(json_object_get(ex, "no_verdict")))
+		return -ENOENT;
+	*out = (struct bench_ex_cell){
+		.runs = (unsigned int)json_integer_value(json_object_get(ex, "runs")),
+		.found = violations > 0,
+		.exhausted = json_is_true(json_object_get(ex, "exhausted")),
+		.seconds = json_number_value(json_object_get(ex, "seconds")),
+	};
+	return 0;
+}
+
+/* The races' DFS run on race/side, as explore's cell (report_races.c ran it). */
+static int explore_dfs_source(void *arg, const char *race, const char *side, bool bug,
+			      struct bench_ex_cell *out)
+{
+	const struct report *rep = arg;
+
+	for (unsigned int i = 0; i < rep->nr_races; i++) {
+		const struct report_race *rr = &rep->races[i];
+		json_t *sides = json_object_get(rr->doc, "sides"), *sd, *ex;
+		size_t k, e;
+
+		if (strcmp(rr->r->name, race))
+			continue;
+		json_array_foreach(sides, k, sd) {
+			if (strcmp(json_string_value(json_object_get(sd, "side")) ?: "", side))
+				continue;
+			json_array_foreach(json_object_get(sd, "explore"), e, ex)
+				if (!strcmp(json_string_value(json_object_get(ex, "strategy")) ?: "",
+					    "dfs"))
+					return report_dfs_cell(ex, bug, out);
+		}
+	}
+	return -ENOENT;
+}
+
 /* Every part of bench i ended: their JSON merged into the bench's own. */
 static void parts_merge(struct report *rep, unsigned int i)
 {
+	const struct bench_ex_dfs_source src = { explore_dfs_source, rep };
 	struct report_bench *rb = &rep->benches[i];
 	char paths[EXPLORE_PARTS][512], err[512] = "";
 	const char *p[EXPLORE_PARTS];
@@ -247,7 +302,7 @@ static void parts_merge(struct report *rep, unsigned int i)
 		p[k] = paths[k];
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r || bench_ex_merge(p, EXPLORE_PARTS, r, err, sizeof(err)) ||
+	if (!r || bench_ex_merge_from(p, EXPLORE_PARTS, &src, r, err, sizeof(err)) ||
 	    !(f = fopen(rb->json_path, "w"))) {
 		report_progress(rep, "bench %s: its parts do not merge (%s)", rb->b->name,
 				*err ? err : strerror(errno));
@@ -279,8 +334,7 @@ static void reaped(struct report *rep, unsigned int slot, int wstatus, const str
 		report_progress(rep, "bench %s part %d %s in %.1f s (%.1f s of CPU)", rb->b->name,
 				jb->part + 1, status ? "FAILED" : "done", rb->seconds, cpu);
 		if (--parts_left[jb->bench])
-			return;
-		parts_merge(rep, jb->bench);
+			return;   /* merged once the races are done (report_benches_finish) */
 	}
 	report_progress(rep, "bench %s %s in %.1f s (%.1f s of CPU)", rb->b->name,
 			rb->status ? "FAILED" : "done", rb->seconds, rb->cpu_seconds);
@@ -330,7 +384,10 @@ int report_benches_finish(struct report *rep)
 
 	while (rep->running[0] >= 0 || rep->running[1] >= 0 || rep->next_bench < nr_jobs)
 		poll_slots(rep, true);
-	for (unsigned int i = 0; i < rep->nr_benches; i++)
+	for (unsigned int i = 0; i < rep->nr_benches; i++) {
+		if (split(rep, &rep->benches[i]))
+			parts_merge(rep, i);
 		failed += read_back(rep, &rep->benches[i]);
+	}
 	return failed;
 }
