@@ -656,7 +656,7 @@ static int explore_main(int argc, char **argv)
 			      "(memcgsim report takes its races' own run)"),
 		BENCH_OPT_UINT("--split-over", "N", &split_over, 1, UINT_MAX / 2,
 			       "with --share: run a fixed side whose stated DPOR count is at least "
-			      "N as two pieces, DPOR and DFS, side by side (default 50000)"),
+			      "N as two pieces, DPOR and DFS, side by side (default: none)"),
 		BENCH_OPT_LIST("--merge", "FILE", &merge,
 			       "print the whole result from the --json output of processes "
 			      "that shared a file (repeat per file; runs nothing)"),

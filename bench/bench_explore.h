@@ -48,13 +48,10 @@ struct bench_ex_config {
 	 * Shared runs only: a fixed side whose stated DPOR count
 	 * (msim_race_side.dpor_schedules) is at least this is handed out as two
 	 * pieces, DPOR and a DFS of twice that count, run side by side
-	 * (bench_explore_share.c). 0: BENCH_EX_SPLIT_OVER.
+	 * (bench_explore_share.c). 0: none is split.
 	 */
 	unsigned int split_over;
 };
-
-/* The stated DPOR count from which a shared fixed side is split (a minute's work). */
-#define BENCH_EX_SPLIT_OVER 50000
 
 /* One strategy on one side: schedules run, and what they showed. */
 struct bench_ex_cell {

@@ -11,11 +11,14 @@
  * chain longer than the rest of the cases together. Shared, such a side is
  * handed out as two pieces that run side by side: DPOR (with the side's other
  * cells), and DFS with twice the count the side states DPOR exhausts it in
- * (msim_race_side.dpor_schedules, which the race's own tests hold exact).
- * DFS's order is fixed, so that run's first 2C schedules are the DFS check's
- * for DPOR's measured count C whenever 2C is within its budget; when it is not
- * (the stated count is short), the DPOR piece runs the check itself. Either
- * way the counts are those of one process.
+ * (msim_race_side.dpor_schedules). DFS's order is fixed, so that run's first
+ * 2C schedules are the DFS check's for DPOR's measured count C whenever 2C is
+ * within its budget; when it is not (the stated count is short), the DPOR
+ * piece runs the check itself. Either way the counts are those of one
+ * process. The DFS piece is a speculation on the stated count: when DPOR does
+ * not exhaust the side (a stale count), no check is needed and the piece's
+ * schedules were spent for nothing, so it pays only where such a chain is
+ * longer than the rest of the work per core (--split-over N; none by default).
  */
 #include <errno.h>
 #include <limits.h>
@@ -53,11 +56,11 @@ long bench_ex_claim(int fd)
 unsigned int bench_ex_split_budget(const struct bench_ex_config *c, const struct msim_race *r,
 				   const struct msim_race_side *side)
 {
-	unsigned int over = c->split_over ? c->split_over : BENCH_EX_SPLIT_OVER;
 	unsigned int dfs_budget = r->budget.dfs_runs ? r->budget.dfs_runs : 10000;
 	unsigned int stated = side->dpor_schedules;
 
-	if (!c->share || side->violation || stated < over || stated > UINT_MAX / 2 ||
+	if (!c->share || !c->split_over || side->violation || stated < c->split_over ||
+	    stated > UINT_MAX / 2 ||
 	    2 * stated <= dfs_budget)
 		return 0;
 	return 2 * stated;
