@@ -247,9 +247,9 @@ struct ex_job {
  * A job's expected cost, for the order shared jobs are handed out in: a fixed
  * side runs its whole budget, a bug side stops at its first violation; the
  * larger the budget the longer (zswap-shrink-vs-offline's DPOR budget of
- * 540000 is a minute and a half, most cases a few milliseconds). A DFS
- * schedule costs about a fifth of a DPOR one (34 against 167 us on
- * zswap-shrink-vs-offline's fixed side).
+ * 540000 is two minutes, most cases a few milliseconds). A DFS schedule
+ * costs about half a DPOR one (0.17 against 0.29 ms of CPU on
+ * zswap-shrink-vs-offline's fixed side, docs/benches.md).
  */
 static uint64_t job_cost(const struct msim_race *r, const struct msim_race_side *sd,
 			 enum bench_ex_piece piece, unsigned int split)
@@ -257,7 +257,7 @@ static uint64_t job_cost(const struct msim_race *r, const struct msim_race_side 
 	uint64_t budget = r->budget.dpor_runs ? r->budget.dpor_runs : r->budget.dfs_runs;
 
 	if (piece == BENCH_EX_PIECE_DFS)
-		budget = split / 5;
+		budget = split / 2;
 	return (sd->violation ? 0 : 1ULL << 32) + budget;
 }
 
