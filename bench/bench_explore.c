@@ -61,6 +61,10 @@ static int explore_cell(const struct bench_ex_config *c, const struct msim_race 
 		*out = (struct bench_ex_cell){ .skipped = true }; /* no verdict reads it */
 		return 0;
 	}
+	if (c->defer_dfs && c->share && s == 2 && !runs) {
+		*out = (struct bench_ex_cell){ .deferred = true }; /* the merge fills it */
+		return 0;
+	}
 	msim_race_opts_init(&o, col[s].s);
 	o.seed = c->seed;
 	o.runs = runs;
@@ -92,28 +96,91 @@ static const struct bench_ex_cell *dfs_measured(const struct bench_ex_case *k)
 	return k->dfs_checked ? &k->dfs_check : &k->c[2];
 }
 
+/* The DFS budget of k's race: what a DFS cell under the race's budget stops at. */
+static unsigned int dfs_budget(const struct bench_ex_case *k)
+{
+	const struct msim_race *r = msim_race_find(k->race);
+
+	return r && r->budget.dfs_runs ? r->budget.dfs_runs : 10000;
+}
+
+/*
+ * A deferred DFS cell stops at the race's budget at most: the check is needed
+ * only if that budget is below twice DPOR's count (the merge drops the check
+ * when the cell turns out to have exhausted the space).
+ */
+bool bench_ex_needs_dfs_check(const struct bench_ex_case *k)
+{
+	const struct bench_ex_cell *dfs = &k->c[2], *dpor = &k->c[3];
+	uint64_t twice = 2 * (uint64_t)dpor->runs;
+
+	if (k->bug || dpor->refused || !dpor->exhausted || dpor->runs > UINT_MAX / 2)
+		return false;
+	if (dfs->deferred)
+		return dfs_budget(k) < twice;
+	return !dfs->exhausted && dfs->runs < twice;
+}
+
+int bench_ex_dfs_cell(const struct bench_ex_config *c, struct bench_ex_case *k)
+{
+	const struct msim_race *r = msim_race_find(k->race);
+	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct bench_ex_config here = *c;
+	int ret = -EINVAL;
+
+	here.defer_dfs = false;
+	if (res && r)
+		ret = explore_cell(&here, r, k->side, k->bug, 2, 0, &k->c[2], res);
+	free(res);
+	return ret;
+}
+
 /*
  * DPOR exhausted a fixed side and DFS stopped at its budget, below twice
  * DPOR's count: whether DFS needs more than twice is not known yet. DFS again
- * with twice DPOR's count answers it (exhausted within it, or not).
+ * with twice DPOR's count answers it (exhausted within it, or not). A DPOR
+ * piece leaves it to its DFS piece when that one's budget covers it.
  */
 static int check_dfs(const struct bench_ex_config *c, const struct msim_race *r, const char *side,
-		     struct bench_ex_case *k, struct msim_race_result *res)
+		     struct bench_ex_case *k, unsigned int covered, struct msim_race_result *res)
 {
-	const struct bench_ex_cell *dfs = &k->c[2], *dpor = &k->c[3];
+	unsigned int twice = 2 * k->c[3].runs;
 
-	if (k->bug || dpor->refused || !dpor->exhausted || dfs->exhausted ||
-	    dfs->runs >= 2 * (uint64_t)dpor->runs || dpor->runs > UINT_MAX / 2)
+	if (!bench_ex_needs_dfs_check(k) || twice <= covered)
 		return 0;
 	if (c->progress)
 		fprintf(stderr, "[explore] %s/%s: DFS again, up to %u schedules (twice DPOR's)\n",
-			r->name, side, 2 * dpor->runs);
+			r->name, side, twice);
 	k->dfs_checked = true;
-	return explore_cell(c, r, side, false, 2, 2 * dpor->runs, &k->dfs_check, res);
+	return explore_cell(c, r, side, false, 2, twice, &k->dfs_check, res);
+}
+
+/* The DFS piece of a split side: DFS with its own budget, for the merge to read. */
+static int long_dfs(const struct bench_ex_config *c, const struct msim_race *r, const char *side, unsigned int budget,
+		    struct bench_ex_case *k, struct msim_race_result *res)
+{
+	struct msim_race_opts o;
+	char err[512] = "";
+
+	msim_race_opts_init(&o, MSIM_STRAT_DFS);
+	o.seed = c->seed;
+	o.runs = budget;
+	if (msim_race_run_side(r, side, &o, res, err, sizeof(err))) {
+		fprintf(stderr, "memcgsim bench explore: %s\n", err);
+		return -EINVAL;
+	}
+	k->long_dfs = (struct bench_ex_long_dfs){
+		.budget = budget,
+		.runs = res->ex.runs,
+		.first_violation = res->ex.first_violation_run,
+		.exhausted = res->ex.exhausted,
+		.seconds = res->ex.seconds,
+	};
+	return 0;
 }
 
 static int run_case(const struct bench_ex_config *c, const char *race, const char *side,
-		    struct bench_ex_case *k, struct msim_race_result *res)
+		    enum bench_ex_piece piece, struct bench_ex_case *k, struct msim_race_result *res)
 {
 	const struct msim_race *r = msim_race_find(race);
 	const struct msim_race_side *sd = r ? msim_race_side_find(r, side) : NULL;
@@ -126,17 +193,23 @@ static int run_case(const struct bench_ex_config *c, const char *race, const cha
 	k->side = sd->name;
 	k->bug = sd->violation;
 	k->bound = r->budget.preemptions;
+	k->piece = piece;
+	if (piece == BENCH_EX_PIECE_DFS)
+		return long_dfs(c, r, side, bench_ex_split_budget(c, r, sd), k, res);
 	for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 		if (explore_cell(c, r, side, k->bug, s, 0, &k->c[s], res))
 			return -EINVAL;
-	return check_dfs(c, r, side, k, res);
+	return check_dfs(c, r, side, k,
+			 piece == BENCH_EX_PIECE_DPOR ? bench_ex_split_budget(c, r, sd) : 0, res);
 }
 
-/* Every side of race r, appended to cases[n..max). */
-static unsigned int add_sides(const struct msim_race *r, const char *(*cases)[2],
-			      unsigned int n, unsigned int max)
+/* Every side of race r (or the one named only), appended to cases[n..max). */
+static unsigned int add_sides(const struct msim_race *r, const char *only,
+			      const char *(*cases)[2], unsigned int n, unsigned int max)
 {
 	for (const struct msim_race_side *s = r ? r->sides : NULL; s && s->name && n < max; s++) {
+		if (only && strcmp(only, s->name))
+			continue;
 		cases[n][0] = r->name;
 		cases[n][1] = s->name;
 		n++;
@@ -152,66 +225,92 @@ static unsigned int cases_of(const struct bench_ex_config *c, const char *(*case
 	unsigned int n = 0;
 
 	if (c->race)
-		return add_sides(msim_race_find(c->race), cases, 0, BENCH_EX_MAX_CASES);
+		return add_sides(msim_race_find(c->race), c->side, cases, 0, BENCH_EX_MAX_CASES);
 	if (c->quick) {
 		memcpy(cases, quick_cases, sizeof(quick_cases));
 		return sizeof(quick_cases) / sizeof(quick_cases[0]);
 	}
 	nr = msim_race_list(all, BENCH_EX_MAX_CASES);
 	for (size_t i = 0; i < nr && i < BENCH_EX_MAX_CASES; i++)
-		n = add_sides(all[i], cases, n, BENCH_EX_MAX_CASES);
+		n = add_sides(all[i], NULL, cases, n, BENCH_EX_MAX_CASES);
 	return n;
 }
 
-/*
- * A case's expected cost, for the order shared cases are handed out in: a
- * fixed side runs its whole budget, a bug side stops at its first violation;
- * the larger the budget the longer (rstat-thp-trace's DPOR budget of 125000
- * and the DFS run after it are a minute, most cases a few milliseconds).
- */
-static uint64_t case_cost(const char *race, const char *side)
-{
-	const struct msim_race *r = msim_race_find(race);
-	const struct msim_race_side *sd = r ? msim_race_side_find(r, side) : NULL;
-	uint64_t budget;
+/* What a process is handed: a case whole, or one piece of a split one. */
+struct ex_job {
+	unsigned int index;
+	enum bench_ex_piece piece;
+	uint64_t cost;
+};
 
-	if (!sd)
-		return 0;
-	budget = r->budget.dpor_runs ? r->budget.dpor_runs : r->budget.dfs_runs;
+/*
+ * A job's expected cost, for the order shared jobs are handed out in: a fixed
+ * side runs its whole budget, a bug side stops at its first violation; the
+ * larger the budget the longer (zswap-shrink-vs-offline's DPOR budget of
+ * 540000 is two minutes, most cases a few milliseconds). A DFS schedule
+ * costs about half a DPOR one (0.17 against 0.29 ms of CPU on
+ * zswap-shrink-vs-offline's fixed side, docs/benches.md).
+ */
+static uint64_t job_cost(const struct msim_race *r, const struct msim_race_side *sd,
+			 enum bench_ex_piece piece, unsigned int split)
+{
+	uint64_t budget = r->budget.dpor_runs ? r->budget.dpor_runs : r->budget.dfs_runs;
+
+	if (piece == BENCH_EX_PIECE_DFS)
+		budget = split / 2;
 	return (sd->violation ? 0 : 1ULL << 32) + budget;
 }
 
-/* order[k]: the case handed out k-th when shared, dearest first; else k. */
-static void case_order(const char *(*cases)[2], unsigned int n, bool shared,
-		       unsigned int *order)
+/*
+ * The jobs in the order they are handed out: when shared, dearest first, a
+ * split side as its two pieces; else every case whole, in order. Returns how
+ * many.
+ */
+static unsigned int job_order(const struct bench_ex_config *c, const char *(*cases)[2],
+			      unsigned int n, bool shared, struct ex_job *jobs)
 {
-	uint64_t cost[BENCH_EX_MAX_CASES];
+	unsigned int nj = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		cost[i] = shared ? case_cost(cases[i][0], cases[i][1]) : 0;
-		order[i] = i;
-	}
-	for (unsigned int i = 1; i < n; i++)   /* insertion sort: stable, n is small */
-		for (unsigned int k = i; k > 0 && cost[order[k]] > cost[order[k - 1]]; k--) {
-			unsigned int t = order[k];
+		const struct msim_race *r = msim_race_find(cases[i][0]);
+		const struct msim_race_side *sd = r ? msim_race_side_find(r, cases[i][1]) : NULL;
+		unsigned int split = shared && sd ? bench_ex_split_budget(c, r, sd) : 0;
 
-			order[k] = order[k - 1];
-			order[k - 1] = t;
+		if (!split) {
+			jobs[nj++] = (struct ex_job){ i, BENCH_EX_WHOLE,
+						      shared && sd ? job_cost(r, sd, 0, 0) : 0 };
+			continue;
 		}
+		jobs[nj++] = (struct ex_job){ i, BENCH_EX_PIECE_DPOR,
+					      job_cost(r, sd, BENCH_EX_PIECE_DPOR, split) };
+		jobs[nj++] = (struct ex_job){ i, BENCH_EX_PIECE_DFS,
+					      job_cost(r, sd, BENCH_EX_PIECE_DFS, split) };
+	}
+	for (unsigned int i = 1; i < nj; i++)   /* insertion sort: stable, n is small */
+		for (unsigned int k = i; k > 0 && jobs[k].cost > jobs[k - 1].cost; k--) {
+			struct ex_job t = jobs[k];
+
+			jobs[k] = jobs[k - 1];
+			jobs[k - 1] = t;
+		}
+	return nj;
 }
 
 /* The next position in the order: the one after k, or the next the shared file hands out. */
-static long next_case(int share_fd, long k)
+static long next_job(int share_fd, long k)
 {
 	return share_fd >= 0 ? bench_ex_claim(share_fd) : k + 1;
 }
+
+static const char *const piece_name[] = { "", " (DPOR piece)", " (DFS piece)" };
 
 int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r)
 {
 	const char *cases[BENCH_EX_MAX_CASES][2];
 	struct msim_race_result *res = calloc(1, sizeof(*res));
+	struct ex_job jobs[2 * BENCH_EX_MAX_CASES];
 	struct bench_progress prog;
-	unsigned int n, order[BENCH_EX_MAX_CASES];
+	unsigned int n, nj;
 	double t0 = now_s();
 	int ret = 0, fd = -1;
 
@@ -221,7 +320,8 @@ int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r)
 		return -ENOMEM;
 	n = cases_of(c, cases);
 	if (!n) {
-		fprintf(stderr, "memcgsim bench explore: no race named %s\n", c->race);
+		fprintf(stderr, "memcgsim bench explore: no race named %s%s%s\n", c->race,
+			c->side ? " with a side " : "", c->side ? c->side : "");
 		free(res);
 		return -EINVAL;
 	}
@@ -231,16 +331,17 @@ int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r)
 		free(res);
 		return -EINVAL;
 	}
-	case_order(cases, n, fd >= 0, order);
+	nj = job_order(c, cases, n, fd >= 0, jobs);
 	bench_progress_init(&prog, "explore", c->progress);
-	for (long pos = next_case(fd, -1); pos >= 0 && pos < (long)n && !ret;
-	     pos = next_case(fd, pos)) {
-		unsigned int i = order[pos];
+	for (long pos = next_job(fd, -1); pos >= 0 && pos < (long)nj && !ret;
+	     pos = next_job(fd, pos)) {
+		const struct ex_job *jb = &jobs[pos];
 		struct bench_ex_case *k = &r->cases[r->ncases++];
 
-		bench_progress(&prog, "%s/%s (%u of %u)", cases[i][0], cases[i][1], i + 1, n);
-		k->index = i;
-		ret = run_case(c, cases[i][0], cases[i][1], k, res);
+		bench_progress(&prog, "%s/%s%s (%u of %u)", cases[jb->index][0],
+			       cases[jb->index][1], piece_name[jb->piece], jb->index + 1, n);
+		k->index = jb->index;
+		ret = run_case(c, cases[jb->index][0], cases[jb->index][1], jb->piece, k, res);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -312,6 +413,8 @@ void bench_ex_verdicts(const struct bench_ex_result *r, struct bench_ex_verdicts
 	for (unsigned int i = 0; i < r->ncases; i++) {
 		const struct bench_ex_case *k = &r->cases[i];
 
+		if (k->piece == BENCH_EX_PIECE_DFS)   /* its cells are in its DPOR piece */
+			continue;
 		if (k->c[3].refused) {   /* nothing DPOR could be judged on */
 			v->fig[BENCH_EX_F_DPOR_REFUSED]++;
 			continue;
@@ -351,6 +454,8 @@ static void print_cell(const struct bench_ex_cell *x, bool bug)
 		snprintf(buf, sizeof(buf), "refused");
 	else if (x->skipped)
 		snprintf(buf, sizeof(buf), "-");
+	else if (x->deferred)
+		snprintf(buf, sizeof(buf), "deferred");
 	else if (bug)
 		snprintf(buf, sizeof(buf), "%u%s", x->runs, x->found ? "" : " none");
 	else
@@ -375,6 +480,11 @@ static void print_text(const struct bench_ex_result *r)
 		const struct bench_ex_case *k = &r->cases[i];
 
 		printf("%-29s %-14s %5u", k->race, k->side, k->bound);
+		if (k->piece == BENCH_EX_PIECE_DFS) {
+			printf(" DFS piece: %u schedules of a budget of %u%s\n", k->long_dfs.runs,
+			       k->long_dfs.budget, k->long_dfs.exhausted ? " ex" : "");
+			continue;
+		}
 		for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++)
 			print_cell(&k->c[s], k->bug);
 		printf(" %9.3f\n", k->c[3].seconds);
@@ -449,6 +559,19 @@ static void print_markdown(const struct bench_ex_result *r)
 	}
 }
 
+/* A DFS piece's run: what the merge reads the DFS check from. */
+static void print_long_dfs(struct bench_json *j, const struct bench_ex_long_dfs *l)
+{
+	bench_json_obj_begin(j, "long_dfs");
+	bench_json_kuint(j, "budget", l->budget);
+	bench_json_kuint(j, "schedules", l->runs);
+	if (l->first_violation >= 0)
+		bench_json_kuint(j, "first_violation", (unsigned int)l->first_violation);
+	bench_json_kbool(j, "exhausted", l->exhausted);
+	bench_json_kdbl(j, "seconds", l->seconds);
+	bench_json_obj_end(j);
+}
+
 void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 {
 	struct bench_ex_verdicts v;
@@ -471,6 +594,13 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 		bench_json_kstr(&j, "side", k->side);
 		bench_json_kbool(&j, "bug", k->bug);
 		bench_json_kuint(&j, "bound", k->bound);
+		if (k->piece != BENCH_EX_WHOLE)
+			bench_json_kstr(&j, "piece", k->piece == BENCH_EX_PIECE_DFS ? "dfs" : "dpor");
+		if (k->piece == BENCH_EX_PIECE_DFS) {
+			print_long_dfs(&j, &k->long_dfs);
+			bench_json_obj_end(&j);
+			continue;
+		}
 		for (unsigned int s = 0; s < BENCH_EX_NSTRATS; s++) {
 			const struct bench_ex_cell *x = &k->c[s];
 
@@ -481,6 +611,8 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 			bench_json_kbool(&j, "exhausted", x->exhausted);
 			bench_json_kbool(&j, "refused", x->refused);
 			bench_json_kbool(&j, "skipped", x->skipped);
+			if (x->deferred)
+				bench_json_kbool(&j, "deferred", true);
 			bench_json_kdbl(&j, "seconds", x->seconds);
 			bench_json_obj_end(&j);
 		}
@@ -490,6 +622,8 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 			bench_json_kbool(&j, "violation", k->dfs_check.found);
 			bench_json_kbool(&j, "exhausted", k->dfs_check.exhausted);
 			bench_json_kdbl(&j, "seconds", k->dfs_check.seconds);
+			if (k->dfs_long_runs && k->dfs_long_runs != k->dfs_check.runs)
+				bench_json_kuint(&j, "schedules_run", k->dfs_long_runs);
 			bench_json_obj_end(&j);
 		}
 		bench_json_obj_end(&j);
@@ -504,17 +638,25 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 static int explore_main(int argc, char **argv)
 {
 	struct bench_ex_config c = { .progress = true };
-	const char *race = NULL, *share = NULL, *merge_items[16];
+	const char *race = NULL, *side = NULL, *share = NULL, *merge_items[16];
 	struct bench_arg_list merge = { .items = merge_items, .max = 16 };
-	bool markdown = false, verdicts_only = false;
+	bool markdown = false, verdicts_only = false, defer_dfs = false;
+	unsigned int split_over = 0;
 	const struct bench_arg opts[] = {
 		BENCH_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
+		BENCH_OPT_STRING("--side", "NAME", &side, "only this side of --race"),
 		BENCH_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
 		BENCH_OPT_FLAG("--verdicts-only", &verdicts_only,
 			       "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
 		BENCH_OPT_STRING("--share", "FILE", &share,
 				 "take cases one at a time from a counter in FILE shared with "
 				"other explore processes; print only those (for --merge)"),
+		BENCH_OPT_FLAG("--defer-dfs", &defer_dfs,
+			       "with --share: leave DFS under the race's budget to the merge "
+			      "(memcgsim report takes its races' own run)"),
+		BENCH_OPT_UINT("--split-over", "N", &split_over, 1, UINT_MAX / 2,
+			       "with --share: run a fixed side whose stated DPOR count is at least "
+			      "N as two pieces, DPOR and DFS, side by side (default: none)"),
 		BENCH_OPT_LIST("--merge", "FILE", &merge,
 			       "print the whole result from the --json output of processes "
 			      "that shared a file (repeat per file; runs nothing)"),
@@ -546,7 +688,16 @@ static int explore_main(int argc, char **argv)
 		free(r);
 		return bench_args_exit_status(ret);
 	}
+	if (side && !race) {
+		fprintf(stderr, "memcgsim bench explore: --side %s: name the race too (--race "
+			"NAME)\n", side);
+		free(r);
+		return 2;
+	}
 	c.race = race;
+	c.side = side;
+	c.split_over = split_over;
+	c.defer_dfs = defer_dfs;
 	c.quick = a.quick;
 	c.seed = a.seed;
 	c.verdicts_only = verdicts_only;

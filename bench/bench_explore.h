@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <memcgsim/explore.h>
+#include <memcgsim/race.h>
 
 #include "bench_verdict.h"
 
@@ -35,6 +36,21 @@ struct bench_ex_config {
 	 * for bench_ex_merge (bench_explore_share.c). NULL: every case here.
 	 */
 	const char *share;
+	/*
+	 * Leave the DFS cell under the race's budget to whoever merges the parts
+	 * (cell .deferred): `memcgsim report` has just run that very exploration
+	 * for its races and hands it over (bench_ex_merge_from).
+	 */
+	bool defer_dfs;
+	/* One side of race only (NULL: every side). */
+	const char *side;
+	/*
+	 * Shared runs only: a fixed side whose stated DPOR count
+	 * (msim_race_side.dpor_schedules) is at least this is handed out as two
+	 * pieces, DPOR and a DFS of twice that count, run side by side
+	 * (bench_explore_share.c). 0: none is split.
+	 */
+	unsigned int split_over;
 };
 
 /* One strategy on one side: schedules run, and what they showed. */
@@ -45,11 +61,39 @@ struct bench_ex_cell {
 	bool exhausted;              /* DFS, DPOR: the bounded space */
 	bool refused;                /* the strategy refused the side (-ENOTSUP) */
 	bool skipped;                /* not run (verdicts_only: random and PCT) */
+	bool deferred;               /* not run here (defer_dfs): the merge fills it */
 	double seconds;              /* the model's own time for the exploration */
+};
+
+/*
+ * A shared fixed side in two pieces: DPOR (and the rest of its cells) in one
+ * process, DFS in another; the merge puts them back together.
+ */
+enum bench_ex_piece {
+	BENCH_EX_WHOLE,              /* every cell here */
+	BENCH_EX_PIECE_DPOR,         /* every cell; the DFS check only if the DFS piece's
+					budget was short of twice DPOR's count */
+	BENCH_EX_PIECE_DFS,          /* only long_dfs */
+};
+
+/*
+ * DFS with a budget of its own (twice the side's stated DPOR count), run before
+ * DPOR's count C is known. DFS's order is fixed, so its first N schedules are
+ * those of any DFS with a budget of at least N: it answers the DFS check for
+ * any C with 2C <= budget, or for every C when it exhausted the space.
+ */
+struct bench_ex_long_dfs {
+	unsigned int budget;
+	unsigned int runs;
+	int first_violation;         /* run index, -1: none */
+	bool exhausted;
+	double seconds;
 };
 
 struct bench_ex_case {
 	unsigned int index;          /* in the list of every case (the order printed) */
+	enum bench_ex_piece piece;
+	struct bench_ex_long_dfs long_dfs;   /* BENCH_EX_PIECE_DFS */
 	const char *race, *side;
 	bool bug;                    /* the side's bad state is reachable */
 	unsigned int bound;          /* the race's DFS/DPOR preemption bound */
@@ -61,14 +105,32 @@ struct bench_ex_case {
 	 */
 	bool dfs_checked;
 	struct bench_ex_cell dfs_check;
+	/*
+	 * The check was read from a DFS piece that ran this many schedules, more
+	 * than the check's (its seconds are that run's); 0: it ran as the check.
+	 */
+	unsigned int dfs_long_runs;
 };
 
 struct bench_ex_result {
 	struct bench_ex_config cfg;
-	struct bench_ex_case cases[BENCH_EX_MAX_CASES];
+	/* both pieces of every split case in one process at most */
+	struct bench_ex_case cases[2 * BENCH_EX_MAX_CASES];
 	unsigned int ncases;
 	double wall_s;
 };
+
+/*
+ * Whether k needs DFS run again with twice DPOR's count: a fixed side DPOR
+ * exhausted where DFS stopped at its budget below twice DPOR's count.
+ */
+bool bench_ex_needs_dfs_check(const struct bench_ex_case *k);
+/*
+ * The cell of a DFS with budget n, from a DFS with a larger budget (l): 0, or
+ * -ERANGE when l stopped at its budget below n (it cannot say).
+ */
+int bench_ex_dfs_prefix(const struct bench_ex_long_dfs *l, unsigned int n,
+			struct bench_ex_cell *out);
 
 /* Run the bench; 0 or a negative errno (message on stderr). */
 int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r);
@@ -80,6 +142,32 @@ int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r);
  * is read and bumped), or -1 when it cannot be read or written.
  */
 long bench_ex_claim(int fd);
+/*
+ * Where a merge finds a deferred DFS cell: fill out with the DFS run under the
+ * race's budget on race/side and return 0, or return -ENOENT when it has none
+ * (the merge then runs it itself).
+ */
+struct bench_ex_dfs_source {
+	int (*find)(void *arg, const char *race, const char *side, bool bug,
+		    struct bench_ex_cell *out);
+	void *arg;
+};
+/* bench_ex_merge, with the deferred DFS cells from src (NULL: every one run here). */
+int bench_ex_merge_from(const char *const *paths, unsigned int n,
+			const struct bench_ex_dfs_source *src, struct bench_ex_result *r, char *err,
+			size_t errlen);
+/* DFS under the race's budget on case k (what a deferred cell stands for): 0 or -EINVAL. */
+int bench_ex_dfs_cell(const struct bench_ex_config *c, struct bench_ex_case *k);
+/* The DFS piece's budget for side (twice its stated DPOR count), 0: not split. */
+unsigned int bench_ex_split_budget(const struct bench_ex_config *c, const struct msim_race *r,
+				   const struct msim_race_side *side);
+/*
+ * Put a DPOR piece (k, in place) and its DFS piece (dfs) back together: the
+ * DFS check taken from the DFS piece where the DPOR piece did not run it.
+ * 0, or -EINVAL with the reason in err.
+ */
+int bench_ex_join(struct bench_ex_case *k, const struct bench_ex_case *dfs, char *err,
+		  size_t errlen);
 /*
  * The result one process would have printed, from the --json documents of the
  * processes that shared a file (paths[0..n)): every case in index order.

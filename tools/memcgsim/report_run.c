@@ -118,9 +118,16 @@ static void bench_argv(const struct report *rep, const struct report_bench *rb, 
 		for (unsigned int k = 0; a[k] && n + 1 < max; k++)
 			argv[n++] = a[k];
 	}
-	if (part >= 0 && n + 3 < max) {   /* one of the processes sharing the cases */
+	if (part >= 0 && n + 4 < max) {   /* one of the processes sharing the cases */
 		argv[n++] = "--share";
 		argv[n++] = share_path;
+		/*
+		 * Its DFS under each race's budget is the run the report's races
+		 * make on every side (same budget, bound and order) when the report
+		 * runs them all: the merge takes theirs (explore_dfs_source).
+		 */
+		if (!rep->only_thread)
+			argv[n++] = "--defer-dfs";
 	}
 	argv[n] = NULL;
 }
@@ -175,9 +182,36 @@ static void fill_slots(struct report *rep)
 		}
 }
 
-/* The jobs in the order they start: split benches' parts first, then the rest. */
+/*
+ * The CPU seconds a full report's bench took (run preset, measured in
+ * docs/benches.md), for the order benches start in: the longest first, so
+ * that the last to end is a short one and neither slot idles long while the
+ * other finishes. A bench missing here (a new one) starts after these, in
+ * registry order. Only the order depends on it, never a figure.
+ */
+static const struct {
+	const char *bench;
+	unsigned int cpu_s;
+} expected_cpu[] = {
+	{ "shrinker-units", 48 },       { "explore-rate", 15 }, { "scale", 7 },
+	{ "anon-churn", 6 },            { "thrashing-protection", 5 },
+	{ "root-flush", 5 },            { "rstat-propagate", 3 }, { "update-cost", 2 },
+	{ NULL, 0 },
+};
+
+static unsigned int expected_cost(const struct report_bench *rb)
+{
+	for (unsigned int i = 0; expected_cpu[i].bench; i++)
+		if (!strcmp(expected_cpu[i].bench, rb->b->name))
+			return expected_cpu[i].cpu_s;
+	return 0;
+}
+
+/* The jobs in the order they start: split benches' parts first, then the rest, longest first. */
 static void plan_jobs(struct report *rep)
 {
+	unsigned int first;
+
 	nr_jobs = 0;
 	for (unsigned int i = 0; i < rep->nr_benches; i++) {
 		parts_left[i] = 0;
@@ -188,9 +222,19 @@ static void plan_jobs(struct report *rep)
 		parts_left[i] = EXPLORE_PARTS;
 		rep->benches[i].cpu_seconds = 0;
 	}
+	first = nr_jobs;
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!split(rep, &rep->benches[i]))
 			jobs[nr_jobs++] = (struct job){ i, -1 };
+	for (unsigned int i = first + 1; i < nr_jobs; i++)   /* insertion sort: stable */
+		for (unsigned int k = i; k > first && expected_cost(&rep->benches[jobs[k].bench]) >
+						       expected_cost(&rep->benches[jobs[k - 1].bench]);
+		     k--) {
+			struct job t = jobs[k];
+
+			jobs[k] = jobs[k - 1];
+			jobs[k - 1] = t;
+		}
 }
 
 /* The counter the parts share starts at case 0: an empty file. */
@@ -231,9 +275,57 @@ void report_benches_start(struct report *rep)
 	fill_slots(rep);
 }
 
+/*
+ * A race side's DFS result (report_races.c: the race's budget, stopping at the
+ * first violation) as explore's DFS cell. On a fixed side explore runs on past
+ * a violation, so a fixed side that had one is not the same run: -ENOENT, and
+ * the merge runs explore's own.
+ */
+static int report_dfs_cell(json_t *ex, bool bug, struct bench_ex_cell *out)
+{
+	json_int_t violations = json_integer_value(json_object_get(ex, "violations"));
+
+	if ((!bug && violations) || json_is_true(json_object_get(ex, "env_replay")) ||
+	    json_is_true(json_object_get(ex, "no_verdict")))
+		return -ENOENT;
+	*out = (struct bench_ex_cell){
+		.runs = (unsigned int)json_integer_value(json_object_get(ex, "runs")),
+		.found = violations > 0,
+		.exhausted = json_is_true(json_object_get(ex, "exhausted")),
+		.seconds = json_number_value(json_object_get(ex, "seconds")),
+	};
+	return 0;
+}
+
+/* The races' DFS run on race/side, as explore's cell (report_races.c ran it). */
+static int explore_dfs_source(void *arg, const char *race, const char *side, bool bug,
+			      struct bench_ex_cell *out)
+{
+	const struct report *rep = arg;
+
+	for (unsigned int i = 0; i < rep->nr_races; i++) {
+		const struct report_race *rr = &rep->races[i];
+		json_t *sides = json_object_get(rr->doc, "sides"), *sd, *ex;
+		size_t k, e;
+
+		if (strcmp(rr->r->name, race))
+			continue;
+		json_array_foreach(sides, k, sd) {
+			if (strcmp(json_string_value(json_object_get(sd, "side")) ?: "", side))
+				continue;
+			json_array_foreach(json_object_get(sd, "explore"), e, ex)
+				if (!strcmp(json_string_value(json_object_get(ex, "strategy")) ?: "",
+					    "dfs"))
+					return report_dfs_cell(ex, bug, out);
+		}
+	}
+	return -ENOENT;
+}
+
 /* Every part of bench i ended: their JSON merged into the bench's own. */
 static void parts_merge(struct report *rep, unsigned int i)
 {
+	const struct bench_ex_dfs_source src = { explore_dfs_source, rep };
 	struct report_bench *rb = &rep->benches[i];
 	char paths[EXPLORE_PARTS][512], err[512] = "";
 	const char *p[EXPLORE_PARTS];
@@ -247,7 +339,7 @@ static void parts_merge(struct report *rep, unsigned int i)
 		p[k] = paths[k];
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r || bench_ex_merge(p, EXPLORE_PARTS, r, err, sizeof(err)) ||
+	if (!r || bench_ex_merge_from(p, EXPLORE_PARTS, &src, r, err, sizeof(err)) ||
 	    !(f = fopen(rb->json_path, "w"))) {
 		report_progress(rep, "bench %s: its parts do not merge (%s)", rb->b->name,
 				*err ? err : strerror(errno));
@@ -279,8 +371,7 @@ static void reaped(struct report *rep, unsigned int slot, int wstatus, const str
 		report_progress(rep, "bench %s part %d %s in %.1f s (%.1f s of CPU)", rb->b->name,
 				jb->part + 1, status ? "FAILED" : "done", rb->seconds, cpu);
 		if (--parts_left[jb->bench])
-			return;
-		parts_merge(rep, jb->bench);
+			return;   /* merged once the races are done (report_benches_finish) */
 	}
 	report_progress(rep, "bench %s %s in %.1f s (%.1f s of CPU)", rb->b->name,
 			rb->status ? "FAILED" : "done", rb->seconds, rb->cpu_seconds);
@@ -330,7 +421,10 @@ int report_benches_finish(struct report *rep)
 
 	while (rep->running[0] >= 0 || rep->running[1] >= 0 || rep->next_bench < nr_jobs)
 		poll_slots(rep, true);
-	for (unsigned int i = 0; i < rep->nr_benches; i++)
+	for (unsigned int i = 0; i < rep->nr_benches; i++) {
+		if (split(rep, &rep->benches[i]))
+			parts_merge(rep, i);
 		failed += read_back(rep, &rep->benches[i]);
+	}
 	return failed;
 }

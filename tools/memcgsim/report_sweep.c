@@ -5,8 +5,8 @@
  * --memcgs N for flush cost against active memcgs; shrinker-units with
  * --mounts N for slab per empty cgroup against the shrinker count). Each run is
  * `memcgsim bench NAME --json ... OPT N`, a child of this program, its JSON in
- * DIR/sweeps/NAME-N.json and its stderr in DIR/logs; run one after another once
- * the benches are done, so they never share the CPUs with a timed bench.
+ * DIR/sweeps/NAME-N.json and its stderr in DIR/logs; run two at a time once
+ * the benches are done, as the benches run (one process per core).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 
 #include "report.h"
 
-static const struct {
+static const struct sweep_def {
 	const char *bench;
 	const char *thread;
 	const char *opt;          /* the option that sets the x-point */
@@ -34,14 +34,14 @@ static const struct {
 	{ NULL },
 };
 
-/* One run: fork, the child's stdout and stderr on files, exec this program. */
-static int run_point(struct report *rep, unsigned int s, unsigned int x, const char *json,
-		     const char *log)
+/* One run started: fork, the child's stdout and stderr on files, exec this program. */
+static pid_t start_point(const struct report *rep, unsigned int s, unsigned int x,
+			 const char *json, const char *log)
 {
 	const char *argv[24];
 	char xs[16];
 	size_t n = 0;
-	int status, out, err;
+	int out, err;
 	pid_t pid;
 
 	snprintf(xs, sizeof(xs), "%u", x);
@@ -57,8 +57,6 @@ static int run_point(struct report *rep, unsigned int s, unsigned int x, const c
 	argv[n++] = xs;
 	argv[n] = NULL;
 	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (!pid) {
 		out = open(json, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -67,55 +65,108 @@ static int run_point(struct report *rep, unsigned int s, unsigned int x, const c
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	return pid;
 }
 
-static int sweep_one(struct report *rep, unsigned int s, unsigned int x)
-{
-	char rel[REPORT_NAME_MAX], json[REPORT_PATH_MAX], log[REPORT_PATH_MAX];
-	struct report_sweep *sw;
-	double t0 = report_now();
+/* One point of sweep s: its files, its process (pid -1: not started). */
+struct point {
+	unsigned int s, x;
+	char json[REPORT_PATH_MAX], log[REPORT_PATH_MAX];
+	pid_t pid;
+	double started;
+};
 
+static int point_start(struct report *rep, struct point *pt)
+{
+	char rel[REPORT_NAME_MAX];
+
+	pt->pid = -1;
+	pt->started = report_now();
+	snprintf(rel, sizeof(rel), "sweeps/%s-%u.json", sweeps[pt->s].bench, pt->x);
+	if (!report_path(rep, rel, pt->json, sizeof(pt->json)))
+		return 1;
+	snprintf(rel, sizeof(rel), "logs/sweep-%s-%u.log", sweeps[pt->s].bench, pt->x);
+	if (!report_path(rep, rel, pt->log, sizeof(pt->log)))
+		return 1;
+	pt->pid = start_point(rep, pt->s, pt->x, pt->json, pt->log);
+	return pt->pid < 0;
+}
+
+/* Wait for a started point; its JSON read back into the next sweep entry. */
+static int point_finish(struct report *rep, struct point *pt)
+{
+	const struct sweep_def *sw_def = &sweeps[pt->s];
+	struct report_sweep *sw;
+	int status;
+
+	if (waitpid(pt->pid, &status, 0) != pt->pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		report_progress(rep, "sweep %s %s %u FAILED (%s)", sw_def->bench, sw_def->opt,
+				pt->x, pt->log);
+		return 1;
+	}
 	if (rep->nr_sweeps == REPORT_MAX_SWEEPS)
 		return 1;
 	sw = &rep->sweeps[rep->nr_sweeps];
 	memset(sw, 0, sizeof(*sw));
-	snprintf(rel, sizeof(rel), "sweeps/%s-%u.json", sweeps[s].bench, x);
-	if (!report_path(rep, rel, json, sizeof(json)))
-		return 1;
-	snprintf(rel, sizeof(rel), "logs/sweep-%s-%u.log", sweeps[s].bench, x);
-	if (!report_path(rep, rel, log, sizeof(log)))
-		return 1;
-	if (run_point(rep, s, x, json, log)) {
-		report_progress(rep, "sweep %s %s %u FAILED (%s)", sweeps[s].bench, sweeps[s].opt, x,
-				log);
-		return 1;
-	}
-	sw->doc = json_load_file(json, 0, NULL);
+	sw->doc = json_load_file(pt->json, 0, NULL);
 	if (!sw->doc)
 		return 1;
-	sw->bench = sweeps[s].bench;
-	sw->x = x;
+	sw->bench = sw_def->bench;
+	sw->x = pt->x;
 	rep->nr_sweeps++;
-	report_progress(rep, "sweep %s %s %u done in %.1f s", sweeps[s].bench, sweeps[s].opt, x,
-			report_now() - t0);
+	report_progress(rep, "sweep %s %s %u done in %.1f s", sw_def->bench, sw_def->opt, pt->x,
+			report_now() - pt->started);
 	return 0;
 }
 
-int report_sweeps(struct report *rep)
+/* Every point, in order: the sweep and its x-point. */
+static unsigned int points_of(const struct report *rep, struct point *pts, unsigned int max)
 {
-	int failed = 0;
+	unsigned int n = 0;
 
 	for (unsigned int s = 0; sweeps[s].bench; s++) {
 		const unsigned int *xs = rep->quick ? sweeps[s].quick : sweeps[s].full;
 
 		if (!report_wants(rep, sweeps[s].thread))
 			continue;
-		for (unsigned int i = 0; i < 8 && xs[i]; i++)
-			failed += sweep_one(rep, s, xs[i]);
+		for (unsigned int i = 0; i < 8 && xs[i] && n < max; i++)
+			pts[n++] = (struct point){ .s = s, .x = xs[i] };
 	}
+	return n;
+}
+
+/*
+ * Two points at a time, as the benches run (one per core of this 2-core
+ * machine): a pair started, then both waited for, so their entries keep the
+ * points' order.
+ */
+int report_sweeps(struct report *rep)
+{
+	struct point *pts = calloc(REPORT_MAX_SWEEPS, sizeof(*pts));
+	unsigned int n;
+	int failed = 0;
+
+	if (!pts)
+		return 1;
+	n = points_of(rep, pts, REPORT_MAX_SWEEPS);
+	for (unsigned int i = 0; i < n; i += 2) {
+		int bad[2] = { 0, 0 };
+
+		for (unsigned int k = i; k < n && k < i + 2; k++)
+			bad[k - i] = point_start(rep, &pts[k]);
+		for (unsigned int k = i; k < n && k < i + 2; k++) {
+			if (bad[k - i]) {
+				report_progress(rep, "sweep %s %s %u: not started",
+						sweeps[pts[k].s].bench, sweeps[pts[k].s].opt,
+						pts[k].x);
+				failed++;
+				continue;
+			}
+			failed += point_finish(rep, &pts[k]);
+		}
+	}
+	free(pts);
 	return failed;
 }
 
