@@ -108,12 +108,13 @@ static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
 	return NULL;
 }
 
-/* The registered slot named name, or -1. */
+/* The registered slot named name, or -1 (the first byte first: most names differ there). */
 static int slot_named(const struct msim__memcg_host *h, const char *name)
 {
 	for (unsigned int s = 0; s < h->nr_hooks; s++)
 		if (h->hooks[s].name == name ||
-		    (h->hooks[s].name && strcmp(h->hooks[s].name, name) == 0))
+		    (h->hooks[s].name && h->hooks[s].name[0] == name[0] &&
+		     strcmp(h->hooks[s].name, name) == 0))
 			return (int)s;
 	return -1;
 }

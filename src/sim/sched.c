@@ -150,7 +150,8 @@ static __attribute__((noinline)) void park_decide(struct msim *m, struct msim_ta
 }
 
 /* Park t at why (its slot e) once its point count and the trace hash's fold are set. */
-static inline void park_counted(struct msim_task *t, const struct msim__point_hits *e)
+static inline __attribute__((always_inline)) void park_counted(struct msim_task *t,
+								const struct msim__point_hits *e)
 {
 	struct msim *m = t->host;
 
