@@ -108,11 +108,13 @@ static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
 	return NULL;
 }
 
-/* The registered slot named name, or -1. */
+/* The registered slot named name, or -1 (the first byte first: most names differ there). */
 static int slot_named(const struct msim__memcg_host *h, const char *name)
 {
 	for (unsigned int s = 0; s < h->nr_hooks; s++)
-		if (h->hooks[s].name && strcmp(h->hooks[s].name, name) == 0)
+		if (h->hooks[s].name == name ||
+		    (h->hooks[s].name && h->hooks[s].name[0] == name[0] &&
+		     strcmp(h->hooks[s].name, name) == 0))
 			return (int)s;
 	return -1;
 }
@@ -141,15 +143,19 @@ static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
 	unsigned char named[MSIM_MEMCG_MAX_SLOTS], rest[MSIM_MEMCG_MAX_SLOTS];
 	bool placed[MSIM_MEMCG_MAX_SLOTS] = { false };
 	const struct lifecycle_step *st;
+	bool undo = p == MSIM__CSS_ALLOC_UNDO;
+	enum msim__css_phase q = undo ? MSIM__CSS_ALLOC : p;
 	unsigned int nn = 0, nr;
 
-	for (size_t i = 0; (st = phase_step(p, i)); i++) {
-		int s = slot_named(h, st->hooks);
+	/* phase_step's order in one pass: every host's creation plans each registration */
+	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
+		int s;
 
-		if (s >= 0 && !placed[s]) {
-			placed[s] = true;
-			named[nn++] = (unsigned char)s;
-		}
+		st = &memcg_lifecycle[undo ? NR_LIFECYCLE_STEPS - 1 - k : k];
+		if (st->phase != q || (s = slot_named(h, st->hooks)) < 0 || placed[s])
+			continue;
+		placed[s] = true;
+		named[nn++] = (unsigned char)s;
 	}
 	nr = unplaced_sets(h, placed, rest);
 	if (phase_is_teardown(p)) {

@@ -233,7 +233,8 @@ static long memcg_unflushed_one(struct msim__memcg_stats *ms)
 		for (unsigned int i = 0; i < MSIM__NS; i++) {
 			long d = msim_quiet_load(&pc->state[i], MSIM_RELAXED) - pc->state_prev[i];
 
-			sum += labs(msim_memcg_state_val_in_pages(i, d));
+			if (d) /* most per-CPU deltas are zero: no unit to look up */
+				sum += labs(msim_memcg_state_val_in_pages(i, d));
 		}
 		for (unsigned int e = 0; e < MSIM__NE; e++) {
 			unsigned long d = msim_quiet_load(&pc->events[e], MSIM_RELAXED) -

@@ -150,7 +150,8 @@ static __attribute__((noinline)) void park_decide(struct msim *m, struct msim_ta
 }
 
 /* Park t at why (its slot e) once its point count and the trace hash's fold are set. */
-static inline void park_counted(struct msim_task *t, const struct msim__point_hits *e)
+static inline __attribute__((always_inline)) void park_counted(struct msim_task *t,
+								const struct msim__point_hits *e)
 {
 	struct msim *m = t->host;
 
@@ -583,17 +584,22 @@ uint64_t msim__sched_fast_steps(const struct msim *m)
 /*
  * PCT's choice is the enabled option of the highest priority, the first of
  * equals, and t is option 0: it is t whatever else is enabled when no other
- * live task and not the RCU engine ranks above it, provided no change point
- * lowers t at this step and every live task has its priority (choose_pct
- * draws one for a task that has none, which moves the random stream).
+ * enabled task and not the RCU engine (when it may step) ranks above it,
+ * provided no change point lowers t at this step and every enabled task has
+ * its priority (choose_pct draws one for an option that has none, which moves
+ * the random stream; a task that is not an option draws nothing). A task that
+ * ranks above t but waits (a lock t holds, a grace period) or waits its turn
+ * on its CPU is not an option, so t goes on: the checks are those of the
+ * option list (msim__task_enabled, msim__rcu_det_ready), each read only.
  */
-static inline bool pct_foretold(const struct msim *m, const struct msim_task *t)
+static inline bool pct_foretold(struct msim *m, const struct msim_task *t)
 {
-	const struct msim_sched *s = &m->sched;
+	struct msim_sched *s = &m->sched;
 	int p;
 
-	if (t->idx >= s->nr_prio || (p = s->prio[t->idx]) < s->prio_r)
+	if (t->idx >= s->nr_prio)
 		return false;
+	p = s->prio[t->idx];
 	for (unsigned int i = 0; i < s->nr_change_points; i++)
 		if (s->change_points[i] == s->steps)
 			return false;
@@ -602,10 +608,12 @@ static inline bool pct_foretold(const struct msim *m, const struct msim_task *t)
 	for (unsigned int i = 0; i < s->nr_live; i++) {
 		unsigned int idx = s->live[i];
 
-		if (idx != t->idx && (idx >= s->nr_prio || s->prio[idx] > p))
+		if (idx == t->idx || (idx < s->nr_prio && s->prio[idx] <= p))
+			continue;
+		if (msim__task_enabled(m, m->task_vec[idx]))
 			return false;
 	}
-	return true;
+	return p >= s->prio_r || !msim__rcu_det_ready(m);
 }
 
 /*

@@ -12,8 +12,9 @@
  * msim_run_task, with and without the fast step: the
  * same return, schedule string, trace hash, step and switch counts, end state,
  * and for every task the same msim_task_where() (point, hits, blocked, context).
- * The fast step must also have been taken where the mode allows it, and never
- * under a preemption model.
+ * The fast step must also have been taken where the mode allows it (PCT's
+ * too when a task above the running one waits), and never under a
+ * preemption model.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -316,6 +317,63 @@ static void pct_wakes_a_higher_waiter(void **st)
 	assert_true(woken > 0);
 }
 
+/*
+ * A task of higher priority that is no option does not stop the fast step:
+ * W waits its CPU's turn behind R (unmodelled preemption: the first unfinished
+ * task of a CPU runs), so whatever PCT drew for the two, every park of R is
+ * foretold (and W's, once R is gone), and the run is the one listed every time.
+ */
+static void turn_runner(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		msim_yield("fast.turn");
+}
+
+static void turn_waiter(void *arg)
+{
+	(void)arg;
+	msim_yield("fast.waited");
+}
+
+static void pct_passes_a_waiting_higher_task(void **st)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		char *sched[2];
+		uint64_t hash[2], fast[2];
+
+		for (int f = 0; f < 2; f++) {
+			struct msim_config cfg;
+			struct msim *m;
+			struct msim_sched_opts o = { .strategy = MSIM_STRAT_PCT, .seed = seed,
+						     .pct_depth = 1 };
+
+			msim_config_init(&cfg);
+			cfg.nr_cpus = 1;
+			cfg.mode = MSIM_DETERMINISTIC;
+			assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+			msim_task_create(m, "R", 0, turn_runner, NULL);
+			msim_task_create(m, "W", 0, turn_waiter, NULL);
+			assert_int_equal(msim_sched_set(m, &o), 0);
+			msim__sched_no_fast_step = !f;
+			assert_int_equal(msim_run(m), 0);
+			msim__sched_no_fast_step = false;
+			sched[f] = strdup(msim_schedule_string(m));
+			hash[f] = msim_sched_trace_hash(m);
+			fast[f] = msim__sched_fast_steps(m);
+			msim_destroy(m);
+		}
+		assert_string_equal(sched[0], sched[1]);
+		assert_string_equal(sched[1], "0*21.1*2");
+		assert_true(hash[0] == hash[1]);
+		assert_true(fast[0] == 0);
+		/* each of R's 20 parks, then W's one: only the first step of each is listed */
+		assert_true(fast[1] == 21);
+		free(sched[0]);
+		free(sched[1]);
+	}
+}
+
 static void run_task_runs(void **st)
 {
 	struct setup su = { .strategy = MSIM_STRAT_SCRIPT, .run_task = true };
@@ -331,6 +389,7 @@ int main(void)
 		cmocka_unit_test(replayed_runs),
 		cmocka_unit_test(pct_runs),
 		cmocka_unit_test(pct_wakes_a_higher_waiter),
+		cmocka_unit_test(pct_passes_a_waiting_higher_task),
 		cmocka_unit_test(run_task_runs),
 	};
 
