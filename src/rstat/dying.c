@@ -49,7 +49,8 @@ struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool
 		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
 		return memcg;
 	}
-	if (msim_config(m)->variants.dying_redirect == MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING &&
+	if (msim__rstat_variant(msim_config(m), MSIM__RSTAT_V_DYING_REDIRECT) ==
+		    MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING &&
 	    !msim_css_is_dying(memcg)) {
 		/* patch 3: the common case takes no RCU; the window is here */
 		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
