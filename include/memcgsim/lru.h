@@ -92,8 +92,7 @@ enum msim_mglru_protection {
 };
 
 /* mglru-protection, for the layer above that shares MGLRU's refault feedback (workingset). */
-MSIM_API enum msim_mglru_protection
-msim_lru_variant_mglru_protection(const struct msim_config *cfg);
+MSIM_API enum msim_mglru_protection msim_lru_variant_mglru_protection(const struct msim_config *cfg);
 
 /* kernel: enum lru_list (the order of NR_INACTIVE_ANON .. NR_UNEVICTABLE). */
 enum msim_lru_list {

@@ -136,8 +136,7 @@ enum msim_nmi_stats {
 };
 
 /* root-lruvec-read, for the layers above that read the root memcg's lruvec too (DAMON). */
-MSIM_API enum msim_root_lruvec_read
-msim_rstat_variant_root_lruvec_read(const struct msim_config *cfg);
+MSIM_API enum msim_root_lruvec_read msim_rstat_variant_root_lruvec_read(const struct msim_config *cfg);
 
 /* kernel: MEMCG_CHARGE_BATCH; the threshold is MSIM_MEMCG_CHARGE_BATCH * online CPUs. */
 #define MSIM_MEMCG_CHARGE_BATCH 64U

@@ -266,7 +266,6 @@ static const struct msim_variant_desc rstat_variants[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
-
 static unsigned int rstat_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys rstat_subsys = {
 	.name = "rstat",
