@@ -14,11 +14,11 @@
  * comparable.
  *
  * The presets are data here: a name, a meaning and a string of NAME=VALUE
- * settings, the same as a command line's. A preset spans layers (linux-6.12 sets
- * eight variants of six), so no layer owns it; naming no C symbol of a layer, it
- * resolves against the registered rows when applied, and a preset naming a row
- * nobody registered fails as a command line would (unit/test_sched checks
- * that every preset applies).
+ * settings, the same as a command line's. A preset spans layers (linux-6.12
+ * sets eight variants of six subsystems), so no layer owns it; naming no C
+ * symbol of a layer, it resolves against the registered rows when applied, and
+ * a preset naming a row nobody registered fails as a command line would
+ * (unit/test_sched checks that every preset applies).
  */
 #ifndef MEMCGSIM_VARIANTS_H
 #define MEMCGSIM_VARIANTS_H
@@ -58,7 +58,8 @@ struct msim_variant_desc {
  * The value of every variant: value[id][row] is row `row` of the subsystem whose
  * registry id is id (subsys.h hands ids out at registration), as an index into
  * the row's values. All zero is mainline. A plain value: copy it by assignment.
- * Read and write it through the functions below, never by index.
+ * Read and write it through the functions below, or, in the layer that owns
+ * a row, msim_subsys_variant() (subsys.h); never by index.
  */
 struct msim_variants {
 	unsigned char value[MSIM_MAX_SUBSYS + 1][MSIM_SUBSYS_MAX_VARIANTS];
