@@ -59,7 +59,8 @@ struct msim_variant_desc {
  * registry id is id (subsys.h hands ids out at registration), as an index into
  * the row's values. All zero is mainline. A plain value: copy it by assignment.
  * Read and write it through the functions below, or, in the layer that owns
- * a row, msim_subsys_variant() (subsys.h); never by index.
+ * a row, msim_subsys_variant() (subsys.h); only the owning layer may index its
+ * own slot (rstat does, inline, on its stat write path).
  */
 struct msim_variants {
 	unsigned char value[MSIM_MAX_SUBSYS + 1][MSIM_SUBSYS_MAX_VARIANTS];

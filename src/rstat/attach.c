@@ -266,7 +266,7 @@ static const struct msim_variant_desc rstat_variants[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
-static unsigned int rstat_subsys_id; /* written by msim_subsys_register() */
+unsigned int msim__rstat_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys rstat_subsys = {
 	.name = "rstat",
 	.depends = rstat_deps,
@@ -276,13 +276,8 @@ static const struct msim_subsys rstat_subsys = {
 	.host_fini = rstat_host_fini,
 	.memcg_hooks = rstat_hooks,
 	.variants = rstat_variants,
-	.id = &rstat_subsys_id,
+	.id = &msim__rstat_subsys_id,
 };
-
-int msim__rstat_variant(const struct msim_config *cfg, enum msim__rstat_variant_row row)
-{
-	return msim_subsys_variant(&cfg->variants, &rstat_subsys, row);
-}
 
 enum msim_root_lruvec_read msim_rstat_variant_root_lruvec_read(const struct msim_config *cfg)
 {

@@ -163,8 +163,19 @@ struct msim__rstat_variants {
 	bool layout_6_12;         /* memcg-layout=linux-6.12 (the memcg layer's row) */
 };
 
-/* A row's value in cfg (for the readers that run without the host's rstat data). */
-int msim__rstat_variant(const struct msim_config *cfg, enum msim__rstat_variant_row row);
+/* rstat_subsys's registry id (attach.c; 0 while unregistered, whose slots stay 0). */
+extern unsigned int msim__rstat_subsys_id;
+
+/*
+ * A row's value in cfg, for the readers that run without the host's rstat data:
+ * msim_subsys_variant()'s load, inline, because the stat write path asks for
+ * dying-redirect on every update (attach.c owns the row, so it may index its slot).
+ */
+static inline int msim__rstat_variant(const struct msim_config *cfg,
+				      enum msim__rstat_variant_row row)
+{
+	return cfg->variants.value[msim__rstat_subsys_id][row];
+}
 
 struct msim__rstat {
 	struct msim *m;
