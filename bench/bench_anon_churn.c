@@ -91,7 +91,7 @@ static int host_setup(struct churn *c, unsigned int d, unsigned int l, uint64_t 
 	cfg.lru = l ? MSIM_LRU_MGLRU : MSIM_LRU_CLASSIC;
 	cfg.mode = MSIM_CONCURRENT;
 	cfg.variants = c->base;
-	cfg.variants.dying_redirect = design_variant[d];
+	bench_variant_set(&cfg.variants, "dying-redirect", design_variant[d]);
 	ret = msim_create(&cfg, &h->m, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "anon-churn: msim_create: %s\n", err);

@@ -73,8 +73,9 @@ static int host_setup(struct dgr *r, unsigned int h, const struct msim_variants 
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = *base;
-	cfg.variants.node_stat = MSIM_NODE_STAT_PERCPU;
-	cfg.variants.damon_root_read = h ? MSIM_DAMON_ROOT_READ_NODE : MSIM_DAMON_ROOT_READ_FLUSH;
+	bench_variant_set(&cfg.variants, "node-stat", MSIM_NODE_STAT_PERCPU);
+	bench_variant_set(&cfg.variants, "damon-root-read",
+			  h ? MSIM_DAMON_ROOT_READ_NODE : MSIM_DAMON_ROOT_READ_FLUSH);
 	memset(cfg.zone_managed_pages, 0, sizeof(cfg.zone_managed_pages));
 	cfg.zone_managed_pages[MSIM_ZONE_NORMAL] = (unsigned long)r->node_gib << 18;
 	if ((ret = msim_create(&cfg, &hh->m, err, sizeof(err))) ||

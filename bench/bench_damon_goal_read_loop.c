@@ -126,9 +126,9 @@ static int dgl_host(struct dgl *l, unsigned int design)
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = p->base;
-	cfg.variants.node_stat = MSIM_NODE_STAT_PERCPU;
-	cfg.variants.damon_root_read = design ? MSIM_DAMON_ROOT_READ_NODE :
-						MSIM_DAMON_ROOT_READ_FLUSH;
+	bench_variant_set(&cfg.variants, "node-stat", MSIM_NODE_STAT_PERCPU);
+	bench_variant_set(&cfg.variants, "damon-root-read",
+			  design ? MSIM_DAMON_ROOT_READ_NODE : MSIM_DAMON_ROOT_READ_FLUSH);
 	memset(cfg.zone_managed_pages, 0, sizeof(cfg.zone_managed_pages));
 	cfg.zone_managed_pages[MSIM_ZONE_NORMAL] = p->node_pages;
 	if ((ret = msim_create(&cfg, &l->m, err, sizeof(err))) ||

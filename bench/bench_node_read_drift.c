@@ -110,7 +110,7 @@ static int nrd_host(struct nrd *r)
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = r->base;
-	cfg.variants.node_stat = MSIM_NODE_STAT_PERCPU;
+	bench_variant_set(&cfg.variants, "node-stat", MSIM_NODE_STAT_PERCPU);
 	cfg.zone_managed_pages[MSIM_ZONE_NORMAL] = NRD_NODE_GIB << 18;
 	ret = msim_create(&cfg, &r->m, err, sizeof(err));
 	if (ret) {

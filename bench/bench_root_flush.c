@@ -77,13 +77,13 @@ int bench_rf_host_setup_as(struct rf *r, unsigned int h, bool node)
 	cfg.nr_nodes = 1;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = r->base;
-	cfg.variants.root_lruvec_read = node ? MSIM_ROOT_LRUVEC_READ_NODE
-					     : MSIM_ROOT_LRUVEC_READ_RSTAT;
+	bench_variant_set(&cfg.variants, "root-lruvec-read",
+			  node ? MSIM_ROOT_LRUVEC_READ_NODE : MSIM_ROOT_LRUVEC_READ_RSTAT);
 	/*
 	 * The kernel's node counters: per-CPU diffs folded past stat_threshold (125
 	 * on a 64 GiB node), so a node read misses what each CPU holds below it.
 	 */
-	cfg.variants.node_stat = MSIM_NODE_STAT_PERCPU;
+	bench_variant_set(&cfg.variants, "node-stat", MSIM_NODE_STAT_PERCPU);
 	cfg.zone_managed_pages[MSIM_ZONE_NORMAL] = 64UL << 18;
 	ret = msim_create(&cfg, &hh->m, err, sizeof(err));
 	if (ret) {

@@ -89,7 +89,8 @@ static int make_host(const struct msim_variants *base, unsigned int cpus, enum m
 	cfg.nr_cpus = cpus;
 	cfg.mode = mode;
 	cfg.variants = *base;
-	cfg.variants.rstat_propagate = p ? MSIM_RSTAT_PROPAGATE_CONTINUE : MSIM_RSTAT_PROPAGATE_BREAK;
+	bench_variant_set(&cfg.variants, "rstat-propagate",
+			  p ? MSIM_RSTAT_PROPAGATE_CONTINUE : MSIM_RSTAT_PROPAGATE_BREAK);
 	ret = msim_create(&cfg, out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "rstat-propagate: msim_create: %s\n", err);

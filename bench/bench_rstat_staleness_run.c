@@ -54,7 +54,7 @@ static int st_host_new(const struct bench_st_opts *o, enum msim_rstat_propagate 
 	msim_config_init(&cfg);
 	cfg.nr_cpus = o->cpus;
 	cfg.variants = o->base;
-	cfg.variants.rstat_propagate = design;
+	bench_variant_set(&cfg.variants, "rstat-propagate", design);
 	if ((ret = msim_create(&cfg, &h->m, err, sizeof(err)))) {
 		fprintf(stderr, "rstat-staleness: %s\n", err);
 		return ret;

@@ -127,7 +127,7 @@ static int host_create(const struct bench_shu_config *c, enum msim_shrinker_info
 	cfg.nr_nodes = c->nodes;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = c->base;
-	cfg.variants.shrinker_info = l;
+	bench_variant_set(&cfg.variants, "shrinker-info", l);
 	ret = msim_create(&cfg, out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "shrinker-units: msim_create: %s\n", err);

@@ -19,12 +19,17 @@
 
 #define MAX_VARIANT_ARGS 64
 
-/* The one variant table and the presets (memcgsim list --variants has meanings). */
+/* Every layer's variant rows and the presets (memcgsim list --variants has meanings). */
 static void usage_variants(FILE *f, void *ctx)
 {
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
+
 	(void)ctx;
 	fprintf(f, "\nvariants (value 0 is mainline; memcgsim list --variants):\n");
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+	for (unsigned int r = 0; r < nrows; r++) {
+		const struct msim_variant_desc *d = rows[r];
+
 		fprintf(f, "  %-22s", d->name);
 		for (int i = 0; d->values[i]; i++)
 			fprintf(f, "%s%s", i ? " | " : " ", d->values[i]);
@@ -132,6 +137,14 @@ int bench_parse_args(const struct bench_spec *spec, int argc, char **argv,
 	if (!out->reps)
 		out->reps = 1;
 	return 0;
+}
+
+void bench_variant_set(struct msim_variants *v, const char *name, int value)
+{
+	if (msim_variant_set_value(v, name, value)) {
+		fprintf(stderr, "bench: no variant %s with a value %d\n", name, value);
+		abort();
+	}
 }
 
 void bench_print_base_variants(const struct bench_opts *a, const char *note)

@@ -62,6 +62,12 @@ struct bench_opts {
 int bench_parse_args(const struct bench_spec *spec, int argc, char **argv,
 		     struct bench_opts *out);
 
+/*
+ * A variant an engine sets per design (msim_variant_set_value()); a name or value
+ * the table does not have is the engine's bug: it is reported and aborts.
+ */
+void bench_variant_set(struct msim_variants *v, const char *name, int value);
+
 /* "rstat-propagate=break,..." of a bench's base variants, for its output. */
 const char *bench_variants_str(const struct bench_opts *a, char *buf, size_t len);
 

@@ -49,10 +49,13 @@ static const double thread_mbs[NDESIGNS][NLRU] = {
 
 void bench_fc_design_variants(unsigned int design, struct msim_variants *v)
 {
-	v->shadow_budget = design ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL : MSIM_SHADOW_BUDGET_LRU_SIZE;
-	v->dying_redirect = design == 0 ? MSIM_DYING_REDIRECT_V1 :
-			    design == 1 ? MSIM_DYING_REDIRECT_ALL :
-					  MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING;
+	bench_variant_set(v, "shadow-budget",
+			  design ? MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL
+				 : MSIM_SHADOW_BUDGET_LRU_SIZE);
+	bench_variant_set(v, "dying-redirect",
+			  design == 0	? MSIM_DYING_REDIRECT_V1
+			  : design == 1 ? MSIM_DYING_REDIRECT_ALL
+					: MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING);
 }
 
 struct fc_host {

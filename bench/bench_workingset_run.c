@@ -101,8 +101,8 @@ static int tp_host_create(const struct bench_tp_opts *o, struct tp_host *h, char
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.lru = o->lru;
 	cfg.variants = o->base;
-	cfg.variants.shadow_budget = o->budget;
-	cfg.variants.mglru_protection = o->protection;
+	bench_variant_set(&cfg.variants, "shadow-budget", o->budget);
+	bench_variant_set(&cfg.variants, "mglru-protection", o->protection);
 	if ((ret = msim_create(&cfg, &h->m, msg, len)))
 		return ret;
 	msim_set_current_host(h->m);

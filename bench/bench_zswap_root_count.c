@@ -69,8 +69,9 @@ static struct msim *zrc_host(struct zrc *r, unsigned int design)
 	cfg.nr_cpus = 2;
 	cfg.mode = MSIM_DETERMINISTIC;
 	cfg.variants = r->base;
-	cfg.variants.zswap_root_count = design % 2 ? MSIM_ZSWAP_ROOT_COUNT_POOL
-						   : MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
+	bench_variant_set(&cfg.variants, "zswap-root-count",
+			  design % 2 ? MSIM_ZSWAP_ROOT_COUNT_POOL
+				     : MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS);
 	msim_zswap_params_init(&p);
 	p.seed = r->seed;
 	/* the pool-wide ratio of patch 1 reads zswap_total_pages: zsmalloc's pages */

@@ -178,7 +178,7 @@ static int dml_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool dml_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.damon_memcg_tryget == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "damon-memcg-tryget") == MSIM_OFF;
 }
 
 #define DML_FIGURES(before, state, uaf, pages, bp, counted)                                 \

@@ -167,7 +167,7 @@ static int dr_script(struct msim *m, void *state, struct msim_race_report *rep)
 
 static bool dr_expect(const struct msim_config *cfg, const void *arg)
 {
-	switch (cfg->variants.dying_redirect) {
+	switch (msim_variant_value(&cfg->variants, "dying-redirect")) {
 	case MSIM_DYING_REDIRECT_V1:
 		return cfg->cgroup_version != MSIM_CGROUP_V1;
 	case MSIM_DYING_REDIRECT_ALL:

@@ -128,7 +128,8 @@ static int rvi_setup(struct msim *m, void **state, void *arg)
 	*state = s;
 	s->m = m;
 	s->root = msim_root_mem_cgroup(m);
-	s->objcg = msim_config(m)->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
+	s->objcg = msim_variant_value(&msim_config(m)->variants, "lru-reparent") ==
+		   MSIM_LRU_REPARENT_OBJCG;
 	if ((ret = lru_scn_tree(m, &s->p, &s->c)) || (ret = rvi_folios(s)))
 		return ret;
 	s->mglru = msim_lru_gen_enabled(m);
@@ -309,8 +310,8 @@ static int rvi_configure(struct msim_config *cfg, char *err, size_t len)
 static bool rvi_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG &&
-	       cfg->variants.lruvec_recheck == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "lru-reparent") == MSIM_LRU_REPARENT_OBJCG &&
+	       msim_variant_value(&cfg->variants, "lruvec-recheck") == MSIM_OFF;
 }
 
 #define RVI_FIGURES(lru, p_listed, p_size, c_listed, c_size, c_zone, retries)            \

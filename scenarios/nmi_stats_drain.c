@@ -223,14 +223,14 @@ static int nd_configure(struct msim_config *cfg, char *err, size_t len)
 
 static bool local_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.nmi_stats == MSIM_NMI_STATS_ATOMIC &&
-	       cfg->variants.nmi_drain_local == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "nmi-stats") == MSIM_NMI_STATS_ATOMIC &&
+	       msim_variant_value(&cfg->variants, "nmi-drain-local") == MSIM_OFF;
 }
 
 static bool vmstats_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.nmi_stats == MSIM_NMI_STATS_ATOMIC &&
-	       cfg->variants.nmi_drain_vmstats == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "nmi-stats") == MSIM_NMI_STATS_ATOMIC &&
+	       msim_variant_value(&cfg->variants, "nmi-drain-vmstats") == MSIM_OFF;
 }
 
 #define ND_DIAGRAM(last)                                                                   \

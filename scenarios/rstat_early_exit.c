@@ -277,7 +277,7 @@ static int ee_configure(struct msim_config *cfg, char *err, size_t len)
 
 static bool ee_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.rstat_propagate == MSIM_RSTAT_PROPAGATE_BREAK;
+	return msim_variant_value(&cfg->variants, "rstat-propagate") == MSIM_RSTAT_PROPAGATE_BREAK;
 }
 
 static const struct msim_race rstat_early_exit = {

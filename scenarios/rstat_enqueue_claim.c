@@ -137,7 +137,7 @@ static int ec_script(struct msim *m, void *state, struct msim_race_report *rep)
 
 static bool ec_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.rstat_enqueue_claim == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "rstat-enqueue-claim") == MSIM_OFF;
 }
 
 static const struct msim_race rstat_enqueue_claim = {

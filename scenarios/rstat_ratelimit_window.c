@@ -183,7 +183,8 @@ static int rw_configure(struct msim_config *cfg, char *err, size_t len)
 
 static bool rw_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.root_lruvec_read == MSIM_ROOT_LRUVEC_READ_RSTAT ||
+	return msim_variant_value(&cfg->variants, "root-lruvec-read") ==
+		       MSIM_ROOT_LRUVEC_READ_RSTAT ||
 	       rstat_scn_node_tail_unfolded(cfg, arg);
 }
 

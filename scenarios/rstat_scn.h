@@ -62,8 +62,8 @@ static inline bool rstat_scn_node_tail_unfolded(const struct msim_config *cfg, c
 {
 	long tail = arg ? *(const long *)arg : 0;
 
-	return cfg->variants.node_stat == MSIM_NODE_STAT_PERCPU && tail > 0 &&
-	       tail <= rstat_scn_node_stat_threshold(cfg);
+	return msim_variant_value(&cfg->variants, "node-stat") == MSIM_NODE_STAT_PERCPU &&
+	       tail > 0 && tail <= rstat_scn_node_stat_threshold(cfg);
 }
 
 /* rstat_scn_init, then the tree root -> p -> c. */

@@ -127,7 +127,8 @@ static int sp_script(struct msim *m, void *state, struct msim_race_report *rep)
 
 static bool sp_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.root_lruvec_read == MSIM_ROOT_LRUVEC_READ_RSTAT ||
+	return msim_variant_value(&cfg->variants, "root-lruvec-read") ==
+		       MSIM_ROOT_LRUVEC_READ_RSTAT ||
 	       rstat_scn_node_tail_unfolded(cfg, arg);
 }
 

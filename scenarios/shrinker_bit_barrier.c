@@ -98,8 +98,9 @@ static int s1b_script(struct msim *m, void *state, struct msim_race_report *rep)
 	rep->violated = shr_scn_bits_check(m, s, why, sizeof(why));
 	msim_race_note(rep, "%s", rep->violated ? why : "bit kept: the recount saw the new object");
 	msim_race_fig_str(rep, "memory_model", msim_memory_model_name(cfg->memory_model));
-	msim_race_fig_bool(rep, "barriers", cfg->variants.shrinker_bit_barrier ==
-			   MSIM_SHRINKER_BIT_BARRIER_MB);
+	msim_race_fig_bool(rep, "barriers",
+			   msim_variant_value(&cfg->variants, "shrinker-bit-barrier") ==
+				   MSIM_SHRINKER_BIT_BARRIER_MB);
 	msim_race_fig_int(rep, "buffered_after_add", s->buffered);
 	msim_race_fig_int(rep, "list_items", (long long)msim_list_lru_count_one(
 				  msim_sb_lru(s->sb, MSIM_SB_DENTRY), 0, s->c));
@@ -110,9 +111,10 @@ static int s1b_script(struct msim *m, void *state, struct msim_race_report *rep)
 /* Reachable without the recount anywhere, and without the barriers under pso. */
 static bool s1b_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.shrinker_recount == MSIM_OFF ||
+	return msim_variant_value(&cfg->variants, "shrinker-recount") == MSIM_OFF ||
 	       (cfg->memory_model == MSIM_MEMORY_PSO &&
-		cfg->variants.shrinker_bit_barrier == MSIM_SHRINKER_BIT_BARRIER_NONE);
+		msim_variant_value(&cfg->variants, "shrinker-bit-barrier") ==
+			MSIM_SHRINKER_BIT_BARRIER_NONE);
 }
 
 #define S1B_FIGURES(mm, mb, buffered, bit)                                        \

@@ -80,14 +80,16 @@ static int s1_script(struct msim *m, void *state, struct msim_race_report *rep)
 		msim_race_fig_int(rep, "list_items", (long long)msim_list_lru_count_one(
 				 msim_sb_lru(s->sb, MSIM_SB_DENTRY), 0, s->c));
 		msim_race_fig_bool(rep, "bit_set", msim_shrinker_test_bit(s->c, 0, id));
-		msim_race_fig_bool(rep, "recount", cfg->variants.shrinker_recount == MSIM_ON);
+		msim_race_fig_bool(rep, "recount",
+				   msim_variant_value(&cfg->variants, "shrinker-recount") ==
+					   MSIM_ON);
 	}
 	return ret;
 }
 
 static bool s1_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.shrinker_recount == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "shrinker-recount") == MSIM_OFF;
 }
 
 /* The script's end state: one object on C's list; its bit kept, or lost. */

@@ -187,15 +187,16 @@ static int s2_configure(struct msim_config *cfg, char *err, size_t len)
 {
 	shr_scn_configure(cfg, err, len);
 	cfg->nr_nodes = 1;
-	if (cfg->variants.shrinker_info == MSIM_SHRINKER_INFO_ARRAY)
-		cfg->variants.shrinker_info = MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND;
+	if (msim_variant_value(&cfg->variants, "shrinker-info") == MSIM_SHRINKER_INFO_ARRAY)
+		return msim_variant_set(&cfg->variants, "shrinker-info=array-on-demand", err, len);
 	return 0;
 }
 
 static bool s2_expect(const struct msim_config *cfg, const void *arg)
 {
-	return cfg->variants.shrinker_info == MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND &&
-	       cfg->variants.on_demand_lock == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "shrinker-info") ==
+		       MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND &&
+	       msim_variant_value(&cfg->variants, "on-demand-lock") == MSIM_OFF;
 }
 
 static const struct msim_race shrinker_install_vs_expand = {

@@ -220,9 +220,9 @@ static int uao_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool uao_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	if (cfg->variants.lru_reparent == MSIM_LRU_REPARENT_OFF)
+	if (msim_variant_value(&cfg->variants, "lru-reparent") == MSIM_LRU_REPARENT_OFF)
 		return false;
-	return cfg->variants.dying_redirect == MSIM_DYING_REDIRECT_V1 &&
+	return msim_variant_value(&cfg->variants, "dying-redirect") == MSIM_DYING_REDIRECT_V1 &&
 	       cfg->cgroup_version != MSIM_CGROUP_V1;
 }
 

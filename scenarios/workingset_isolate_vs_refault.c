@@ -67,7 +67,8 @@ static int ivr_setup(struct msim *m, void **state, void *arg)
 		return -ENOMEM;
 	*state = s;
 	s->m = m;
-	s->trylock = msim_config(m)->variants.shadow_isolate_trylock == MSIM_ON;
+	s->trylock = msim_variant_value(&msim_config(m)->variants, "shadow-isolate-trylock") ==
+		     MSIM_ON;
 	if ((ret = ws_scn_init(m)) ||
 	    (ret = msim_memcg_create(msim_root_mem_cgroup(m), "c", &s->c)) ||
 	    (ret = msim_address_space_create(m, "file", &s->file)) ||
@@ -160,7 +161,7 @@ static int ivr_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool ivr_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.shadow_isolate_trylock == MSIM_OFF;
+	return msim_variant_value(&cfg->variants, "shadow-isolate-trylock") == MSIM_OFF;
 }
 
 #define IVR_FIGURES(retries, reclaimed, shadows, nodes, hit)                                 \

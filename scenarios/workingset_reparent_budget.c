@@ -180,9 +180,10 @@ static int wrb_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool wrb_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL &&
+	return msim_variant_value(&cfg->variants, "shadow-budget") ==
+		       MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL &&
 	       cfg->cgroup_version == MSIM_CGROUP_V2 &&
-	       cfg->variants.dying_redirect == MSIM_DYING_REDIRECT_V1;
+	       msim_variant_value(&cfg->variants, "dying-redirect") == MSIM_DYING_REDIRECT_V1;
 }
 
 #define WRB_FIGURES(count, budget, c_left)                                                   \

@@ -189,7 +189,8 @@ static int zrc_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool zrc_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.zswap_root_count == MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
+	return msim_variant_value(&cfg->variants, "zswap-root-count") ==
+	       MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS;
 }
 
 #define ZRC_FIGURES(wb, count, left, bad)                                                 \

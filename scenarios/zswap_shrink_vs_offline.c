@@ -161,7 +161,8 @@ static int zso_script(struct msim *m, void *state, struct msim_race_report *rep)
 static bool zso_expect(const struct msim_config *cfg, const void *arg)
 {
 	(void)arg;
-	return cfg->variants.zswap_shrink_iter == MSIM_ZSWAP_SHRINK_ITER_OLD;
+	return msim_variant_value(&cfg->variants, "zswap-shrink-iter") ==
+	       MSIM_ZSWAP_SHRINK_ITER_OLD;
 }
 
 static const struct msim_race zswap_shrink_vs_offline = {

@@ -51,6 +51,14 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* The per-CPU charge stock (memcg_stock_pcp): how many memcgs one CPU caches. */
+enum msim_charge_stock {
+	MSIM_CHARGE_STOCK_MULTI = 0,       /* mainline: NR_MEMCG_STOCK (7) slots */
+	MSIM_CHARGE_STOCK_SINGLE = 1,      /* Linux 6.12: one cached memcg per CPU */
+};
+
 #define MSIM_MEMCG_CHARGE_BATCH 64U         /* MEMCG_CHARGE_BATCH */
 #define MSIM_NR_MEMCG_STOCK 7U              /* NR_MEMCG_STOCK */
 #define MSIM_MAX_RECLAIM_RETRIES 16U        /* MAX_RECLAIM_RETRIES */

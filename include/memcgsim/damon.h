@@ -61,6 +61,14 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* thread 002 patch 4: how DAMON's node_memcg_{used,free}_bp goal reads the root memcg. */
+enum msim_damon_root_read {
+	MSIM_DAMON_ROOT_READ_FLUSH = 0,    /* mainline: mem_cgroup_flush_stats(root), then read */
+	MSIM_DAMON_ROOT_READ_NODE = 1,     /* thread 002: no root flush, node counters */
+};
+
 /*
  * The DAMON layer as a subsystem (subsys.h): name "damon", depends on "rstat":
  * msim_subsys_find("damon").

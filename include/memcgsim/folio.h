@@ -4,7 +4,7 @@
  *
  * A folio is anonymous or file-backed, of order 0 (one page) or more (a THP is
  * order 9, 512 pages), on one node and zone. Its memcg_data names its owner
- * (kernel: folio->memcg_data), per variant lru-reparent (variants.h):
+ * (kernel: folio->memcg_data), per variant lru-reparent (lru.h):
  *  - objcg (mainline): a per-node object cgroup (objcg.h); folio_memcg() is
  *    objcg->memcg, so after the owner's offline it reads the parent, and an
  *    uncharge or a stat update lands there;

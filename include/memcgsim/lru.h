@@ -71,6 +71,29 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* LRU folios of a memcg at its offline (memcg_reparent_objcgs(), docs/lru.md). */
+enum msim_lru_reparent {
+	MSIM_LRU_REPARENT_OBJCG = 0,       /* mainline: folios name an objcg; offline moves them */
+	MSIM_LRU_REPARENT_OFF = 1,         /* 7.0: folios name the memcg and stay on it */
+};
+
+/*
+ * MGLRU's refs, tiers and refault feedback (mm/vmscan.c, mm/workingset.c, mm/swap.c,
+ * include/linux/mm_inline.h) before and after the 6.14 rework ("mm/mglru: rework
+ * workingset protection" and its series): folio refs and tiers, where a new or
+ * refaulted folio is placed, the refault test and which refaults count as
+ * WORKINGSET_ACTIVATE / _RESTORE. docs/lru.md and docs/kernel-map.md have both rows.
+ */
+enum msim_mglru_protection {
+	MSIM_MGLRU_PROTECTION_6_14 = 0,   /* newest: after the 6.14 rework */
+	MSIM_MGLRU_PROTECTION_6_12 = 1,   /* 6.12 (Debian's linux-source-6.12) */
+};
+
+/* mglru-protection, for the layer above that shares MGLRU's refault feedback (workingset). */
+MSIM_API enum msim_mglru_protection msim_lru_variant_mglru_protection(const struct msim_config *cfg);
+
 /* kernel: enum lru_list (the order of NR_INACTIVE_ANON .. NR_UNEVICTABLE). */
 enum msim_lru_list {
 	MSIM_LRU_INACTIVE_ANON = 0,
@@ -198,8 +221,6 @@ MSIM_API void msim_lru_gen_note_refaulted(struct msim_lruvec *lruvec, unsigned i
 MSIM_API unsigned int msim_lru_gen_tier_from_refs(const struct msim *m, int refs, bool workingset);
 /* Set the LRU_REFS_WIDTH counter of a folio not yet on an LRU (lru_gen_refault's restore). */
 MSIM_API void msim_folio_set_lru_refs_counter(struct msim_folio *folio, unsigned int refs);
-/* variant mglru-protection of the host: true for the 6.12 rules. */
-MSIM_API bool msim_lru_gen_protection_6_12(const struct msim *m);
 
 /* ---- reclaim (kernel: mm/vmscan.c shrink_lruvec and its helpers) ---- */
 

@@ -42,6 +42,23 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/*
+ * How the memory controller's own structures are allocated and sized, for the
+ * kernel-memory model: newest (struct mem_cgroup and mem_cgroup_per_node from
+ * their dedicated caches; 47 per-node statistics items) or Linux 6.12 (both from
+ * kzalloc, kmalloc-2k; 31 per-node items, so struct lruvec_stats is 744 bytes,
+ * kmalloc-1k): measured by the kernel rig (docs/oracle.md).
+ */
+enum msim_memcg_layout {
+	MSIM_MEMCG_LAYOUT_NEWEST = 0,
+	MSIM_MEMCG_LAYOUT_LINUX_6_12 = 1,
+};
+
+/* memcg-layout, for the layers that size their per-memcg structures by it (rstat). */
+MSIM_API enum msim_memcg_layout msim_memcg_variant_layout(const struct msim_config *cfg);
+
 /*
  * The memcg layer as a subsystem (subsys.h): name "memcg", no dependency:
  * msim_subsys_find("memcg").
@@ -93,7 +110,7 @@ struct msim_memcg_hooks {
 	/*
 	 * Whole pages an objcg charged (+) or uncharged (-) for slab objects (kernel:
 	 * mod_memcg_state(memcg, MEMCG_KMEM, nr) in obj_cgroup_charge_pages()): the
-	 * statistics layer counts them under kmem-stat=counted (variants.h).
+	 * statistics layer counts them under kmem-stat=counted (objcg.h).
 	 */
 	void (*kmem_stat)(struct msim_memcg *memcg, long nr_pages, void *priv);
 };

@@ -52,6 +52,23 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/*
+ * MEMCG_KMEM in obj_cgroup_charge_pages() / obj_cgroup_uncharge_pages(): the kernel
+ * counts the pages an objcg charges (mod_memcg_state), which is one rstat update
+ * per page charged for slab objects. Value 0 is the model's old simplification (not
+ * counted), kept as the default so that every race schedule through the obj stock
+ * stays as it was; the linux-6.12 preset counts them.
+ */
+enum msim_kmem_stat {
+	MSIM_KMEM_STAT_UNCOUNTED = 0,
+	MSIM_KMEM_STAT_COUNTED = 1,
+};
+
+/* kmem-stat, for the layers that charge kernel memory through objcgs too (workingset). */
+MSIM_API enum msim_kmem_stat msim_obj_stock_variant_kmem_stat(const struct msim_config *cfg);
+
 struct msim_obj_cgroup;
 
 /*

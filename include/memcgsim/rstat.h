@@ -87,6 +87,57 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* thread 004: memcg_rstat_updated at a flushable level. */
+enum msim_rstat_propagate {
+	MSIM_RSTAT_PROPAGATE_BREAK = 0,    /* mainline: stop the walk */
+	MSIM_RSTAT_PROPAGATE_CONTINUE = 1, /* thread 004: skip the level, keep walking */
+	/*
+	 * Linux 6.12: every level adds to this CPU's count; at the batch the count
+	 * goes into the level's atomic unless the level is flushable, and is reset
+	 * either way (the walk never stops early).
+	 */
+	MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC = 2,
+};
+
+/* thread 002 patch 2: where the root memcg's lruvec reads come from. */
+enum msim_root_lruvec_read {
+	MSIM_ROOT_LRUVEC_READ_RSTAT = 0,   /* mainline: flushed rstat aggregate */
+	MSIM_ROOT_LRUVEC_READ_NODE = 1,    /* thread 002: node counters (minus exclusions) */
+};
+
+/* thread 000 patches 2, 3: where stat updates to a dying memcg go. */
+enum msim_dying_redirect {
+	MSIM_DYING_REDIRECT_V1 = 0,        /* mainline: redirect on cgroup v1 only */
+	MSIM_DYING_REDIRECT_ALL = 1,       /* patch 2: all hierarchies, RCU always taken */
+	MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING = 2, /* patch 3: RCU only on the dying path */
+};
+
+/*
+ * How rstat keeps the node counters (mod_node_page_state() and node_page_state()).
+ * Value 0 is not the kernel: it is the model's old simplification, kept as the
+ * default so that every earlier figure, schedule and trace stays comparable.
+ */
+enum msim_node_stat {
+	MSIM_NODE_STAT_EXACT = 0,          /* one exact atomic per (node, item): always up to date */
+	MSIM_NODE_STAT_PERCPU = 1,         /* the kernel: vmstat's per-CPU diffs and thresholds */
+};
+
+/*
+ * Memcg stats updated from NMI (kernel: CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC,
+ * 2025): where this_cpu ops are NMI-safe (x86, arm64) an NMI updates the per-CPU
+ * counters like any context; elsewhere MEMCG_KMEM and slab updates from NMI go to
+ * atomics that the flush drains (flush_nmi_stats, race window R10).
+ */
+enum msim_nmi_stats {
+	MSIM_NMI_STATS_PERCPU = 0,         /* NMI-safe this_cpu ops: the ordinary path */
+	MSIM_NMI_STATS_ATOMIC = 1,         /* staged in atomics, drained at flush */
+};
+
+/* root-lruvec-read, for the layers above that read the root memcg's lruvec too (DAMON). */
+MSIM_API enum msim_root_lruvec_read msim_rstat_variant_root_lruvec_read(const struct msim_config *cfg);
+
 /* kernel: MEMCG_CHARGE_BATCH; the threshold is MSIM_MEMCG_CHARGE_BATCH * online CPUs. */
 #define MSIM_MEMCG_CHARGE_BATCH 64U
 /* kernel: FLUSH_TIME = 2 * HZ (in jiffies of the host's clock). */

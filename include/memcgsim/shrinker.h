@@ -7,7 +7,7 @@
  * docs/shrinker.md).
  *
  * Per host, the layout is chosen by the variant shrinker-info
- * (msim_config(m)->variants.shrinker_info):
+ * (enum msim_shrinker_info_layout below; msim_shrinker_layout(m) on a host):
  *   array              every memcg gets every unit up front, units from kmalloc-1k,
  *                      a pointer array sized for shrinker_nr_max (mainline);
  *   array-unit-cache   the same, units from a dedicated 520-byte cache;
@@ -65,6 +65,28 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* thread 001: the per-memcg shrinker_info layout. */
+enum msim_shrinker_info_layout {
+	MSIM_SHRINKER_INFO_ARRAY = 0,            /* mainline: all units upfront, kmalloc-1k */
+	MSIM_SHRINKER_INFO_ARRAY_UNIT_CACHE = 1, /* thread's base: upfront, 520-byte cache */
+	MSIM_SHRINKER_INFO_ARRAY_ON_DEMAND = 2,  /* v2 patch 2/2: on demand, pointer array */
+	MSIM_SHRINKER_INFO_XARRAY = 3,           /* thread's series: on demand, xarray */
+};
+
+/*
+ * S1's barrier pair (docs/races.md): smp_mb__before_atomic() before
+ * set_shrinker_bit's set_bit and smp_mb__after_atomic() after shrink_slab_memcg's
+ * clear_bit. none removes both, to ask under a memory model (sim.h) whether they
+ * are needed: not under tso (x86's locked bit operations order by themselves),
+ * yes under pso (race shrinker-bit-barrier).
+ */
+enum msim_shrinker_bit_barrier {
+	MSIM_SHRINKER_BIT_BARRIER_MB = 0,   /* mainline: both barriers */
+	MSIM_SHRINKER_BIT_BARRIER_NONE = 1, /* neither */
+};
 
 /* ---- constants (include/linux/shrinker.h, mm/shrinker.c) ---- */
 

@@ -60,6 +60,25 @@
  * the layer allocates its own state in host_init, publishes it with
  * *msim_subsys_slot(m, ss) = state, and frees it in host_fini.
  *
+ * Variants. A layer declares the variants it reads as rows of its description
+ * (name, values, meaning, thread: variants.h), its enum values in its public
+ * header; registration checks them (names unique across subsystems, values
+ * non-empty) and gives each row a slot in struct msim_variants: row r of the
+ * subsystem with id i. The layer reads its values with msim_subsys_variant(),
+ * once, at host init, into its host state; a variant two layers read belongs
+ * to the lower one, which exports a reader for the other. For example:
+ *
+ *   enum { RSTAT_V_PROPAGATE, ... };                   // the row indexes
+ *   static const char *const propagate_values[] = { "break", "continue", NULL };
+ *   static const struct msim_variant_desc rstat_variants[] = {
+ *           [RSTAT_V_PROPAGATE] = { "rstat-propagate", propagate_values,
+ *                                   "meaning ...", "004" },
+ *           { NULL, NULL, NULL, NULL },
+ *   };
+ *   ...  .variants = rstat_variants,  ...
+ *   rs->propagate = msim_subsys_variant(&msim_config(m)->variants, &rstat_subsys,
+ *                                       RSTAT_V_PROPAGATE);
+ *
  * Errors: negative errno; where a person reads the reason (dependency missing,
  * disabled or circular) it is written to the caller's message buffer.
  */
@@ -77,8 +96,7 @@
 extern "C" {
 #endif
 
-/* Registered subsystems per process. */
-#define MSIM_MAX_SUBSYS 32
+/* Registered subsystems per process: MSIM_MAX_SUBSYS (variants.h, which sizes the values by it). */
 
 struct msim_memcg_hooks; /* memcg.h: read by the memcg layer only */
 
@@ -96,6 +114,11 @@ struct msim_subsys {
 	/* NULL-terminated, or NULL: the layer's memcg lifecycle hooks (memcg.h). */
 	const struct msim_memcg_hooks *const *memcg_hooks;
 	/*
+	 * NULL, or the layer's rows of the variant table (variants.h), terminated by
+	 * a row whose name is NULL; at most MSIM_SUBSYS_MAX_VARIANTS. See "Variants".
+	 */
+	const struct msim_variant_desc *variants;
+	/*
 	 * Where msim_subsys_register() writes the id (1..MSIM_MAX_SUBSYS; 0 while
 	 * unregistered): a static of the defining file, so the description stays const.
 	 */
@@ -106,8 +129,9 @@ struct msim_subsys {
  * Register a subsystem for the hosts created from now on (hosts that exist keep
  * what they have). Dependencies are resolved when a host attaches, so
  * subsystems may register in any order. Returns 0 (also when ss is registered
- * already); -EINVAL for a missing name, -EEXIST when another subsystem has the
- * name, -ENOSPC past MSIM_MAX_SUBSYS.
+ * already); -EINVAL for a missing name or a malformed variant row (no values,
+ * past MSIM_SUBSYS_MAX_VARIANTS rows or 255 values), -EEXIST when another
+ * subsystem has the name or one of its variant names, -ENOSPC past MSIM_MAX_SUBSYS.
  */
 MSIM_API int msim_subsys_register(const struct msim_subsys *ss);
 
@@ -140,6 +164,13 @@ MSIM_API bool msim_subsys_attached(const struct msim *m, const struct msim_subsy
 
 /* The subsystem's per-host state on m, or NULL (unregistered, not attached). */
 MSIM_API void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss);
+
+/*
+ * The value of row `row` (an index into ss->variants) of ss in v: the layer's
+ * enum value. 0 (mainline) while ss is unregistered or past its rows.
+ */
+MSIM_API int msim_subsys_variant(const struct msim_variants *v, const struct msim_subsys *ss,
+				 unsigned int row);
 
 /* Where that state is published (state_size == 0 layers store theirs); NULL if unregistered. */
 MSIM_API void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss);

@@ -57,6 +57,20 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* thread 000 patch 1: the lru pages count_shadow_nodes() budgets shadow nodes by. */
+enum msim_shadow_budget {
+	MSIM_SHADOW_BUDGET_LRU_SIZE = 0,   /* mainline (7404bd37cfbe): lruvec_lru_size() */
+	MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL = 1, /* patch 1: lruvec_page_state_local() */
+};
+
+/* thread 002 patch 3: workingset_test_recent()'s stats flush for the root memcg. */
+enum msim_workingset_root_flush {
+	MSIM_WORKINGSET_ROOT_FLUSH = 0,    /* mainline: flush whatever the eviction memcg */
+	MSIM_WORKINGSET_ROOT_SKIP = 1,     /* patch 3: no flush when it is the root */
+};
+
 /* ---- shadow entries (kernel: pack_shadow / unpack_shadow) ---- */
 
 #define MSIM_BITS_PER_XA_VALUE 63       /* BITS_PER_LONG - 1 */

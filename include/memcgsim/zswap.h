@@ -65,6 +65,31 @@
 extern "C" {
 #endif
 
+/* ---- variants (rows in the layer's struct msim_subsys; variants.h) ---- */
+
+/* thread 002 patch 1: where zswap_shrinker_count() takes the root's compression ratio. */
+enum msim_zswap_root_count {
+	MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS = 0, /* mainline: root's MEMCG_ZSWAP_B / ZSWAPPED */
+	MSIM_ZSWAP_ROOT_COUNT_POOL = 1,        /* patch 1: zswap_total_pages / stored_pages */
+};
+
+/* 2024 "fix global shrinker memcg iteration": shrink_worker's cursor vs offline cleanup. */
+enum msim_zswap_shrink_iter {
+	MSIM_ZSWAP_SHRINK_ITER_FIXED = 0,  /* mainline: both skip offline memcgs */
+	MSIM_ZSWAP_SHRINK_ITER_OLD = 1,    /* before the fix: cleanup may leave an offline one */
+};
+
+/*
+ * The flush zswap_shrinker_count() does before reading a memcg's zswap stats:
+ * mem_cgroup_flush_stats(), threshold-gated (linux 6.12), or
+ * mem_cgroup_flush_stats_ratelimited(), which flushes only when the periodic
+ * flusher is a full cycle late (the base of thread 002).
+ */
+enum msim_zswap_count_flush {
+	MSIM_ZSWAP_COUNT_FLUSH_GATED = 0,
+	MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED = 1,
+};
+
 /* The subsystem "zswap" (depends on lru, list_lru, obj_stock): msim_subsys_find("zswap"). */
 
 /* Tunables (kernel: module parameters of mm/zswap.c) and the model's workload knobs. */

@@ -24,6 +24,9 @@ struct msim__damon_watch {
 
 struct msim__damon {
 	struct msim *m;
+	bool root_read_node;            /* variant damon-root-read=node (host.c) */
+	bool root_lruvec_node;          /* variant root-lruvec-read=node (rstat's row) */
+	bool tryget;                    /* variant damon-memcg-tryget=on */
 	bool detached;                  /* host_fini ran: frees at teardown mark nothing */
 	struct msim_quiet_spinlock lock; /* the watch table (css_free runs in RCU callbacks) */
 	struct msim__damon_watch watch[MSIM__DAMON_WATCHES];

@@ -57,12 +57,11 @@ static const enum msim_stat_item lru_items[] = {
  * them, as v2 of the series does; otherwise directly, as v1's helper did. The
  * four LRU items are not among patch 2's exclusions, so both give one value.
  */
-static unsigned long lru_pages(struct msim *m, struct msim_memcg *memcg, int nid,
-			       bool node_read)
+static unsigned long lru_pages(struct msim *m, const struct msim__damon *d,
+			       struct msim_memcg *memcg, int nid, bool node_read)
 {
 	struct msim_lruvec *lruvec = msim_mem_cgroup_lruvec(m, memcg, (unsigned int)nid);
-	bool via_lruvec = !node_read || msim_config(m)->variants.root_lruvec_read ==
-					      MSIM_ROOT_LRUVEC_READ_NODE;
+	bool via_lruvec = !node_read || d->root_lruvec_node;
 	unsigned long used = 0;
 
 	for (size_t i = 0; i < sizeof(lru_items) / sizeof(lru_items[0]); i++)
@@ -78,8 +77,7 @@ static void use_memcg(struct msim *m, struct msim__damon *d, struct msim_memcg *
 	bool node_read;
 
 	info->root = msim_mem_cgroup_is_root(memcg);
-	node_read = info->root &&
-		    msim_config(m)->variants.damon_root_read == MSIM_DAMON_ROOT_READ_NODE;
+	node_read = info->root && d->root_read_node;
 	if (!node_read) {
 		info->flush_called = true;
 		MSIM__DAMON_COUNT(d, flushes_called);
@@ -87,7 +85,7 @@ static void use_memcg(struct msim *m, struct msim__damon *d, struct msim_memcg *
 		if (info->flushed)
 			MSIM__DAMON_COUNT(d, flushes_done);
 	}
-	info->used_pages = lru_pages(m, memcg, goal->nid, node_read);
+	info->used_pages = lru_pages(m, d, memcg, goal->nid, node_read);
 }
 
 /*
@@ -129,7 +127,7 @@ static void use_unpinned(struct msim *m, struct msim__damon *d, struct msim_memc
 static bool read_memcg(struct msim *m, struct msim__damon *d,
 		       const struct msim_damos_quota_goal *goal, struct msim_damos_read_info *info)
 {
-	bool tryget = msim_config(m)->variants.damon_memcg_tryget == MSIM_ON;
+	bool tryget = d->tryget;
 	struct msim_memcg *memcg;
 	int watch = -1;
 

@@ -33,6 +33,16 @@ static const struct msim_memcg_hooks damon_watch_hooks = {
 
 static const struct msim_memcg_hooks *const damon_hooks[] = { &damon_watch_hooks, NULL };
 
+/* DAMON's rows of the variant table (subsys.h), by index. */
+enum { DAMON_V_ROOT_READ, DAMON_V_TRYGET };
+
+static const struct msim_subsys damon_subsys; /* below, with its callbacks */
+
+static int damon_variant(const struct msim_config *cfg, unsigned int row)
+{
+	return msim_subsys_variant(&cfg->variants, &damon_subsys, row);
+}
+
 static int damon_host_init(struct msim *m, void *state)
 {
 	struct msim__damon *d = state;
@@ -40,6 +50,11 @@ static int damon_host_init(struct msim *m, void *state)
 	int ret;
 
 	d->m = m;
+	d->root_read_node = damon_variant(msim_config(m), DAMON_V_ROOT_READ) ==
+			    MSIM_DAMON_ROOT_READ_NODE;
+	d->root_lruvec_node = msim_rstat_variant_root_lruvec_read(msim_config(m)) ==
+			      MSIM_ROOT_LRUVEC_READ_NODE;
+	d->tryget = damon_variant(msim_config(m), DAMON_V_TRYGET) == MSIM_ON;
 	hooks.priv = d;
 	ret = msim_memcg_register_hooks(m, &hooks);
 	return ret < 0 ? ret : 0;
@@ -62,6 +77,24 @@ static bool damon_enabled(const struct msim_config *cfg)
 
 static const char *const damon_deps[] = { "rstat", NULL };
 
+/* Indexed by the DAMON_V_ rows above. */
+static const char *const root_read_values[] = { "flush", "node", NULL };
+static const char *const onoff_values[] = { "on", "off", NULL };
+
+static const struct msim_variant_desc damon_variants[] = {
+	[DAMON_V_ROOT_READ] = { "damon-root-read", root_read_values,
+		"DAMON's node_memcg_used_bp / _free_bp quota goal on the root memcg: flush the "
+		"root (every memcg) before reading its LRU sizes (flush), or skip the flush and "
+		"read the node counters (node)",
+		"002 patch 4" },
+	[DAMON_V_TRYGET] = { "damon-memcg-tryget", onoff_values,
+		"DAMON's goal reader takes a reference (mem_cgroup_tryget) on the memcg it looked "
+		"up by id before leaving RCU (on); off is the first version, which used the memcg "
+		"after rcu_read_unlock without one (a use-after-free against its free)",
+		"demo (DAMON, Dec 2025 fix)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int damon_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys damon_subsys = {
 	.name = "damon",
@@ -71,6 +104,7 @@ static const struct msim_subsys damon_subsys = {
 	.host_init = damon_host_init,
 	.host_fini = damon_host_fini,
 	.memcg_hooks = damon_hooks,
+	.variants = damon_variants,
 	.id = &damon_subsys_id,
 };
 

@@ -49,6 +49,21 @@ static void lru_css_free(struct msim_memcg *memcg, void *priv)
 	msim__lru_memcg_free(lh, lm);
 }
 
+/* The LRU's rows of the variant table (subsys.h), by index. */
+enum { LRU_V_REPARENT, LRU_V_RECHECK, LRU_V_MGLRU_PROTECTION };
+
+static const struct msim_subsys lru_subsys; /* below, with its callbacks */
+
+static int lru_variant(const struct msim_config *cfg, unsigned int row)
+{
+	return msim_subsys_variant(&cfg->variants, &lru_subsys, row);
+}
+
+enum msim_mglru_protection msim_lru_variant_mglru_protection(const struct msim_config *cfg)
+{
+	return lru_variant(cfg, LRU_V_MGLRU_PROTECTION);
+}
+
 static int lru_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
@@ -66,9 +81,9 @@ static int lru_host_init(struct msim *m, void *state)
 	lh->m = m;
 	lh->nr_nodes = msim_nr_nodes(m);
 	lh->mglru = cfg->lru == MSIM_LRU_MGLRU;
-	lh->reparent_objcg = cfg->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
-	lh->lruvec_recheck = cfg->variants.lruvec_recheck == MSIM_ON;
-	lh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
+	lh->reparent_objcg = lru_variant(cfg, LRU_V_REPARENT) == MSIM_LRU_REPARENT_OBJCG;
+	lh->lruvec_recheck = lru_variant(cfg, LRU_V_RECHECK) == MSIM_ON;
+	lh->mglru_6_12 = lru_variant(cfg, LRU_V_MGLRU_PROTECTION) == MSIM_MGLRU_PROTECTION_6_12;
 	lh->slot = -1;
 	hooks.priv = lh;
 	ret = msim_memcg_register_hooks(m, &hooks);
@@ -106,6 +121,32 @@ static bool lru_enabled(const struct msim_config *cfg)
 	return false;
 }
 
+/* Indexed by the LRU_V_ rows above. */
+static const char *const reparent_values[] = { "objcg", "off", NULL };
+static const char *const onoff_values[] = { "on", "off", NULL };
+static const char *const protection_values[] = { "6.14", "6.12", NULL };
+
+static const struct msim_variant_desc lru_variants[] = {
+	[LRU_V_REPARENT] = { "lru-reparent", reparent_values,
+		"LRU folios of a memcg at its offline: they name a per-node objcg that offline "
+		"repoints to the parent while their lists are spliced into the parent's (objcg), "
+		"or they name the memcg, pin it and stay on its lists (off, the 7.0 world)",
+		"000 (objcg series)" },
+	[LRU_V_RECHECK] = { "lruvec-recheck", onoff_values,
+		"a folio's lruvec is checked under its lock: folio_lruvec_lock rechecks "
+		"folio_memcg() and retries, move_folios_to_lru relocks when the folio moved (on); "
+		"off trusts the lruvec looked up before an offline moved the folio",
+		"demo (objcg LRU)" },
+	[LRU_V_MGLRU_PROTECTION] = { "mglru-protection", protection_values,
+		"MGLRU's thrashing protection: folio refs and tiers, the PID controller's gains, "
+		"where new and refaulted folios go, the refault test and which refaults count as "
+		"activations and restores, after the 6.14 rework (6.14, the newest) or before it "
+		"(6.12: recent only while min_seq has not moved, every recent refault an "
+		"activation)",
+		"000 (MGLRU), linux 6.12" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int lru_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys lru_subsys = {
 	.name = "lru",
@@ -114,6 +155,7 @@ static const struct msim_subsys lru_subsys = {
 	.state_size = sizeof(struct msim__lru_host),
 	.host_init = lru_host_init,
 	.host_fini = lru_host_fini,
+	.variants = lru_variants,
 	.id = &lru_subsys_id,
 };
 

@@ -679,10 +679,3 @@ void msim_folio_set_lru_refs_counter(struct msim_folio *folio, unsigned int refs
 {
 	msim__folio_set_refs_counter(folio, refs);
 }
-
-bool msim_lru_gen_protection_6_12(const struct msim *m)
-{
-	const struct msim__lru_host *lh = msim__lru_host(m);
-
-	return lh && lh->mglru_6_12;
-}

@@ -66,7 +66,7 @@ void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kme
 	ck->kn_dir = kernfs_new_node(h);
 	for (unsigned int i = 0; i < MSIM__CGROUP_NR_FILES; i++)
 		ck->kn_files[i] = kernfs_new_node(h);
-	if (msim_config(m)->variants.memcg_layout == MSIM_MEMCG_LAYOUT_LINUX_6_12)
+	if (h->layout_6_12)
 		for (unsigned int i = 0; i < MSIM__CGROUP_NR_FILES; i++)
 			ck->kn_names[i] = msim_kmalloc(m, strlen(file_names_612[i]) + 1,
 						       cgroup_owner);

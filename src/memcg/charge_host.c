@@ -87,6 +87,21 @@ static bool charge_enabled(const struct msim_config *cfg)
 }
 
 /* state: zeroed, sizeof(struct msim_charge_host); the hook set gets it as priv. */
+/* The charge layer's rows of the variant table (subsys.h). */
+enum { CHARGE_V_STOCK };
+static const char *const stock_values[] = { "multi", "single", NULL };
+
+static const struct msim_variant_desc charge_variants[] = {
+	[CHARGE_V_STOCK] = { "charge-stock", stock_values,
+		"the per-CPU charge stock: up to NR_MEMCG_STOCK (7) memcgs per CPU (multi), or "
+		"one, as Linux 6.12 has it, so that a charge for another memcg drains it (single)",
+		"kernel rig (6.12)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static unsigned int charge_subsys_id; /* written by msim_subsys_register() */
+static const struct msim_subsys charge_subsys;
+
 static int charge_host_init(struct msim *m, void *state)
 {
 	struct msim_memcg_hooks hooks = charge_hooks;
@@ -94,6 +109,8 @@ static int charge_host_init(struct msim *m, void *state)
 	int ret;
 
 	ch->m = m;
+	ch->single_stock = msim_subsys_variant(&msim_config(m)->variants, &charge_subsys,
+					       CHARGE_V_STOCK) == MSIM_CHARGE_STOCK_SINGLE;
 	ch->slot = -1;
 	ch->seed = 1;
 	msim_lock_init(&ch->percpu_charge_mutex, "percpu_charge_mutex");
@@ -126,7 +143,6 @@ static void charge_host_fini(struct msim *m, void *state)
 
 static const char *const charge_deps[] = { "memcg", NULL };
 
-static unsigned int charge_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys charge_subsys = {
 	.name = "charge",
 	.depends = charge_deps,
@@ -135,6 +151,7 @@ static const struct msim_subsys charge_subsys = {
 	.host_init = charge_host_init,
 	.host_fini = charge_host_fini,
 	.memcg_hooks = charge_hook_sets,
+	.variants = charge_variants,
 	.id = &charge_subsys_id,
 };
 

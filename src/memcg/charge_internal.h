@@ -48,6 +48,7 @@ struct msim_memcg_charge {
  */
 struct msim_charge_host {
 	struct msim *m;
+	bool single_stock;              /* variant charge-stock=single (charge_host.c) */
 	int slot;                       /* memcg hook slot */
 	void *stocks;                   /* per-CPU struct msim_memcg_stock */
 	struct msim_lock percpu_charge_mutex;

@@ -35,6 +35,7 @@ static int memcg_host_init(struct msim *m, void *state)
 	size_t memcg_bytes;
 
 	h->m = m;
+	h->layout_6_12 = msim_memcg_variant_layout(msim_config(m)) == MSIM_MEMCG_LAYOUT_LINUX_6_12;
 	msim_lock_init(&h->root_lock, "memcg_root");
 	msim_idr_init(m, &h->ids, "mem_cgroup_ids");
 	/* kernel: mem_cgroup_init(): struct_size(memcg, nodeinfo, nr_node_ids). */
@@ -96,6 +97,19 @@ static void memcg_host_fini(struct msim *m, void *state)
 	msim_lock_destroy(&h->root_lock);
 }
 
+/* The memcg layer's rows of the variant table (subsys.h). */
+enum { MEMCG_V_LAYOUT };
+static const char *const layout_values[] = { "newest", "linux-6.12", NULL };
+
+static const struct msim_variant_desc memcg_variants[] = {
+	[MEMCG_V_LAYOUT] = { "memcg-layout", layout_values,
+		"the memory controller's structures in the kernel-memory model: struct mem_cgroup "
+		"and mem_cgroup_per_node from their dedicated caches and 47 per-node statistics "
+		"(newest), or both from kmalloc-2k and a 744-byte lruvec_stats (linux-6.12)",
+		"kernel rig (6.12)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int memcg_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys memcg_subsys = {
 	.name = "memcg",
@@ -104,8 +118,14 @@ static const struct msim_subsys memcg_subsys = {
 	.state_size = sizeof(struct msim__memcg_host),
 	.host_init = memcg_host_init,
 	.host_fini = memcg_host_fini,
+	.variants = memcg_variants,
 	.id = &memcg_subsys_id,
 };
+
+enum msim_memcg_layout msim_memcg_variant_layout(const struct msim_config *cfg)
+{
+	return msim_subsys_variant(&cfg->variants, &memcg_subsys, MEMCG_V_LAYOUT);
+}
 
 /*
  * Every memcg entry point reaches memcg_subsys (msim__memcg_host), so a

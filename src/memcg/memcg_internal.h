@@ -209,6 +209,7 @@ static inline msim__hooks_teardown_fn msim__hooks_teardown(const struct msim_mem
 
 struct msim__memcg_host {
 	struct msim *m;
+	bool layout_6_12;                /* variant memcg-layout=linux-6.12 (host.c) */
 	struct msim_quiet_spinlock lock; /* the tree lock (see top) */
 	struct msim_lock root_lock;      /* first msim_root_mem_cgroup() only */
 	struct msim_memcg *root;         /* atomic */

@@ -26,7 +26,7 @@
  *  - a drain that lifts nr_charged_bytes to a page or more uncharges the whole
  *    pages at once (the kernel keeps them until the objcg is reused or released):
  *    so obj_cgroup_release() never finds bytes left and needs no change here;
- *  - MEMCG_KMEM is counted only under kmem-stat=counted (variants.h; the
+ *  - MEMCG_KMEM is counted only under kmem-stat=counted (objcg.h; the
  *    linux-6.12 preset), and the stock keeps no slab statistics (the kernel's
  *    cached_pgdat and slab byte counters);
  *  - stocks are not drained at a memcg's offline: the cached objcg was repointed
@@ -63,6 +63,20 @@ static bool obj_stock_enabled(const struct msim_config *cfg)
 
 static const char *const obj_stock_deps[] = { "objcg", "charge", NULL };
 
+/* The obj stock's rows of the variant table (subsys.h). */
+enum { OBJ_STOCK_V_KMEM_STAT };
+static const char *const kmem_stat_values[] = { "uncounted", "counted", NULL };
+
+static const struct msim_variant_desc obj_stock_variants[] = {
+	[OBJ_STOCK_V_KMEM_STAT] = { "kmem-stat", kmem_stat_values,
+		"MEMCG_KMEM in obj_cgroup_charge_pages / obj_cgroup_uncharge_pages: counted, one "
+		"rstat update per charge of whole pages for slab objects, as the kernel does "
+		"(counted); uncounted is the model's old simplification, the default so that race "
+		"schedules through the obj stock stay comparable",
+		"kernel rig (6.12), model" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int obj_stock_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys obj_stock_subsys = {
 	.name = "obj_stock",
@@ -71,8 +85,14 @@ static const struct msim_subsys obj_stock_subsys = {
 	.state_size = sizeof(struct msim__obj_stock_host),
 	.host_init = obj_stock_host_init,
 	.host_fini = obj_stock_host_fini,
+	.variants = obj_stock_variants,
 	.id = &obj_stock_subsys_id,
 };
+
+enum msim_kmem_stat msim_obj_stock_variant_kmem_stat(const struct msim_config *cfg)
+{
+	return msim_subsys_variant(&cfg->variants, &obj_stock_subsys, OBJ_STOCK_V_KMEM_STAT);
+}
 
 __attribute__((constructor)) static void obj_stock_register(void)
 {
@@ -87,14 +107,14 @@ static struct msim__obj_stock_host *obj_stock_host(const struct msim *m)
 /*
  * kernel: mod_memcg_state(memcg, MEMCG_KMEM, nr_pages) in obj_cgroup_charge_pages()
  * and obj_cgroup_uncharge_pages(); under kmem-stat=uncounted (the model's old
- * simplification, variants.h) nothing.
+ * simplification, objcg.h) nothing.
  */
 static void kmem_stat(struct msim_memcg *memcg, long nr_pages)
 {
 	struct msim *m = msim_memcg_host(memcg);
 	struct msim__memcg_host *mh = msim__memcg_host(m);
 
-	if (msim_config(m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED || !mh)
+	if (msim_obj_stock_variant_kmem_stat(msim_config(m)) != MSIM_KMEM_STAT_COUNTED || !mh)
 		return;
 	for (unsigned int i = 0; i < mh->nr_hooks; i++)
 		if (mh->hooks[i].kmem_stat)

@@ -87,8 +87,7 @@ void msim__stock_fini(struct msim_charge_host *ch)
  */
 static unsigned int stock_slots(const struct msim_charge_host *ch)
 {
-	return msim_config(ch->m)->variants.charge_stock == MSIM_CHARGE_STOCK_SINGLE ?
-		       1U : MSIM_NR_MEMCG_STOCK;
+	return ch->single_stock ? 1U : MSIM_NR_MEMCG_STOCK;
 }
 
 /* kernel: mm/memcontrol.c consume_stock() */

@@ -45,7 +45,7 @@ void msim__memcg_set_state(struct msim_memcg *memcg, enum msim_memcg_state s)
 /* memcg-layout=linux-6.12: struct mem_cgroup and mem_cgroup_per_node from kmalloc. */
 static bool layout_612(const struct msim__memcg_host *h)
 {
-	return msim_config(h->m)->variants.memcg_layout == MSIM_MEMCG_LAYOUT_LINUX_6_12;
+	return h->layout_6_12;
 }
 
 /*

@@ -256,7 +256,11 @@ static void replay_options(const struct msim_race_result *r, char *buf, size_t l
 		base.nr_cpus = race->default_cpus;
 	if (race && race->configure)
 		race->configure(&base, err, sizeof(err));
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name && n < len; d++) {
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
+
+	for (unsigned int i = 0; i < nrows && n < len; i++) {
+		const struct msim_variant_desc *d = rows[i];
 		const char *want = msim_variant_get(&r->cfg.variants, d->name);
 
 		if (want && strcmp(want, msim_variant_get(&base.variants, d->name)))

@@ -90,7 +90,8 @@ static int rstat_setup(struct msim__rstat *rs, struct msim *m)
 	rs->ss.nr_cpus = rs->nr_cpus;
 	rs->ss.css_rstat_flush = msim__memcg_rstat_flush_cpu;
 	rs->ss.ctr = &rs->ctr;
-	rs->ss.no_claim = msim_config(m)->variants.rstat_enqueue_claim == MSIM_OFF;
+	rs->ss.no_claim = msim__rstat_variant(msim_config(m), MSIM__RSTAT_V_ENQUEUE_CLAIM) ==
+			  MSIM_OFF;
 	msim_spin_lock_init(&rs->ss.lock, "rstat_ss_lock");
 	rs->ss.lhead = msim_alloc_percpu(m, sizeof(long), "rstat_llist_head");
 	/* cache-line aligned, as its type says: each CPU counts on its own line */
@@ -144,17 +145,34 @@ static int node_stat_attach(struct msim *m)
 {
 	char err[160];
 
-	if (msim_config(m)->variants.node_stat != MSIM_NODE_STAT_PERCPU ||
+	if (msim__rstat_variant(msim_config(m), MSIM__RSTAT_V_NODE_STAT) != MSIM_NODE_STAT_PERCPU ||
 	    msim_subsys_attached(m, msim_subsys_find("vmstat")))
 		return 0;
 	return msim_subsys_attach(m, msim_subsys_find("vmstat"), err, sizeof(err));
+}
+
+/* The variants the host runs (rstat's rows, below, and memcg's memcg-layout). */
+static void variants_read(struct msim__rstat_variants *v, const struct msim_config *cfg)
+{
+	v->propagate = msim__rstat_variant(cfg, MSIM__RSTAT_V_PROPAGATE);
+	v->root_read_node = msim__rstat_variant(cfg, MSIM__RSTAT_V_ROOT_LRUVEC_READ) ==
+			    MSIM_ROOT_LRUVEC_READ_NODE;
+	v->node_stat_percpu = msim__rstat_variant(cfg, MSIM__RSTAT_V_NODE_STAT) ==
+			      MSIM_NODE_STAT_PERCPU;
+	v->nmi_atomic = msim__rstat_variant(cfg, MSIM__RSTAT_V_NMI_STATS) == MSIM_NMI_STATS_ATOMIC;
+	v->nmi_drain_local = msim__rstat_variant(cfg, MSIM__RSTAT_V_NMI_DRAIN_LOCAL) == MSIM_ON;
+	v->nmi_drain_vmstats = msim__rstat_variant(cfg, MSIM__RSTAT_V_NMI_DRAIN_VMSTATS) == MSIM_ON;
+	v->layout_6_12 = msim_memcg_variant_layout(cfg) == MSIM_MEMCG_LAYOUT_LINUX_6_12;
 }
 
 /* state: zeroed, sizeof(struct msim__rstat); default tunables (msim_rstat_init changes them). */
 static int rstat_host_init(struct msim *m, void *state)
 {
 	struct msim__rstat *rs = state;
-	int ret = node_stat_attach(m);
+	int ret;
+
+	variants_read(&rs->v, msim_config(m));
+	ret = node_stat_attach(m);
 
 	if (ret)
 		return ret;
@@ -194,7 +212,61 @@ static bool rstat_enabled(const struct msim_config *cfg)
 
 static const char *const rstat_deps[] = { "memcg", NULL };
 
-static unsigned int rstat_subsys_id; /* written by msim_subsys_register() */
+/* rstat's rows of the variant table (subsys.h), indexed by enum msim__rstat_variant_row. */
+static const char *const propagate_values[] = { "break", "continue", "skip-atomic", NULL };
+static const char *const root_read_values[] = { "rstat", "node", NULL };
+static const char *const dying_values[] = { "v1", "all", "all-rcu-on-dying", NULL };
+static const char *const node_stat_values[] = { "exact", "percpu", NULL };
+static const char *const nmi_stats_values[] = { "percpu", "atomic", NULL };
+static const char *const onoff_values[] = { "on", "off", NULL };
+
+static const struct msim_variant_desc rstat_variants[] = {
+	[MSIM__RSTAT_V_PROPAGATE] = { "rstat-propagate", propagate_values,
+		"memcg_rstat_updated at a flushable level: stop the walk (break), skip the "
+		"level and keep walking to the ancestors (continue), or, as Linux 6.12, add to "
+		"every level's per-CPU count and at the batch skip only the atomic add of a "
+		"flushable level (skip-atomic)",
+		"004" },
+	[MSIM__RSTAT_V_ROOT_LRUVEC_READ] = { "root-lruvec-read", root_read_values,
+		"root memcg lruvec reads: the flushed rstat aggregate, or the node counters "
+		"(minus the stats the thread excludes)",
+		"002 patch 2" },
+	[MSIM__RSTAT_V_DYING_REDIRECT] = { "dying-redirect", dying_values,
+		"stat updates to a dying memcg go to its nearest live ancestor: on cgroup v1 only "
+		"(v1), on every hierarchy with RCU always taken (all), or with RCU taken only on "
+		"the dying path (all-rcu-on-dying)",
+		"000 patches 2, 3" },
+	[MSIM__RSTAT_V_NODE_STAT] = { "node-stat", node_stat_values,
+		"rstat's node counters (mod_node_page_state, node_page_state): percpu is the "
+		"kernel, vmstat's per-CPU diffs folded past a threshold and every second, so a "
+		"node read lags by up to threshold x CPUs; exact is the model's old "
+		"simplification, one always-up-to-date atomic, the default only so that "
+		"figures measured before it stay comparable",
+		"002 (node side), model" },
+	[MSIM__RSTAT_V_NMI_STATS] = { "nmi-stats", nmi_stats_values,
+		"memcg stats updated in NMI: through the per-CPU counters like any context, where "
+		"this_cpu ops are NMI-safe (percpu: x86, arm64), or staged in per-memcg and "
+		"per-node atomics that the flush drains (atomic: "
+		"CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC)",
+		"R10 (2025)" },
+	[MSIM__RSTAT_V_NMI_DRAIN_LOCAL] = { "nmi-drain-local", onoff_values,
+		"nmi-stats=atomic: the drain adds the NMI deltas to state_local too (on, the 2026 "
+		"fix); off is the drain before it, whose local (v1, workingset) reads miss them",
+		"R10 (2026 fix)" },
+	[MSIM__RSTAT_V_NMI_DRAIN_VMSTATS] = { "nmi-drain-vmstats", onoff_values,
+		"nmi-stats=atomic: the drain adds the NMI slab deltas to the memcg-level vmstats as "
+		"well as the lruvec's (on, the 2026 fix); off is the drain before it, whose "
+		"memory.stat slab lines miss them",
+		"R10 (2026 fix)" },
+	[MSIM__RSTAT_V_ENQUEUE_CLAIM] = { "rstat-enqueue-claim", onoff_values,
+		"css_rstat_updated claims the css's lnode with a cmpxchg before llist_add, so of "
+		"the contexts stacked on a CPU only one inserts it (on); off trusts the racy "
+		"on-list test alone and shows the double insert the claim prevents",
+		"demo (6.17 rstat)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+unsigned int msim__rstat_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys rstat_subsys = {
 	.name = "rstat",
 	.depends = rstat_deps,
@@ -203,8 +275,14 @@ static const struct msim_subsys rstat_subsys = {
 	.host_init = rstat_host_init,
 	.host_fini = rstat_host_fini,
 	.memcg_hooks = rstat_hooks,
-	.id = &rstat_subsys_id,
+	.variants = rstat_variants,
+	.id = &msim__rstat_subsys_id,
 };
+
+enum msim_root_lruvec_read msim_rstat_variant_root_lruvec_read(const struct msim_config *cfg)
+{
+	return msim__rstat_variant(cfg, MSIM__RSTAT_V_ROOT_LRUVEC_READ);
+}
 
 /*
  * Every rstat entry point reaches rstat_subsys (msim__rstat_peek), so a

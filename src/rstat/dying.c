@@ -42,14 +42,15 @@ static struct msim_memcg *walk_to_live(struct msim_memcg *memcg)
 
 struct msim_memcg *msim_get_non_dying_memcg_start(struct msim_memcg *memcg, bool *rcu_locked)
 {
-	struct msim *m = msim_memcg_host(memcg);
+	const struct msim_config *cfg = msim_config(msim_memcg_host(memcg));
 
 	*rcu_locked = false;
-	if (!msim_rstat_dying_redirect_active(m)) {
+	if (!msim__dying_redirect_active(cfg)) {
 		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);
 		return memcg;
 	}
-	if (msim_config(m)->variants.dying_redirect == MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING &&
+	if (msim__rstat_variant(cfg, MSIM__RSTAT_V_DYING_REDIRECT) ==
+		    MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING &&
 	    !msim_css_is_dying(memcg)) {
 		/* patch 3: the common case takes no RCU; the window is here */
 		msim_yield_access("rstat.dying.checked", NULL, MSIM_ACCESS_NONE);

@@ -73,13 +73,13 @@ static void drain_slab(struct msim__memcg_stats *ms, unsigned int nid, bool loca
 /* kernel: flush_nmi_stats(memcg, parent, cpu). Under rstat_ss_lock. */
 void msim__flush_nmi_stats(struct msim__memcg_stats *ms)
 {
-	const struct msim_variants *v = &msim_config(ms->rs->m)->variants;
-	const bool local = v->nmi_drain_local == MSIM_ON;
-	const bool to_vmstats = v->nmi_drain_vmstats == MSIM_ON;
+	const struct msim__rstat_variants *v = &ms->rs->v;
+	const bool local = v->nmi_drain_local;
+	const bool to_vmstats = v->nmi_drain_vmstats;
 	struct msim__vmstats *vs = ms->vmstats, *pvs = ms->parent ? ms->parent->vmstats : NULL;
 	long x;
 
-	if (v->nmi_stats != MSIM_NMI_STATS_ATOMIC)
+	if (!v->nmi_atomic)
 		return;
 	x = msim_atomic_long_xchg_at(&ms->nmi_kmem, 0, "rstat.flush.nmi_drain");
 	if (x)
@@ -93,8 +93,7 @@ void msim__flush_nmi_stats(struct msim__memcg_stats *ms)
 
 static bool nmi_staged(const struct msim__memcg_stats *ms)
 {
-	return msim_in_nmi() &&
-	       msim_config(ms->rs->m)->variants.nmi_stats == MSIM_NMI_STATS_ATOMIC;
+	return msim_in_nmi() && ms->rs->v.nmi_atomic;
 }
 
 int msim_account_kmem_nmi_safe(struct msim_memcg *memcg, long val)

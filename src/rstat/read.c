@@ -104,7 +104,7 @@ unsigned long msim_node_page_state(struct msim *m, unsigned int nid, enum msim_s
 static bool use_node_stat(const struct msim_lruvec *lruvec, enum msim_stat_item idx)
 {
 	return lruvec->ms->is_root &&
-	       msim_config(lruvec->host)->variants.root_lruvec_read == MSIM_ROOT_LRUVEC_READ_NODE &&
+	       lruvec->ms->rs->v.root_read_node &&
 	       !msim_node_stat_includes_unaccounted(idx);
 }
 

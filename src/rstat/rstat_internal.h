@@ -140,8 +140,46 @@ struct msim__memcg_stats {
  * teardown, whose css_released/css_free calls still reach the hook sets (priv):
  * detached tells them rstat is gone.
  */
+/* rstat's rows of the variant table (attach.c), by index. */
+enum msim__rstat_variant_row {
+	MSIM__RSTAT_V_PROPAGATE,
+	MSIM__RSTAT_V_ROOT_LRUVEC_READ,
+	MSIM__RSTAT_V_DYING_REDIRECT,
+	MSIM__RSTAT_V_NODE_STAT,
+	MSIM__RSTAT_V_NMI_STATS,
+	MSIM__RSTAT_V_NMI_DRAIN_LOCAL,
+	MSIM__RSTAT_V_NMI_DRAIN_VMSTATS,
+	MSIM__RSTAT_V_ENQUEUE_CLAIM,
+};
+
+/* The variants a host runs, read from its configuration once, at host init. */
+struct msim__rstat_variants {
+	enum msim_rstat_propagate propagate;
+	bool root_read_node;      /* root-lruvec-read=node */
+	bool node_stat_percpu;    /* node-stat=percpu */
+	bool nmi_atomic;          /* nmi-stats=atomic */
+	bool nmi_drain_local;     /* nmi-drain-local=on */
+	bool nmi_drain_vmstats;   /* nmi-drain-vmstats=on */
+	bool layout_6_12;         /* memcg-layout=linux-6.12 (the memcg layer's row) */
+};
+
+/* rstat_subsys's registry id (attach.c; 0 while unregistered, whose slots stay 0). */
+extern unsigned int msim__rstat_subsys_id;
+
+/*
+ * A row's value in cfg, for the readers that run without the host's rstat data:
+ * msim_subsys_variant()'s load, inline, because the stat write path asks for
+ * dying-redirect on every update (attach.c owns the row, so it may index its slot).
+ */
+static inline int msim__rstat_variant(const struct msim_config *cfg,
+				      enum msim__rstat_variant_row row)
+{
+	return cfg->variants.value[msim__rstat_subsys_id][row];
+}
+
 struct msim__rstat {
 	struct msim *m;
+	struct msim__rstat_variants v;
 	bool detached;                            /* host_fini ran (driver only) */
 	int slot;                                 /* memcg hook slot of the stats */
 	int slot_offline;                         /* the reparenting hook set */
@@ -196,7 +234,7 @@ static inline long msim__abs_delta(long v)
 
 static inline bool msim__node_stat_percpu(const struct msim__rstat *rs)
 {
-	return msim_config(rs->m)->variants.node_stat == MSIM_NODE_STAT_PERCPU;
+	return rs->v.node_stat_percpu;
 }
 
 static inline struct msim__stats_pcpu *msim__pcpu(const struct msim__memcg_stats *ms,
@@ -226,7 +264,7 @@ static inline long msim__threshold(const struct msim__rstat *rs)
 /* Where the dying redirect and the local-stat reparenting apply (variant dying-redirect). */
 static inline bool msim__dying_redirect_active(const struct msim_config *cfg)
 {
-	return cfg->variants.dying_redirect != MSIM_DYING_REDIRECT_V1 ||
+	return msim__rstat_variant(cfg, MSIM__RSTAT_V_DYING_REDIRECT) != MSIM_DYING_REDIRECT_V1 ||
 	       cfg->cgroup_version == MSIM_CGROUP_V1;
 }
 

@@ -125,8 +125,7 @@ static struct msim__memcg_stats *stats_alloc(struct msim__rstat *rs, struct msim
 		ms->lruvec[nid].pcpu = msim_alloc_percpu(m, sizeof(struct msim__lruvec_pcpu),
 							 "lruvec_stats_percpu");
 		/* kernel: alloc_mem_cgroup_per_node_info(): pn->lruvec_stats. */
-		ms->lruvec[nid].kmem_stats = msim_kmalloc(m, msim_config(m)->variants.memcg_layout ==
-								     MSIM_MEMCG_LAYOUT_LINUX_6_12 ?
+		ms->lruvec[nid].kmem_stats = msim_kmalloc(m, rs->v.layout_6_12 ?
 								     MSIM__LRUVEC_STATS_612_BYTES :
 								     MSIM__LRUVEC_STATS_BYTES,
 							  "lruvec_stats");

@@ -66,7 +66,7 @@ static void skip_atomic_level(struct msim__rstat *rs, struct msim__stats_pcpu *s
 void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
 {
 	struct msim__rstat *rs = ms->rs;
-	const enum msim_rstat_propagate mode = msim_config(rs->m)->variants.rstat_propagate;
+	const enum msim_rstat_propagate mode = rs->v.propagate;
 	const long threshold = msim__threshold(rs);
 	struct msim__memcg_stats *level;
 

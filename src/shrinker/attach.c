@@ -19,16 +19,31 @@
 
 #include "shrinker/shrinker_internal.h"
 
+/* The shrinker's rows of the variant table (subsys.h), by index. */
+enum { SHR_V_INFO, SHR_V_RECOUNT, SHR_V_ON_DEMAND_LOCK, SHR_V_BIT_BARRIER };
+
+static const struct msim_subsys shrinker_subsys; /* below, with its callbacks */
+
+static int shr_variant(const struct msim_config *cfg, unsigned int row)
+{
+	return msim_subsys_variant(&cfg->variants, &shrinker_subsys, row);
+}
+
+enum msim_shrinker_info_layout msim__shr_variant_layout(const struct msim_config *cfg)
+{
+	return shr_variant(cfg, SHR_V_INFO);
+}
+
 static void shr_host_setup(struct msim__shr_host *h, struct msim *m)
 {
 	const struct msim_config *cfg = msim_config(m);
 
 	h->m = m;
-	h->layout = cfg->variants.shrinker_info;
+	h->layout = msim__shr_variant_layout(cfg);
 	h->ops = msim__shr_layout_ops(h->layout);
-	h->recount = cfg->variants.shrinker_recount == MSIM_ON;
-	h->bit_barrier = cfg->variants.shrinker_bit_barrier == MSIM_SHRINKER_BIT_BARRIER_MB;
-	h->install_lock = cfg->variants.on_demand_lock == MSIM_ON;
+	h->recount = shr_variant(cfg, SHR_V_RECOUNT) == MSIM_ON;
+	h->bit_barrier = shr_variant(cfg, SHR_V_BIT_BARRIER) == MSIM_SHRINKER_BIT_BARRIER_MB;
+	h->install_lock = shr_variant(cfg, SHR_V_ON_DEMAND_LOCK) == MSIM_ON;
 	h->nr_nodes = msim_nr_nodes(m);
 	h->memcg_slot = -1;
 	h->id_limit = MSIM_SHRINKER_ID_LIMIT;
@@ -137,6 +152,34 @@ static void shrinker_host_fini(struct msim *m, void *state)
 
 static const char *const shrinker_deps[] = { "memcg", NULL };
 
+/* Indexed by the SHR_V_ rows above. */
+static const char *const info_values[] = { "array", "array-unit-cache", "array-on-demand",
+						"xarray", NULL };
+static const char *const onoff_values[] = { "on", "off", NULL };
+static const char *const bit_barrier_values[] = { "mb", "none", NULL };
+
+static const struct msim_variant_desc shrinker_variants[] = {
+	[SHR_V_INFO] = { "shrinker-info", info_values,
+		"per-memcg shrinker units: upfront in a pointer array from kmalloc-1k (array), the "
+		"same from a 520-byte cache (array-unit-cache), on demand in the pointer array "
+		"(array-on-demand), on demand in an xarray (xarray)",
+		"001" },
+	[SHR_V_RECOUNT] = { "shrinker-recount", onoff_values,
+		"shrink_slab_memcg clears a bit on SHRINK_EMPTY, then barrier, recount and re-set "
+		"(on); off removes the recount to show the lost bit it prevents",
+		"demo (S1)" },
+	[SHR_V_ON_DEMAND_LOCK] = { "on-demand-lock", onoff_values,
+		"array-on-demand: the lock that keeps a unit install from being lost in a "
+		"concurrent expansion copy (on); off shows the loss",
+		"demo (001)" },
+	[SHR_V_BIT_BARRIER] = { "shrinker-bit-barrier", bit_barrier_values,
+		"S1's barrier pair: smp_mb__before_atomic before set_shrinker_bit's set_bit and "
+		"smp_mb__after_atomic after shrink_slab_memcg's clear_bit (mb); none removes both, "
+		"to see under which memory model (--memory-model) they are needed",
+		"demo (S1, memory models)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int shrinker_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys shrinker_subsys = {
 	.name = "shrinker",
@@ -146,6 +189,7 @@ static const struct msim_subsys shrinker_subsys = {
 	.host_init = shrinker_host_init,
 	.host_fini = shrinker_host_fini,
 	.memcg_hooks = shr_hooks,
+	.variants = shrinker_variants,
 	.id = &shrinker_subsys_id,
 };
 

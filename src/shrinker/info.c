@@ -299,7 +299,7 @@ enum msim_shrinker_info_layout msim_shrinker_layout(struct msim *m)
 {
 	struct msim__shr_host *h = msim__shr_host(m);
 
-	return h ? h->layout : msim_config(m)->variants.shrinker_info;
+	return h ? h->layout : msim__shr_variant_layout(msim_config(m));
 }
 
 static struct msim__shr_memcg *memcg_data(struct msim_memcg *memcg, struct msim__shr_host **hp)

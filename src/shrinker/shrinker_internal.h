@@ -216,6 +216,8 @@ struct msim__shr_host *msim__shr_host(struct msim *m);
  * NULL (not yet online, freed, or no shrinker state).
  */
 const struct msim__info_ops *msim__shr_layout_ops(enum msim_shrinker_info_layout l);
+/* attach.c: variant shrinker-info of cfg (hosts without the shrinker read it too). */
+enum msim_shrinker_info_layout msim__shr_variant_layout(const struct msim_config *cfg);
 struct msim__shr_memcg *msim__shr_memcg(struct msim__shr_host *h, struct msim_memcg *memcg);
 bool msim__shr_bad_nid(struct msim__shr_memcg *sm, unsigned int nid);
 /* shrinker_mutex held */

@@ -57,17 +57,58 @@ static unsigned int find_id_locked(const char *name)
 	return 0;
 }
 
+/* A row list fits struct msim_variants: rows and values countable, each row named. */
+static bool variant_rows_valid(const struct msim_variant_desc *rows)
+{
+	unsigned int nr = 0, nvalues;
+
+	for (; rows && rows->name; rows++, nr++) {
+		if (nr >= MSIM_SUBSYS_MAX_VARIANTS || !*rows->name || !rows->values)
+			return false;
+		for (nvalues = 0; rows->values[nvalues]; nvalues++)
+			;
+		if (!nvalues || nvalues > 255)
+			return false;
+	}
+	return true;
+}
+
+static bool row_named(const struct msim_variant_desc *rows, const char *name)
+{
+	for (; rows && rows->name; rows++)
+		if (!strcmp(rows->name, name))
+			return true;
+	return false;
+}
+
+/* A variant name of ss that another registered subsystem (or ss itself, twice) has. */
+static bool variant_name_taken_locked(const struct msim_subsys *ss)
+{
+	for (const struct msim_variant_desc *r = ss->variants; r && r->name; r++) {
+		if (row_named(r + 1, r->name))
+			return true;
+		for (unsigned int id = 1; id <= MSIM_MAX_SUBSYS; id++)
+			if (registry[id] && row_named(registry[id]->variants, r->name))
+				return true;
+	}
+	return false;
+}
+
 int msim_subsys_register(const struct msim_subsys *ss)
 {
 	unsigned int id, free_id = 0;
 	int ret = 0;
 
-	if (!ss || !ss->name || !*ss->name || !ss->id)
+	if (!ss || !ss->name || !*ss->name || !ss->id || !variant_rows_valid(ss->variants))
 		return -EINVAL;
 	pthread_mutex_lock(&registry_lock);
 	id = find_id_locked(ss->name);
 	if (id) {
 		ret = registry[id] == ss ? 0 : -EEXIST;
+		goto out;
+	}
+	if (variant_name_taken_locked(ss)) {
+		ret = -EEXIST;
 		goto out;
 	}
 	for (id = 1; id <= MSIM_MAX_SUBSYS && !free_id; id++)
@@ -146,6 +187,15 @@ bool msim_subsys_attached(const struct msim *m, const struct msim_subsys *ss)
 void *msim_subsys_state(const struct msim *m, const struct msim_subsys *ss)
 {
 	return m->subsys.state[*ss->id];
+}
+
+int msim_subsys_variant(const struct msim_variants *v, const struct msim_subsys *ss,
+			unsigned int row)
+{
+	unsigned int id = ss && ss->id ? *ss->id : 0;
+
+	return id && id <= MSIM_MAX_SUBSYS && row < MSIM_SUBSYS_MAX_VARIANTS ? v->value[id][row]
+									     : 0;
 }
 
 void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss)

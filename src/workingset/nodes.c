@@ -65,7 +65,7 @@ static struct msim_memcg *ws_node_memcg(const struct msim__ws_node *wn)
  */
 static void ws_node_objcg_charge(struct msim__ws_host *wh, struct msim__ws_node *wn, long sign)
 {
-	if (msim_config(wh->m)->variants.kmem_stat != MSIM_KMEM_STAT_COUNTED)
+	if (!wh->kmem_counted)
 		return;
 	/*
 	 * Under i_pages' lock: xas_alloc() allocates with GFP_NOWAIT there and never

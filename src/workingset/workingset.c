@@ -57,6 +57,16 @@ static unsigned long totalram_pages(const struct msim_config *cfg)
 	return pages;
 }
 
+/* The workingset's rows of the variant table (subsys.h), by index. */
+enum { WS_V_SHADOW_BUDGET, WS_V_ROOT_FLUSH, WS_V_ISOLATE_TRYLOCK };
+
+static const struct msim_subsys ws_subsys; /* below, with its callbacks */
+
+static int ws_variant(const struct msim_config *cfg, unsigned int row)
+{
+	return msim_subsys_variant(&cfg->variants, &ws_subsys, row);
+}
+
 static int ws_host_init(struct msim *m, void *state)
 {
 	static const struct msim_memcg_hooks tmpl = {
@@ -74,10 +84,12 @@ static int ws_host_init(struct msim *m, void *state)
 	wh->m = m;
 	wh->nr_nodes = msim_nr_nodes(m);
 	wh->mglru = msim_lru_gen_enabled(m);
-	wh->mglru_6_12 = cfg->variants.mglru_protection == MSIM_MGLRU_PROTECTION_6_12;
-	wh->budget_page_state = cfg->variants.shadow_budget == MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
-	wh->root_flush_skip = cfg->variants.workingset_root_flush == MSIM_WORKINGSET_ROOT_SKIP;
-	wh->isolate_trylock = cfg->variants.shadow_isolate_trylock == MSIM_ON;
+	wh->mglru_6_12 = msim_lru_variant_mglru_protection(cfg) == MSIM_MGLRU_PROTECTION_6_12;
+	wh->kmem_counted = msim_obj_stock_variant_kmem_stat(cfg) == MSIM_KMEM_STAT_COUNTED;
+	wh->budget_page_state = ws_variant(cfg, WS_V_SHADOW_BUDGET) ==
+				MSIM_SHADOW_BUDGET_PAGE_STATE_LOCAL;
+	wh->root_flush_skip = ws_variant(cfg, WS_V_ROOT_FLUSH) == MSIM_WORKINGSET_ROOT_SKIP;
+	wh->isolate_trylock = ws_variant(cfg, WS_V_ISOLATE_TRYLOCK) == MSIM_ON;
 	wh->bucket_order = msim_workingset_bucket_order_for(totalram_pages(cfg));
 	wh->slot = -1;
 	hooks.priv = wh;
@@ -121,6 +133,30 @@ static bool ws_enabled(const struct msim_config *cfg)
 	return false;
 }
 
+/* Indexed by the WS_V_ rows above. */
+static const char *const budget_values[] = { "lru-size", "page-state-local", NULL };
+static const char *const root_flush_values[] = { "flush", "skip", NULL };
+static const char *const onoff_values[] = { "on", "off", NULL };
+
+static const struct msim_variant_desc ws_variant_rows[] = {
+	[WS_V_SHADOW_BUDGET] = { "shadow-budget", budget_values,
+		"count_shadow_nodes() budgets a memcg's shadow nodes by its LRU pages read from "
+		"lruvec_lru_size(), i.e. lru_zone_size, which MGLRU never maintains (lru-size), or "
+		"from the lruvec_page_state_local() statistics both LRUs keep (page-state-local)",
+		"000 patch 1" },
+	[WS_V_ROOT_FLUSH] = { "workingset-root-flush", root_flush_values,
+		"workingset_test_recent() flushes the eviction memcg's stats before reading its "
+		"workingset size (flush), or skips the flush when that memcg is the root (skip)",
+		"002 patch 3" },
+	[WS_V_ISOLATE_TRYLOCK] = { "shadow-isolate-trylock", onoff_values,
+		"shadow_lru_isolate trylocks the mapping's xa lock under the list_lru lock, retries "
+		"when it is busy, and frees the node only if it still holds shadows alone (on); off "
+		"drops the list lock first, waits for the xa lock and erases the node's entries "
+		"without the recheck, to show the refault it would lose",
+		"demo (workingset)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int ws_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys ws_subsys = {
 	.name = "workingset",
@@ -129,6 +165,7 @@ static const struct msim_subsys ws_subsys = {
 	.state_size = sizeof(struct msim__ws_host),
 	.host_init = ws_host_init,
 	.host_fini = ws_host_fini,
+	.variants = ws_variant_rows,
 	.id = &ws_subsys_id,
 };
 

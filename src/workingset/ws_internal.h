@@ -78,7 +78,8 @@ struct msim__ws_host {
 	int slot;
 	unsigned int nr_nodes;
 	bool mglru;                          /* lru_gen_enabled() */
-	bool mglru_6_12;                     /* variant mglru-protection=6.12 */
+	bool mglru_6_12;                     /* variant mglru-protection=6.12 (lru's row) */
+	bool kmem_counted;                   /* variant kmem-stat=counted (the obj stock's) */
 	bool budget_page_state;              /* variant shadow-budget=page-state-local */
 	bool root_flush_skip;                /* variant workingset-root-flush=skip */
 	bool isolate_trylock;                /* variant shadow-isolate-trylock=on */

@@ -26,6 +26,33 @@ static bool zswap_enabled(const struct msim_config *cfg)
 
 static const char *const zswap_deps[] = { "lru", "list_lru", "obj_stock", NULL };
 
+/* zswap's rows of the variant table (subsys.h), by index. */
+enum { ZSWAP_V_ROOT_COUNT, ZSWAP_V_SHRINK_ITER, ZSWAP_V_COUNT_FLUSH };
+static const char *const root_count_values[] = { "memcg-stats", "pool", NULL };
+static const char *const shrink_iter_values[] = { "fixed", "old", NULL };
+static const char *const count_flush_values[] = { "gated", "ratelimited", NULL };
+
+static const struct msim_variant_desc zswap_variants[] = {
+	[ZSWAP_V_ROOT_COUNT] = { "zswap-root-count", root_count_values,
+		"zswap_shrinker_count() for the root memcg: the compression ratio from the root's "
+		"MEMCG_ZSWAP_B / MEMCG_ZSWAPPED, which never count root-owned entries "
+		"(memcg-stats), or from the pool-wide counters (pool)",
+		"002 patch 1" },
+	[ZSWAP_V_SHRINK_ITER] = { "zswap-shrink-iter", shrink_iter_values,
+		"zswap's global shrink_worker cursor: the worker and zswap_memcg_offline_cleanup "
+		"both skip offline memcgs (fixed), or the cleanup advances the cursor one step, "
+		"possibly onto an offline memcg, and the worker counts an offline memcg as a "
+		"failure (old, before the 2024 fix)",
+		"demo (zswap 2024 fix)" },
+	[ZSWAP_V_COUNT_FLUSH] = { "zswap-count-flush", count_flush_values,
+		"the flush zswap_shrinker_count() does before reading a memcg's MEMCG_ZSWAP_B and "
+		"MEMCG_ZSWAPPED: the threshold-gated mem_cgroup_flush_stats (gated, linux 6.12), or "
+		"mem_cgroup_flush_stats_ratelimited, which flushes only when the periodic flusher is "
+		"a full cycle late (ratelimited, the base of thread 002)",
+		"002 (its base)" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static unsigned int zswap_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys zswap_subsys = {
 	.name = "zswap",
@@ -34,8 +61,14 @@ static const struct msim_subsys zswap_subsys = {
 	.state_size = sizeof(struct msim__zswap),
 	.host_init = zswap_host_init,
 	.host_fini = zswap_host_fini,
+	.variants = zswap_variants,
 	.id = &zswap_subsys_id,
 };
+
+static int zswap_variant(const struct msim_config *cfg, unsigned int row)
+{
+	return msim_subsys_variant(&cfg->variants, &zswap_subsys, row);
+}
 
 __attribute__((constructor)) static void zswap_register(void)
 {
@@ -146,6 +179,12 @@ static int zswap_host_init(struct msim *m, void *state)
 	z->m = m;
 	z->slot = -1;
 	z->nr_nodes = msim_nr_nodes(m);
+	z->root_count_pool = zswap_variant(msim_config(m), ZSWAP_V_ROOT_COUNT) ==
+			     MSIM_ZSWAP_ROOT_COUNT_POOL;
+	z->shrink_iter_old = zswap_variant(msim_config(m), ZSWAP_V_SHRINK_ITER) ==
+			     MSIM_ZSWAP_SHRINK_ITER_OLD;
+	z->count_flush_ratelimited = zswap_variant(msim_config(m), ZSWAP_V_COUNT_FLUSH) ==
+				     MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED;
 	msim_zswap_params_init(&z->p);
 	z->p.total_ram_pages = config_ram_pages(msim_config(m));
 	msim__zswap_zs_init(z);

@@ -150,15 +150,14 @@ static struct msim_memcg *sc_memcg(struct msim__zswap *z, struct msim_shrink_con
 static void count_ratio(struct msim__zswap *z, struct msim_memcg *memcg,
 			unsigned long *nr_backing, unsigned long *nr_stored)
 {
-	bool pool = msim_config(z->m)->variants.zswap_root_count == MSIM_ZSWAP_ROOT_COUNT_POOL &&
-		    msim_mem_cgroup_is_root(memcg);
+	bool pool = z->root_count_pool && msim_mem_cgroup_is_root(memcg);
 
 	if (pool) {
 		*nr_backing = msim__zswap_total_pages(z);
 		*nr_stored = (unsigned long)msim_atomic_long_read(&z->stored_pages);
 		return;
 	}
-	if (msim_config(z->m)->variants.zswap_count_flush == MSIM_ZSWAP_COUNT_FLUSH_RATELIMITED)
+	if (z->count_flush_ratelimited)
 		msim_mem_cgroup_flush_stats_ratelimited(memcg);
 	else
 		msim_mem_cgroup_flush_stats(memcg);

@@ -144,7 +144,7 @@ static unsigned long shrink_worker_old(struct msim__zswap *z)
 unsigned long msim__zswap_shrink_worker(struct msim__zswap *z)
 {
 	msim__zswap_count(&z->worker_runs, 1);
-	if (msim_config(z->m)->variants.zswap_shrink_iter == MSIM_ZSWAP_SHRINK_ITER_OLD)
+	if (z->shrink_iter_old)
 		return shrink_worker_old(z);
 	return shrink_worker_fixed(z);
 }
@@ -156,7 +156,7 @@ unsigned long msim__zswap_shrink_worker(struct msim__zswap *z)
  */
 void msim__zswap_offline_cleanup(struct msim__zswap *z, struct msim_memcg *memcg)
 {
-	bool old = msim_config(z->m)->variants.zswap_shrink_iter == MSIM_ZSWAP_SHRINK_ITER_OLD;
+	bool old = z->shrink_iter_old;
 
 	msim_spin_lock(&z->shrink_lock);
 	/* The cursor is read under zswap_shrink_lock, held across: nothing to note. */

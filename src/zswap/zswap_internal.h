@@ -73,6 +73,9 @@ struct msim__zs_class {
 /* Per host. */
 struct msim__zswap {
 	struct msim *m;
+	bool root_count_pool;            /* variant zswap-root-count=pool (host.c) */
+	bool shrink_iter_old;            /* variant zswap-shrink-iter=old */
+	bool count_flush_ratelimited;    /* variant zswap-count-flush=ratelimited */
 	int slot;                        /* memcg hook slot of struct msim__zswap_memcg */
 	unsigned int nr_nodes;
 	struct msim_zswap_params p;

@@ -82,7 +82,7 @@ static void one_variant(enum msim_dying_redirect dr)
 	msim_config_init(&cfg);
 	cfg.nr_cpus = CPUS;
 	cfg.mode = MSIM_DETERMINISTIC;
-	cfg.variants.dying_redirect = dr;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "dying-redirect", dr), 0);
 	l.m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(l.m, NULL), 0);
 	assert_int_equal(msim_charge_init(l.m), 0);

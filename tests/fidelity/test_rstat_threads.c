@@ -112,7 +112,9 @@ static void thread004_thp_trace_explored(void **st)
 	assert_int_equal(tally.trace_pair, 7);
 	/* continue: none of these 300 ends stuck (R3's schedules are rarer; DFS finds one
 	 * past its budget: thread004_continue_closes_r4_not_r3) */
-	cfg.variants.rstat_propagate = MSIM_RSTAT_PROPAGATE_CONTINUE;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "rstat-propagate",
+						MSIM_RSTAT_PROPAGATE_CONTINUE),
+			 0);
 	tally = (struct thp_tally){ .check = race->target.check };
 	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
 	assert_int_equal(tally.stuck, 0);
@@ -129,7 +131,7 @@ static struct msim_race_result *thp_replay(const char *schedule, enum msim_rstat
 	assert_non_null(r);
 	msim_config_init(&cfg);
 	cfg.nr_cpus = 96;
-	cfg.variants.rstat_propagate = propagate;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "rstat-propagate", propagate), 0);
 	assert_int_equal(msim_race_replay(race_get("rstat-thp-trace"), &cfg, NULL, schedule, r, err,
 					  sizeof(err)), 0);
 	return r;
@@ -170,7 +172,9 @@ static void thread002_root_flush_visits_every_cpu(void **st)
 
 	msim_config_init(&cfg);
 	cfg.nr_cpus = 80;
-	cfg.variants.root_lruvec_read = MSIM_ROOT_LRUVEC_READ_NODE;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "root-lruvec-read",
+						MSIM_ROOT_LRUVEC_READ_NODE),
+			 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(m, NULL), 0);
 	assert_int_equal(msim_memcg_flush_threshold(m), 64 * 80);

@@ -96,7 +96,7 @@ static void host_new(struct host *h, enum msim_shrinker_info_layout layout, int 
 	cfg.nr_cpus = 4;
 	cfg.nr_nodes = nodes;
 	cfg.mode = MSIM_CONCURRENT; /* no task runs: plain driver calls */
-	cfg.variants.shrinker_info = layout;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "shrinker-info", layout), 0);
 	h->m = unit_host_cfg(&cfg);
 	h->nr = nr_max;
 	h->v = calloc((size_t)nr_max, sizeof(*h->v));

@@ -353,7 +353,8 @@ static void registry_and_settings(void **state)
 						  err, sizeof(err)), 0);
 	assert_int_equal(cfg.nr_cpus, 8);
 	assert_int_equal(cfg.cgroup_version, MSIM_CGROUP_V1);
-	assert_int_equal(cfg.variants.rstat_propagate, MSIM_RSTAT_PROPAGATE_CONTINUE);
+	assert_int_equal(msim_variant_value(&cfg.variants, "rstat-propagate"),
+			 MSIM_RSTAT_PROPAGATE_CONTINUE);
 	assert_int_equal(msim_race_settings_apply(&cfg, "cpus=0", err, sizeof(err)), -EINVAL);
 	assert_int_equal(msim_race_settings_apply(&cfg, "cpus=8x", err, sizeof(err)), -EINVAL);
 	assert_int_equal(msim_race_settings_apply(&cfg, "cgroup=v3", err, sizeof(err)), -EINVAL);

@@ -659,8 +659,9 @@ static struct world *world_new(const struct run_cfg *rc)
 	w->iters = rc->iters;
 	w->percpu = rc->percpu;
 	w->mglru = rc->lru == MSIM_LRU_MGLRU;
-	w->objcg = cfg.variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
-	w->exact_local = !w->objcg || cfg.variants.dying_redirect == MSIM_DYING_REDIRECT_ALL;
+	w->objcg = msim_variant_value(&cfg.variants, "lru-reparent") == MSIM_LRU_REPARENT_OBJCG;
+	w->exact_local = !w->objcg || msim_variant_value(&cfg.variants, "dying-redirect") ==
+					      MSIM_DYING_REDIRECT_ALL;
 	w->slots[0] = msim_root_mem_cgroup(w->m);
 	for (unsigned int s = 1; s < 7; s++) {    /* three under root, one under each */
 		struct msim_memcg *parent = w->slots[s <= 3 ? 0 : s - 3];

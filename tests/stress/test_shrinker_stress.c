@@ -222,7 +222,7 @@ static void world_host(struct world *w, enum msim_shrinker_info_layout layout)
 	cfg.nr_cpus = NCPU;
 	cfg.nr_nodes = 2;
 	cfg.mode = MSIM_CONCURRENT;
-	cfg.variants.shrinker_info = layout;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "shrinker-info", layout), 0);
 	assert_int_equal(msim_create(&cfg, &w->m, err, sizeof(err)), 0);
 	msim_set_current_host(w->m);
 	assert_int_equal(msim_shrinker_init(w->m), 0);

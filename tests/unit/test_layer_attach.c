@@ -73,7 +73,8 @@ static void enabled_layers_attach_at_create(void **st)
 	assert_true(msim_mem_cgroup_flush_stats_forced(NULL));
 	assert_int_equal(msim_memcg_page_state(msim_root_mem_cgroup(m), MSIM_NR_SHMEM), 3);
 	assert_int_equal(msim_try_charge(a, 0, 1), 0);
-	assert_true(msim_shrinker_layout(m) == cfg.variants.shrinker_info);
+	assert_int_equal(msim_shrinker_layout(m),
+			 msim_variant_value(&cfg.variants, "shrinker-info"));
 	msim_destroy(m);
 }
 

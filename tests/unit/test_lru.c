@@ -18,7 +18,8 @@ static void classic_sizes_per_zone_and_thp(void **st)
 	/* movablecore=1G: msim_folio_alloc() refuses a zone without pages */
 	cfg.zone_managed_pages[MSIM_ZONE_MOVABLE] = 262144;
 	cfg.lru = MSIM_LRU_CLASSIC;
-	cfg.variants.lru_reparent = MSIM_LRU_REPARENT_OBJCG;
+	assert_int_equal(
+		msim_variant_set_value(&cfg.variants, "lru-reparent", MSIM_LRU_REPARENT_OBJCG), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_lru_attach(m, NULL, 0), 0);
 	struct msim_memcg *c = unit_mkdir(msim_root_mem_cgroup(m), "c");

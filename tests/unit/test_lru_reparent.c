@@ -451,7 +451,8 @@ static int race_setup(struct msim *m, void **state, void *arg)
 	if (!r || msim_lru_attach(m, err, sizeof(err)))
 		return -ENOMEM;
 	r->mglru = msim_lru_gen_enabled(m);
-	r->objcg = msim_config(m)->variants.lru_reparent == MSIM_LRU_REPARENT_OBJCG;
+	r->objcg = msim_variant_value(&msim_config(m)->variants, "lru-reparent") ==
+		   MSIM_LRU_REPARENT_OBJCG;
 	if (msim_memcg_create(msim_root_mem_cgroup(m), "p", &r->p) ||
 	    msim_memcg_create(r->p, "c", &r->c))
 		return -ENOMEM;
@@ -580,7 +581,9 @@ static void explored_reclaim_vs_offline(void **st)
 				struct msim_explore_result res;
 
 				cfg.lru = kind;
-				cfg.variants.lru_reparent = rep;
+				assert_int_equal(
+					msim_variant_set_value(&cfg.variants, "lru-reparent", rep),
+					0);
 				assert_int_equal(msim_explore(&target, &cfg, &opts, &res), 0);
 				if (res.violations)
 					fail_msg("kind %d reparent %d %s: %s (schedule %s)", kind, rep,

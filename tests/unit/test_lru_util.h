@@ -20,7 +20,7 @@ static inline struct msim *lru_host(unsigned int nodes, enum msim_lru_kind kind,
 	char err[256];
 
 	cfg.lru = kind;
-	cfg.variants.lru_reparent = reparent;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "lru-reparent", reparent), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_lru_attach(m, err, sizeof(err)), 0);
 	return m;

@@ -45,7 +45,7 @@ static struct msim *host_new(unsigned int cpus, unsigned int nodes, enum msim_cg
 	struct msim *m;
 
 	cfg.cgroup_version = v;
-	cfg.variants.root_lruvec_read = rl;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "root-lruvec-read", rl), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_rstat_init(m, NULL), 0);
 	assert_int_equal(msim_charge_init(m), 0);

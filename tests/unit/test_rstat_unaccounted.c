@@ -40,9 +40,14 @@ static struct msim *excl_host(bool patch2, bool percpu)
 	struct msim_config cfg = unit_config(2, 1);
 
 	cfg.rstat = true;
-	cfg.variants.root_lruvec_read = patch2 ? MSIM_ROOT_LRUVEC_READ_NODE
-					       : MSIM_ROOT_LRUVEC_READ_RSTAT;
-	cfg.variants.node_stat = percpu ? MSIM_NODE_STAT_PERCPU : MSIM_NODE_STAT_EXACT;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "root-lruvec-read",
+						patch2 ? MSIM_ROOT_LRUVEC_READ_NODE
+						       : MSIM_ROOT_LRUVEC_READ_RSTAT),
+			 0);
+	assert_int_equal(
+		msim_variant_set_value(&cfg.variants, "node-stat",
+				       percpu ? MSIM_NODE_STAT_PERCPU : MSIM_NODE_STAT_EXACT),
+		0);
 	return unit_host_cfg(&cfg);
 }
 
@@ -79,7 +84,7 @@ static void kernel_traffic(struct msim *m, struct msim_memcg *c)
 /* Node counters as a reader sees them once every CPU's diff has folded. */
 static unsigned long node_read(struct msim *m, enum msim_stat_item idx)
 {
-	if (msim_config(m)->variants.node_stat == MSIM_NODE_STAT_PERCPU)
+	if (msim_variant_value(&msim_config(m)->variants, "node-stat") == MSIM_NODE_STAT_PERCPU)
 		msim_vmstat_refresh(m);
 	return msim_node_page_state(m, 0, idx);
 }

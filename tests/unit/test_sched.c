@@ -424,28 +424,76 @@ static void variant_table_and_presets(void **st)
 	msim_variants_init(&v);
 	assert_string_equal(msim_variant_get(&v, "rstat-propagate"), "break");
 	assert_int_equal(msim_variant_set(&v, "rstat-propagate=continue", err, sizeof(err)), 0);
-	assert_int_equal(v.rstat_propagate, MSIM_RSTAT_PROPAGATE_CONTINUE);
+	assert_int_equal(msim_variant_value(&v, "rstat-propagate"), MSIM_RSTAT_PROPAGATE_CONTINUE);
 	assert_int_equal(msim_variant_set(&v, "shrinker-info=xarray", err, sizeof(err)), 0);
-	assert_int_equal(v.shrinker_info, MSIM_SHRINKER_INFO_XARRAY);
+	assert_int_equal(msim_variant_value(&v, "shrinker-info"), MSIM_SHRINKER_INFO_XARRAY);
 	assert_int_equal(msim_variant_set(&v, "nope=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "rstat-propagate"));
 	assert_int_equal(msim_variant_set(&v, "shrinker-info=list", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "array-on-demand"));
 	assert_int_equal(msim_variant_set(&v, "noequals", err, sizeof(err)), -EINVAL);
 	assert_int_equal(msim_preset_apply(&v, "mainline", err, sizeof(err)), 0);
-	assert_int_equal(v.rstat_propagate, MSIM_RSTAT_PROPAGATE_BREAK);
+	assert_int_equal(msim_variant_value(&v, "rstat-propagate"), MSIM_RSTAT_PROPAGATE_BREAK);
 	assert_int_equal(msim_preset_apply(&v, "thread-004", err, sizeof(err)), 0);
-	assert_int_equal(v.rstat_propagate, MSIM_RSTAT_PROPAGATE_CONTINUE);
+	assert_int_equal(msim_variant_value(&v, "rstat-propagate"), MSIM_RSTAT_PROPAGATE_CONTINUE);
 	assert_int_equal(msim_preset_apply(&v, "thread-999", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "thread-004"));
 	char buf[512];
 	msim_variants_format(&v, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "rstat-propagate=continue"));
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
-		assert_non_null(d->values[0]);
-		assert_non_null(d->meaning);
-		assert_non_null(d->thread);
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
+
+	assert_true(nrows > 0 && nrows <= MSIM_MAX_VARIANTS);
+	for (unsigned int i = 0; i < nrows; i++) {
+		assert_non_null(rows[i]->values[0]);
+		assert_non_null(rows[i]->meaning);
+		assert_non_null(rows[i]->thread);
 	}
+}
+
+/* The typed setter takes the layer's enum, and refuses what the row does not have. */
+static void variant_set_value_checks(void **st)
+{
+	struct msim_variants v;
+
+	(void)st;
+	msim_variants_init(&v);
+	assert_int_equal(
+		msim_variant_set_value(&v, "dying-redirect", MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING),
+		0);
+	assert_string_equal(msim_variant_get(&v, "dying-redirect"), "all-rcu-on-dying");
+	assert_int_equal(msim_variant_value(&v, "dying-redirect"),
+			 MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING);
+	/* three values: 3 is past them, and the value is left as it was */
+	assert_int_equal(msim_variant_set_value(&v, "dying-redirect", 3), -EINVAL);
+	assert_int_equal(msim_variant_set_value(&v, "dying-redirect", -1), -EINVAL);
+	assert_int_equal(msim_variant_value(&v, "dying-redirect"),
+			 MSIM_DYING_REDIRECT_ALL_RCU_ON_DYING);
+	assert_int_equal(msim_variant_set_value(&v, "no-such", 0), -EINVAL);
+	assert_int_equal(msim_variant_value(&v, "no-such"), -EINVAL);
+	assert_null(msim_variant_get(&v, "no-such"));
+	/* another layer's row keeps its own slot */
+	assert_string_equal(msim_variant_get(&v, "shrinker-info"), "array");
+}
+
+/* Every preset names only registered rows and values: each applies whole. */
+static void every_preset_applies(void **st)
+{
+	struct msim_variants v;
+	char err[512];
+
+	(void)st;
+	for (const struct msim_preset_desc *p = msim_preset_table(); p->name; p++) {
+		err[0] = '\0';
+		assert_int_equal(msim_preset_apply(&v, p->name, err, sizeof(err)), 0);
+		assert_string_equal(err, "");
+	}
+	assert_int_equal(msim_preset_apply(&v, "linux-6.12", err, sizeof(err)), 0);
+	assert_int_equal(msim_variant_value(&v, "memcg-layout"), MSIM_MEMCG_LAYOUT_LINUX_6_12);
+	assert_int_equal(msim_variant_value(&v, "mglru-protection"), MSIM_MGLRU_PROTECTION_6_12);
+	assert_int_equal(msim_variant_value(&v, "rstat-propagate"),
+			 MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC);
 }
 
 /* ---- regressions from the review of the scheduler ---- */
@@ -650,6 +698,8 @@ int main(void)
 		cmocka_unit_test(env_schedule_overrides_strategy),
 		cmocka_unit_test(delayed_work_fires_on_the_virtual_clock),
 		cmocka_unit_test(variant_table_and_presets),
+		cmocka_unit_test(variant_set_value_checks),
+		cmocka_unit_test(every_preset_applies),
 		cmocka_unit_test(pct_run_reproduced_by_its_seed),
 		cmocka_unit_test(delay_zero_means_next_tick),
 		cmocka_unit_test(clock_never_goes_back),

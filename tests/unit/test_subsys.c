@@ -307,6 +307,118 @@ static void registration_errors(void **st)
 	assert_int_equal(msim_subsys_unregister(&twin), -ENOENT);
 }
 
+/* ---- variant rows: declared by the subsystem, stored at the slot it registered to ---- */
+
+static const char *const knob_values[] = { "off", "on", "max", NULL };
+static const char *const dial_values[] = { "low", "high", NULL };
+static const struct msim_variant_desc v_rows[] = {
+	{ "t-knob", knob_values, "a test row", "test" },
+	{ "t-dial", dial_values, "a second test row", "test" },
+	{ NULL, NULL, NULL, NULL },
+};
+static const struct msim_variant_desc w_rows[] = {
+	{ "t-wheel", dial_values, "another subsystem's row", "test" },
+	{ NULL, NULL, NULL, NULL },
+};
+static int knob_at_init = -1;
+
+static int v_init(struct msim *m, void *state);
+static const struct msim_subsys ss_v = { .name = "t.v", .host_init = v_init,
+					 .variants = v_rows, .id = &(unsigned int){ 0 } };
+static const struct msim_subsys ss_w = { .name = "t.w", .variants = w_rows,
+					 .id = &(unsigned int){ 0 } };
+
+/* What a layer does at host init: read its own row by slot, never by name. */
+static int v_init(struct msim *m, void *state)
+{
+	(void)state;
+	knob_at_init = msim_subsys_variant(&msim_config(m)->variants, &ss_v, 0);
+	return 0;
+}
+
+static void variant_rows_join_the_table_at_their_slot(void **st)
+{
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int before = msim_variant_list(NULL, 0), n;
+	struct msim_config cfg;
+	char err[256], buf[MSIM_VARIANTS_STRLEN], *knob, *wheel;
+	struct msim *m;
+
+	(void)st;
+	/* registered in the reverse of name order: the table lists t.v's rows first */
+	reg(&ss_w);
+	reg(&ss_v);
+	n = msim_variant_list(rows, MSIM_MAX_VARIANTS);
+	assert_int_equal(n, before + 3);
+	msim_config_init(&cfg);
+	assert_string_equal(msim_variant_get(&cfg.variants, "t-knob"), "off");
+	assert_int_equal(msim_variant_set(&cfg.variants, "t-knob=max", err, sizeof(err)), 0);
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "t-wheel", 1), 0);
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "t-dial", 2), -EINVAL);
+	assert_int_equal(msim_subsys_variant(&cfg.variants, &ss_v, 0), 2);
+	assert_int_equal(msim_subsys_variant(&cfg.variants, &ss_v, 1), 0);
+	assert_int_equal(msim_subsys_variant(&cfg.variants, &ss_w, 0), 1);
+	msim_variants_format(&cfg.variants, buf, sizeof(buf));
+	knob = strstr(buf, "t-knob=max,t-dial=low,");
+	wheel = strstr(buf, "t-wheel=high");
+	assert_non_null(knob);
+	assert_non_null(wheel);
+	assert_true(knob < wheel);
+	/* the layer's host init reads the value the configuration set */
+	cfg.nr_cpus = 2;
+	assert_int_equal(msim_create(&cfg, &m, err, sizeof(err)), 0);
+	assert_int_equal(knob_at_init, 2);
+	msim_destroy(m);
+	/* unregistered, its rows leave the table; a row's slot reads mainline */
+	assert_int_equal(msim_subsys_unregister(&ss_v), 0);
+	assert_int_equal(msim_subsys_unregister(&ss_w), 0);
+	assert_int_equal(msim_variant_list(NULL, 0), before);
+	assert_null(msim_variant_get(&cfg.variants, "t-knob"));
+	assert_int_equal(msim_subsys_variant(&cfg.variants, &ss_v, 0), 0);
+	assert_int_equal(msim_variant_set(&cfg.variants, "t-knob=on", err, sizeof(err)), -EINVAL);
+}
+
+static void variant_row_errors(void **st)
+{
+	static const char *const none[] = { NULL };
+	const struct msim_variant_desc taken[] = {
+		{ "rstat-propagate", knob_values, "rstat's name", "test" }, { NULL, NULL, NULL, NULL } };
+	const struct msim_variant_desc twice[] = {
+		{ "t-twice", knob_values, "", "" }, { "t-twice", knob_values, "", "" },
+		{ NULL, NULL, NULL, NULL } };
+	const struct msim_variant_desc empty[] = {
+		{ "t-empty", none, "", "" }, { NULL, NULL, NULL, NULL } };
+	struct msim_variant_desc many[MSIM_SUBSYS_MAX_VARIANTS + 2];
+	char names[MSIM_SUBSYS_MAX_VARIANTS + 1][16];
+	const struct msim_subsys s_taken = { .name = "t.taken", .variants = taken,
+					     .id = &(unsigned int){ 0 } };
+	const struct msim_subsys s_twice = { .name = "t.twice", .variants = twice,
+					     .id = &(unsigned int){ 0 } };
+	const struct msim_subsys s_empty = { .name = "t.empty", .variants = empty,
+					     .id = &(unsigned int){ 0 } };
+	const struct msim_subsys s_many = { .name = "t.many", .variants = many,
+					    .id = &(unsigned int){ 0 } };
+
+	(void)st;
+	assert_non_null(msim_subsys_find("rstat"));
+	assert_int_equal(msim_subsys_register(&s_taken), -EEXIST);
+	assert_int_equal(msim_subsys_register(&s_twice), -EEXIST);
+	assert_int_equal(msim_subsys_register(&s_empty), -EINVAL);
+	for (unsigned int i = 0; i <= MSIM_SUBSYS_MAX_VARIANTS; i++) {
+		snprintf(names[i], sizeof(names[i]), "t-many-%u", i);
+		many[i] = (struct msim_variant_desc){ names[i], knob_values, "", "" };
+	}
+	many[MSIM_SUBSYS_MAX_VARIANTS + 1] = (struct msim_variant_desc){ NULL, NULL, NULL, NULL };
+	assert_int_equal(msim_subsys_register(&s_many), -EINVAL);
+	/* one row fewer fits */
+	many[MSIM_SUBSYS_MAX_VARIANTS].name = NULL;
+	assert_int_equal(msim_subsys_register(&s_many), 0);
+	assert_int_equal(msim_variant_set_value(&(struct msim_variants){ { { 0 } } },
+						"t-many-15", 1), 0);
+	assert_int_equal(msim_subsys_unregister(&s_many), 0);
+	assert_null(msim_subsys_find("t.taken"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +436,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(destructors_and_subsystems_share_one_stack,
 						reset, reset),
 		cmocka_unit_test_setup_teardown(registration_errors, reset, reset),
+		cmocka_unit_test_setup_teardown(variant_rows_join_the_table_at_their_slot,
+						reset, reset),
+		cmocka_unit_test_setup_teardown(variant_row_errors, reset, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,10 +22,14 @@
 /* Every variant at the value with the longest name. */
 static void set_longest(struct msim_variants *v)
 {
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
 	char assign[256], err[256];
 
+	assert_true(nrows > 0);
 	msim_variants_init(v);
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+	for (unsigned int r = 0; r < nrows; r++) {
+		const struct msim_variant_desc *d = rows[r];
 		const char *longest = d->values[0];
 
 		for (int i = 1; d->values[i]; i++)

@@ -295,7 +295,7 @@ static unsigned long worker_run(enum msim_zswap_shrink_iter iter, unsigned long 
 	p.total_ram_pages = 100;          /* max 20 pages */
 	p.accept_thr_percent = 50;        /* threshold 10 */
 	p.min_bytes = p.max_bytes = 4096;
-	cfg.variants.zswap_shrink_iter = iter;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "zswap-shrink-iter", iter), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_zswap_attach(m, &p, err, sizeof(err)), 0);
 	a = unit_mkdir(msim_root_mem_cgroup(m), "a");

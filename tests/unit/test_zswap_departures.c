@@ -108,7 +108,7 @@ static struct msim *counted_host(enum msim_zswap_count_flush f, struct msim_memc
 	struct msim *m;
 	char err[256] = "";
 
-	cfg.variants.zswap_count_flush = f;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "zswap-count-flush", f), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_zswap_attach(m, NULL, err, sizeof(err)), 0);
 	msim_rstat_periodic_flush_enable(m, false);

@@ -25,7 +25,7 @@ static inline struct msim *zt_host(const struct msim_zswap_params *p,
 	struct msim *m;
 	char err[256] = "";
 
-	cfg.variants.zswap_root_count = rc;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "zswap-root-count", rc), 0);
 	m = unit_host_cfg(&cfg);
 	if (msim_zswap_attach(m, p, err, sizeof(err)))
 		fail_msg("zswap attach: %s", err);

@@ -52,7 +52,7 @@ static inline struct msim *unit_shrinker_host(enum msim_shrinker_info_layout l,
 	struct msim_config cfg = unit_config(4, nodes);
 	struct msim *m;
 
-	cfg.variants.shrinker_info = l;
+	assert_int_equal(msim_variant_set_value(&cfg.variants, "shrinker-info", l), 0);
 	m = unit_host_cfg(&cfg);
 	assert_int_equal(msim_shrinker_init(m), 0);
 	return m;

@@ -51,8 +51,11 @@ static void print_json_doc(json_t *doc)
 static void print_variants_json(void)
 {
 	json_t *vars = json_array(), *presets = json_array();
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
 
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+	for (unsigned int i = 0; i < nrows; i++) {
+		const struct msim_variant_desc *d = rows[i];
 		json_t *values = json_array();
 
 		for (const char *const *v = d->values; *v; v++)
@@ -69,7 +72,12 @@ static void print_variants_json(void)
 
 static void print_variants(void)
 {
-	for (const struct msim_variant_desc *d = msim_variant_table(); d->name; d++) {
+	const struct msim_variant_desc *rows[MSIM_MAX_VARIANTS];
+	unsigned int nrows = msim_variant_list(rows, MSIM_MAX_VARIANTS);
+
+	for (unsigned int i = 0; i < nrows; i++) {
+		const struct msim_variant_desc *d = rows[i];
+
 		printf("%-18s ", d->name);
 		for (const char *const *v = d->values; *v; v++)
 			printf("%s%s", v == d->values ? "" : "|", *v);

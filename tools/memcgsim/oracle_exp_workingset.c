@@ -127,8 +127,9 @@ static int model_figs(int kind, const unsigned long size[6], double fig[WS_NFIGS
 	ws_model_opts(&t, kind, size);
 	if (msim_preset_apply(&t.base, "linux-6.12", err, errlen))
 		return -1;
-	t.base.shadow_budget = t.budget;
-	t.base.mglru_protection = t.protection;
+	if (msim_variant_set_value(&t.base, "shadow-budget", t.budget) ||
+	    msim_variant_set_value(&t.base, "mglru-protection", t.protection))
+		return -1;
 	if (bench_tp_run(&t, &r, err, errlen))
 		return -1;
 	for (unsigned long i = 0; i < r.nr_rounds; i++) {
