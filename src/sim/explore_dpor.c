@@ -407,34 +407,71 @@ static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
 	}
 }
 
+/*
+ * Under a preemption bound a sleeper is kept only where the schedule it stands
+ * for costs no more preemptions than the one it prunes (else the bounded toys
+ * of test_explore_dpor miss an order: the only serial schedule that runs the
+ * reader first was slept away, its equivalent needing a preemption). Thread p
+ * was explored at node n, whose task that ran last (and could go on) is c; the
+ * branch now takes q. A schedule n.q.w.p.v with p's step independent of q.w is
+ * equivalent to n.p.q.w.v, which the explored branch covers if it fits the
+ * bound. The engine and the tasks other than p switch at the same places in
+ * both from w on, and at the end n.p.q.w.v switches away from w's last task at
+ * most where n.q.w.p.v switched to p, so the difference is at the head:
+ *   p is the engine: it switches nothing (sched_string.c keeps the task that
+ *     ran last): equal;
+ *   q is the engine: equal or fewer when p is c, or when no task could go on
+ *     and p cannot go on after its step either;
+ *   both tasks: [p != c] + [p can go on after its step] <= [q != c] (with no
+ *     c, both brackets of c are 0): p was preempted by q, or p's step ended it.
+ * The argument counts preemptions as sched_options.c does with nothing else
+ * switching: no interrupt sources (an arrival moves the running task), no
+ * store buffers (a drain costs a preemption wherever it goes) and unmodelled
+ * preemption (none and full hand CPUs over); otherwise no sleepers under a
+ * bound, as before.
+ */
+static bool sleep_keeps_bound(const struct msim__dpor_node *nd, const struct msim__dpor_sleeper *s,
+			      int q)
+{
+	int p = s->tid, c = nd->cur;
+
+	if (p == MSIM__DPOR_R)
+		return true;
+	if (q == MSIM__DPOR_R)
+		return p == c || (c < 0 && !s->en_after);
+	return (c >= 0 && p != c) + s->en_after <= (c >= 0 && q != c);
+}
+
+static bool bounded_sleep_ok(const struct msim__dpor *d, const struct msim *m)
+{
+	return m->cfg.preempt == MSIM_PREEMPT_UNMODELLED && !m->wmm &&
+	       !m->sched.nr_irq_sources && !d->irq_threads;
+}
+
 /* The sleep set of the decision after step e: the sleepers its step left asleep. */
 static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct msim__dpor_event *e)
 {
 	uint64_t i = (uint64_t)(e - d->ev);
 	struct msim__dpor_node *nx = node_at(d, i + 1), *cur = &d->nodes[i];
-
+	bool bounded = d->bound < MSIM_EXPLORE_UNBOUNDED;
 	struct msim__step_access e_ids;
 
 	nx->nr_sleep = 0;
 	nx->sleep_bits = 0;
 	nx->nr_explored = 0;
-	/*
-	 * Under a preemption bound a sleeper's step may only be reachable in the
-	 * bounded space from here, its earlier equivalent costing preemptions the
-	 * bound refuses: sleep sets are then off (the test of the bounded toys fails
-	 * without this), and a thread explored at a decision only stops being tried
-	 * again there.
-	 */
-	if (d->bound < MSIM_EXPLORE_UNBOUNDED) {
+	if (!cur->nr_sleep || (bounded && !bounded_sleep_ok(d, m))) {
 		register_ids(d, &e->acc, i);
 		return;
 	}
 	to_ids(d, &e->acc, i, &e_ids);
 	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
 		const struct msim__dpor_sleeper *s = &cur->sleep[k];
-		bool same_cpu = thread_cpu(d, m, s->tid) == e->cpu;
 
-		if (s->tid != e->tid && !same_cpu && !sleeper_conflict(d, s, &e_ids) &&
+		if (s->tid == e->tid || thread_cpu(d, m, s->tid) == e->cpu)
+			continue;
+		if (bounded && s->since == i && !sleep_keeps_bound(cur, s, e->tid))
+			continue;
+		if (!sleeper_conflict(d, s, &e_ids) &&
 		    !msim__access_conflict(&d->next[s->tid], &e->acc))
 			sleep_push(nx, s);
 	}
