@@ -424,11 +424,14 @@ static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
  *     and p cannot go on after its step either;
  *   both tasks: [p != c] + [p can go on after its step] <= [q != c] (with no
  *     c, both brackets of c are 0): p was preempted by q, or p's step ended it.
- * The argument counts preemptions as sched_options.c does with nothing else
- * switching: no interrupt sources (an arrival moves the running task), no
- * store buffers (a drain costs a preemption wherever it goes) and unmodelled
- * preemption (none and full hand CPUs over); otherwise no sleepers under a
- * bound, as before.
+ * An interrupt source is a thread like a task here: its arrival makes it the
+ * task that ran last (sched_string.c) and costs a preemption where another
+ * context could go on, as a task's switch does; the steps w and q are of other
+ * CPUs (a sleeper wakes at a step of its CPU), whose interrupts do not change
+ * p's or the last task's enabledness. The argument needs no store buffers (a
+ * drain costs a preemption wherever it goes and switches no task) and
+ * unmodelled preemption (none and full hand CPUs over); otherwise no sleepers
+ * under a bound, as before.
  */
 static bool sleep_keeps_bound(const struct msim__dpor_node *nd, const struct msim__dpor_sleeper *s,
 			      int q)
@@ -442,10 +445,9 @@ static bool sleep_keeps_bound(const struct msim__dpor_node *nd, const struct msi
 	return (c >= 0 && p != c) + s->en_after <= (c >= 0 && q != c);
 }
 
-static bool bounded_sleep_ok(const struct msim__dpor *d, const struct msim *m)
+static bool bounded_sleep_ok(const struct msim *m)
 {
-	return m->cfg.preempt == MSIM_PREEMPT_UNMODELLED && !m->wmm &&
-	       !m->sched.nr_irq_sources && !d->irq_threads;
+	return m->cfg.preempt == MSIM_PREEMPT_UNMODELLED && !m->wmm;
 }
 
 /* The sleep set of the decision after step e: the sleepers its step left asleep. */
@@ -459,7 +461,7 @@ static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct m
 	nx->nr_sleep = 0;
 	nx->sleep_bits = 0;
 	nx->nr_explored = 0;
-	if (!cur->nr_sleep || (bounded && !bounded_sleep_ok(d, m))) {
+	if (!cur->nr_sleep || (bounded && !bounded_sleep_ok(m))) {
 		register_ids(d, &e->acc, i);
 		return;
 	}
