@@ -195,6 +195,8 @@ enum bench_ex_fig {
 	BENCH_EX_F_DFS_FIX_RUNS,
 	BENCH_EX_F_DPOR_HALF,        /* fixed sides DPOR exhausted in at most half DFS's runs */
 	BENCH_EX_F_DPORU_EXHAUSTED,  /* fixed sides unbounded DPOR exhausted (a proof) */
+	BENCH_EX_F_DPORU_DISTINCT,   /* of the others, those whose runs nearly all ended
+					(at most 1 in 20 pruned): more traces than the budget */
 	BENCH_EX_F_DPOR_REFUSED,     /* sides DPOR refused (weak memory): in no other figure */
 	BENCH_EX_NFIGS,
 };

@@ -336,7 +336,7 @@ static const struct msim_race rstat_early_exit = {
 		{ .name = "fix", .settings = "rstat-propagate=continue", .demo = true,
 		  .summary = "thread 004's continue: the next batch reaches root and the gated "
 			     "flush runs",
-		  .dfs_exhausts = true, .dfs_schedules = 617, .dpor_schedules = 230,
+		  .dfs_exhausts = true, .dfs_schedules = 617, .dpor_schedules = 190,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("leaf_atomic_after_race", 64),
 			  MSIM_RACE_EXPECT("root_atomic_after_race", 0),

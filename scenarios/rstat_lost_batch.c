@@ -311,7 +311,7 @@ static const struct msim_race rstat_lost_batch = {
 		  .arg = (void *)&msim_rstat_lost_batch_values_only,
 		  .summary = "what holds: checking only the stat values (exact after a forced "
 			     "flush), no schedule loses one",
-		  .dfs_exhausts = true, .dfs_schedules = 535, .dpor_schedules = 175,
+		  .dfs_exhausts = true, .dfs_schedules = 535, .dpor_schedules = 146,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("r2_lost", 1), MSIM_RACE_EXPECT("r3_lost", 1),
 			  MSIM_RACE_EXPECT("r2_state_exact_after_forced", 1),

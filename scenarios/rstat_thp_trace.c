@@ -391,8 +391,8 @@ static const struct msim_race rstat_thp_trace = {
 	 * PCT needs depth 3. On the thread's 96 CPUs and 64 updates DFS at bound 1
 	 * does not exhaust bpf-forced in 300000 schedules (36 s) nor find the bug in
 	 * 300: its budget stays small, and the *-small sides are its exploration
-	 * shape. DPOR at bound 1 finds the bug sides in 448 to 544 schedules and
-	 * exhausts bpf-forced in 122736 (about 45 s in a release build). */
+	 * shape. DPOR at bound 1 finds the bug sides in 370 to 450 schedules and
+	 * exhausts bpf-forced in 93024 (122736 before sleep sets under the bound). */
 	.budget = { .runs = 300, .pct_depth = 3, .preemptions = 1, .dfs_runs = 300,
 		    .dpor_runs = 125000 },
 	.configure = thp_configure,
@@ -463,14 +463,14 @@ static const struct msim_race rstat_thp_trace = {
 			  MSIM_RACE_EXPECT("root_stuck", 1),
 			  MSIM_RACE_EXPECT("root_flush_skipped", 0),
 			  MSIM_RACE_EXPECT_SAME("root_reported_pages", "true_pages"), { NULL } },
-		  .dpor_schedules = 122736 },
+		  .dpor_schedules = 93024 },
 		{ .name = "bug-small", .settings = "cpus=8", .arg = (void *)&small,
 		  .violation = true, .clean_orders = true,
 		  .summary = "the exploration shape DFS and DPOR search in the race's budget (8 "
 			     "CPUs: threshold 512; 2 updaters x 2 THP updates, task 0 on CPU 2), "
 			     "break: the thread's pair scaled, leaf 1024, root 512 = the threshold",
 		  .why = "stuck ancestor", .dfs_first_violation = 51,
-		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 292,
+		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 238,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("threshold", 512),
 			  MSIM_RACE_EXPECT("updates_to_first_crossing", 2),
@@ -486,7 +486,7 @@ static const struct msim_race rstat_thp_trace = {
 			     "1024, root 512, stuck: root's reset at CPU 2 erased the window's "
 			     "update (R3) and no update follows leaf's crossing to raise root",
 		  .why = "stuck ancestor", .dfs_first_violation = 53,
-		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 300,
+		  .dfs_schedule = "0*44.2*26.1*34.2*29", .dpor_schedules = 250,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("threshold", 512),
 			  MSIM_RACE_EXPECT("leaf_atomic", 1024),
@@ -497,7 +497,7 @@ static const struct msim_race rstat_thp_trace = {
 		  .summary = "the exploration shape with the forced consumer flush: the read is "
 			     "exact in every schedule (by construction); root's counter is stuck "
 			     "on the script's",
-		  .dpor_schedules = 292,
+		  .dpor_schedules = 238,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("root_atomic", 512),
 			  MSIM_RACE_EXPECT("root_stuck", 1),

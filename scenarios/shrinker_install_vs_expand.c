@@ -240,7 +240,7 @@ static const struct msim_race shrinker_install_vs_expand = {
 			  { NULL } } },
 		{ .name = "lock", .settings = "", .demo = true,
 		  .summary = "array-on-demand with the lock: the expansion copies after the install",
-		  .dfs_exhausts = true, .dfs_schedules = 10539, .dpor_schedules = 117,
+		  .dfs_exhausts = true, .dfs_schedules = 10539, .dpor_schedules = 111,
 		  .figures = (const struct msim_race_expect[]){
 			  MSIM_RACE_EXPECT("expansion_waited_for_lock", 1),
 			  MSIM_RACE_EXPECT("unit_present", 1), MSIM_RACE_EXPECT("bit_set", 1),

@@ -275,7 +275,7 @@ static const struct msim_race uncharge_after_offline = {
 		{ .name = "off", .settings = "lru-reparent=off", .demo = true,
 		  .summary = "7.0: the folio names c and pins it; it is freed from the dead c's "
 			     "lists and uncharged from c; p's local view stays exact",
-		  .dfs_exhausts = true, .dfs_schedules = 2044, .dpor_schedules = 106,
+		  .dfs_exhausts = true, .dfs_schedules = 2044, .dpor_schedules = 64,
 		  .figures = UAO_FIGURES("classic", "c", 1, 4, 1, 1, 1, 1, 0) },
 		{ .name = "objcg", .settings = "", .violation = true, .demo = true,
 		  .clean_orders = true,
@@ -286,7 +286,7 @@ static const struct msim_race uncharge_after_offline = {
 		  .figures = UAO_FIGURES("classic", "p", 5, 0, 1, 1, -3, 0, 4) },
 		{ .name = "objcg-all", .settings = "dying-redirect=all", .demo = true,
 		  .summary = "thread 000 patch 2: c's local stats move to p at offline; p reads 1",
-		  .dfs_exhausts = true, .dfs_schedules = 2869, .dpor_schedules = 364,
+		  .dfs_exhausts = true, .dfs_schedules = 2869, .dpor_schedules = 157,
 		  .figures = UAO_FIGURES("classic", "p", 5, 0, 5, 1, 1, 1, 0) },
 		{ .name = "mglru", .settings = "lru=mglru", .violation = true,
 		  .clean_orders = true,
@@ -298,7 +298,7 @@ static const struct msim_race uncharge_after_offline = {
 		{ .name = "mglru-all", .settings = "lru=mglru,dying-redirect=all",
 		  .summary = "patch 2 under MGLRU: the local stats are exact, lruvec_lru_size() "
 			     "still reads 0 (why patch 1 reads the local stats)",
-		  .dfs_exhausts = true, .dfs_schedules = 2941, .dpor_schedules = 364,
+		  .dfs_exhausts = true, .dfs_schedules = 2941, .dpor_schedules = 157,
 		  .figures = UAO_FIGURES("mglru", "p", 5, 0, 5, 0, 1, 1, 0) },
 		{ NULL } },
 };

@@ -248,7 +248,7 @@ static const struct msim_race zswap_root_count = {
 		{ .name = "pool", .settings = "zswap-root-count=pool",
 		  .summary = "thread 002 patch 1: the pool-wide counters; the pool is drained "
 			     "(thread: 1016 pages)",
-		  .figures = ZRC_FIGURES(ZRC_PAGES, ZRC_POOL_PAGES, 0, 0), .dpor_schedules = 16913 },
+		  .figures = ZRC_FIGURES(ZRC_PAGES, ZRC_POOL_PAGES, 0, 0), .dpor_schedules = 11495 },
 		{ NULL } },
 };
 MSIM_RACE_REGISTER(zswap_root_count)

@@ -80,33 +80,43 @@ static struct msim__dpor_node *node_at(struct msim__dpor *d, uint64_t i)
 	return &d->nodes[i];
 }
 
-static void sleep_add(struct msim__dpor_node *n, uint8_t tid, uint64_t since,
-		      const struct msim__step_access *acc)
+static void *grow_array(void *arr, unsigned int *cap, unsigned int need, size_t size)
 {
-	for (unsigned int i = 0; i < n->nr_sleep; i++)
-		if (n->sleep[i].tid == tid)
-			return;
-	if (n->nr_sleep == n->cap_sleep) {
-		unsigned int cap = n->cap_sleep ? n->cap_sleep * 2 : 4;
-		struct msim__dpor_sleeper *s = realloc(n->sleep, cap * sizeof(*s));
-		if (!s)
-			abort();
-		n->sleep = s;
-		n->cap_sleep = cap;
-	}
-	n->sleep[n->nr_sleep].tid = tid;
-	n->sleep[n->nr_sleep].since = since;
-	n->sleep[n->nr_sleep].acc = *acc;
-	n->nr_sleep++;
+	unsigned int c = *cap ? *cap * 2 : 4;
+
+	if (need <= *cap)
+		return arr;
+	arr = realloc(arr, c * size);
+	if (!arr)
+		abort();
+	*cap = c;
+	return arr;
+}
+
+static void sleep_push(struct msim__dpor_node *n, const struct msim__dpor_sleeper *s)
+{
+	n->sleep = grow_array(n->sleep, &n->cap_sleep, n->nr_sleep + 1, sizeof(*n->sleep));
+	n->sleep[n->nr_sleep++] = *s;
+	n->sleep_bits |= 1ULL << s->tid;
+}
+
+/* Thread tid, explored at node n (index since), sleeps there from now on. */
+static void sleep_add_explored(struct msim__dpor_node *n, uint8_t tid, uint64_t since,
+			       bool en_after, const struct msim__step_access *extra)
+{
+	if (n->sleep_bits & (1ULL << tid))
+		return;
+	n->explored = grow_array(n->explored, &n->cap_explored, n->nr_explored + 1,
+				 sizeof(*n->explored));
+	msim__access_copy(&n->explored[n->nr_explored], extra);
+	sleep_push(n, &(struct msim__dpor_sleeper){
+		.tid = tid, .en_after = en_after, .k = n->nr_explored, .since = since });
+	n->nr_explored++;
 }
 
 static uint64_t sleep_mask(const struct msim__dpor_node *n)
 {
-	uint64_t mask = 0;
-
-	for (unsigned int i = 0; i < n->nr_sleep; i++)
-		mask |= 1ULL << n->sleep[i].tid;
-	return mask;
+	return n->sleep_bits;
 }
 
 int msim__dpor_begin_run(struct msim__dpor *d)
@@ -345,14 +355,17 @@ static bool ids_may_overlap(const struct msim__access *s, uint64_t since,
 }
 
 /* A sleeper's extra accesses (ids) against a step taken now (ids): a conflict? */
-static bool sleeper_conflict(const struct msim__dpor_sleeper *s, const struct msim__step_access *e)
+static bool sleeper_conflict(const struct msim__dpor *d, const struct msim__dpor_sleeper *s,
+			     const struct msim__step_access *e)
 {
-	if (s->acc.any || e->any)
+	const struct msim__step_access *acc = &d->nodes[s->since].explored[s->k];
+
+	if (acc->any || e->any)
 		return true;
-	for (unsigned int i = 0; i < s->acc.n; i++)
+	for (unsigned int i = 0; i < acc->n; i++)
 		for (unsigned int j = 0; j < e->n; j++)
-			if (((s->acc.a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE) &&
-			    ids_may_overlap(&s->acc.a[i], s->since, &e->a[j]))
+			if (((acc->a[i].kind | e->a[j].kind) & MSIM_ACCESS_STORE) &&
+			    ids_may_overlap(&acc->a[i], s->since, &e->a[j]))
 				return true;
 	return false;
 }
@@ -394,34 +407,75 @@ static void extra_ids(struct msim__dpor *d, const struct msim__step_access *acc,
 	}
 }
 
+/*
+ * Under a preemption bound a sleeper is kept only where the schedule it stands
+ * for costs no more preemptions than the one it prunes (else the bounded toys
+ * of test_explore_dpor miss an order: the only serial schedule that runs the
+ * reader first was slept away, its equivalent needing a preemption). Thread p
+ * was explored at node n, whose task that ran last (and could go on) is c; the
+ * branch now takes q. A schedule n.q.w.p.v with p's step independent of q.w is
+ * equivalent to n.p.q.w.v, which the explored branch covers if it fits the
+ * bound. The engine and the tasks other than p switch at the same places in
+ * both from w on, and at the end n.p.q.w.v switches away from w's last task at
+ * most where n.q.w.p.v switched to p, so the difference is at the head:
+ *   p is the engine: it switches nothing (sched_string.c keeps the task that
+ *     ran last): equal;
+ *   q is the engine: equal or fewer when p is c, or when no task could go on
+ *     and p cannot go on after its step either;
+ *   both tasks: [p != c] + [p can go on after its step] <= [q != c] (with no
+ *     c, both brackets of c are 0): p was preempted by q, or p's step ended it.
+ * An interrupt source is a thread like a task here: its arrival makes it the
+ * task that ran last (sched_string.c) and costs a preemption where another
+ * context could go on, as a task's switch does; the steps w and q are of other
+ * CPUs (a sleeper wakes at a step of its CPU), whose interrupts do not change
+ * p's or the last task's enabledness. The argument needs no store buffers (a
+ * drain costs a preemption wherever it goes and switches no task) and
+ * unmodelled preemption (none and full hand CPUs over); otherwise no sleepers
+ * under a bound, as before.
+ */
+static bool sleep_keeps_bound(const struct msim__dpor_node *nd, const struct msim__dpor_sleeper *s,
+			      int q)
+{
+	int p = s->tid, c = nd->cur;
+
+	if (p == MSIM__DPOR_R)
+		return true;
+	if (q == MSIM__DPOR_R)
+		return p == c || (c < 0 && !s->en_after);
+	return (c >= 0 && p != c) + s->en_after <= (c >= 0 && q != c);
+}
+
+static bool bounded_sleep_ok(const struct msim *m)
+{
+	return m->cfg.preempt == MSIM_PREEMPT_UNMODELLED && !m->wmm;
+}
+
 /* The sleep set of the decision after step e: the sleepers its step left asleep. */
 static void propagate_sleep(struct msim__dpor *d, struct msim *m, const struct msim__dpor_event *e)
 {
 	uint64_t i = (uint64_t)(e - d->ev);
 	struct msim__dpor_node *nx = node_at(d, i + 1), *cur = &d->nodes[i];
-
+	bool bounded = d->bound < MSIM_EXPLORE_UNBOUNDED;
 	struct msim__step_access e_ids;
 
 	nx->nr_sleep = 0;
-	/*
-	 * Under a preemption bound a sleeper's step may only be reachable in the
-	 * bounded space from here, its earlier equivalent costing preemptions the
-	 * bound refuses: sleep sets are then off (the test of the bounded toys fails
-	 * without this), and a thread explored at a decision only stops being tried
-	 * again there.
-	 */
-	if (d->bound < MSIM_EXPLORE_UNBOUNDED) {
+	nx->sleep_bits = 0;
+	nx->nr_explored = 0;
+	if (!cur->nr_sleep || (bounded && !bounded_sleep_ok(m))) {
 		register_ids(d, &e->acc, i);
 		return;
 	}
 	to_ids(d, &e->acc, i, &e_ids);
 	for (unsigned int k = 0; k < cur->nr_sleep; k++) {
 		const struct msim__dpor_sleeper *s = &cur->sleep[k];
-		bool same_cpu = thread_cpu(d, m, s->tid) == e->cpu;
 
-		if (s->tid != e->tid && !same_cpu && !sleeper_conflict(s, &e_ids) &&
+		if (s->tid == e->tid || thread_cpu(d, m, s->tid) == e->cpu)
+			continue;
+		if (bounded && s->since == i && !sleep_keeps_bound(cur, s, e->tid))
+			continue;
+		if (!sleeper_conflict(d, s, &e_ids) &&
 		    !msim__access_conflict(&d->next[s->tid], &e->acc))
-			sleep_add(nx, s->tid, s->since, &s->acc);
+			sleep_push(nx, s);
 	}
 }
 
@@ -702,6 +756,21 @@ static void pending_races(struct msim__dpor *d, uint64_t final_enabled)
 	}
 }
 
+/*
+ * Whether the thread stepped at decision j of this run could step again after
+ * it. Past the last step only a pruned run knows (the decision it stopped at);
+ * a run that ended or was cut says it could (the safe answer: see
+ * sleep_keeps_bound()).
+ */
+static bool enabled_after(const struct msim__dpor *d, uint64_t j, uint64_t final_enabled)
+{
+	uint64_t t = 1ULL << d->nodes[j].chosen;
+
+	if (j + 1 < d->depth)
+		return d->nodes[j + 1].enabled & t;
+	return d->blocked ? (final_enabled & t) != 0 : true;
+}
+
 bool msim__dpor_next(struct msim__dpor *d)
 {
 	uint64_t final_enabled = d->blocked ? d->nodes[d->depth].enabled : 0;
@@ -713,7 +782,8 @@ bool msim__dpor_next(struct msim__dpor *d)
 		struct msim__dpor_node *nd = &d->nodes[j];
 		uint64_t cand;
 
-		sleep_add(nd, (uint8_t)nd->chosen, j, &nd->chosen_extra); /* explored here */
+		sleep_add_explored(nd, (uint8_t)nd->chosen, j, enabled_after(d, j, final_enabled),
+				   &nd->chosen_extra); /* explored here */
 		cand = nd->backtrack & nd->enabled & ~sleep_mask(nd);
 		for (uint64_t m = cand; m; m &= m - 1)
 			if (!within_bound(d, nd, (int)lowest(m)))
@@ -730,8 +800,10 @@ bool msim__dpor_next(struct msim__dpor *d)
 
 void msim__dpor_free(struct msim__dpor *d)
 {
-	for (uint64_t i = 0; i < d->cap; i++)
+	for (uint64_t i = 0; i < d->cap; i++) {
 		free(d->nodes[i].sleep);
+		free(d->nodes[i].explored);
+	}
 	free(d->nodes);
 	free(d->ev);
 	free(d->ids);

@@ -25,16 +25,19 @@ _Static_assert(MSIM__DPOR_DRAIN_TOP == MSIM__DPOR_R - 1, "drain threads sit unde
 
 /*
  * A thread asleep at a node: explored there already, or asleep since above. Its
- * step announced what the thread's parked point announces in this run; acc holds
- * what else that step touched when it was explored at node since, its addresses
- * as ids (below): an id below since names the same granule in every run through
- * that node; an id of since or above was new to that step, and may be any granule
- * first touched at or after node since in another run.
+ * step announced what the thread's parked point announces in this run; what
+ * else that step touched when it was explored at node since is
+ * nodes[since].explored[k], its addresses as ids (below): an id below since
+ * names the same granule in every run through that node; an id of since or
+ * above was new to that step, and may be any granule first touched at or after
+ * node since in another run. A sleeper inherited from above is these few
+ * words, not a copy of the set.
  */
 struct msim__dpor_sleeper {
 	uint8_t tid;
+	bool en_after;            /* its thread was enabled after that step */
+	uint32_t k;
 	uint64_t since;
-	struct msim__step_access acc;
 };
 
 /* One decision of the search (a state reached by the current prefix). */
@@ -48,6 +51,10 @@ struct msim__dpor_node {
 						  announcement, as ids */
 	struct msim__dpor_sleeper *sleep;
 	unsigned int nr_sleep, cap_sleep;
+	uint64_t sleep_bits;      /* the sleepers' threads */
+	/* chosen_extra of each thread explored here, in order (sleepers' k) */
+	struct msim__step_access *explored;
+	unsigned int nr_explored, cap_explored;
 };
 
 /* One step of the current run. */

@@ -156,12 +156,15 @@ int msim_zswap_swapin(struct msim_swap_pte *pte, struct msim_memcg *memcg)
  * slot whose swap cache is held (a swap-in or a writeback in flight) is not
  * freed under its holder, which has checked the tree and is using the entry;
  * the kernel leaves the free to the holder, the model waits for it (each try is
- * a yield point, so the holder runs).
+ * a yield point, so the holder runs). A teardown after a stopped run (an
+ * explorer's pruned or cut run, msim_tasks_abandoned()) does not wait: the
+ * holder is parked for good, and outside a task the wait would spin forever.
  */
 static void free_swap_slot(struct msim__zswap *z, unsigned long slot)
 {
 	while (msim__swapdev_claim_cache(&z->dev, slot, "zswap.free.claim") == -EEXIST)
-		;
+		if (msim_tasks_abandoned(z->m))
+			break;
 	msim__zswap_invalidate(z, slot);
 	msim__swapdev_free(&z->dev, slot);
 }
