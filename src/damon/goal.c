@@ -148,8 +148,13 @@ static bool read_memcg(struct msim *m, struct msim__damon *d,
 			MSIM__DAMON_COUNT(d, lookups_failed);
 		return false;
 	}
-	/* Out of RCU, before the first use: the window of damon-memcg-lookup. */
-	msim_yield("damos.memcg_used_bp.use");
+	/*
+	 * Out of RCU, before the first use: the window of damon-memcg-lookup. The
+	 * step after it touches nothing shared before a shim's point (tryget=off:
+	 * the guard's rcu_read_lock; on: the flush's gate) but the memcg's state,
+	 * which msim_memcg_state() notes (yield.h's contract).
+	 */
+	msim_yield_access("damos.memcg_used_bp.use", NULL, MSIM_ACCESS_NONE);
 	if (!tryget) {
 		use_unpinned(m, d, memcg, watch, goal, info);
 		return !info->use_after_free && !info->use_after_release;

@@ -119,6 +119,9 @@ void msim_clock_advance(struct msim *m, uint64_t ticks)
 	while ((dw = pop_due(m, target))) {
 		clock_raise(m, dw->deadline);
 		dw->fn(dw);
+		/* A work that parked returns in a later step, which goes on with the
+		 * queue, the next works and the clock: that step touches anything too. */
+		msim__access_note(NULL, MSIM_ACCESS_ANY);
 	}
 	clock_raise(m, target);
 	if (!msim__tls_task)

@@ -21,6 +21,16 @@
 #include "vmstat_internal.h"
 
 /*
+ * The running step loaded diffs [from, to) quietly (a scan between two points):
+ * noted for partial-order reduction (yield.h's contract).
+ */
+static void note_scanned(const struct msim__vmstat_pcp *pcp, unsigned int from, unsigned int to)
+{
+	if (to > from)
+		msim_access_note(&pcp->diff[from], to - from, MSIM_ACCESS_LOAD);
+}
+
+/*
  * Fold CPU cpu's diffs of one node or zone: this_cpu_xchg of each nonzero diff,
  * the value into the node's or zone's atomic, and into global_diff for the host-
  * wide atomics. Returns false when the CPU is inside an _irqoff section: its fold
@@ -31,6 +41,7 @@ static bool fold_set(struct msim__vmstat *vs, struct msim__vmstat_set *set, unsi
 {
 	struct msim__vmstat_pcp *pcp = msim__vmstat_pcp(set, cpu);
 	struct msim__vmstat_cpu *c = &vs->cpus[cpu];
+	unsigned int from = 0; /* the first diff the running step loaded */
 
 	for (unsigned int i = 0; i < set->nr_items; i++) {
 		int8_t v;
@@ -38,9 +49,13 @@ static bool fold_set(struct msim__vmstat *vs, struct msim__vmstat_set *set, unsi
 		/* A zero diff needs no exchange: skipping it keeps the schedule short. */
 		if (!msim_quiet_load(&pcp->diff[i], MSIM_RELAXED))
 			continue;
-		msim_yield("vmstat.fold.xchg");
+		note_scanned(pcp, from, i + 1);
+		/* The step: the claim and release of the section word, the exchange. */
+		msim_yield_access("vmstat.fold.xchg", &c->section, MSIM_ACCESS_RMW);
+		from = i + 1;
 		if (!msim__vmstat_fold_claim(c))
 			return false;
+		msim_access_note(&pcp->diff[i], sizeof(pcp->diff[i]), MSIM_ACCESS_RMW);
 		v = msim_quiet_xchg(&pcp->diff[i], 0, MSIM_RELAXED);
 		msim__vmstat_fold_release(c);
 		if (!v)
@@ -48,6 +63,7 @@ static bool fold_set(struct msim__vmstat *vs, struct msim__vmstat_set *set, unsi
 		msim_atomic_long_add_at(&set->vm_stat[i], v, "vmstat.fold.node");
 		global_diff[i] += v;
 	}
+	note_scanned(pcp, from, set->nr_items);
 	return true;
 }
 
@@ -96,9 +112,13 @@ static bool set_needs_update(const struct msim__vmstat_set *set, unsigned int cp
 {
 	const struct msim__vmstat_pcp *pcp = msim__vmstat_pcp(set, cpu);
 
-	for (unsigned int i = 0; i < set->nr_items; i++)
-		if (msim_quiet_load(&pcp->diff[i], MSIM_RELAXED))
+	for (unsigned int i = 0; i < set->nr_items; i++) {
+		if (msim_quiet_load(&pcp->diff[i], MSIM_RELAXED)) {
+			note_scanned(pcp, 0, i + 1);
 			return true;
+		}
+	}
+	note_scanned(pcp, 0, set->nr_items);
 	return false;
 }
 

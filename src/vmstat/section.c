@@ -22,6 +22,10 @@
  * exchange. A fold that finds a section sets PENDING instead of waiting (the
  * driver cannot wait for a parked task); the section's last exit clears PENDING
  * and folds its own CPU, where the kernel's vmstat_update would have run.
+ *
+ * The word decides what a fold and an update do, so each function here notes an
+ * RMW of it for partial-order reduction (yield.h's contract): an update of CPU c
+ * and a fold of CPU c are ordered by it, CPUs' words do not conflict.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -33,6 +37,11 @@
 #define SECTION_MASK 0xffffu
 #define FOLDING (1u << 16)
 #define PENDING (1u << 17)
+
+static void note_word(struct msim__vmstat_cpu *c)
+{
+	msim_access_note(&c->section, sizeof(c->section), MSIM_ACCESS_RMW);
+}
 
 /* Wait for a fold's single exchange on another thread (concurrent mode only). */
 static void wait_for_fold(const struct msim__vmstat_cpu *c)
@@ -48,7 +57,10 @@ static void wait_for_fold(const struct msim__vmstat_cpu *c)
 
 void msim__vmstat_section_enter(struct msim__vmstat_cpu *c)
 {
-	unsigned int old = msim_quiet_load(&c->section, MSIM_SEQ_CST);
+	unsigned int old;
+
+	note_word(c);
+	old = msim_quiet_load(&c->section, MSIM_SEQ_CST);
 
 	for (;;) {
 		if (old & FOLDING) {
@@ -65,7 +77,10 @@ void msim__vmstat_section_enter(struct msim__vmstat_cpu *c)
 /* Returns true when the caller must fold its CPU now (a fold was handed over). */
 bool msim__vmstat_section_exit(struct msim__vmstat_cpu *c)
 {
-	unsigned int old = msim_quiet_load(&c->section, MSIM_SEQ_CST), new_;
+	unsigned int old, new_;
+
+	note_word(c);
+	old = msim_quiet_load(&c->section, MSIM_SEQ_CST);
 
 	do {
 		new_ = old - SECTION_ONE;
@@ -82,7 +97,10 @@ bool msim__vmstat_section_exit(struct msim__vmstat_cpu *c)
  */
 bool msim__vmstat_fold_claim(struct msim__vmstat_cpu *c)
 {
-	unsigned int old = msim_quiet_load(&c->section, MSIM_SEQ_CST);
+	unsigned int old;
+
+	note_word(c);
+	old = msim_quiet_load(&c->section, MSIM_SEQ_CST);
 
 	for (;;) {
 		if (old & SECTION_MASK) {
@@ -104,5 +122,6 @@ bool msim__vmstat_fold_claim(struct msim__vmstat_cpu *c)
 
 void msim__vmstat_fold_release(struct msim__vmstat_cpu *c)
 {
+	note_word(c);
 	msim_quiet_fetch_and(&c->section, ~FOLDING, MSIM_SEQ_CST);
 }

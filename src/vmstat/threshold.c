@@ -52,15 +52,18 @@ int msim_vmstat_calculate_pressure_threshold(unsigned int nr_online_cpus,
 	return (int)threshold;
 }
 
+/* A quiet store the updates' quiet loads race with: noted for DPOR (yield.h). */
 void msim__vmstat_set_threshold(struct msim__vmstat_set *set, unsigned int cpu, int threshold)
 {
-	msim_quiet_store(&msim__vmstat_pcp(set, cpu)->stat_threshold, (int8_t)threshold,
-			 MSIM_RELAXED);
+	struct msim__vmstat_pcp *pcp = msim__vmstat_pcp(set, cpu);
+
+	msim_access_note(&pcp->stat_threshold, sizeof(pcp->stat_threshold), MSIM_ACCESS_STORE);
+	msim_quiet_store(&pcp->stat_threshold, (int8_t)threshold, MSIM_RELAXED);
 }
 
 int msim__vmstat_get_threshold(const struct msim__vmstat_set *set, unsigned int cpu)
 {
-	return msim_quiet_load(&msim__vmstat_pcp(set, cpu)->stat_threshold, MSIM_RELAXED);
+	return msim__vmstat_threshold_load(msim__vmstat_pcp(set, cpu));
 }
 
 /* kernel: refresh_zone_stat_thresholds(), without percpu_drift_mark (no watermarks). */

@@ -54,12 +54,15 @@ static void mod_state(struct msim__vmstat *vs, struct msim__vmstat_set *set, int
 	int8_t o, n;
 	long x, t, z;
 
-	msim_yield("vmstat.update");
+	/* The step loads the diff and the threshold, up to the cmpxchg's point. */
+	msim_yield_access("vmstat.update", &pcp->diff[item],
+			  MSIM_ACCESS_LOAD | MSIM_ACCESS_VAL(&pcp->diff[item]));
 	o = msim_quiet_load(&pcp->diff[item], MSIM_RELAXED);
 	for (;;) {
 		z = 0;
-		/* Racy against a threshold refresh, as in the kernel: the next update applies it. */
-		t = msim_quiet_load(&pcp->stat_threshold, MSIM_RELAXED);
+		/* Racy against a threshold refresh, as in the kernel: the next update applies
+		 * it. A retry loads it in the failed cmpxchg's step. */
+		t = msim__vmstat_threshold_load(pcp);
 		x = delta + o;
 		if (labs(x) > t) {
 			long os = overstep_mode * (t >> 1);
@@ -104,16 +107,24 @@ static void mod_state_irqoff(struct msim__vmstat *vs, struct msim__vmstat_set *s
 	struct msim__vmstat_pcp *pcp = msim__vmstat_pcp(set, cpu);
 	long x, t;
 
-	msim_yield("vmstat.update");
+	/*
+	 * The step enters the section (an RMW of its word), loads the diff and the
+	 * threshold, and then either reaches the atomics' point or stores the diff,
+	 * leaves the section and, when a fold was handed over, folds (section.c and
+	 * fold.c note what they touch).
+	 */
+	msim_yield_access("vmstat.update", &c->section, MSIM_ACCESS_RMW);
 	msim__vmstat_section_enter(c);
+	msim_access_note(&pcp->diff[item], sizeof(pcp->diff[item]), MSIM_ACCESS_LOAD);
 	x = delta + msim_quiet_load(&pcp->diff[item], MSIM_RELAXED);
-	t = msim_quiet_load(&pcp->stat_threshold, MSIM_RELAXED);
+	t = msim__vmstat_threshold_load(pcp);
 	if (passes(x, t, overstep_mode)) {
 		long os = overstep_mode * (t >> 1);
 
 		page_state_add(vs, set, item, x + os);
 		msim_store_at(&pcp->diff[item], (int8_t)-os, MSIM_RELAXED, "vmstat.diff.reset");
 	} else {
+		msim_access_note(&pcp->diff[item], sizeof(pcp->diff[item]), MSIM_ACCESS_STORE);
 		msim_quiet_store(&pcp->diff[item], (int8_t)x, MSIM_RELAXED);
 	}
 	if (msim__vmstat_section_exit(c)) {

@@ -92,6 +92,16 @@ static inline struct msim__vmstat_pcp *msim__vmstat_pcp(const struct msim__vmsta
 	return msim_per_cpu_ptr(set->pcp, cpu);
 }
 
+/*
+ * A CPU's threshold, which updates read quietly and refresh_zone_stat_thresholds()
+ * rewrites: the quiet load is noted for partial-order reduction (yield.h's contract).
+ */
+static inline int8_t msim__vmstat_threshold_load(const struct msim__vmstat_pcp *pcp)
+{
+	msim_access_note(&pcp->stat_threshold, sizeof(pcp->stat_threshold), MSIM_ACCESS_LOAD);
+	return msim_quiet_load(&pcp->stat_threshold, MSIM_RELAXED);
+}
+
 #define MSIM__VMSTAT_CTR(vs, field) \
 	((void)msim_quiet_fetch_add(&(vs)->ctr.field, 1, MSIM_RELAXED))
 
