@@ -251,6 +251,36 @@ static void check_verdict_totals(json_t *idx, const char *html)
 }
 
 /* The whole quick report: every thread's section, file and plot. */
+/*
+ * The sweeps' points run in the benches' slots: every --quick point wrote its
+ * bench JSON under sweeps/, and report.json gives the races' and the sweeps'
+ * parts their wall and CPU seconds, within the whole report's wall time.
+ */
+static void check_sweeps_and_parts(json_t *idx)
+{
+	static const char *const points[] = {
+		"sweeps/root-flush-8.json", "sweeps/root-flush-32.json",
+		"sweeps/shrinker-units-2500.json", "sweeps/shrinker-units-5000.json",
+	};
+	json_t *parts = json_object_get(idx, "parts");
+	double total = json_number_value(json_object_get(idx, "seconds"));
+
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		json_t *doc = load(points[i]);
+
+		assert_non_null(json_object_get(doc, "bench"));
+		json_decref(doc);
+	}
+	for (const char *const *part = (const char *const[]){ "races", "sweeps", NULL }; *part;
+	     part++) {
+		json_t *o = json_object_get(parts, *part);
+
+		assert_true(json_is_number(json_object_get(o, "seconds")));
+		assert_true(json_is_number(json_object_get(o, "cpu_seconds")));
+		assert_true(json_number_value(json_object_get(o, "seconds")) <= total);
+	}
+}
+
 static void quick_report(void **state)
 {
 	json_t *idx, *t, *v;
@@ -302,6 +332,7 @@ static void quick_report(void **state)
 	check_ids_unique(html);
 	assert_non_null(strstr(html, "</html>"));
 	assert_int_equal(occurrences(md, "\n## "), threads);
+	check_sweeps_and_parts(idx);
 	json_decref(idx);
 	free(html);
 	free(md);

@@ -183,6 +183,29 @@ static double cpu_used(void)
 			kids.ru_stime.tv_usec) / 1e6;
 }
 
+/* CPU time of this process alone, in seconds. */
+static double self_cpu(void)
+{
+	struct rusage self;
+
+	getrusage(RUSAGE_SELF, &self);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+}
+
+/* The races, in this process while the benches run: their part's wall and CPU time. */
+static int races_timed(struct report *rep)
+{
+	double t0 = report_now(), c0 = self_cpu();
+	int failed = report_run_races(rep);
+
+	rep->races_seconds = report_now() - t0;
+	rep->races_cpu_seconds = self_cpu() - c0;
+	report_progress(rep, "races: %u in %.1f s (%.1f s of CPU in this process)",
+			rep->nr_races, rep->races_seconds, rep->races_cpu_seconds);
+	return failed;
+}
+
 static void report_free(struct report *rep)
 {
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
@@ -217,9 +240,9 @@ int msim_cli_report(int argc, char **argv)
 	report_progress(rep, "writing to %s%s; %s", rep->out, rep->quick ? " (--quick)" : "",
 			rep->gnuplot ? rep->gnuplot_version : "gnuplot not found: no pictures");
 	report_benches_start(rep);
-	failed = report_run_races(rep);
+	failed = races_timed(rep);
 	failed += report_benches_finish(rep);
-	failed += report_sweeps(rep);
+	failed += report_sweeps_collect(rep);
 	report_plots(rep);
 	rep->seconds = report_now() - rep->started;
 	rep->cpu_seconds = cpu_used();

@@ -98,6 +98,9 @@ struct report {
 	unsigned int nr_sweeps;
 	struct report_plot plots[REPORT_MAX_PLOTS];
 	unsigned int nr_plots;
+	/* Per part (progress lines, report.json "parts"): wall and CPU seconds. */
+	double races_seconds, races_cpu_seconds;   /* in this process */
+	double sweeps_seconds, sweeps_cpu_seconds; /* first start to last end; children */
 	double seconds;           /* the whole report, wall */
 	double cpu_seconds;       /* its CPU time and its benches' */
 	double load_before;       /* the 1-minute load average when it started */
@@ -132,10 +135,18 @@ int report_benches_finish(struct report *rep);
 int report_run_races(struct report *rep);
 /*
  * Sweeps (report_sweep.c): the extra x-points of the plots, one bench run per
- * point, after the benches; returns how many failed. report_sweep_args says what
- * a sweep's runs add to the bench's options ("--reps 1 ... --memcgs N").
+ * point, queued with the benches (report_run.c runs them in its slots). plan
+ * lists the points and returns how many; cost is a point's expected CPU seconds
+ * (only the order depends on it); spawn starts point i (0, or the error of
+ * posix_spawn); reaped records how it ended; collect reads every point's JSON
+ * back, in the points' order, and returns how many failed. report_sweep_args
+ * says what a sweep's runs add to the bench's options ("--reps 1 ... --memcgs N").
  */
-int report_sweeps(struct report *rep);
+unsigned int report_sweep_plan(struct report *rep);
+double report_sweep_cost(unsigned int i);
+int report_sweep_spawn(struct report *rep, unsigned int i, int *pid);
+void report_sweep_reaped(struct report *rep, unsigned int i, int wstatus, double cpu);
+int report_sweeps_collect(struct report *rep);
 const char *report_sweep_args(const char *bench, char *buf, size_t len);
 /* Plots (report_plot.c): data files always, SVG and PNG when gnuplot is there. */
 void report_plots(struct report *rep);

@@ -485,6 +485,11 @@ static int write_index_json(struct report *rep, const struct tally *all)
 			"not_comparable", all->nc, "by_construction", all->bc,
 			"race_runs", "as_stated", all->race_ok,
 			"not_as_stated", all->race_bad, "threads", threads);
+	if (doc)   /* the parts that are not benches (each bench has its own seconds) */
+		json_object_set_new(doc, "parts", json_pack(
+			"{s:{s:f, s:f}, s:{s:f, s:f}}", "races", "seconds", rep->races_seconds,
+			"cpu_seconds", rep->races_cpu_seconds, "sweeps", "seconds",
+			rep->sweeps_seconds, "cpu_seconds", rep->sweeps_cpu_seconds));
 	ret = doc && report_path(rep, "report.json", path, sizeof(path))
 		      ? json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(doc);

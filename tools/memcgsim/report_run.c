@@ -10,6 +10,7 @@
  * --share), started first so the other benches fill the slots behind them; the
  * parts' JSON merge into bench-explore.json (bench_ex_merge), and its time is
  * the first part's start to the last part's end, its CPU time the parts' sum.
+ * The sweeps' points (report_sweep.c) queue with the benches, longest first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,14 +56,30 @@ static const struct {
  * explore knows how: --share, then bench_ex_merge).
  */
 #define EXPLORE_PARTS 2
+/*
+ * The fixed sides whose stated DPOR count is at least this run as two pieces
+ * in the parts, DPOR and DFS with twice the count, side by side (bench explore
+ * --split-over): on this tree zswap-shrink-vs-offline's fixed side (169576)
+ * and rstat-thp-trace's bpf-forced (93024), each a chain of DPOR then DFS
+ * longer than any other case. Where DPOR's count turns out other than the
+ * stated one, the counts are still one process's: below it the DFS piece's
+ * first 2C schedules answer, above it the DPOR piece runs the check itself
+ * (bench_explore_share.c).
+ */
+#define EXPLORE_SPLIT_OVER "50000"
 
-/* What the slots run: a bench whole (part -1) or one part of explore. */
+enum job_kind { JOB_BENCH, JOB_PART, JOB_SWEEP };
+
+/* What the slots run: a bench whole, one part of explore, or a sweep's point. */
 struct job {
-	unsigned int bench;
-	int part;
+	enum job_kind kind;
+	unsigned int bench;       /* JOB_BENCH, JOB_PART: the bench */
+	int part;                 /* JOB_PART: which */
+	unsigned int point;       /* JOB_SWEEP: report_sweep_plan's index */
+	double cost;              /* expected CPU seconds, for the order */
 };
 
-static struct job jobs[REPORT_MAX_BENCHES + EXPLORE_PARTS];
+static struct job jobs[REPORT_MAX_BENCHES + EXPLORE_PARTS + REPORT_MAX_SWEEPS];
 static unsigned int nr_jobs;
 static unsigned int parts_left[REPORT_MAX_BENCHES];
 static char share_path[512];
@@ -118,9 +135,11 @@ static void bench_argv(const struct report *rep, const struct report_bench *rb, 
 		for (unsigned int k = 0; a[k] && n + 1 < max; k++)
 			argv[n++] = a[k];
 	}
-	if (part >= 0 && n + 4 < max) {   /* one of the processes sharing the cases */
+	if (part >= 0 && n + 6 < max) {   /* one of the processes sharing the cases */
 		argv[n++] = "--share";
 		argv[n++] = share_path;
+		argv[n++] = "--split-over";
+		argv[n++] = EXPLORE_SPLIT_OVER;
 		/*
 		 * Its DFS under each race's budget is the run the report's races
 		 * make on every side (same budget, bound and order) when the report
@@ -132,17 +151,32 @@ static void bench_argv(const struct report *rep, const struct report_bench *rb, 
 	argv[n] = NULL;
 }
 
+/* Spawn sweep job j into a free slot. */
+static void spawn_sweep(struct report *rep, unsigned int slot, unsigned int j)
+{
+	int pid;
+
+	if (report_sweep_spawn(rep, jobs[j].point, &pid))
+		return;   /* its status stays -1: collect counts it failed */
+	rep->running[slot] = (int)j;
+	rep->pids[slot] = pid;
+}
+
 /* Spawn job j into a free slot; its stdout and stderr go to its two files. */
 static void spawn_job(struct report *rep, unsigned int slot, unsigned int j)
 {
 	struct report_bench *rb = &rep->benches[jobs[j].bench];
-	int part = jobs[j].part;
+	int part = jobs[j].kind == JOB_PART ? jobs[j].part : -1;
 	posix_spawn_file_actions_t fa;
 	char json[512], log[512];
 	const char *argv[16];
 	pid_t pid;
 	int ret;
 
+	if (jobs[j].kind == JOB_SWEEP) {
+		spawn_sweep(rep, slot, j);
+		return;
+	}
 	if (part >= 0) {
 		part_path(rep, rb, part, "json", json, sizeof(json));
 		part_path(rep, rb, part, "log", log, sizeof(log));
@@ -191,15 +225,15 @@ static void fill_slots(struct report *rep)
  */
 static const struct {
 	const char *bench;
-	unsigned int cpu_s;
+	double cpu_s;
 } expected_cpu[] = {
-	{ "shrinker-units", 48 },       { "explore-rate", 15 }, { "scale", 7 },
-	{ "anon-churn", 6 },            { "thrashing-protection", 5 },
-	{ "root-flush", 5 },            { "rstat-propagate", 3 }, { "update-cost", 2 },
+	{ "shrinker-units", 43 },       { "explore-rate", 14 }, { "scale", 7 },
+	{ "anon-churn", 5 },            { "root-flush", 4 }, { "thrashing-protection", 3 },
+	{ "rstat-propagate", 2.4 },     { "update-cost", 1.9 }, { "node-read-drift", 1.1 },
 	{ NULL, 0 },
 };
 
-static unsigned int expected_cost(const struct report_bench *rb)
+static double expected_cost(const struct report_bench *rb)
 {
 	for (unsigned int i = 0; expected_cpu[i].bench; i++)
 		if (!strcmp(expected_cpu[i].bench, rb->b->name))
@@ -207,10 +241,13 @@ static unsigned int expected_cost(const struct report_bench *rb)
 	return 0;
 }
 
-/* The jobs in the order they start: split benches' parts first, then the rest, longest first. */
+/*
+ * The jobs in the order they start: split benches' parts first, then the other
+ * benches and the sweeps' points, longest first.
+ */
 static void plan_jobs(struct report *rep)
 {
-	unsigned int first;
+	unsigned int first, points = report_sweep_plan(rep);
 
 	nr_jobs = 0;
 	for (unsigned int i = 0; i < rep->nr_benches; i++) {
@@ -218,18 +255,20 @@ static void plan_jobs(struct report *rep)
 		if (!split(rep, &rep->benches[i]))
 			continue;
 		for (int k = 0; k < EXPLORE_PARTS; k++)
-			jobs[nr_jobs++] = (struct job){ i, k };
+			jobs[nr_jobs++] = (struct job){ .kind = JOB_PART, .bench = i, .part = k };
 		parts_left[i] = EXPLORE_PARTS;
 		rep->benches[i].cpu_seconds = 0;
 	}
 	first = nr_jobs;
 	for (unsigned int i = 0; i < rep->nr_benches; i++)
 		if (!split(rep, &rep->benches[i]))
-			jobs[nr_jobs++] = (struct job){ i, -1 };
+			jobs[nr_jobs++] = (struct job){ .kind = JOB_BENCH, .bench = i,
+							.cost = expected_cost(&rep->benches[i]) };
+	for (unsigned int p = 0; p < points; p++)
+		jobs[nr_jobs++] = (struct job){ .kind = JOB_SWEEP, .point = p,
+						.cost = report_sweep_cost(p) };
 	for (unsigned int i = first + 1; i < nr_jobs; i++)   /* insertion sort: stable */
-		for (unsigned int k = i; k > first && expected_cost(&rep->benches[jobs[k].bench]) >
-						       expected_cost(&rep->benches[jobs[k - 1].bench]);
-		     k--) {
+		for (unsigned int k = i; k > first && jobs[k].cost > jobs[k - 1].cost; k--) {
 			struct job t = jobs[k];
 
 			jobs[k] = jobs[k - 1];
@@ -361,8 +400,12 @@ static void reaped(struct report *rep, unsigned int slot, int wstatus, const str
 	int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 
 	rep->running[slot] = -1;
+	if (jb->kind == JOB_SWEEP) {
+		report_sweep_reaped(rep, jb->point, wstatus, cpu);
+		return;
+	}
 	rb->seconds = report_now() - rb->started;
-	if (jb->part < 0) {
+	if (jb->kind == JOB_BENCH) {
 		rb->cpu_seconds = cpu;
 		rb->status = status;
 	} else {

@@ -5,10 +5,12 @@
  * --memcgs N for flush cost against active memcgs; shrinker-units with
  * --mounts N for slab per empty cgroup against the shrinker count). Each run is
  * `memcgsim bench NAME --json ... OPT N`, a child of this program, its JSON in
- * DIR/sweeps/NAME-N.json and its stderr in DIR/logs; run two at a time once
- * the benches are done, as the benches run (one process per core).
+ * DIR/sweeps/NAME-N.json and its stderr in DIR/logs; run in the benches' two
+ * slots (report_run.c), longest first among them, so no core waits for a pair.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,157 +18,169 @@
 
 #include "report.h"
 
+extern char **environ;
+
 static const struct sweep_def {
 	const char *bench;
 	const char *thread;
 	const char *opt;          /* the option that sets the x-point */
 	unsigned int full[8], quick[8];   /* 0-ended */
 	const char *args[12];     /* what every run of the sweep adds (NULL-ended) */
+	double cpu_per_x;         /* expected CPU seconds of a point per unit of x */
 } sweeps[] = {
-	/* the bench's own run gives 128 (the thread's); one repetition per point */
+	/*
+	 * The bench's own run gives 128 (the thread's); one repetition per point.
+	 * The plot reads the active flush and the memcgs it flushed, never the
+	 * call-site phase (bench_root_flush_sites.c), which is most of a run's
+	 * time at 30 steps (9.6 s of CPU at 256 memcgs, 0.4 s at one step) and
+	 * leaves the flush's figures as they are: one step.
+	 */
 	{ "root-flush", "002", "--memcgs", { 16, 32, 64, 192, 256 }, { 8, 32 },
-	  { "--reps", "1", "--reads", "1000", NULL } },
+	  { "--reps", "1", "--reads", "1000", "--site-steps", "1", NULL }, 0.002 },
 	/* table 1's machine (1 node, 4 CPUs); the per-cgroup bytes do not depend on
 	 * how many cgroups there are, so 20 stand for the thread's 2000 */
 	{ "shrinker-units", "001", "--mounts", { 1000, 2500, 5000, 10000, 15000 },
 	  { 2500, 5000 },
-	  { "--cgroups", "20", "--nodes", "1", "--cpus", "4", "--reps", "1", NULL } },
+	  { "--cgroups", "20", "--nodes", "1", "--cpus", "4", "--reps", "1", NULL }, 0.00012 },
 	{ NULL },
 };
 
-/* One run started: fork, the child's stdout and stderr on files, exec this program. */
-static pid_t start_point(const struct report *rep, unsigned int s, unsigned int x,
-			 const char *json, const char *log)
-{
-	const char *argv[24];
-	char xs[16];
-	size_t n = 0;
-	int out, err;
-	pid_t pid;
-
-	snprintf(xs, sizeof(xs), "%u", x);
-	argv[n++] = "memcgsim";
-	argv[n++] = "bench";
-	argv[n++] = sweeps[s].bench;
-	argv[n++] = "--json";
-	if (rep->quick)
-		argv[n++] = "--quick";
-	for (unsigned int k = 0; sweeps[s].args[k]; k++)
-		argv[n++] = sweeps[s].args[k];
-	argv[n++] = sweeps[s].opt;
-	argv[n++] = xs;
-	argv[n] = NULL;
-	pid = fork();
-	if (!pid) {
-		out = open(json, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-			_exit(127);
-		execv("/proc/self/exe", (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* One point of sweep s: its files, its process (pid -1: not started). */
+/* One point of sweep s: its files, its process, how it ended. */
 struct point {
 	unsigned int s, x;
 	char json[REPORT_PATH_MAX], log[REPORT_PATH_MAX];
-	pid_t pid;
-	double started;
+	double started, seconds;
+	int status;               /* exit status, -1 when it did not start */
 };
 
-static int point_start(struct report *rep, struct point *pt)
-{
-	char rel[REPORT_NAME_MAX];
-
-	pt->pid = -1;
-	pt->started = report_now();
-	snprintf(rel, sizeof(rel), "sweeps/%s-%u.json", sweeps[pt->s].bench, pt->x);
-	if (!report_path(rep, rel, pt->json, sizeof(pt->json)))
-		return 1;
-	snprintf(rel, sizeof(rel), "logs/sweep-%s-%u.log", sweeps[pt->s].bench, pt->x);
-	if (!report_path(rep, rel, pt->log, sizeof(pt->log)))
-		return 1;
-	pt->pid = start_point(rep, pt->s, pt->x, pt->json, pt->log);
-	return pt->pid < 0;
-}
-
-/* Wait for a started point; its JSON read back into the next sweep entry. */
-static int point_finish(struct report *rep, struct point *pt)
-{
-	const struct sweep_def *sw_def = &sweeps[pt->s];
-	struct report_sweep *sw;
-	int status;
-
-	if (waitpid(pt->pid, &status, 0) != pt->pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		report_progress(rep, "sweep %s %s %u FAILED (%s)", sw_def->bench, sw_def->opt,
-				pt->x, pt->log);
-		return 1;
-	}
-	if (rep->nr_sweeps == REPORT_MAX_SWEEPS)
-		return 1;
-	sw = &rep->sweeps[rep->nr_sweeps];
-	memset(sw, 0, sizeof(*sw));
-	sw->doc = json_load_file(pt->json, 0, NULL);
-	if (!sw->doc)
-		return 1;
-	sw->bench = sw_def->bench;
-	sw->x = pt->x;
-	rep->nr_sweeps++;
-	report_progress(rep, "sweep %s %s %u done in %.1f s", sw_def->bench, sw_def->opt, pt->x,
-			report_now() - pt->started);
-	return 0;
-}
+static struct point pts[REPORT_MAX_SWEEPS];
+static unsigned int nr_pts;
+static double first_start, last_end;
 
 /* Every point, in order: the sweep and its x-point. */
-static unsigned int points_of(const struct report *rep, struct point *pts, unsigned int max)
+unsigned int report_sweep_plan(struct report *rep)
 {
-	unsigned int n = 0;
-
+	nr_pts = 0;
+	rep->sweeps_seconds = rep->sweeps_cpu_seconds = 0;
+	first_start = last_end = 0;
 	for (unsigned int s = 0; sweeps[s].bench; s++) {
 		const unsigned int *xs = rep->quick ? sweeps[s].quick : sweeps[s].full;
 
 		if (!report_wants(rep, sweeps[s].thread))
 			continue;
-		for (unsigned int i = 0; i < 8 && xs[i] && n < max; i++)
-			pts[n++] = (struct point){ .s = s, .x = xs[i] };
+		for (unsigned int i = 0; i < 8 && xs[i] && nr_pts < REPORT_MAX_SWEEPS; i++)
+			pts[nr_pts++] = (struct point){ .s = s, .x = xs[i], .status = -1 };
 	}
-	return n;
+	return nr_pts;
 }
 
-/*
- * Two points at a time, as the benches run (one per core of this 2-core
- * machine): a pair started, then both waited for, so their entries keep the
- * points' order.
- */
-int report_sweeps(struct report *rep)
+double report_sweep_cost(unsigned int i)
 {
-	struct point *pts = calloc(REPORT_MAX_SWEEPS, sizeof(*pts));
-	unsigned int n;
+	return i < nr_pts ? sweeps[pts[i].s].cpu_per_x * pts[i].x : 0;
+}
+
+/* Point pt's argv: `memcgsim bench NAME --json [--quick] ARGS... OPT X`. */
+static void point_argv(const struct report *rep, const struct point *pt, char *xs, size_t xlen,
+		       const char **argv)
+{
+	size_t n = 0;
+
+	snprintf(xs, xlen, "%u", pt->x);
+	argv[n++] = "memcgsim";
+	argv[n++] = "bench";
+	argv[n++] = sweeps[pt->s].bench;
+	argv[n++] = "--json";
+	if (rep->quick)
+		argv[n++] = "--quick";
+	for (unsigned int k = 0; sweeps[pt->s].args[k]; k++)
+		argv[n++] = sweeps[pt->s].args[k];
+	argv[n++] = sweeps[pt->s].opt;
+	argv[n++] = xs;
+	argv[n] = NULL;
+}
+
+int report_sweep_spawn(struct report *rep, unsigned int i, int *pid)
+{
+	struct point *pt = &pts[i];
+	posix_spawn_file_actions_t fa;
+	char rel[REPORT_NAME_MAX], xs[16];
+	const char *argv[24];
+	pid_t p;
+	int ret;
+
+	pt->started = report_now();
+	if (!first_start)
+		first_start = pt->started;
+	snprintf(rel, sizeof(rel), "sweeps/%s-%u.json", sweeps[pt->s].bench, pt->x);
+	if (!report_path(rep, rel, pt->json, sizeof(pt->json)))
+		return ENAMETOOLONG;
+	snprintf(rel, sizeof(rel), "logs/sweep-%s-%u.log", sweeps[pt->s].bench, pt->x);
+	if (!report_path(rep, rel, pt->log, sizeof(pt->log)))
+		return ENAMETOOLONG;
+	point_argv(rep, pt, xs, sizeof(xs), argv);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, pt->json, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	posix_spawn_file_actions_addopen(&fa, 2, pt->log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	ret = posix_spawn(&p, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret) {
+		report_progress(rep, "sweep %s %s %u: not started (%s)", sweeps[pt->s].bench,
+				sweeps[pt->s].opt, pt->x, strerror(ret));
+		return ret;
+	}
+	*pid = (int)p;
+	return 0;
+}
+
+void report_sweep_reaped(struct report *rep, unsigned int i, int wstatus, double cpu)
+{
+	struct point *pt = &pts[i];
+	const struct sweep_def *sw = &sweeps[pt->s];
+
+	pt->seconds = report_now() - pt->started;
+	pt->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+	last_end = report_now();
+	rep->sweeps_cpu_seconds += cpu;
+	if (pt->status)
+		report_progress(rep, "sweep %s %s %u FAILED (%s)", sw->bench, sw->opt, pt->x,
+				pt->log);
+	else
+		report_progress(rep, "sweep %s %s %u done in %.1f s (%.1f s of CPU)", sw->bench,
+				sw->opt, pt->x, pt->seconds, cpu);
+}
+
+/* Point pt's JSON read back into the next sweep entry: 0, or 1 when it failed. */
+static int point_read(struct report *rep, const struct point *pt)
+{
+	struct report_sweep *sw;
+
+	if (pt->status || rep->nr_sweeps == REPORT_MAX_SWEEPS)
+		return 1;
+	sw = &rep->sweeps[rep->nr_sweeps];
+	memset(sw, 0, sizeof(*sw));
+	sw->doc = json_load_file(pt->json, 0, NULL);
+	if (!sw->doc) {
+		report_progress(rep, "sweep %s %s %u: its JSON does not parse", sweeps[pt->s].bench,
+				sweeps[pt->s].opt, pt->x);
+		return 1;
+	}
+	sw->bench = sweeps[pt->s].bench;
+	sw->x = pt->x;
+	rep->nr_sweeps++;
+	return 0;
+}
+
+int report_sweeps_collect(struct report *rep)
+{
 	int failed = 0;
 
-	if (!pts)
-		return 1;
-	n = points_of(rep, pts, REPORT_MAX_SWEEPS);
-	for (unsigned int i = 0; i < n; i += 2) {
-		int bad[2] = { 0, 0 };
-
-		for (unsigned int k = i; k < n && k < i + 2; k++)
-			bad[k - i] = point_start(rep, &pts[k]);
-		for (unsigned int k = i; k < n && k < i + 2; k++) {
-			if (bad[k - i]) {
-				report_progress(rep, "sweep %s %s %u: not started",
-						sweeps[pts[k].s].bench, sweeps[pts[k].s].opt,
-						pts[k].x);
-				failed++;
-				continue;
-			}
-			failed += point_finish(rep, &pts[k]);
-		}
-	}
-	free(pts);
+	for (unsigned int i = 0; i < nr_pts; i++)
+		failed += point_read(rep, &pts[i]);
+	rep->sweeps_seconds = last_end > first_start ? last_end - first_start : 0;
+	if (nr_pts)
+		report_progress(rep, "sweeps: %u points, %.1f s from the first start to the last "
+				"end, %.1f s of CPU", nr_pts, rep->sweeps_seconds,
+				rep->sweeps_cpu_seconds);
 	return failed;
 }
 
