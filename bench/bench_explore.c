@@ -351,7 +351,7 @@ int bench_ex_run(const struct bench_ex_config *c, struct bench_ex_result *r)
 	return ret;
 }
 
-/* ---- the claims ---- */
+/* ---- the explorers' claims (docs/explore.md) ---- */
 
 static const char *const ex_fig_names[BENCH_EX_NFIGS] = {
 	[BENCH_EX_F_BUG_SIDES] = "bug_sides",
@@ -700,6 +700,12 @@ static int explore_main(int argc, char **argv)
 	if (side && !race) {
 		fprintf(stderr, "memcgsim bench explore: --side %s: name the race too (--race "
 			"NAME)\n", side);
+		free(r);
+		return 2;
+	}
+	if ((defer_dfs || split_over) && !share) {
+		fprintf(stderr, "memcgsim bench explore: %s works with --share FILE only\n",
+			defer_dfs ? "--defer-dfs" : "--split-over");
 		free(r);
 		return 2;
 	}

@@ -82,9 +82,23 @@ int bench_ex_dfs_prefix(const struct bench_ex_long_dfs *l, unsigned int n,
 	return 0;
 }
 
+static bool same_name(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
 int bench_ex_join(struct bench_ex_case *k, const struct bench_ex_case *dfs, char *err,
 		  size_t errlen)
 {
+	/* the pieces meet by index: parts made under other filters or trees must not mix */
+	if (!same_name(k->race, dfs->race) || !same_name(k->side, dfs->side) ||
+	    k->bound != dfs->bound) {
+		snprintf(err, errlen, "case %u: the DPOR piece is %s/%s, the DFS piece %s/%s "
+			 "(parts of different runs?)", k->index, k->race ? k->race : "?",
+			 k->side ? k->side : "?", dfs->race ? dfs->race : "?",
+			 dfs->side ? dfs->side : "?");
+		return -EINVAL;
+	}
 	k->piece = BENCH_EX_WHOLE;
 	if (k->dfs_checked || !bench_ex_needs_dfs_check(k))
 		return 0;

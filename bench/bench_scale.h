@@ -65,7 +65,7 @@ struct bench_sc_result {
 	struct bench_sc_config cfg;
 	struct bench_sc_point cpu_series[BENCH_SC_SERIES];
 	struct bench_sc_point cgroup_series[BENCH_SC_SERIES];
-	struct bench_sc_point issue; /* top_cpus x top_cgroups: the issue's size, whole */
+	struct bench_sc_point issue; /* top_cpus x top_cgroups: the scale goal's size, whole */
 	/* From two probe hosts (64 and 512 CPUs, 512 cgroups): resident bytes per memcg,
 	 * and per (memcg, CPU) pair besides, before any update. */
 	double probe_per_memcg, probe_per_pair;
@@ -85,7 +85,7 @@ enum bench_sc_fig {
 	BENCH_SC_F_LOAD_RATIO,       /* top load / first load (updates per CPU) */
 	BENCH_SC_F_RSS_GROWTH_C,     /* CPU series: rss top / top/2 */
 	BENCH_SC_F_RSS_GROWTH_G,     /* cgroup series: rss top / top/2 */
-	BENCH_SC_F_ISSUE_RAN,        /* the issue's size ran (1/0) */
+	BENCH_SC_F_ISSUE_RAN,        /* the scale goal's size ran (1/0) */
 	BENCH_SC_F_ISSUE_RSS_GIB,    /* the process's peak RSS over the whole bench, GiB */
 	BENCH_SC_NFIGS,
 };

@@ -15,7 +15,7 @@
  * updated follows. Times are the driver thread's CPU time, medians over the
  * repetitions; counts come from the first.
  *
- * Then the issue's size whole: top_cpus x top_cgroups, the same loads.
+ * Then the scale goal's size whole: top_cpus x top_cgroups, the same loads.
  *
  * Before a host is built, its resident memory is estimated from two probe hosts
  * (per memcg, and per (memcg, CPU) pair) and the host is skipped if the estimate

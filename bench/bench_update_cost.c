@@ -252,7 +252,7 @@ void bench_uc_verdicts(const struct bench_uc_summary *s, struct bench_uc_verdict
 	v->fig[BENCH_UC_F_DET_SWITCH] = s->det_switch;
 	v->fig[BENCH_UC_F_DET_DECIDE] = s->det_decide;
 	v->table = (struct bench_verdict_table){
-		.reference = "the issue",
+		.reference = "the scale and speed goals (docs/benches.md)",
 		.rows = uc_rows,
 		.nrows = sizeof(uc_rows) / sizeof(uc_rows[0]),
 		.fig_names = uc_fig_names,

@@ -86,7 +86,6 @@ static bool charge_enabled(const struct msim_config *cfg)
 	return cfg->charge;
 }
 
-/* state: zeroed, sizeof(struct msim_charge_host); the hook set gets it as priv. */
 /* The charge layer's rows of the variant table (subsys.h). */
 enum { CHARGE_V_STOCK };
 static const char *const stock_values[] = { "multi", "single", NULL };
@@ -102,6 +101,7 @@ static const struct msim_variant_desc charge_variants[] = {
 static unsigned int charge_subsys_id; /* written by msim_subsys_register() */
 static const struct msim_subsys charge_subsys;
 
+/* state: zeroed, sizeof(struct msim_charge_host); the hook set gets it as priv. */
 static int charge_host_init(struct msim *m, void *state)
 {
 	struct msim_memcg_hooks hooks = charge_hooks;

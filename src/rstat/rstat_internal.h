@@ -135,11 +135,6 @@ struct msim__memcg_stats {
 	msim_atomic_long_t nmi_kmem;              /* nmi-stats=atomic: MEMCG_KMEM staged in NMI */
 };
 
-/*
- * Per host: the state of rstat_subsys. sim frees it after the memcg layer's
- * teardown, whose css_released/css_free calls still reach the hook sets (priv):
- * detached tells them rstat is gone.
- */
 /* rstat's rows of the variant table (attach.c), by index. */
 enum msim__rstat_variant_row {
 	MSIM__RSTAT_V_PROPAGATE,
@@ -177,6 +172,11 @@ static inline int msim__rstat_variant(const struct msim_config *cfg,
 	return cfg->variants.value[msim__rstat_subsys_id][row];
 }
 
+/*
+ * Per host: the state of rstat_subsys. sim frees it after the memcg layer's
+ * teardown, whose css_released/css_free calls still reach the hook sets (priv):
+ * detached tells them rstat is gone.
+ */
 struct msim__rstat {
 	struct msim *m;
 	struct msim__rstat_variants v;

@@ -193,9 +193,22 @@ int msim_subsys_variant(const struct msim_variants *v, const struct msim_subsys 
 			unsigned int row)
 {
 	unsigned int id = ss && ss->id ? *ss->id : 0;
+	unsigned int val, nr = 0, rows = 0;
 
-	return id && id <= MSIM_MAX_SUBSYS && row < MSIM_SUBSYS_MAX_VARIANTS ? v->value[id][row]
-									     : 0;
+	if (!v || !id || id > MSIM_MAX_SUBSYS || !ss->variants)
+		return 0;
+	while (rows <= row && ss->variants[rows].name)
+		rows++;
+	if (row >= rows || row >= MSIM_SUBSYS_MAX_VARIANTS)
+		return 0;
+	val = v->value[id][row];
+	/*
+	 * A registry id is handed out again after an unregister: a value stored for the
+	 * slot's earlier owner must not reach the new one's code as a value its row lacks.
+	 */
+	while (ss->variants[row].values[nr])
+		nr++;
+	return val < nr ? (int)val : 0;
 }
 
 void **msim_subsys_slot(struct msim *m, const struct msim_subsys *ss)

@@ -58,7 +58,8 @@ static unsigned int rows_collect(struct row_ref out[MSIM_MAX_VARIANTS])
 	unsigned int nss = msim_subsys_list(ss, MSIM_MAX_SUBSYS), n = 0;
 
 	for (unsigned int i = 0; i < nss && i < MSIM_MAX_SUBSYS; i++)
-		for (unsigned int r = 0; ss[i]->variants && ss[i]->variants[r].name; r++)
+		/* id 0: unregistered since the list was read (no slot of its own) */
+		for (unsigned int r = 0; *ss[i]->id && ss[i]->variants && ss[i]->variants[r].name; r++)
 			out[n++] = (struct row_ref){ &ss[i]->variants[r], *ss[i]->id, r };
 	return n;
 }
@@ -80,7 +81,8 @@ const struct msim_preset_desc *msim_preset_table(void)
 
 void msim_variants_init(struct msim_variants *v)
 {
-	memset(v, 0, sizeof(*v));
+	if (v)
+		memset(v, 0, sizeof(*v));
 }
 
 static unsigned int nr_values(const struct msim_variant_desc *d)
@@ -133,6 +135,12 @@ int msim_variant_set(struct msim_variants *v, const char *assignment, char *err,
 	const char *eq = assignment ? strchr(assignment, '=') : NULL;
 	struct row_ref r;
 
+	if (!v) {
+		if (err && errlen)
+			snprintf(err, errlen, "no variants to set '%s' in",
+				 assignment ? assignment : "(null)");
+		return -EINVAL;
+	}
 	if (!eq) {
 		if (err && errlen)
 			snprintf(err, errlen, "variant '%s' is not of the form NAME=VALUE",
@@ -166,18 +174,40 @@ int msim_variant_set_value(struct msim_variants *v, const char *name, int value)
 	return 0;
 }
 
+/*
+ * One setting of a preset. A preset spans layers, and a program linked against the
+ * static library registers only the layers it links: a row nobody registered is
+ * skipped (test_sched's every_preset_applies checks, with every layer linked, that
+ * each setting names a real row and value).
+ */
+static int preset_setting(struct msim_variants *v, char *tok, char *err, size_t errlen)
+{
+	const char *eq = strchr(tok, '=');
+	struct row_ref r;
+
+	if (eq && find(tok, (size_t)(eq - tok), &r) == -ENOENT)
+		return 0;
+	return msim_variant_set(v, tok, err, errlen);
+}
+
 int msim_preset_apply(struct msim_variants *v, const char *preset, char *err, size_t errlen)
 {
 	const struct msim_preset_desc *p;
 	char buf[256], *tok, *save = NULL;
 
+	if (!v) {
+		if (err && errlen)
+			snprintf(err, errlen, "no variants to apply preset '%s' to",
+				 preset ? preset : "(null)");
+		return -EINVAL;
+	}
 	for (p = presets; p->name; p++) {
 		if (strcmp(p->name, preset ? preset : ""))
 			continue;
 		msim_variants_init(v);
 		snprintf(buf, sizeof(buf), "%s", p->settings);
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int ret = msim_variant_set(v, tok, err, errlen);
+			int ret = preset_setting(v, tok, err, errlen);
 			if (ret)
 				return ret;
 		}
@@ -204,7 +234,7 @@ const char *msim_variant_get(const struct msim_variants *v, const char *name)
 {
 	struct row_ref r;
 
-	if (!name || find(name, strlen(name), &r))
+	if (!v || !name || find(name, strlen(name), &r))
 		return NULL;
 	return value_name(v, &r);
 }
@@ -224,9 +254,11 @@ size_t msim_variants_format(const struct msim_variants *v, char *buf, size_t len
 	unsigned int nr = rows_collect(rows);
 	size_t n = 0;
 
-	if (len)
+	if (buf && len)
 		buf[0] = '\0';
-	for (unsigned int i = 0; i < nr; i++) {
+	if (!v || !buf)
+		len = 0;
+	for (unsigned int i = 0; v && i < nr; i++) {
 		int w = snprintf(len > n ? buf + n : NULL, len > n ? len - n : 0, "%s%s=%s",
 				 n ? "," : "", rows[i].d->name, value_name(v, &rows[i]));
 		n += (size_t)w;

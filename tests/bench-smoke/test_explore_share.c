@@ -254,7 +254,8 @@ static void dfs_prefix_within_budget(void **st)
 {
 	struct bench_ex_long_dfs l = { .budget = 584, .runs = 584, .first_violation = -1 };
 	struct bench_ex_cell x;
-	struct bench_ex_case k = { .race = SPLIT_RACE, .side = SPLIT_SIDE }, piece = { 0 };
+	struct bench_ex_case k = { .race = SPLIT_RACE, .side = SPLIT_SIDE };
+	struct bench_ex_case piece = { .race = SPLIT_RACE, .side = SPLIT_SIDE };
 	char err[256];
 
 	(void)st;
@@ -284,6 +285,11 @@ static void dfs_prefix_within_budget(void **st)
 						     .first_violation = -1 };
 	assert_int_equal(bench_ex_join(&k, &piece, err, sizeof(err)), -EINVAL);  /* 600 > 584 */
 	piece.long_dfs.budget = piece.long_dfs.runs = 700;
+	piece.side = "another-side";   /* a DFS piece of another side at this index */
+	assert_int_equal(bench_ex_join(&k, &piece, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "another-side"));
+	assert_false(k.dfs_checked);
+	piece.side = SPLIT_SIDE;
 	assert_int_equal(bench_ex_join(&k, &piece, err, sizeof(err)), 0);
 	assert_true(k.dfs_checked);
 	assert_int_equal(k.dfs_check.runs, 600);

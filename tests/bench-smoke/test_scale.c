@@ -11,7 +11,7 @@
  *  - across the cgroup series (the same (cgroup, CPU) pairs updated at every
  *    size) the flush does exactly the same work: it follows what was updated,
  *    not how many cgroups exist;
- *  - the issue-size host (top CPUs x top cgroups) runs with the same checks;
+ *  - the scale goal's host (top CPUs x top cgroups) runs with the same checks;
  * and the verdicts follow planted figures. Never a time.
  */
 #include <stdarg.h>
@@ -82,7 +82,7 @@ static void every_size_ran(void **state)
 		assert_int_equal(res->cpu_series[i].cpus, res->cfg.top_cpus >> (2 - i));
 		assert_int_equal(res->cgroup_series[i].cgroups, res->cfg.top_cgroups >> (2 - i));
 	}
-	/* the issue's size: the top CPUs and the top cgroups in one host */
+	/* the scale goal's size: the top CPUs and the top cgroups in one host */
 	check_point(&res->issue, charged);
 	assert_int_equal(res->issue.cpus, res->cfg.top_cpus);
 	assert_int_equal(res->issue.cgroups, res->cfg.top_cgroups);
@@ -143,10 +143,10 @@ static void verdicts_follow_figures(void **state)
 	r->cpu_series[2].rss_bytes = 2 * r->cpu_series[1].rss_bytes + 1;
 	bench_sc_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "an idle (cgroup, CPU) pair"), "does not hold");
-	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "holds");
+	assert_string_equal(verdict_of(&v.table, "the scale goal's size runs whole"), "holds");
 	r->issue.ran = false;
 	bench_sc_verdicts(r, &v);
-	assert_string_equal(verdict_of(&v.table, "the issue's size runs whole"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "the scale goal's size runs whole"), "does not hold");
 	verdict_assert_every_row_failed(&v.table);
 	free(r);
 }

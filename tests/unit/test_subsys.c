@@ -378,6 +378,47 @@ static void variant_rows_join_the_table_at_their_slot(void **st)
 	assert_int_equal(msim_variant_set(&cfg.variants, "t-knob=on", err, sizeof(err)), -EINVAL);
 }
 
+/*
+ * A freed registry id is handed out again: a value stored at t.v's slot (t-knob=max,
+ * 2) must not reach t.w, which registers into that slot next and whose row has two
+ * values only; it reads mainline instead.
+ */
+static void a_reused_slot_reads_no_value_its_row_lacks(void **st)
+{
+	struct msim_variants v;
+	unsigned int slot;
+	char err[256];
+
+	(void)st;
+	reg(&ss_v);
+	slot = *ss_v.id;
+	msim_variants_init(&v);
+	assert_int_equal(msim_variant_set(&v, "t-knob=max", err, sizeof(err)), 0);
+	assert_int_equal(msim_subsys_unregister(&ss_v), 0);
+	reg(&ss_w); /* the lowest free id: the one t.v left */
+	assert_int_equal(*ss_w.id, slot);
+	assert_int_equal(msim_subsys_variant(&v, &ss_w, 0), 0);
+	assert_int_equal(msim_subsys_variant(&v, &ss_w, 1), 0); /* no row 1 */
+	assert_int_equal(msim_subsys_unregister(&ss_w), 0);
+}
+
+/* Misuse returns an error or nothing; it never writes through NULL. */
+static void null_variants_are_refused(void **st)
+{
+	char err[256], buf[64] = "x";
+
+	(void)st;
+	assert_int_equal(msim_variant_set(NULL, "rstat-propagate=continue", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no variants"));
+	assert_int_equal(msim_preset_apply(NULL, "mainline", err, sizeof(err)), -EINVAL);
+	assert_null(msim_variant_get(NULL, "rstat-propagate"));
+	assert_int_equal(msim_variants_format(NULL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(msim_subsys_variant(NULL, msim_subsys_find("rstat"), 0), 0);
+	msim_variants_init(NULL);
+}
+
 static void variant_row_errors(void **st)
 {
 	static const char *const none[] = { NULL };
@@ -439,6 +480,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(variant_rows_join_the_table_at_their_slot,
 						reset, reset),
 		cmocka_unit_test_setup_teardown(variant_row_errors, reset, reset),
+		cmocka_unit_test_setup_teardown(a_reused_slot_reads_no_value_its_row_lacks, reset,
+						reset),
+		cmocka_unit_test_setup_teardown(null_variants_are_refused, reset, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

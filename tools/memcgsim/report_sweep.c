@@ -99,6 +99,13 @@ static void point_argv(const struct report *rep, const struct point *pt, char *x
 	argv[n] = NULL;
 }
 
+static int path_too_long(struct report *rep, const struct point *pt)
+{
+	report_progress(rep, "sweep %s %s %u: not started (the --out path is too long)",
+			sweeps[pt->s].bench, sweeps[pt->s].opt, pt->x);
+	return -ENAMETOOLONG;
+}
+
 int report_sweep_spawn(struct report *rep, unsigned int i, int *pid)
 {
 	struct point *pt = &pts[i];
@@ -113,10 +120,10 @@ int report_sweep_spawn(struct report *rep, unsigned int i, int *pid)
 		first_start = pt->started;
 	snprintf(rel, sizeof(rel), "sweeps/%s-%u.json", sweeps[pt->s].bench, pt->x);
 	if (!report_path(rep, rel, pt->json, sizeof(pt->json)))
-		return ENAMETOOLONG;
+		return path_too_long(rep, pt);
 	snprintf(rel, sizeof(rel), "logs/sweep-%s-%u.log", sweeps[pt->s].bench, pt->x);
 	if (!report_path(rep, rel, pt->log, sizeof(pt->log)))
-		return ENAMETOOLONG;
+		return path_too_long(rep, pt);
 	point_argv(rep, pt, xs, sizeof(xs), argv);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, pt->json, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -126,7 +133,7 @@ int report_sweep_spawn(struct report *rep, unsigned int i, int *pid)
 	if (ret) {
 		report_progress(rep, "sweep %s %s %u: not started (%s)", sweeps[pt->s].bench,
 				sweeps[pt->s].opt, pt->x, strerror(ret));
-		return ret;
+		return -ret;
 	}
 	*pid = (int)p;
 	return 0;
