@@ -27,7 +27,7 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "race_util.h"
+#include "outcome_util.h"
 
 #define MAX_OPS 4
 
@@ -244,6 +244,175 @@ static void bounded_dpor_sees_what_dfs_sees(void **unused)
 			assert_true(dpor.exhausted);
 			assert_true(dpor_outcomes == outcomes);
 			assert_true(dpor.runs - dpor.pruned <= dfs.runs);
+		}
+	}
+}
+
+/*
+ * Bounded sleep sets and enabledness (a review's case): task P holds lock L,
+ * appends itself to the lock's log, releases L and ends; X1 and X2 (waiters)
+ * take L and append themselves; Q stores q, Z loads it. P's last step (the
+ * release) is a sleeper's step; a waiter's step that ends at the acquire's yield
+ * point parks on L without touching it, so it neither wakes P nor conflicts with
+ * it, yet it changes what the schedule standing for the pruned one pays: with P
+ * run first the waiters find L free and each switch away from them is a
+ * preemption. The outcome (the log's order and what Z read) depends on the
+ * order, so a schedule the bound admits but DPOR loses shows as a missing
+ * outcome. Layouts: the waiters on other CPUs than P, or on P's CPU; a third
+ * waiter.
+ */
+struct park_layout {
+	const char *name;
+	unsigned int nr_waiters;
+	unsigned int cpu_p, cpu_q, cpu_z, cpu_x[3];
+};
+
+struct park_state {
+	struct msim_lock l;
+	long log, q, z_seen;
+	struct { struct park_state *s; long id; } who[5];
+};
+
+/* The run's outcome: the log (base 4, the order L was taken in) and what Z read. */
+static uint64_t park_last;
+
+static void park_append(struct park_state *s, long id)
+{
+	long v = msim_load_at(&s->log, MSIM_RELAXED, "park.log_load");
+
+	msim_store_at(&s->log, v * 4 + id, MSIM_RELAXED, "park.log_store");
+}
+
+static void park_p(void *arg)
+{
+	struct park_state *s = arg;
+
+	msim_lock(&s->l);
+	park_append(s, 1);
+	msim_unlock(&s->l);
+}
+
+static void park_waiter(void *arg)
+{
+	typeof(((struct park_state *)0)->who[0]) *w = arg;
+
+	msim_lock(&w->s->l);
+	park_append(w->s, w->id);
+	msim_unlock(&w->s->l);
+}
+
+static void park_q(void *arg)
+{
+	struct park_state *s = arg;
+
+	msim_store_at(&s->q, 1, MSIM_RELAXED, "park.q_store");
+}
+
+static void park_z(void *arg)
+{
+	struct park_state *s = arg;
+
+	s->z_seen = msim_load_at(&s->q, MSIM_RELAXED, "park.q_load");
+}
+
+static int park_setup(struct msim *m, void **state, void *arg)
+{
+	const struct park_layout *lay = arg;
+	struct park_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*state = s;
+	msim_lock_init(&s->l, "park.L");
+	if (!msim_task_create(m, "park.p", lay->cpu_p, park_p, s))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < lay->nr_waiters; i++) {
+		s->who[i].s = s;
+		s->who[i].id = 2 + (long)i;
+		if (!msim_task_create(m, "park.x", lay->cpu_x[i], park_waiter, &s->who[i]))
+			return -ENOMEM;
+	}
+	if (!msim_task_create(m, "park.q", lay->cpu_q, park_q, s) ||
+	    !msim_task_create(m, "park.z", lay->cpu_z, park_z, s))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool park_check(struct msim *m, void *state, char *why, size_t len)
+{
+	struct park_state *s = state;
+
+	(void)m, (void)why, (void)len;
+	park_last = (uint64_t)s->log * 2 + (uint64_t)s->z_seen;
+	return false;
+}
+
+static void park_teardown(struct msim *m, void *state)
+{
+	struct park_state *s = state;
+
+	(void)m;
+	msim_lock_destroy(&s->l);
+	free(s);
+}
+
+static void park_collect(const struct msim_explore_run *run, void *arg)
+{
+	if (!run->pruned && !run->violated)
+		outcome_add(arg, park_last);
+}
+
+static void park_explore(const struct park_layout *lay, enum msim_strategy strategy,
+			 unsigned int bound, struct outcome_set *out, struct msim_explore_result *res)
+{
+	struct msim_explore_target t = {
+		.name = lay->name, .setup = park_setup, .check = park_check,
+		.teardown = park_teardown, .arg = (void *)lay,
+	};
+	struct msim_explore_opts o = {
+		.strategy = strategy, .runs = 200000, .preemptions = bound,
+		.on_run = park_collect, .on_run_arg = out,
+	};
+	struct msim_config cfg;
+
+	msim_config_init(&cfg);
+	cfg.mode = MSIM_DETERMINISTIC;
+	cfg.nr_cpus = 4;
+	out->n = 0;
+	assert_int_equal(msim_explore(&t, &cfg, &o, res), 0);
+	assert_true(res->exhausted);
+}
+
+static const struct park_layout park_layouts[] = {
+	{ "park-other-cpus", 2, 0, 1, 1, { 2, 3 } },
+	{ "park-p-cpu", 2, 0, 1, 3, { 0, 2 } },
+	{ "park-three", 3, 0, 1, 1, { 2, 3, 2 } },
+};
+
+static void bounded_sleep_waiters_park(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(park_layouts) / sizeof(park_layouts[0]); i++) {
+		for (unsigned int bound = 0; bound <= 2; bound++) {
+			struct outcome_set dfs = { 0 }, dpor = { 0 };
+			struct msim_explore_result rd, rp;
+			size_t missing;
+
+			park_explore(&park_layouts[i], MSIM_STRAT_DFS, bound, &dfs, &rd);
+			park_explore(&park_layouts[i], MSIM_STRAT_DPOR, bound, &dpor, &rp);
+			missing = outcomes_missing(&dfs, &dpor);
+			print_message("%s bound %u: dfs %u runs %zu outcomes, dpor %u (%u pruned) "
+				      "%zu outcomes, %zu missing\n", park_layouts[i].name, bound,
+				      rd.runs, dfs.n, rp.runs, rp.pruned, dpor.n, missing);
+			for (size_t k = 0; k < dfs.n; k++)
+				if (!outcome_has(&dpor, dfs.v[k]))
+					print_message("  missing: log %llu z %llu\n",
+						      (unsigned long long)(dfs.v[k] / 2),
+						      (unsigned long long)(dfs.v[k] % 2));
+			assert_int_equal(missing, 0);
+			assert_int_equal(outcomes_missing(&dpor, &dfs), 0);
+			free(dfs.v);
+			free(dpor.v);
 		}
 	}
 }
@@ -472,6 +641,7 @@ int main(void)
 		cmocka_unit_test(dpor_counts_traces),
 		cmocka_unit_test(dpor_drains_litmus),
 		cmocka_unit_test(bounded_dpor_sees_what_dfs_sees),
+		cmocka_unit_test(bounded_sleep_waiters_park),
 		cmocka_unit_test(dpor_finds_every_bug),
 		cmocka_unit_test(dpor_budget_is_the_own_bounds),
 		cmocka_unit_test(pruned_run_with_callback_queued_tears_down),
