@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/introspect/objcg.h>
 #include "lru/lru_internal.h"
 
 /*
@@ -46,6 +47,7 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 		return NULL;
 	}
 	msim_init_list_head(&folio->lru);
+	msim_init_list_head(&folio->releasing);
 	folio->refcount.counter = 1;
 	folio->gen = -1;
 	folio->order = order;
@@ -58,12 +60,34 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 	return folio;
 }
 
+/*
+ * Deterministic mode: a release's task can be parked for good inside the
+ * uncharge (an explorer's pruned or cut run) with the folio's last reference
+ * gone and its objcg or memcg reference not yet dropped. The release is noted
+ * (plain stores, no access: no schedule changes) so the host's teardown can
+ * finish it (msim__folio_releases_abandon). Concurrent runs end with every task
+ * done.
+ */
+static bool release_tracked(const struct msim__lru_host *lh)
+{
+	return msim_config(lh->m)->mode != MSIM_CONCURRENT;
+}
+
 void msim__folio_release(struct msim_folio *folio)
 {
 	struct msim__lru_host *lh = folio->lh;
+	bool tracked = release_tracked(lh);
 	unsigned long i;
 
+	if (tracked) {
+		folio->charge_owed = folio->memcg_data;
+		msim_list_add(&folio->releasing, &lh->releasing);
+	}
 	msim_mem_cgroup_uncharge(folio);
+	if (tracked) {
+		msim_list_del_init(&folio->releasing);
+		folio->charge_owed = NULL;
+	}
 	msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
 	/* torn down: the quarantine is freed at the lru layer's fini, so no more in it */
 	if (msim_tasks_abandoned(lh->m)) {
@@ -74,6 +98,47 @@ void msim__folio_release(struct msim_folio *folio)
 	i = msim_quiet_fetch_add(&lh->quarantine_next, 1, MSIM_RELAXED);
 	free(msim_quiet_xchg(&lh->quarantine[i % MSIM__FOLIO_QUARANTINE], folio,
 			      MSIM_ACQ_REL));
+}
+
+/*
+ * The charge reference a parked release still owes. objcg: the put had not run
+ * while the objcg still counts a reference (a put that ran and reached 0 parks
+ * only inside obj_cgroup_release, with nothing left to count). 7.0: the memcg
+ * reference is dropped only while memcg_data still names it (past
+ * commit_charge the one step left is the css_put itself).
+ */
+static void release_drop_owed(struct msim_folio *folio)
+{
+	void *owed = folio->charge_owed;
+
+	if (!owed)
+		return;
+	if (folio->lh->reparent_objcg) {
+		if (msim_obj_cgroup_refcount(owed) > 0)
+			msim_obj_cgroup_put(owed);
+	} else if (folio->memcg_data == owed) {
+		msim_css_put(owed);
+	}
+	folio->memcg_data = NULL;
+	folio->charge_owed = NULL;
+}
+
+/*
+ * Host teardown (lru_host_fini, before the memcgs are freed): finish the
+ * releases a stopped run's parked tasks left in flight. The kernel has no
+ * abandoned task; this is the simulator's cleanup, after the run was judged.
+ */
+void msim__folio_releases_abandon(struct msim__lru_host *lh)
+{
+	while (!msim_list_empty(&lh->releasing)) {
+		struct msim_folio *folio = msim_container_of(lh->releasing.next,
+							     struct msim_folio, releasing);
+
+		msim_list_del_init(&folio->releasing);
+		release_drop_owed(folio);
+		msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
+		free(folio);
+	}
 }
 
 void msim__folio_quarantine_free(struct msim__lru_host *lh)
