@@ -60,34 +60,15 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 	return folio;
 }
 
-/*
- * Deterministic mode: a release's task can be parked for good inside the
- * uncharge (an explorer's pruned or cut run) with the folio's last reference
- * gone and its objcg or memcg reference not yet dropped. The release is noted
- * (plain stores, no access: no schedule changes) so the host's teardown can
- * finish it (msim__folio_releases_abandon). Concurrent runs end with every task
- * done.
- */
-static bool release_tracked(const struct msim__lru_host *lh)
-{
-	return msim_config(lh->m)->mode != MSIM_CONCURRENT;
-}
+static void release_end(struct msim_folio *folio);
 
 void msim__folio_release(struct msim_folio *folio)
 {
 	struct msim__lru_host *lh = folio->lh;
-	bool tracked = release_tracked(lh);
 	unsigned long i;
 
-	if (tracked) {
-		folio->charge_owed = folio->memcg_data;
-		msim_list_add(&folio->releasing, &lh->releasing);
-	}
 	msim_mem_cgroup_uncharge(folio);
-	if (tracked) {
-		msim_list_del_init(&folio->releasing);
-		folio->charge_owed = NULL;
-	}
+	release_end(folio);
 	msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
 	/* torn down: the quarantine is freed at the lru layer's fini, so no more in it */
 	if (msim_tasks_abandoned(lh->m)) {
@@ -135,6 +116,9 @@ void msim__folio_releases_abandon(struct msim__lru_host *lh)
 							     struct msim_folio, releasing);
 
 		msim_list_del_init(&folio->releasing);
+		/* parked before the LRU deletion, or on a reclaimer's free list */
+		if (!msim_list_empty(&folio->lru))
+			msim_list_del_init(&folio->lru);
 		release_drop_owed(folio);
 		msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
 		free(folio);
@@ -156,6 +140,39 @@ bool msim__folio_ref_freeze(struct msim_folio *folio, long expected)
 }
 
 /*
+ * Deterministic mode: a release's task can be parked for good between the last
+ * put and the free (an explorer's pruned or cut run: on the lru_lock, in
+ * lruvec_del_folio, inside the uncharge) with the folio's count at 0 and its
+ * objcg or memcg reference not yet dropped. The release is noted from the put
+ * (plain stores, no access: no schedule changes) so the host's teardown can
+ * finish it (msim__folio_releases_abandon). Concurrent runs end with every task
+ * done.
+ */
+static bool release_tracked(const struct msim__lru_host *lh)
+{
+	return msim_config(lh->m)->mode != MSIM_CONCURRENT;
+}
+
+/* The last reference is gone: the release is in flight until msim__folio_release ends. */
+static void release_begin(struct msim_folio *folio)
+{
+	struct msim__lru_host *lh = folio->lh;
+
+	if (!release_tracked(lh))
+		return;
+	folio->charge_owed = folio->memcg_data;
+	msim_list_add(&folio->releasing, &lh->releasing);
+}
+
+static void release_end(struct msim_folio *folio)
+{
+	if (!release_tracked(folio->lh))
+		return;
+	msim_list_del_init(&folio->releasing);
+	folio->charge_owed = NULL;
+}
+
+/*
  * kernel: folio_put_testzero(), whose VM_BUG_ON_FOLIO stops a put on a folio
  * with no reference left: a put after the last one, or on a folio freed
  * already (still readable while quarantined: msim__folio_release).
@@ -167,6 +184,8 @@ bool msim__folio_put_testzero(struct msim_folio *folio)
 	if (n < 0)
 		msim_misuse("msim_folio_put", "folio %p has no reference left (a put after the "
 			     "last one, or on a freed folio)", (void *)folio);
+	if (n == 0)
+		release_begin(folio);
 	return n == 0;
 }
 
