@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <memcgsim/sim.h>
+#include <memcgsim/introspect/objcg.h>
 #include "lru/lru_internal.h"
 
 /*
@@ -46,6 +47,7 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 		return NULL;
 	}
 	msim_init_list_head(&folio->lru);
+	msim_init_list_head(&folio->releasing);
 	folio->refcount.counter = 1;
 	folio->gen = -1;
 	folio->order = order;
@@ -58,12 +60,15 @@ struct msim_folio *msim_folio_alloc(struct msim *m, enum msim_folio_type type,
 	return folio;
 }
 
+static void release_end(struct msim_folio *folio);
+
 void msim__folio_release(struct msim_folio *folio)
 {
 	struct msim__lru_host *lh = folio->lh;
 	unsigned long i;
 
 	msim_mem_cgroup_uncharge(folio);
+	release_end(folio);
 	msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
 	/* torn down: the quarantine is freed at the lru layer's fini, so no more in it */
 	if (msim_tasks_abandoned(lh->m)) {
@@ -74,6 +79,50 @@ void msim__folio_release(struct msim_folio *folio)
 	i = msim_quiet_fetch_add(&lh->quarantine_next, 1, MSIM_RELAXED);
 	free(msim_quiet_xchg(&lh->quarantine[i % MSIM__FOLIO_QUARANTINE], folio,
 			      MSIM_ACQ_REL));
+}
+
+/*
+ * The charge reference a parked release still owes. objcg: the put had not run
+ * while the objcg still counts a reference (a put that ran and reached 0 parks
+ * only inside obj_cgroup_release, with nothing left to count). 7.0: the memcg
+ * reference is dropped only while memcg_data still names it (past
+ * commit_charge the one step left is the css_put itself).
+ */
+static void release_drop_owed(struct msim_folio *folio)
+{
+	void *owed = folio->charge_owed;
+
+	if (!owed)
+		return;
+	if (folio->lh->reparent_objcg) {
+		if (msim_obj_cgroup_refcount(owed) > 0)
+			msim_obj_cgroup_put(owed);
+	} else if (folio->memcg_data == owed) {
+		msim_css_put(owed);
+	}
+	folio->memcg_data = NULL;
+	folio->charge_owed = NULL;
+}
+
+/*
+ * Host teardown (lru_host_fini, before the memcgs are freed): finish the
+ * releases a stopped run's parked tasks left in flight. The kernel has no
+ * abandoned task; this is the simulator's cleanup, after the run was judged.
+ */
+void msim__folio_releases_abandon(struct msim__lru_host *lh)
+{
+	while (!msim_list_empty(&lh->releasing)) {
+		struct msim_folio *folio = msim_container_of(lh->releasing.next,
+							     struct msim_folio, releasing);
+
+		msim_list_del_init(&folio->releasing);
+		/* parked before the LRU deletion, or on a reclaimer's free list */
+		if (!msim_list_empty(&folio->lru))
+			msim_list_del_init(&folio->lru);
+		release_drop_owed(folio);
+		msim_quiet_fetch_sub(&lh->folios_live, 1, MSIM_RELAXED);
+		free(folio);
+	}
 }
 
 void msim__folio_quarantine_free(struct msim__lru_host *lh)
@@ -91,6 +140,39 @@ bool msim__folio_ref_freeze(struct msim_folio *folio, long expected)
 }
 
 /*
+ * Deterministic mode: a release's task can be parked for good between the last
+ * put and the free (an explorer's pruned or cut run: on the lru_lock, in
+ * lruvec_del_folio, inside the uncharge) with the folio's count at 0 and its
+ * objcg or memcg reference not yet dropped. The release is noted from the put
+ * (plain stores, no access: no schedule changes) so the host's teardown can
+ * finish it (msim__folio_releases_abandon). Concurrent runs end with every task
+ * done.
+ */
+static bool release_tracked(const struct msim__lru_host *lh)
+{
+	return msim_config(lh->m)->mode != MSIM_CONCURRENT;
+}
+
+/* The last reference is gone: the release is in flight until msim__folio_release ends. */
+static void release_begin(struct msim_folio *folio)
+{
+	struct msim__lru_host *lh = folio->lh;
+
+	if (!release_tracked(lh))
+		return;
+	folio->charge_owed = folio->memcg_data;
+	msim_list_add(&folio->releasing, &lh->releasing);
+}
+
+static void release_end(struct msim_folio *folio)
+{
+	if (!release_tracked(folio->lh))
+		return;
+	msim_list_del_init(&folio->releasing);
+	folio->charge_owed = NULL;
+}
+
+/*
  * kernel: folio_put_testzero(), whose VM_BUG_ON_FOLIO stops a put on a folio
  * with no reference left: a put after the last one, or on a folio freed
  * already (still readable while quarantined: msim__folio_release).
@@ -102,6 +184,8 @@ bool msim__folio_put_testzero(struct msim_folio *folio)
 	if (n < 0)
 		msim_misuse("msim_folio_put", "folio %p has no reference left (a put after the "
 			     "last one, or on a freed folio)", (void *)folio);
+	if (n == 0)
+		release_begin(folio);
 	return n == 0;
 }
 

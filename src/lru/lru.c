@@ -85,6 +85,7 @@ static int lru_host_init(struct msim *m, void *state)
 	lh->lruvec_recheck = lru_variant(cfg, LRU_V_RECHECK) == MSIM_ON;
 	lh->mglru_6_12 = lru_variant(cfg, LRU_V_MGLRU_PROTECTION) == MSIM_MGLRU_PROTECTION_6_12;
 	lh->slot = -1;
+	msim_init_list_head(&lh->releasing);
 	hooks.priv = lh;
 	ret = msim_memcg_register_hooks(m, &hooks);
 	if (ret < 0)
@@ -102,6 +103,7 @@ static void lru_host_fini(struct msim *m, void *state)
 
 	if (lh->reparent_objcg)
 		msim_objcg_set_reparent_ops(m, NULL, NULL);
+	msim__folio_releases_abandon(lh);
 	msim__folio_quarantine_free(lh);
 }
 

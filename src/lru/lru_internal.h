@@ -71,6 +71,13 @@ struct msim_folio {
 	enum msim_folio_type type;
 	struct msim__lru_host *lh;
 	void *private_data;
+	/*
+	 * A release in flight (msim__folio_release, deterministic mode): on
+	 * lh->releasing, with the charge reference it has still to drop, so that a
+	 * host torn down with the releasing task parked for good frees both.
+	 */
+	struct msim_list_head releasing;
+	void *charge_owed;
 };
 
 /* kernel: struct lru_gen_folio (include/linux/mmzone.h). */
@@ -139,6 +146,8 @@ struct msim__lru_host {
 	 */
 	struct msim_folio *quarantine[MSIM__FOLIO_QUARANTINE];
 	unsigned long quarantine_next;
+	/* Releases in flight (deterministic mode: one runs at a time, no lock). */
+	struct msim_list_head releasing;
 	/*
 	 * The page cache's __remove_mapping (msim_lru_set_remove_mapping): set by
 	 * the layer that owns page cache at its attach, before any task runs.
@@ -209,6 +218,7 @@ bool msim__folio_put_testzero(struct msim_folio *folio);
 void msim__folio_release(struct msim_folio *folio);
 /* Free the quarantined folios (host teardown). */
 void msim__folio_quarantine_free(struct msim__lru_host *lh);
+void msim__folio_releases_abandon(struct msim__lru_host *lh);
 
 /* ---- lru_size.c ---- */
 /* kernel: __update_lru_size(): the lruvec statistic only (MGLRU uses this one). */
