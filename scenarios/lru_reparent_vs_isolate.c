@@ -231,15 +231,34 @@ static bool rvi_check(struct msim *m, void *state, char *why, size_t len)
 	return s->violated;
 }
 
+/*
+ * The references to put on c's folio i at teardown: after a completed run, the
+ * page cache's on each survivor. A stopped run (a pruned DPOR run) leaves
+ * reclaim or migration parked holding the isolation references they took
+ * (isolate_lru_folios' folio_try_get, folio_isolate_lru's folio_get) and had not
+ * put back: reclaim's batch (the evicted folio's too, its page cache reference
+ * put by rvi_evict), migration's anon page. Every reference still counted is
+ * then put, the last freeing the folio. A count of 0: freed (quarantined until
+ * the lru layer's fini) or its release in flight, which that fini finishes.
+ * Read before any put: a release during teardown frees the folio at once.
+ */
+static long rvi_refs_left(struct msim *m, struct rvi *s, unsigned int i)
+{
+	if (!s->f[i])
+		return 0;
+	if (msim_tasks_abandoned(m))
+		return msim_folio_ref_count(s->f[i]);
+	return s->freed[i] ? 0 : 1;
+}
+
 static void rvi_teardown(struct msim *m, void *state)
 {
 	struct rvi *s = state;
 
-	(void)m;
 	if (!s)
 		return;
 	for (unsigned int i = 0; i < RVI_NR; i++)
-		if (s->f[i] && !s->freed[i])
+		for (long n = rvi_refs_left(m, s, i); n > 0; n--)
 			msim_folio_put(s->f[i]);
 	if (s->pf)
 		msim_folio_put(s->pf);

@@ -133,10 +133,16 @@ void msim__folio_quarantine_free(struct msim__lru_host *lh)
 	}
 }
 
+static void release_begin(struct msim_folio *folio);
+
+/* A frozen folio is on its way to the free (reclaim's free_folios): in flight as after a last put. */
 bool msim__folio_ref_freeze(struct msim_folio *folio, long expected)
 {
-	return msim_try_cmpxchg_at(&folio->refcount.counter, &expected, 0, MSIM_SEQ_CST,
-				   MSIM_RELAXED, "folio.ref.freeze");
+	if (!msim_try_cmpxchg_at(&folio->refcount.counter, &expected, 0, MSIM_SEQ_CST,
+				 MSIM_RELAXED, "folio.ref.freeze"))
+		return false;
+	release_begin(folio);
+	return true;
 }
 
 /*
