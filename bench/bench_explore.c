@@ -644,17 +644,27 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r)
 	bench_json_finish(&j);
 }
 
-static int explore_main(int argc, char **argv)
+/* What explore's command line asks for, once parsed and checked. */
+struct explore_args {
+	struct bench_ex_config c;
+	const char *merge_items[16];
+	struct bench_arg_list merge;
+	bool json, markdown;
+};
+
+/*
+ * Parse and check explore's options into a: true to run, false to exit with
+ * *status (0 after --help, 2 after a usage error).
+ */
+static bool explore_parse(int argc, char **argv, struct explore_args *a, int *status)
 {
-	struct bench_ex_config c = { .progress = true };
-	const char *race = NULL, *side = NULL, *share = NULL, *merge_items[16];
-	struct bench_arg_list merge = { .items = merge_items, .max = 16 };
-	bool markdown = false, verdicts_only = false, defer_dfs = false;
+	const char *race = NULL, *side = NULL, *share = NULL;
+	bool verdicts_only = false, defer_dfs = false;
 	unsigned int split_over = 0;
 	const struct bench_arg opts[] = {
 		BENCH_OPT_STRING("--race", "NAME", &race, "every side of this race only"),
 		BENCH_OPT_STRING("--side", "NAME", &side, "only this side of --race"),
-		BENCH_OPT_FLAG("--markdown", &markdown, "the table of docs/races.md instead"),
+		BENCH_OPT_FLAG("--markdown", &a->markdown, "the table of docs/races.md instead"),
 		BENCH_OPT_FLAG("--verdicts-only", &verdicts_only,
 			       "only DFS, DPOR and unbounded DPOR (what the verdicts read)"),
 		BENCH_OPT_STRING("--share", "FILE", &share,
@@ -666,7 +676,7 @@ static int explore_main(int argc, char **argv)
 		BENCH_OPT_UINT("--split-over", "N", &split_over, 1, UINT_MAX / 2,
 			       "with --share: run a fixed side whose stated DPOR count is at least "
 			      "N as two pieces, DPOR and DFS, side by side (default: none)"),
-		BENCH_OPT_LIST("--merge", "FILE", &merge,
+		BENCH_OPT_LIST("--merge", "FILE", &a->merge,
 			       "print the whole result from the --json output of processes "
 			      "that shared a file (repeat per file; runs nothing)"),
 		BENCH_OPT_END,
@@ -685,51 +695,60 @@ static int explore_main(int argc, char **argv)
 		.quick_reps = 1,
 	};
 	struct bench_spec spec = spec_base;
-	struct bench_opts a;
-	struct bench_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_opts o;
 	int ret;
 
-	if (!r)
-		return 1;
+	a->merge = (struct bench_arg_list){ .items = a->merge_items, .max = 16 };
 	spec.options = opts;
-	ret = bench_parse_args(&spec, argc, argv, &a);
+	*status = 2;
+	ret = bench_parse_args(&spec, argc, argv, &o);
 	if (ret) {
-		free(r);
-		return bench_args_exit_status(ret);
+		*status = bench_args_exit_status(ret);
+		return false;
 	}
 	if (side && !race) {
 		fprintf(stderr, "memcgsim bench explore: --side %s: name the race too (--race "
 			"NAME)\n", side);
-		free(r);
-		return 2;
+		return false;
 	}
 	if ((defer_dfs || split_over) && !share) {
 		fprintf(stderr, "memcgsim bench explore: %s works with --share FILE only\n",
 			defer_dfs ? "--defer-dfs" : "--split-over");
-		free(r);
-		return 2;
+		return false;
 	}
-	c.race = race;
-	c.side = side;
-	c.split_over = split_over;
-	c.defer_dfs = defer_dfs;
-	c.quick = a.quick;
-	c.seed = a.seed;
-	c.verdicts_only = verdicts_only;
-	c.share = share;
-	if (merge.n) {
+	a->c = (struct bench_ex_config){
+		.progress = true, .race = race, .side = side, .split_over = split_over,
+		.defer_dfs = defer_dfs, .quick = o.quick, .seed = o.seed,
+		.verdicts_only = verdicts_only, .share = share,
+	};
+	a->json = o.json;
+	return true;
+}
+
+static int explore_main(int argc, char **argv)
+{
+	struct explore_args a = { 0 };
+	struct bench_ex_result *r;
+	int ret;
+
+	if (!explore_parse(argc, argv, &a, &ret))
+		return ret;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return 1;
+	if (a.merge.n) {
 		char err[512] = "";
 
-		ret = bench_ex_merge(merge.items, merge.n, r, err, sizeof(err));
+		ret = bench_ex_merge(a.merge.items, a.merge.n, r, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "memcgsim bench explore: %s\n", err);
 	} else {
-		ret = bench_ex_run(&c, r);
+		ret = bench_ex_run(&a.c, r);
 	}
 	ret = ret == -EINVAL ? 2 : ret ? 1 : 0;   /* an unknown --race is bad input */
 	if (!ret && a.json)
 		bench_ex_print_json(stdout, r);
-	else if (!ret && markdown)
+	else if (!ret && a.markdown)
 		print_markdown(r);
 	else if (!ret)
 		print_text(r);
