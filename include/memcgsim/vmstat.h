@@ -204,21 +204,12 @@ MSIM_API unsigned long msim_vmstat_zone_page_state_snapshot(struct msim *m, unsi
 							    enum msim_zone_type zone, int item);
 MSIM_API unsigned long msim_vmstat_global_zone_page_state(struct msim *m, int item);
 
-/* ---- for tests and reports (raw diffs and atomics: <memcgsim/introspect/vmstat.h>) ---- */
+/* ---- for tests and reports (raw diffs, atomics and the fold counts: <memcgsim/introspect/vmstat.h>) ---- */
 
 /* The zone's managed pages on this host (0: not populated). */
 MSIM_API unsigned long msim_vmstat_zone_managed_pages(struct msim *m, unsigned int nid,
 						      enum msim_zone_type zone);
 
-/* What the fold machinery did on this host (bookkeeping, not kernel state). */
-struct msim_vmstat_counters {
-	uint64_t threshold_folds;    /* updates whose diff passed the threshold */
-	uint64_t cpu_folds;          /* refresh_cpu_vm_stats runs (periodic, refresh, deferred) */
-	uint64_t deferred_folds;     /* folds handed to the end of an _irqoff section */
-	uint64_t shepherd_runs;
-	uint64_t cmpxchg_retries;    /* mod form: a cmpxchg found the diff changed */
-};
-MSIM_API void msim_vmstat_counters(struct msim *m, struct msim_vmstat_counters *out);
 
 #ifdef __cplusplus
 }
