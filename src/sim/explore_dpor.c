@@ -89,6 +89,7 @@ int msim__dpor_begin_run(struct msim__dpor *d)
 	d->blocked = false;
 	d->diverged = false;
 	d->pre = 0;
+	d->lock_waiters = 0;
 	memset(d->steps_of, 0, sizeof(d->steps_of));
 	if (d->ids)
 		memset(d->ids, 0, d->ids_cap * sizeof(*d->ids));
@@ -259,6 +260,9 @@ void msim__dpor_step_end(struct msim__dpor *d, struct msim *m, int pick)
 		if (msim__dpor_irq_returned(m, (unsigned int)t)) /* it next arrives afresh */
 			msim__access_set_one(&d->next[t], NULL, MSIM_ACCESS_NONE);
 		d->handover = m->cfg.preempt != MSIM_PREEMPT_UNMODELLED;
+		if (m->task_vec[t]->state == MSIM_TASK_BLOCKED &&
+		    m->task_vec[t]->wait == MSIM_WAIT_LOCK)
+			d->lock_waiters |= 1ULL << t;
 	}
 	e->lidx = d->steps_of[t]++;
 	d->nodes[d->depth].chosen = t;
@@ -500,10 +504,22 @@ static void reverse_pending(struct msim__dpor *d, uint64_t i, unsigned int tid)
  * them (same CPU): no race of the run says another task could have taken the
  * CPU first. Without this, random toys (test_explore_dpor_irq.c) showed DPOR
  * missing outcomes DFS sees under both models, with no interrupt declared.
+ *
+ * And for a task woken on a lock (lock.c): the release enables it, and a race
+ * reversal skips that pair (reverse_race), but another taker's acquire can take
+ * L first and disable it again. The acquire and the waiter's pending step (its
+ * retry, which announces the RMW of L again) conflict, yet the taker's release
+ * comes between them and orders them, so no race of the run names the pair: the
+ * orders in which the waiter retakes L before that taker were lost, bounded or
+ * not (test_explore_dpor's bounded_sleep_waiters_park, with the lock's
+ * contended count in its outcome). Any thread that blocked on a lock in the run
+ * is pending here; another step that disables it (an arrival on its CPU) is a
+ * race of Flanagan and Godefroid's kind as well.
  */
 static void pending_races(struct msim__dpor *d, uint64_t final_enabled)
 {
-	uint64_t pending = d->handover ? ~0ULL : d->irq_threads | msim__dpor_drain_mask(&d->drains);
+	uint64_t pending = d->handover ? ~0ULL : d->irq_threads | msim__dpor_drain_mask(&d->drains) |
+				 d->lock_waiters;
 
 	for (uint64_t i = 0; pending && i < d->depth; i++) {
 		uint64_t after = i + 1 < d->depth ? d->nodes[i + 1].enabled : final_enabled;

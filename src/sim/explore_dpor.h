@@ -81,6 +81,7 @@ struct msim__dpor {
 	uint64_t irq_threads;     /* threads that are interrupt sources (explore_dpor_irq.c) */
 	bool handover;            /* preempt=none|full: a task taking a CPU disables the
 				     others there until it yields it */
+	uint64_t lock_waiters;    /* threads that blocked on a lock in this run */
 	unsigned int pre;         /* preemptions so far in the current run */
 	bool r_drains;            /* the engine's step found store buffers to drain */
 	int step_tid;             /* the thread of the step under way */

@@ -260,11 +260,21 @@ static void bounded_dpor_sees_what_dfs_sees(void **unused)
  * order, so a schedule the bound admits but DPOR loses shows as a missing
  * outcome. Layouts: the waiters on other CPUs than P, or on P's CPU; a third
  * waiter.
+ *
+ * The outcome also holds the lock's contended count (takers that found L held
+ * and blocked): a waiter that blocked while P held L, woke at P's release and
+ * found L taken by the other woken waiter first is an order of the RMW steps on
+ * L that no log or load tells from the one where it took L first, and DPOR lost
+ * it, bounded or not, until a step that disables a woken lock waiter counted as
+ * a race with the waiter's pending step (explore_dpor.c, pending_races).
  */
 struct park_layout {
 	const char *name;
 	unsigned int nr_waiters;
 	unsigned int cpu_p, cpu_q, cpu_z, cpu_x[3];
+	/* waiters that can block on L at once while P holds it (one per CPU other
+	 * than P's: the tasks of one CPU run in order) */
+	unsigned int blockers;
 };
 
 struct park_state {
@@ -273,7 +283,9 @@ struct park_state {
 	struct { struct park_state *s; long id; } who[5];
 };
 
-/* The run's outcome: the log (base 4, the order L was taken in) and what Z read. */
+/* The run's outcome: the log (base 4, the order L was taken in), what Z read and
+ * L's contended count (at most one block per taker: a woken waiter runs only
+ * once L is free, sched_options.c wait_satisfied, so it is under 8). */
 static uint64_t park_last;
 
 static void park_append(struct park_state *s, long id)
@@ -343,7 +355,7 @@ static bool park_check(struct msim *m, void *state, char *why, size_t len)
 	struct park_state *s = state;
 
 	(void)m, (void)why, (void)len;
-	park_last = (uint64_t)s->log * 2 + (uint64_t)s->z_seen;
+	park_last = ((uint64_t)s->log * 2 + (uint64_t)s->z_seen) * 8 + s->l.contended;
 	return false;
 }
 
@@ -384,36 +396,71 @@ static void park_explore(const struct park_layout *lay, enum msim_strategy strat
 }
 
 static const struct park_layout park_layouts[] = {
-	{ "park-other-cpus", 2, 0, 1, 1, { 2, 3 } },
-	{ "park-p-cpu", 2, 0, 1, 3, { 0, 2 } },
-	{ "park-three", 3, 0, 1, 1, { 2, 3, 2 } },
+	{ "park-other-cpus", 2, 0, 1, 1, { 2, 3 }, 2 },
+	{ "park-p-cpu", 2, 0, 1, 3, { 0, 2 }, 1 },
+	{ "park-three", 3, 0, 1, 1, { 2, 3, 2 }, 2 },
 };
 
+/* Outcomes of want that got lacks, printed; how many. */
+static size_t park_missing(const struct outcome_set *want, const struct outcome_set *got)
+{
+	for (size_t k = 0; k < want->n; k++)
+		if (!outcome_has(got, want->v[k]))
+			print_message("  missing: log %llu z %llu contended %llu\n",
+				      (unsigned long long)(want->v[k] / 16),
+				      (unsigned long long)(want->v[k] / 8 % 2),
+				      (unsigned long long)(want->v[k] % 8));
+	return outcomes_missing(want, got);
+}
+
+/* The most takers that blocked on L in one run of set s. */
+static uint64_t park_most_contended(const struct outcome_set *s)
+{
+	uint64_t most = 0;
+
+	for (size_t k = 0; k < s->n; k++)
+		if (s->v[k] % 8 > most)
+			most = s->v[k] % 8;
+	return most;
+}
+
+/*
+ * Bounded DPOR sees what DFS sees under the same bound; unbounded DPOR sees all
+ * of that too (every bounded schedule is a schedule). At bound 1 and above DFS
+ * reaches runs in which every waiter that can block at once did (P preempted
+ * inside its section), the case the contended count is in the outcome for.
+ */
 static void bounded_sleep_waiters_park(void **unused)
 {
 	(void)unused;
 	for (unsigned int i = 0; i < sizeof(park_layouts) / sizeof(park_layouts[0]); i++) {
+		struct outcome_set unb = { 0 };
+		struct msim_explore_result ru;
+
+		park_explore(&park_layouts[i], MSIM_STRAT_DPOR, MSIM_EXPLORE_UNBOUNDED, &unb, &ru);
 		for (unsigned int bound = 0; bound <= 2; bound++) {
 			struct outcome_set dfs = { 0 }, dpor = { 0 };
 			struct msim_explore_result rd, rp;
-			size_t missing;
+			size_t missing, unb_missing;
 
 			park_explore(&park_layouts[i], MSIM_STRAT_DFS, bound, &dfs, &rd);
 			park_explore(&park_layouts[i], MSIM_STRAT_DPOR, bound, &dpor, &rp);
-			missing = outcomes_missing(&dfs, &dpor);
+			missing = park_missing(&dfs, &dpor);
+			unb_missing = park_missing(&dfs, &unb);
 			print_message("%s bound %u: dfs %u runs %zu outcomes, dpor %u (%u pruned) "
-				      "%zu outcomes, %zu missing\n", park_layouts[i].name, bound,
-				      rd.runs, dfs.n, rp.runs, rp.pruned, dpor.n, missing);
-			for (size_t k = 0; k < dfs.n; k++)
-				if (!outcome_has(&dpor, dfs.v[k]))
-					print_message("  missing: log %llu z %llu\n",
-						      (unsigned long long)(dfs.v[k] / 2),
-						      (unsigned long long)(dfs.v[k] % 2));
+				      "%zu outcomes, %zu missing; unbounded dpor %u (%u pruned) %zu "
+				      "outcomes, %zu missing\n", park_layouts[i].name, bound, rd.runs,
+				      dfs.n, rp.runs, rp.pruned, dpor.n, missing, ru.runs, ru.pruned,
+				      unb.n, unb_missing);
+			if (bound >= 1)
+				assert_true(park_most_contended(&dfs) >= park_layouts[i].blockers);
 			assert_int_equal(missing, 0);
 			assert_int_equal(outcomes_missing(&dpor, &dfs), 0);
+			assert_int_equal(unb_missing, 0);
 			free(dfs.v);
 			free(dpor.v);
 		}
+		free(unb.v);
 	}
 }
 
