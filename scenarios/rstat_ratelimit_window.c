@@ -220,7 +220,13 @@ static const struct msim_race rstat_ratelimit_window = {
 		"                                     (node-stat=percpu: 280, each CPU's\n"
 		"                                     30-page diff not folded)\n"
 		"visit CPUs 1..3\n",
-	.budget = { .runs = 500, .pct_depth = 2, .preemptions = 1, .dfs_runs = 2000 },
+	/*
+	 * 20000 DFS and DPOR schedules: DFS exhausts fix in 72 and the bug sides
+	 * stop at their first violation; DPOR with no bound needs 12602 for fix
+	 * since a lock waiter's retry races with a taker's acquire
+	 * (docs/explore.md, the lock waiter DPOR lost).
+	 */
+	.budget = { .runs = 500, .pct_depth = 2, .preemptions = 1, .dfs_runs = 20000 },
 	.configure = rw_configure,
 	.expect = rw_expect,
 	.target = { .name = "rstat-ratelimit-window", .setup = rw_setup, .check = rw_check,
