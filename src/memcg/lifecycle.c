@@ -198,10 +198,63 @@ static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
 	}
 }
 
+/*
+ * The plans made so far in this process, by what they depend on: the registered
+ * sets' keys and orders. Every host of an explorer registers the same sets in the
+ * same order, so each of its registrations finds its plan here instead of making
+ * it again. Replaced round robin when full; under a mutex (hosts may be made on
+ * several threads).
+ */
+#define PLAN_MEMO_ENTRIES 64
+
+struct plan_memo {
+	unsigned int nr;                 /* 0: an empty entry */
+	signed char key[MSIM_MEMCG_MAX_SLOTS];
+	int order[MSIM_MEMCG_MAX_SLOTS];
+	unsigned char plan[MSIM__NR_CSS_PHASES][MSIM_MEMCG_MAX_SLOTS];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned int next;
+	struct plan_memo entry[PLAN_MEMO_ENTRIES];
+} plan_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool memo_matches(const struct plan_memo *e, const struct msim__memcg_host *h)
+{
+	if (e->nr != h->nr_hooks || memcmp(e->key, h->hooks_key, h->nr_hooks))
+		return false;
+	for (unsigned int s = 0; s < h->nr_hooks; s++)
+		if (e->order[s] != h->hooks[s].order)
+			return false;
+	return true;
+}
+
+static void memo_store(struct plan_memo *e, const struct msim__memcg_host *h)
+{
+	e->nr = h->nr_hooks;
+	memcpy(e->key, h->hooks_key, h->nr_hooks);
+	for (unsigned int s = 0; s < h->nr_hooks; s++)
+		e->order[s] = h->hooks[s].order;
+	memcpy(e->plan, h->plan, sizeof(e->plan));
+}
+
 void msim__memcg_lifecycle_plan(struct msim__memcg_host *h)
 {
+	_Static_assert(sizeof(plan_memo.entry[0].plan) == sizeof(h->plan), "plan shapes");
+
+	pthread_mutex_lock(&plan_memo.lock);
+	for (unsigned int i = 0; h->nr_hooks && i < PLAN_MEMO_ENTRIES; i++)
+		if (memo_matches(&plan_memo.entry[i], h)) {
+			memcpy(h->plan, plan_memo.entry[i].plan, sizeof(h->plan));
+			pthread_mutex_unlock(&plan_memo.lock);
+			return;
+		}
 	for (int p = 0; p < MSIM__NR_CSS_PHASES; p++)
 		plan_phase(h, (enum msim__css_phase)p);
+	memo_store(&plan_memo.entry[plan_memo.next], h);
+	plan_memo.next = (plan_memo.next + 1) % PLAN_MEMO_ENTRIES;
+	pthread_mutex_unlock(&plan_memo.lock);
 }
 
 /* Does a set have a callback for phase p? */
