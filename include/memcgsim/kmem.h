@@ -62,9 +62,10 @@ MSIM_API struct msim_kmem_cache *msim_kmem_cache_create(struct msim *m, const ch
 /*
  * Not SLUB's, and no change to the slot size: the model only charges the
  * cache's objects and never reads or writes them (kernfs nodes, whose readers
- * are not modelled). A free of one touches nothing another task loads, so
- * partial-order reduction notes none (every other free is a store over the
- * object: docs/explore.md, "Frees").
+ * are not modelled). So a reused slot is not cleared: unlike every other
+ * object's, such an object's bytes are undefined. A free of one touches
+ * nothing another task loads, so partial-order reduction notes none (every
+ * other free is a store over the object: docs/explore.md, "Frees").
  */
 #define MSIM_SLAB_CHARGE_ONLY 0x4u
 MSIM_API struct msim_kmem_cache *msim_kmem_cache_create_flags(struct msim *m, const char *name,

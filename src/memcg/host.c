@@ -210,6 +210,7 @@ int msim_memcg_register_hooks(struct msim *m, const struct msim_memcg_hooks *hoo
 	}
 	s = h->nr_hooks;
 	h->hooks[s] = *hooks;
+	h->hooks_key[s] = msim__memcg_lifecycle_key(hooks->name);
 	h->nr_hooks = s + 1;  /* the plan reads it; published below */
 	msim__memcg_lifecycle_plan(h);
 	msim_quiet_store(&h->nr_hooks, s + 1, MSIM_RELEASE);

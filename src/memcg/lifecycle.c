@@ -24,6 +24,7 @@
  * docs/memcg.md lists every simplification.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,13 +109,41 @@ static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
 	return NULL;
 }
 
-/* The registered slot named name, or -1 (the first byte first: most names differ there). */
-static int slot_named(const struct msim__memcg_host *h, const char *name)
+/*
+ * Names compared once. Every row's key is the first row of the table with the same
+ * hook set's name (built once per process); a registered set's key is the first
+ * row naming it, or -1 (msim__memcg_lifecycle_key, at registration). Equal keys are
+ * equal names, so the plans of every host's registrations compare small integers.
+ */
+static signed char row_key[NR_LIFECYCLE_STEPS];
+static pthread_once_t row_key_once = PTHREAD_ONCE_INIT;
+
+static void row_keys_build(void)
+{
+	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
+		size_t first = 0;
+
+		while (strcmp(memcg_lifecycle[first].hooks, memcg_lifecycle[k].hooks) != 0)
+			first++;
+		row_key[k] = (signed char)first;
+	}
+}
+
+signed char msim__memcg_lifecycle_key(const char *name)
+{
+	pthread_once(&row_key_once, row_keys_build);
+	for (size_t k = 0; name && k < NR_LIFECYCLE_STEPS; k++)
+		if (memcg_lifecycle[k].hooks[0] == name[0] &&
+		    strcmp(memcg_lifecycle[k].hooks, name) == 0)
+			return row_key[k];
+	return -1;
+}
+
+/* The first registered slot named as row k names its set, or -1. */
+static int slot_named(const struct msim__memcg_host *h, size_t k)
 {
 	for (unsigned int s = 0; s < h->nr_hooks; s++)
-		if (h->hooks[s].name == name ||
-		    (h->hooks[s].name && h->hooks[s].name[0] == name[0] &&
-		     strcmp(h->hooks[s].name, name) == 0))
+		if (h->hooks_key[s] == row_key[k])
 			return (int)s;
 	return -1;
 }
@@ -149,10 +178,11 @@ static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
 
 	/* phase_step's order in one pass: every host's creation plans each registration */
 	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
+		size_t row = undo ? NR_LIFECYCLE_STEPS - 1 - k : k;
 		int s;
 
-		st = &memcg_lifecycle[undo ? NR_LIFECYCLE_STEPS - 1 - k : k];
-		if (st->phase != q || (s = slot_named(h, st->hooks)) < 0 || placed[s])
+		st = &memcg_lifecycle[row];
+		if (st->phase != q || (s = slot_named(h, row)) < 0 || placed[s])
 			continue;
 		placed[s] = true;
 		named[nn++] = (unsigned char)s;
@@ -168,10 +198,63 @@ static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
 	}
 }
 
+/*
+ * The plans made so far in this process, by what they depend on: the registered
+ * sets' keys and orders. Every host of an explorer registers the same sets in the
+ * same order, so each of its registrations finds its plan here instead of making
+ * it again. Replaced round robin when full; under a mutex (hosts may be made on
+ * several threads).
+ */
+#define PLAN_MEMO_ENTRIES 64
+
+struct plan_memo {
+	unsigned int nr;                 /* 0: an empty entry */
+	signed char key[MSIM_MEMCG_MAX_SLOTS];
+	int order[MSIM_MEMCG_MAX_SLOTS];
+	unsigned char plan[MSIM__NR_CSS_PHASES][MSIM_MEMCG_MAX_SLOTS];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned int next;
+	struct plan_memo entry[PLAN_MEMO_ENTRIES];
+} plan_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool memo_matches(const struct plan_memo *e, const struct msim__memcg_host *h)
+{
+	if (e->nr != h->nr_hooks || memcmp(e->key, h->hooks_key, h->nr_hooks))
+		return false;
+	for (unsigned int s = 0; s < h->nr_hooks; s++)
+		if (e->order[s] != h->hooks[s].order)
+			return false;
+	return true;
+}
+
+static void memo_store(struct plan_memo *e, const struct msim__memcg_host *h)
+{
+	e->nr = h->nr_hooks;
+	memcpy(e->key, h->hooks_key, h->nr_hooks);
+	for (unsigned int s = 0; s < h->nr_hooks; s++)
+		e->order[s] = h->hooks[s].order;
+	memcpy(e->plan, h->plan, sizeof(e->plan));
+}
+
 void msim__memcg_lifecycle_plan(struct msim__memcg_host *h)
 {
+	_Static_assert(sizeof(plan_memo.entry[0].plan) == sizeof(h->plan), "plan shapes");
+
+	pthread_mutex_lock(&plan_memo.lock);
+	for (unsigned int i = 0; h->nr_hooks && i < PLAN_MEMO_ENTRIES; i++)
+		if (memo_matches(&plan_memo.entry[i], h)) {
+			memcpy(h->plan, plan_memo.entry[i].plan, sizeof(h->plan));
+			pthread_mutex_unlock(&plan_memo.lock);
+			return;
+		}
 	for (int p = 0; p < MSIM__NR_CSS_PHASES; p++)
 		plan_phase(h, (enum msim__css_phase)p);
+	memo_store(&plan_memo.entry[plan_memo.next], h);
+	plan_memo.next = (plan_memo.next + 1) % PLAN_MEMO_ENTRIES;
+	pthread_mutex_unlock(&plan_memo.lock);
 }
 
 /* Does a set have a callback for phase p? */

@@ -219,6 +219,7 @@ struct msim__memcg_host {
 
 	unsigned int nr_hooks;
 	struct msim_memcg_hooks hooks[MSIM_MEMCG_MAX_SLOTS];
+	signed char hooks_key[MSIM_MEMCG_MAX_SLOTS]; /* msim__memcg_lifecycle_key of the name */
 	/* Per phase, the slots in the order they run (lifecycle.c's table; tree lock). */
 	unsigned char plan[MSIM__NR_CSS_PHASES][MSIM_MEMCG_MAX_SLOTS];
 
@@ -268,6 +269,8 @@ void msim__memcg_run_free(struct msim_memcg *memcg);
 int msim__memcg_run_setup_on_root(struct msim_memcg *root, unsigned int s);
 /* lifecycle.c: the order of every phase's hooks, from its table (under the tree lock). */
 void msim__memcg_lifecycle_plan(struct msim__memcg_host *h);
+/* The key plans compare for a hook set's name (lifecycle.c); -1: no step names it. */
+signed char msim__memcg_lifecycle_key(const char *name);
 /*
  * Introspection for tests: the sets with a callback for a phase that no step
  * of the table names ("name/phase" in names), and phase's order of the sets

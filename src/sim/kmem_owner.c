@@ -45,8 +45,10 @@ int msim__kmem_owner_record_find(struct msim_kmem *k, const char *name)
 {
 	unsigned int n = __atomic_load_n(&k->nr_owners, __ATOMIC_ACQUIRE);
 
+	/* the first byte first: most owners' names differ there (each host asks for every one) */
 	for (unsigned int i = 0; i < n; i++)
-		if (k->owners[i].name && strcmp(k->owners[i].name, name) == 0)
+		if (k->owners[i].name && k->owners[i].name[0] == name[0] &&
+		    strcmp(k->owners[i].name, name) == 0)
 			return (int)i;
 	return -1;
 }

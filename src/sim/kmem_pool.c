@@ -14,7 +14,8 @@
  *  - a pool's chunks with a free slot come before its full ones, so the first
  *    chunk is the only one an allocation looks at;
  *  - a slot below its chunk's dirty mark may hold old bytes: it is zeroed (if it
- *    is not zero already) when handed out again; above the mark it reads as zero;
+ *    is not zero already) when handed out again, unless its pool's objects are
+ *    charge-only (never read or written); above the mark it reads as zero;
  *  - a chunk with no live object goes back to the arena, unless it is the pool's
  *    only one and the smallest size (a pool that empties and refills, as an
  *    explorer's does, keeps one small chunk).
@@ -282,6 +283,11 @@ static bool all_zero(const char *p, size_t n)
 	return true;
 }
 
+static bool charge_only(const struct msim__kmem_desc *d)
+{
+	return d->kind == MSIM__KMEM_CACHE && (d->cache->flags & MSIM_SLAB_CHARGE_ONLY);
+}
+
 void *msim__kmem_pool_alloc(struct msim_kmem *k, size_t size, const struct msim__kmem_desc *d)
 {
 	struct kmem_pools *ps = k->pools;
@@ -315,9 +321,12 @@ void *msim__kmem_pool_alloc(struct msim_kmem *k, size_t size, const struct msim_
 	/*
 	 * kzalloc: a reused slot is cleared. In a huge chunk only if something is
 	 * left, so pages that read as zero are not written; a small chunk's pages are
-	 * resident already, and clearing outright costs less than reading first.
+	 * resident already, and clearing outright costs less than reading first. A
+	 * charge-only cache's objects are never read or written (kmem.h): theirs is
+	 * left as it is (a memcg's 38 kernfs nodes, at every mkdir of an explorer's
+	 * runs). The dirty mark stays, so a later pool of the chunk still clears.
 	 */
-	if (old_bytes && (c->shift < KMEM_HUGE_SHIFT || !all_zero(p, slot)))
+	if (old_bytes && !charge_only(d) && (c->shift < KMEM_HUGE_SHIFT || !all_zero(p, slot)))
 		memset(p, 0, slot);
 	return p;
 }

@@ -18,6 +18,7 @@
  * the stored bytes rounded up to pages. The kernel's zswap_total_pages() sums
  * zs_get_total_pages() over the pools; here there is one pool.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "zswap/zswap_internal.h"
@@ -69,13 +70,19 @@ static unsigned int zs_chain_size(unsigned int size)
 	return chain;
 }
 
-/* kernel: zs_create_pool()'s class table, largest first, merging equal geometries. */
-void msim__zswap_zs_init(struct msim__zswap *z)
+/*
+ * kernel: zs_create_pool()'s class table, largest first, merging equal geometries.
+ * It depends on the page size alone: built once per process, read by every host.
+ */
+static struct msim__zs_class zs_table[MSIM__ZS_SIZE_CLASSES];
+static pthread_once_t zs_table_once = PTHREAD_ONCE_INIT;
+
+static void zs_table_build(void)
 {
 	unsigned int prev = MSIM__ZS_SIZE_CLASSES;
 
 	for (int i = MSIM__ZS_SIZE_CLASSES - 1; i >= 0; i--) {
-		struct msim__zs_class *c = &z->zs_class[i];
+		struct msim__zs_class *c = &zs_table[i];
 		unsigned int size = ZS_MIN_ALLOC_SIZE + (unsigned int)i * ZS_SIZE_CLASS_DELTA;
 
 		if (size > MSIM_PAGE_SIZE)
@@ -84,14 +91,20 @@ void msim__zswap_zs_init(struct msim__zswap *z)
 		c->pages_per_zspage = (unsigned short)zs_chain_size(size);
 		c->objs_per_zspage = (unsigned short)(c->pages_per_zspage * MSIM_PAGE_SIZE / size);
 		if (prev < MSIM__ZS_SIZE_CLASSES &&
-		    z->zs_class[prev].pages_per_zspage == c->pages_per_zspage &&
-		    z->zs_class[prev].objs_per_zspage == c->objs_per_zspage) {
-			c->merged = z->zs_class[prev].merged;
+		    zs_table[prev].pages_per_zspage == c->pages_per_zspage &&
+		    zs_table[prev].objs_per_zspage == c->objs_per_zspage) {
+			c->merged = zs_table[prev].merged;
 			continue;
 		}
 		c->merged = (unsigned short)i;
 		prev = (unsigned int)i;
 	}
+}
+
+void msim__zswap_zs_init(struct msim__zswap *z)
+{
+	pthread_once(&zs_table_once, zs_table_build);
+	z->zs_class = zs_table;
 }
 
 /* kernel: get_size_class_index() of zs_malloc's size (length + handle). */

@@ -55,6 +55,8 @@ enum msim__swap_slot_state {
 /* The swap device (kernel: swap_info_struct's swap_map, SWAP_HAS_CACHE, swap_cgroup). */
 struct msim__swapdev {
 	unsigned long nr_slots;
+	unsigned long cap;               /* the arrays' length: slots above are free (swapdev.c) */
+	bool live;                       /* initialised: the lock is to be destroyed */
 	unsigned char *state;            /* enum msim__swap_slot_state */
 	unsigned char *cache;            /* SWAP_HAS_CACHE: the swap cache holds a folio */
 	unsigned short *memcg_id;        /* swap_cgroup_record: private id of the owner */
@@ -89,7 +91,7 @@ struct msim__zswap {
 	 * pool_bytes' accesses carry the dependency.
 	 */
 	unsigned long zs_objs[MSIM__ZS_SIZE_CLASSES];
-	struct msim__zs_class zs_class[MSIM__ZS_SIZE_CLASSES]; /* set at attach */
+	const struct msim__zs_class *zs_class; /* the process's table (pool.c), set at attach */
 	bool pool_reached_full;          /* kernel: zswap_pool_reached_full (racy bool) */
 	unsigned long store_seq;         /* compressed-length draw counter (quiet) */
 	/* shrink_worker */
@@ -145,7 +147,7 @@ bool msim__zswap_may_zswap(const struct msim__zswap *z, struct msim_obj_cgroup *
 /* The compressed length of the next store; > PAGE_SIZE means it did not compress. */
 unsigned int msim__zswap_draw_length(struct msim__zswap *z);
 unsigned long msim__zswap_total_pages(struct msim__zswap *z);
-/* kernel: zs_create_pool()'s size class table into z->zs_class. */
+/* kernel: zs_create_pool()'s size class table: z->zs_class, shared by every host. */
 void msim__zswap_zs_init(struct msim__zswap *z);
 /* zs_malloc / zs_free of an object of length bytes: its size class's count. */
 void msim__zswap_zs_account(struct msim__zswap *z, unsigned int length, long delta);

@@ -150,6 +150,43 @@ static void reuse_reads_zero(void **state)
 	msim_destroy(m);
 }
 
+/*
+ * A charge-only cache's objects take their slot as it is (kmem.h): a host that
+ * gets a chunk another host wrote sees the old bytes there, and leaves the
+ * chunk's dirty mark, so the next host's ordinary objects in it are zero again.
+ */
+static void charge_only_keeps_dirty_mark(void **state)
+{
+	static const char owner[] = "charge-only-reuse";
+	enum { N = 64, SIZE = 256 };
+	void *v[N];
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		struct msim *m = arena_host();
+		bool charge_only = round == 1;
+		struct msim_kmem_cache *c = msim_kmem_cache_create_flags(
+			m, "reuse", SIZE, charge_only ? MSIM_SLAB_CHARGE_ONLY : 0);
+		bool old_bytes = false;
+
+		for (unsigned int i = 0; i < N; i++)
+			assert_non_null(v[i] = msim_kmem_cache_alloc(m, c, owner));
+		if (charge_only) {
+			for (unsigned int i = 0; i < N; i++)
+				old_bytes |= ((const unsigned char *)v[i])[0] == 0xa5;
+			assert_true(old_bytes);   /* the chunk of round 0, not cleared */
+		} else {
+			all_zero(v, N, SIZE);
+			for (unsigned int i = 0; i < N; i++)
+				memset(v[i], 0xa5, SIZE);
+		}
+		for (unsigned int i = 0; i < N; i++)
+			msim_kmem_cache_free(m, c, v[i]);
+		msim_kmem_cache_destroy(m, c);
+		msim_destroy(m);
+	}
+}
+
 /* One pass of kmalloc sizes, cache objects and frees; the totals after each step. */
 static void sequence(struct msim *m, struct msim_kmem_totals out[3])
 {
@@ -361,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unwritten_costs_nothing),
 		cmocka_unit_test(reuse_reads_zero),
+		cmocka_unit_test(charge_only_keeps_dirty_mark),
 		cmocka_unit_test(backings_agree),
 		cmocka_unit_test(bad_frees_caught),
 		cmocka_unit_test(concurrent_churn),

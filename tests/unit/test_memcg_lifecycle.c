@@ -536,6 +536,39 @@ static void driver_rmdir(void **state)
  * kernel's order: mem_cgroup_css_alloc(), _online(), _offline(), _released(),
  * _free(), and the undo of a failed css_alloc mirroring css_alloc.
  */
+/*
+ * Hosts of one process share the plans they make (lifecycle.c's memo): a host
+ * whose sets have the same names but other orders, or a table-named set in
+ * another slot, gets its own plan, and a host like an earlier one gets the
+ * earlier one's.
+ */
+static void lifecycle_order_of(const char *a, int order_a, const char *b, int order_b,
+			       const char *want_alloc, const char *want_free)
+{
+	struct msim *m = unit_host(2, 1);
+	char names[256];
+
+	assert_true(register_fake(m, a, order_a) >= 0);
+	assert_true(register_fake(m, b, order_b) >= 0);
+	msim__memcg_lifecycle_order(m, MSIM__CSS_ALLOC, names, sizeof(names));
+	assert_string_equal(names, want_alloc);
+	msim__memcg_lifecycle_order(m, MSIM__CSS_FREE, names, sizeof(names));
+	assert_string_equal(names, want_free);
+	msim_destroy(m);
+}
+
+static void plans_shared_between_hosts(void **state)
+{
+	(void)state;
+	lifecycle_order_of("p", 50, "q", 10, "q p", "p q");
+	lifecycle_order_of("p", 5, "q", 10, "p q", "q p");     /* same names, other orders */
+	lifecycle_order_of("p", 50, "q", 10, "q p", "p q");     /* as the first host */
+	/* a set the table names runs at its step, whatever its order or slot */
+	lifecycle_order_of("zswap", 99, "x", 0, "zswap x", "x zswap");
+	lifecycle_order_of("x", 0, "zswap", 99, "zswap x", "x zswap");
+	lifecycle_order_of("x", 0, "y", 99, "x y", "y x");      /* neither named */
+}
+
 static void lifecycle_table_orders_every_layer(void **state)
 {
 	static const char *const want[] = {
@@ -578,6 +611,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hook_order),
 		cmocka_unit_test(lifecycle_table_orders_every_layer),
+		cmocka_unit_test(plans_shared_between_hosts),
 		cmocka_unit_test(online_failure_undo),
 		cmocka_unit_test(alloc_failure_undo),
 		cmocka_unit_test(late_hooks_run_on_root),

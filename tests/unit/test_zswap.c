@@ -330,6 +330,54 @@ static void worker_skips_offline_memcgs(void **st)
 		      "old %lu (pool %lu)\n", fixed, left_fixed, old, left_old);
 }
 
+/*
+ * The swap device's slot arrays grow as slots are first used (src/zswap/swapdev.c):
+ * a device of 600 slots hands out every one of them, in order, past the first
+ * chunk and its doubling (clamped to the device), then none; a freed slot above
+ * the first chunk is handed out again, and a swap-in from it charges its owner.
+ */
+#define DEV_SLOTS 600
+#define DEV_PAGES 700
+static void swap_device_grows_to_its_size(void **st)
+{
+	static struct msim_swap_pte pte[DEV_PAGES];
+	struct msim_zswap_params p;
+	struct msim *m;
+	struct msim_memcg *c;
+	bool seen[DEV_SLOTS] = { false };
+	unsigned int swapped = 0, high = DEV_PAGES;
+
+	(void)st;
+	msim_zswap_params_init(&p);
+	p.swap_slots = DEV_SLOTS;
+	m = zt_host(&p, MSIM_ZSWAP_ROOT_COUNT_MEMCG_STATS, 1);
+	c = unit_mkdir(msim_root_mem_cgroup(m), "c");
+	zt_touch(pte, DEV_PAGES, c, 0);
+	msim_zswap_reclaim(c, DEV_PAGES, -1);
+	for (unsigned int i = 0; i < DEV_PAGES; i++) {
+		if (pte[i].slot < 0)
+			continue;
+		assert_true(pte[i].slot < DEV_SLOTS);
+		assert_false(seen[pte[i].slot]);
+		seen[pte[i].slot] = true;
+		swapped++;
+		if (pte[i].slot == 400)
+			high = i;
+	}
+	assert_int_equal(swapped, DEV_SLOTS);
+	assert_int_equal(zt_stats(m).swap_slots_used, DEV_SLOTS);
+	assert_true(high < DEV_PAGES);
+	/* slot 400 comes back: its owner is charged, and the slot is free again */
+	assert_int_equal(msim_zswap_swapin(&pte[high], c), 0);
+	assert_int_equal(zt_stats(m).swap_slots_used, DEV_SLOTS - 1);
+	msim_zswap_reclaim(c, DEV_PAGES, -1);
+	assert_int_equal(pte[high].slot, 400);
+	assert_int_equal(zt_stats(m).swap_slots_used, DEV_SLOTS);
+	zt_free_all(m, pte, DEV_PAGES);
+	assert_int_equal(zt_stats(m).swap_slots_used, 0);
+	msim_destroy(m);
+}
+
 static void bad_input(void **st)
 {
 	struct msim_zswap_params p;
@@ -373,6 +421,7 @@ int main(void)
 		cmocka_unit_test(pool_count_rounds_to_zero_mid_store),
 		cmocka_unit_test(pool_limit_hysteresis),
 		cmocka_unit_test(worker_skips_offline_memcgs),
+		cmocka_unit_test(swap_device_grows_to_its_size),
 		cmocka_unit_test(bad_input),
 	};
 
