@@ -165,7 +165,11 @@ UPD_ALWAYS_INLINE void rstat_updated_walk(struct msim__memcg_stats *ms, long val
  * Outside a deterministic task (no yield point parks, no store buffer: the
  * scheduler sets both flags only while a task runs) the walk runs in its plain
  * form, with no yield context published: no one can ask where a task is parked.
+ * Inline in the write paths below (one frame for the write and the walk);
+ * msim__memcg_rstat_updated is the same for the other callers.
  */
+UPD_ALWAYS_INLINE void rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu);
+
 /* The walk in a deterministic task: its yield points park, its context is published. */
 static __attribute__((noinline)) void rstat_updated_in_task(struct msim__memcg_stats *ms,
 							    long val, unsigned int cpu)
@@ -179,7 +183,7 @@ static __attribute__((noinline)) void rstat_updated_in_task(struct msim__memcg_s
 	msim_yield_ctx_leave(prev);
 }
 
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+UPD_ALWAYS_INLINE void rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
 {
 	if (!val)
 		return;
@@ -187,6 +191,11 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		rstat_updated_in_task(ms, val, cpu);
 	else
 		rstat_updated_walk(ms, val, cpu, NULL, true);
+}
+
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+{
+	rstat_updated(ms, val, cpu);
 }
 
 /* this_cpu_add of a write path: under a weak memory model it is buffered (R5). */
@@ -204,7 +213,7 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
 
 	state_add(&pc->state[idx], NULL, val);
-	msim__memcg_rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
+	rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -220,7 +229,7 @@ int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 	struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(ms->lruvec[nid].pcpu, cpu);
 
 	state_add(&pc->state[idx], &lc->state[idx], val);
-	msim__memcg_rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
+	rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -231,7 +240,7 @@ int msim__count_memcg_events(struct msim__memcg_stats *ms, enum msim_memcg_event
 	unsigned int cpu = msim_this_cpu();
 
 	state_add((long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
-	msim__memcg_rstat_updated(ms, count, cpu);
+	rstat_updated(ms, count, cpu);
 	return 0;
 }
 
