@@ -80,29 +80,17 @@ void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss
 }
 
 /*
- * kernel: __css_rstat_updated(css, cpu). Lockless: a racy on-list test, a claim
- * (cmpxchg of the node's next from self to NULL) that only one caller wins, then
- * llist_add onto the CPU's list. The tree is not touched here.
+ * kernel: __css_rstat_updated(css, cpu), past the on-list test (core.h): a
+ * claim (cmpxchg of the node's next from self to NULL) that only one caller
+ * wins, then llist_add onto the CPU's list. The tree is not touched here.
  */
-void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu)
+void msim__css_rstat_enqueue(struct msim__rstat_css *css, unsigned int cpu)
 {
 	struct msim__rstat_ss *ss = css->ss;
 	struct msim__rstat_cpu *rc = rcpu_of(css, cpu);
 	long *head = lhead_of(ss, cpu);
 	long off = LNODE_OFF_LIST, first;
 
-	/*
-	 * llist_on_list(): racy, and not ordered after the caller's state store
-	 * (no smp_mb: R5). An updater that finds the node on-list returns here;
-	 * under a weak memory model (sim.h) its store may still sit in the CPU's
-	 * store buffer, so a flusher that pops the node now folds the old value;
-	 * under sc a flusher that pops it later sees the store. ss->mb_pair is the
-	 * barrier the kernel does not have (it drains the buffer; no yield point).
-	 */
-	if (ss->mb_pair)
-		msim_smp_mb_quiet();
-	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != LNODE_OFF_LIST)
-		return;
 	/* the claim's cmpxchg is a locked instruction: the store buffer drains (atomic.h) */
 	/*
 	 * The claim: of the contexts stacked on this CPU (task, softirq, hardirq,

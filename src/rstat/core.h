@@ -90,7 +90,31 @@ struct msim__rstat_ss {
 /* css's per-CPU nodes off every list; rstat_cpu is allocated by the caller. */
 void msim__css_rstat_init(struct msim__rstat_css *css, struct msim__rstat_ss *ss,
 			  struct msim__rstat_css *parent, struct msim__rstat_cpu *rstat_cpu);
-void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu);
+/* The claim and llist_add of css's node on cpu, found off-list (core.c). */
+void msim__css_rstat_enqueue(struct msim__rstat_css *css, unsigned int cpu);
+
+/*
+ * kernel: __css_rstat_updated(css, cpu). Lockless: a racy on-list test, then
+ * the claim and the add (msim__css_rstat_enqueue). Inline: every stat update
+ * takes the test, and between flushes finds the node on-list.
+ *
+ * llist_on_list(): racy, and not ordered after the caller's state store (no
+ * smp_mb: R5). An updater that finds the node on-list returns here; under a
+ * weak memory model (sim.h) its store may still sit in the CPU's store buffer,
+ * so a flusher that pops the node now folds the old value; under sc a flusher
+ * that pops it later sees the store. ss->mb_pair is the barrier the kernel
+ * does not have (it drains the buffer; no yield point).
+ */
+static inline void msim__css_rstat_updated(struct msim__rstat_css *css, unsigned int cpu)
+{
+	struct msim__rstat_cpu *rc = msim_per_cpu_ptr(css->rstat_cpu, cpu);
+
+	if (css->ss->mb_pair)
+		msim_smp_mb_quiet();
+	if (msim_read_once_at(&rc->lnode_next, "rstat.update.after_state") != 0)
+		return; /* on-list: lnode_next 0 is off-list (above) */
+	msim__css_rstat_enqueue(css, cpu);
+}
 void msim__css_rstat_flush(struct msim__rstat_css *css);
 /* Exit: flush css on every CPU and unlink it; false if the lock was unavailable. */
 bool msim__css_rstat_exit(struct msim__rstat_css *css, bool may_defer);

@@ -11,6 +11,8 @@
 #include <memcgsim/kmem.h>
 #include <memcgsim/rstat.h>
 
+#include "rstat_internal.h"
+
 static const char *const item_names[MSIM_MEMCG_NR_STAT] = {
 	[MSIM_NR_INACTIVE_ANON] = "nr_inactive_anon",
 	[MSIM_NR_ACTIVE_ANON] = "nr_active_anon",
@@ -109,20 +111,10 @@ bool msim_stat_item_is_node(enum msim_stat_item idx)
 	return (unsigned int)idx < MSIM_NR_NODE_STAT_ITEMS;
 }
 
-/* kernel: memcg_page_state_unit() */
+/* kernel: memcg_page_state_unit() (rstat_internal.h, inline for the write path) */
 long msim_memcg_page_state_unit(enum msim_stat_item idx)
 {
-	switch (idx) {
-	case MSIM_MEMCG_PERCPU_B:
-	case MSIM_MEMCG_ZSWAP_B:
-	case MSIM_NR_SLAB_RECLAIMABLE_B:
-	case MSIM_NR_SLAB_UNRECLAIMABLE_B:
-		return 1;
-	case MSIM_NR_KERNEL_STACK_KB:
-		return 1024;
-	default:
-		return (long)MSIM_PAGE_SIZE;
-	}
+	return msim__page_state_unit(idx);
 }
 
 /* kernel: memcg_page_state_output_unit(): raw counts for workingset and demotion. */
@@ -147,25 +139,10 @@ long msim_memcg_page_state_output_unit(enum msim_stat_item idx)
 	}
 }
 
-/*
- * kernel: memcg_state_val_in_pages() (newest): |val| * unit / PAGE_SIZE, at least
- * one page, sign restored. Only the flush heuristic sees this value.
- */
+/* kernel: memcg_state_val_in_pages() (rstat_internal.h, inline for the write path) */
 long msim_memcg_state_val_in_pages(enum msim_stat_item idx, long val)
 {
-	long unit = msim_memcg_page_state_unit(idx);
-	long pages;
-
-	if (!val)
-		return 0;
-	if (unit == (long)MSIM_PAGE_SIZE)
-		return val;
-	/* |val| in unsigned arithmetic: labs(LONG_MIN) does not exist */
-	pages = (long)((val < 0 ? 0UL - (unsigned long)val : (unsigned long)val) *
-		       (unsigned long)unit / MSIM_PAGE_SIZE);
-	if (!pages)
-		pages = 1;
-	return val < 0 ? -pages : pages;
+	return msim__state_val_in_pages(idx, val);
 }
 
 /* Thread 002 patch 2: node_stat_includes_unaccounted(). */

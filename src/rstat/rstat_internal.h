@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <memcgsim/kmem.h>
 #include <memcgsim/memcg.h>
 #include <memcgsim/rstat.h>
 #include <memcgsim/sim.h>
@@ -230,6 +231,44 @@ struct msim__update_ctr {
 static inline long msim__abs_delta(long v)
 {
 	return v == LONG_MIN ? LONG_MAX : labs(v);
+}
+
+/* kernel: memcg_page_state_unit() */
+static inline long msim__page_state_unit(enum msim_stat_item idx)
+{
+	switch (idx) {
+	case MSIM_MEMCG_PERCPU_B:
+	case MSIM_MEMCG_ZSWAP_B:
+	case MSIM_NR_SLAB_RECLAIMABLE_B:
+	case MSIM_NR_SLAB_UNRECLAIMABLE_B:
+		return 1;
+	case MSIM_NR_KERNEL_STACK_KB:
+		return 1024;
+	default:
+		return (long)MSIM_PAGE_SIZE;
+	}
+}
+
+/*
+ * kernel: memcg_state_val_in_pages() (newest): |val| * unit / PAGE_SIZE, at least
+ * one page, sign restored. Only the flush heuristic sees this value. Inline:
+ * every stat write converts its delta (write.c).
+ */
+static inline long msim__state_val_in_pages(enum msim_stat_item idx, long val)
+{
+	long unit = msim__page_state_unit(idx);
+	long pages;
+
+	if (!val)
+		return 0;
+	if (unit == (long)MSIM_PAGE_SIZE)
+		return val;
+	/* |val| in unsigned arithmetic: labs(LONG_MIN) does not exist */
+	pages = (long)((val < 0 ? 0UL - (unsigned long)val : (unsigned long)val) *
+		       (unsigned long)unit / MSIM_PAGE_SIZE);
+	if (!pages)
+		pages = 1;
+	return val < 0 ? -pages : pages;
 }
 
 static inline bool msim__node_stat_percpu(const struct msim__rstat *rs)

@@ -21,14 +21,64 @@
 #include "rstat_internal.h"
 
 /*
+ * The update's shim operations, each in two forms chosen at compile time:
+ * plain, for an update that runs outside any deterministic task (concurrent
+ * mode, a driver), where every yield point and weak-memory check of the shim
+ * is a branch not taken, so the plain form is the shim's own builtin with the
+ * same memory order and nothing else; and the shim itself otherwise. The walk
+ * below is written once over them (rstat_updated_walk) and compiled twice, so
+ * both forms do the same accesses in the same order.
+ */
+#define UPD_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+UPD_ALWAYS_INLINE long upd_level_read(const msim_atomic_long_t *a, bool plain)
+{
+	if (plain)
+		return msim_quiet_load(&a->counter, MSIM_RELAXED);
+	return msim_atomic_long_read_at(a, "rstat.update.level");
+}
+
+UPD_ALWAYS_INLINE void upd_level_add(msim_atomic_long_t *a, long n, bool plain)
+{
+	/* atomic_add(), kept sequentially consistent as the model always had it */
+	if (plain)
+		msim_quiet_fetch_add(&a->counter, n, MSIM_SEQ_CST);
+	else
+		msim_fetch_add_at(&a->counter, n, MSIM_SEQ_CST, "rstat.update.atomic_add");
+}
+
+/* this_cpu_add_return(statc->stats_updates, v) */
+UPD_ALWAYS_INLINE long upd_pcpu_add_return(long *slot, long v, bool plain)
+{
+	long n;
+
+	if (!plain)
+		return msim_this_cpu_add_return(slot, v);
+	/* wraps, as the kernel's per-CPU add does (static/percpu.h) */
+	n = (long)((unsigned long)msim_quiet_load(slot, MSIM_RELAXED) + (unsigned long)v);
+	msim_quiet_store(slot, n, MSIM_RELAXED);
+	return n;
+}
+
+/* The per-CPU count's reset (a this_cpu store). */
+UPD_ALWAYS_INLINE void upd_pcpu_zero(long *slot, bool plain)
+{
+	if (plain)
+		msim_quiet_store(slot, 0, MSIM_RELAXED);
+	else
+		msim_write_once_at(slot, 0, "this_cpu_rmw.store");
+}
+
+/*
  * this_cpu_xchg(statc->stats_updates, 0): a load and a store with a window
  * between them (a remote reset there is lost, R1).
  */
-static long pcpu_xchg_zero(long *slot)
+UPD_ALWAYS_INLINE long pcpu_xchg_zero(long *slot, bool plain)
 {
-	long old = msim_read_once_at(slot, "rstat.update.batch_push");
+	long old = plain ? msim_quiet_load(slot, MSIM_RELAXED)
+			 : msim_read_once_at(slot, "rstat.update.batch_push");
 
-	msim_write_once_at(slot, 0, "this_cpu_rmw.store");
+	upd_pcpu_zero(slot, plain);
 	return old;
 }
 
@@ -37,43 +87,36 @@ static long pcpu_xchg_zero(long *slot)
  * batch the level's atomic takes it only if the level is not flushable ("adding
  * to a flushable level is redundant"), and the count is reset either way.
  */
-static void skip_atomic_level(struct msim__rstat *rs, struct msim__stats_pcpu *statc,
-			      struct msim__vmstats *vs, long threshold, long absval,
-			      unsigned int cpu)
+UPD_ALWAYS_INLINE void skip_atomic_level(struct msim__rstat *rs, struct msim__stats_pcpu *statc,
+					 struct msim__vmstats *vs, long threshold, long absval,
+					 unsigned int cpu, bool plain)
 {
-	long n = msim_this_cpu_add_return(&statc->stats_updates, absval);
+	long n = upd_pcpu_add_return(&statc->stats_updates, absval, plain);
 
 	if (n < rs->params.charge_batch)
 		return;
-	if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") <= threshold) {
-		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
-				  "rstat.update.atomic_add");
+	if (upd_level_read(&vs->stats_updates, plain) <= threshold) {
+		upd_level_add(&vs->stats_updates, n, plain);
 		MSIM__CTR_CPU(rs, cpu, batches);
 	} else {
 		MSIM__CTR_CPU(rs, cpu, walk_skips);
 	}
-	msim_write_once_at(&statc->stats_updates, 0, "this_cpu_rmw.store");
+	upd_pcpu_zero(&statc->stats_updates, plain);
 }
 
 /*
- * kernel: memcg_rstat_updated(memcg, val, cpu). val is in pages (the heuristic
- * unit). 1: val 0 does nothing. 2: enqueue. 3: for each level from memcg to the
- * root: stop (break) or skip (continue, thread 004) at a level whose atomic is
- * above the threshold; else add |val| to this CPU's count and, once it reaches
- * the batch, move the whole count into the level's atomic. skip-atomic (6.12):
- * skip_atomic_level() at every level.
+ * kernel: memcg_rstat_updated(memcg, val, cpu), from the enqueue on: the walk
+ * (msim__memcg_rstat_updated says what it does). yc is the update's yield
+ * context, entered by the caller; NULL when plain (no task can be parked in it).
  */
-void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+UPD_ALWAYS_INLINE void rstat_updated_walk(struct msim__memcg_stats *ms, long val,
+					  unsigned int cpu, struct msim_yield_ctx *yc,
+					  bool plain)
 {
 	struct msim__rstat *rs = ms->rs;
 	const enum msim_rstat_propagate mode = rs->v.propagate;
 	const long threshold = msim__threshold(rs);
 	struct msim__memcg_stats *level;
-
-	if (!val)
-		return;
-	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
-	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
 
 	MSIM__CTR_CPU(rs, cpu, updates);
 	msim__css_rstat_updated(&ms->css, cpu);
@@ -84,14 +127,15 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 		struct msim__vmstats *vs = level->vmstats;
 		long n;
 
-		yc.object = level->memcg;          /* the level walked */
+		if (!plain)
+			yc->object = level->memcg;  /* the level walked */
 		if (mode == MSIM_RSTAT_PROPAGATE_SKIP_ATOMIC) {
-			skip_atomic_level(rs, statc, vs, threshold, msim__abs_delta(val), cpu);
+			skip_atomic_level(rs, statc, vs, threshold, msim__abs_delta(val), cpu,
+					  plain);
 			continue;
 		}
 		/* memcg_vmstats_needs_flush(): "flushable, so its ancestors are too" */
-		if (msim_atomic_long_read_at(&vs->stats_updates, "rstat.update.level") >
-		    threshold) {
+		if (upd_level_read(&vs->stats_updates, plain) > threshold) {
 			if (mode == MSIM_RSTAT_PROPAGATE_BREAK) {
 				MSIM__CTR_CPU(rs, cpu, walk_breaks);
 				break;
@@ -99,19 +143,59 @@ void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned 
 			MSIM__CTR_CPU(rs, cpu, walk_skips);
 			continue;
 		}
-		n = msim_this_cpu_add_return(&statc->stats_updates, msim__abs_delta(val));
+		n = upd_pcpu_add_return(&statc->stats_updates, msim__abs_delta(val), plain);
 		if (n < rs->params.charge_batch)
 			continue;
-		n = pcpu_xchg_zero(&statc->stats_updates);
-		/* atomic_add(), kept sequentially consistent as the model always had it */
-		msim_fetch_add_at(&vs->stats_updates.counter, n, MSIM_SEQ_CST,
-				  "rstat.update.atomic_add");
+		n = pcpu_xchg_zero(&statc->stats_updates, plain);
+		upd_level_add(&vs->stats_updates, n, plain);
 		MSIM__CTR_CPU(rs, cpu, batches);
 	}
-	yc.object = ms->memcg;
+	if (!plain)
+		yc->object = ms->memcg;
+}
+
+/*
+ * kernel: memcg_rstat_updated(memcg, val, cpu). val is in pages (the heuristic
+ * unit). 1: val 0 does nothing. 2: enqueue. 3: for each level from memcg to the
+ * root: stop (break) or skip (continue, thread 004) at a level whose atomic is
+ * above the threshold; else add |val| to this CPU's count and, once it reaches
+ * the batch, move the whole count into the level's atomic. skip-atomic (6.12):
+ * skip_atomic_level() at every level.
+ *
+ * Outside a deterministic task (no yield point parks, no store buffer: the
+ * scheduler sets both flags only while a task runs) the walk runs in its plain
+ * form, with no yield context published: no one can ask where a task is parked.
+ * Inline in the write paths below (one frame for the write and the walk);
+ * msim__memcg_rstat_updated is the same for the other callers.
+ */
+UPD_ALWAYS_INLINE void rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu);
+
+/* The walk in a deterministic task: its yield points park, its context is published. */
+static __attribute__((noinline)) void rstat_updated_in_task(struct msim__memcg_stats *ms,
+							    long val, unsigned int cpu)
+{
+	struct msim_yield_ctx yc = { .object = ms->memcg, .cpu = (int)cpu, .nid = -1 };
+	const struct msim_yield_ctx *prev = msim_yield_ctx_enter(&yc);
+
+	rstat_updated_walk(ms, val, cpu, &yc, false);
 	/* the caller's next shared access is a shim's (yield.h) */
 	msim_yield_access("rstat.update.done", NULL, MSIM_ACCESS_NONE);
 	msim_yield_ctx_leave(prev);
+}
+
+UPD_ALWAYS_INLINE void rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+{
+	if (!val)
+		return;
+	if (__builtin_expect(msim_yield_det_active | msim_wmm_active, 0))
+		rstat_updated_in_task(ms, val, cpu);
+	else
+		rstat_updated_walk(ms, val, cpu, NULL, true);
+}
+
+void msim__memcg_rstat_updated(struct msim__memcg_stats *ms, long val, unsigned int cpu)
+{
+	rstat_updated(ms, val, cpu);
 }
 
 /* this_cpu_add of a write path: under a weak memory model it is buffered (R5). */
@@ -129,7 +213,7 @@ int msim__mod_memcg_state(struct msim__memcg_stats *ms, enum msim_stat_item idx,
 	struct msim__stats_pcpu *pc = msim__pcpu(ms, cpu);
 
 	state_add(&pc->state[idx], NULL, val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
+	rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -145,7 +229,7 @@ int msim__mod_memcg_lruvec_state(struct msim__memcg_stats *ms, unsigned int nid,
 	struct msim__lruvec_pcpu *lc = msim_per_cpu_ptr(ms->lruvec[nid].pcpu, cpu);
 
 	state_add(&pc->state[idx], &lc->state[idx], val);
-	msim__memcg_rstat_updated(ms, msim_memcg_state_val_in_pages(idx, val), cpu);
+	rstat_updated(ms, msim__state_val_in_pages(idx, val), cpu);
 	return 0;
 }
 
@@ -156,7 +240,7 @@ int msim__count_memcg_events(struct msim__memcg_stats *ms, enum msim_memcg_event
 	unsigned int cpu = msim_this_cpu();
 
 	state_add((long *)&msim__pcpu(ms, cpu)->events[ev], NULL, count);
-	msim__memcg_rstat_updated(ms, count, cpu);
+	rstat_updated(ms, count, cpu);
 	return 0;
 }
 

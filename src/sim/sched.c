@@ -41,8 +41,8 @@
 #include "trace_hash.h"
 
 static bool decide_in_task(struct msim *m, struct msim_task *t);
-static inline bool fast_step(struct msim *m, struct msim_task *t,
-			     const struct msim__point_hits *e);
+static inline void park_fast_or_decide(struct msim *m, struct msim_task *t,
+				       const struct msim__point_hits *e);
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -155,9 +155,10 @@ static inline __attribute__((always_inline)) void park_counted(struct msim_task 
 {
 	struct msim *m = t->host;
 
-	if (m->sched.fast != MSIM__FAST_NONE && fast_step(m, t, e))
-		return; /* the decision foretold: t again, the step recorded */
-	park_decide(m, t);
+	if (m->sched.fast != MSIM__FAST_NONE)
+		park_fast_or_decide(m, t, e); /* the decision foretold: t again, the step recorded */
+	else
+		park_decide(m, t);
 }
 
 /* A point t parks at for the first time: its count starts (out of line). */
@@ -616,6 +617,9 @@ static inline bool pct_foretold(struct msim *m, const struct msim_task *t)
 	return p >= s->prio_r || !msim__rcu_det_ready(m);
 }
 
+/* What a park can tell of the driver's next decision without a call (fast_foretold). */
+enum foretold { FORETOLD_NOT, FORETOLD_T, FORETOLD_ASK_PCT };
+
 /*
  * Whether the driver's next decision is t, known without listing the options.
  * t parked at a yield point is enabled: it is ready, and under the unmodelled
@@ -624,33 +628,34 @@ static inline bool pct_foretold(struct msim *m, const struct msim_task *t)
  * new task takes a higher index). So msim_run_task picks it; the script
  * strategy picks option 0, the running task, with no preemption to log; replay
  * picks the string's next pick, if that is t; PCT picks t when pct_foretold
- * says so. Each decision's other effects stay: the step limit and the replay
- * position (PCT's draws happen only where it is not foretold).
+ * says so (FORETOLD_ASK_PCT: its checks call out, so they run out of line).
+ * Each decision's other effects stay: the step limit and the replay position
+ * (PCT's draws happen only where it is not foretold).
  */
-static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
+static inline enum foretold fast_foretold(struct msim *m, const struct msim_task *t)
 {
 	struct msim_sched *s = &m->sched;
 	struct msim_replay_run *r;
 
 	if (s->nr_irq_sources)
-		return false; /* a source declared in a task: its arrivals are options */
+		return FORETOLD_NOT; /* a source declared in a task: its arrivals are options */
 	if (s->fast == MSIM__FAST_RUN_TASK)
-		return t == s->drive_task;
+		return t == s->drive_task ? FORETOLD_T : FORETOLD_NOT;
 	if (s->current != (int)t->idx || step_limit_reached(s) ||
 	    m->nr_tasks >= FAST_MAX_TASKS)
-		return false;
+		return FORETOLD_NOT;
 	if (s->fast == MSIM__FAST_SCRIPT)
-		return true;
+		return FORETOLD_T;
 	if (s->fast == MSIM__FAST_PCT)
-		return pct_foretold(m, t);
+		return FORETOLD_ASK_PCT;
 	if (s->replay_pos >= s->replay_len || s->replay[s->replay_pos].pick != (int)t->idx)
-		return false;
+		return FORETOLD_NOT;
 	r = &s->replay[s->replay_pos];
 	if (++s->replay_used == r->count) {
 		s->replay_pos++;
 		s->replay_used = 0;
 	}
-	return true;
+	return FORETOLD_T;
 }
 
 /*
@@ -660,17 +665,16 @@ static inline bool fast_foretold(struct msim *m, const struct msim_task *t)
  * they record is left, since the mode excludes DPOR, the observer, the
  * fingerprint and the preemption model, and the thread-local state of the
  * task that goes on is what it was: the trace hash, the step count and the
- * schedule string's current run.
+ * schedule string's current run. Every call here is the last thing done, so
+ * the park that inlines it keeps no registers across a call (no frame).
  */
-static inline __attribute__((always_inline)) bool fast_step(struct msim *m,
+static inline __attribute__((always_inline)) void fast_step(struct msim *m,
 							     struct msim_task *t,
 							     const struct msim__point_hits *e)
 {
 	struct msim_sched *s = &m->sched;
 	int pick = (int)t->idx;
 
-	if (!fast_foretold(m, t))
-		return false;
 	/*
 	 * t->yield_ctx is left: it is where t last gave control back, saved
 	 * whenever it does (leave_task) and read only while t is parked there.
@@ -687,10 +691,37 @@ static inline __attribute__((always_inline)) bool fast_step(struct msim *m,
 	if (__builtin_expect(s->rle_count && s->rle_pick == pick, 1)) {
 		s->steps++;      /* the same task again: no switch, one more of its run */
 		s->rle_count++;
-	} else {
-		msim__sched_record(m, pick);
+		return;
 	}
-	return true;
+	msim__sched_record(m, pick);
+}
+
+/* PCT's part of the fast step: its checks call out (pct_foretold). */
+static __attribute__((noinline)) void park_pct(struct msim *m, struct msim_task *t,
+					       const struct msim__point_hits *e)
+{
+	if (pct_foretold(m, t))
+		fast_step(m, t, e);
+	else
+		park_decide(m, t);
+}
+
+/* A park in a fast mode: the fast step where foretold, else the decision. */
+static inline __attribute__((always_inline)) void park_fast_or_decide(struct msim *m,
+								       struct msim_task *t,
+								       const struct msim__point_hits *e)
+{
+	switch (fast_foretold(m, t)) {
+	case FORETOLD_T:
+		fast_step(m, t, e);
+		return;
+	case FORETOLD_ASK_PCT:
+		park_pct(m, t, e);
+		return;
+	case FORETOLD_NOT:
+		break;
+	}
+	park_decide(m, t);
 }
 
 /* The decision msim__run_det acts on: the one a parked task took, else its own. */
