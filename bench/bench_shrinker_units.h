@@ -74,7 +74,7 @@ struct bench_shu_layout_result {
 	double empty_ns;             /* shrink_slab_memcg, empty cgroup, node 0 */
 	double busy_ns;              /* same, cgroup with objects on 100 superblocks */
 	double walk_s;               /* drop_caches: one drop_slab pass */
-	double walk_visit_us;        /* shrink_slab_memcg per online cgroup and node */
+	double walk_visit_us;        /* shrink_slab_memcg per online cgroup, node 0 */
 	double reg_s;                /* 640 mounts, cgroups alive */
 	double reg_none_s;           /* 640 mounts, no cgroups */
 	unsigned long walk_visits;   /* shrink_slab calls in one drop_slab pass */
