@@ -220,7 +220,8 @@ static const struct bench_verdict_row uc_rows[] = {
 			  { "of the plain loop", BENCH_UC_F_CONC_PER_RAW, 0, "x" } },
 		.holds_when = { { BENCH_UC_F_CONCURRENT, BENCH_VOP_LT, 15 } },
 		.note = "the lookups, dying redirect and walk inlined across files (release "
-			"builds link with LTO); per-CPU counters of the update path",
+			"builds link with LTO); per-CPU counters of the update path; outside a "
+			"deterministic task the walk runs its plain form (no yield checks)",
 	},
 	{
 		.claim = "a depth-2 update costs under 25 ns in deterministic mode, no task "
