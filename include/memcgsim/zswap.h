@@ -263,6 +263,9 @@ struct msim_zswap_stats {
 	unsigned long swap_slots_used;
 	unsigned long shrink_worker_runs, shrink_worker_failures;
 	unsigned long disk_swapins_consumed;       /* swap-in feedback taken by the count */
+	/* swap slots refused because the process had no memory to grow the device's
+	 * arrays (the store then fails as on a full device): 0 unless the simulator ran out */
+	unsigned long swap_slots_nomem;
 };
 MSIM_API void msim_zswap_stats(struct msim *m, struct msim_zswap_stats *out);
 /* Entries on memcg's zswap list on nid (list_lru_count_one). */

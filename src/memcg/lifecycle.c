@@ -116,6 +116,7 @@ static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
  * equal names, so the plans of every host's registrations compare small integers.
  */
 static signed char row_key[NR_LIFECYCLE_STEPS];
+_Static_assert(NR_LIFECYCLE_STEPS <= 127, "a row key (a row index, -1 for none) fits a signed char");
 static pthread_once_t row_key_once = PTHREAD_ONCE_INIT;
 
 static void row_keys_build(void)

@@ -162,9 +162,12 @@ UPD_ALWAYS_INLINE void rstat_updated_walk(struct msim__memcg_stats *ms, long val
  * the batch, move the whole count into the level's atomic. skip-atomic (6.12):
  * skip_atomic_level() at every level.
  *
- * Outside a deterministic task (no yield point parks, no store buffer: the
- * scheduler sets both flags only while a task runs) the walk runs in its plain
- * form, with no yield context published: no one can ask where a task is parked.
+ * Where neither flag is set (msim_yield_det_active: a deterministic task runs,
+ * or a recorded RCU callback of DPOR's, access.c; msim_wmm_active: a store
+ * buffer is on) no yield point parks and no store waits, so the walk runs in
+ * its plain form, with no yield context published: no one can ask where a task
+ * is parked. The test is of the flags, not of a running task: a callback
+ * DPOR records runs with no task and must take the shims' form.
  * Inline in the write paths below (one frame for the write and the walk);
  * msim__memcg_rstat_updated is the same for the other callers.
  */

@@ -69,6 +69,7 @@ struct msim_task {
 	/* How often the task parked at each point name (sched_points.c). */
 	struct msim__point_hits *points;
 	unsigned int nr_points, points_cap;
+	struct msim__point_hits *last_point; /* the slot of the last park (NULL: none) */
 	struct msim_ctx ctx;
 	/* RCU reader state (deterministic model). */
 	int rcu_nesting;
@@ -242,6 +243,12 @@ struct msim_sched {
 	 */
 	int fast;
 	uint64_t fast_steps;
+	/*
+	 * msim_run_task's task while no interrupt source exists: its every park is
+	 * foretold, and its step's run is the schedule string's current one
+	 * (sched.c run_task_step). NULL otherwise.
+	 */
+	struct msim_task *fast_task;
 };
 
 /* ---- subsystems attached to a host (subsys.c) ---- */

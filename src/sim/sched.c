@@ -16,6 +16,7 @@
  * blocks, each step's beginning and end, the fast step and the decision in the
  * task, and the driver loop.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ void msim__sched_observe_hosts(msim__sched_observer_fn fn, void *arg)
 void msim__sched_init(struct msim *m)
 {
 	memset(&m->sched, 0, sizeof(m->sched));
+	m->sched.trace_hash = MSIM__FNV_BASIS; /* msim_sched_trace_hash(): 0 until a step */
 	m->sched.opts.strategy = MSIM_STRAT_SCRIPT;
 	m->sched.current = -1;
 	m->sched.observer = new_host_observer;
@@ -206,19 +208,55 @@ static __attribute__((noinline)) void park_announced(struct msim_task *t, const 
 }
 
 /*
+ * msim_run_task's task t parked at a point of its own pick's fold (the
+ * fast_task of its host): the step of t ends and the next, t's again, begins.
+ * Of fast_step's records, the pick of the step and the schedule string's run
+ * are t's already: msim_run_task's pick recorded t's run and began its step,
+ * and while t runs nothing else is picked (no interrupt source, no driver
+ * call from a task), so only the counts grow.
+ */
+static inline __attribute__((always_inline)) void run_task_step(struct msim *m,
+								 struct msim_task *t,
+								 const struct msim__point_hits *e)
+{
+	struct msim_sched *s = &m->sched;
+
+	assert(s->rle_count && s->rle_pick == (int)t->idx && s->step_pick == (int)t->idx);
+	t->at_sched_point = false;
+	s->trace_hash = msim__fnv_step(s->trace_hash, e->step);
+	s->fast_steps++;
+	s->steps++;
+	s->rle_count++;
+}
+
+/*
  * Under a fast mode no one reads what a point announces (the mode excludes DPOR
  * and fingerprints), so the slow paths start with this: the running task's host
- * in a fast mode, and one call that parks. Out of line, both, so that the entry
- * of a slow path keeps no registers for the rest.
+ * in a fast mode (MSIM__DET_FAST), and one call that parks. Out of line, so that
+ * the entry of a slow path keeps no registers for the rest. It is park() with
+ * msim_run_task's step first: every path ends in a tail call (no frame).
  */
 static __attribute__((noinline)) void park_in_fast_mode(struct msim_task *t, const char *why)
 {
-	park(t, why);
+	struct msim__point_hits *e = msim__points_find(t, why);
+	struct msim *m = t->host;
+
+	t->parked_at = why;
+	if (__builtin_expect(!e, 0)) {
+		park_first(t, why);
+		return;
+	}
+	e->hits++;
+	t->parked_fold = e->fold;
+	if (__builtin_expect(t == m->sched.fast_task && e->step, 1))
+		run_task_step(m, t, e);
+	else
+		park_fast_or_decide(m, t, e);
 }
 
-static inline bool in_fast_mode(const struct msim_task *t)
+static inline bool in_fast_mode(void)
 {
-	return __builtin_expect(t && t->host->sched.fast != MSIM__FAST_NONE, 1);
+	return __builtin_expect(msim_yield_det_active == MSIM__DET_FAST, 1);
 }
 
 /* The rest of a slow path: outside a task, or outside a fast mode. */
@@ -240,7 +278,7 @@ void msim_yield_slowpath(const char *name)
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (in_fast_mode(t))
+	if (in_fast_mode())
 		park_in_fast_mode(t, name);
 	else /* it says nothing: it touches anything (in a callback too) */
 		yield_rest(t, name, NULL, MSIM_ACCESS_ANY);
@@ -251,7 +289,7 @@ void msim_yield_access_slowpath(const char *name, const volatile void *addr, int
 {
 	struct msim_task *t = msim__tls_task;
 
-	if (in_fast_mode(t))
+	if (in_fast_mode())
 		park_in_fast_mode(t, name);
 	else
 		yield_rest(t, name, addr, kind);
@@ -264,7 +302,7 @@ void msim_cond_resched_access_slowpath(const char *name, const volatile void *ad
 
 	if (t)
 		t->at_sched_point = true;
-	if (in_fast_mode(t))
+	if (in_fast_mode())
 		park_in_fast_mode(t, name);
 	else if (t)
 		yield_rest(t, name, addr, kind);
@@ -296,7 +334,7 @@ static void enter_task(struct msim *m, struct msim_task *t)
 	t->at_sched_point = false;
 	msim__tls_task = t;
 	msim_yield_ctx_current = t->yield_ctx;
-	msim_yield_det_active = 1;
+	msim_yield_det_active = m->sched.fast != MSIM__FAST_NONE ? MSIM__DET_FAST : 1;
 	msim_wmm_active = m->wmm != NULL;
 }
 
@@ -347,7 +385,7 @@ static void resume(struct msim *m, struct msim_task *t)
 static inline void trace_mix(struct msim_sched *s, int pick, const char *point,
 			     const struct msim__name_fold *fold)
 {
-	uint64_t h = s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS;
+	uint64_t h = s->trace_hash;
 
 	h = (h ^ (uint64_t)(pick + 2)) * MSIM__FNV_PRIME;
 	/* the bytes of point: through its fold (trace_hash.c), or one by one ("R", "exit") */
@@ -423,7 +461,7 @@ void msim__sched_pick(struct msim *m, int pick)
 
 uint64_t msim_sched_trace_hash(const struct msim *m)
 {
-	return m->sched.trace_hash;
+	return m->sched.steps ? m->sched.trace_hash : 0;
 }
 
 /* A switch away from task from, which could have gone on, to pick to. */
@@ -557,6 +595,7 @@ void msim__sched_fast_begin(struct msim *m)
 	struct msim_sched *s = &m->sched;
 
 	s->fast = MSIM__FAST_NONE;
+	s->fast_task = NULL;
 	/*
 	 * Each of these has a part in a step's end or a decision that the fast
 	 * step leaves out: DPOR's events, the observer's, the fingerprint, a
@@ -565,9 +604,11 @@ void msim__sched_fast_begin(struct msim *m)
 	if (msim__sched_no_fast_step || s->drive == MSIM__DRIVE_NONE || s->dpor ||
 	    s->observer || msim__fp_on || m->cfg.preempt != MSIM_PREEMPT_UNMODELLED)
 		return;
-	if (s->drive == MSIM__DRIVE_RUN_TASK)
+	if (s->drive == MSIM__DRIVE_RUN_TASK) {
 		s->fast = MSIM__FAST_RUN_TASK;
-	else if (m->wmm)
+		if (!s->nr_irq_sources)
+			s->fast_task = s->drive_task;
+	} else if (m->wmm)
 		return; /* its drains are options of every decision */
 	else if (s->opts.strategy == MSIM_STRAT_SCRIPT)
 		s->fast = MSIM__FAST_SCRIPT;
@@ -682,8 +723,7 @@ static inline __attribute__((always_inline)) void fast_step(struct msim *m,
 	t->at_sched_point = false;
 	/* the pick is t's own (no interrupt source): its whole step folds at once */
 	if (__builtin_expect(e && e->step, 1))
-		s->trace_hash = msim__fnv_step(s->trace_hash ? s->trace_hash : MSIM__FNV_BASIS,
-					       e->step);
+		s->trace_hash = msim__fnv_step(s->trace_hash, e->step);
 	else
 		trace_mix(s, s->step_pick, t->parked_at, t->parked_fold);
 	s->step_pick = pick;
@@ -753,6 +793,7 @@ int msim__run_det(struct msim *m)
 		msim__sched_pick(m, pick);
 	s->drive = MSIM__DRIVE_NONE;
 	s->fast = MSIM__FAST_NONE;
+	s->fast_task = NULL;
 	if (rc != DECIDE_END)
 		return rc;
 	if (s->opts.strategy == MSIM_STRAT_REPLAY && s->replay_pos < s->replay_len)

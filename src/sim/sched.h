@@ -43,6 +43,11 @@ extern __thread bool msim__sched_no_fast_step;
  */
 enum { MSIM__FAST_NONE, MSIM__FAST_RUN_TASK, MSIM__FAST_SCRIPT, MSIM__FAST_REPLAY,
        MSIM__FAST_PCT };
+/*
+ * msim_yield_det_active in a task whose host is in a fast mode (any other
+ * task: 1), so that a slow path tells a fast park by one thread-local load.
+ */
+#define MSIM__DET_FAST 2
 /* Set m's fast mode for the driver loop that starts (msim_sched.drive set). */
 void msim__sched_fast_begin(struct msim *m);
 /* Steps of m that took the fast step. */

@@ -34,9 +34,15 @@ static void grow(struct msim_task *t)
 
 	if (!tab)
 		abort();
-	for (unsigned int i = 0; i < t->points_cap; i++)
-		if (t->points[i].name)
-			*find_slot(tab, cap, t->points[i].name) = t->points[i];
+	for (unsigned int i = 0; i < t->points_cap; i++) {
+		if (t->points[i].name) {
+			struct msim__point_hits *e = find_slot(tab, cap, t->points[i].name);
+
+			*e = t->points[i];
+			e->next = NULL; /* the slots moved: each cycle is found again */
+		}
+	}
+	t->last_point = NULL;
 	free(t->points);
 	t->points = tab;
 	t->points_cap = cap;
@@ -58,6 +64,7 @@ struct msim__point_hits *msim__points_insert(struct msim_task *t, const char *na
 	/* the step as the scheduler mixes a plain pick of t (sched.c trace_mix) */
 	e->step = msim__fnv_step_of(e->fold, (uint64_t)t->idx + 2);
 	t->nr_points++;
+	t->last_point = e;
 	return e;
 }
 
@@ -75,5 +82,6 @@ void msim__points_free(struct msim_task *t)
 {
 	free(t->points);
 	t->points = NULL;
+	t->last_point = NULL;
 	t->nr_points = t->points_cap = 0;
 }

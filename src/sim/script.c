@@ -171,6 +171,7 @@ int msim_run_task(struct msim *m, struct msim_task *t)
 	m->sched.drive = MSIM__DRIVE_NONE;
 	m->sched.drive_task = NULL;
 	m->sched.fast = MSIM__FAST_NONE;
+	m->sched.fast_task = NULL;
 	return ret;
 }
 

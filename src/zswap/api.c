@@ -315,6 +315,7 @@ void msim_zswap_stats(struct msim *m, struct msim_zswap_stats *out)
 	out->pool_limit_hit = q(&z->pool_limit_hit);
 	out->kept_no_writeback = q(&z->kept_no_writeback);
 	out->swap_slots_used = z->dev.used;
+	out->swap_slots_nomem = z->dev.nomem;
 	out->shrink_worker_runs = q(&z->worker_runs);
 	out->shrink_worker_failures = q(&z->worker_failures);
 	out->disk_swapins_consumed = q(&z->disk_swapins_consumed);

@@ -34,7 +34,7 @@ int msim__swapdev_init(struct msim__swapdev *d, unsigned long nr_slots)
 	d->cap = 0;
 	d->state = d->cache = NULL;
 	d->memcg_id = NULL;
-	d->cursor = d->used = 0;
+	d->cursor = d->used = d->nomem = 0;
 	msim_spin_lock_init(&d->lock, "swap_info.lock");
 	d->live = true;
 	return 0;
@@ -109,8 +109,12 @@ long msim__swapdev_alloc(struct msim__swapdev *d, unsigned short memcg_id)
 		if (slot_state(d, s) == MSIM__SLOT_FREE && !slot_cached(d, s))
 			slot = (long)s;
 	}
-	if (slot >= 0 && !swapdev_cover(d, (unsigned long)slot))
-		slot = -1;   /* no memory for the arrays: as if the device were full */
+	if (slot >= 0 && !swapdev_cover(d, (unsigned long)slot)) {
+		/* no memory for the arrays: as if the device were full, and counted
+		 * (msim_zswap_stats swap_slots_nomem), where attach used to fail */
+		slot = -1;
+		d->nomem++;
+	}
 	if (slot >= 0) {
 		d->state[slot] = MSIM__SLOT_USED;
 		d->memcg_id[slot] = memcg_id;

@@ -61,6 +61,7 @@ struct msim__swapdev {
 	unsigned char *cache;            /* SWAP_HAS_CACHE: the swap cache holds a folio */
 	unsigned short *memcg_id;        /* swap_cgroup_record: private id of the owner */
 	unsigned long cursor, used;
+	unsigned long nomem;             /* slots refused: no memory to grow the arrays */
 	struct msim_lock lock;           /* kernel: si->lock and the cluster locks */
 };
 

@@ -16,6 +16,7 @@
  * too when a task above the running one waits), and never under a
  * preemption model.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@
 #include <memcgsim/script.h>
 
 #include "sim/sched.h"
+#include "sim/sched_points.h"
 
 #define NTASKS 3
 
@@ -382,6 +384,130 @@ static void run_task_runs(void **st)
 	assert_true(same_run(&su) > 20);
 }
 
+/*
+ * msim_run_task's step (sched.c run_task_step) and the point table's guess of the
+ * next slot (sched_points.h): a task parks at 40 names in a cycle, three times
+ * round, so that its table grows twice while the cycle is being learnt and the
+ * guess then holds; then at every third name backwards, where each guess misses
+ * (a guess taken without its name's check would count the first 14 slots).
+ * It ends blocked in a grace period no one drives: every name's count must be
+ * exact (msim__points_hits), as must where it is parked, with and without the
+ * fast step, and every park must take it.
+ */
+#define CYCLE 40
+#define P(n) "cycle." #n
+static const char *const cycle_names[CYCLE] = {
+	P(0), P(1), P(2), P(3), P(4), P(5), P(6), P(7), P(8), P(9),
+	P(10), P(11), P(12), P(13), P(14), P(15), P(16), P(17), P(18), P(19),
+	P(20), P(21), P(22), P(23), P(24), P(25), P(26), P(27), P(28), P(29),
+	P(30), P(31), P(32), P(33), P(34), P(35), P(36), P(37), P(38), P(39),
+};
+#undef P
+
+static void cycler(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < CYCLE; k++)
+			msim_yield(cycle_names[k]);
+	for (int k = CYCLE - 1; k >= 0; k--)
+		if (k % 3 == 0)
+			msim_yield(cycle_names[k]);
+	msim_synchronize_rcu();
+}
+
+static void cycle_run(bool fast, uint64_t hits[CYCLE], struct run *r)
+{
+	struct msim_config cfg;
+	struct msim *m;
+	struct msim_task *t;
+	struct msim_task_where w;
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = 1;
+	cfg.mode = MSIM_DETERMINISTIC;
+	assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+	t = msim_task_create(m, "cycler", 0, cycler, NULL);
+	msim__sched_no_fast_step = !fast;
+	r->ret = msim_run_task(m, t);
+	msim__sched_no_fast_step = false;
+	r->schedule = strdup(msim_schedule_string(m));
+	r->hash = msim_sched_trace_hash(m);
+	r->steps = msim_sched_steps(m);
+	r->fast = msim__sched_fast_steps(m);
+	assert_true(msim_task_where(t, &w));
+	r->where[0] = (struct where){ w.point, w.hits, w.blocked, w.ctx };
+	for (int k = 0; k < CYCLE; k++)
+		hits[k] = msim__points_hits(t, cycle_names[k]);
+	msim_destroy(m);
+}
+
+static void run_task_learns_a_cycle(void **st)
+{
+	uint64_t hits[2][CYCLE];
+	struct run r[2];
+
+	(void)st;
+	for (int f = 0; f < 2; f++)
+		cycle_run(f, hits[f], &r[f]);
+	for (int f = 0; f < 2; f++) {
+		assert_int_equal(r[f].ret, -EDEADLK);   /* blocked in the grace period */
+		assert_true(r[f].where[0].blocked);
+		for (int k = 0; k < CYCLE; k++)
+			assert_true(hits[f][k] == (k % 3 == 0 ? 4 : 3));
+	}
+	assert_string_equal(r[0].schedule, r[1].schedule);
+	assert_true(r[0].hash == r[1].hash);
+	assert_true(r[0].steps == r[1].steps);
+	assert_string_equal(r[0].where[0].point, r[1].where[0].point);
+	assert_true(r[0].where[0].hits == r[1].where[0].hits);
+	assert_true(r[0].fast == 0);
+	/* every one of the 134 parks, a name's first too (its count starts, then the step) */
+	assert_int_equal(r[1].fast, 3 * CYCLE + (CYCLE + 2) / 3);
+	free(r[0].schedule);
+	free(r[1].schedule);
+}
+
+static void irq_handler(void *arg)
+{
+	(void)arg;
+	msim_yield("fast.irq");
+}
+
+/* An interrupt source's arrivals are options of every decision: no park is foretold. */
+static void run_task_with_an_interrupt_source(void **st)
+{
+	struct run r[2];
+
+	(void)st;
+	for (int f = 0; f < 2; f++) {
+		struct msim_config cfg;
+		struct msim *m;
+		struct msim_task *t;
+
+		msim_config_init(&cfg);
+		cfg.nr_cpus = 1;
+		cfg.mode = MSIM_DETERMINISTIC;
+		assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+		t = msim_task_create(m, "runner", 0, turn_runner, NULL);
+		assert_non_null(msim_irq_source_create(m, "irq", 0, MSIM_CTX_HARDIRQ, 1,
+						       irq_handler, NULL));
+		msim__sched_no_fast_step = !f;
+		r[f].ret = msim_run_task(m, t);
+		msim__sched_no_fast_step = false;
+		r[f].schedule = strdup(msim_schedule_string(m));
+		r[f].hash = msim_sched_trace_hash(m);
+		r[f].fast = msim__sched_fast_steps(m);
+		msim_destroy(m);
+	}
+	assert_int_equal(r[0].ret, r[1].ret);
+	assert_string_equal(r[0].schedule, r[1].schedule);
+	assert_true(r[0].hash == r[1].hash);
+	assert_true(r[0].fast == 0 && r[1].fast == 0);
+	free(r[0].schedule);
+	free(r[1].schedule);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +517,8 @@ int main(void)
 		cmocka_unit_test(pct_wakes_a_higher_waiter),
 		cmocka_unit_test(pct_passes_a_waiting_higher_task),
 		cmocka_unit_test(run_task_runs),
+		cmocka_unit_test(run_task_learns_a_cycle),
+		cmocka_unit_test(run_task_with_an_interrupt_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,8 @@ struct oracle_departure {
 	const char *experiment;
 	const char *row_prefix;   /* rows whose name starts with it */
 	const char *reason;
+	/* and, where not NULL, whose rule holds this (the row of one figure among several) */
+	const char *rule_part;
 };
 
 struct oracle_row {

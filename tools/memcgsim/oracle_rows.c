@@ -15,29 +15,30 @@ const struct oracle_departure oracle_departures[] = {
 	{ "threshold", "tmpfs parent, fresh", "mem_cgroup_css_alloc() charges the new "
 	  "child's own allocations (struct mem_cgroup, its per-CPU statistics, the per-node "
 	  "info) to the parent (set_active_memcg), so a fresh parent has counted updates the "
-	  "leaf has not; the model charges them to its kernel-memory model only" },
+	  "leaf has not; the model charges them to its kernel-memory model only", NULL },
 	{ "threshold", "anon parent, fresh", "as for tmpfs: the child's allocations at "
-	  "mkdir count as updates of the parent in the kernel, not in the model" },
+	  "mkdir count as updates of the parent in the kernel, not in the model", NULL },
 	{ "threshold", "tmpfs parent after a periodic flush", "the parent's objcg in CPU 0's obj "
 	  "stock: the leaf's mkdir charged the leaf's accounted structures to the parent's objcg "
 	  "(set_active_memcg), and the stock keeps that objcg with their slab bytes until the "
 	  "leaf's first slab object (the file's first xa_node) drains it: one or two updates of "
 	  "the parent that the leaf does not get, so the parent is shown a page earlier; the model "
 	  "charges a memcg's structures to its kernel-memory model only and its obj stock keeps "
-	  "no slab statistics (anon allocates no slab in the leaf: its rows hold)" },
-	{ "threshold", "anon parent after a periodic flush", "seen in one boot of several, "
+	  "no slab statistics (anon allocates no slab in the leaf: its rows hold)",
+	  "one page below" },
+	{ "threshold", "anon parent after a periodic flush, 4 CPUs", "seen in one boot of several, "
 	  "at 4 CPUs: the kernel showed the anon parent one page below the leaf's count (1 at "
 	  "113 pages), every other boot and the model 0; the mechanism is not confirmed "
 	  "(docs/oracle.md: likely the tmpfs row's, the parent's objcg left in the obj stock of "
-	  "a CPU the leaf's task did not run on)" },
+	  "a CPU the leaf's task did not run on)", "one page below" },
 	{ "kmem", "slab per memcg, total, 0 mounts", "the total holds the small objects the "
 	  "model does not charge (the row 'caches under 2%'), about 0.9 KB of 20.6 KB: the model "
 	  "is 4 to 6% under the kernel's meminfo figure, which also moves by about 1% from run "
-	  "to run (with more mounts the shrinker units dominate and the row holds)" },
+	  "to run (with more mounts the shrinker units dominate and the row holds)", NULL },
 	{ "kmem", "slab per memcg in caches under 2%", "the small objects the model does not "
 	  "charge: the kernfs node ids (kernfs_idr's radix_tree_node, about 0.65 per memcg), "
 	  "the directory's dentry, one kmalloc-256 and one more kmalloc-64 object per memcg "
-	  "on 6.12: about 0.9 KB of 20 KB" },
+	  "on 6.12: about 0.9 KB of 20 KB", NULL },
 	{ "workingset", "classic:", "6.12's classic reclaim decides deactivation on the lruvec's "
 	  "statistics (inactive_is_low(), refaults since snapshot_refaults()), which the model now "
 	  "follows; those statistics fold when a flush runs, in the kernel on the wall clock (the "
@@ -45,11 +46,11 @@ const struct oracle_departure oracle_departures[] = {
 	  "virtual clock (1 ms per storage read): how long the lag lasts in pages read differs, "
 	  "and the classic counts with it (refaults, activations, restores 2.4 to 2.7 times the "
 	  "model's at full size); the kernel's own figures move from boot to boot by more than the "
-	  "band (docs/oracle.md)" },
+	  "band (docs/oracle.md)", NULL },
 	{ "workingset", "ordering", "follows the classic rows: at the test's size the kernel's "
 	  "classic refaults range from 0 to about 2150 over boots, either side of MGLRU's 768, so "
-	  "the ordering flips from boot to boot (docs/oracle.md)" },
-	{ NULL, NULL, NULL },
+	  "the ordering flips from boot to boot (docs/oracle.md)", NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const char *oracle_verdict_name(enum oracle_verdict v)
@@ -124,7 +125,8 @@ void oracle_mark_departures(struct oracle_rows *rows)
 	for (size_t i = 0; i < rows->n; i++)
 		for (const struct oracle_departure *d = oracle_departures; d->experiment; d++)
 			if (!strcmp(d->experiment, rows->v[i].experiment) &&
-			    !strncmp(rows->v[i].name, d->row_prefix, strlen(d->row_prefix)))
+			    !strncmp(rows->v[i].name, d->row_prefix, strlen(d->row_prefix)) &&
+			    (!d->rule_part || strstr(rows->v[i].rule, d->rule_part)))
 				rows->v[i].departure = d;
 }
 
