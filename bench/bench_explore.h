@@ -9,6 +9,7 @@
 #define BENCH_EXPLORE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,6 +111,13 @@ struct bench_ex_case {
 	 * than the check's (its seconds are that run's); 0: it ran as the check.
 	 */
 	unsigned int dfs_long_runs;
+	/*
+	 * A fixed side DPOR exhausted in more than half of an exhaustive DFS's
+	 * schedules: how many distinct fingerprints (msim_explore_opts.fingerprint,
+	 * what each task saw) that DFS's runs show, a floor for any reduction that
+	 * keeps a schedule of every trace (bench_explore_limits.c). 0: not counted.
+	 */
+	unsigned int dfs_fingerprints;
 };
 
 struct bench_ex_result {
@@ -184,6 +192,32 @@ void bench_ex_print_json(FILE *f, const struct bench_ex_result *r);
 /* One row of that section's table, for case k. */
 void bench_ex_md_row(const struct bench_ex_case *k, char *buf, size_t len);
 
+/* The DFS cell the half rule reads: DFS again with twice DPOR's count where it ran. */
+const struct bench_ex_cell *bench_ex_dfs_measured(const struct bench_ex_case *k);
+
+/* Why a fixed side misses a DPOR goal (bench_explore_limits.c). */
+enum bench_ex_limit {
+	BENCH_EX_LIMIT_NONE,          /* it meets the goal */
+	BENCH_EX_LIMIT_NOT_EXHAUSTED, /* half: bounded DPOR did not exhaust */
+	BENCH_EX_LIMIT_DFS_BUDGET,    /* half: DFS stopped at its budget, not exhausted */
+	BENCH_EX_LIMIT_TRACES,        /* the side's distinct traces: no reduction does better */
+	BENCH_EX_LIMIT_REDUNDANT,     /* not explained by the side's traces (pruned runs; half:
+					 fingerprints at most half of DFS's count) */
+	BENCH_EX_LIMIT_UNCOUNTED,     /* half: the DFS's fingerprints were not counted */
+};
+enum bench_ex_limit bench_ex_half_limit(const struct bench_ex_case *k);
+enum bench_ex_limit bench_ex_unbounded_limit(const struct bench_ex_case *k);
+const char *bench_ex_limit_name(enum bench_ex_limit l);
+/*
+ * For a side the half goal's reason is asked of (DPOR exhausted, an exhaustive
+ * DFS of less than twice its count), count the DFS's distinct fingerprints into
+ * k->dfs_fingerprints: one more DFS with fingerprints, of that DFS's size. 0 or
+ * -EINVAL (the message on stderr).
+ */
+int bench_ex_count_fingerprints(const struct bench_ex_config *c, struct bench_ex_case *k);
+/* Each fixed side short of a goal, with the measured reason; nothing when none is. */
+void bench_ex_print_limits(FILE *f, const struct bench_ex_result *r);
+
 enum bench_ex_fig {
 	BENCH_EX_F_NONE,
 	BENCH_EX_F_BUG_SIDES,        /* bug sides explored */
@@ -198,6 +232,8 @@ enum bench_ex_fig {
 	BENCH_EX_F_DPORU_DISTINCT,   /* of the others, those whose runs nearly all ended
 					(at most 1 in 20 pruned): more traces than the budget */
 	BENCH_EX_F_DPOR_REFUSED,     /* sides DPOR refused (weak memory): in no other figure */
+	BENCH_EX_F_SHORT,            /* fixed sides short of either DPOR goal */
+	BENCH_EX_F_SHORT_TRACES,     /* of them, short only where their traces limit them */
 	BENCH_EX_NFIGS,
 };
 

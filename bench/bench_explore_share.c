@@ -196,6 +196,7 @@ static int read_case(json_t *o, struct bench_ex_case *k, char *err, size_t errle
 	}
 	if (k->piece == BENCH_EX_PIECE_DFS)
 		read_long_dfs(json_object_get(o, "long_dfs"), &k->long_dfs);
+	k->dfs_fingerprints = juint(o, "dfs_fingerprints");
 	return 0;
 }
 
@@ -283,6 +284,12 @@ static int join_all(struct bench_ex_result *r, const struct bench_ex_case *dfs,
 			return -EINVAL;
 		if (seen[i] == both && bench_ex_join(&r->cases[i], &dfs[i], err, errlen))
 			return -EINVAL;
+		/* the DFS cell may be known only now (deferred, or a piece's) */
+		if (bench_ex_count_fingerprints(&r->cfg, &r->cases[i])) {
+			snprintf(err, errlen, "%s/%s: DFS with fingerprints did not run",
+				 r->cases[i].race, r->cases[i].side);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -18,7 +18,10 @@
  * (a host may be driven from another thread than the one that made it) and
  * lives as long as the process: point names are static strings. A task's point
  * table keeps each name's fold (sched_points.c), so a step looks nothing up; a
- * fold is complete before the cache's lock publishes it.
+ * fold is complete before the cache's lock publishes it. A new task's first
+ * park at each point asks for its fold and step fold: each thread keeps the
+ * folds it found (thread_folds), and a step fold, stored once with release,
+ * is read without the lock, so an explorer's runs take no lock there.
  * tests/unit/test_trace_hash.c checks it against the byte loop.
  */
 #include <pthread.h>
@@ -85,18 +88,37 @@ static struct msim__name_fold *fold_new(const char *name)
 	return f;
 }
 
+/*
+ * Each thread's last fold per slot, so that a new task's first park at a point
+ * (every run of an explorer makes new tasks) takes no lock: a fold, once
+ * made, stays where it is for the process's life.
+ */
+#define THREAD_FOLDS 256
+static __thread struct {
+	const char *name;
+	struct msim__name_fold *fold;
+} thread_folds[THREAD_FOLDS];
+
 const struct msim__name_fold *msim__fnv_fold_of(const char *name)
 {
 	struct msim__name_fold *f = NULL;
+	unsigned int i;
 
 	if (!name || !*name)
 		return NULL;
+	i = slot_of(name, THREAD_FOLDS);
+	if (thread_folds[i].name == name)
+		return thread_folds[i].fold;
 	pthread_mutex_lock(&cache_lock);
 	if (nr_slots)
 		f = *find(slots, nr_slots, name);
 	if (!f)
 		f = fold_new(name);
 	pthread_mutex_unlock(&cache_lock);
+	if (f) {
+		thread_folds[i].name = name;
+		thread_folds[i].fold = f;
+	}
 	return f;
 }
 
@@ -112,13 +134,17 @@ const struct msim__step_fold *msim__fnv_step_of(const struct msim__name_fold *cf
 
 	if (!f || c >= 256)
 		return NULL;
+	/* published complete (release, under the lock) and never changed: no lock to read */
+	sf = __atomic_load_n(&f->step[c], __ATOMIC_ACQUIRE);
+	if (sf)
+		return sf;
 	pthread_mutex_lock(&cache_lock);
 	sf = f->step[c];
 	if (!sf && (sf = malloc(sizeof(*sf)))) {
 		sf->q = MSIM__FNV_PRIME * f->pk;
 		for (uint64_t b = 0; b < 256; b++)
 			sf->u[b] = msim__fnv_bytes((b ^ c) * MSIM__FNV_PRIME, f->name) - b * sf->q;
-		f->step[c] = sf;
+		__atomic_store_n(&f->step[c], sf, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&cache_lock);
 	return sf;

@@ -142,6 +142,12 @@ static void verdicts_follow_figures(void **state)
 	r->ncases = 1; /* no fixed side measured */
 	bench_ex_verdicts(r, &v);
 	assert_string_equal(verdict_of(&v.table, "DPOR exhausts every"), "not comparable");
+	assert_string_equal(verdict_of(&v.table, "every fixed side short"), "not comparable");
+	plant(r, true, 100, true, 600); /* unbounded: 1000 runs, 100 pruned, not exhausted */
+	r->cases[1].c[4].runs = 1000;
+	r->cases[1].c[4].pruned = 100;
+	bench_ex_verdicts(r, &v);
+	assert_string_equal(verdict_of(&v.table, "every fixed side short"), "does not hold");
 	verdict_assert_every_row_failed(&v.table);
 	free(r);
 }
@@ -170,6 +176,81 @@ static void half_rule_uses_dfs_run_again(void **state)
 	free(r);
 }
 
+/*
+ * A fixed side DPOR exhausts in more than half of DFS's schedules
+ * (rstat-enqueue-claim/fix: every order of its few steps conflicts): the bench
+ * runs the DFS again with fingerprints and counts them, at least one and at
+ * most one per schedule; a side within half is not counted.
+ */
+static void fingerprints_counted_where_half_is_missed(void **state)
+{
+	struct bench_ex_config c = { .race = "rstat-enqueue-claim", .side = "fix", .seed = 1,
+				     .verdicts_only = true };
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_case *k;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(bench_ex_run(&c, r), 0);
+	assert_int_equal(r->ncases, 1);
+	k = &r->cases[0];
+	assert_true(k->c[2].exhausted && k->c[3].exhausted);
+	assert_true(2 * k->c[3].runs > k->c[2].runs);
+	assert_true(k->dfs_fingerprints >= 1 && k->dfs_fingerprints <= k->c[2].runs);
+	assert_true(bench_ex_half_limit(k) == BENCH_EX_LIMIT_TRACES ||
+		    bench_ex_half_limit(k) == BENCH_EX_LIMIT_REDUNDANT);
+	c.race = "rstat-early-exit";
+	assert_int_equal(bench_ex_run(&c, r), 0);
+	assert_int_equal(r->cases[0].dfs_fingerprints, 0);
+	assert_int_equal(bench_ex_half_limit(&r->cases[0]), BENCH_EX_LIMIT_NONE);
+	free(r);
+}
+
+/*
+ * Why a fixed side misses a goal: its distinct traces (runs that ended) against
+ * half of a measured DFS, and the share of pruned runs of an unbounded budget.
+ */
+static void limits_follow_figures(void **state)
+{
+	struct bench_ex_result *r = calloc(1, sizeof(*r));
+	struct bench_ex_verdicts v;
+	struct bench_ex_case *k;
+
+	(void)state;
+	assert_non_null(r);
+	k = &r->cases[1];
+	plant(r, true, 66, true, 111);   /* 66 of DFS's 111: its fingerprints not counted */
+	k->c[4].exhausted = true;
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_UNCOUNTED);
+	k->dfs_fingerprints = 56;        /* more than half of 111: the traces */
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_TRACES);
+	k->dfs_fingerprints = 55;        /* half of 111 is in reach as far as the tasks see */
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_REDUNDANT);
+	k->c[2].exhausted = false;       /* DFS stopped at its budget */
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_DFS_BUDGET);
+	k->c[3].exhausted = false;
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_NOT_EXHAUSTED);
+	plant(r, true, 100, true, 600);
+	assert_int_equal(bench_ex_half_limit(k), BENCH_EX_LIMIT_NONE);
+	k->c[4].runs = 5000;             /* unbounded: 250 of 5000 pruned, 1 in 20 */
+	k->c[4].pruned = 250;
+	assert_int_equal(bench_ex_unbounded_limit(k), BENCH_EX_LIMIT_TRACES);
+	bench_ex_verdicts(r, &v);
+	assert_int_equal(v.fig[BENCH_EX_F_SHORT], 1);
+	assert_int_equal(v.fig[BENCH_EX_F_SHORT_TRACES], 1);
+	assert_string_equal(verdict_of(&v.table, "every fixed side short"), "holds");
+	k->c[4].pruned = 251;
+	assert_int_equal(bench_ex_unbounded_limit(k), BENCH_EX_LIMIT_REDUNDANT);
+	bench_ex_verdicts(r, &v);
+	assert_int_equal(v.fig[BENCH_EX_F_SHORT_TRACES], 0);
+	assert_string_equal(verdict_of(&v.table, "every fixed side short"), "does not hold");
+	k->c[4].exhausted = true;
+	assert_int_equal(bench_ex_unbounded_limit(k), BENCH_EX_LIMIT_NONE);
+	bench_ex_verdicts(r, &v);
+	assert_int_equal(v.fig[BENCH_EX_F_SHORT], 0);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +259,8 @@ int main(void)
 		cmocka_unit_test(unknown_race_refused),
 		cmocka_unit_test(verdicts_follow_figures),
 		cmocka_unit_test(half_rule_uses_dfs_run_again),
+		cmocka_unit_test(limits_follow_figures),
+		cmocka_unit_test(fingerprints_counted_where_half_is_missed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
