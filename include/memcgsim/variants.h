@@ -42,6 +42,13 @@ enum msim_onoff {
  * its struct msim_subsys (subsys.h). Value i of the row is enum value i of the
  * layer's enum (rstat.h's enum msim_rstat_propagate for rstat-propagate).
  */
+/*
+ * The values of an on/off variant, "on" (value 0) its mainline: for
+ * msim_variant_desc.values in a static table (a compound literal, so each
+ * table that names it has its own copy and no symbol is exported).
+ */
+#define MSIM_VARIANT_VALUES_ON_OFF ((const char *const[]){ "on", "off", NULL })
+
 struct msim_variant_desc {
 	const char *name;         /* command-line name, e.g. "rstat-propagate" */
 	const char *const *values; /* NULL-terminated; index = enum value; [0] is mainline */

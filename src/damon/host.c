@@ -79,7 +79,6 @@ static const char *const damon_deps[] = { "rstat", NULL };
 
 /* Indexed by the DAMON_V_ rows above. */
 static const char *const root_read_values[] = { "flush", "node", NULL };
-static const char *const onoff_values[] = { "on", "off", NULL };
 
 static const struct msim_variant_desc damon_variants[] = {
 	[DAMON_V_ROOT_READ] = { "damon-root-read", root_read_values,
@@ -87,7 +86,7 @@ static const struct msim_variant_desc damon_variants[] = {
 		"root (every memcg) before reading its LRU sizes (flush), or skip the flush and "
 		"read the node counters (node)",
 		"002 patch 4" },
-	[DAMON_V_TRYGET] = { "damon-memcg-tryget", onoff_values,
+	[DAMON_V_TRYGET] = { "damon-memcg-tryget", MSIM_VARIANT_VALUES_ON_OFF,
 		"DAMON's goal reader takes a reference (mem_cgroup_tryget) on the memcg it looked "
 		"up by id before leaving RCU (on); off is the first version, which used the memcg "
 		"after rcu_read_unlock without one (a use-after-free against its free)",

@@ -125,7 +125,6 @@ static bool lru_enabled(const struct msim_config *cfg)
 
 /* Indexed by the LRU_V_ rows above. */
 static const char *const reparent_values[] = { "objcg", "off", NULL };
-static const char *const onoff_values[] = { "on", "off", NULL };
 static const char *const protection_values[] = { "6.14", "6.12", NULL };
 
 static const struct msim_variant_desc lru_variants[] = {
@@ -134,7 +133,7 @@ static const struct msim_variant_desc lru_variants[] = {
 		"repoints to the parent while their lists are spliced into the parent's (objcg), "
 		"or they name the memcg, pin it and stay on its lists (off, the 7.0 world)",
 		"000 (objcg series)" },
-	[LRU_V_RECHECK] = { "lruvec-recheck", onoff_values,
+	[LRU_V_RECHECK] = { "lruvec-recheck", MSIM_VARIANT_VALUES_ON_OFF,
 		"a folio's lruvec is checked under its lock: folio_lruvec_lock rechecks "
 		"folio_memcg() and retries, move_folios_to_lru relocks when the folio moved (on); "
 		"off trusts the lruvec looked up before an offline moved the folio",

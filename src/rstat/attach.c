@@ -218,7 +218,6 @@ static const char *const root_read_values[] = { "rstat", "node", NULL };
 static const char *const dying_values[] = { "v1", "all", "all-rcu-on-dying", NULL };
 static const char *const node_stat_values[] = { "exact", "percpu", NULL };
 static const char *const nmi_stats_values[] = { "percpu", "atomic", NULL };
-static const char *const onoff_values[] = { "on", "off", NULL };
 
 static const struct msim_variant_desc rstat_variants[] = {
 	[MSIM__RSTAT_V_PROPAGATE] = { "rstat-propagate", propagate_values,
@@ -249,16 +248,16 @@ static const struct msim_variant_desc rstat_variants[] = {
 		"per-node atomics that the flush drains (atomic: "
 		"CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC)",
 		"R10 (2025)" },
-	[MSIM__RSTAT_V_NMI_DRAIN_LOCAL] = { "nmi-drain-local", onoff_values,
+	[MSIM__RSTAT_V_NMI_DRAIN_LOCAL] = { "nmi-drain-local", MSIM_VARIANT_VALUES_ON_OFF,
 		"nmi-stats=atomic: the drain adds the NMI deltas to state_local too (on, the 2026 "
 		"fix); off is the drain before it, whose local (v1, workingset) reads miss them",
 		"R10 (2026 fix)" },
-	[MSIM__RSTAT_V_NMI_DRAIN_VMSTATS] = { "nmi-drain-vmstats", onoff_values,
+	[MSIM__RSTAT_V_NMI_DRAIN_VMSTATS] = { "nmi-drain-vmstats", MSIM_VARIANT_VALUES_ON_OFF,
 		"nmi-stats=atomic: the drain adds the NMI slab deltas to the memcg-level vmstats as "
 		"well as the lruvec's (on, the 2026 fix); off is the drain before it, whose "
 		"memory.stat slab lines miss them",
 		"R10 (2026 fix)" },
-	[MSIM__RSTAT_V_ENQUEUE_CLAIM] = { "rstat-enqueue-claim", onoff_values,
+	[MSIM__RSTAT_V_ENQUEUE_CLAIM] = { "rstat-enqueue-claim", MSIM_VARIANT_VALUES_ON_OFF,
 		"css_rstat_updated claims the css's lnode with a cmpxchg before llist_add, so of "
 		"the contexts stacked on a CPU only one inserts it (on); off trusts the racy "
 		"on-list test alone and shows the double insert the claim prevents",

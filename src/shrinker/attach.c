@@ -155,7 +155,6 @@ static const char *const shrinker_deps[] = { "memcg", NULL };
 /* Indexed by the SHR_V_ rows above. */
 static const char *const info_values[] = { "array", "array-unit-cache", "array-on-demand",
 						"xarray", NULL };
-static const char *const onoff_values[] = { "on", "off", NULL };
 static const char *const bit_barrier_values[] = { "mb", "none", NULL };
 
 static const struct msim_variant_desc shrinker_variants[] = {
@@ -164,11 +163,11 @@ static const struct msim_variant_desc shrinker_variants[] = {
 		"same from a 520-byte cache (array-unit-cache), on demand in the pointer array "
 		"(array-on-demand), on demand in an xarray (xarray)",
 		"001" },
-	[SHR_V_RECOUNT] = { "shrinker-recount", onoff_values,
+	[SHR_V_RECOUNT] = { "shrinker-recount", MSIM_VARIANT_VALUES_ON_OFF,
 		"shrink_slab_memcg clears a bit on SHRINK_EMPTY, then barrier, recount and re-set "
 		"(on); off removes the recount to show the lost bit it prevents",
 		"demo (S1)" },
-	[SHR_V_ON_DEMAND_LOCK] = { "on-demand-lock", onoff_values,
+	[SHR_V_ON_DEMAND_LOCK] = { "on-demand-lock", MSIM_VARIANT_VALUES_ON_OFF,
 		"array-on-demand: the lock that keeps a unit install from being lost in a "
 		"concurrent expansion copy (on); off shows the loss",
 		"demo (001)" },

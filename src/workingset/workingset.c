@@ -136,7 +136,6 @@ static bool ws_enabled(const struct msim_config *cfg)
 /* Indexed by the WS_V_ rows above. */
 static const char *const budget_values[] = { "lru-size", "page-state-local", NULL };
 static const char *const root_flush_values[] = { "flush", "skip", NULL };
-static const char *const onoff_values[] = { "on", "off", NULL };
 
 static const struct msim_variant_desc ws_variant_rows[] = {
 	[WS_V_SHADOW_BUDGET] = { "shadow-budget", budget_values,
@@ -148,7 +147,7 @@ static const struct msim_variant_desc ws_variant_rows[] = {
 		"workingset_test_recent() flushes the eviction memcg's stats before reading its "
 		"workingset size (flush), or skips the flush when that memcg is the root (skip)",
 		"002 patch 3" },
-	[WS_V_ISOLATE_TRYLOCK] = { "shadow-isolate-trylock", onoff_values,
+	[WS_V_ISOLATE_TRYLOCK] = { "shadow-isolate-trylock", MSIM_VARIANT_VALUES_ON_OFF,
 		"shadow_lru_isolate trylocks the mapping's xa lock under the list_lru lock, retries "
 		"when it is busy, and frees the node only if it still holds shadows alone (on); off "
 		"drops the list lock first, waits for the xa lock and erases the node's entries "
