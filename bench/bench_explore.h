@@ -211,8 +211,9 @@ const char *bench_ex_limit_name(enum bench_ex_limit l);
 /*
  * For a side the half goal's reason is asked of (DPOR exhausted, an exhaustive
  * DFS of less than twice its count), count the DFS's distinct fingerprints into
- * k->dfs_fingerprints: one more DFS with fingerprints, of that DFS's size. 0 or
- * -EINVAL (the message on stderr).
+ * k->dfs_fingerprints: one more DFS with fingerprints, of that DFS's size (at
+ * most 50000 schedules). Returns 0: a DFS that cannot run leaves the side
+ * uncounted, with a line on stderr.
  */
 int bench_ex_count_fingerprints(const struct bench_ex_config *c, struct bench_ex_case *k);
 /* Each fixed side short of a goal, with the measured reason; nothing when none is. */

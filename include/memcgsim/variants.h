@@ -44,8 +44,10 @@ enum msim_onoff {
  */
 /*
  * The values of an on/off variant, "on" (value 0) its mainline: for
- * msim_variant_desc.values in a static table (a compound literal, so each
- * table that names it has its own copy and no symbol is exported).
+ * msim_variant_desc.values in a static table at file scope, in C (a compound
+ * literal: static there, so each table that names it has its own copy and no
+ * symbol is exported; inside a function it would live only as long as the
+ * call, and ISO C++ has none).
  */
 #define MSIM_VARIANT_VALUES_ON_OFF ((const char *const[]){ "on", "off", NULL })
 

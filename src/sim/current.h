@@ -14,7 +14,8 @@
 extern __thread struct msim *msim__tls_host;
 extern __thread struct msim_task *msim__tls_task;
 /*
- * msim_yield_det_active (1 while a deterministic task runs) and msim_yield_ctx_current (its
+ * msim_yield_det_active (nonzero while a deterministic task runs; MSIM__DET_FAST in a
+ * fast mode, sched.h) and msim_yield_ctx_current (its
  * innermost yield context) are declared in static/yield.h.
  */
 

@@ -38,7 +38,11 @@ struct msim_yield_ctx;
 #define MSIM__TLS_IE
 #endif
 
-/* 1 while a deterministic task runs on this thread (set by the scheduler). */
+/*
+ * Nonzero while a deterministic task runs on this thread (set by the scheduler:
+ * 2 when its host is in a fast mode, sched.h MSIM__DET_FAST); a shim tests it
+ * as a truth value.
+ */
 MSIM_API extern __thread int msim_yield_det_active MSIM__TLS_IE;
 /*
  * The running task's innermost yield context, NULL for none. Only a deterministic
