@@ -44,6 +44,8 @@
 static bool decide_in_task(struct msim *m, struct msim_task *t);
 static inline void park_fast_or_decide(struct msim *m, struct msim_task *t,
 				       const struct msim__point_hits *e);
+static inline void fast_step(struct msim *m, struct msim_task *t,
+			     const struct msim__point_hits *e);
 
 uint64_t msim_sched_steps(const struct msim *m)
 {
@@ -173,10 +175,13 @@ static __attribute__((noinline)) void park_first(struct msim_task *t, const char
 }
 
 /*
- * Every path here ends in a tail call, so the common one (a point met before,
- * the fast step) keeps no stack frame: a step costs its few stores.
+ * Park t at why: its count, then the step's end. Every path here ends in a tail
+ * call, so the common one (a point met before, the fast step) keeps no stack
+ * frame: a step costs its few stores. fast_mode: the caller knows t's host is
+ * in a fast mode, so msim_run_task's task takes the fast step at once.
  */
-static inline void park(struct msim_task *t, const char *why)
+static inline __attribute__((always_inline)) void park_at(struct msim_task *t,
+							   const char *why, bool fast_mode)
 {
 	struct msim__point_hits *e = msim__points_find(t, why);
 
@@ -187,7 +192,15 @@ static inline void park(struct msim_task *t, const char *why)
 	}
 	e->hits++;
 	t->parked_fold = e->fold;
-	park_counted(t, e);
+	if (fast_mode && __builtin_expect(t == t->host->sched.fast_task, 1))
+		fast_step(t->host, t, e);
+	else
+		park_counted(t, e);
+}
+
+static inline void park(struct msim_task *t, const char *why)
+{
+	park_at(t, why, false);
 }
 
 void msim__task_park(struct msim_task *t, const char *why)
@@ -208,50 +221,15 @@ static __attribute__((noinline)) void park_announced(struct msim_task *t, const 
 }
 
 /*
- * msim_run_task's task t parked at a point of its own pick's fold (the
- * fast_task of its host): the step of t ends and the next, t's again, begins.
- * Of fast_step's records, the pick of the step and the schedule string's run
- * are t's already: msim_run_task's pick recorded t's run and began its step,
- * and while t runs nothing else is picked (no interrupt source, no driver
- * call from a task), so only the counts grow.
- */
-static inline __attribute__((always_inline)) void run_task_step(struct msim *m,
-								 struct msim_task *t,
-								 const struct msim__point_hits *e)
-{
-	struct msim_sched *s = &m->sched;
-
-	assert(s->rle_count && s->rle_pick == (int)t->idx && s->step_pick == (int)t->idx);
-	t->at_sched_point = false;
-	s->trace_hash = msim__fnv_step(s->trace_hash, e->step);
-	s->fast_steps++;
-	s->steps++;
-	s->rle_count++;
-}
-
-/*
  * Under a fast mode no one reads what a point announces (the mode excludes DPOR
  * and fingerprints), so the slow paths start with this: the running task's host
  * in a fast mode (MSIM__DET_FAST), and one call that parks. Out of line, so that
- * the entry of a slow path keeps no registers for the rest. It is park() with
- * msim_run_task's step first: every path ends in a tail call (no frame).
+ * the entry of a slow path keeps no registers for the rest. msim_run_task's
+ * task (fast_task) needs no foretelling: its every park is its own next step.
  */
 static __attribute__((noinline)) void park_in_fast_mode(struct msim_task *t, const char *why)
 {
-	struct msim__point_hits *e = msim__points_find(t, why);
-	struct msim *m = t->host;
-
-	t->parked_at = why;
-	if (__builtin_expect(!e, 0)) {
-		park_first(t, why);
-		return;
-	}
-	e->hits++;
-	t->parked_fold = e->fold;
-	if (__builtin_expect(t == m->sched.fast_task && e->step, 1))
-		run_task_step(m, t, e);
-	else
-		park_fast_or_decide(m, t, e);
+	park_at(t, why, true);
 }
 
 static inline bool in_fast_mode(void)
@@ -701,21 +679,24 @@ static inline enum foretold fast_foretold(struct msim *m, const struct msim_task
 
 /*
  * Task t parked at a yield point and the driver's next decision is t again
- * (fast_foretold): of the step's end and the next step's beginning (leave_task,
- * task_step_end, msim__sched_record, task_step_begin, enter_task) only what
- * they record is left, since the mode excludes DPOR, the observer, the
- * fingerprint and the preemption model, and the thread-local state of the
- * task that goes on is what it was: the trace hash, the step count and the
- * schedule string's current run. Every call here is the last thing done, so
- * the park that inlines it keeps no registers across a call (no frame).
+ * (fast_foretold, or t is msim_run_task's fast_task): of the step's end and the
+ * next step's beginning (leave_task, task_step_end, msim__sched_record,
+ * task_step_begin, enter_task) only what they record is left, since the mode
+ * excludes DPOR, the observer, the fingerprint and the preemption model, and
+ * the thread-local state of the task that goes on is what it was: the trace
+ * hash, the step count and the schedule string's current run. The step's pick
+ * and that run are t's already: with no interrupt source the pick that began
+ * t's step was t's index, recorded then, and nothing else is picked while t
+ * runs (a debug build asserts it). No call here, so the park that inlines it
+ * keeps no registers across one (no frame).
  */
 static inline __attribute__((always_inline)) void fast_step(struct msim *m,
 							     struct msim_task *t,
 							     const struct msim__point_hits *e)
 {
 	struct msim_sched *s = &m->sched;
-	int pick = (int)t->idx;
 
+	assert(s->rle_count && s->rle_pick == (int)t->idx && s->step_pick == (int)t->idx);
 	/*
 	 * t->yield_ctx is left: it is where t last gave control back, saved
 	 * whenever it does (leave_task) and read only while t is parked there.
@@ -726,14 +707,9 @@ static inline __attribute__((always_inline)) void fast_step(struct msim *m,
 		s->trace_hash = msim__fnv_step(s->trace_hash, e->step);
 	else
 		trace_mix(s, s->step_pick, t->parked_at, t->parked_fold);
-	s->step_pick = pick;
 	s->fast_steps++;
-	if (__builtin_expect(s->rle_count && s->rle_pick == pick, 1)) {
-		s->steps++;      /* the same task again: no switch, one more of its run */
-		s->rle_count++;
-		return;
-	}
-	msim__sched_record(m, pick);
+	s->steps++;      /* the same task again: no switch, one more of its run */
+	s->rle_count++;
 }
 
 /* PCT's part of the fast step: its checks call out (pct_foretold). */

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
 
 #include "../tools/memcgsim/oracle_rows.c"
 
@@ -45,36 +46,45 @@ static const struct oracle_row *row_named(const struct oracle_rows *rows, const 
 	return NULL;
 }
 
-/* The anon departure was one boot's 4-CPU row below the leaf's count: that row only. */
-static void anon_departure_names_its_row_only(void **state)
+/* Which of the failing parent rows of kind a departure covers, by CPU count and rule. */
+struct expect {
+	unsigned int cpus;
+	long leaf_min;
+	bool below_departs, at_departs;
+};
+
+static void check_departures(const char *kind, const struct expect *x, size_t n)
 {
 	struct oracle_rows rows = { 0 };
 
-	(void)state;
-	add_parent_rows(&rows, "anon", 2, 65);
-	add_parent_rows(&rows, "anon", 4, 114);
+	for (size_t i = 0; i < n; i++)
+		add_parent_rows(&rows, kind, x[i].cpus, x[i].leaf_min);
 	oracle_mark_departures(&rows);
-	assert_non_null(row_named(&rows, "anon", 4, BELOW_RULE)->departure);
-	assert_null(row_named(&rows, "anon", 4, AT_RULE)->departure);
-	assert_null(row_named(&rows, "anon", 2, BELOW_RULE)->departure);
-	assert_null(row_named(&rows, "anon", 2, AT_RULE)->departure);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(row_named(&rows, kind, x[i].cpus, BELOW_RULE)->departure != NULL,
+				 x[i].below_departs);
+		assert_int_equal(row_named(&rows, kind, x[i].cpus, AT_RULE)->departure != NULL,
+				 x[i].at_departs);
+	}
 	oracle_rows_free(&rows);
+}
+
+/* The anon departure was one boot's 4-CPU row below the leaf's count: that row only. */
+static void anon_departure_names_its_row_only(void **state)
+{
+	static const struct expect x[] = { { 2, 65, false, false }, { 4, 114, true, false } };
+
+	(void)state;
+	check_departures("anon", x, sizeof(x) / sizeof(x[0]));
 }
 
 /* tmpfs's row below the leaf's count departs at every CPU count; its row at the count does not. */
 static void tmpfs_departure_spares_the_row_at_the_count(void **state)
 {
-	struct oracle_rows rows = { 0 };
+	static const struct expect x[] = { { 2, 65, true, false }, { 4, 113, true, false } };
 
 	(void)state;
-	add_parent_rows(&rows, "tmpfs", 2, 65);
-	add_parent_rows(&rows, "tmpfs", 4, 113);
-	oracle_mark_departures(&rows);
-	assert_non_null(row_named(&rows, "tmpfs", 2, BELOW_RULE)->departure);
-	assert_non_null(row_named(&rows, "tmpfs", 4, BELOW_RULE)->departure);
-	assert_null(row_named(&rows, "tmpfs", 2, AT_RULE)->departure);
-	assert_null(row_named(&rows, "tmpfs", 4, AT_RULE)->departure);
-	oracle_rows_free(&rows);
+	check_departures("tmpfs", x, sizeof(x) / sizeof(x[0]));
 }
 
 int main(void)
