@@ -245,8 +245,8 @@ struct msim_sched {
 	uint64_t fast_steps;
 	/*
 	 * msim_run_task's task while no interrupt source exists: its every park is
-	 * foretold, and its step's run is the schedule string's current one
-	 * (sched.c run_task_step). NULL otherwise.
+	 * its own next step (sched.c park_at takes it to the fast step without
+	 * foretelling). NULL otherwise.
 	 */
 	struct msim_task *fast_task;
 };

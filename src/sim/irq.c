@@ -82,7 +82,6 @@ struct msim_task *msim_irq_source_create(struct msim *m, const char *name, unsig
 	t->kind = kind;
 	t->max_fires = max_fires;
 	m->sched.nr_irq_sources++;
-	m->sched.fast_task = NULL; /* its arrivals are options of every decision */
 	return t;
 }
 

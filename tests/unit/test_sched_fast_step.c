@@ -385,7 +385,7 @@ static void run_task_runs(void **st)
 }
 
 /*
- * msim_run_task's step (sched.c run_task_step) and the point table's guess of the
+ * msim_run_task's fast step (sched.c park_at) and the point table's guess of the
  * next slot (sched_points.h): a task parks at 40 names in a cycle, three times
  * round, so that its table grows twice while the cycle is being learnt and the
  * guess then holds; then at every third name backwards, where each guess misses
