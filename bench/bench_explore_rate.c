@@ -12,11 +12,14 @@
  * before the fast step) and its old one (a stack mapped, guarded, faulted in
  * and unmapped per task: msim_explore_opts fresh_stacks). All must find the same
  * runs: the bench checks the violation count, the first violation and its trace
- * hash (tests/race/test_explore_paths.c checks every run's hash). Times are the
- * driver thread's CPU time, so other processes on a shared machine do not count;
- * the goal is 20000 schedules a second with random and PCT.
+ * hash (tests/race/test_explore_paths.c checks every run's hash). Beside them,
+ * alternated too, the race's host alone: built, set up and torn down with no run,
+ * which says how much of a run a host reset would remove. Times are the driver
+ * thread's CPU time, so other processes on a shared machine do not count; the
+ * goals are 20000 schedules a second with random and PCT, then 200000 with PCT.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,10 @@ static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
 /* The paths of one strategy: its designs d = ER_PATHS * strategy + path. */
 enum { ER_POOLED, ER_FRESH, ER_NO_FAST, ER_PATHS };
 
+/* After every strategy's paths: the host alone. */
+#define ER_HOST_DESIGN (ER_PATHS * BENCH_ER_NSTRATS)
+#define ER_NDESIGNS (ER_HOST_DESIGN + 1)
+
 static const char *const path_name[ER_PATHS] = {
 	[ER_POOLED] = "pooled stacks", [ER_FRESH] = "fresh stacks",
 	[ER_NO_FAST] = "no fast step",
@@ -45,8 +52,10 @@ struct er_run {
 	struct bench_er_result *r;
 	const struct msim_race *race;
 	struct msim_race_result *res;
-	double rate[ER_PATHS * BENCH_ER_NSTRATS][BENCH_ER_MAX_REPS];
+	double rate[ER_NDESIGNS][BENCH_ER_MAX_REPS]; /* the host's: microseconds a host */
 	bool seen[ER_PATHS * BENCH_ER_NSTRATS];
+	struct msim_config cfg;       /* what the explorations ran on (the host design's) */
+	bool have_cfg;
 	struct bench_er_strategy first[ER_PATHS * BENCH_ER_NSTRATS]; /* what each path found */
 	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
@@ -94,6 +103,55 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct ben
 		.first_trace_hash = e->res->ex.trace_hash,
 	};
 	*rate = (double)e->res->ex.runs / ((double)(bench_cpu_ns() - t0) / 1e9);
+	if (!e->have_cfg) {
+		e->cfg = e->res->cfg;
+		e->have_cfg = true;
+	}
+	return 0;
+}
+
+/* The target arg of the explored side, as msim_race_run gives it to setup. */
+static void *side_arg(const struct msim_race *r)
+{
+	const struct msim_race_side *side = r->sides && r->sides[0].name ? &r->sides[0] : NULL;
+
+	return side && side->arg ? side->arg : r->target.arg;
+}
+
+/*
+ * The explorer's host for each of runs runs, with nothing run on it: a fresh host
+ * on the explorations' configuration, the race's setup, its teardown, the
+ * destroy. 0 and the CPU microseconds a host in *us, or an error, said on stderr.
+ */
+static int host_once(struct er_run *e, double *us)
+{
+	const struct msim_explore_target *t = &e->race->target;
+	void *arg = side_arg(e->race);
+	uint64_t t0 = bench_cpu_ns();
+	char err[256] = "";
+
+	if (!e->have_cfg)
+		return -EINVAL; /* the rotation runs an exploration first */
+	for (unsigned int i = 0; i < e->c->runs; i++) {
+		void *state = NULL;
+		struct msim *m;
+		int ret = msim_create(&e->cfg, &m, err, sizeof(err));
+
+		if (ret) {
+			fprintf(stderr, "explore-rate: host: %s\n", err);
+			return ret;
+		}
+		msim_set_current_host(m);
+		ret = t->setup(m, &state, arg);
+		if (t->teardown)
+			t->teardown(m, state);
+		msim_destroy(m);
+		if (ret) {
+			fprintf(stderr, "explore-rate: %s: setup failed (%d)\n", e->race->name, ret);
+			return ret;
+		}
+	}
+	*us = (double)(bench_cpu_ns() - t0) / 1e3 / e->c->runs;
 	return 0;
 }
 
@@ -108,6 +166,11 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 	e->rate[d][rep] = 0;
 	if (e->error)
 		return 0;   /* one failure is enough: no figure will be printed */
+	if (d == ER_HOST_DESIGN) {
+		e->error = host_once(e, &e->rate[d][rep]);
+		bench_progress(&e->prog, "host alone, repetition %u", rep + 1);
+		return e->rate[d][rep];
+	}
 	msim__sched_no_fast_step = path == ER_NO_FAST;
 	ret = explore_once(e, d / ER_PATHS, path == ER_FRESH, &found, &e->rate[d][rep]);
 	msim__sched_no_fast_step = false;
@@ -144,7 +207,7 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 	if (!r->cfg.reps)
 		r->cfg.reps = 1;
 	if (!e || !(e->res = calloc(1, sizeof(*e->res))) ||
-	    !(dummy = calloc(ER_PATHS * BENCH_ER_NSTRATS * (size_t)r->cfg.reps, sizeof(double)))) {
+	    !(dummy = calloc(ER_NDESIGNS * (size_t)r->cfg.reps, sizeof(double)))) {
 		free(dummy);
 		free(e ? e->res : NULL);
 		free(e);
@@ -161,7 +224,7 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 		return -EINVAL;
 	}
 	bench_progress_init(&e->prog, "explore-rate", c->progress);
-	bench_alternate(ER_PATHS * BENCH_ER_NSTRATS, r->cfg.reps, sample, e, dummy, &e->prog);
+	bench_alternate(ER_NDESIGNS, r->cfg.reps, sample, e, dummy, &e->prog);
 	bench_progress_done(&e->prog);
 	if (e->error) {
 		int ret = e->error;
@@ -182,6 +245,7 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_FRESH]) &&
 			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_NO_FAST]);
 	}
+	r->host_us = bench_median(e->rate[ER_HOST_DESIGN], r->cfg.reps);
 	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	free(dummy);
@@ -198,6 +262,9 @@ static const char *const er_fig_names[BENCH_ER_NFIGS] = {
 	[BENCH_ER_F_RANDOM_SPEEDUP] = "random_pooled_per_fresh",
 	[BENCH_ER_F_PCT_SPEEDUP] = "pct_pooled_per_fresh",
 	[BENCH_ER_F_AGREE] = "paths_agree",
+	[BENCH_ER_F_HOST_US] = "host_us",
+	[BENCH_ER_F_PCT_US] = "pct_run_us",
+	[BENCH_ER_F_PCT_NO_HOST] = "pct_per_s_host_free",
 };
 
 static const struct bench_verdict_row er_rows[] = {
@@ -212,6 +279,32 @@ static const struct bench_verdict_row er_rows[] = {
 		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "this machine's figure, per CPU second of "
 							"the driver: a sanitized or debug build, "
 							"or a larger race, falls short" },
+	},
+	{
+		.claim = "PCT explores at least 200000 schedules a second (5 us a run)",
+		.thread = { { "schedules", 0, BENCH_ER_GOAL_PCT, "/s" } },
+		.ours = { { "PCT", BENCH_ER_F_PCT, 0, "/s" }, { "a run", BENCH_ER_F_PCT_US, 0, "us" },
+			  { "its host alone", BENCH_ER_F_HOST_US, 0, "us" } },
+		.holds_when = { { BENCH_ER_F_PCT, BENCH_VOP_GE, BENCH_ER_GOAL_PCT } },
+		.note = "the goal was set for rstat-early-exit on this 2-core machine, idle; "
+			"\"its host alone\" is the part of a run spent building and tearing "
+			"down the host (the next row)",
+	},
+	{
+		.claim = "with its host's build and teardown free (a host reset), PCT would "
+			 "reach 200000 schedules a second",
+		.thread = { { "schedules", 0, BENCH_ER_GOAL_PCT, "/s" } },
+		.ours = { { "PCT, host free", BENCH_ER_F_PCT_NO_HOST, 0, "/s" } },
+		.comparable_when = { { BENCH_ER_F_HOST_US, BENCH_VOP_LT, 1, BENCH_ER_F_PCT_US } },
+		.holds_when = { { BENCH_ER_F_PCT_NO_HOST, BENCH_VOP_GE, BENCH_ER_GOAL_PCT } },
+		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "the run's own steps and its check "
+							"alone take more than 5 us: a host "
+							"reset is not enough",
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "the host alone measured no cheaper "
+							 "than a whole run: noise" },
+		.note = "an estimate: a run less its host measured alone (create, setup, "
+			"teardown, destroy, nothing run); a run's teardown frees what the run "
+			"allocated too",
 	},
 	{
 		.claim = "both paths explore the same schedules (same runs, violations, first "
@@ -237,6 +330,11 @@ void bench_er_verdicts(const struct bench_er_result *r, struct bench_er_verdicts
 							r->s[0].fresh_per_s);
 	v->fig[BENCH_ER_F_PCT_SPEEDUP] = bench_ratio(r->s[1].pooled_per_s, r->s[1].fresh_per_s);
 	v->fig[BENCH_ER_F_AGREE] = agree ? 1 : 0;
+	v->fig[BENCH_ER_F_HOST_US] = r->host_us > 0 ? r->host_us : NAN;
+	v->fig[BENCH_ER_F_PCT_US] = r->s[1].pooled_per_s > 0 ? 1e6 / r->s[1].pooled_per_s : NAN;
+	/* NaN (not comparable) where the host alone is not below a run */
+	v->fig[BENCH_ER_F_PCT_NO_HOST] = v->fig[BENCH_ER_F_HOST_US] < v->fig[BENCH_ER_F_PCT_US]
+		? 1e6 / (v->fig[BENCH_ER_F_PCT_US] - v->fig[BENCH_ER_F_HOST_US]) : NAN;
 	v->table = (struct bench_verdict_table){
 		.reference = "the goal",
 		.rows = er_rows,
@@ -270,6 +368,9 @@ static void print_text(const struct bench_er_result *r)
 		       x->first_violation_run, (unsigned long long)(x->first_trace_hash >> 20),
 		       x->paths_agree ? "yes" : "NO");
 	}
+	printf("\nhost alone (create, setup, teardown, destroy; nothing run): %.2f us a host, "
+	       "%.0f%% of a PCT run\n", r->host_us,
+	       r->s[1].pooled_per_s > 0 ? 100.0 * r->host_us * r->s[1].pooled_per_s / 1e6 : 0.0);
 	printf("\nsimulator: %.1f s wall, %.1f s CPU\n\n", r->wall_s, r->cpu_s);
 	bench_er_verdicts(r, &v);
 	bench_verdict_print_text(stdout, &v.table);
@@ -289,6 +390,7 @@ static void print_json(const struct bench_er_result *r)
 	bench_json_kuint(&j, "seed", r->cfg.seed);
 	bench_json_kdbl(&j, "sim_wall_s", r->wall_s);
 	bench_json_kdbl(&j, "sim_cpu_s", r->cpu_s);
+	bench_json_kdbl(&j, "host_us", r->host_us);
 	bench_json_arr_begin(&j, "strategies");
 	for (unsigned int s = 0; s < BENCH_ER_NSTRATS; s++) {
 		const struct bench_er_strategy *x = &r->s[s];

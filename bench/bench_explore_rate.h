@@ -19,6 +19,7 @@
 #define BENCH_ER_NSTRATS 3           /* random, PCT, DFS */
 #define BENCH_ER_MAX_REPS 64
 #define BENCH_ER_GOAL 20000.0        /* the goal: schedules a second, random and PCT */
+#define BENCH_ER_GOAL_PCT 200000.0   /* the later goal: PCT schedules a second */
 
 struct bench_er_config {
 	const char *race;            /* default rstat-early-exit */
@@ -43,6 +44,12 @@ struct bench_er_strategy {
 struct bench_er_result {
 	struct bench_er_config cfg;
 	struct bench_er_strategy s[BENCH_ER_NSTRATS];
+	/*
+	 * The race's host built and torn down alone (create, setup, teardown,
+	 * destroy; no run), CPU microseconds a host, median: the part of each
+	 * explored run that a host reset would remove.
+	 */
+	double host_us;
 	double wall_s, cpu_s;
 };
 
@@ -56,6 +63,9 @@ enum bench_er_fig {
 	BENCH_ER_F_RANDOM_SPEEDUP,   /* pooled / fresh */
 	BENCH_ER_F_PCT_SPEEDUP,
 	BENCH_ER_F_AGREE,            /* 1 when every strategy's paths agree */
+	BENCH_ER_F_HOST_US,          /* host_us */
+	BENCH_ER_F_PCT_US,           /* a PCT run, us (pooled) */
+	BENCH_ER_F_PCT_NO_HOST,      /* PCT runs/s were the host free: 1e6 / (pct_us - host_us) */
 	BENCH_ER_NFIGS,
 };
 

@@ -554,10 +554,28 @@ static void explore_rate(void **state)
 	for (unsigned int i = 0; i < BENCH_ER_NSTRATS; i++)
 		r.s[i] = (struct bench_er_strategy){ .fresh_per_s = 10000, .paths_agree = true };
 	r.s[0].pooled_per_s = 30000;
-	r.s[1].pooled_per_s = 40000;
+	r.s[1].pooled_per_s = 40000;       /* 25 us a run */
+	r.host_us = 20;                    /* host free: 1e6 / 5 us */
 	bench_er_verdicts(&r, &v);
 	assert_int_equal(judge(&v.table, "the explorer runs"), HOLDS);
 	assert_int_equal(judge(&v.table, "both paths"), HOLDS);
+	assert_int_equal(judge(&v.table, "PCT explores at least 200000"), FAILS);
+	assert_int_equal(judge(&v.table, "with its host's build"), HOLDS);
+	r.host_us = 20.5;                  /* 4.5 us left: 222222/s */
+	bench_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "with its host's build"), HOLDS);
+	r.host_us = 19;                    /* 6 us left: 166667/s */
+	bench_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "with its host's build"), FAILS);
+	r.host_us = 25;                    /* the host alone no cheaper than a run */
+	bench_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "with its host's build"), NC);
+	r.host_us = 0;                     /* not measured */
+	bench_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "with its host's build"), NC);
+	r.s[1].pooled_per_s = 200000;
+	bench_er_verdicts(&r, &v);
+	assert_int_equal(judge(&v.table, "PCT explores at least 200000"), HOLDS);
 	r.s[1].pooled_per_s = 19999;       /* PCT under the goal */
 	r.s[2].paths_agree = false;        /* the pooled and fresh paths disagree */
 	bench_er_verdicts(&r, &v);

@@ -3,8 +3,10 @@
  * test_explore_rate.c - the explore-rate bench small: 300 runs of rstat-early-exit
  * per strategy on both paths (pooled and fresh task stacks). Asserts what is
  * deterministic: both paths found the same runs, random and PCT ran all 300 and
- * found the race's violation, and the verdicts follow planted figures (the goal
- * holds at 20000 a second and fails below; a disagreement fails the second row).
+ * found the race's violation, the host alone was measured, and the verdicts
+ * follow planted figures (the goal holds at 20000 a second and fails below; the
+ * later goal at 200000, with and without the host's part; a disagreement fails
+ * the paths' row).
  * Never a time.
  */
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@ static void small_run_agrees(void **state)
 		assert_true(r.s[s].violations > 0);
 		assert_true(r.s[s].first_violation_run >= 0);
 	}
+	assert_true(r.host_us > 0); /* the host alone was measured */
 }
 
 static void unknown_race_refused(void **state)
@@ -80,6 +84,19 @@ static void verdicts_follow_figures(void **state)
 	plant(&r, 30000, 12000, true);
 	bench_er_verdicts(&r, &v);
 	assert_string_equal(verdict_of(&v.table, "the explorer runs"), "does not hold");
+	plant(&r, 30000, 50000, true);     /* 20 us a run, 14 of them the host's */
+	r.host_us = 14;
+	bench_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "PCT explores"), "does not hold");
+	assert_string_equal(verdict_of(&v.table, "with its host's build"), "does not hold");
+	assert_true(fabs(v.fig[BENCH_ER_F_PCT_NO_HOST] - 1e6 / 6) < 1e-6);
+	r.host_us = 16;                    /* 4 us left */
+	bench_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "with its host's build"), "holds");
+	plant(&r, 30000, 250000, true);
+	r.host_us = 1;
+	bench_er_verdicts(&r, &v);
+	assert_string_equal(verdict_of(&v.table, "PCT explores"), "holds");
 }
 
 int main(void)
