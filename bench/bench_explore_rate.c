@@ -12,9 +12,10 @@
  * before the fast step) and its old one (a stack mapped, guarded, faulted in
  * and unmapped per task: msim_explore_opts fresh_stacks). All must find the same
  * runs: the bench checks the violation count, the first violation and its trace
- * hash (tests/race/test_explore_paths.c checks every run's hash). Beside them,
- * alternated too, the race's host alone: built, set up and torn down with no run,
- * which says how much of a run a host reset would remove. Times are the driver
+ * hash (tests/race/test_explore_paths.c checks every run's hash). On the
+ * explorer's path the runs' host part (create and setup, teardown and destroy) is
+ * timed inside the runs too (src/sim/explore.h): what a host reset would remove,
+ * from the same runs as the rate it is set against. Times are the driver
  * thread's CPU time, so other processes on a shared machine do not count; the
  * goals are 20000 schedules a second with random and PCT, then 200000 with PCT.
  */
@@ -29,6 +30,7 @@
 #include "bench_explore_rate.h"
 #include "bench_util.h"
 #include "bench_registry.h"
+#include "sim/explore.h"
 #include "sim/sched.h"
 
 static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
@@ -37,10 +39,7 @@ static const enum msim_strategy strat[BENCH_ER_NSTRATS] = {
 
 /* The paths of one strategy: its designs d = ER_PATHS * strategy + path. */
 enum { ER_POOLED, ER_FRESH, ER_NO_FAST, ER_PATHS };
-
-/* After every strategy's paths: the host alone. */
-#define ER_HOST_DESIGN (ER_PATHS * BENCH_ER_NSTRATS)
-#define ER_NDESIGNS (ER_HOST_DESIGN + 1)
+#define ER_NDESIGNS (ER_PATHS * BENCH_ER_NSTRATS)
 
 static const char *const path_name[ER_PATHS] = {
 	[ER_POOLED] = "pooled stacks", [ER_FRESH] = "fresh stacks",
@@ -52,10 +51,9 @@ struct er_run {
 	struct bench_er_result *r;
 	const struct msim_race *race;
 	struct msim_race_result *res;
-	double rate[ER_NDESIGNS][BENCH_ER_MAX_REPS]; /* the host's: microseconds a host */
-	bool seen[ER_PATHS * BENCH_ER_NSTRATS];
-	struct msim_config cfg;       /* what the explorations ran on (the host design's) */
-	bool have_cfg;
+	double rate[ER_NDESIGNS][BENCH_ER_MAX_REPS];
+	double host_share[ER_NDESIGNS][BENCH_ER_MAX_REPS]; /* pooled: the host part of the wall time */
+	bool seen[ER_NDESIGNS];
 	struct bench_er_strategy first[ER_PATHS * BENCH_ER_NSTRATS]; /* what each path found */
 	struct bench_progress prog;
 	int error;                    /* the first exploration that failed: no figures */
@@ -103,55 +101,6 @@ static int explore_once(struct er_run *e, unsigned int s, bool fresh, struct ben
 		.first_trace_hash = e->res->ex.trace_hash,
 	};
 	*rate = (double)e->res->ex.runs / ((double)(bench_cpu_ns() - t0) / 1e9);
-	if (!e->have_cfg) {
-		e->cfg = e->res->cfg;
-		e->have_cfg = true;
-	}
-	return 0;
-}
-
-/* The target arg of the explored side, as msim_race_run gives it to setup. */
-static void *side_arg(const struct msim_race *r)
-{
-	const struct msim_race_side *side = r->sides && r->sides[0].name ? &r->sides[0] : NULL;
-
-	return side && side->arg ? side->arg : r->target.arg;
-}
-
-/*
- * The explorer's host for each of runs runs, with nothing run on it: a fresh host
- * on the explorations' configuration, the race's setup, its teardown, the
- * destroy. 0 and the CPU microseconds a host in *us, or an error, said on stderr.
- */
-static int host_once(struct er_run *e, double *us)
-{
-	const struct msim_explore_target *t = &e->race->target;
-	void *arg = side_arg(e->race);
-	uint64_t t0 = bench_cpu_ns();
-	char err[256] = "";
-
-	if (!e->have_cfg)
-		return -EINVAL; /* the rotation runs an exploration first */
-	for (unsigned int i = 0; i < e->c->runs; i++) {
-		void *state = NULL;
-		struct msim *m;
-		int ret = msim_create(&e->cfg, &m, err, sizeof(err));
-
-		if (ret) {
-			fprintf(stderr, "explore-rate: host: %s\n", err);
-			return ret;
-		}
-		msim_set_current_host(m);
-		ret = t->setup(m, &state, arg);
-		if (t->teardown)
-			t->teardown(m, state);
-		msim_destroy(m);
-		if (ret) {
-			fprintf(stderr, "explore-rate: %s: setup failed (%d)\n", e->race->name, ret);
-			return ret;
-		}
-	}
-	*us = (double)(bench_cpu_ns() - t0) / 1e3 / e->c->runs;
 	return 0;
 }
 
@@ -161,19 +110,20 @@ static double sample(unsigned int d, unsigned int rep, void *ctx)
 	struct er_run *e = ctx;
 	struct bench_er_strategy found;
 	unsigned int path = d % ER_PATHS;
+	uint64_t t0;
 	int ret;
 
 	e->rate[d][rep] = 0;
 	if (e->error)
 		return 0;   /* one failure is enough: no figure will be printed */
-	if (d == ER_HOST_DESIGN) {
-		e->error = host_once(e, &e->rate[d][rep]);
-		bench_progress(&e->prog, "host alone, repetition %u", rep + 1);
-		return e->rate[d][rep];
-	}
 	msim__sched_no_fast_step = path == ER_NO_FAST;
+	msim__explore_time_host = path == ER_POOLED;
+	msim__explore_host_ns = 0;
+	t0 = bench_now_ns();
 	ret = explore_once(e, d / ER_PATHS, path == ER_FRESH, &found, &e->rate[d][rep]);
+	e->host_share[d][rep] = (double)msim__explore_host_ns / (double)(bench_now_ns() - t0);
 	msim__sched_no_fast_step = false;
+	msim__explore_time_host = false;
 	if (ret) {
 		e->error = ret;
 		return 0;
@@ -245,7 +195,9 @@ int bench_er_run(const struct bench_er_config *c, struct bench_er_result *r)
 			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_FRESH]) &&
 			same_finding(&e->first[d + ER_POOLED], &e->first[d + ER_NO_FAST]);
 	}
-	r->host_us = bench_median(e->rate[ER_HOST_DESIGN], r->cfg.reps);
+	if (r->s[1].pooled_per_s > 0)
+		r->host_us = bench_median(e->host_share[ER_PATHS * 1 + ER_POOLED], r->cfg.reps) *
+			     1e6 / r->s[1].pooled_per_s;
 	r->wall_s = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = (double)(bench_cpu_ns() - cpu0) / 1e9;
 	free(dummy);
@@ -284,11 +236,11 @@ static const struct bench_verdict_row er_rows[] = {
 		.claim = "PCT explores at least 200000 schedules a second (5 us a run)",
 		.thread = { { "schedules", 0, BENCH_ER_GOAL_PCT, "/s" } },
 		.ours = { { "PCT", BENCH_ER_F_PCT, 0, "/s" }, { "a run", BENCH_ER_F_PCT_US, 0, "us" },
-			  { "its host alone", BENCH_ER_F_HOST_US, 0, "us" } },
+			  { "its host's part", BENCH_ER_F_HOST_US, 0, "us" } },
 		.holds_when = { { BENCH_ER_F_PCT, BENCH_VOP_GE, BENCH_ER_GOAL_PCT } },
 		.note = "the goal was set for rstat-early-exit on this 2-core machine, idle; "
-			"\"its host alone\" is the part of a run spent building and tearing "
-			"down the host (the next row)",
+			"\"its host's part\" is the time of a run spent building and tearing "
+			"down its host (the next row)",
 	},
 	{
 		.claim = "with its host's build and teardown free (a host reset), PCT would "
@@ -300,11 +252,11 @@ static const struct bench_verdict_row er_rows[] = {
 		.why = { [BENCH_VERDICT_DOES_NOT_HOLD] = "the run's own steps and its check "
 							"alone take more than 5 us: a host "
 							"reset is not enough",
-			 [BENCH_VERDICT_NOT_COMPARABLE] = "the host alone measured no cheaper "
-							 "than a whole run: noise" },
-		.note = "an estimate: a run less its host measured alone (create, setup, "
-			"teardown, destroy, nothing run); a run's teardown frees what the run "
-			"allocated too",
+			 [BENCH_VERDICT_NOT_COMPARABLE] = "no host part measured below a "
+							 "whole run" },
+		.note = "an estimate: a run less its host's part, timed in the same runs "
+			"(create and setup, teardown and destroy, on the monotonic clock; the "
+			"rate is per CPU second)",
 	},
 	{
 		.claim = "both paths explore the same schedules (same runs, violations, first "
@@ -332,7 +284,7 @@ void bench_er_verdicts(const struct bench_er_result *r, struct bench_er_verdicts
 	v->fig[BENCH_ER_F_AGREE] = agree ? 1 : 0;
 	v->fig[BENCH_ER_F_HOST_US] = r->host_us > 0 ? r->host_us : NAN;
 	v->fig[BENCH_ER_F_PCT_US] = r->s[1].pooled_per_s > 0 ? 1e6 / r->s[1].pooled_per_s : NAN;
-	/* NaN (not comparable) where the host alone is not below a run */
+	/* NaN (not comparable) where the host's part is not below a run */
 	v->fig[BENCH_ER_F_PCT_NO_HOST] = v->fig[BENCH_ER_F_HOST_US] < v->fig[BENCH_ER_F_PCT_US]
 		? 1e6 / (v->fig[BENCH_ER_F_PCT_US] - v->fig[BENCH_ER_F_HOST_US]) : NAN;
 	v->table = (struct bench_verdict_table){
@@ -368,8 +320,8 @@ static void print_text(const struct bench_er_result *r)
 		       x->first_violation_run, (unsigned long long)(x->first_trace_hash >> 20),
 		       x->paths_agree ? "yes" : "NO");
 	}
-	printf("\nhost alone (create, setup, teardown, destroy; nothing run): %.2f us a host, "
-	       "%.0f%% of a PCT run\n", r->host_us,
+	printf("\nthe PCT runs' host part (create and setup, teardown and destroy): %.2f us a "
+	       "run, %.0f%% of it\n", r->host_us,
 	       r->s[1].pooled_per_s > 0 ? 100.0 * r->host_us * r->s[1].pooled_per_s / 1e6 : 0.0);
 	printf("\nsimulator: %.1f s wall, %.1f s CPU\n\n", r->wall_s, r->cpu_s);
 	bench_er_verdicts(r, &v);

@@ -45,9 +45,9 @@ struct bench_er_result {
 	struct bench_er_config cfg;
 	struct bench_er_strategy s[BENCH_ER_NSTRATS];
 	/*
-	 * The race's host built and torn down alone (create, setup, teardown,
-	 * destroy; no run), CPU microseconds a host, median: the part of each
-	 * explored run that a host reset would remove.
+	 * The host part of a PCT run on the explorer's path (create and setup,
+	 * teardown and destroy), microseconds: its median share of those runs'
+	 * wall time times a run's CPU time. What a host reset would remove.
 	 */
 	double host_us;
 	double wall_s, cpu_s;

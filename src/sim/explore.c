@@ -28,6 +28,7 @@
 #include <memcgsim/lockdep.h>
 
 #include "ctx.h"
+#include "explore.h"
 #include "explore_dfs.h"
 #include "explore_dpor.h"
 #include "storebuf.h"
@@ -45,6 +46,20 @@ struct explore {
 	char why[512];                /* the last run's violation reason, "" if none */
 	bool options_cut;             /* some decision dropped options (sched.c) */
 };
+
+__thread bool msim__explore_time_host;
+__thread uint64_t msim__explore_host_ns;
+
+/* The monotonic clock in ns when the host part is timed (explore.h), else 0. */
+static uint64_t host_clock(void)
+{
+	struct timespec ts;
+
+	if (!msim__explore_time_host)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static double now_s(void)
 {
@@ -236,7 +251,7 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 {
 	struct msim *m;
 	void *state = NULL;
-	uint64_t seed;
+	uint64_t seed, t0 = host_clock();
 	int ret;
 
 	/* Lock-order reports name the run that first showed each dependency. */
@@ -246,6 +261,7 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 		return ret;
 	msim_set_current_host(m);
 	ret = x->target->setup(m, &state, x->target->arg);
+	msim__explore_host_ns += host_clock() - t0;
 	if (!ret)
 		ret = prepare(m, x, run, &seed);
 	if (!ret) {
@@ -282,9 +298,11 @@ static int run_once(struct explore *x, unsigned int run, bool *more)
 			m->destroying = true;
 		}
 	}
+	t0 = host_clock();
 	if (x->target->teardown)
 		x->target->teardown(m, state);
 	msim_destroy(m);
+	msim__explore_host_ns += host_clock() - t0;
 	return ret;
 }
 
