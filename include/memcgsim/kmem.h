@@ -86,6 +86,20 @@ MSIM_API unsigned int msim_slub_calculate_order(size_t slot_size, unsigned int n
 MSIM_API void msim_kmem_cache_destroy(struct msim *m, struct msim_kmem_cache *c);
 MSIM_API void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const char *owner);
 MSIM_API void msim_kmem_cache_free(struct msim *m, struct msim_kmem_cache *c, const void *p);
+/*
+ * n objects of a MSIM_SLAB_CHARGE_ONLY cache charged to owner, or n of them
+ * uncharged, with no memory behind them: the totals, the cache's objects and
+ * slabs and the owner's share move exactly as n allocations or n frees of such
+ * objects would move them, and nothing is noted for partial-order reduction
+ * (such an object is never loaded). For objects the caller only counts (a
+ * cgroup's kernfs nodes). Returns 0, or -EINVAL (no host, c NULL or of another
+ * host or not charge-only, or more objects uncharged than c holds: reported on
+ * stderr, and nothing changes).
+ */
+MSIM_API int msim_kmem_cache_charge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+				    const char *owner);
+MSIM_API int msim_kmem_cache_uncharge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+				      const char *owner);
 
 /* Slab geometry of a cache: objects per slab, slab bytes, and bytes per object charged. */
 struct msim_kmem_cache_info {

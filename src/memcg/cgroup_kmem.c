@@ -13,8 +13,9 @@
  * cgrp_cset_link comes only with a css_set a task brings in, and the cgroups
  * here are empty. Sizes and their sources are in memcg_internal.h.
  *
- * The memory is bookkeeping only: the model keeps no cgroup fields in it, and
- * the kernel-memory model has no yield point, so no schedule changes. This file
+ * The memory is bookkeeping only: the model keeps no cgroup fields in it (the
+ * kernfs nodes have none at all: they are charged as a count), and the
+ * kernel-memory model has no yield point, so no schedule changes. This file
  * calls nothing else in src/memcg (tree.c and lifecycle.c call it).
  */
 #include <string.h>
@@ -45,10 +46,19 @@ static const char *const file_names_612[MSIM__CGROUP_NR_FILES] = {
 	"memory.zswap.current", "memory.zswap.max", "memory.zswap.writeback",
 };
 
-/* The directory and every file a non-root memcg cgroup shows (rmdir frees the files). */
-static void *kernfs_new_node(struct msim__memcg_host *h)
+/*
+ * kernfs_new_node() for n nodes: the directory, or every file a non-root memcg
+ * cgroup shows (rmdir frees the files). Only charged (kmem.h,
+ * msim_kmem_cache_charge): no reader of a node is modelled.
+ */
+static bool kernfs_new_nodes(struct msim__memcg_host *h, unsigned int n)
 {
-	return msim_kmem_cache_alloc(h->m, h->kernfs_cache, cgroup_owner);
+	return msim_kmem_cache_charge(h->m, h->kernfs_cache, n, cgroup_owner) == 0;
+}
+
+static void kernfs_free_nodes(struct msim__memcg_host *h, unsigned int n)
+{
+	msim_kmem_cache_uncharge(h->m, h->kernfs_cache, n, cgroup_owner);
 }
 
 void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck,
@@ -63,9 +73,8 @@ void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kme
 	ck->bpf_ref = msim_kmalloc(m, MSIM__PERCPU_REF_DATA_BYTES, cgroup_owner);
 	ck->psi = msim_kmalloc(m, MSIM__PSI_GROUP_BYTES, cgroup_owner);
 	ck->name = msim_kmalloc(m, name_bytes, cgroup_owner);
-	ck->kn_dir = kernfs_new_node(h);
-	for (unsigned int i = 0; i < MSIM__CGROUP_NR_FILES; i++)
-		ck->kn_files[i] = kernfs_new_node(h);
+	ck->kn_dir = kernfs_new_nodes(h, 1);
+	ck->kn_files = kernfs_new_nodes(h, MSIM__CGROUP_NR_FILES);
 	if (h->layout_6_12)
 		for (unsigned int i = 0; i < MSIM__CGROUP_NR_FILES; i++)
 			ck->kn_names[i] = msim_kmalloc(m, strlen(file_names_612[i]) + 1,
@@ -75,12 +84,12 @@ void msim__cgroup_kmem_alloc(struct msim__memcg_host *h, struct msim__cgroup_kme
 /* rmdir: kernfs_remove() of the directory drops the file nodes. */
 void msim__cgroup_kmem_remove_files(struct msim__memcg_host *h, struct msim__cgroup_kmem *ck)
 {
+	if (ck->kn_files)
+		kernfs_free_nodes(h, MSIM__CGROUP_NR_FILES);
+	ck->kn_files = false;
 	for (unsigned int i = 0; i < MSIM__CGROUP_NR_FILES; i++) {
-		if (ck->kn_files[i])
-			msim_kmem_cache_free(h->m, h->kernfs_cache, ck->kn_files[i]);
 		if (ck->kn_names[i])
 			msim_kfree(h->m, ck->kn_names[i]);
-		ck->kn_files[i] = NULL;
 		ck->kn_names[i] = NULL;
 	}
 }
@@ -92,8 +101,8 @@ void msim__cgroup_kmem_free(struct msim__memcg_host *h, struct msim__cgroup_kmem
 
 	msim__cgroup_kmem_remove_files(h, ck);
 	if (ck->kn_dir)
-		msim_kmem_cache_free(h->m, h->kernfs_cache, ck->kn_dir);
-	ck->kn_dir = NULL;
+		kernfs_free_nodes(h, 1);
+	ck->kn_dir = false;
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
 		if (*objs[i])
 			msim_kfree(h->m, *objs[i]);

@@ -115,11 +115,15 @@
 #define MSIM__KERNFS_NODE_BYTES 136
 #define MSIM__CGROUP_NR_FILES (13 + 5 + 12 + 4 + 3)
 
-/* The cgroup-core objects of one cgroup (bookkeeping only, nothing is kept in them). */
+/*
+ * The cgroup-core objects of one cgroup (bookkeeping only, nothing is kept in
+ * them). Its kernfs nodes are only counted: the cache is charge-only, so they
+ * are charged and uncharged with no memory behind them.
+ */
 struct msim__cgroup_kmem {
 	void *cgroup, *self_ref, *bpf_ref, *psi, *name;
-	void *kn_dir;
-	void *kn_files[MSIM__CGROUP_NR_FILES];
+	bool kn_dir;                             /* the directory's node is charged */
+	bool kn_files;                           /* and the files' (until rmdir) */
 	void *kn_names[MSIM__CGROUP_NR_FILES];   /* memcg-layout=linux-6.12 only */
 };
 

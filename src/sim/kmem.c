@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,39 @@ static bool want_arena(void)
 #endif
 }
 
+/*
+ * The state of the last host torn down, cleared, for the next host: 18 KiB
+ * whose owner tables a host uses a few entries of, so clearing those entries
+ * costs less than clearing (and allocating) the whole (an explorer builds a host
+ * a run). One spare for the process, taken and given by exchange.
+ */
+static struct msim_kmem *spare;
+
+static struct msim_kmem *kmem_state_new(void)
+{
+	struct msim_kmem *k = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
+
+	return k ? k : calloc(1, sizeof(*k));
+}
+
+/* k zeroed again by the entries a host writes: the header, its owners, its slots. */
+static void kmem_state_put(struct msim_kmem *k)
+{
+	unsigned int owners = k->nr_owners;
+
+	memset(k->owners, 0, owners * sizeof(k->owners[0]));
+	for (unsigned int i = 0; i < k->nr_used_slots; i++) {
+		k->slot_key[k->used_slot[i]] = NULL;
+		k->slot_owner[k->used_slot[i]] = 0;
+	}
+	k->nr_used_slots = 0;
+	memset(k, 0, offsetof(struct msim_kmem, owners));
+	free(__atomic_exchange_n(&spare, k, __ATOMIC_ACQ_REL));
+}
+
 int msim__kmem_init(struct msim *m)
 {
-	struct msim_kmem *k = calloc(1, sizeof(*k));
+	struct msim_kmem *k = kmem_state_new();
 
 	if (!k)
 		return -ENOMEM;
@@ -94,7 +125,7 @@ void msim__kmem_fini(struct msim *m)
 		free(c);
 	}
 	pthread_mutex_destroy(&k->lock);
-	free(k);
+	kmem_state_put(k);
 	m->kmem = NULL;
 }
 
@@ -342,6 +373,68 @@ void *msim_kmem_cache_alloc(struct msim *m, struct msim_kmem_cache *c, const cha
 	ADD(k, &k->owners[d.owner].cache_share_fp, c->share_fp);
 	ADD(k, &k->allocations, 1);
 	return p;
+}
+
+/* The slabs that objs objects of c fill, packed (as msim_kmem_cache_info counts them). */
+static uint64_t slabs_for(const struct msim_kmem_cache *c, uint64_t objs)
+{
+	return (objs + c->objs_per_slab - 1) / c->objs_per_slab;
+}
+
+/* Whether a bulk charge of c on k is allowed; why not on stderr. */
+static bool charge_only_cache(struct msim_kmem *k, struct msim_kmem_cache *c, const char *what)
+{
+	if (k && c && c->k == k && (c->flags & MSIM_SLAB_CHARGE_ONLY))
+		return true;
+	fprintf(stderr, "memcgsim kmem: %s: %s\n", what,
+		!k ? "no kernel-memory model on this host" :
+		!c || c->k != k ? "no cache of this host" : "the cache is not charge-only");
+	return false;
+}
+
+/*
+ * n allocations' charges at once: one slab for each object that opens one
+ * (objects old .. old + n - 1 are the cache's, so the slabs go from
+ * slabs_for(old) to slabs_for(old + n)), the owner's share, the count.
+ */
+int msim_kmem_cache_charge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+			   const char *owner)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+	uint64_t old;
+	uint16_t o;
+
+	if (!charge_only_cache(k, c, "kmem_cache_charge"))
+		return -EINVAL;
+	o = msim__kmem_owner_index(k, owner);
+	old = ADD(k, &c->objects, n) - n;
+	ADD(k, &k->cache_bytes, (slabs_for(c, old + n) - slabs_for(c, old)) * c->slab_bytes);
+	ADD(k, &k->owners[o].cache_share_fp, n * c->share_fp);
+	ADD(k, &k->allocations, n);
+	return 0;
+}
+
+/* n frees' uncharges: each object that empties a slab gives it back. */
+int msim_kmem_cache_uncharge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+			     const char *owner)
+{
+	struct msim_kmem *k = msim__kmem_of(m);
+	uint64_t old;
+	uint16_t o;
+
+	if (!charge_only_cache(k, c, "kmem_cache_uncharge"))
+		return -EINVAL;
+	if (LOAD(&c->objects) < n) {
+		fprintf(stderr, "memcgsim kmem: kmem_cache_uncharge(%s, %u): the cache holds %llu\n",
+			c->name, n, (unsigned long long)LOAD(&c->objects));
+		return -EINVAL;
+	}
+	o = msim__kmem_owner_index(k, owner);
+	old = SUB(k, &c->objects, n) + n;
+	SUB(k, &k->cache_bytes, (slabs_for(c, old) - slabs_for(c, old - n)) * c->slab_bytes);
+	SUB(k, &k->owners[o].cache_share_fp, n * c->share_fp);
+	SUB(k, &k->allocations, n);
+	return 0;
 }
 
 /* ---- free ---- */

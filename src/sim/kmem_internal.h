@@ -87,6 +87,9 @@ struct msim_kmem {
 	struct kmem_owner owners[KMEM_OWNER_RECORDS];
 	const char *slot_key[KMEM_OWNER_SLOTS];   /* published with release */
 	uint16_t slot_owner[KMEM_OWNER_SLOTS];
+	/* The slots that hold a key, so that a spare state is cleared by them (kmem.c). */
+	uint16_t used_slot[KMEM_OWNER_SLOTS];
+	unsigned int nr_used_slots;
 };
 
 /*

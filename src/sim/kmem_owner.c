@@ -73,6 +73,7 @@ static uint16_t owner_index_slow(struct msim_kmem *k, const char *p)
 	}
 	if (empty >= 0) {
 		k->slot_owner[empty] = (uint16_t)rec;
+		k->used_slot[k->nr_used_slots++] = (uint16_t)empty;
 		__atomic_store_n(&k->slot_key[empty], p, __ATOMIC_RELEASE);
 	}
 out:

@@ -100,6 +100,7 @@ static const struct allowed_include allowed_includes[] = {
 	/* The scheduler benches time sim's internal switch (msim__sched_resumes,
 	 * msim__sched_always_switch) beside the public run loop. */
 	{ "bench", "src/sim/sched.h", "sched-switch and update-cost time sim's internal switch" },
+	{ "bench", "src/sim/explore.h", "explore-rate times the host part inside the explorer's runs" },
 	/* The trace export (race --trace) observes the scheduler's event stream, a
 	 * library-internal interface between two folders of the library. */
 	{ "src/race", "src/sim/sched.h", "trace export: the scheduler's event observer" },

@@ -24,6 +24,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,88 @@ static void radix_tree_node_cache(void **state)
 	msim_destroy(m);
 }
 
+/* The same cache, owner and geometry as the kernfs nodes of a cgroup (136 bytes, 30 a slab). */
+static struct msim_kmem_cache *charge_only_cache(struct msim *m)
+{
+	return msim_kmem_cache_create_flags(m, "kn", 136, MSIM_SLAB_CHARGE_ONLY);
+}
+
+static void assert_same_charges(struct msim *a, struct msim_kmem_cache *ca, struct msim *b,
+				struct msim_kmem_cache *cb)
+{
+	struct msim_kmem_cache_info ia, ib;
+	struct msim_kmem_totals ta, tb;
+
+	msim_kmem_cache_info(ca, &ia);
+	msim_kmem_cache_info(cb, &ib);
+	assert_int_equal(ia.objects, ib.objects);
+	assert_int_equal(ia.slabs, ib.slabs);
+	msim_kmem_totals(a, &ta);
+	msim_kmem_totals(b, &tb);
+	assert_int_equal(ta.cache_bytes, tb.cache_bytes);
+	assert_int_equal(ta.allocations, tb.allocations);
+	assert_int_equal(msim_kmem_owner_bytes(a, "cgroup"), msim_kmem_owner_bytes(b, "cgroup"));
+}
+
+/*
+ * A bulk charge of n charge-only objects moves every total as n allocations
+ * do, and a bulk uncharge as n frees, across slab boundaries: host a allocates
+ * and frees object by object, host b charges and uncharges the same counts.
+ */
+static void bulk_charge_matches_objects(void **state)
+{
+	static const int steps[] = { 1, 37, 37, -37, 5, -1, -30, 29, -11 };
+	struct msim *a = host(4, MSIM_DETERMINISTIC), *b = host(4, MSIM_DETERMINISTIC);
+	struct msim_kmem_cache *ca = charge_only_cache(a), *cb = charge_only_cache(b);
+	void *objs[128];
+	unsigned int live = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int n = steps[i];
+
+		for (int k = 0; k < n; k++)
+			objs[live++] = msim_kmem_cache_alloc(a, ca, "cgroup");
+		for (int k = 0; k < -n; k++)
+			msim_kmem_cache_free(a, ca, objs[--live]);
+		if (n > 0)
+			assert_int_equal(msim_kmem_cache_charge(b, cb, (unsigned int)n, "cgroup"), 0);
+		else
+			assert_int_equal(msim_kmem_cache_uncharge(b, cb, (unsigned int)-n, "cgroup"), 0);
+		assert_same_charges(a, ca, b, cb);
+	}
+	assert_int_equal(live, 30);
+	assert_int_equal(msim_kmem_cache_uncharge(b, cb, 30, "cgroup"), 0);
+	while (live)
+		msim_kmem_cache_free(a, ca, objs[--live]);
+	assert_empty(a);
+	assert_empty(b);
+	msim_destroy(a);
+	msim_destroy(b);
+}
+
+/* Misuse changes nothing: a cache that is not charge-only, another host's, none, too many. */
+static void bulk_charge_refused(void **state)
+{
+	struct msim *a = host(2, MSIM_DETERMINISTIC), *b = host(2, MSIM_DETERMINISTIC);
+	struct msim_kmem_cache *plain = msim_kmem_cache_create(a, "plain", 64);
+	struct msim_kmem_cache *ca = charge_only_cache(a), *cb = charge_only_cache(b);
+
+	(void)state;
+	assert_int_equal(msim_kmem_cache_charge(a, plain, 3, "x"), -EINVAL);
+	assert_int_equal(msim_kmem_cache_charge(a, cb, 3, "x"), -EINVAL);
+	assert_int_equal(msim_kmem_cache_charge(a, NULL, 3, "x"), -EINVAL);
+	assert_int_equal(msim_kmem_cache_charge(NULL, ca, 3, "x"), -EINVAL);
+	assert_empty(a);
+	assert_int_equal(msim_kmem_cache_charge(a, ca, 3, "x"), 0);
+	assert_int_equal(msim_kmem_cache_uncharge(a, ca, 4, "x"), -EINVAL);
+	assert_int_equal(msim_kmem_cache_uncharge(a, plain, 1, "x"), -EINVAL);
+	assert_int_equal(msim_kmem_cache_uncharge(a, ca, 3, "x"), 0);
+	assert_empty(a);
+	msim_destroy(a);
+	msim_destroy(b);
+}
+
 static void owner_by_text(void **state)
 {
 	static const char a[] = "same_text", b[] = "same_text";
@@ -288,6 +371,38 @@ static void report_lists(void **state)
 	assert_int_equal(msim_kmem_owners(m, oi, 8), 0);
 	assert_empty(m);
 	msim_destroy(m);
+}
+
+/*
+ * A host made after another is torn down starts with nothing charged and no
+ * owner, whatever the first left behind (kmem.c keeps the torn-down state as a
+ * spare and clears what a host wrote of it): here 100 owners and a leak.
+ */
+static void next_host_starts_clear(void **state)
+{
+	static char names[100][8];
+	struct msim *a = host(2, MSIM_DETERMINISTIC), *b;
+	struct msim_kmem_owner_info oi[4];
+	void *p;
+
+	(void)state;
+	(void)msim_kmalloc(a, 100, "x");   /* the first record, left charged when a goes */
+	for (int i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "o%d", i);
+		msim_kfree(a, msim_kmalloc(a, 8, names[i]));
+	}
+	msim_destroy(a);
+	b = host(2, MSIM_DETERMINISTIC);
+	assert_empty(b);
+	assert_int_equal(msim_kmem_owners(b, oi, 4), 0);
+	assert_int_equal(msim_kmem_owner_bytes(b, "x"), 0);
+	p = msim_kmalloc(b, 8, names[7]);
+	assert_int_equal(msim_kmem_owners(b, oi, 4), 1);
+	assert_string_equal(oi[0].owner, "o7");
+	assert_int_equal(oi[0].bytes, 8);
+	msim_kfree(b, p);
+	assert_empty(b);
+	msim_destroy(b);
 }
 
 /*
@@ -492,8 +607,11 @@ int main(void)
 		cmocka_unit_test(slub_orders),
 		cmocka_unit_test(unit_cache_vs_kmalloc),
 		cmocka_unit_test(radix_tree_node_cache),
+		cmocka_unit_test(bulk_charge_matches_objects),
+		cmocka_unit_test(bulk_charge_refused),
 		cmocka_unit_test(owner_by_text),
 		cmocka_unit_test(report_lists),
+		cmocka_unit_test(next_host_starts_clear),
 		cmocka_unit_test(kfree_rcu_pending),
 		cmocka_unit_test(percpu_apart),
 		cmocka_unit_test(bad_free_caught),
