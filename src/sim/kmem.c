@@ -393,48 +393,53 @@ static bool charge_only_cache(struct msim_kmem *k, struct msim_kmem_cache *c, co
 }
 
 /*
- * n allocations' charges at once: one slab for each object that opens one
- * (objects old .. old + n - 1 are the cache's, so the slabs go from
- * slabs_for(old) to slabs_for(old + n)), the owner's share, the count.
+ * n allocations' charges (charge) or n frees' uncharges at once. The objects
+ * go from old to new; one slab for each object that opens one, or gives one
+ * back, so the slabs go from slabs_for(old) to slabs_for(new); the owner's
+ * share and the count move by n.
  */
-int msim_kmem_cache_charge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
-			   const char *owner)
+static int cache_bulk(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+		      const char *owner, bool charge)
 {
+	const char *what = charge ? "kmem_cache_charge" : "kmem_cache_uncharge";
 	struct msim_kmem *k = msim__kmem_of(m);
-	uint64_t old;
+	uint64_t old, now, slabs;
 	uint16_t o;
 
-	if (!charge_only_cache(k, c, "kmem_cache_charge"))
+	if (!charge_only_cache(k, c, what))
 		return -EINVAL;
-	o = msim__kmem_owner_index(k, owner);
-	old = ADD(k, &c->objects, n) - n;
-	ADD(k, &k->cache_bytes, (slabs_for(c, old + n) - slabs_for(c, old)) * c->slab_bytes);
-	ADD(k, &k->owners[o].cache_share_fp, n * c->share_fp);
-	ADD(k, &k->allocations, n);
-	return 0;
-}
-
-/* n frees' uncharges: each object that empties a slab gives it back. */
-int msim_kmem_cache_uncharge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
-			     const char *owner)
-{
-	struct msim_kmem *k = msim__kmem_of(m);
-	uint64_t old;
-	uint16_t o;
-
-	if (!charge_only_cache(k, c, "kmem_cache_uncharge"))
-		return -EINVAL;
-	if (LOAD(&c->objects) < n) {
-		fprintf(stderr, "memcgsim kmem: kmem_cache_uncharge(%s, %u): the cache holds %llu\n",
-			c->name, n, (unsigned long long)LOAD(&c->objects));
+	if (!charge && LOAD(&c->objects) < n) {
+		fprintf(stderr, "memcgsim kmem: %s(%s, %u): the cache holds %llu\n", what, c->name,
+			n, (unsigned long long)LOAD(&c->objects));
 		return -EINVAL;
 	}
 	o = msim__kmem_owner_index(k, owner);
-	old = SUB(k, &c->objects, n) + n;
-	SUB(k, &k->cache_bytes, (slabs_for(c, old) - slabs_for(c, old - n)) * c->slab_bytes);
-	SUB(k, &k->owners[o].cache_share_fp, n * c->share_fp);
-	SUB(k, &k->allocations, n);
+	now = charge ? ADD(k, &c->objects, n) : SUB(k, &c->objects, n);
+	old = charge ? now - n : now + n;
+	if (charge) {
+		slabs = slabs_for(c, now) - slabs_for(c, old);
+		ADD(k, &k->cache_bytes, slabs * c->slab_bytes);
+		ADD(k, &k->owners[o].cache_share_fp, n * c->share_fp);
+		ADD(k, &k->allocations, n);
+	} else {
+		slabs = slabs_for(c, old) - slabs_for(c, now);
+		SUB(k, &k->cache_bytes, slabs * c->slab_bytes);
+		SUB(k, &k->owners[o].cache_share_fp, n * c->share_fp);
+		SUB(k, &k->allocations, n);
+	}
 	return 0;
+}
+
+int msim_kmem_cache_charge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+			   const char *owner)
+{
+	return cache_bulk(m, c, n, owner, true);
+}
+
+int msim_kmem_cache_uncharge(struct msim *m, struct msim_kmem_cache *c, unsigned int n,
+			     const char *owner)
+{
+	return cache_bulk(m, c, n, owner, false);
 }
 
 /* ---- free ---- */
