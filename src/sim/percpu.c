@@ -35,12 +35,12 @@ void *msim_alloc_percpu(struct msim *m, size_t size, const char *owner)
 
 /*
  * For DPOR (access.h): a free stores over every CPU's copy, so it conflicts with
- * every access to one. The copies sit a unit apart: one range from the first to
+ * every access to one. The copies sit a stride apart: one range from the first to
  * the last covers them (and, conservatively, what lies between).
  */
 static void note_free(const void *base, unsigned int nr_cpus, size_t size)
 {
-	msim__access_note_range(base, ((size_t)(nr_cpus - 1) << MSIM_PCPU_UNIT_SHIFT) + size,
+	msim__access_note_range(base, (size_t)(nr_cpus - 1) * MSIM_PCPU_STRIDE + size,
 				MSIM_ACCESS_STORE);
 }
 
@@ -59,7 +59,7 @@ void msim_free_percpu(struct msim *m, void *base)
 	msim_kmem_percpu_uncharge(m, size * msim_nr_cpus(m), owner);
 }
 
-/* CPU cpu's copy: one unit of address space further per CPU, nothing to read. */
+/* CPU cpu's copy: one stride of address space further per CPU, nothing to read. */
 void *msim_per_cpu_ptr(const void *base, unsigned int cpu)
 {
 #ifndef NDEBUG
@@ -74,5 +74,5 @@ void *msim_per_cpu_ptr(const void *base, unsigned int cpu)
 		abort();
 	}
 #endif
-	return (char *)base + ((size_t)cpu << MSIM_PCPU_UNIT_SHIFT);
+	return (char *)base + (size_t)cpu * MSIM_PCPU_STRIDE;
 }

@@ -11,7 +11,10 @@
  *    another host's object) and leave the totals alone;
  *  - threads allocating and freeing (kfree_rcu through liburcu) leave exact totals;
  *  - per-CPU memory: every CPU's copy distinct and zeroed, zeroed again when a
- *    block is reused, and 1024 CPUs' copies cost nothing until written.
+ *    block is reused, and 1024 CPUs' copies cost nothing until written;
+ *  - a reused per-CPU block larger than the clearing's check reads (4 KiB) and on
+ *    more CPUs than it clears outright: a byte left anywhere is cleared, whether
+ *    the block was freed in the host or the area comes from a host before.
  * Every test asks for the arena with MSIM_KMEM_BACKING=arena (sanitizer builds
  * default to the heap), and skips when the system gave no address space.
  */
@@ -393,6 +396,72 @@ static void percpu_copies(void **state)
 	msim_destroy(m);
 }
 
+/* Host cfg with cpus CPUs, deterministic, default backing. */
+static struct msim *pcpu_host(unsigned int cpus)
+{
+	struct msim_config cfg;
+	struct msim *m = NULL;
+
+	msim_config_init(&cfg);
+	cfg.nr_cpus = cpus;
+	assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
+	return m;
+}
+
+enum { PCPU_CPUS = 96, PCPU_SIZE = 9000 };
+
+/* One nonzero byte in every CPU's copy, each at its own place (past 4 KiB too). */
+static void pcpu_scribble(unsigned char *base)
+{
+	for (unsigned int cpu = 0; cpu < PCPU_CPUS; cpu++) {
+		unsigned char *p = msim_per_cpu_ptr(base, cpu);
+
+		p[cpu == PCPU_CPUS - 1 ? PCPU_SIZE - 1 : (cpu * 4099u) % PCPU_SIZE] = 0xa5;
+	}
+}
+
+/* Bytes of base's copies that are not zero. */
+static unsigned long pcpu_nonzero(const unsigned char *base)
+{
+	unsigned long n = 0;
+
+	for (unsigned int cpu = 0; cpu < PCPU_CPUS; cpu++) {
+		const unsigned char *p = msim_per_cpu_ptr(base, cpu);
+
+		for (unsigned int i = 0; i < PCPU_SIZE; i++)
+			n += p[i] != 0;
+	}
+	return n;
+}
+
+/*
+ * 96 copies of 9000 bytes (about 860 KiB, above what block_clear clears outright):
+ * each copy is checked for old bytes before it is cleared. One byte left in any
+ * copy, at any offset, must be gone when the block comes back: freed and taken
+ * again in one host, and taken by the next host from the area the first one kept.
+ */
+static void percpu_reuse_clears_every_byte(void **state)
+{
+	struct msim *m = pcpu_host(PCPU_CPUS);
+	unsigned char *v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test");
+
+	assert_non_null(v);
+	assert_int_equal(pcpu_nonzero(v), 0);
+	pcpu_scribble(v);
+	assert_int_equal(pcpu_nonzero(v), PCPU_CPUS);
+	msim_free_percpu(m, v);
+	assert_non_null(v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"));
+	assert_int_equal(pcpu_nonzero(v), 0);
+	pcpu_scribble(v);
+	msim_destroy(m);
+
+	m = pcpu_host(PCPU_CPUS);
+	assert_non_null(v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"));
+	assert_int_equal(pcpu_nonzero(v), 0);
+	msim_free_percpu(m, v);
+	msim_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +472,7 @@ int main(void)
 		cmocka_unit_test(bad_frees_caught),
 		cmocka_unit_test(concurrent_churn),
 		cmocka_unit_test(percpu_copies),
+		cmocka_unit_test(percpu_reuse_clears_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
