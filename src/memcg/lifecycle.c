@@ -93,19 +93,29 @@ static bool phase_is_teardown(enum msim__css_phase p)
 	return p == MSIM__CSS_RELEASED || p == MSIM__CSS_FREE || p == MSIM__CSS_ALLOC_UNDO;
 }
 
-/* The i-th step of phase p (the undo walks css_alloc's steps backwards), or NULL. */
-static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
+/*
+ * The table's row that phase p's walk visits k-th (the undo walks css_alloc's rows
+ * backwards), in *row; the step there, or NULL when that row is another phase's.
+ */
+static const struct lifecycle_step *walk_row(enum msim__css_phase p, size_t k, size_t *row)
 {
 	bool undo = p == MSIM__CSS_ALLOC_UNDO;
-	enum msim__css_phase q = undo ? MSIM__CSS_ALLOC : p;
-	size_t seen = 0;
+	const struct lifecycle_step *st;
 
-	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
-		const struct lifecycle_step *st = &memcg_lifecycle[undo ? NR_LIFECYCLE_STEPS - 1 - k : k];
+	*row = undo ? NR_LIFECYCLE_STEPS - 1 - k : k;
+	st = &memcg_lifecycle[*row];
+	return st->phase == (undo ? MSIM__CSS_ALLOC : p) ? st : NULL;
+}
 
-		if (st->phase == q && seen++ == i)
+/* The i-th step of phase p, or NULL. */
+static const struct lifecycle_step *phase_step(enum msim__css_phase p, size_t i)
+{
+	const struct lifecycle_step *st;
+	size_t seen = 0, row;
+
+	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++)
+		if ((st = walk_row(p, k, &row)) && seen++ == i)
 			return st;
-	}
 	return NULL;
 }
 
@@ -172,18 +182,14 @@ static void plan_phase(struct msim__memcg_host *h, enum msim__css_phase p)
 {
 	unsigned char named[MSIM_MEMCG_MAX_SLOTS], rest[MSIM_MEMCG_MAX_SLOTS];
 	bool placed[MSIM_MEMCG_MAX_SLOTS] = { false };
-	const struct lifecycle_step *st;
-	bool undo = p == MSIM__CSS_ALLOC_UNDO;
-	enum msim__css_phase q = undo ? MSIM__CSS_ALLOC : p;
 	unsigned int nn = 0, nr;
 
 	/* phase_step's order in one pass: every host's creation plans each registration */
 	for (size_t k = 0; k < NR_LIFECYCLE_STEPS; k++) {
-		size_t row = undo ? NR_LIFECYCLE_STEPS - 1 - k : k;
+		size_t row;
 		int s;
 
-		st = &memcg_lifecycle[row];
-		if (st->phase != q || (s = slot_named(h, row)) < 0 || placed[s])
+		if (!walk_row(p, k, &row) || (s = slot_named(h, row)) < 0 || placed[s])
 			continue;
 		placed[s] = true;
 		named[nn++] = (unsigned char)s;

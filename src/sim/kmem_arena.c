@@ -417,3 +417,22 @@ void msim__kmem_arena_stats(struct msim__kmem_arena_stats *out)
 	*out = arena.st;
 	pthread_mutex_unlock(&arena.lock);
 }
+
+/*
+ * Against a page of zeros: libc's memcmp reads a vector a step, where a loop over
+ * words compared one (the word loop was a fifth of a 96-CPU host's DFS run, in the
+ * per-CPU copies' check).
+ */
+bool msim__kmem_reads_zero(const void *p, size_t n)
+{
+	static const char zeros[4096];
+	const char *c = p;
+
+	for (size_t i = 0; i < n; i += sizeof(zeros)) {
+		size_t k = n - i < sizeof(zeros) ? n - i : sizeof(zeros);
+
+		if (memcmp(c + i, zeros, k))
+			return false;
+	}
+	return true;
+}

@@ -19,6 +19,12 @@
 struct kmem_pool;
 
 /*
+ * Whether n bytes at p are all zero: a reused slot or per-CPU copy is cleared
+ * only where something is left, so that pages reading as zero stay unwritten.
+ */
+bool msim__kmem_reads_zero(const void *p, size_t n);
+
+/*
  * A chunk: 1 << shift bytes at base, aligned to its size. While a pool holds it,
  * it is cut into nslots slots of slot bytes; used has a bit per slot in use, rcu
  * a bit per slot freed with kfree_rcu and waiting for its grace period (allocated

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kmem_arena.h"
 #include "kmem_internal.h"
 #include "kmem_percpu.h"
 
@@ -192,23 +193,6 @@ static struct pcpu_block *free_take(struct pcpu_area *a, size_t bytes)
 }
 
 /*
- * Against a page of zeros: libc's memcmp reads a vector a step, where a loop
- * over words compared one (the check was a fifth of a 96-CPU host's DFS run).
- */
-static bool all_zero(const char *p, size_t n)
-{
-	static const char zeros[4096];
-
-	for (size_t i = 0; i < n; i += sizeof(zeros)) {
-		size_t k = n - i < sizeof(zeros) ? n - i : sizeof(zeros);
-
-		if (memcmp(p + i, zeros, k))
-			return false;
-	}
-	return true;
-}
-
-/*
  * kzalloc on every CPU. On a small area (an explorer's host) every copy is
  * cleared outright; on a large one only the copies where something is left, so
  * that copies reading as zero are not written.
@@ -220,7 +204,7 @@ static void block_clear(struct pcpu_area *a, size_t off, size_t bytes)
 	for (unsigned int c = 0; c < a->nr; c++) {
 		char *p = a->base + (size_t)c * MSIM_PCPU_STRIDE + off;
 
-		if (small || !all_zero(p, bytes))
+		if (small || !msim__kmem_reads_zero(p, bytes))
 			memset(p, 0, bytes);
 	}
 }

@@ -273,16 +273,6 @@ static uint32_t slot_take(struct kmem_chunk *c)
 	abort(); /* the invariant says c has a free slot */
 }
 
-static bool all_zero(const char *p, size_t n)
-{
-	const uint64_t *w = (const uint64_t *)p;
-
-	for (size_t i = 0; i < n / 8; i++)
-		if (w[i])
-			return false;
-	return true;
-}
-
 static bool charge_only(const struct msim__kmem_desc *d)
 {
 	return d->kind == MSIM__KMEM_CACHE && (d->cache->flags & MSIM_SLAB_CHARGE_ONLY);
@@ -326,7 +316,7 @@ void *msim__kmem_pool_alloc(struct msim_kmem *k, size_t size, const struct msim_
 	 * left as it is (a memcg's 38 kernfs nodes, at every mkdir of an explorer's
 	 * runs). The dirty mark stays, so a later pool of the chunk still clears.
 	 */
-	if (old_bytes && !charge_only(d) && (c->shift < KMEM_HUGE_SHIFT || !all_zero(p, slot)))
+	if (old_bytes && !charge_only(d) && (c->shift < KMEM_HUGE_SHIFT || !msim__kmem_reads_zero(p, slot)))
 		memset(p, 0, slot);
 	return p;
 }
