@@ -316,7 +316,8 @@ void *msim__kmem_pool_alloc(struct msim_kmem *k, size_t size, const struct msim_
 	 * left as it is (a memcg's 38 kernfs nodes, at every mkdir of an explorer's
 	 * runs). The dirty mark stays, so a later pool of the chunk still clears.
 	 */
-	if (old_bytes && !charge_only(d) && (c->shift < KMEM_HUGE_SHIFT || !msim__kmem_reads_zero(p, slot)))
+	if (old_bytes && !charge_only(d) &&
+	    (c->shift < KMEM_HUGE_SHIFT || !msim__kmem_reads_zero(p, slot)))
 		memset(p, 0, slot);
 	return p;
 }

@@ -396,7 +396,7 @@ static void percpu_copies(void **state)
 	msim_destroy(m);
 }
 
-/* Host cfg with cpus CPUs, deterministic, default backing. */
+/* A deterministic host of cpus CPUs, on the default backing. */
 static struct msim *pcpu_host(unsigned int cpus)
 {
 	struct msim_config cfg;
@@ -443,7 +443,7 @@ static unsigned long pcpu_nonzero(const unsigned char *base)
 static void percpu_reuse_clears_every_byte(void **state)
 {
 	struct msim *m = pcpu_host(PCPU_CPUS);
-	unsigned char *v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test");
+	unsigned char *v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"), *first = v;
 
 	assert_non_null(v);
 	assert_int_equal(pcpu_nonzero(v), 0);
@@ -457,6 +457,7 @@ static void percpu_reuse_clears_every_byte(void **state)
 
 	m = pcpu_host(PCPU_CPUS);
 	assert_non_null(v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"));
+	assert_ptr_equal(v, first); /* the kept area, its first block: the old bytes' memory */
 	assert_int_equal(pcpu_nonzero(v), 0);
 	msim_free_percpu(m, v);
 	msim_destroy(m);
