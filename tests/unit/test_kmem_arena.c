@@ -396,18 +396,6 @@ static void percpu_copies(void **state)
 	msim_destroy(m);
 }
 
-/* A deterministic host of cpus CPUs, on the default backing. */
-static struct msim *pcpu_host(unsigned int cpus)
-{
-	struct msim_config cfg;
-	struct msim *m = NULL;
-
-	msim_config_init(&cfg);
-	cfg.nr_cpus = cpus;
-	assert_int_equal(msim_create(&cfg, &m, NULL, 0), 0);
-	return m;
-}
-
 enum { PCPU_CPUS = 96, PCPU_SIZE = 9000 };
 
 /* One nonzero byte in every CPU's copy, each at its own place (past 4 KiB too). */
@@ -442,7 +430,7 @@ static unsigned long pcpu_nonzero(const unsigned char *base)
  */
 static void percpu_reuse_clears_every_byte(void **state)
 {
-	struct msim *m = pcpu_host(PCPU_CPUS);
+	struct msim *m = host_on("arena", PCPU_CPUS, MSIM_DETERMINISTIC);
 	unsigned char *v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"), *first = v;
 
 	assert_non_null(v);
@@ -455,7 +443,7 @@ static void percpu_reuse_clears_every_byte(void **state)
 	pcpu_scribble(v);
 	msim_destroy(m);
 
-	m = pcpu_host(PCPU_CPUS);
+	m = host_on("arena", PCPU_CPUS, MSIM_DETERMINISTIC);
 	assert_non_null(v = msim_alloc_percpu(m, PCPU_SIZE, "pcpu_test"));
 	assert_ptr_equal(v, first); /* the kept area, its first block: the old bytes' memory */
 	assert_int_equal(pcpu_nonzero(v), 0);
